@@ -1,0 +1,253 @@
+"""The command line face: parses arguments, calls the service, prints. No logic here.
+
+Exit codes: 0 ok, 1 integrity failure, 2 usage or input error, 3 internal error.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import Optional
+
+import click
+
+from . import __version__
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+KIND_HELP = ("bootstrap decision feature fix incident milestone release note open correction "
+             "service api test requirement debt relation checkpoint")
+
+
+def _ledger(ctx: click.Context, line: Optional[str] = None):
+    from .service import Ledger
+    return Ledger.open(line=line or ctx.obj.get("line"))
+
+
+def _echo_json(data) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True))
+
+
+def _entry_dict(e) -> dict:
+    return json.loads(e.to_json())
+
+
+@click.group(context_settings=CONTEXT_SETTINGS)
+@click.option("--line", "line", metavar="NAME", default=None,
+              help="The line (ledger) to work on; default: main (git config lifeline.defaultLine).")
+@click.version_option(__version__, "--version", prog_name="git-lifeline")
+@click.pass_context
+def main(ctx: click.Context, line: Optional[str]) -> None:
+    """git lifeline: the project's reasoning ledger, kept in git.
+
+    Decisions and their why, reversals, open questions, incidents and checkpoints
+    are stored as content-addressed entries under refs/lifeline/<line>. Run
+    `git help lifeline` for the manual.
+    """
+    ctx.ensure_object(dict)
+    if line is not None:
+        from .store import validate_line
+        validate_line(line)
+    ctx.obj["line"] = line
+
+
+@main.command()
+@click.pass_context
+def init(ctx: click.Context) -> None:
+    """Check the repository and show how to start the ledger."""
+    led = _ledger(ctx)
+    head = led.head()
+    state = "exists" if head else "is empty (its ref is created by the first entry)"
+    click.echo(f"git-lifeline {__version__}: line '{led.line}' {state} in {led.gr.common_dir}")
+    path = led.projection_path()
+    click.echo(f"projection: {path if path else 'disabled'}")
+    if not head:
+        click.echo("start with:\n  git lifeline log --kind bootstrap --summary \"What this project is\" "
+                   "--body \"Why it exists\"")
+
+
+@main.command()
+@click.option("--kind", required=True, metavar="KIND", help=f"One of: {KIND_HELP}.")
+@click.option("--summary", required=True, help="One line: the what.")
+@click.option("--body", default=None, help="The why (required except for checkpoints).")
+@click.option("--body-file", type=click.Path(dir_okay=False, allow_dash=True), default=None,
+              help="Read the body from a file ('-' for stdin).")
+@click.option("--parents", multiple=True, metavar="ID[,ID]",
+              help="Parent entries: full ids or unique prefixes (>= 6 hex); repeatable or comma-separated.")
+@click.option("--author", default=None, help="Default: git's user.name <user.email>.")
+@click.option("--agent", default="human", show_default=True)
+@click.option("--provider", default="none", show_default=True)
+@click.option("--model", default="human", show_default=True)
+@click.option("--dedup-key", default=None, help="Idempotency key: a second entry with it is not written.")
+@click.option("--json", "as_json", is_flag=True, help="Print the entry as JSON.")
+@click.pass_context
+def log(ctx, kind, summary, body, body_file, parents, author, agent, provider, model, dedup_key, as_json):
+    """Append an entry to the line (a human's write: direct)."""
+    from .errors import InputError
+    if body is not None and body_file is not None:
+        raise InputError("give --body or --body-file, not both")
+    if body_file is not None:
+        body = _read_text(body_file)
+    led = _ledger(ctx)
+    out = led.log(kind=kind, summary=summary, body=body or "", parents=_split(parents), author=author,
+                  agent=agent, provider=provider, model=model, dedup_key=dedup_key)
+    if as_json:
+        _echo_json({"entry": _entry_dict(out.entry), "written": out.written, "commit": out.commit})
+    elif out.written:
+        click.echo(f"recorded {out.entry.short} {out.entry.kind}: {out.entry.summary}")
+    else:
+        click.echo(f"already recorded {out.entry.short} (same content or dedup key); nothing written")
+
+
+def _split(values) -> list:
+    out = []
+    for v in values:
+        out.extend(p.strip() for p in v.split(",") if p.strip())
+    return out
+
+
+def _read_text(path: str) -> str:
+    from .errors import InputError
+    try:
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
+
+
+@main.command()
+@click.argument("ref")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def show(ctx, ref, as_json):
+    """Show one entry by id or unique prefix."""
+    e = _ledger(ctx).show(ref)
+    if as_json:
+        _echo_json(_entry_dict(e))
+        return
+    click.echo(f"id:       {e.id}\nts:       {e.ts:%Y-%m-%dT%H:%M:%S.%fZ}\nkind:     {e.kind}\n"
+               f"summary:  {e.summary}\nauthor:   {e.author}\nagent:    {e.agent}\nprovider: {e.provider}\n"
+               f"model:    {e.model}\nparents:  {', '.join(e.parents) if e.parents else '-'}")
+    if e.dedup_key is not None:
+        click.echo(f"dedup:    {e.dedup_key}")
+    if e.body:
+        click.echo("\n" + e.body)
+
+
+@main.command("list")
+@click.option("--kind", default=None, metavar="KIND", help="Only entries of this kind.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def list_cmd(ctx, kind, as_json):
+    """List the line's entries, oldest first."""
+    from .errors import InputError
+    from .model import KINDS
+    if kind is not None and kind not in KINDS:
+        raise InputError(f"unknown kind {kind!r}; known kinds: {', '.join(KINDS)}")
+    entries = [e for e in _ledger(ctx).entries() if kind is None or e.kind == kind]
+    if as_json:
+        _echo_json([_entry_dict(e) for e in entries])
+        return
+    for e in entries:
+        click.echo(f"{e.short}  {e.ts:%Y-%m-%d %H:%M}  {e.kind:<11} {e.summary}")
+
+
+@main.command()
+@click.option("--budget", type=int, default=None, metavar="CHARS", help="Hard limit on the output size.")
+@click.pass_context
+def context(ctx, budget):
+    """Print the context a fresh AI reads: what, decisions in force, open, recent."""
+    parts = _ledger(ctx).context(budget=budget)
+    if not parts.text:
+        click.echo(f"git-lifeline: nothing fits in a budget of {budget}", err=True)
+        return
+    click.echo(parts.text, nl=False)
+
+
+@main.command()
+@click.pass_context
+def verify(ctx):
+    """Verify the ledger: ids, history (append-only), parents, refs. Exit 1 on failure."""
+    from .gitrepo import open_repo
+    from .store import LineStore, list_lines
+    from .verify import verify_line
+    gr = open_repo()
+    names = [ctx.obj["line"]] if ctx.obj.get("line") else (list_lines(gr) or ["main"])
+    failed = False
+    for name in names:
+        report = verify_line(LineStore(gr, name))
+        if report.ok:
+            ext = f", {len(report.external)} external anchor(s)" if report.external else ""
+            click.echo(f"ok: line {name}: {report.entries} entries, {report.commits} commits verified{ext}")
+        else:
+            failed = True
+            click.echo(f"FAILED: line {name}: {len(report.problems)} problem(s)")
+            for p in report.problems:
+                where = f" (commit {p.commit[:12]})" if p.commit else ""
+                click.echo(f"  {p.code}: {p.message}{where}")
+    if failed:
+        sys.exit(1)
+
+
+@main.command()
+@click.pass_context
+def render(ctx):
+    """Rewrite the projection (LIFELINE.md) from the ref."""
+    path = _ledger(ctx).render()
+    click.echo(f"wrote {path}")
+
+
+@main.command()
+@click.option("--from", "source", required=True, type=click.Path(dir_okay=False), help="A LIFELINE.md projection.")
+@click.option("--strict", is_flag=True, help="Abort, writing nothing, if any recorded id does not match.")
+@click.pass_context
+def migrate(ctx, source, strict):
+    """Rebuild the line from a LIFELINE.md projection (ids are checked)."""
+    result = _ledger(ctx).migrate(Path(source), strict=strict)
+    click.echo(f"read {result['read']} entries: {result['added']} added, {result['existing']} already present")
+    for m in result["mismatched"]:
+        click.echo(f"skipped {m[:12]}: content does not match its recorded id", err=True)
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def lines(ctx, as_json):
+    """List the repository's lines with entry counts and heads."""
+    from .gitrepo import open_repo
+    from .service import Ledger
+    rows = Ledger(open_repo()).lines()
+    if as_json:
+        _echo_json(rows)
+        return
+    for r in rows:
+        click.echo(f"{r['line']:<20} {r['entries']:>7} entries  head {r['head'][:12]}")
+
+
+def run() -> None:
+    """Console entry point: turns every failure into a message and an exit code."""
+    from .errors import LifelineError
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends us quietly, like git
+    try:
+        main.main(prog_name="git-lifeline", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(2 if exc.exit_code != 0 else 0)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except LifelineError as exc:
+        click.echo(f"git-lifeline: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception as exc:  # last resort: never a traceback for the user
+        click.echo(f"git-lifeline: internal error: {type(exc).__name__}: {exc}", err=True)
+        sys.exit(3)

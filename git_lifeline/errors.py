@@ -1,0 +1,29 @@
+"""Error types shared by every layer; the faces turn them into messages and exit codes.
+
+Exit codes are part of the CLI contract (documented in the man page):
+0 ok, 1 integrity failure, 2 usage or input error.
+"""
+
+
+class LifelineError(Exception):
+    """A failure the user can act on; `exit_code` is what the CLI returns."""
+
+    exit_code = 2
+
+
+class InputError(LifelineError):
+    """Bad input: nothing was written."""
+
+
+class NotARepoError(LifelineError):
+    """The working directory is not inside a usable git repository."""
+
+
+class IntegrityError(LifelineError):
+    """The ledger failed verification (tampered, rewritten or corrupt)."""
+
+    exit_code = 1
+
+
+class ConflictError(LifelineError):
+    """A concurrent writer kept winning the compare-and-swap; nothing was lost."""

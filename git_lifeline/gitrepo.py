@@ -1,0 +1,150 @@
+"""The door to git: opening the repository, reading config, running the git executable.
+
+Settings are read through `git config` (not libgit2) so that `git -c`, GIT_DIR,
+GIT_CONFIG_* and includes behave exactly as users expect from git itself.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+import pygit2
+
+from .errors import InputError, LifelineError, NotARepoError
+
+
+class GitCommandError(LifelineError):
+    """The git executable failed; carries its stderr."""
+
+
+def run_git(args: list[str], cwd: Optional[str] = None, check: bool = True,
+            input: Optional[bytes] = None, env: Optional[dict] = None) -> subprocess.CompletedProcess:
+    try:
+        proc = subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True, env=env)
+    except FileNotFoundError:
+        raise LifelineError("the git executable was not found on PATH") from None
+    if check and proc.returncode != 0:
+        err = proc.stderr.decode("utf-8", "replace").strip()
+        raise GitCommandError(f"git {' '.join(args[:2])} failed: {err}")
+    return proc
+
+
+@dataclass
+class GitRepo:
+    """An opened repository plus the paths and settings every layer above needs."""
+
+    repo: pygit2.Repository
+    git_dir: Path          # this worktree's git dir
+    common_dir: Path       # shared by all linked worktrees: refs, objects, our cache
+    workdir: Optional[Path]
+    _config: Optional[dict] = None
+
+    @property
+    def is_bare(self) -> bool:
+        return self.workdir is None
+
+    def git(self, args: list[str], **kw) -> subprocess.CompletedProcess:
+        cwd = str(self.workdir) if self.workdir else str(self.git_dir)
+        return run_git(["--git-dir", str(self.git_dir), *args], cwd=cwd, **kw)
+
+    def config(self) -> dict:
+        """All of git's config as seen by `git config --list` (last value wins)."""
+        if self._config is None:
+            proc = self.git(["config", "-z", "--list"], check=False)
+            values: dict = {}
+            for item in proc.stdout.decode("utf-8", "replace").split("\0"):
+                if not item:
+                    continue
+                key, _, value = item.partition("\n")
+                values.setdefault(key.lower(), []).append(value)
+            self._config = values
+        return self._config
+
+    def config_get(self, key: str, default: Optional[str] = None) -> Optional[str]:
+        values = self.config().get(key.lower())
+        return values[-1] if values else default
+
+    def config_all(self, key: str) -> list:
+        return list(self.config().get(key.lower(), []))
+
+    def config_bool(self, key: str, default: bool) -> bool:
+        value = self.config_get(key)
+        if value is None:
+            return default
+        lowered = value.strip().lower()
+        if lowered in ("", "true", "yes", "on", "1"):
+            return True
+        if lowered in ("false", "no", "off", "0"):
+            return False
+        raise InputError(f"git config {key} has a value that is not a boolean: {value!r}")
+
+    def config_int(self, key: str, default: int) -> int:
+        value = self.config_get(key)
+        if value is None:
+            return default
+        try:
+            return int(value.strip())
+        except ValueError:
+            raise InputError(f"git config {key} has a value that is not a whole number: {value!r}") from None
+
+    def identity(self) -> tuple[str, str]:
+        """(name, email) as git would commit with; a clear error when unset."""
+        name = os.environ.get("GIT_AUTHOR_NAME") or self.config_get("user.name")
+        email = os.environ.get("GIT_AUTHOR_EMAIL") or self.config_get("user.email")
+        if not name or not email:
+            raise InputError(
+                "no git identity configured: set it with\n"
+                "  git config --global user.name \"Your Name\"\n"
+                "  git config --global user.email you@example.com")
+        return name, email
+
+    def lifeline_dir(self) -> Path:
+        """Where the rebuildable cache lives: inside the shared git dir, never the tree."""
+        return self.common_dir / "lifeline"
+
+
+def _object_format(git_dir: Path) -> str:
+    try:
+        text = (git_dir / "config").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return "sha1"
+    in_ext = False
+    for raw in text.splitlines():
+        line = raw.strip().lower()
+        if line.startswith("["):
+            in_ext = line.startswith("[extensions")
+        elif in_ext and line.replace(" ", "").startswith("objectformat="):
+            return line.split("=", 1)[1].strip()
+    return "sha1"
+
+
+def open_repo(start: Optional[str] = None) -> GitRepo:
+    """Find the repository that contains `start` (default: cwd, or GIT_DIR when set)."""
+    env_git_dir = os.environ.get("GIT_DIR")
+    if env_git_dir and start is None:
+        found = str(Path(env_git_dir).resolve())
+    else:
+        where = start or os.getcwd()
+        found = pygit2.discover_repository(where)
+        if found is None:
+            raise NotARepoError(f"not a git repository (or any parent up to /): {where}")
+    git_dir = Path(found).resolve()
+    common_dir = git_dir
+    commondir_file = git_dir / "commondir"
+    if commondir_file.exists():
+        common_dir = (git_dir / commondir_file.read_text().strip()).resolve()
+    fmt = _object_format(common_dir)
+    if fmt != "sha1":
+        raise NotARepoError(
+            f"this repository uses the {fmt} object format; git-lifeline supports only "
+            "sha1 repositories today (pygit2 cannot read the others)")
+    try:
+        repo = pygit2.Repository(str(git_dir))
+    except pygit2.GitError as exc:
+        raise NotARepoError(f"cannot open the git repository at {git_dir}: {exc}") from None
+    workdir = Path(repo.workdir).resolve() if repo.workdir and not repo.is_bare else None
+    return GitRepo(repo=repo, git_dir=git_dir, common_dir=common_dir, workdir=workdir)

@@ -1,0 +1,159 @@
+"""LIFELINE.md: a readable, diffable view of a line, and the way back from it.
+
+The render and the parse are exact inverses for every valid entry. Bodies sit in
+a backtick fence longer than any backtick run inside them, so no body text —
+headings, `---`, our own markers, CRLF — can end an entry early; there is no
+sentinel an author must avoid.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, Optional
+
+from .errors import InputError, LifelineError
+from .model import Entry, build_entry, format_ts, parse_ts
+
+MAGIC = "<!-- git-lifeline projection v1"
+_FOOT = re.compile(r"<!-- lifeline:tree (?P<head>[0-9a-f]{40}|none) entries (?P<n>\d+)"
+                   r"(?: last (?P<ts>\S+) (?P<id>[0-9a-f]{64}))? -->\n\Z")
+_FIELD = re.compile(r"- (?P<k>[a-z_]+): (?P<v>.*)")
+_RUN = re.compile(r"`+")
+
+
+def order_key(e: Entry):
+    """The one order every view uses: time, then id (identical on every clone)."""
+    return (e.ts, e.id)
+
+
+def _fence_for(body: str) -> str:
+    longest = max((len(m.group(0)) for m in _RUN.finditer(body)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def render_entry(e: Entry) -> str:
+    parents = ", ".join(e.parents) if e.parents else "-"
+    lines = [
+        f"### {e.kind}: {e.summary}",
+        "",
+        f"- id: {e.id}",
+        f"- ts: {format_ts(e.ts)}",
+        f"- kind: {e.kind}",
+        f"- summary: {e.summary}",
+        f"- author: {e.author}",
+        f"- agent: {e.agent}",
+        f"- provider: {e.provider}",
+        f"- model: {e.model}",
+        f"- parents: {parents}",
+    ]
+    if e.dedup_key is not None:
+        lines.append(f"- dedup_key: {e.dedup_key}")
+    out = "\n".join(lines) + "\n"
+    if e.body:
+        fence = _fence_for(e.body)
+        out += f"\n{fence}text\n{e.body}\n{fence}\n"
+    return out + "\n"
+
+
+def header(line: str) -> str:
+    return (
+        f"# Lifeline: {line}\n\n"
+        f"{MAGIC} line {line}: generated from refs/lifeline/{line}; do not edit by hand.\n"
+        f"     Rebuild the ref from it with: git lifeline migrate --from <this file> -->\n\n")
+
+
+def footer(head: Optional[str], count: int, last: Optional[Entry]) -> str:
+    tail = f" last {format_ts(last.ts)} {last.id}" if last is not None else ""
+    return f"<!-- lifeline:tree {head or 'none'} entries {count}{tail} -->\n"
+
+
+def render(line: str, entries: Iterable[Entry], head: Optional[str]) -> str:
+    ordered = sorted(entries, key=order_key)
+    last = ordered[-1] if ordered else None
+    return header(line) + "".join(render_entry(e) for e in ordered) + footer(head, len(ordered), last)
+
+
+def append_rendered(text: str, prev_head: Optional[str], new_entries: list, head: str) -> Optional[str]:
+    """Extend a projection when it shows exactly the entries tree `prev_head` and every
+    new entry sorts after the last one shown; None when a full render is needed instead.
+
+    The footer names the entries *tree*, not the commit: the tree is addressed by the
+    entry set alone, so a ledger rebuilt from this file renders byte-identically."""
+    m = _FOOT.search(text)
+    if not m or (m.group("head") if m.group("head") != "none" else None) != prev_head:
+        return None
+    new = sorted(new_entries, key=order_key)
+    if m.group("id") and (parse_ts(m.group("ts")), m.group("id")) >= order_key(new[0]):
+        return None
+    count = int(m.group("n")) + len(new)
+    return text[: m.start()] + "".join(render_entry(e) for e in new) + footer(head, count, new[-1])
+
+
+class ParseError(InputError):
+    pass
+
+
+def parse(text: str, source: str = "LIFELINE.md") -> list:
+    """Entries of a projection, in file order. Raises ParseError naming the line."""
+    if MAGIC not in text:
+        raise ParseError(f"{source} is not a git-lifeline projection (no '{MAGIC}' header)")
+    lines = text.split("\n")
+    entries = []
+    i = 0
+    n = len(lines)
+    while i < n:
+        line = lines[i]
+        if not line.startswith("### "):
+            i += 1
+            continue
+        start = i + 1
+        i += 1
+        if i < n and lines[i] == "":
+            i += 1
+        fields: dict = {}
+        while i < n and lines[i].startswith("- "):
+            m = _FIELD.fullmatch(lines[i])
+            if not m:
+                raise ParseError(f"{source}:{i + 1}: malformed field line {lines[i][:60]!r}")
+            if m.group("k") in fields:
+                raise ParseError(f"{source}:{i + 1}: field {m.group('k')!r} given twice")
+            fields[m.group("k")] = m.group("v")
+            i += 1
+        body = ""
+        if i + 1 < n and lines[i] == "" and lines[i + 1].startswith("```"):
+            opener = lines[i + 1]
+            fence = opener[: len(opener) - len(opener.lstrip("`"))]
+            if opener[len(fence):] != "text":
+                raise ParseError(f"{source}:{i + 2}: body fence must be {fence}text")
+            j = i + 2
+            body_lines = []
+            while j < n and lines[j] != fence:
+                body_lines.append(lines[j])
+                j += 1
+            if j >= n:
+                raise ParseError(f"{source}:{i + 2}: body fence opened here is never closed")
+            body = "\n".join(body_lines)
+            i = j + 1
+        entries.append(_entry_from_fields(fields, body, source, start))
+    return entries
+
+
+_REQUIRED = ("id", "ts", "kind", "summary", "author", "agent", "provider", "model", "parents")
+
+
+def _entry_from_fields(fields: dict, body: str, source: str, lineno: int) -> Entry:
+    missing = [k for k in _REQUIRED if k not in fields]
+    if missing:
+        raise ParseError(f"{source}:{lineno}: entry lacks field(s) {', '.join(missing)}")
+    unknown = set(fields) - set(_REQUIRED) - {"dedup_key"}
+    if unknown:
+        raise ParseError(f"{source}:{lineno}: unknown field(s) {', '.join(sorted(unknown))}")
+    raw_parents = fields["parents"]
+    parents = [] if raw_parents == "-" else [p.strip() for p in raw_parents.split(",")]
+    try:
+        return build_entry(
+            id=fields["id"], ts=parse_ts(fields["ts"]), kind=fields["kind"], summary=fields["summary"],
+            author=fields["author"], agent=fields["agent"], provider=fields["provider"],
+            model=fields["model"], parents=parents, body=body, dedup_key=fields.get("dedup_key"))
+    except LifelineError as exc:
+        raise ParseError(f"{source}:{lineno}: {exc}") from None

@@ -1,0 +1,204 @@
+"""Integrity of a line across its whole history.
+
+Checks (each a problem with a code, so tests and hooks can tell them apart):
+* the ref points at a commit, and the repository is not shallow;
+* every commit's tree has the documented shape (only `entries/`, fan-out paths);
+* every blob parses, its stored id equals its path, and the id recomputes;
+* append-only: each commit holds every entry of each of its parents, unchanged,
+  except that a merge may pick one of two blobs of the same id by the documented
+  rule (earliest ts, then smallest blob id);
+* every entry's parents exist in this line or, as external anchors, in another line;
+* every value the reflog recorded for the ref is an ancestor of the current head
+  (a rewound or rewritten line is caught locally).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import pygit2
+
+from .errors import LifelineError
+from .model import Entry
+from .store import ENTRIES_DIR, LineStore, diff_entry_trees, is_entry_path, list_lines
+
+
+@dataclass
+class Problem:
+    code: str
+    message: str
+    commit: Optional[str] = None
+
+
+@dataclass
+class Report:
+    line: str
+    head: Optional[str]
+    entries: int = 0
+    commits: int = 0
+    problems: list = field(default_factory=list)
+    external: list = field(default_factory=list)  # (entry id, parent id, line)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def pick_blob(repo: pygit2.Repository, oids: list) -> str:
+    """The blob every clone keeps when one id arrives with different non-hashed fields."""
+    def key(oid):
+        e = Entry.from_json(repo[oid].data)
+        return (e.ts, str(oid))
+    return str(min(oids, key=key))
+
+
+class Verifier:
+    def __init__(self, store: LineStore):
+        self.store = store
+        self.repo = store.repo
+        self._blob_ok: dict = {}  # blob oid -> (entry id or None, problem or None)
+
+    def _check_blob(self, path: str, oid: pygit2.Oid) -> Optional[str]:
+        key = str(oid)
+        if key not in self._blob_ok:
+            problem = None
+            try:
+                e = Entry.from_json(self.repo[oid].data)
+            except LifelineError as exc:
+                problem = f"unreadable entry: {exc}"
+            else:
+                if not e.verify():
+                    problem = f"content does not match its id {e.id[:12]} (tampered)"
+                elif e.id != path.replace("/", ""):
+                    problem = f"entry {e.id[:12]} is stored under another id's path (renamed)"
+            self._blob_ok[key] = problem
+        return self._blob_ok[key]
+
+    def _entries_tree(self, commit: pygit2.Commit, report: Report) -> Optional[pygit2.Tree]:
+        tree = commit.tree
+        for item in tree:
+            if item.name != ENTRIES_DIR or item.type_str != "tree":
+                report.problems.append(Problem("foreign-file", f"unexpected '{item.name}' at the root of the tree",
+                                               str(commit.id)))
+        if ENTRIES_DIR in tree and tree[ENTRIES_DIR].type_str == "tree":
+            return self.repo[tree[ENTRIES_DIR].id]
+        return None
+
+    def run(self) -> Report:
+        store = self.store
+        head = store.head()
+        report = Report(store.line, head)
+        if self.repo.is_shallow:
+            report.problems.append(Problem(
+                "shallow", "this is a shallow clone: its history is incomplete, so the ledger cannot be vouched "
+                           "for (run: git fetch --unshallow)"))
+            return report
+        if head is None:
+            return report
+        obj = self.repo[head]
+        if not isinstance(obj, pygit2.Commit):
+            report.problems.append(Problem("bad-ref", f"{store.ref_name} points at a {obj.type_str}, not a commit"))
+            return report
+        walker = self.repo.walk(obj.id, pygit2.GIT_SORT_TOPOLOGICAL | pygit2.GIT_SORT_REVERSE)
+        for commit in walker:
+            report.commits += 1
+            self._check_commit(commit, report)
+        loaded = store.load(head)
+        report.entries = len(loaded.entries)
+        self._check_parents(loaded.entries, report)
+        self._check_reflog(obj, report)
+        unique, seen = [], set()
+        for p in report.problems:
+            if (p.code, p.message) not in seen:
+                seen.add((p.code, p.message))
+                unique.append(p)
+        report.problems = unique
+        return report
+
+    def _entries_tree_quiet(self, commit):
+        tree = commit.tree
+        if ENTRIES_DIR in tree and tree[ENTRIES_DIR].type_str == "tree":
+            return self.repo[tree[ENTRIES_DIR].id]
+        return None
+
+    def _check_commit(self, commit: pygit2.Commit, report: Report) -> None:
+        cid = str(commit.id)
+        new_tree = self._entries_tree(commit, report)
+        parents = commit.parents
+        bases = [self._entries_tree_quiet(p) for p in parents] or [None]
+        for idx, base in enumerate(bases):
+            for path, old, new, kind in diff_entry_trees(self.repo, base, new_tree):
+                full = f"{ENTRIES_DIR}/{path}"
+                if new is not None and (kind != "blob" or not is_entry_path(path)):
+                    report.problems.append(Problem("foreign-file", f"{full} is not an entry blob", cid))
+                    continue
+                if old is not None and new is None:
+                    if is_entry_path(path):
+                        report.problems.append(Problem(
+                            "removed", f"entry {path.replace('/', '')[:12]} was removed (history must only grow)", cid))
+                    continue
+                if new is not None:
+                    problem = self._check_blob(path, new)
+                    if problem:
+                        report.problems.append(Problem("bad-entry", f"{full}: {problem}", cid))
+                        continue
+                if old is not None and new is not None:
+                    if not self._merge_pick_ok(commit, path, new):
+                        report.problems.append(Problem(
+                            "rewritten", f"entry {path.replace('/', '')[:12]} was rewritten in place", cid))
+
+    def _merge_pick_ok(self, commit: pygit2.Commit, path: str, new: pygit2.Oid) -> bool:
+        if len(commit.parents) < 2:
+            return False
+        candidates = []
+        for p in commit.parents:
+            t = self._entries_tree_quiet(p)
+            if t is not None:
+                try:
+                    candidates.append(t[path].id)
+                except KeyError:
+                    pass
+        if new not in candidates:
+            return False
+        try:
+            return pick_blob(self.repo, candidates) == str(new)
+        except LifelineError:
+            return False
+
+    def _check_parents(self, entries: dict, report: Report) -> None:
+        others = [LineStore(self.store.gr, name) for name in list_lines(self.store.gr) if name != self.store.line]
+        for e in entries.values():
+            for p in e.parents:
+                if p in entries:
+                    continue
+                home = next((o.line for o in others if o.has(p)), None)
+                if home:
+                    report.external.append((e.id, p, home))
+                else:
+                    report.problems.append(Problem(
+                        "missing-parent", f"entry {e.id[:12]} names parent {p[:12]}, which no line holds"))
+
+    def _check_reflog(self, head: pygit2.Commit, report: Report) -> None:
+        try:
+            ref = self.repo.lookup_reference(self.store.ref_name)
+            log = list(ref.log())
+        except (KeyError, pygit2.GitError):
+            return
+        for item in log:
+            old = item.oid_new
+            if old == head.id or int(str(old), 16) == 0:
+                continue
+            try:
+                ok = self.repo.descendant_of(head.id, old)
+            except pygit2.GitError:
+                ok = False
+            if not ok:
+                report.problems.append(Problem(
+                    "rewound", f"{self.store.ref_name} once pointed at {str(old)[:12]}, which the current head "
+                               "does not contain: the line was rewound or rewritten"))
+                break
+
+
+def verify_line(store: LineStore) -> Report:
+    return Verifier(store).run()
