@@ -41,14 +41,15 @@ class Section:
     noun: str
     kept: list = field(default_factory=list)
     omitted: list = field(default_factory=list)
+    marker_at: Optional[int] = None  # where the omission marker stands among kept (default: end)
 
     def render(self) -> str:
         if not self.kept and not self.omitted:
             return ""
-        out = f"## {self.title}\n" + "".join(i.text for i in self.kept)
-        if self.omitted:
-            out += omission_marker(self.noun, [i.anchor for i in self.omitted])
-        return out + "\n"
+        marker = omission_marker(self.noun, [i.anchor for i in self.omitted]) if self.omitted else ""
+        at = len(self.kept) if self.marker_at is None else self.marker_at
+        body = "".join(i.text for i in self.kept[:at]) + marker + "".join(i.text for i in self.kept[at:])
+        return f"## {self.title}\n" + body + "\n"
 
 
 @dataclass
@@ -86,9 +87,11 @@ def excerpt(body: str, width: int) -> str:
 
 
 def who(e: Entry) -> str:
+    """Author name (without the email), and the model when an agent wrote it."""
+    name = e.author.split(" <", 1)[0]
     if e.agent == "human" and e.provider == "none":
-        return e.author
-    return f"{e.agent} via {e.provider}/{e.model}"
+        return name
+    return f"{name} ({e.agent} via {e.provider}/{e.model})"
 
 
 def decision_item(e: Entry, width: int, pinned: bool) -> Item:
@@ -106,29 +109,31 @@ def _fits(measure: Measure, text: str, limit: int) -> bool:
 
 def fit_items(section: Section, limit: int, measure: Measure) -> int:
     """Keep the longest prefix of items that fits with its marker; returns the cost,
-    or -1 when not even the marker fits (then nothing of the section is shown)."""
+    or -1 when not even the marker fits (then nothing of the section is shown).
+    Costs are summed per item, so this is linear in the number of items."""
     items = section.items
+    section.kept, section.omitted = [], []
     if not items:
-        section.kept, section.omitted = [], []
         return 0
-
-    def cost(n: int) -> int:
-        section.kept, section.omitted = items[:n], items[n:]
-        return measure(section.render())
-
-    lo, hi = 0, len(items)
-    if cost(hi) <= limit:
-        return cost(hi)
-    if cost(0) > limit:
-        section.kept, section.omitted = [], []
+    base = measure(f"## {section.title}\n") + 1
+    costs = [measure(i.text) for i in items]
+    total = base + sum(costs)
+    if total <= limit:
+        section.kept = list(items)
+        return total
+    used = base
+    n = 0
+    while n < len(items):
+        marker = measure(omission_marker(section.noun, [i.anchor for i in items[n + 1:]]))
+        if used + costs[n] + marker > limit:
+            break
+        used += costs[n]
+        n += 1
+    marker = measure(omission_marker(section.noun, [i.anchor for i in items[n:]]))
+    if used + marker > limit:
         return -1
-    while lo < hi - 1:  # invariant: lo fits, hi does not
-        mid = (lo + hi) // 2
-        if cost(mid) <= limit:
-            lo = mid
-        else:
-            hi = mid
-    return cost(lo)
+    section.kept, section.omitted = items[:n], items[n:]
+    return used + marker
 
 
 @dataclass
@@ -141,69 +146,71 @@ class ContextInput:
     thread: Optional[str] = None
 
 
-def _decision_section(inp: ContextInput, width: int, chosen: Optional[list] = None) -> Section:
-    st = inp.state
-    pinned = [st.by_id[i] for i in st.pinned if i in st.by_id and any(d.id == i for d in st.decisions)]
-    rest = [d for d in st.decisions if d.id not in set(st.pinned)]
-    ordered = pinned + rest
-    if chosen is not None:
-        ordered = [d for d in ordered if d.id in chosen]
-    items = [decision_item(d, width, d.id in st.pinned) for d in ordered]
-    sec = Section("decisions", f"Decisions in force ({len(st.decisions)})", items, "decision(s)")
-    sec.kept = items
-    return sec
+def _ordered_decisions(st: State) -> tuple[list, list]:
+    in_force = {d.id for d in st.decisions}
+    pinned = [st.by_id[i] for i in st.pinned if i in in_force]
+    pinned_ids = {d.id for d in pinned}
+    return pinned, [d for d in st.decisions if d.id not in pinned_ids]
 
 
 def pack_decisions(inp: ContextInput, limit: int, measure: Measure) -> Section:
     """All decisions if they fit (shrinking the why first); else pinned + oldest
-    (up to a share of the room) + newest, the middle replaced by a marker."""
+    (up to a share of the room) + newest, the middle replaced by a marker that
+    lists the omitted ids. Items are rendered only as they are considered."""
     st = inp.state
-    if not st.decisions:
-        return Section("decisions", "", [], "decision(s)")
-    for width in WHY_STEPS:
-        sec = _decision_section(inp, width)
-        if measure(sec.render()) <= limit:
-            return sec
+    pinned, others = _ordered_decisions(st)
+    ordered = pinned + others
+    title = f"Decisions in force ({len(ordered)})"
+    if not ordered:
+        return Section("decisions", title, [], "decision(s)")
+    pin_ids = {d.id for d in pinned}
+    base = measure(f"## {title}\n") + 1
+    # Lower bound: the first line of every item. When even that overflows, skip the
+    # shrink steps (each would render every decision) and pack directly.
+    floor = base + sum(measure(decision_item(d, 0, d.id in pin_ids).text) for d in ordered)
+    if floor <= limit:
+        for width in WHY_STEPS + (0,):
+            items = [decision_item(d, width, d.id in pin_ids) for d in ordered]
+            if base + sum(measure(i.text) for i in items) <= limit:
+                sec = Section("decisions", title, items, "decision(s)")
+                sec.kept = items
+                return sec
     width = WHY_STEPS[-1]
-    pinned_ids = [i for i in st.pinned if any(d.id == i for d in st.decisions)]
-    others = [d for d in st.decisions if d.id not in set(pinned_ids)]
-    items = {d.id: decision_item(d, width, d.id in pinned_ids) for d in st.decisions}
-    title = f"Decisions in force ({len(st.decisions)})"
+    fake = [d.id for d in ordered[:MARKER_IDS]]
+    reserve = measure(omission_marker("decision(s)", fake + ["x" * 8] * (len(ordered) - len(fake))))
+    room = limit - base - reserve
+    if room < 0:
+        return Section("decisions", title, [], "decision(s)")
+    used = 0
+    head, tail = [], []
 
-    def render(keep_ids: list) -> Section:
-        kept = [items[i] for i in pinned_ids if i in keep_ids]
-        kept += [items[d.id] for d in others if d.id in keep_ids]
-        sec = Section("decisions", title, [items[i] for i in pinned_ids] + [items[d.id] for d in others],
-                      "decision(s)")
-        keep = set(keep_ids)
-        sec.kept = kept
-        sec.omitted = [items[i] for i in pinned_ids if i not in keep] + [items[d.id] for d in others if d.id not in keep]
-        return sec
+    def take(d, into, cap) -> bool:
+        nonlocal used
+        item = decision_item(d, width, d.id in pin_ids)
+        c = measure(item.text)
+        if used + c > cap:
+            return False
+        used += c
+        into.append(item)
+        return True
 
-    keep: list = []
-    for i in pinned_ids:
-        if measure(render(keep + [i]).render()) <= limit:
-            keep.append(i)
-    foundation_room = int(limit * FOUNDATION_SHARE)
-    head_n = 0
-    for d in others:
-        trial = keep + [d.id]
-        if measure(render(trial).render()) > min(limit, foundation_room + measure(render(keep).render())):
+    for d in pinned:
+        if not take(d, head, room):
             break
-        keep = trial
-        head_n += 1
-    for d in reversed(others[head_n:]):
-        trial = keep + [d.id]
-        if measure(render(trial).render()) > limit:
-            break
-        keep = trial
-    sec = render(keep)
-    # Display order: pinned, then chronological, the marker standing for the middle.
-    if measure(sec.render()) > limit:
-        sec.kept, sec.omitted = [], sec.items
-        if measure(sec.render()) > limit:
-            sec.omitted = []
-            sec.items = []
+    foundation = used + int(room * FOUNDATION_SHARE)
+    i = 0
+    while i < len(others) and take(others[i], head, min(room, foundation)):
+        i += 1
+    j = len(others)
+    while j > i and take(others[j - 1], tail, room):
+        j -= 1
+    tail.reverse()
+    kept_ids = {it.anchor for it in head + tail}
+    sec = Section("decisions", title, [], "decision(s)")
+    sec.kept = head + tail
+    sec.marker_at = len(head)
+    sec.omitted = [Item(d.id, "") for d in ordered if d.id not in kept_ids]
+    sec.items = sec.kept + sec.omitted
     return sec
 
 

@@ -42,6 +42,7 @@ class Ledger:
         self.gr = gr
         self.store = LineStore(gr, line)
         self.line = line
+        self._cache = None
 
     @classmethod
     def open(cls, start: Optional[str] = None, line: Optional[str] = None) -> "Ledger":
@@ -94,7 +95,18 @@ class Ledger:
         return sorted(loaded.entries.values(), key=projection.order_key)
 
     def state(self, commit: Optional[str] = None) -> state.State:
+        """Current truth at `commit` (default: head); the head goes through the cache."""
+        head = self.store.head()
+        if commit is None or commit == head:
+            good, broken = self.cache().entries(head)
+            return state.reduce_verified(good, broken)
         return state.reduce(self.store.load(commit).entries.values())
+
+    def cache(self):
+        if self._cache is None:
+            from .cache import LineCache
+            self._cache = LineCache(self.store)
+        return self._cache
 
     def show(self, ref: str) -> Entry:
         entry_id = self.store.resolve(ref)

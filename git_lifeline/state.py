@@ -92,14 +92,18 @@ def is_revert(e: Entry) -> bool:
 
 
 def reduce(entries: Iterable[Entry]) -> State:
-    st = State()
-    valid = []
+    """State of an entry set; each entry's id is checked against its content."""
+    valid, broken = [], []
     for e in entries:
-        if e.verify():
-            valid.append(e)
-        else:
-            st.broken.append(e.id)
-    valid.sort(key=lambda e: (e.ts, e.id))
+        (valid if e.verify() else broken).append(e)
+    return reduce_verified(valid, [e.id for e in broken])
+
+
+def reduce_verified(valid: list, broken: list) -> State:
+    """State of entries already checked (e.g. by the cache, which checks each blob once)."""
+    st = State()
+    st.broken = sorted(broken)
+    valid = sorted(valid, key=lambda e: (e.ts, e.id))
     st.entries = valid
     st.by_id = {e.id: e for e in valid}
     corrections = [e for e in valid if e.kind == "correction"]
