@@ -80,9 +80,10 @@ def init(ctx: click.Context) -> None:
 @click.option("--provider", default="none", show_default=True)
 @click.option("--model", default="human", show_default=True)
 @click.option("--dedup-key", default=None, help="Idempotency key: a second entry with it is not written.")
+@click.option("--thread", default=None, help="Record into a thread: chains to the thread's head.")
 @click.option("--json", "as_json", is_flag=True, help="Print the entry as JSON.")
 @click.pass_context
-def log(ctx, kind, summary, body, body_file, parents, author, agent, provider, model, dedup_key, as_json):
+def log(ctx, kind, summary, body, body_file, parents, author, agent, provider, model, dedup_key, thread, as_json):
     """Append an entry to the line (a human's write: direct)."""
     from .errors import InputError
     if body is not None and body_file is not None:
@@ -90,8 +91,9 @@ def log(ctx, kind, summary, body, body_file, parents, author, agent, provider, m
     if body_file is not None:
         body = _read_text(body_file)
     led = _ledger(ctx)
-    out = led.log(kind=kind, summary=summary, body=body or "", parents=_split(parents), author=author,
+    fields = dict(kind=kind, summary=summary, body=body or "", parents=_split(parents), author=author,
                   agent=agent, provider=provider, model=model, dedup_key=dedup_key)
+    out = led.log_in_thread(thread, fields) if thread else led.log(**fields)
     if as_json:
         _echo_json({"entry": _entry_dict(out.entry), "written": out.written, "commit": out.commit})
     elif out.written:
@@ -157,15 +159,109 @@ def list_cmd(ctx, kind, as_json):
 
 
 @main.command()
-@click.option("--budget", type=int, default=None, metavar="CHARS", help="Hard limit on the output size.")
+@click.option("--budget", type=int, default=None, metavar="CHARS", help="Hard limit on the output, in characters.")
+@click.option("--budget-tokens", type=int, default=None, metavar="N",
+              help="Hard limit in estimated tokens (git config lifeline.tokenizer: estimate|tiktoken).")
+@click.option("--query", default=None, help="Add a Relevant section from recall.")
+@click.option("--thread", default=None, help="The brief of one thread (its decisions pinned, its resume).")
+@click.option("--as-of", "as_of", default=None, metavar="DATE|COMMIT", help="The context as the ledger stood then.")
+@click.option("--format", "fmt", type=click.Choice(["generic", "anthropic", "openai", "gemini"]),
+              default="generic", show_default=True, help="Wrap the markdown in a provider's system-message shape.")
 @click.pass_context
-def context(ctx, budget):
-    """Print the context a fresh AI reads: what, decisions in force, open, recent."""
-    parts = _ledger(ctx).context(budget=budget)
+def context(ctx, budget, budget_tokens, query, thread, as_of, fmt):
+    """Print the context a fresh AI reads: what, decisions in force, open, resume, recent."""
+    from .delivery import deliver
+    parts = _ledger(ctx).context(budget=budget, budget_tokens=budget_tokens, query=query, thread=thread,
+                                 as_of=as_of)
     if not parts.text:
-        click.echo(f"git-lifeline: nothing fits in a budget of {budget}", err=True)
+        click.echo(f"git-lifeline: nothing fits in a budget of {budget if budget is not None else budget_tokens}",
+                   err=True)
+    if parts.text or fmt != "generic":
+        click.echo(deliver(parts.stable, parts.volatile, fmt), nl=False)
+
+
+@main.command()
+@click.argument("query")
+@click.option("-k", "k", type=int, default=5, show_default=True, help="At most this many hits.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def recall(ctx, query, k, as_json):
+    """Full-text search (BM25); abstains when nothing is really about the query."""
+    led = _ledger(ctx)
+    hits = led.recall(query, k=k)
+    st = led.state()
+    rows = [{"id": h.id, "score": round(h.score, 4), "coverage": round(h.coverage, 3),
+             "in_force": h.id not in st.superseded, "kind": st.by_id[h.id].kind,
+             "summary": st.by_id[h.id].summary} for h in hits if h.id in st.by_id]
+    if as_json:
+        _echo_json(rows)
         return
-    click.echo(parts.text, nl=False)
+    if not rows:
+        click.echo("no entry is about that (recall abstained)")
+    for r in rows:
+        mark = "" if r["in_force"] else "  (superseded)"
+        click.echo(f"{r['id'][:8]}  {r['kind']:<11} {r['summary']}{mark}")
+
+
+@main.command()
+@click.option("--thread", default=None, help="Thread name or open item id (default: main).")
+@click.option("--summary", default=None, help="Default: derived from the first next/goal item.")
+@click.option("--goal", multiple=True)
+@click.option("--done", multiple=True)
+@click.option("--next", "next_", multiple=True)
+@click.option("--blocked", multiple=True)
+@click.option("--tried", multiple=True)
+@click.option("--agent", default="human", show_default=True)
+@click.option("--provider", default="none", show_default=True)
+@click.option("--model", default="human", show_default=True)
+@click.pass_context
+def checkpoint(ctx, thread, summary, goal, done, next_, blocked, tried, agent, provider, model):
+    """Record where work stopped on a thread (the next session resumes from it)."""
+    sections = {"goal": list(goal), "done": list(done), "next": list(next_), "blocked": list(blocked),
+                "tried": list(tried)}
+    out = _ledger(ctx).checkpoint(thread, sections, summary, agent=agent, provider=provider, model=model)
+    if out.written:
+        click.echo(f"recorded {out.entry.short} checkpoint: {out.entry.summary}")
+    else:
+        click.echo(f"unchanged: the live checkpoint {out.entry.short} already says this; nothing written")
+
+
+@main.command()
+@click.option("--thread", default=None)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def resume(ctx, thread, as_json):
+    """Where work stopped: the live checkpoint of each thread, newest first."""
+    cps = _ledger(ctx).resume(thread)
+    if as_json:
+        _echo_json([{"thread": c.thread, "id": c.entry.id, "summary": c.entry.summary,
+                     "ts": c.entry.ts.strftime("%Y-%m-%dT%H:%M:%S.%fZ"), **c.sections} for c in cps])
+        return
+    if not cps:
+        click.echo("no checkpoint yet")
+    for c in cps:
+        click.echo(f"{c.thread if len(c.thread) != 64 else c.thread[:8]}  {c.entry.short}  {c.entry.summary}")
+        for name, items in c.sections.items():
+            for item in items:
+                click.echo(f"  {name}: {item}")
+
+
+@main.command()
+@click.argument("ref")
+@click.pass_context
+def pin(ctx, ref):
+    """Pin a decision in force: always shown first in the context."""
+    out = _ledger(ctx).pin(ref)
+    click.echo(f"pinned {ref} ({out.entry.short})" if out.written else f"{ref} is already pinned")
+
+
+@main.command()
+@click.argument("ref")
+@click.pass_context
+def unpin(ctx, ref):
+    """Unpin a decision (a correction of its pin entry)."""
+    out = _ledger(ctx).unpin(ref)
+    click.echo(f"unpinned {ref} ({out.entry.short})")
 
 
 @main.command()

@@ -112,12 +112,130 @@ class Ledger:
         entry_id = self.store.resolve(ref)
         return self.store.get(entry_id)
 
-    def context(self, budget: Optional[int] = None) -> ctx.ContextParts:
-        if budget is not None and budget < 0:
-            raise InputError("--budget must be zero or more")
-        head = self.store.head()
-        inp = ctx.ContextInput(state=self.state(head), line=self.line, head_commit=head)
+    def context(self, budget: Optional[int] = None, budget_tokens: Optional[int] = None,
+                query: Optional[str] = None, thread: Optional[str] = None,
+                as_of: Optional[str] = None, k: int = 5) -> ctx.ContextParts:
+        from .tokens import measure_for
+        if budget is not None and budget_tokens is not None:
+            raise InputError("give --budget or --budget-tokens, not both")
+        for name, value in (("--budget", budget), ("--budget-tokens", budget_tokens)):
+            if value is not None and value < 0:
+                raise InputError(f"{name} must be zero or more")
+        st = self.state_as_of(as_of) if as_of else self.state()
+        thread_key = None
+        if thread is not None:
+            thread_key = self.thread_key(thread, st)
+            st = state.for_thread(st, thread_key)
+        relevant = []
+        if query:
+            relevant = [(st.by_id[h.id], h.id not in st.superseded)
+                        for h in self.recall(query, k=k) if h.id in st.by_id]
+        inp = ctx.ContextInput(state=st, line=self.line, head_commit=self.store.head(), relevant=relevant,
+                               query=query, thread=thread)
+        if budget_tokens is not None:
+            return ctx.assemble(inp, budget_tokens, measure_for(self.gr.config_get("lifeline.tokenizer", "estimate")))
         return ctx.assemble(inp, budget)
+
+    def state_as_of(self, when: str) -> state.State:
+        """The truth as the ledger stood then: a ledger commit, or a date (entries recorded by then)."""
+        import re
+        from datetime import timedelta
+        text = when.strip()
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+            limit = parse_ts(text + "T00:00:00+00:00") + timedelta(days=1)
+            return state.reduce(e for e in self.store.load().entries.values() if e.ts < limit)
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}T.*", text):
+            limit = parse_ts(text)
+            return state.reduce(e for e in self.store.load().entries.values() if e.ts <= limit)
+        try:
+            commit = self.gr.repo.revparse_single(text).peel(None)
+        except (KeyError, ValueError, Exception):
+            raise InputError(f"--as-of {when!r}: not a date (YYYY-MM-DD[THH:MM:SSZ]) nor a commit") from None
+        import pygit2
+        if not isinstance(commit, pygit2.Commit) or not (str(commit.id) == self.head() or
+                                                         self.gr.repo.descendant_of(self.head(), commit.id)):
+            raise InputError(f"--as-of {when!r}: not a commit of line {self.line!r}")
+        return self.state(str(commit.id))
+
+    def thread_key(self, thread: str, st: Optional[state.State] = None) -> str:
+        st = st or self.state()
+        key = state.thread_key(thread, [e for e in st.entries if e.kind == "open"])
+        if key not in st.threads and key not in st.checkpoints:
+            known = ", ".join(sorted(k[:8] if len(k) == 64 else k for k in st.threads)) or "none"
+            raise InputError(f"unknown thread {thread!r} in line {self.line!r} (threads: {known})")
+        return key
+
+    def recall(self, query: str, k: int = 5) -> list:
+        from . import recall
+        if k < 1:
+            raise InputError("-k must be at least 1")
+        return recall.search(self.cache().ensure(self.store.head()), query, k)
+
+    # ---- working state -----------------------------------------------------
+    def checkpoint(self, thread: Optional[str], sections: dict, summary: Optional[str] = None,
+                   **who) -> LogOutcome:
+        from . import blocks
+        thread = (thread or state.MAIN_THREAD).strip()
+        st = self.state()
+        key = state.thread_key(thread, [e for e in st.entries if e.kind == "open"])
+        if not any(sections.get(s) for s in blocks.CHECKPOINT_SECTIONS):
+            raise InputError("a checkpoint needs at least one of --goal/--done/--next/--blocked/--tried")
+        for name, items in sections.items():
+            for item in items:
+                if not item.strip() or "\n" in item or "\r" in item:
+                    raise InputError(f"--{name} items must be single non-empty lines")
+        body = blocks.render_header({"thread": key}) + "".join(
+            blocks.render_list_block(s, [i.strip() for i in sections.get(s, [])]) for s in blocks.CHECKPOINT_SECTIONS)
+        name = st.by_id[key].summary if key in st.by_id else key
+        first = next((sections[s][0] for s in ("next", "goal", "blocked", "done", "tried") if sections.get(s)), "")
+        summary = summary or f"checkpoint {name[:60]}: {first}"[:300].strip()
+        live = st.checkpoints.get(key)
+        if live is not None and live.entry.body == body.strip() and live.entry.summary == summary:
+            return LogOutcome(live.entry, False, None, self.projection_path())
+        parents = [st.threads[key][-1]] if st.threads.get(key) else ([key] if key in st.by_id else [])
+        return self.log(kind="checkpoint", summary=summary, body=body, parents=parents, **who)
+
+    def log_in_thread(self, thread: str, fields: dict) -> LogOutcome:
+        """Append into a thread: the body starts with `thread:` and the entry chains to the thread's head."""
+        from . import blocks
+        st = self.state()
+        key = state.thread_key(thread, [e for e in st.entries if e.kind == "open"])
+        body = fields.get("body", "")
+        if blocks.field(body, "thread") is None:
+            fields["body"] = blocks.render_header({"thread": key}) + body
+        head = st.threads.get(key, [])[-1:] or ([key] if key in st.by_id else [])
+        fields["parents"] = sorted(set(fields.get("parents") or []) | set(head))
+        return self.log(**fields)
+
+    def resume(self, thread: Optional[str] = None) -> list:
+        st = self.state()
+        cps = sorted(st.checkpoints.values(), key=lambda c: (c.entry.ts, c.entry.id), reverse=True)
+        if thread is not None:
+            key = self.thread_key(thread, st)
+            cps = [c for c in cps if c.thread == key]
+        return cps
+
+    def pin(self, ref: str, **who) -> LogOutcome:
+        st = self.state()
+        target = self.store.resolve(ref)
+        if target not in {d.id for d in st.decisions}:
+            raise InputError(f"{ref!r} is not a decision in force; only those can be pinned")
+        if target in st.pinned:
+            return LogOutcome(st.by_id[target], False, None, self.projection_path())
+        d = st.by_id[target]
+        return self.log(kind="note", summary=f"pin: {d.summary}"[:300], parents=[target],
+                        body=f"pin: {target}\n\nPinned as a foundation of the context.", **who)
+
+    def unpin(self, ref: str, **who) -> LogOutcome:
+        from . import blocks
+        st = self.state()
+        target = self.store.resolve(ref)
+        notes = [e for e in st.entries if e.id not in st.superseded and blocks.field(e.body, "pin") == target
+                 and target in e.parents]
+        if not notes:
+            raise InputError(f"{ref!r} is not pinned")
+        return self.log(kind="correction", summary=f"unpin: {st.by_id[target].summary}"[:300],
+                        parents=[n.id for n in notes], body="action: revert\n\nUnpinned.", **who)
 
     def lines(self) -> list:
         out = []

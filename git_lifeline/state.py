@@ -48,9 +48,12 @@ class State:
     contributors: dict = field(default_factory=dict)     # "provider/model" -> count
     kinds: dict = field(default_factory=dict)
     broken: list = field(default_factory=list)           # ids whose content does not match
+    recent_ids: Optional[list] = None                    # a filtered Recent (thread briefs)
 
     @property
     def recent(self) -> list:
+        if self.recent_ids is not None:
+            return [self.by_id[i] for i in self.recent_ids]
         return self.entries[-RECENT_COUNT:]
 
     @property
@@ -154,3 +157,16 @@ def reduce_verified(valid: list, broken: list) -> State:
         sections = blocks.list_blocks(e.body)
         st.checkpoints[key] = Checkpoint(e, key, {s: sections.get(s, []) for s in blocks.CHECKPOINT_SECTIONS})
     return st
+
+
+def for_thread(st: State, key: str) -> State:
+    """The brief a sub-agent gets: the thread's decisions pinned, its checkpoint as the
+    only Resume, its own entries as Recent; everything else unchanged."""
+    from dataclasses import replace
+    members = st.threads.get(key, [])
+    in_force = {d.id for d in st.decisions}
+    pinned = list(st.pinned) + [i for i in members if i in in_force and i not in st.pinned]
+    checkpoints = {k: v for k, v in st.checkpoints.items() if k == key}
+    ordered = sorted((st.by_id[i] for i in members if i in st.by_id), key=lambda e: (e.ts, e.id))
+    return replace(st, pinned=pinned, checkpoints=checkpoints,
+                   recent_ids=[e.id for e in ordered[-RECENT_COUNT:]])
