@@ -206,3 +206,30 @@ def add_commit(repo_path: Path, transform: Callable[[dict], dict], ref: str = "r
 
 def path_of(entry_id: str) -> str:
     return f"entries/{entry_id[:2]}/{entry_id[2:4]}/{entry_id[4:]}"
+
+
+# ---- concurrent writers -----------------------------------------------------------
+APPEND_WORKER = """
+import os, sys, time
+from git_lifeline.service import Ledger
+repo, worker, count, gate = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+led = Ledger.open(repo)
+while not os.path.exists(gate):
+    time.sleep(0.002)
+for i in range(count):
+    led.log(kind="note", summary=f"worker {worker} note {i}", body=f"written by process {worker}")
+"""
+
+
+def append_concurrently(repo: Path, processes: int, each: int) -> list:
+    """Start `processes` real processes that append `each` entries at the same moment."""
+    gate = repo.parent / f"gate-{processes}-{each}"
+    procs = [subprocess.Popen([sys.executable, "-c", APPEND_WORKER, str(repo), str(w), str(each), str(gate)],
+                              env=subprocess_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for w in range(processes)]
+    gate.touch()
+    results = []
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        results.append((p.returncode, err.decode("utf-8", "replace")))
+    return results
