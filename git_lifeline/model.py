@@ -37,6 +37,9 @@ MIN_PREFIX = 6
 
 HEX64 = re.compile(r"[0-9a-f]{64}")
 TS_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+# A commit's time is unsigned epoch seconds and the commit carries the entry's ts,
+# so nothing earlier can be stored (and a year < 1000 would not even render as ISO-8601).
+MIN_TS = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 # Characters that end a line for some reader (str.splitlines, markdown, terminals).
 _LINE_BREAKS = frozenset("\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
@@ -152,6 +155,8 @@ class Entry(BaseModel):
             raise ValueError("ts must carry a UTC offset")
         if self.ts.utcoffset().total_seconds() != 0:
             object.__setattr__(self, "ts", self.ts.astimezone(timezone.utc))
+        if self.ts < MIN_TS:
+            raise ValueError("ts is before 1970-01-01T00:00:00Z, which a git commit time cannot carry")
         if not self.id:
             object.__setattr__(self, "id", self.compute_id())
         elif not HEX64.fullmatch(self.id):

@@ -280,7 +280,10 @@ class LineStore:
             return True
         except (pygit2.AlreadyExistsError, KeyError):
             return False
-        except pygit2.GitError as exc:
+        except (pygit2.GitError, OSError) as exc:
+            # libgit2 reports a concurrent writer either as a value mismatch (GitError)
+            # or as a held `<ref>.lock` (pygit2 raises OSError for that): both mean
+            # "someone else won", so the caller re-reads and retries.
             text = str(exc)
             if "does not match" in text or "lock" in text.lower() or "exists" in text:
                 return False

@@ -1,0 +1,235 @@
+"""Shared test helpers: one piece of code per piece of logic.
+
+Everything that runs git, runs the CLI, builds entries or takes a "was anything
+written?" snapshot lives here, so each test states only what it proves.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Callable, Optional, Union
+
+import pygit2
+
+from git_lifeline.model import KINDS, Entry, build_entry
+from git_lifeline.service import Ledger
+
+ROOT = Path(__file__).resolve().parents[1]
+AUTHOR_NAME = "Test Author"
+AUTHOR_EMAIL = "test@example.com"
+AUTHOR = f"{AUTHOR_NAME} <{AUTHOR_EMAIL}>"
+BASE_TS = datetime(2024, 5, 1, 12, 0, 0, 123456, tzinfo=timezone.utc)
+ENTRY_PATH_RE = re.compile(r"entries/([0-9a-f]{2})/([0-9a-f]{2})/([0-9a-f]{60})")
+
+Arg = Union[str, bytes]
+
+
+# ---- running things ---------------------------------------------------------
+def git(cwd, *args: str, check: bool = True, input: Optional[bytes] = None) -> str:
+    """Run the real git executable; returns stdout as text (stripped)."""
+    proc = subprocess.run(["git", *args], cwd=str(cwd), capture_output=True, input=input)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed ({proc.returncode}): "
+                             f"{proc.stderr.decode('utf-8', 'replace')}")
+    return proc.stdout.decode("utf-8", "replace").strip()
+
+
+def subprocess_env(extra: Optional[dict] = None) -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env.update(extra or {})
+    return env
+
+
+class Result:
+    """A finished CLI run with its output decoded for assertions."""
+
+    def __init__(self, proc: subprocess.CompletedProcess):
+        self.proc = proc
+        self.code = proc.returncode
+        self.out = proc.stdout.decode("utf-8", "replace")
+        self.err = proc.stderr.decode("utf-8", "replace")
+
+    def __repr__(self) -> str:
+        return f"<exit {self.code}\nstdout: {self.out[-2000:]}\nstderr: {self.err[-2000:]}>"
+
+
+def cli(cwd, *args: Arg, input: Optional[bytes] = None, env: Optional[dict] = None) -> Result:
+    """`python -m git_lifeline ARGS` as a real process (argv may hold raw bytes)."""
+    proc = subprocess.run([sys.executable, "-m", "git_lifeline", *args], cwd=str(cwd), input=input,
+                          capture_output=True, env=subprocess_env(env), timeout=120)
+    return Result(proc)
+
+
+def git_lifeline(cwd, *args: Arg, git_args: tuple = (), input: Optional[bytes] = None) -> Result:
+    """`git [GIT_ARGS] lifeline ARGS` through git's own dispatch (needs the wrapper on PATH)."""
+    proc = subprocess.run(["git", *git_args, "lifeline", *args], cwd=str(cwd), input=input,
+                          capture_output=True, env=subprocess_env(), timeout=120)
+    return Result(proc)
+
+
+def write_dispatch_wrapper(bindir: Path) -> Path:
+    """A `git-lifeline` executable that runs this checkout with this interpreter."""
+    bindir.mkdir(parents=True, exist_ok=True)
+    script = bindir / "git-lifeline"
+    script.write_text(f"#!/bin/sh\nexec '{sys.executable}' -m git_lifeline \"$@\"\n")
+    script.chmod(0o755)
+    return script
+
+
+# ---- repositories -------------------------------------------------------------
+def init_repo(path: Path, *flags: str) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q", *flags)
+    return path
+
+
+def commit_file(repo: Path, name: str = "README", text: str = "hello\n") -> None:
+    (repo / name).write_text(text)
+    git(repo, "add", name)
+    git(repo, "commit", "-q", "-m", f"add {name}")
+
+
+def head(repo: Path, ref: str = "refs/lifeline/main") -> Optional[str]:
+    out = git(repo, "rev-parse", "-q", "--verify", ref + "^{commit}", check=False)
+    return out or None
+
+
+def open_ledger(repo: Path, line: Optional[str] = None) -> Ledger:
+    return Ledger.open(str(repo), line=line)
+
+
+def snapshot(repo: Path, projection: Optional[Path] = None) -> dict:
+    """What a write would change: every ref, every reachable object, the projection bytes."""
+    proj = projection if projection is not None else repo / "LIFELINE.md"
+    return {
+        "refs": git(repo, "for-each-ref", "--format=%(refname) %(objectname)"),
+        "objects": git(repo, "rev-list", "--objects", "--all"),
+        "projection": proj.read_bytes() if proj.exists() else None,
+    }
+
+
+def entry_paths(repo: Path, ref: str = "refs/lifeline/main") -> list:
+    out = git(repo, "ls-tree", "-r", "--name-only", ref)
+    return out.splitlines() if out else []
+
+
+# ---- entries --------------------------------------------------------------------
+def ts_at(i: int) -> datetime:
+    return BASE_TS + timedelta(minutes=i)
+
+
+def make_entry(i: int = 0, **fields) -> Entry:
+    """A valid entry; `i` varies summary and ts so entries are distinct and ordered."""
+    values = dict(kind="decision", author=AUTHOR, summary=f"Decision number {i}",
+                  body=f"Because reason {i}.", ts=ts_at(i))
+    values.update(fields)
+    return build_entry(**values)
+
+
+def varied_entries(count: int = 40) -> list:
+    """A ledger-like mix: every kind, unicode, multi-line bodies, parents, agents."""
+    out: list = []
+    for i in range(count):
+        kind = KINDS[i % len(KINDS)]
+        body = (f"Why {i}: the long reason — ünïcødé 漢字 🚀\nsecond line with `code`\n\n- a\n- b"
+                if kind != "checkpoint" else f"thread: t{i % 3}\ngoal:\n  - finish part {i}\nnext:\n  - step {i}")
+        parents = [out[i - 1].id] if i and i % 4 == 0 else []
+        agent = ("human", "none", "human") if i % 3 else ("coder", "anthropic", "claude")
+        if kind == "correction" and out:
+            parents = [next(e.id for e in reversed(out) if e.kind == "decision")] if any(
+                e.kind == "decision" for e in out) else parents
+        out.append(build_entry(kind=kind, author=AUTHOR, agent=agent[0], provider=agent[1], model=agent[2],
+                               summary=f"{kind.title()} item {i}: ça marche", body=body, parents=parents,
+                               ts=ts_at(i)))
+    return out
+
+
+# ---- rewriting real git objects (tamper helpers) ----------------------------------
+def flatten(repo: pygit2.Repository, tree: pygit2.Tree, prefix: str = "") -> dict:
+    """{path: (oid, filemode)} for every blob under a tree."""
+    out: dict = {}
+    for item in tree:
+        path = prefix + item.name
+        if item.type_str == "tree":
+            out.update(flatten(repo, repo[item.id], path + "/"))
+        else:
+            out[path] = (item.id, item.filemode)
+    return out
+
+
+def build_tree(repo: pygit2.Repository, files: dict) -> pygit2.Oid:
+    """Write a nested tree from {path: (oid, mode)} (or {path: bytes} for new blobs)."""
+    index = pygit2.Index()
+    for path, value in sorted(files.items()):
+        if isinstance(value, (bytes, str)):
+            data = value.encode("utf-8") if isinstance(value, str) else value
+            value = (repo.create_blob(data), pygit2.GIT_FILEMODE_BLOB)
+        oid, mode = value
+        index.add(pygit2.IndexEntry(path, oid, mode))
+    return index.write_tree(repo)
+
+
+def rewrite_line(repo_path: Path, transform: Callable[[int, dict], dict],
+                 ref: str = "refs/lifeline/main") -> str:
+    """Re-create the commit chain of `ref`, passing each commit's files (oldest first,
+    numbered from 0) through `transform`, then move the ref with real `git update-ref`
+    (so the reflog records it). Untouched commits keep their ids. Returns the new head."""
+    repo = pygit2.Repository(str(repo_path))
+    tip = repo.references[ref].target
+    commits = list(repo.walk(tip, pygit2.GIT_SORT_TOPOLOGICAL | pygit2.GIT_SORT_REVERSE))
+    mapping: dict = {}
+    for n, c in enumerate(commits):
+        parents = [mapping.get(p, p) for p in c.parent_ids]
+        tree = build_tree(repo, transform(n, flatten(repo, c.tree)))
+        mapping[c.id] = repo.create_commit(None, c.author, c.committer, c.message, tree, parents)
+    new_head = str(mapping[commits[-1].id])
+    git(repo_path, "update-ref", "-m", "test: rewrite", ref, new_head)
+    return new_head
+
+
+def add_commit(repo_path: Path, transform: Callable[[dict], dict], ref: str = "refs/lifeline/main") -> str:
+    """Put one more commit on `ref` whose files are transform(files of the head)."""
+    repo = pygit2.Repository(str(repo_path))
+    tip = repo[repo.references[ref].target]
+    tree = build_tree(repo, transform(flatten(repo, tip.tree)))
+    sig = pygit2.Signature(AUTHOR_NAME, AUTHOR_EMAIL, 1714560000, 0)
+    new = repo.create_commit(None, sig, sig, "test: extra commit\n", tree, [tip.id])
+    git(repo_path, "update-ref", "-m", "test: add commit", ref, str(new))
+    return str(new)
+
+
+def path_of(entry_id: str) -> str:
+    return f"entries/{entry_id[:2]}/{entry_id[2:4]}/{entry_id[4:]}"
+
+
+# ---- concurrent writers -----------------------------------------------------------
+APPEND_WORKER = """
+import os, sys, time
+from git_lifeline.service import Ledger
+repo, worker, count, gate = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+led = Ledger.open(repo)
+while not os.path.exists(gate):
+    time.sleep(0.002)
+for i in range(count):
+    led.log(kind="note", summary=f"worker {worker} note {i}", body=f"written by process {worker}")
+"""
+
+
+def append_concurrently(repo: Path, processes: int, each: int) -> list:
+    """Start `processes` real processes that append `each` entries at the same moment."""
+    gate = repo.parent / f"gate-{processes}-{each}"
+    procs = [subprocess.Popen([sys.executable, "-c", APPEND_WORKER, str(repo), str(w), str(each), str(gate)],
+                              env=subprocess_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for w in range(processes)]
+    gate.touch()
+    results = []
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        results.append((p.returncode, err.decode("utf-8", "replace")))
+    return results

@@ -1,0 +1,177 @@
+"""The line in git: append-only, idempotent, safe under concurrent writers, readable by git."""
+
+from __future__ import annotations
+
+import re
+
+from git_lifeline import projection
+from git_lifeline.store import LineStore
+from git_lifeline.verify import verify_line
+from helpers import (
+    ENTRY_PATH_RE, append_concurrently, cli, commit_file, entry_paths, git, head, init_repo, make_entry,
+    open_ledger, snapshot,
+)
+
+
+def commit_count(repo, ref="refs/lifeline/main") -> int:
+    return int(git(repo, "rev-list", "--count", ref))
+
+
+def reflog(repo, ref="refs/lifeline/main") -> list:
+    out = git(repo, "reflog", "show", "--format=%H", ref)
+    return out.splitlines() if out else []
+
+
+# ---- idempotence -------------------------------------------------------------------
+def test_appending_the_same_content_twice_writes_one_commit_and_says_so(repo):
+    args = ["log", "--kind", "decision", "--summary", "Use git", "--body", "It is everywhere."]
+    first = cli(repo, *args)
+    assert first.code == 0, first
+    before = snapshot(repo)
+    second = cli(repo, *args)
+    assert second.code == 0, second
+    assert "already recorded" in second.out and "nothing written" in second.out
+    assert snapshot(repo) == before
+    assert commit_count(repo) == 1
+
+
+def test_a_second_entry_with_a_used_dedup_key_is_not_written(repo):
+    first = cli(repo, "log", "--kind", "note", "--summary", "Nightly run 1", "--body", "ok", "--dedup-key", "run-1")
+    assert first.code == 0, first
+    before = snapshot(repo)
+    second = cli(repo, "log", "--kind", "note", "--summary", "Nightly run 1 (retry)", "--body", "ok again",
+                 "--dedup-key", "run-1")
+    assert second.code == 0, second
+    assert "already recorded" in second.out
+    assert snapshot(repo) == before
+    assert [e.summary for e in open_ledger(repo).entries()] == ["Nightly run 1"]
+
+
+def test_in_process_append_of_known_entries_is_a_no_op(ledger):
+    entries = [make_entry(i) for i in range(3)]
+    first = ledger.append(entries)
+    again = ledger.append(list(reversed(entries)) + entries)
+    assert len(first.added) == 3 and first.commit
+    assert again.added == [] and again.commit is None and len(again.existing) == 3
+    assert ledger.head() == first.commit
+
+
+# ---- concurrency -------------------------------------------------------------------
+def test_concurrent_appends_never_fork_the_line_nor_lose_an_entry(repo):
+    processes, each = 6, 15
+    results = append_concurrently(repo, processes, each)
+    assert all(code == 0 for code, _ in results), results
+    led = open_ledger(repo)
+    summaries = sorted(e.summary for e in led.entries())
+    assert summaries == sorted(f"worker {w} note {i}" for w in range(processes) for i in range(each))
+    parents_per_commit = [len(line.split()) - 1 for line in git(repo, "rev-list", "--parents",
+                                                                 "refs/lifeline/main").splitlines()]
+    assert max(parents_per_commit) <= 1, "a commit with two parents means the line forked"
+    assert len(parents_per_commit) == processes * each
+    assert len(reflog(repo)) == processes * each
+    report = verify_line(led.store)
+    assert report.ok, report.problems
+
+
+def test_concurrent_appends_leave_the_projection_equal_to_the_ref(repo):
+    append_concurrently(repo, 4, 8)
+    led = open_ledger(repo)
+    expected = projection.render("main", led.entries(), led.store.entries_tree_id(led.head()))
+    assert (repo / "LIFELINE.md").read_text(encoding="utf-8") == expected
+
+
+# ---- the reflog ------------------------------------------------------------------------
+def test_reflog_records_every_move_of_the_line_ref(ledger, repo):
+    heads = [ledger.append([make_entry(i)]).commit for i in range(3)]
+    assert reflog(repo) == list(reversed(heads))
+    assert (repo / ".git" / "logs" / "refs" / "lifeline" / "main").exists()
+
+
+# ---- where it runs -------------------------------------------------------------------
+def test_works_from_a_subdirectory_and_projects_at_the_top(repo):
+    sub = repo / "src" / "deep"
+    sub.mkdir(parents=True)
+    res = cli(sub, "log", "--kind", "decision", "--summary", "From below", "--body", "works")
+    assert res.code == 0, res
+    assert head(repo)
+    assert (repo / "LIFELINE.md").exists() and not (sub / "LIFELINE.md").exists()
+
+
+def test_a_linked_worktree_writes_the_shared_line(tmp_path):
+    main = init_repo(tmp_path / "main")
+    commit_file(main)
+    git(main, "worktree", "add", "-q", str(tmp_path / "wt"))
+    res = cli(tmp_path / "wt", "log", "--kind", "decision", "--summary", "From a worktree", "--body", "shared")
+    assert res.code == 0, res
+    assert head(main) and head(main) == head(tmp_path / "wt")
+    assert len(reflog(main)) == 1
+    assert (tmp_path / "wt" / "LIFELINE.md").exists()
+    listed = cli(main, "list")
+    assert "From a worktree" in listed.out, listed
+    assert verify_line(LineStore(open_ledger(main).gr)).ok
+
+
+def test_a_bare_repository_keeps_the_line_and_writes_no_projection(tmp_path):
+    bare = init_repo(tmp_path / "bare.git", "--bare")
+    files_before = sorted(p.relative_to(bare) for p in bare.rglob("*") if "LIFELINE" in p.name)
+    res = cli(bare, "log", "--kind", "decision", "--summary", "On a server", "--body", "bare")
+    assert res.code == 0, res
+    assert head(bare)
+    assert files_before == [] and [p for p in tmp_path.rglob("*") if "LIFELINE" in p.name] == []
+    assert cli(bare, "verify").code == 0
+
+
+def test_a_sha256_repository_is_refused_with_a_clear_message(tmp_path):
+    repo = init_repo(tmp_path / "sha256", "--object-format=sha256")
+    before = snapshot(repo)
+    for argv in (["log", "--kind", "note", "--summary", "s", "--body", "b"], ["list"], ["verify"]):
+        res = cli(repo, *argv)
+        assert res.code == 2, res
+        assert "sha256" in res.err and "Traceback" not in res.err, res
+    assert snapshot(repo) == before
+
+
+def test_outside_a_repository_is_refused_with_a_clear_message(tmp_path):
+    res = cli(tmp_path, "list")
+    assert res.code == 2, res
+    assert "not a git repository" in res.err and "Traceback" not in res.err
+
+
+# ---- what git sees -----------------------------------------------------------------
+def test_entries_sit_at_two_level_fanout_paths_named_by_their_id(ledger, repo):
+    ids = {ledger.append([make_entry(i)]).added[0].id for i in range(5)}
+    paths = entry_paths(repo)
+    assert len(paths) == 5
+    for p in paths:
+        m = ENTRY_PATH_RE.fullmatch(p)
+        assert m, p
+    assert {"".join(ENTRY_PATH_RE.fullmatch(p).groups()) for p in paths} == ids
+    assert git(repo, "ls-tree", "--name-only", "refs/lifeline/main") == "entries"
+    blob = git(repo, "cat-file", "-p", f"refs/lifeline/main:{paths[0]}")
+    assert blob.startswith('{"agent":')
+
+
+def test_commit_reads_like_the_reasoning_log(ledger, repo):
+    out = ledger.log(kind="decision", summary="Use PostgreSQL", body="We need transactions.\n\nKey: value",
+                     ts="2024-05-01T12:00:00.987654Z")
+    fmt = "%s%n%(trailers:key=Lifeline-Id,valueonly,separator=)%n%at %ct"
+    subject, trailer, times = git(repo, "log", "-1", f"--format={fmt}", "refs/lifeline/main").split("\n")
+    assert subject == "decision: Use PostgreSQL"
+    assert trailer == out.entry.id
+    assert times == f"{int(out.entry.ts.timestamp())} {int(out.entry.ts.timestamp())}" == "1714564800 1714564800"
+    full = git(repo, "log", "-1", "--format=%B", "refs/lifeline/main")
+    assert "We need transactions." in full
+
+
+def test_a_batch_commit_lists_every_new_id_as_a_trailer(ledger, repo):
+    entries = [make_entry(i) for i in range(3)]
+    ledger.append(entries)
+    trailers = git(repo, "log", "-1", "--format=%(trailers:key=Lifeline-Id,valueonly)", "refs/lifeline/main")
+    assert sorted(trailers.split()) == sorted(e.id for e in entries)
+
+
+def test_lines_are_separate_refs(repo):
+    assert cli(repo, "--line", "research", "log", "--kind", "note", "--summary", "n", "--body", "b").code == 0
+    assert head(repo, "refs/lifeline/research") and not head(repo)
+    assert (repo / "LIFELINE.research.md").exists()
+    assert re.search(r"^research\s+1 entries", cli(repo, "lines").out, re.M)
