@@ -147,13 +147,14 @@ class Ledger:
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}T.*", text):
             limit = parse_ts(text)
             return state.reduce(e for e in self.store.load().entries.values() if e.ts <= limit)
-        try:
-            commit = self.gr.repo.revparse_single(text).peel(None)
-        except (KeyError, ValueError, Exception):
-            raise InputError(f"--as-of {when!r}: not a date (YYYY-MM-DD[THH:MM:SSZ]) nor a commit") from None
         import pygit2
-        if not isinstance(commit, pygit2.Commit) or not (str(commit.id) == self.head() or
-                                                         self.gr.repo.descendant_of(self.head(), commit.id)):
+        try:
+            commit = self.gr.repo.revparse_single(text).peel(pygit2.Commit)
+        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+            raise InputError(f"--as-of {when!r}: not a date (YYYY-MM-DD[THH:MM:SSZ]) nor a commit") from None
+        head = self.head()
+        if head is None or not (str(commit.id) == head or
+                                self.gr.repo.descendant_of(pygit2.Oid(hex=head), commit.id)):
             raise InputError(f"--as-of {when!r}: not a commit of line {self.line!r}")
         return self.state(str(commit.id))
 
