@@ -19,10 +19,12 @@ from typing import Iterable, Optional
 
 import pygit2
 
-from .model import Entry
+from . import state as truth
+from .canonical import compute_id
+from .record import Record
 from .store import LineStore, diff_entry_trees, is_entry_path
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS entries (
@@ -41,14 +43,6 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
     tokenize="unicode61 remove_diacritics 2"
 );
 """
-
-
-def _fast_entry(doc: dict) -> Entry:
-    """Rebuild an Entry already validated when it entered the cache."""
-    ts = datetime.fromisoformat(doc["ts"][:-1]).replace(tzinfo=timezone.utc)  # C-fast; strptime is 10x slower
-    fields = dict(doc)
-    fields["ts"] = ts
-    return Entry.model_construct(**fields)
 
 
 class LineCache:
@@ -144,10 +138,21 @@ class LineCache:
                 self._clear(db)
                 changes = list(diff_entry_trees(repo, None, new_tree))
                 rebuild = True
+            added, replaced, rows = [], False, []
             for path, old, new, kind in changes:
                 if new is None or kind != "blob" or not is_entry_path(path):
                     continue
-                self._put(db, path.replace("/", ""), repo[new])
+                entry_id = path.replace("/", "")
+                parsed = self._parse(entry_id, repo[new])
+                if parsed is None:
+                    continue
+                if old is not None:
+                    replaced = True
+                    self._drop(db, entry_id)
+                added.append(parsed[:2])
+                rows.append(parsed[2])
+            self._insert(db, rows)
+            self._advance_fold(db, added, rebuild or replaced)
             db.execute("INSERT OR REPLACE INTO meta VALUES ('tree', ?)", (target or "none",))
             db.execute("COMMIT")
         except BaseException:
@@ -158,30 +163,96 @@ class LineCache:
         db.execute("INSERT INTO fts(fts) VALUES ('delete-all')")
         db.execute("DELETE FROM entries")
 
-    def _put(self, db: sqlite3.Connection, entry_id: str, blob: pygit2.Blob) -> None:
+    def _advance_fold(self, db: sqlite3.Connection, added: list, rebuild: bool) -> None:
+        """Fold what was added onto the cached fold; refold everything when the new
+        entries do not all sort after it (a merge brought older ones) or a blob changed."""
+        good = [r for r, ok in added if ok]
+        bad = [r.id for r, ok in added if not ok]
+        f = None if rebuild else self._read_fold(db)
+        if f is not None and f.accepts_after(good):
+            for r in sorted(good, key=lambda r: (r.ts, r.id)):
+                f.add(r)
+            f.broken = sorted(set(f.broken) | set(bad))
+        else:
+            records, broken = [], []
+            for ok, text, entry_id in db.execute("SELECT ok, json, id FROM entries"):
+                if ok:
+                    records.append(Record.from_json(text))
+                else:
+                    broken.append(entry_id)
+            f = truth.fold(records, broken)
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('fold', ?)", (json.dumps(f.to_json()),))
+
+    def _read_fold(self, db: sqlite3.Connection):
+        row = db.execute("SELECT value FROM meta WHERE key='fold'").fetchone()
+        if row is None:
+            return None
         try:
-            e = Entry.from_json(blob.data)
-        except Exception:
-            return  # unreadable blobs are verify's to report, never the truth's
-        ok = 1 if (e.verify() and e.id == entry_id) else 0
+            return truth.Fold.from_json(json.loads(row[0]))
+        except (ValueError, TypeError):
+            return None
+
+    def _parse(self, entry_id: str, blob: pygit2.Blob):
+        """(Record, ok, row) for one blob, or None when it is not an entry at all.
+
+        `ok` says the content hashes to its id and its path; content rules are
+        verify's business. No pydantic here, so a cold build stays cheap."""
+        text = blob.data.decode("utf-8", "replace")
+        try:
+            r = Record.from_json(text)
+            ok = int(r.id == entry_id and compute_id(r.kind, r.author, r.agent, r.provider, r.model,
+                                                     r.summary, r.body, r.parents) == r.id)
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return None  # unreadable blobs are verify's to report, never the truth's
+        row = (entry_id, str(blob.id), f"{r.ts:%Y-%m-%dT%H:%M:%S.%f}Z", r.kind, ok, r.summary, r.body, text)
+        return r, bool(ok), row
+
+    def _drop(self, db: sqlite3.Connection, entry_id: str) -> None:
+        """Forget an entry before re-indexing it (a merge chose the other blob of its id)."""
         old = db.execute("SELECT rowid, summary, body FROM entries WHERE id=?", (entry_id,)).fetchone()
-        if old is not None:  # a merge chose the other blob of the same id
+        if old is not None:
             db.execute("INSERT INTO fts(fts, rowid, summary, body) VALUES ('delete', ?, ?, ?)", old)
             db.execute("DELETE FROM entries WHERE rowid=?", (old[0],))
-        cur = db.execute(
-            "INSERT INTO entries(id, blob, ts, kind, ok, summary, body, json) VALUES (?,?,?,?,?,?,?,?)",
-            (entry_id, str(blob.id), e.ts.strftime("%Y-%m-%dT%H:%M:%S.%fZ"), e.kind, ok, e.summary, e.body,
-             blob.data.decode("utf-8")))
-        db.execute("INSERT INTO fts(rowid, summary, body) VALUES (?, ?, ?)", (cur.lastrowid, e.summary, e.body))
+
+    def _insert(self, db: sqlite3.Connection, rows: list) -> None:
+        if not rows:
+            return
+        first = db.execute("SELECT COALESCE(MAX(rowid), 0) FROM entries").fetchone()[0] + 1
+        db.executemany("INSERT INTO entries(rowid, id, blob, ts, kind, ok, summary, body, json) "
+                       "VALUES (?,?,?,?,?,?,?,?,?)", [(first + n, *row) for n, row in enumerate(rows)])
+        db.executemany("INSERT INTO fts(rowid, summary, body) VALUES (?, ?, ?)",
+                       [(first + n, row[5], row[6]) for n, row in enumerate(rows)])
 
     # ---- reading -----------------------------------------------------------
+    def state(self, commit_id: Optional[str]) -> truth.State:
+        """The current truth at `commit_id`, from the cached fold; entries load lazily."""
+        db = self.ensure(commit_id)
+        f = self._read_fold(db)
+        if f is None:  # an old or damaged fold: recompute it once
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                self._advance_fold(db, [], True)
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            f = self._read_fold(db)
+        return truth.State(f, self.record, self.all_ids)
+
+    def record(self, entry_id: str) -> Optional[Record]:
+        row = self.open().execute("SELECT json FROM entries WHERE id=? AND ok=1", (entry_id,)).fetchone()
+        return Record.from_json(row[0]) if row else None
+
+    def all_ids(self) -> list:
+        return [r[0] for r in self.open().execute("SELECT id FROM entries WHERE ok=1 ORDER BY ts, id")]
+
     def entries(self, commit_id: Optional[str]) -> tuple[list, list]:
-        """(entries whose id matches their content, ids of those that do not)."""
+        """(records whose id matches their content, ids of those that do not)."""
         db = self.ensure(commit_id)
         good, broken = [], []
         for ok, text, entry_id in db.execute("SELECT ok, json, id FROM entries ORDER BY ts, id"):
             if ok:
-                good.append(_fast_entry(json.loads(text)))
+                good.append(Record.from_json(text))
             else:
                 broken.append(entry_id)
         return good, broken

@@ -5,6 +5,9 @@ cache can reuse, then a volatile tail (integrity, open, resume, relevant, recent
 footer). Every item carries its anchor (`[id8]`). The budget is a hard limit at
 every size: items are whole or absent, every omission is stated with the omitted
 ids, and below the size of the smallest honest answer the output is empty.
+
+Items are rendered only when considered, so the cost follows the budget, not the
+ledger: a section of 30,000 decisions renders the few dozen that fit.
 """
 
 from __future__ import annotations
@@ -14,14 +17,14 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from . import blocks
-from .model import Entry
 from .state import State
 
 WHY_STEPS = (320, 160, 96)
 FOUNDATION_SHARE = 0.4
 MARKER_IDS = 8
+MIN_DECISION_LINE = 40  # no rendered decision line is shorter: a cheap lower bound
 # Soft caps for the volatile sections, as shares of the budget; what they leave goes
-# to the decisions, and whatever is still left is offered to them again.
+# to the decisions, and what is still left is offered to them again.
 SECTION_SHARE = {"open": 0.25, "resume": 0.2, "relevant": 0.2, "recent": 0.1}
 
 Measure = Callable[[str], int]
@@ -35,21 +38,26 @@ class Item:
 
 @dataclass
 class Section:
-    key: str
+    """A titled list of items drawn lazily from `ids` by `make`."""
+
     title: str
-    items: list
+    ids: list
+    make: Callable[[str], Item]
     noun: str
-    kept: list = field(default_factory=list)
-    omitted: list = field(default_factory=list)
-    marker_at: Optional[int] = None  # where the omission marker stands among kept (default: end)
+    head: list = field(default_factory=list)     # items kept before the marker
+    tail: list = field(default_factory=list)     # items kept after it
+    omitted: list = field(default_factory=list)  # ids left out
+
+    @property
+    def kept(self) -> list:
+        return self.head + self.tail
 
     def render(self) -> str:
-        if not self.kept and not self.omitted:
+        if not self.head and not self.tail and not self.omitted:
             return ""
-        marker = omission_marker(self.noun, [i.anchor for i in self.omitted]) if self.omitted else ""
-        at = len(self.kept) if self.marker_at is None else self.marker_at
-        body = "".join(i.text for i in self.kept[:at]) + marker + "".join(i.text for i in self.kept[at:])
-        return f"## {self.title}\n" + body + "\n"
+        marker = omission_marker(self.noun, self.omitted) if self.omitted else ""
+        return (f"## {self.title}\n" + "".join(i.text for i in self.head) + marker
+                + "".join(i.text for i in self.tail) + "\n")
 
 
 @dataclass
@@ -68,15 +76,22 @@ def omission_marker(noun: str, ids: list) -> str:
     return f"_[… {len(ids)} {noun} omitted for the budget: {shown}{more}]_\n"
 
 
+def worst_marker(noun: str, count: int) -> str:
+    """The longest marker `count` omissions can produce (to reserve room for it)."""
+    shown = ", ".join(["0" * 8] * min(count, MARKER_IDS))
+    more = f" +{count - MARKER_IDS} more" if count > MARKER_IDS else ""
+    return f"_[… {count} {noun} omitted for the budget: {shown}{more}]_\n"
+
+
 def one_line(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
 def excerpt(body: str, width: int) -> str:
     """The why as one line, cut at a word boundary with an explicit ellipsis."""
-    text = one_line(blocks.strip_header(body))
-    if width <= 0 or not text:
+    if width <= 0:
         return ""
+    text = one_line(blocks.strip_header(body))
     if len(text) <= width:
         return text
     cut = text[: width - 1]
@@ -86,7 +101,7 @@ def excerpt(body: str, width: int) -> str:
     return cut.rstrip() + "…"
 
 
-def who(e: Entry) -> str:
+def who(e) -> str:
     """Author name (without the email), and the model when an agent wrote it."""
     name = e.author.split(" <", 1)[0]
     if e.agent == "human" and e.provider == "none":
@@ -94,7 +109,7 @@ def who(e: Entry) -> str:
     return f"{name} ({e.agent} via {e.provider}/{e.model})"
 
 
-def decision_item(e: Entry, width: int, pinned: bool) -> Item:
+def decision_item(e, width: int, pinned: bool) -> Item:
     pin = " (pinned)" if pinned else ""
     text = f"- **{e.summary}** `[{e.short}]`{pin} — {who(e)}, {e.ts:%Y-%m-%d}\n"
     why = excerpt(e.body, width)
@@ -103,37 +118,32 @@ def decision_item(e: Entry, width: int, pinned: bool) -> Item:
     return Item(e.id, text)
 
 
-def _fits(measure: Measure, text: str, limit: int) -> bool:
-    return measure(text) <= limit
-
-
 def fit_items(section: Section, limit: int, measure: Measure) -> int:
     """Keep the longest prefix of items that fits with its marker; returns the cost,
-    or -1 when not even the marker fits (then nothing of the section is shown).
-    Costs are summed per item, so this is linear in the number of items."""
-    items = section.items
-    section.kept, section.omitted = [], []
-    if not items:
+    or -1 when not even the marker fits (then nothing of the section is shown)."""
+    section.head, section.tail, section.omitted = [], [], []
+    ids = section.ids
+    if not ids:
         return 0
-    base = measure(f"## {section.title}\n") + 1
-    costs = [measure(i.text) for i in items]
-    total = base + sum(costs)
-    if total <= limit:
-        section.kept = list(items)
-        return total
-    used = base
-    n = 0
-    while n < len(items):
-        marker = measure(omission_marker(section.noun, [i.anchor for i in items[n + 1:]]))
-        if used + costs[n] + marker > limit:
+    used = measure(f"## {section.title}\n") + 1
+    kept = []
+    for n, entry_id in enumerate(ids):
+        item = section.make(entry_id)
+        cost = measure(item.text)
+        rest = len(ids) - n - 1
+        reserve = measure(worst_marker(section.noun, rest)) if rest else 0
+        if used + cost + reserve > limit:
             break
-        used += costs[n]
-        n += 1
-    marker = measure(omission_marker(section.noun, [i.anchor for i in items[n:]]))
-    if used + marker > limit:
-        return -1
-    section.kept, section.omitted = items[:n], items[n:]
-    return used + marker
+        kept.append(item)
+        used += cost
+    omitted = ids[len(kept):]
+    if omitted:
+        marker = measure(omission_marker(section.noun, omitted))
+        if used + marker > limit:
+            return -1
+        used += marker
+    section.head, section.omitted = kept, list(omitted)
+    return used
 
 
 @dataclass
@@ -141,52 +151,45 @@ class ContextInput:
     state: State
     line: str
     head_commit: Optional[str]
-    relevant: list = field(default_factory=list)   # (Entry, in_force: bool)
+    relevant: list = field(default_factory=list)   # (entry, in_force)
     query: Optional[str] = None
     thread: Optional[str] = None
-
-
-def _ordered_decisions(st: State) -> tuple[list, list]:
-    in_force = {d.id for d in st.decisions}
-    pinned = [st.by_id[i] for i in st.pinned if i in in_force]
-    pinned_ids = {d.id for d in pinned}
-    return pinned, [d for d in st.decisions if d.id not in pinned_ids]
 
 
 def pack_decisions(inp: ContextInput, limit: int, measure: Measure) -> Section:
     """All decisions if they fit (shrinking the why first); else pinned + oldest
     (up to a share of the room) + newest, the middle replaced by a marker that
-    lists the omitted ids. Items are rendered only as they are considered."""
+    lists the omitted ids."""
     st = inp.state
-    pinned, others = _ordered_decisions(st)
+    in_force = set(st.decision_ids)
+    pinned = [i for i in st.pinned if i in in_force]
+    pin_set = set(pinned)
+    others = [i for i in st.decision_ids if i not in pin_set]
     ordered = pinned + others
     title = f"Decisions in force ({len(ordered)})"
+
+    def make(width):
+        return lambda i: decision_item(st.get(i), width, i in pin_set)
+
+    sec = Section(title, ordered, make(WHY_STEPS[-1]), "decision(s)")
     if not ordered:
-        return Section("decisions", title, [], "decision(s)")
-    pin_ids = {d.id for d in pinned}
+        return sec
     base = measure(f"## {title}\n") + 1
-    # Lower bound: the first line of every item. When even that overflows, skip the
-    # shrink steps (each would render every decision) and pack directly.
-    floor = base + sum(measure(decision_item(d, 0, d.id in pin_ids).text) for d in ordered)
-    if floor <= limit:
+    if base + len(ordered) * MIN_DECISION_LINE <= limit:
         for width in WHY_STEPS + (0,):
-            items = [decision_item(d, width, d.id in pin_ids) for d in ordered]
-            if base + sum(measure(i.text) for i in items) <= limit:
-                sec = Section("decisions", title, items, "decision(s)")
-                sec.kept = items
+            items = [make(width)(i) for i in ordered]
+            if base + sum(measure(it.text) for it in items) <= limit:
+                sec.head = items
                 return sec
-    width = WHY_STEPS[-1]
-    fake = [d.id for d in ordered[:MARKER_IDS]]
-    reserve = measure(omission_marker("decision(s)", fake + ["x" * 8] * (len(ordered) - len(fake))))
-    room = limit - base - reserve
+    room = limit - base - measure(worst_marker("decision(s)", len(ordered)))
     if room < 0:
-        return Section("decisions", title, [], "decision(s)")
+        return sec  # nothing shown; the footer counts the omission
     used = 0
     head, tail = [], []
 
-    def take(d, into, cap) -> bool:
+    def take(entry_id, into, cap) -> bool:
         nonlocal used
-        item = decision_item(d, width, d.id in pin_ids)
+        item = sec.make(entry_id)
         c = measure(item.text)
         if used + c > cap:
             return False
@@ -194,67 +197,74 @@ def pack_decisions(inp: ContextInput, limit: int, measure: Measure) -> Section:
         into.append(item)
         return True
 
-    for d in pinned:
-        if not take(d, head, room):
+    for i in pinned:
+        if not take(i, head, room):
             break
     foundation = used + int(room * FOUNDATION_SHARE)
-    i = 0
-    while i < len(others) and take(others[i], head, min(room, foundation)):
-        i += 1
-    j = len(others)
-    while j > i and take(others[j - 1], tail, room):
-        j -= 1
+    n = 0
+    while n < len(others) and take(others[n], head, min(room, foundation)):
+        n += 1
+    m = len(others)
+    while m > n and take(others[m - 1], tail, room):
+        m -= 1
     tail.reverse()
-    kept_ids = {it.anchor for it in head + tail}
-    sec = Section("decisions", title, [], "decision(s)")
-    sec.kept = head + tail
-    sec.marker_at = len(head)
-    sec.omitted = [Item(d.id, "") for d in ordered if d.id not in kept_ids]
-    sec.items = sec.kept + sec.omitted
+    kept = {it.anchor for it in head + tail}
+    sec.head, sec.tail = head, tail
+    sec.omitted = [i for i in ordered if i not in kept]
     return sec
 
 
-def _open_items(inp: ContextInput) -> list:
+def _open_section(inp: ContextInput) -> Section:
     st = inp.state
-    out = []
-    for o in st.open_items:
-        cp = st.checkpoints.get(o.id)
-        nxt = f" — next: {cp.sections['next'][0]}" if cp and cp.sections.get("next") else ""
-        out.append(Item(o.id, f"- `[{o.short}]` {o.summary}{nxt}\n"))
-    return out
+
+    def make(i):
+        o = st.get(i)
+        cp_id = st.checkpoint_ids.get(i)
+        nxt = ""
+        if cp_id:
+            items = blocks.list_blocks(st.get(cp_id).body).get("next")
+            nxt = f" — next: {one_line(items[0])}" if items else ""
+        return Item(i, f"- `[{o.short}]` {o.summary}{nxt}\n")
+    return Section("Open", st.open_ids, make, "open item(s)")
 
 
-def _resume_items(inp: ContextInput) -> list:
+def _resume_section(inp: ContextInput) -> Section:
     st = inp.state
-    out = []
-    cps = sorted(st.checkpoints.values(), key=lambda c: (c.entry.ts, c.entry.id), reverse=True)
-    for cp in cps:
+    cps = st.checkpoints
+    order = sorted(cps.values(), key=lambda c: (c.entry.ts, c.entry.id), reverse=True)
+    by_entry = {c.entry.id: c for c in order}
+
+    def make(i):
+        cp = by_entry[i]
         name = cp.thread
-        if cp.thread in st.by_id:
-            name = st.by_id[cp.thread].summary
+        if len(cp.thread) == 64 and st.get(cp.thread) is not None:
+            name = st.get(cp.thread).summary
         text = f"- **{name}** `[{cp.entry.short}]` — {who(cp.entry)}, {cp.entry.ts:%Y-%m-%d}: {cp.entry.summary}\n"
         for sec in blocks.CHECKPOINT_SECTIONS:
             for item in cp.sections.get(sec, []):
                 text += f"  - {sec}: {one_line(item)}\n"
-        out.append(Item(cp.entry.id, text))
-    return out
+        return Item(i, text)
+    return Section("Resume", [c.entry.id for c in order], make, "checkpoint(s)")
 
 
-def _relevant_items(inp: ContextInput) -> list:
-    out = []
-    for e, in_force in inp.relevant:
+def _relevant_section(inp: ContextInput) -> Section:
+    flags = {e.id: (e, in_force) for e, in_force in inp.relevant}
+
+    def make(i):
+        e, in_force = flags[i]
         mark = "" if in_force else " _(superseded)_"
-        out.append(Item(e.id, f"- `[{e.short}]` {e.kind}: {e.summary}{mark}\n"))
-    return out
+        return Item(i, f"- `[{e.short}]` {e.kind}: {e.summary}{mark}\n")
+    return Section(f"Relevant to: {one_line(inp.query or '')}", list(flags), make, "hit(s)")
 
 
-def _recent_items(inp: ContextInput) -> list:
+def _recent_section(inp: ContextInput) -> Section:
     st = inp.state
-    out = []
-    for e in reversed(st.recent):
-        mark = " _(superseded)_" if e.id in st.superseded else ""
-        out.append(Item(e.id, f"- `[{e.short}]` {e.kind}: {e.summary}{mark}\n"))
-    return out
+
+    def make(i):
+        e = st.get(i)
+        mark = " _(superseded)_" if i in st.superseded else ""
+        return Item(i, f"- `[{e.short}]` {e.kind}: {e.summary}{mark}\n")
+    return Section("Recent", list(reversed(st.recent_ids)), make, "entr(ies)")
 
 
 def _integrity_text(st: State) -> str:
@@ -268,8 +278,8 @@ def _integrity_text(st: State) -> str:
 
 def footer(inp: ContextInput, omitted: int, short: bool = False) -> str:
     st = inp.state
-    head = st.head.short if st.head else "none"
-    text = f"_{len(st.entries)} entries · head {head}"
+    head = st.fold.recent[-1][:8] if st.fold.recent else "none"
+    text = f"_{st.count} entries · head {head}"
     if not short:
         text += f" · line {inp.line}"
     if omitted:
@@ -287,20 +297,15 @@ def assemble(inp: ContextInput, budget: Optional[int] = None, measure: Measure =
         why = excerpt(st.identity.body, WHY_STEPS[0])
         if why:
             what += f"> {why}\n"
-    elif not st.entries:
+    elif not st.count:
         what = ("_The ledger is empty. Record the project's why: "
                 "`git lifeline log --kind bootstrap --summary \"...\" --body \"...\"`_\n")
 
-    sections = {
-        "open": Section("open", "Open", _open_items(inp), "open item(s)"),
-        "resume": Section("resume", "Resume", _resume_items(inp), "checkpoint(s)"),
-        "relevant": Section("relevant", f"Relevant to: {one_line(inp.query or '')}", _relevant_items(inp),
-                            "hit(s)"),
-        "recent": Section("recent", "Recent", _recent_items(inp), "entr(ies)"),
-    }
-    worst = len(st.decisions) + sum(len(s.items) for s in sections.values())
-    # The footer is reserved first at its largest possible size: it is the anchor
-    # of the whole payload. Below the smallest footer nothing honest fits.
+    sections = {"open": _open_section(inp), "resume": _resume_section(inp),
+                "relevant": _relevant_section(inp), "recent": _recent_section(inp)}
+    worst = len(st.decision_ids) + sum(len(s.ids) for s in sections.values())
+    # The footer is reserved first, at its largest possible size: it anchors the
+    # whole payload. Below the smallest footer nothing honest fits.
     short = False
     used = measure(footer(inp, worst))
     if used > limit:

@@ -17,6 +17,7 @@ from typing import Literal, Optional, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from .canonical import HEX64, MIN_PREFIX, TS_FORMAT, canonical_form, compute_id, format_ts  # noqa: F401
 from .errors import InputError
 
 Kind = Literal[
@@ -33,10 +34,7 @@ MAX_SUMMARY_CHARS = 300
 MAX_FIELD_CHARS = 200
 MAX_BODY_BYTES = 64 * 1024
 MAX_PARENTS = 64
-MIN_PREFIX = 6
 
-HEX64 = re.compile(r"[0-9a-f]{64}")
-TS_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 # A commit's time is unsigned epoch seconds and the commit carries the entry's ts,
 # so nothing earlier can be stored (and a year < 1000 would not even render as ISO-8601).
 MIN_TS = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -46,34 +44,8 @@ _LINE_BREAKS = frozenset("\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 _BODY_CONTROLS_ALLOWED = frozenset("\t\n\r")
 
 
-def canonical_form(kind: str, author: str, agent: str, provider: str, model: str,
-                   summary: str, body: str, parents) -> bytes:
-    """The bytes that are hashed: `v2\\n` then `<utf8 length>:<value>\\n` per field.
-
-    The explicit length makes every field boundary unambiguous (a newline inside
-    a value cannot shift content into the next field); parents are sorted so the
-    id does not depend on the order they were listed in.
-    """
-    fields = [kind, author, agent, provider, model, summary, body.strip(), *sorted(parents)]
-    out = ["v2\n"]
-    for value in fields:
-        out.append(f"{len(value.encode('utf-8'))}:{value}\n")
-    return "".join(out).encode("utf-8")
-
-
-def compute_id(kind: str, author: str, agent: str, provider: str, model: str,
-               summary: str, body: str, parents) -> str:
-    return hashlib.sha256(
-        canonical_form(kind, author, agent, provider, model, summary, body, parents)
-    ).hexdigest()
-
-
 def utcnow() -> datetime:
     return datetime.now(timezone.utc)
-
-
-def format_ts(ts: datetime) -> str:
-    return ts.astimezone(timezone.utc).strftime(TS_FORMAT)
 
 
 def parse_ts(text: str) -> datetime:

@@ -9,11 +9,13 @@ from pathlib import Path
 from typing import Optional
 
 from . import context as ctx
-from . import projection, state
+from . import state
 from .errors import InputError
 from .gitrepo import GitRepo, open_repo
-from .model import Entry, build_entry, parse_ts
 from .store import DEFAULT_LINE, AppendResult, LineStore, list_lines
+
+# The pydantic model and the projection are imported where an entry is built or
+# written: read paths served from the cache (context, recall) never load pydantic.
 
 _DISABLED = ("", "false", "off", "no", "none", "0")
 
@@ -26,13 +28,17 @@ class LogOutcome:
     projection: Optional[Path]
 
 
+def _order_key(e):
+    return (e.ts, e.id)
+
+
 def commit_message(entries: list) -> str:
     if len(entries) == 1:
         e = entries[0]
         body = f"\n\n{e.body}" if e.body else ""
         return f"{e.kind}: {e.summary}{body}\n\nLifeline-Id: {e.id}\n"
     return (f"lifeline: add {len(entries)} entries\n\n"
-            + "".join(f"Lifeline-Id: {e.id}\n" for e in sorted(entries, key=projection.order_key)))
+            + "".join(f"Lifeline-Id: {e.id}\n" for e in sorted(entries, key=_order_key)))
 
 
 class Ledger:
@@ -60,7 +66,8 @@ class Ledger:
 
     def make_entry(self, kind: str, summary: str, body: str = "", parents: Optional[list] = None,
                    author: Optional[str] = None, agent: str = "human", provider: str = "none",
-                   model: str = "human", dedup_key: Optional[str] = None, ts: Optional[str] = None) -> Entry:
+                   model: str = "human", dedup_key: Optional[str] = None, ts: Optional[str] = None):
+        from .model import build_entry, parse_ts
         fields = dict(kind=kind, summary=summary.strip(), body=body, author=(author or self.default_author()).strip(),
                       agent=agent, provider=provider, model=model, parents=self.resolve_parents(parents or []),
                       dedup_key=dedup_key)
@@ -92,14 +99,13 @@ class Ledger:
 
     def entries(self, commit: Optional[str] = None) -> list:
         loaded = self.store.load(commit)
-        return sorted(loaded.entries.values(), key=projection.order_key)
+        return sorted(loaded.entries.values(), key=_order_key)
 
     def state(self, commit: Optional[str] = None) -> state.State:
         """Current truth at `commit` (default: head); the head goes through the cache."""
         head = self.store.head()
         if commit is None or commit == head:
-            good, broken = self.cache().entries(head)
-            return state.reduce_verified(good, broken)
+            return self.cache().state(head)
         return state.reduce(self.store.load(commit).entries.values())
 
     def cache(self):
@@ -108,7 +114,7 @@ class Ledger:
             self._cache = LineCache(self.store)
         return self._cache
 
-    def show(self, ref: str) -> Entry:
+    def show(self, ref: str):
         entry_id = self.store.resolve(ref)
         return self.store.get(entry_id)
 
@@ -140,6 +146,7 @@ class Ledger:
         """The truth as the ledger stood then: a ledger commit, or a date (entries recorded by then)."""
         import re
         from datetime import timedelta
+        from .model import parse_ts
         text = when.strip()
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
             limit = parse_ts(text + "T00:00:00+00:00") + timedelta(days=1)
@@ -160,7 +167,7 @@ class Ledger:
 
     def thread_key(self, thread: str, st: Optional[state.State] = None) -> str:
         st = st or self.state()
-        key = state.thread_key(thread, [e for e in st.entries if e.kind == "open"])
+        key = state.thread_key(thread, st.fold.opens)
         if key not in st.threads and key not in st.checkpoints:
             known = ", ".join(sorted(k[:8] if len(k) == 64 else k for k in st.threads)) or "none"
             raise InputError(f"unknown thread {thread!r} in line {self.line!r} (threads: {known})")
@@ -178,7 +185,7 @@ class Ledger:
         from . import blocks
         thread = (thread or state.MAIN_THREAD).strip()
         st = self.state()
-        key = state.thread_key(thread, [e for e in st.entries if e.kind == "open"])
+        key = state.thread_key(thread, st.fold.opens)
         if not any(sections.get(s) for s in blocks.CHECKPOINT_SECTIONS):
             raise InputError("a checkpoint needs at least one of --goal/--done/--next/--blocked/--tried")
         for name, items in sections.items():
@@ -200,7 +207,7 @@ class Ledger:
         """Append into a thread: the body starts with `thread:` and the entry chains to the thread's head."""
         from . import blocks
         st = self.state()
-        key = state.thread_key(thread, [e for e in st.entries if e.kind == "open"])
+        key = state.thread_key(thread, st.fold.opens)
         body = fields.get("body", "")
         if blocks.field(body, "thread") is None:
             fields["body"] = blocks.render_header({"thread": key}) + body
@@ -219,7 +226,7 @@ class Ledger:
     def pin(self, ref: str, **who) -> LogOutcome:
         st = self.state()
         target = self.store.resolve(ref)
-        if target not in {d.id for d in st.decisions}:
+        if target not in set(st.decision_ids):
             raise InputError(f"{ref!r} is not a decision in force; only those can be pinned")
         if target in st.pinned:
             return LogOutcome(st.by_id[target], False, None, self.projection_path())
@@ -231,12 +238,11 @@ class Ledger:
         from . import blocks
         st = self.state()
         target = self.store.resolve(ref)
-        notes = [e for e in st.entries if e.id not in st.superseded and blocks.field(e.body, "pin") == target
-                 and target in e.parents]
+        notes = st.pin_notes_of(target)
         if not notes:
             raise InputError(f"{ref!r} is not pinned")
         return self.log(kind="correction", summary=f"unpin: {st.by_id[target].summary}"[:300],
-                        parents=[n.id for n in notes], body="action: revert\n\nUnpinned.", **who)
+                        parents=notes, body="action: revert\n\nUnpinned.", **who)
 
     def lines(self) -> list:
         out = []
@@ -263,6 +269,7 @@ class Ledger:
         return self.gr.workdir / (value or default)
 
     def refresh_projection(self, prev_head: Optional[str], added: list, head: str) -> Optional[Path]:
+        from . import projection
         path = self.projection_path()
         if path is None:
             return None
@@ -283,6 +290,7 @@ class Ledger:
         path = self.projection_path()
         if path is None:
             raise InputError("the projection is disabled (git config lifeline.projection) or this repo is bare")
+        from . import projection
         head = self.store.head()
         write_atomic(path, projection.render(self.line, self.entries(head), self.store.entries_tree_id(head)))
         return path
@@ -295,6 +303,7 @@ class Ledger:
             raise InputError(f"{source}: no such file") from None
         except UnicodeDecodeError as exc:
             raise InputError(f"{source}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
+        from . import projection
         parsed = projection.parse(text, str(source))
         good, bad = [], []
         for e in parsed:

@@ -1,7 +1,10 @@
 """Current truth, derived by pure functions from an entry set.
 
-Nothing here touches git: `reduce(entries)` takes Entry objects and returns a
-`State`. Order is always (ts, id), identical on every clone.
+Nothing here touches git. The truth is a left fold over the entries in (ts, id)
+order — identical on every clone — into a `Fold` of small accumulators (ids, not
+entries). A Fold serialises to JSON, so the cache can keep it per entries tree and
+fold only what an append adds. `State` wraps a Fold with a loader (id -> entry)
+that fetches entries only when something is rendered.
 
 Rules (docs/FORMAT.md, "Current truth"):
 * A correction supersedes its parents while it is itself active; the active set is
@@ -17,60 +20,27 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional
 
 from . import blocks
-from .model import Entry
 
 MAIN_THREAD = "main"
 RECENT_COUNT = 5
+FOLD_VERSION = 1
 _IDLIKE = re.compile(r"[0-9a-f]{6,64}")
 
 
-@dataclass
-class Checkpoint:
-    entry: Entry
-    thread: str
-    sections: dict  # section name -> list of items
-
-
-@dataclass
-class State:
-    entries: list = field(default_factory=list)          # valid entries, ordered
-    by_id: dict = field(default_factory=dict)
-    identity: Optional[Entry] = None
-    decisions: list = field(default_factory=list)        # in force, ordered
-    open_items: list = field(default_factory=list)
-    superseded: set = field(default_factory=set)
-    pinned: list = field(default_factory=list)           # ids of pinned entries in force
-    checkpoints: dict = field(default_factory=dict)      # thread key -> Checkpoint
-    threads: dict = field(default_factory=dict)          # thread key -> list of entry ids
-    contributors: dict = field(default_factory=dict)     # "provider/model" -> count
-    kinds: dict = field(default_factory=dict)
-    broken: list = field(default_factory=list)           # ids whose content does not match
-    recent_ids: Optional[list] = None                    # a filtered Recent (thread briefs)
-
-    @property
-    def recent(self) -> list:
-        if self.recent_ids is not None:
-            return [self.by_id[i] for i in self.recent_ids]
-        return self.entries[-RECENT_COUNT:]
-
-    @property
-    def head(self) -> Optional[Entry]:
-        return self.entries[-1] if self.entries else None
-
-
 def effective_superseded(corrections: list) -> set:
-    """Fixpoint of the correction graph: a correction supersedes only while active."""
-    ids = {c.id for c in corrections}
+    """Fixpoint of the correction graph: a correction supersedes only while active.
+    `corrections` is a list of (id, parents)."""
+    ids = {c for c, _ in corrections}
     active = set(ids)
     superseded: set = set()
     for _ in range(len(corrections) + 2):
         superseded = set()
-        for c in corrections:
-            if c.id in active:
-                superseded.update(c.parents)
+        for cid, parents in corrections:
+            if cid in active:
+                superseded.update(parents)
         new_active = ids - superseded
         if new_active == active:
             break
@@ -78,23 +48,205 @@ def effective_superseded(corrections: list) -> set:
     return superseded
 
 
-def thread_key(ref: Optional[str], opens: list) -> str:
+def thread_key(ref: Optional[str], open_ids: Iterable[str]) -> str:
     """A thread is named, or is an open item's id (a unique prefix resolves to it)."""
     ref = (ref or "").strip()
     if not ref:
         return MAIN_THREAD
     if _IDLIKE.fullmatch(ref):
-        matches = [o.id for o in opens if o.id.startswith(ref)]
+        matches = [o for o in open_ids if o.startswith(ref)]
         if len(matches) == 1:
             return matches[0]
     return ref
 
 
-def is_revert(e: Entry) -> bool:
-    return blocks.field(e.body, "action") == "revert"
+def is_revert(body: str) -> bool:
+    return blocks.field(body, "action") == "revert"
 
 
-def reduce(entries: Iterable[Entry]) -> State:
+@dataclass
+class Fold:
+    """Accumulators of the fold. Everything is ids and counts: small, JSON-able."""
+
+    count: int = 0
+    last: Optional[list] = None                 # [ts iso, id] of the last entry folded
+    recent: list = field(default_factory=list)  # last RECENT_COUNT ids
+    carriers: list = field(default_factory=list)     # decisions and truth-carrying corrections
+    corrections: list = field(default_factory=list)  # [id, parents]
+    superseded: list = field(default_factory=list)   # sorted ids (derived, kept for speed)
+    opens: list = field(default_factory=list)
+    bootstraps: list = field(default_factory=list)
+    pins: list = field(default_factory=list)         # [note id, target id]
+    checkpoints: list = field(default_factory=list)  # [id, thread key]
+    threads: dict = field(default_factory=dict)      # key -> ids
+    contributors: dict = field(default_factory=dict)
+    kinds: dict = field(default_factory=dict)
+    broken: list = field(default_factory=list)
+    version: int = FOLD_VERSION
+
+    def key_of(self, e) -> list:
+        return [f"{e.ts:%Y-%m-%dT%H:%M:%S.%f}", e.id]
+
+    def accepts_after(self, entries: list) -> bool:
+        """True when every entry sorts after what was folded (an ordinary append)."""
+        if self.last is None:
+            return True
+        return all(self.key_of(e) > self.last for e in entries)
+
+    def add(self, e) -> None:
+        """Fold one verified entry (callers feed them in (ts, id) order)."""
+        self.count += 1
+        self.last = self.key_of(e)
+        self.recent = (self.recent + [e.id])[-RECENT_COUNT:]
+        who = f"{e.provider}/{e.model}"
+        self.contributors[who] = self.contributors.get(who, 0) + 1
+        self.kinds[e.kind] = self.kinds.get(e.kind, 0) + 1
+        header = blocks.header_fields(e.body) if e.kind != "relation" else {}
+        if e.kind == "decision":
+            self.carriers.append(e.id)
+        elif e.kind == "correction":
+            self.corrections.append([e.id, list(e.parents)])
+            carried = set(self.carriers)
+            if header.get("action") != "revert" and any(p in carried for p in e.parents):
+                self.carriers.append(e.id)
+            self.superseded = sorted(effective_superseded(self.corrections))
+        elif e.kind == "open":
+            self.opens.append(e.id)
+        elif e.kind == "bootstrap":
+            self.bootstraps.append(e.id)
+        target = header.get("pin")
+        if target and target in e.parents:
+            self.pins.append([e.id, target])
+        if header.get("thread"):
+            key = thread_key(header["thread"], self.opens)
+            self.threads.setdefault(key, []).append(e.id)
+        if e.kind == "checkpoint":
+            self.checkpoints.append([e.id, thread_key(header.get("thread"), self.opens)])
+
+    def to_json(self) -> dict:
+        return self.__dict__.copy()
+
+    @classmethod
+    def from_json(cls, doc: dict) -> "Fold":
+        if doc.get("version") != FOLD_VERSION:
+            raise ValueError("fold version changed")
+        return cls(**doc)
+
+
+def fold(entries: Iterable, broken: Iterable[str] = ()) -> Fold:
+    f = Fold()
+    for e in sorted(entries, key=lambda e: (e.ts, e.id)):
+        f.add(e)
+    f.broken = sorted(broken)
+    return f
+
+
+@dataclass
+class Checkpoint:
+    entry: object
+    thread: str
+    sections: dict  # section name -> list of items
+
+
+class State:
+    """The current truth of a fold; entries are fetched through `load` only when used."""
+
+    def __init__(self, f: Fold, load: Callable[[str], object], all_ids: Optional[Callable[[], list]] = None):
+        self.fold = f
+        self._load = load
+        self._all_ids = all_ids
+        self._memo: dict = {}
+        self.superseded: set = set(f.superseded)
+        in_force_carriers = [i for i in f.carriers if i not in self.superseded]
+        self.decision_ids: list = in_force_carriers
+        self.open_ids: list = [i for i in f.opens if i not in self.superseded]
+        self.threads: dict = f.threads
+        self.contributors: dict = f.contributors
+        self.kinds: dict = f.kinds
+        self.broken: list = f.broken
+        self.count: int = f.count
+        self.recent_ids: list = list(f.recent)
+        live_pins = [t for n, t in f.pins if n not in self.superseded]
+        self.pinned: list = []
+        for t in live_pins:
+            if t not in self.superseded and t not in self.pinned:
+                self.pinned.append(t)
+        self.checkpoint_ids: dict = {}
+        for cid, key in f.checkpoints:
+            if cid in self.superseded:
+                continue
+            if _IDLIKE.fullmatch(key) and len(key) == 64 and key in self.superseded:
+                continue  # the open this thread worked on was closed
+            self.checkpoint_ids[key] = cid
+        boots = [b for b in f.bootstraps if b not in self.superseded]
+        self.identity_id: Optional[str] = boots[-1] if boots else None
+
+    # ---- entries, fetched on demand ---------------------------------------
+    def get(self, entry_id: str):
+        if entry_id not in self._memo:
+            self._memo[entry_id] = self._load(entry_id)
+        return self._memo[entry_id]
+
+    @property
+    def by_id(self) -> "_Lookup":
+        return _Lookup(self)
+
+    @property
+    def decisions(self) -> list:
+        return [self.get(i) for i in self.decision_ids]
+
+    @property
+    def open_items(self) -> list:
+        return [self.get(i) for i in self.open_ids]
+
+    @property
+    def identity(self):
+        return self.get(self.identity_id) if self.identity_id else None
+
+    @property
+    def recent(self) -> list:
+        return [self.get(i) for i in self.recent_ids]
+
+    @property
+    def head(self):
+        return self.get(self.fold.recent[-1]) if self.fold.recent else None
+
+    @property
+    def entries(self) -> list:
+        """Every entry, in order (loads them all: not for hot paths)."""
+        ids = self._all_ids() if self._all_ids else []
+        return [self.get(i) for i in ids]
+
+    @property
+    def checkpoints(self) -> dict:
+        out = {}
+        for key, cid in self.checkpoint_ids.items():
+            e = self.get(cid)
+            sections = blocks.list_blocks(e.body)
+            out[key] = Checkpoint(e, key, {s: sections.get(s, []) for s in blocks.CHECKPOINT_SECTIONS})
+        return out
+
+    def pin_notes_of(self, target: str) -> list:
+        return [n for n, t in self.fold.pins if t == target and n not in self.superseded]
+
+
+class _Lookup:
+    """`state.by_id[x]` and `x in state.by_id` without loading every entry."""
+
+    def __init__(self, st: State):
+        self.st = st
+
+    def __getitem__(self, entry_id: str):
+        e = self.st.get(entry_id)
+        if e is None:
+            raise KeyError(entry_id)
+        return e
+
+    def __contains__(self, entry_id) -> bool:
+        return isinstance(entry_id, str) and self.st.get(entry_id) is not None
+
+
+def reduce(entries: Iterable) -> State:
     """State of an entry set; each entry's id is checked against its content."""
     valid, broken = [], []
     for e in entries:
@@ -104,69 +256,20 @@ def reduce(entries: Iterable[Entry]) -> State:
 
 def reduce_verified(valid: list, broken: list) -> State:
     """State of entries already checked (e.g. by the cache, which checks each blob once)."""
-    st = State()
-    st.broken = sorted(broken)
-    valid = sorted(valid, key=lambda e: (e.ts, e.id))
-    st.entries = valid
-    st.by_id = {e.id: e for e in valid}
-    corrections = [e for e in valid if e.kind == "correction"]
-    st.superseded = effective_superseded(corrections)
-    live = [e for e in valid if e.id not in st.superseded]
-
-    for e in valid:
-        key = f"{e.provider}/{e.model}"
-        st.contributors[key] = st.contributors.get(key, 0) + 1
-        st.kinds[e.kind] = st.kinds.get(e.kind, 0) + 1
-
-    bootstraps = [e for e in live if e.kind == "bootstrap"]
-    st.identity = bootstraps[-1] if bootstraps else None
-
-    # Decisions in force, with corrections that replace a decision carrying the truth.
-    carries: set = set()
-    for e in valid:  # ts order: a correction's parents precede it in any sane ledger
-        if e.kind == "decision":
-            carries.add(e.id)
-        elif e.kind == "correction" and not is_revert(e) and any(p in carries for p in e.parents):
-            carries.add(e.id)
-    st.decisions = [e for e in live if e.id in carries]
-
-    st.open_items = [e for e in live if e.kind == "open"]
-    opens_all = [e for e in valid if e.kind == "open"]
-
-    for e in live:
-        if e.kind == "relation":
-            continue
-        target = blocks.field(e.body, "pin")
-        if target and target in e.parents and target not in st.superseded and target in st.by_id:
-            if target not in st.pinned:
-                st.pinned.append(target)
-
-    for e in valid:
-        if e.kind == "relation":
-            continue
-        ref = blocks.field(e.body, "thread")
-        if ref:
-            st.threads.setdefault(thread_key(ref, opens_all), []).append(e.id)
-
-    for e in live:
-        if e.kind != "checkpoint":
-            continue
-        key = thread_key(blocks.field(e.body, "thread"), opens_all)
-        if _IDLIKE.fullmatch(key) and key in st.superseded:
-            continue  # the open this thread worked on was closed
-        sections = blocks.list_blocks(e.body)
-        st.checkpoints[key] = Checkpoint(e, key, {s: sections.get(s, []) for s in blocks.CHECKPOINT_SECTIONS})
-    return st
+    ordered = sorted(valid, key=lambda e: (e.ts, e.id))
+    by_id = {e.id: e for e in ordered}
+    return State(fold(ordered, broken), by_id.get, lambda: [e.id for e in ordered])
 
 
 def for_thread(st: State, key: str) -> State:
     """The brief a sub-agent gets: the thread's decisions pinned, its checkpoint as the
     only Resume, its own entries as Recent; everything else unchanged."""
-    from dataclasses import replace
     members = st.threads.get(key, [])
-    in_force = {d.id for d in st.decisions}
-    pinned = list(st.pinned) + [i for i in members if i in in_force and i not in st.pinned]
-    checkpoints = {k: v for k, v in st.checkpoints.items() if k == key}
-    ordered = sorted((st.by_id[i] for i in members if i in st.by_id), key=lambda e: (e.ts, e.id))
-    return replace(st, pinned=pinned, checkpoints=checkpoints,
-                   recent_ids=[e.id for e in ordered[-RECENT_COUNT:]])
+    in_force = set(st.decision_ids)
+    brief = State(st.fold, st._load, st._all_ids)
+    brief._memo = st._memo
+    brief.pinned = list(st.pinned) + [i for i in members if i in in_force and i not in st.pinned]
+    brief.checkpoint_ids = {k: v for k, v in st.checkpoint_ids.items() if k == key}
+    ordered = sorted((st.get(i) for i in members if st.get(i) is not None), key=lambda e: (e.ts, e.id))
+    brief.recent_ids = [e.id for e in ordered[-RECENT_COUNT:]]
+    return brief

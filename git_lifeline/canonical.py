@@ -1,0 +1,41 @@
+"""The canonical form and id of an entry, with no dependency beyond the standard library.
+
+Kept apart from the pydantic model so that read paths (the cache, verify's fast
+path) can compute and check ids without importing pydantic.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from datetime import datetime, timezone
+
+HEX64 = re.compile(r"[0-9a-f]{64}")
+MIN_PREFIX = 6
+TS_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+def canonical_form(kind: str, author: str, agent: str, provider: str, model: str,
+                   summary: str, body: str, parents) -> bytes:
+    """The bytes that are hashed: `v2\\n` then `<utf8 length>:<value>\\n` per field.
+
+    The explicit length makes every field boundary unambiguous (a newline inside
+    a value cannot shift content into the next field); parents are sorted so the
+    id does not depend on the order they were listed in.
+    """
+    fields = [kind, author, agent, provider, model, summary, body.strip(), *sorted(parents)]
+    out = ["v2\n"]
+    for value in fields:
+        out.append(f"{len(value.encode('utf-8'))}:{value}\n")
+    return "".join(out).encode("utf-8")
+
+
+def compute_id(kind: str, author: str, agent: str, provider: str, model: str,
+               summary: str, body: str, parents) -> str:
+    return hashlib.sha256(
+        canonical_form(kind, author, agent, provider, model, summary, body, parents)
+    ).hexdigest()
+
+
+def format_ts(ts: datetime) -> str:
+    return ts.astimezone(timezone.utc).strftime(TS_FORMAT)
