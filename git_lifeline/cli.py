@@ -265,8 +265,48 @@ def unpin(ctx, ref):
 
 
 @main.command()
+@click.option("--since", default=None, metavar="REV", help="Only code commits after REV.")
+@click.option("--json", "as_json", is_flag=True)
 @click.pass_context
-def verify(ctx):
+def stale(ctx, since, as_json):
+    """Decisions in force whose code (their `paths:`) changed since they were made."""
+    led = _ledger(ctx)
+    found = led.stale(since=since)
+    if as_json:
+        _echo_json([{"id": s.decision, "paths": s.paths, "commits": s.commits, "lines": s.lines,
+                     "where": s.where} for s in found])
+        return
+    if not found:
+        click.echo("no decision in force has seen its code change since it was made")
+    st = led.state()
+    for s in found:
+        click.echo(f"{s.decision[:8]}  {st.get(s.decision).summary}\n  {s.mark()} "
+                   f"({', '.join(c[:8] for c in s.commits[:5])}{' …' if len(s.commits) > 5 else ''})")
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def conflicts(ctx, as_json):
+    """Decisions in force about the same subject that disagree (no correction between them)."""
+    st = _ledger(ctx).state()
+    groups = st.conflicts
+    if as_json:
+        _echo_json([{"subject": subj, "ids": ids, "summaries": [st.get(i).summary for i in ids]}
+                    for subj, ids in groups])
+        return
+    if not groups:
+        click.echo("no conflicting decisions in force")
+    for subj, ids in groups:
+        click.echo(f"'{subj}': {len(ids)} decisions in force")
+        for i in ids:
+            click.echo(f"  {i[:8]}  {st.get(i).summary}")
+
+
+@main.command()
+@click.option("--lint", is_flag=True, help="Also warn about conflicting decisions (warnings never fail).")
+@click.pass_context
+def verify(ctx, lint):
     """Verify the ledger: ids, history (append-only), parents, refs. Exit 1 on failure."""
     from .gitrepo import open_repo
     from .store import LineStore, list_lines
@@ -285,6 +325,10 @@ def verify(ctx):
             for p in report.problems:
                 where = f" (commit {p.commit[:12]})" if p.commit else ""
                 click.echo(f"  {p.code}: {p.message}{where}")
+        if lint and report.head:
+            from .service import Ledger
+            for subj, ids in Ledger(gr, name).state().conflicts:
+                click.echo(f"  warning: conflict on '{subj}': {', '.join(i[:8] for i in ids)} are all in force")
     if failed:
         sys.exit(1)
 

@@ -109,13 +109,27 @@ def who(e) -> str:
     return f"{name} ({e.agent} via {e.provider}/{e.model})"
 
 
-def decision_item(e, width: int, pinned: bool) -> Item:
+def decision_item(e, width: int, pinned: bool, notes: tuple = ()) -> Item:
     pin = " (pinned)" if pinned else ""
     text = f"- **{e.summary}** `[{e.short}]`{pin} — {who(e)}, {e.ts:%Y-%m-%d}\n"
     why = excerpt(e.body, width)
     if why:
         text += f"  > {why}\n"
+    for note in notes:  # warnings travel with their decision: never dropped apart from it
+        text += f"  {note}\n"
     return Item(e.id, text)
+
+
+def decision_notes(inp: "ContextInput", entry_id: str) -> tuple:
+    notes = []
+    others = inp.conflicts.get(entry_id)
+    if others:
+        subject = inp.state.fold.facts.get(entry_id, {}).get("subject", "")
+        ids = ", ".join(f"[{o[:8]}]" for o in others)
+        notes.append(f"⚠ conflicts with {ids} on '{subject}': both are in force; record a correction")
+    if entry_id in inp.stale:
+        notes.append(inp.stale[entry_id])
+    return tuple(notes)
 
 
 def fit_items(section: Section, limit: int, measure: Measure) -> int:
@@ -154,6 +168,8 @@ class ContextInput:
     relevant: list = field(default_factory=list)   # (entry, in_force)
     query: Optional[str] = None
     thread: Optional[str] = None
+    stale: dict = field(default_factory=dict)      # decision id -> staleness mark
+    conflicts: dict = field(default_factory=dict)  # decision id -> ids it conflicts with
 
 
 def pack_decisions(inp: ContextInput, limit: int, measure: Measure) -> Section:
@@ -169,7 +185,7 @@ def pack_decisions(inp: ContextInput, limit: int, measure: Measure) -> Section:
     title = f"Decisions in force ({len(ordered)})"
 
     def make(width):
-        return lambda i: decision_item(st.get(i), width, i in pin_set)
+        return lambda i: decision_item(st.get(i), width, i in pin_set, decision_notes(inp, i))
 
     sec = Section(title, ordered, make(WHY_STEPS[-1]), "decision(s)")
     if not ordered:
@@ -257,14 +273,22 @@ def _relevant_section(inp: ContextInput) -> Section:
     return Section(f"Relevant to: {one_line(inp.query or '')}", list(flags), make, "hit(s)")
 
 
+EXPIRED_IN_RECENT = 3
+
+
 def _recent_section(inp: ContextInput) -> Section:
     st = inp.state
+    expired = st.expired[:EXPIRED_IN_RECENT]
 
     def make(i):
         e = st.get(i)
-        mark = " _(superseded)_" if i in st.superseded else ""
+        if i in expired:
+            mark = f" _(expired {st.fold.facts[i]['valid-until']})_"
+        else:
+            mark = " _(superseded)_" if i in st.superseded else ""
         return Item(i, f"- `[{e.short}]` {e.kind}: {e.summary}{mark}\n")
-    return Section("Recent", list(reversed(st.recent_ids)), make, "entr(ies)")
+    ids = expired + [i for i in reversed(st.recent_ids) if i not in expired]
+    return Section("Recent", ids, make, "entr(ies)")
 
 
 def _integrity_text(st: State) -> str:

@@ -101,6 +101,15 @@ class Ledger:
         loaded = self.store.load(commit)
         return sorted(loaded.entries.values(), key=_order_key)
 
+    def stale(self, since: Optional[str] = None, st: Optional[state.State] = None) -> list:
+        """Decisions in force whose code (their `paths:`) changed after they were made."""
+        from .stale import find_stale
+        st = st or self.state()
+        if since is not None and self.gr.git(["rev-parse", "--verify", "--quiet", f"{since}^{{commit}}"],
+                                             check=False).returncode != 0:
+            raise InputError(f"--since {since!r}: not a commit")
+        return find_stale(self.gr, st.fold.facts, st.fold.touched, st.decision_ids, since_rev=since)
+
     def state(self, commit: Optional[str] = None) -> state.State:
         """Current truth at `commit` (default: head); the head goes through the cache."""
         head = self.store.head()
@@ -137,7 +146,8 @@ class Ledger:
             relevant = [(st.by_id[h.id], h.id not in st.superseded)
                         for h in self.recall(query, k=k) if h.id in st.by_id]
         inp = ctx.ContextInput(state=st, line=self.line, head_commit=self.store.head(), relevant=relevant,
-                               query=query, thread=thread)
+                               query=query, thread=thread, conflicts=st.conflicting(),
+                               stale={s.decision: s.mark() for s in self.stale(st=st)})
         if budget_tokens is not None:
             return ctx.assemble(inp, budget_tokens, measure_for(self.gr.config_get("lifeline.tokenizer", "estimate")))
         return ctx.assemble(inp, budget)
@@ -149,11 +159,15 @@ class Ledger:
         from .model import parse_ts
         text = when.strip()
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-            limit = parse_ts(text + "T00:00:00+00:00") + timedelta(days=1)
-            return state.reduce(e for e in self.store.load().entries.values() if e.ts < limit)
-        if re.fullmatch(r"\d{4}-\d{2}-\d{2}T.*", text):
+            limit = parse_ts(text + "T00:00:00+00:00") + timedelta(days=1) - timedelta(microseconds=1)
+        elif re.fullmatch(r"\d{4}-\d{2}-\d{2}T.*", text):
             limit = parse_ts(text)
-            return state.reduce(e for e in self.store.load().entries.values() if e.ts <= limit)
+        else:
+            limit = None
+        if limit is not None:
+            # Bitemporal: entries recorded by then, with validity windows read at then.
+            return state.reduce((e for e in self.store.load().entries.values() if e.ts <= limit),
+                                now=f"{limit:%Y-%m-%dT%H:%M:%S.%f}")
         import pygit2
         try:
             commit = self.gr.repo.revparse_single(text).peel(pygit2.Commit)

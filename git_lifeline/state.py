@@ -26,7 +26,7 @@ from . import blocks
 
 MAIN_THREAD = "main"
 RECENT_COUNT = 5
-FOLD_VERSION = 1
+FOLD_VERSION = 2
 _IDLIKE = re.compile(r"[0-9a-f]{6,64}")
 
 
@@ -48,6 +48,30 @@ def effective_superseded(corrections: list) -> set:
     return superseded
 
 
+def _utc_now_key() -> str:
+    from datetime import datetime, timezone
+    return f"{datetime.now(timezone.utc):%Y-%m-%dT%H:%M:%S.%f}"
+
+
+def _window_bound(text: str, end: bool) -> str:
+    """A `valid-from`/`valid-until` value as a comparable key; a bare date covers the whole day."""
+    t = text.strip().replace(" ", "T")
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", t):
+        return t + ("T23:59:59.999999" if end else "T00:00:00.000000")
+    return t.rstrip("Z")
+
+
+def window_state(facts: dict, now: str) -> str:
+    """'valid', 'expired' (past valid-until) or 'pending' (before valid-from)."""
+    until = facts.get("valid-until")
+    if until and now > _window_bound(until, end=True):
+        return "expired"
+    start = facts.get("valid-from")
+    if start and now < _window_bound(start, end=False):
+        return "pending"
+    return "valid"
+
+
 def thread_key(ref: Optional[str], open_ids: Iterable[str]) -> str:
     """A thread is named, or is an open item's id (a unique prefix resolves to it)."""
     ref = (ref or "").strip()
@@ -58,6 +82,21 @@ def thread_key(ref: Optional[str], open_ids: Iterable[str]) -> str:
         if len(matches) == 1:
             return matches[0]
     return ref
+
+
+_SUBJECT_PREFIX = re.compile(r"([^:]{1,40}):\s+\S")
+
+
+def subject_of(summary: str, header: dict) -> Optional[str]:
+    """What a decision is about: its `subject:` header, else a short summary prefix
+    before a colon ("Database: PostgreSQL" -> "database"). Normalised for comparison."""
+    raw = header.get("subject")
+    if not raw:
+        m = _SUBJECT_PREFIX.match(summary)
+        if not m or len(m.group(1).split()) > 4:
+            return None
+        raw = m.group(1)
+    return " ".join(raw.lower().split()) or None
 
 
 def is_revert(body: str) -> bool:
@@ -82,6 +121,8 @@ class Fold:
     contributors: dict = field(default_factory=dict)
     kinds: dict = field(default_factory=dict)
     broken: list = field(default_factory=list)
+    facts: dict = field(default_factory=dict)        # carrier id -> {subject, paths, from, until, commit}
+    touched: dict = field(default_factory=dict)      # carrier id -> ts of the latest entry naming it
     version: int = FOLD_VERSION
 
     def key_of(self, e) -> list:
@@ -102,13 +143,20 @@ class Fold:
         self.contributors[who] = self.contributors.get(who, 0) + 1
         self.kinds[e.kind] = self.kinds.get(e.kind, 0) + 1
         header = blocks.header_fields(e.body) if e.kind != "relation" else {}
+        carried = self._carried()
+        for p in e.parents:
+            if p in carried:  # re-checking a decision (a note naming it) refreshes it
+                self.touched[p] = self.last[0]
         if e.kind == "decision":
             self.carriers.append(e.id)
+            carried.add(e.id)
+            self._remember_facts(e, header)
         elif e.kind == "correction":
             self.corrections.append([e.id, list(e.parents)])
-            carried = set(self.carriers)
             if header.get("action") != "revert" and any(p in carried for p in e.parents):
                 self.carriers.append(e.id)
+                carried.add(e.id)
+                self._remember_facts(e, header)
             self.superseded = sorted(effective_superseded(self.corrections))
         elif e.kind == "open":
             self.opens.append(e.id)
@@ -123,8 +171,21 @@ class Fold:
         if e.kind == "checkpoint":
             self.checkpoints.append([e.id, thread_key(header.get("thread"), self.opens)])
 
+    def _carried(self) -> set:
+        # a set mirror of `carriers`, kept out of the JSON (to_json drops "_" keys)
+        if "_carried_set" not in self.__dict__:
+            self.__dict__["_carried_set"] = set(self.carriers)
+        return self.__dict__["_carried_set"]
+
+    def _remember_facts(self, e, header: dict) -> None:
+        facts = {"subject": subject_of(e.summary, header), "ts": self.last[0]}
+        for key in ("paths", "valid-from", "valid-until", "commit"):
+            if header.get(key):
+                facts[key] = header[key]
+        self.facts[e.id] = facts
+
     def to_json(self) -> dict:
-        return self.__dict__.copy()
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
 
     @classmethod
     def from_json(cls, doc: dict) -> "Fold":
@@ -151,13 +212,27 @@ class Checkpoint:
 class State:
     """The current truth of a fold; entries are fetched through `load` only when used."""
 
-    def __init__(self, f: Fold, load: Callable[[str], object], all_ids: Optional[Callable[[], list]] = None):
+    def __init__(self, f: Fold, load: Callable[[str], object], all_ids: Optional[Callable[[], list]] = None,
+                 now: Optional[str] = None):
         self.fold = f
         self._load = load
         self._all_ids = all_ids
         self._memo: dict = {}
         self.superseded: set = set(f.superseded)
-        in_force_carriers = [i for i in f.carriers if i not in self.superseded]
+        # Validity windows are read at `now` (UTC, "YYYY-MM-DDTHH:MM:SS..."): the truth
+        # changes when a window closes, without any new entry.
+        self.now = now or _utc_now_key()
+        self.expired: list = []       # in force but outside their window, newest expiry first
+        in_force_carriers = []
+        for i in f.carriers:
+            if i in self.superseded:
+                continue
+            window = window_state(f.facts.get(i, {}), self.now)
+            if window == "valid":
+                in_force_carriers.append(i)
+            elif window == "expired":
+                self.expired.append(i)
+        self.expired.sort(key=lambda i: f.facts[i].get("valid-until", ""), reverse=True)
         self.decision_ids: list = in_force_carriers
         self.open_ids: list = [i for i in f.opens if i not in self.superseded]
         self.threads: dict = f.threads
@@ -229,6 +304,24 @@ class State:
     def pin_notes_of(self, target: str) -> list:
         return [n for n, t in self.fold.pins if t == target and n not in self.superseded]
 
+    @property
+    def conflicts(self) -> list:
+        """Groups (subject, ids) of decisions in force that speak about the same subject."""
+        groups: dict = {}
+        for i in self.decision_ids:
+            subject = self.fold.facts.get(i, {}).get("subject")
+            if subject:
+                groups.setdefault(subject, []).append(i)
+        return [(subj, ids) for subj, ids in sorted(groups.items()) if len(ids) > 1]
+
+    def conflicting(self) -> dict:
+        """decision id -> the other ids it conflicts with."""
+        out: dict = {}
+        for _, ids in self.conflicts:
+            for i in ids:
+                out[i] = [j for j in ids if j != i]
+        return out
+
 
 class _Lookup:
     """`state.by_id[x]` and `x in state.by_id` without loading every entry."""
@@ -246,19 +339,19 @@ class _Lookup:
         return isinstance(entry_id, str) and self.st.get(entry_id) is not None
 
 
-def reduce(entries: Iterable) -> State:
+def reduce(entries: Iterable, now: Optional[str] = None) -> State:
     """State of an entry set; each entry's id is checked against its content."""
     valid, broken = [], []
     for e in entries:
         (valid if e.verify() else broken).append(e)
-    return reduce_verified(valid, [e.id for e in broken])
+    return reduce_verified(valid, [e.id for e in broken], now)
 
 
-def reduce_verified(valid: list, broken: list) -> State:
+def reduce_verified(valid: list, broken: list, now: Optional[str] = None) -> State:
     """State of entries already checked (e.g. by the cache, which checks each blob once)."""
     ordered = sorted(valid, key=lambda e: (e.ts, e.id))
     by_id = {e.id: e for e in ordered}
-    return State(fold(ordered, broken), by_id.get, lambda: [e.id for e in ordered])
+    return State(fold(ordered, broken), by_id.get, lambda: [e.id for e in ordered], now)
 
 
 def for_thread(st: State, key: str) -> State:
@@ -266,7 +359,7 @@ def for_thread(st: State, key: str) -> State:
     only Resume, its own entries as Recent; everything else unchanged."""
     members = st.threads.get(key, [])
     in_force = set(st.decision_ids)
-    brief = State(st.fold, st._load, st._all_ids)
+    brief = State(st.fold, st._load, st._all_ids, st.now)
     brief._memo = st._memo
     brief.pinned = list(st.pinned) + [i for i in members if i in in_force and i not in st.pinned]
     brief.checkpoint_ids = {k: v for k, v in st.checkpoint_ids.items() if k == key}
