@@ -1,0 +1,35 @@
+"""Recall quality on the committed labelled set (tests/data/recall_set.json)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+
+import eval_recall  # noqa: E402
+
+
+def test_recall_finds_the_answer_in_the_top_5_and_abstains_on_every_unrelated_query(ledger):
+    data = eval_recall.load_set()
+    ids = eval_recall.build(ledger, data)
+    report = eval_recall.evaluate(ledger, data, ids)
+    assert report["hit_at_5"] >= 0.9, report["misses"]
+    assert report["abstention"] == 1.0, report["false_alarms"]
+
+
+def test_recency_in_the_ranking_does_not_lower_hit_at_5(ledger):
+    data = eval_recall.load_set()
+    ids = eval_recall.build(ledger, data)
+    with_recency = eval_recall.evaluate(ledger, data, ids, recency=True)
+    bm25_only = eval_recall.evaluate(ledger, data, ids, recency=False)
+    assert with_recency["hit_at_5"] >= bm25_only["hit_at_5"]
+    assert with_recency["abstention"] == bm25_only["abstention"] == 1.0
+
+
+def test_a_newer_entry_outranks_an_older_equally_relevant_one(ledger):
+    old = ledger.log(kind="note", summary="Cache warmup strategy", body="Warm on deploy.",
+                     ts="2025-01-01T00:00:00Z").entry
+    new = ledger.log(kind="note", summary="Cache warmup strategy revisited", body="Warm on deploy.",
+                     ts="2025-12-01T00:00:00Z").entry
+    assert [h.id for h in ledger.recall("cache warmup")][:2] == [new.id, old.id]
