@@ -24,7 +24,7 @@ from .canonical import compute_id
 from .record import Record
 from .store import LineStore, diff_entry_trees, is_entry_path
 
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS entries (
@@ -36,8 +36,10 @@ CREATE TABLE IF NOT EXISTS entries (
     ok INTEGER NOT NULL,
     summary TEXT NOT NULL,
     body TEXT NOT NULL,
+    dedup TEXT,
     json TEXT NOT NULL
 );
+CREATE INDEX IF NOT EXISTS entries_dedup ON entries(dedup) WHERE dedup IS NOT NULL;
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
     summary, body, content='entries', content_rowid='rowid',
     tokenize="unicode61 remove_diacritics 2"
@@ -204,7 +206,8 @@ class LineCache:
                                                      r.summary, r.body, r.parents) == r.id)
         except (ValueError, KeyError, TypeError, AttributeError):
             return None  # unreadable blobs are verify's to report, never the truth's
-        row = (entry_id, str(blob.id), f"{r.ts:%Y-%m-%dT%H:%M:%S.%f}Z", r.kind, ok, r.summary, r.body, text)
+        row = (entry_id, str(blob.id), f"{r.ts:%Y-%m-%dT%H:%M:%S.%f}Z", r.kind, ok, r.summary, r.body,
+               r.dedup_key, text)
         return r, bool(ok), row
 
     def _drop(self, db: sqlite3.Connection, entry_id: str) -> None:
@@ -218,8 +221,8 @@ class LineCache:
         if not rows:
             return
         first = db.execute("SELECT COALESCE(MAX(rowid), 0) FROM entries").fetchone()[0] + 1
-        db.executemany("INSERT INTO entries(rowid, id, blob, ts, kind, ok, summary, body, json) "
-                       "VALUES (?,?,?,?,?,?,?,?,?)", [(first + n, *row) for n, row in enumerate(rows)])
+        db.executemany("INSERT INTO entries(rowid, id, blob, ts, kind, ok, summary, body, dedup, json) "
+                       "VALUES (?,?,?,?,?,?,?,?,?,?)", [(first + n, *row) for n, row in enumerate(rows)])
         db.executemany("INSERT INTO fts(rowid, summary, body) VALUES (?, ?, ?)",
                        [(first + n, row[5], row[6]) for n, row in enumerate(rows)])
 
@@ -242,6 +245,10 @@ class LineCache:
     def record(self, entry_id: str) -> Optional[Record]:
         row = self.open().execute("SELECT json FROM entries WHERE id=? AND ok=1", (entry_id,)).fetchone()
         return Record.from_json(row[0]) if row else None
+
+    def has_dedup_key(self, commit_id: Optional[str], key: str) -> bool:
+        db = self.ensure(commit_id)
+        return db.execute("SELECT 1 FROM entries WHERE dedup=? AND ok=1 LIMIT 1", (key,)).fetchone() is not None
 
     def all_ids(self) -> list:
         return [r[0] for r in self.open().execute("SELECT id FROM entries WHERE ok=1 ORDER BY ts, id")]

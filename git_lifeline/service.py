@@ -78,7 +78,7 @@ class Ledger:
     def _dedup_hit(self, e: Entry, head: Optional[str]) -> bool:
         if e.dedup_key is None or head is None:
             return False
-        return any(x.dedup_key == e.dedup_key for x in self.store.load(head).entries.values())
+        return self.cache().has_dedup_key(head, e.dedup_key)
 
     def append(self, entries: list) -> AppendResult:
         prev = self.store.head()
