@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from git_lifeline import projection
+from git_lifeline.service import commit_message
 from git_lifeline.store import LineStore
 from git_lifeline.verify import verify_line
 from helpers import (
@@ -77,6 +78,19 @@ def test_concurrent_appends_leave_the_projection_equal_to_the_ref(repo):
     append_concurrently(repo, 4, 8)
     led = open_ledger(repo)
     expected = projection.render("main", led.entries(), led.store.entries_tree_id(led.head()))
+    assert (repo / "LIFELINE.md").read_text(encoding="utf-8") == expected
+
+
+def test_a_late_projection_refresh_never_overwrites_a_newer_one(repo):
+    # The interleaving of two writers: A moves the ref, B appends and renders, then
+    # A's (late) refresh runs. The projection must still show the ref as it is now.
+    led_a, led_b = open_ledger(repo), open_ledger(repo)
+    led_a.append([make_entry(0)])
+    prev = led_a.head()
+    moved = led_a.store.append([make_entry(1)], commit_message)
+    led_b.append([make_entry(2)])
+    led_a.refresh_projection(prev, moved.added, moved.commit)
+    expected = projection.render("main", led_b.entries(), led_b.store.entries_tree_id(led_b.head()))
     assert (repo / "LIFELINE.md").read_text(encoding="utf-8") == expected
 
 
