@@ -14,7 +14,7 @@ from . import projection, state
 from .errors import InputError
 from .gitrepo import GitRepo, open_repo
 from .model import Entry, build_entry, parse_ts
-from .store import DEFAULT_LINE, AppendResult, LineStore, list_lines
+from .store import DEFAULT_LINE, ENTRIES_DIR, AppendResult, LineStore, list_lines
 
 _DISABLED = ("", "false", "off", "no", "none", "0")
 
@@ -95,7 +95,15 @@ class Ledger:
         return sorted(loaded.entries.values(), key=projection.order_key)
 
     def state(self, commit: Optional[str] = None) -> state.State:
-        return state.reduce(self.store.load(commit).entries.values())
+        """Current truth; whatever under entries/ could not be read as an entry is
+        listed as broken, so the context warns about it instead of dropping it silently."""
+        loaded = self.store.load(commit)
+        st = state.reduce(loaded.entries.values())
+        for path, _problem in loaded.problems:
+            name = path[len(ENTRIES_DIR) + 1:].replace("/", "")
+            if name not in st.broken:
+                st.broken.append(name)
+        return st
 
     def show(self, ref: str) -> Entry:
         entry_id = self.store.resolve(ref)
