@@ -17,6 +17,7 @@ from .model import Entry, build_entry, parse_ts
 from .store import DEFAULT_LINE, ENTRIES_DIR, AppendResult, LineStore, list_lines
 
 _DISABLED = ("", "false", "off", "no", "none", "0")
+_ENABLED = ("true", "on", "yes", "1")
 
 
 @dataclass
@@ -134,6 +135,8 @@ class Ledger:
         value = configured if configured is not None else self.gr.config_get("lifeline.projection")
         if value is not None and value.strip().lower() in _DISABLED:
             return None
+        if value is not None and value.strip().lower() in _ENABLED:
+            value = None  # a boolean "on": the default place, not a file named "true"
         if value and self.line != DEFAULT_LINE and configured is None:
             # one setting for the main line; other lines sit beside it with their name
             p = Path(value)

@@ -174,6 +174,15 @@ def test_git_config_lifeline_projection_moves_the_file(repo):
     assert projection.parse(projection_text(repo, "docs/ledger.md"))[0].summary == "Moved"
 
 
+@pytest.mark.parametrize("value", ["true", "yes", "on", "1"])
+def test_git_config_lifeline_projection_true_keeps_the_default_file(repo, value):
+    git(repo, "config", "lifeline.projection", value)
+    ledger = open_ledger(repo)
+    ledger.append([make_entry(0)])
+    assert ledger.projection_path() == repo / "LIFELINE.md"
+    assert (repo / "LIFELINE.md").exists() and not (repo / value).exists()
+
+
 def test_git_c_lifeline_projection_false_disables_it_through_git_dispatch(repo, git_dispatch):
     res = git_lifeline(repo, "log", "--kind", "decision", "--summary", "Hidden", "--body", "disabled",
                        git_args=("-c", "lifeline.projection=false"))
