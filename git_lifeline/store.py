@@ -241,8 +241,7 @@ class LineStore:
         """
         if not entries:
             return AppendResult([], [], None)
-        sig_time = max(int(e.ts.timestamp()) for e in entries)
-        sig = self.signature(sig_time)
+        self.gr.identity()  # fail before writing anything when git has no identity
         blob_oids = {e.id: self.repo.create_blob(e.to_json()) for e in entries}
         self._ensure_reflog()
         for attempt in range(_CAS_ATTEMPTS):
@@ -261,6 +260,8 @@ class LineStore:
             if not new:
                 return AppendResult([], existing, None)
             tree = self.root_tree(self._insert(base, {e.id: blob_oids[e.id] for e in new}))
+            # The commit carries the time of what it adds (for one entry: that entry's ts).
+            sig = self.signature(max(int(e.ts.timestamp()) for e in new))
             parents = [pygit2.Oid(hex=head)] if head else []
             commit = self.repo.create_commit(None, sig, sig, message_for(new), tree, parents)
             if self._move_ref(head, commit, f"lifeline: append {len(new)}"):

@@ -172,6 +172,22 @@ def test_commit_reads_like_the_reasoning_log(ledger, repo):
     assert "We need transactions." in full
 
 
+def test_commit_time_comes_from_the_new_entries_only(ledger, repo):
+    late = make_entry(30)
+    ledger.append([late])
+    early = make_entry(5)
+    ledger.append([late, early])  # `late` is already there: only `early` is written
+    assert git(repo, "log", "-1", "--format=%at %ct", "refs/lifeline/main") == (
+        f"{int(early.ts.timestamp())} {int(early.ts.timestamp())}")
+
+
+def test_body_from_stdin_keeps_its_bytes(repo):
+    res = cli(repo, "log", "--kind", "decision", "--summary", "From stdin", "--body-file", "-",
+              input="line one\r\nline two — ü\n".encode("utf-8"))
+    assert res.code == 0, res
+    assert open_ledger(repo).entries()[0].body == "line one\r\nline two — ü"
+
+
 def test_a_batch_commit_lists_every_new_id_as_a_trailer(ledger, repo):
     entries = [make_entry(i) for i in range(3)]
     ledger.append(entries)
