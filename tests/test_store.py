@@ -146,6 +146,27 @@ def test_outside_a_repository_is_refused_with_a_clear_message(tmp_path):
     assert "not a git repository" in res.err and "Traceback" not in res.err
 
 
+def test_without_a_git_identity_nothing_is_written(repo, tmp_path):
+    empty = tmp_path / "empty-gitconfig"
+    empty.write_text("")
+    before = snapshot(repo)
+    res = cli(repo, "log", "--kind", "note", "--summary", "s", "--body", "b", env={"GIT_CONFIG_GLOBAL": str(empty)})
+    assert res.code == 2 and "no git identity" in res.err and "Traceback" not in res.err, res
+    assert snapshot(repo) == before
+
+
+def test_appends_and_verify_survive_git_gc_and_packed_refs(ledger, repo):
+    ledger.append([make_entry(0)])
+    ledger.append([make_entry(1)])
+    git(repo, "gc", "-q")
+    git(repo, "pack-refs", "--all")
+    led = open_ledger(repo)
+    led.append([make_entry(2)])
+    assert [e.summary for e in led.entries()] == [f"Decision number {i}" for i in range(3)]
+    assert len(reflog(repo)) == 3
+    assert verify_line(led.store).ok
+
+
 # ---- what git sees -----------------------------------------------------------------
 def test_entries_sit_at_two_level_fanout_paths_named_by_their_id(ledger, repo):
     ids = {ledger.append([make_entry(i)]).added[0].id for i in range(5)}
