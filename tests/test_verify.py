@@ -9,7 +9,8 @@ import pytest
 
 from git_lifeline.model import build_entry
 from helpers import (
-    AUTHOR, add_commit, cli, git, init_repo, make_entry, open_ledger, path_of, rewrite_line,
+    AUTHOR, AUTHOR_EMAIL, AUTHOR_NAME, add_commit, build_tree, cli, git, init_repo, make_entry, open_ledger,
+    path_of, rewrite_line, ts_at,
 )
 
 FAKE_ID = "e" * 64
@@ -171,3 +172,37 @@ def test_a_shallow_clone_is_refused(line, repo, tmp_path):
     res = cli(clone, "verify")
     assert res.code == 1, res
     assert "shallow" in res.out and "Traceback" not in res.err, res
+
+
+def diverged_merge(repo, pick_later: bool) -> str:
+    """Two clones appended the same entry at different times, plus one entry each;
+    a merge commit unites them keeping the earlier (or, when asked, the later) copy."""
+    r = pygit2.Repository(str(repo))
+    sig = pygit2.Signature(AUTHOR_NAME, AUTHOR_EMAIL, 1714560000, 0)
+    base_entry = make_entry(0)
+    same_early, same_late = make_entry(1, ts=ts_at(1)), make_entry(1, ts=ts_at(9))
+    assert same_early.id == same_late.id and same_early.to_json() != same_late.to_json()
+    mine, theirs = make_entry(2), make_entry(3)
+
+    def commit(entries, parents):
+        tree = build_tree(r, {path_of(e.id): e.to_json() for e in entries})
+        return r.create_commit(None, sig, sig, "test\n", tree, parents)
+
+    base = commit([base_entry], [])
+    left = commit([base_entry, same_early, mine], [base])
+    right = commit([base_entry, same_late, theirs], [base])
+    kept = same_late if pick_later else same_early
+    merge = commit([base_entry, kept, mine, theirs], [left, right])
+    git(repo, "update-ref", "refs/lifeline/main", str(merge))
+    return str(merge)
+
+
+def test_a_merge_keeping_the_earliest_copy_of_an_entry_verifies(repo):
+    diverged_merge(repo, pick_later=False)
+    res = cli(repo, "verify")
+    assert res.code == 0 and "4 entries, 4 commits" in res.out, res
+
+
+def test_a_merge_keeping_the_later_copy_of_an_entry_is_reported(repo):
+    diverged_merge(repo, pick_later=True)
+    assert_reported(repo, "rewritten", "was rewritten in place")
