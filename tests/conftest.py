@@ -64,6 +64,7 @@ def repo(tmp_path) -> Path:
 
 @pytest.fixture
 def ledger(repo):
+    """A Ledger on `repo`. It reads git config once: open a new one after `git config`."""
     return open_ledger(repo)
 
 
