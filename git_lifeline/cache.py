@@ -145,14 +145,12 @@ class LineCache:
                 if new is None or kind != "blob" or not is_entry_path(path):
                     continue
                 entry_id = path.replace("/", "")
-                parsed = self._parse(entry_id, repo[new])
-                if parsed is None:
-                    continue
+                record, ok, row = self._parse(entry_id, repo[new])
                 if old is not None:
                     replaced = True
                     self._drop(db, entry_id)
-                added.append(parsed[:2])
-                rows.append(parsed[2])
+                added.append((entry_id, record, ok))
+                rows.append(row)
             self._insert(db, rows)
             self._advance_fold(db, added, rebuild or replaced)
             db.execute("INSERT OR REPLACE INTO meta VALUES ('tree', ?)", (target or "none",))
@@ -168,8 +166,8 @@ class LineCache:
     def _advance_fold(self, db: sqlite3.Connection, added: list, rebuild: bool) -> None:
         """Fold what was added onto the cached fold; refold everything when the new
         entries do not all sort after it (a merge brought older ones) or a blob changed."""
-        good = [r for r, ok in added if ok]
-        bad = [r.id for r, ok in added if not ok]
+        good = [r for _, r, ok in added if ok]
+        bad = [i for i, _, ok in added if not ok]
         f = None if rebuild else self._read_fold(db)
         if f is not None and f.accepts_after(good):
             for r in sorted(good, key=lambda r: (r.ts, r.id)):
@@ -195,17 +193,19 @@ class LineCache:
             return None
 
     def _parse(self, entry_id: str, blob: pygit2.Blob):
-        """(Record, ok, row) for one blob, or None when it is not an entry at all.
+        """(Record or None, ok, row) for one blob at an entry path.
 
         `ok` says the content hashes to its id and its path; content rules are
-        verify's business. No pydantic here, so a cold build stays cheap."""
+        verify's business. An unreadable blob is kept as a broken row, so the truth
+        warns about it instead of dropping it silently. No pydantic here, so a cold
+        build stays cheap."""
         text = blob.data.decode("utf-8", "replace")
         try:
             r = Record.from_json(text)
             ok = int(r.id == entry_id and compute_id(r.kind, r.author, r.agent, r.provider, r.model,
                                                      r.summary, r.body, r.parents) == r.id)
         except (ValueError, KeyError, TypeError, AttributeError):
-            return None  # unreadable blobs are verify's to report, never the truth's
+            return None, False, (entry_id, str(blob.id), "", "", 0, "", "", None, text)
         row = (entry_id, str(blob.id), f"{r.ts:%Y-%m-%dT%H:%M:%S.%f}Z", r.kind, ok, r.summary, r.body,
                r.dedup_key, text)
         return r, bool(ok), row

@@ -296,8 +296,10 @@ def _integrity_text(st: State) -> str:
         return ""
     ids = ", ".join(i[:8] for i in st.broken[:MARKER_IDS])
     more = f" +{len(st.broken) - MARKER_IDS} more" if len(st.broken) > MARKER_IDS else ""
-    return (f"## Integrity warning\n{len(st.broken)} entr{'y' if len(st.broken) == 1 else 'ies'} "
-            f"failed verification and were left out: {ids}{more}. Run `git lifeline verify`.\n\n")
+    one = len(st.broken) == 1
+    return (f"## Integrity warning\n{len(st.broken)} entr{'y' if one else 'ies'} "
+            f"failed verification and {'was' if one else 'were'} left out: {ids}{more}. "
+            "Run `git lifeline verify`.\n\n")
 
 
 def footer(inp: ContextInput, omitted: int, short: bool = False) -> str:

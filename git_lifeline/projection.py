@@ -15,8 +15,9 @@ from .errors import InputError, LifelineError
 from .model import Entry, build_entry, format_ts, parse_ts
 
 MAGIC = "<!-- git-lifeline projection v1"
-_FOOT = re.compile(r"<!-- lifeline:tree (?P<head>[0-9a-f]{40}|none) entries (?P<n>\d+)"
-                   r"(?: last (?P<ts>\S+) (?P<id>[0-9a-f]{64}))? -->\n\Z")
+_FOOT_LINE = (r"<!-- lifeline:tree (?P<head>[0-9a-f]{40}|none) entries (?P<n>\d+)"
+              r"(?: last (?P<ts>\S+) (?P<id>[0-9a-f]{64}))? -->")
+_FOOT = re.compile(_FOOT_LINE + r"\n\Z")
 _FIELD = re.compile(r"- (?P<k>[a-z_]+): (?P<v>.*)")
 _RUN = re.compile(r"`+")
 
@@ -98,12 +99,21 @@ def parse(text: str, source: str = "LIFELINE.md") -> list:
     if MAGIC not in text:
         raise ParseError(f"{source} is not a git-lifeline projection (no '{MAGIC}' header)")
     lines = text.split("\n")
+    while lines and lines[-1] == "":
+        lines.pop()
+    footer_m = re.fullmatch(_FOOT_LINE, lines[-1]) if lines else None
+    if footer_m is None:
+        raise ParseError(f"{source} has no '<!-- lifeline:tree ...' footer line at its end: "
+                         "the file is truncated")
+    lines.pop()
     entries = []
     i = 0
     n = len(lines)
     while i < n:
         line = lines[i]
         if not line.startswith("### "):
+            if entries and line.strip():
+                raise ParseError(f"{source}:{i + 1}: unexpected text outside an entry: {line[:60]!r}")
             i += 1
             continue
         start = i + 1
@@ -135,6 +145,10 @@ def parse(text: str, source: str = "LIFELINE.md") -> list:
             body = "\n".join(body_lines)
             i = j + 1
         entries.append(_entry_from_fields(fields, body, source, start))
+    expected = int(footer_m.group("n"))
+    if expected != len(entries):
+        raise ParseError(f"{source}: its footer counts {expected} entries but {len(entries)} were read: "
+                         "the file is truncated or was edited")
     return entries
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -18,6 +19,7 @@ from .store import DEFAULT_LINE, AppendResult, LineStore, list_lines
 # written: read paths served from the cache (context, recall) never load pydantic.
 
 _DISABLED = ("", "false", "off", "no", "none", "0")
+_ENABLED = ("true", "on", "yes", "1")
 
 
 @dataclass
@@ -276,6 +278,8 @@ class Ledger:
         value = configured if configured is not None else self.gr.config_get("lifeline.projection")
         if value is not None and value.strip().lower() in _DISABLED:
             return None
+        if value is not None and value.strip().lower() in _ENABLED:
+            value = None  # a boolean "on": the default place, not a file named "true"
         if value and self.line != DEFAULT_LINE and configured is None:
             # one setting for the main line; other lines sit beside it with their name
             p = Path(value)
@@ -283,21 +287,30 @@ class Ledger:
         return self.gr.workdir / (value or default)
 
     def refresh_projection(self, prev_head: Optional[str], added: list, head: str) -> Optional[Path]:
+        """Bring the projection up to the ref after an append that moved it prev_head -> head.
+
+        Writers are serialised by a lock, and the ref is re-read under it: when another
+        writer moved the ref since, the projection is rendered for the ref as it is now,
+        so a late refresh can never put an older view over a newer one."""
         from . import projection
         path = self.projection_path()
         if path is None:
             return None
-        text = None
-        try:
-            current = read_text_exact(path)
-        except (OSError, UnicodeDecodeError):
-            current = None
-        if current is not None and added:
-            text = projection.append_rendered(current, self.store.entries_tree_id(prev_head), added,
-                                              self.store.entries_tree_id(head))
-        if text is None:
-            text = projection.render(self.line, self.entries(head), self.store.entries_tree_id(head))
-        write_atomic(path, text)
+        with _projection_lock(self._projection_lock_path()):
+            current_head = self.store.head()
+            if current_head != head:
+                added, head = [], current_head
+            text = None
+            try:
+                current = read_text_exact(path)
+            except (OSError, UnicodeDecodeError):
+                current = None
+            if current is not None and added:
+                text = projection.append_rendered(current, self.store.entries_tree_id(prev_head), added,
+                                                  self.store.entries_tree_id(head))
+            if text is None:
+                text = projection.render(self.line, self.entries(head), self.store.entries_tree_id(head))
+            write_atomic(path, text)
         return path
 
     def render(self) -> Optional[Path]:
@@ -305,9 +318,13 @@ class Ledger:
         if path is None:
             raise InputError("the projection is disabled (git config lifeline.projection) or this repo is bare")
         from . import projection
-        head = self.store.head()
-        write_atomic(path, projection.render(self.line, self.entries(head), self.store.entries_tree_id(head)))
+        with _projection_lock(self._projection_lock_path()):
+            head = self.store.head()
+            write_atomic(path, projection.render(self.line, self.entries(head), self.store.entries_tree_id(head)))
         return path
+
+    def _projection_lock_path(self) -> Path:
+        return self.gr.git_dir / f"lifeline-{self.line}-projection.lock"
 
     def migrate(self, source: Path, strict: bool = False) -> dict:
         """Rebuild the line from a projection file; every recorded id is checked first."""
@@ -337,6 +354,23 @@ class Ledger:
             self.render()
         return {"read": len(parsed), "added": len(result.added), "existing": len(result.existing),
                 "mismatched": [e.id for e in bad]}
+
+
+@contextmanager
+def _projection_lock(lock_path: Path):
+    """An advisory lock (released by the OS if the holder dies); a no-op without fcntl."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - non-POSIX
+        yield
+        return
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "a") as f:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
 
 
 def read_text_exact(path: Path) -> str:

@@ -89,10 +89,9 @@ class LineStore:
         if not isinstance(obj, pygit2.Commit):
             raise LifelineError(f"{self.ref_name} points at a {obj.type_str}, not a commit")
         tree = obj.tree
-        if ENTRIES_DIR not in tree:
+        if ENTRIES_DIR not in tree or tree[ENTRIES_DIR].type_str != "tree":
             return None
-        sub = self.repo[tree[ENTRIES_DIR].id]
-        return sub if isinstance(sub, pygit2.Tree) else None
+        return self.repo[tree[ENTRIES_DIR].id]
 
     def entries_tree_id(self, commit_id: Optional[str]) -> Optional[str]:
         tree = self.entries_tree(commit_id)
@@ -104,9 +103,10 @@ class LineStore:
             return None
         a, b, rest = entry_path(entry_id)
         try:
-            return tree[f"{a}/{b}/{rest}"].id
+            item = tree[f"{a}/{b}/{rest}"]
         except KeyError:
             return None
+        return item.id if item.type_str == "blob" else None
 
     def has(self, entry_id: str, commit_id: Optional[str] = None) -> bool:
         tree = self.entries_tree(commit_id if commit_id else self.head())
@@ -151,17 +151,21 @@ class LineStore:
         if tree is None:
             return
         for a in tree:
-            sub_a = self.repo[a.id]
+            sub_a = self._object(a)
             if not isinstance(sub_a, pygit2.Tree):
                 yield a.name, a.name, sub_a
                 continue
             for b in sub_a:
-                sub_b = self.repo[b.id]
+                sub_b = self._object(b)
                 if not isinstance(sub_b, pygit2.Tree):
                     yield f"{a.name}/{b.name}", a.name + b.name, sub_b
                     continue
                 for c in sub_b:
-                    yield f"{a.name}/{b.name}/{c.name}", a.name + b.name + c.name, self.repo[c.id]
+                    yield f"{a.name}/{b.name}/{c.name}", a.name + b.name + c.name, self._object(c)
+
+    def _object(self, item) -> Optional[pygit2.Object]:
+        """The object a tree entry names; None for a gitlink (its commit lives in another repo)."""
+        return self.repo[item.id] if item.type_str in ("tree", "blob") else None
 
     def load(self, commit_id: Optional[str] = None) -> LoadResult:
         """Every readable entry of a commit; unreadable ones become problems, never crashes."""
@@ -209,10 +213,9 @@ class LineStore:
         return top.write()
 
     def _subtree(self, tree: Optional[pygit2.Tree], name: str) -> Optional[pygit2.Tree]:
-        if tree is None or name not in tree:
+        if tree is None or name not in tree or tree[name].type_str != "tree":
             return None
-        obj = self.repo[tree[name].id]
-        return obj if isinstance(obj, pygit2.Tree) else None
+        return self.repo[tree[name].id]
 
     def root_tree(self, entries_tree_oid: pygit2.Oid) -> pygit2.Oid:
         tb = self.repo.TreeBuilder()
@@ -240,8 +243,7 @@ class LineStore:
         """
         if not entries:
             return AppendResult([], [], None)
-        sig_time = max(int(e.ts.timestamp()) for e in entries)
-        sig = self.signature(sig_time)
+        self.gr.identity()  # fail before writing anything when git has no identity
         blob_oids = {e.id: self.repo.create_blob(e.to_json()) for e in entries}
         self._ensure_reflog()
         for attempt in range(_CAS_ATTEMPTS):
@@ -260,6 +262,8 @@ class LineStore:
             if not new:
                 return AppendResult([], existing, None)
             tree = self.root_tree(self._insert(base, {e.id: blob_oids[e.id] for e in new}))
+            # The commit carries the time of what it adds (for one entry: that entry's ts).
+            sig = self.signature(max(int(e.ts.timestamp()) for e in new))
             parents = [pygit2.Oid(hex=head)] if head else []
             commit = self.repo.create_commit(None, sig, sig, message_for(new), tree, parents)
             if self._move_ref(head, commit, f"lifeline: append {len(new)}"):

@@ -46,7 +46,6 @@ def hermetic_git(tmp_path_factory):
     mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
     mp.setenv("GIT_TERMINAL_PROMPT", "0")
     mp.setenv("LC_ALL", "C.UTF-8")
-    mp.setenv("PYTHONIOENCODING", "utf-8")
     levels = [pygit2.enums.ConfigLevel.GLOBAL, pygit2.enums.ConfigLevel.XDG, pygit2.enums.ConfigLevel.SYSTEM]
     saved = {lvl: pygit2.settings.search_path[lvl] for lvl in levels}
     for lvl in levels:
@@ -65,6 +64,7 @@ def repo(tmp_path) -> Path:
 
 @pytest.fixture
 def ledger(repo):
+    """A Ledger on `repo`. It reads git config once: open a new one after `git config`."""
     return open_ledger(repo)
 
 

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from git_lifeline.errors import InputError
@@ -103,14 +103,12 @@ parent_lists = st.lists(st.text(alphabet="0123456789abcdef:\n", max_size=6), max
 
 
 @given(field_tuples, parent_lists)
-@settings(max_examples=500)
 def test_canonical_bytes_decode_back_to_exactly_the_normalised_fields(fields, parents):
     data = canonical_form(*fields, parents)
     assert decode_canonical(data) == normalised(fields, parents)
 
 
 @given(field_tuples, parent_lists, field_tuples, parent_lists)
-@settings(max_examples=500)
 def test_distinct_field_tuples_never_share_canonical_bytes(f1, p1, f2, p2):
     if normalised(f1, p1) != normalised(f2, p2):
         assert canonical_form(*f1, p1) != canonical_form(*f2, p2)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from git_lifeline import projection
+from git_lifeline.service import commit_message
 from git_lifeline.store import LineStore
 from git_lifeline.verify import verify_line
 from helpers import (
@@ -71,12 +72,20 @@ def test_concurrent_appends_never_fork_the_line_nor_lose_an_entry(repo):
     assert len(reflog(repo)) == processes * each
     report = verify_line(led.store)
     assert report.ok, report.problems
-
-
-def test_concurrent_appends_leave_the_projection_equal_to_the_ref(repo):
-    append_concurrently(repo, 4, 8)
-    led = open_ledger(repo)
     expected = projection.render("main", led.entries(), led.store.entries_tree_id(led.head()))
+    assert (repo / "LIFELINE.md").read_text(encoding="utf-8") == expected, "the projection lags the ref"
+
+
+def test_a_late_projection_refresh_never_overwrites_a_newer_one(repo):
+    # The interleaving of two writers: A moves the ref, B appends and renders, then
+    # A's (late) refresh runs. The projection must still show the ref as it is now.
+    led_a, led_b = open_ledger(repo), open_ledger(repo)
+    led_a.append([make_entry(0)])
+    prev = led_a.head()
+    moved = led_a.store.append([make_entry(1)], commit_message)
+    led_b.append([make_entry(2)])
+    led_a.refresh_projection(prev, moved.added, moved.commit)
+    expected = projection.render("main", led_b.entries(), led_b.store.entries_tree_id(led_b.head()))
     assert (repo / "LIFELINE.md").read_text(encoding="utf-8") == expected
 
 
@@ -137,6 +146,27 @@ def test_outside_a_repository_is_refused_with_a_clear_message(tmp_path):
     assert "not a git repository" in res.err and "Traceback" not in res.err
 
 
+def test_without_a_git_identity_nothing_is_written(repo, tmp_path):
+    empty = tmp_path / "empty-gitconfig"
+    empty.write_text("")
+    before = snapshot(repo)
+    res = cli(repo, "log", "--kind", "note", "--summary", "s", "--body", "b", env={"GIT_CONFIG_GLOBAL": str(empty)})
+    assert res.code == 2 and "no git identity" in res.err and "Traceback" not in res.err, res
+    assert snapshot(repo) == before
+
+
+def test_appends_and_verify_survive_git_gc_and_packed_refs(ledger, repo):
+    ledger.append([make_entry(0)])
+    ledger.append([make_entry(1)])
+    git(repo, "gc", "-q")
+    git(repo, "pack-refs", "--all")
+    led = open_ledger(repo)
+    led.append([make_entry(2)])
+    assert [e.summary for e in led.entries()] == [f"Decision number {i}" for i in range(3)]
+    assert len(reflog(repo)) == 3
+    assert verify_line(led.store).ok
+
+
 # ---- what git sees -----------------------------------------------------------------
 def test_entries_sit_at_two_level_fanout_paths_named_by_their_id(ledger, repo):
     ids = {ledger.append([make_entry(i)]).added[0].id for i in range(5)}
@@ -161,6 +191,22 @@ def test_commit_reads_like_the_reasoning_log(ledger, repo):
     assert times == f"{int(out.entry.ts.timestamp())} {int(out.entry.ts.timestamp())}" == "1714564800 1714564800"
     full = git(repo, "log", "-1", "--format=%B", "refs/lifeline/main")
     assert "We need transactions." in full
+
+
+def test_commit_time_comes_from_the_new_entries_only(ledger, repo):
+    late = make_entry(30)
+    ledger.append([late])
+    early = make_entry(5)
+    ledger.append([late, early])  # `late` is already there: only `early` is written
+    assert git(repo, "log", "-1", "--format=%at %ct", "refs/lifeline/main") == (
+        f"{int(early.ts.timestamp())} {int(early.ts.timestamp())}")
+
+
+def test_body_from_stdin_keeps_its_bytes(repo):
+    res = cli(repo, "log", "--kind", "decision", "--summary", "From stdin", "--body-file", "-",
+              input="line one\r\nline two — ü\n".encode("utf-8"))
+    assert res.code == 0, res
+    assert open_ledger(repo).entries()[0].body == "line one\r\nline two — ü"
 
 
 def test_a_batch_commit_lists_every_new_id_as_a_trailer(ledger, repo):
