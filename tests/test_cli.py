@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import shutil
+from pathlib import Path
 import subprocess
 
 import pytest
@@ -83,3 +85,27 @@ def test_piping_into_head_exits_quietly(ledger, repo, git_dispatch, argv):
     assert proc.returncode == 0
     assert proc.stdout.count(b"\n") == 1
     assert proc.stderr == b"", proc.stderr.decode("utf-8", "replace")
+
+
+def _installed_man_page():
+    import sys
+    return Path(sys.prefix) / "share" / "man" / "man1" / "git-lifeline.1"
+
+
+@pytest.mark.skipif(shutil.which("man") is None, reason="man-db is not installed (.ci/run installs it)")
+@pytest.mark.parametrize("argv", [["help", "lifeline"], ["lifeline", "--help"]])
+def test_git_help_opens_the_installed_man_page(tmp_path, argv):
+    import os
+    import subprocess
+    import sys
+    page = _installed_man_page()
+    assert page.exists(), "the package must install man/git-lifeline.1 into share/man/man1"
+    assert page.read_bytes() == (ROOT / "man" / "git-lifeline.1").read_bytes(), \
+        "the installed man page is stale: reinstall the package"
+    env = dict(os.environ, MANPAGER="cat", PAGER="cat", MANWIDTH="80",
+               PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
+    env.pop("MANPATH", None)
+    proc = subprocess.run(["git", *argv], cwd=tmp_path, env=env, capture_output=True, timeout=60)
+    out = proc.stdout.decode("utf-8", "replace")
+    assert proc.returncode == 0, proc.stderr
+    assert "GIT-LIFELINE(1)" in out and "reasoning ledger" in out
