@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import tempfile
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -68,8 +67,14 @@ class Ledger:
 
     def make_entry(self, kind: str, summary: str, body: str = "", parents: Optional[list] = None,
                    author: Optional[str] = None, agent: str = "human", provider: str = "none",
-                   model: str = "human", dedup_key: Optional[str] = None, ts: Optional[str] = None):
+                   model: str = "human", dedup_key: Optional[str] = None, ts: Optional[str] = None,
+                   allow_secret: Optional[str] = None):
+        """A new entry, validated by the model (every write rule, the secret scan included).
+        `allow_secret` records a reasoned override of the secret scan in the body's header."""
         from .model import build_entry, parse_ts
+        if allow_secret is not None:
+            from .secrets import record_override
+            body = record_override(body, allow_secret)
         fields = dict(kind=kind, summary=summary.strip(), body=body, author=(author or self.default_author()).strip(),
                       agent=agent, provider=provider, model=model, parents=self.resolve_parents(parents or []),
                       dedup_key=dedup_key)
@@ -356,21 +361,10 @@ class Ledger:
                 "mismatched": [e.id for e in bad]}
 
 
-@contextmanager
 def _projection_lock(lock_path: Path):
-    """An advisory lock (released by the OS if the holder dies); a no-op without fcntl."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - non-POSIX
-        yield
-        return
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock_path, "a") as f:
-        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+    """Serialises projection writers (an advisory lock, released by the OS if the holder dies)."""
+    from .store import file_lock
+    return file_lock(lock_path)
 
 
 def read_text_exact(path: Path) -> str:

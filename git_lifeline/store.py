@@ -12,6 +12,7 @@ import os
 import random
 import re
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Optional
@@ -29,6 +30,7 @@ DEFAULT_LINE = "main"
 LINE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,62}")
 _HEX = re.compile(r"[0-9a-f]+")
 _CAS_ATTEMPTS = 64
+_CAS_SECONDS = 30.0  # writers queue on the line's lock; CAS retries only race outside writers
 _LOOSE_SAMPLE_DIR = "17"  # git gc --auto estimates loose objects from this one fan-out dir
 _LOOSE_SAMPLE_LIMIT = 27  # ~ gc.auto (6700) / 256
 
@@ -39,6 +41,30 @@ def validate_line(name: str) -> str:
             f"invalid line name {name!r}: use 1-63 letters, digits, '-' or '_', "
             "starting with a letter or digit")
     return name
+
+
+@contextmanager
+def file_lock(lock_path: Path):
+    """An exclusive advisory lock (flock) on `lock_path`, released by the OS if the holder
+    dies. A no-op where it cannot be taken (no fcntl, a read-only git dir): compare-and-swap
+    on the ref stays the guarantee, the lock only spares writers lost races."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - non-POSIX
+        yield
+        return
+    try:
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        f = open(lock_path, "a")
+    except OSError:
+        yield
+        return
+    with f:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
 
 
 def entry_path(entry_id: str) -> tuple[str, str, str]:
@@ -230,6 +256,10 @@ class LineStore:
             log.parent.mkdir(parents=True, exist_ok=True)
             log.touch()
 
+    def write_lock(self):
+        """Serialises this repository's writers of the line (append, import, pull merge)."""
+        return file_lock(self.gr.lifeline_dir() / f"{self.line}.lock")
+
     def signature(self, when: int) -> pygit2.Signature:
         name, email = self.gr.identity()
         return pygit2.Signature(name, email, when, 0)
@@ -244,9 +274,17 @@ class LineStore:
         if not entries:
             return AppendResult([], [], None)
         self.gr.identity()  # fail before writing anything when git has no identity
+        with self.write_lock():
+            return self._append_locked(entries, message_for, existing_check)
+
+    def _append_locked(self, entries: list, message_for, existing_check) -> AppendResult:
         blob_oids = {e.id: self.repo.create_blob(e.to_json()) for e in entries}
         self._ensure_reflog()
-        for attempt in range(_CAS_ATTEMPTS):
+        deadline = time.monotonic() + _CAS_SECONDS
+        attempt = 0
+        # Lost swaps are retried (bounded by count, then by time while no stale lock is seen).
+        while attempt < _CAS_ATTEMPTS or (time.monotonic() < deadline and not self._ref_lock().exists()):
+            attempt += 1
             head = self.head()
             base = self.entries_tree(head)
             new, existing = [], []
@@ -269,8 +307,20 @@ class LineStore:
             if self._move_ref(head, commit, f"lifeline: append {len(new)}"):
                 self._maybe_gc()
                 return AppendResult(new, existing, str(commit))
-            time.sleep(random.uniform(0.001, 0.004) * min(attempt + 1, 10))
-        raise ConflictError(f"{self.ref_name} kept moving under concurrent writers; nothing was written, try again")
+            time.sleep(random.uniform(0.001, 0.004) * min(attempt, 10))
+        raise self._cas_failure()
+
+    def _ref_lock(self) -> Path:
+        return self.gr.common_dir / (self.ref_name + ".lock")
+
+    def _cas_failure(self) -> LifelineError:
+        lock = self._ref_lock()
+        if lock.exists():
+            return ConflictError(
+                f"{self.ref_name} is locked: {lock} exists. Another git process is updating it, or one "
+                "crashed and left the lock behind; if no git process is running, remove that file. "
+                "Nothing was written.")
+        return ConflictError(f"{self.ref_name} kept moving under concurrent writers; nothing was written, try again")
 
     def _move_ref(self, old: Optional[str], new: pygit2.Oid, message: str) -> bool:
         """Compare-and-swap: move the ref from `old` to `new`; False when someone else won."""
