@@ -81,9 +81,13 @@ def init(ctx: click.Context) -> None:
 @click.option("--model", default="human", show_default=True)
 @click.option("--dedup-key", default=None, help="Idempotency key: a second entry with it is not written.")
 @click.option("--thread", default=None, help="Record into a thread: chains to the thread's head.")
+@click.option("--allow-secret", "allow_secret", metavar="REASON", default=None,
+              help="Write even though the secret scan flags the text (a false positive); "
+                   "REASON is recorded in the entry.")
 @click.option("--json", "as_json", is_flag=True, help="Print the entry as JSON.")
 @click.pass_context
-def log(ctx, kind, summary, body, body_file, parents, author, agent, provider, model, dedup_key, thread, as_json):
+def log(ctx, kind, summary, body, body_file, parents, author, agent, provider, model, dedup_key, thread,
+        allow_secret, as_json):
     """Append an entry to the line (a human's write: direct)."""
     from .errors import InputError
     if body is not None and body_file is not None:
@@ -92,7 +96,7 @@ def log(ctx, kind, summary, body, body_file, parents, author, agent, provider, m
         body = _read_text(body_file)
     led = _ledger(ctx)
     fields = dict(kind=kind, summary=summary, body=body or "", parents=_split(parents), author=author,
-                  agent=agent, provider=provider, model=model, dedup_key=dedup_key)
+                  agent=agent, provider=provider, model=model, dedup_key=dedup_key, allow_secret=allow_secret)
     out = led.log_in_thread(thread, fields) if thread else led.log(**fields)
     if as_json:
         _echo_json({"entry": _entry_dict(out.entry), "written": out.written, "commit": out.commit})
@@ -214,12 +218,15 @@ def recall(ctx, query, k, as_json):
 @click.option("--agent", default="human", show_default=True)
 @click.option("--provider", default="none", show_default=True)
 @click.option("--model", default="human", show_default=True)
+@click.option("--allow-secret", "allow_secret", metavar="REASON", default=None,
+              help="Write even though the secret scan flags the text; REASON is recorded in the entry.")
 @click.pass_context
-def checkpoint(ctx, thread, summary, goal, done, next_, blocked, tried, agent, provider, model):
+def checkpoint(ctx, thread, summary, goal, done, next_, blocked, tried, agent, provider, model, allow_secret):
     """Record where work stopped on a thread (the next session resumes from it)."""
     sections = {"goal": list(goal), "done": list(done), "next": list(next_), "blocked": list(blocked),
                 "tried": list(tried)}
-    out = _ledger(ctx).checkpoint(thread, sections, summary, agent=agent, provider=provider, model=model)
+    out = _ledger(ctx).checkpoint(thread, sections, summary, agent=agent, provider=provider, model=model,
+                                  allow_secret=allow_secret)
     if out.written:
         click.echo(f"recorded {out.entry.short} checkpoint: {out.entry.summary}")
     else:

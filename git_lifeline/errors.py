@@ -15,6 +15,10 @@ class InputError(LifelineError):
     """Bad input: nothing was written."""
 
 
+class SecretError(InputError):
+    """New content holds what looks like a credential: refused before any object is written."""
+
+
 class NotARepoError(LifelineError):
     """The working directory is not inside a usable git repository."""
 

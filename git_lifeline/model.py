@@ -15,10 +15,10 @@ import unicodedata
 from datetime import datetime, timezone
 from typing import Literal, Optional, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, model_validator
 
 from .canonical import HEX64, MIN_PREFIX, TS_FORMAT, canonical_form, compute_id, format_ts  # noqa: F401
-from .errors import InputError
+from .errors import InputError, SecretError
 
 Kind = Literal[
     "bootstrap", "decision", "feature", "fix", "incident", "milestone", "release",
@@ -119,10 +119,17 @@ class Entry(BaseModel):
         return data
 
     @model_validator(mode="after")
-    def _check_and_seal(self) -> "Entry":
+    def _check_and_seal(self, info: ValidationInfo) -> "Entry":
         problems = content_problems(self)
         if problems:
             raise ValueError("; ".join(problems))
+        if not (info.context or {}).get(_STORED):
+            # New content: refuse credentials before any object can be written. Stored
+            # blobs (read back, pulled) are not refused here: verify reports them.
+            from . import secrets
+            findings = secrets.entry_findings(self)
+            if findings:
+                raise SecretError(secrets.refusal(findings))
         if self.ts.tzinfo is None:
             raise ValueError("ts must carry a UTC offset")
         if self.ts.utcoffset().total_seconds() != 0:
@@ -168,7 +175,7 @@ class Entry(BaseModel):
             raise InputError("not a JSON object")
         if isinstance(doc.get("ts"), str):
             doc["ts"] = parse_ts(doc["ts"])
-        return build_entry(**doc)
+        return _validate(doc, {_STORED: True})
 
 
 def content_problems(e: Entry) -> list[str]:
@@ -213,10 +220,19 @@ def content_problems(e: Entry) -> list[str]:
     return problems
 
 
+# Validation context of a blob read back from git: every rule but the secret scan applies.
+_STORED = "stored"
+
+
 def build_entry(**fields) -> Entry:
-    """Construct an Entry, turning pydantic's errors into one clear InputError."""
+    """Construct a new Entry (every write rule, the secret scan included), turning
+    pydantic's errors into one clear InputError."""
+    return _validate(fields, None)
+
+
+def _validate(fields: dict, context: Optional[dict]) -> Entry:
     try:
-        return Entry(**fields)
+        return Entry.model_validate(fields, context=context)
     except ValidationError as exc:
         raise InputError(describe_validation_error(exc)) from None
 

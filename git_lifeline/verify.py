@@ -9,7 +9,10 @@ Checks (each a problem with a code, so tests and hooks can tell them apart):
   rule (earliest ts, then smallest blob id);
 * every entry's parents exist in this line or, as external anchors, in another line;
 * every value the reflog recorded for the ref is an ancestor of the current head
-  (a rewound or rewritten line is caught locally).
+  (a rewound or rewritten line is caught locally);
+* no entry holds what looks like a credential, unless its body records the override
+  (`allow-secret:`): the same scan that refuses new entries, so what a client let
+  through (an old version, a hand-made commit) is still refused by hooks and pulls.
 """
 
 from __future__ import annotations
@@ -22,6 +25,14 @@ import pygit2
 from .errors import LifelineError
 from .model import Entry
 from .store import ENTRIES_DIR, LineStore, diff_entry_trees, is_entry_path, list_lines
+
+
+class SecretProblem(str):
+    """A blob problem that is a credential found in the entry (problem code `secret`)."""
+
+
+def blob_problem_code(problem: str) -> str:
+    return "secret" if isinstance(problem, SecretProblem) else "bad-entry"
 
 
 @dataclass
@@ -72,6 +83,8 @@ class Verifier:
                     problem = f"content does not match its id {e.id[:12]} (tampered)"
                 elif e.id != path.replace("/", ""):
                     problem = f"entry {e.id[:12]} is stored under another id's path (renamed)"
+                else:
+                    problem = _secret_problem(e)
             self._blob_ok[key] = problem
         return self._blob_ok[key]
 
@@ -141,7 +154,7 @@ class Verifier:
                 if new is not None:
                     problem = self._check_blob(path, new)
                     if problem:
-                        report.problems.append(Problem("bad-entry", f"{full}: {problem}", cid))
+                        report.problems.append(Problem(blob_problem_code(problem), f"{full}: {problem}", cid))
                         continue
                 if old is not None and new is not None:
                     if not self._merge_pick_ok(commit, path, new):
@@ -198,6 +211,16 @@ class Verifier:
                     "rewound", f"{self.store.ref_name} once pointed at {str(old)[:12]}, which the current head "
                                "does not contain: the line was rewound or rewritten"))
                 break
+
+
+def _secret_problem(e: Entry) -> Optional[SecretProblem]:
+    from .secrets import entry_findings
+    findings = entry_findings(e)
+    if not findings:
+        return None
+    shown = "; ".join(f.describe() for f in findings[:3]) + (" ..." if len(findings) > 3 else "")
+    return SecretProblem(f"entry {e.id[:12]} holds what looks like a credential ({shown}); rotate it, "
+                         "it is in the line's history")
 
 
 def verify_line(store: LineStore) -> Report:

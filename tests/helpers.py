@@ -6,6 +6,7 @@ written?" snapshot lives here, so each test states only what it proves.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -16,7 +17,7 @@ from typing import Callable, Optional, Union
 
 import pygit2
 
-from git_lifeline.model import KINDS, Entry, build_entry
+from git_lifeline.model import KINDS, Entry, build_entry, format_ts
 from git_lifeline.service import Ledger
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -112,6 +113,35 @@ def snapshot(repo: Path, projection: Optional[Path] = None) -> dict:
         "objects": git(repo, "rev-list", "--objects", "--all"),
         "projection": proj.read_bytes() if proj.exists() else None,
     }
+
+
+def odb_objects(repo: Path) -> set:
+    """Every object in the object database, reachable or not (loose and packed)."""
+    out = git(repo, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)")
+    return set(out.split())
+
+
+def odb_holds(repo: Path, needle: bytes) -> bool:
+    """Whether any object in the object database contains `needle` (decompressed)."""
+    proc = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=str(repo),
+                          capture_output=True, check=True)
+    return needle in proc.stdout
+
+
+def files_hold(root: Path, needle: bytes) -> list:
+    """Files under `root` whose bytes contain `needle` (caches, locks, projections, logs)."""
+    return [p for p in root.rglob("*") if p.is_file() and needle in p.read_bytes()]
+
+
+def stored_entry(**fields) -> Entry:
+    """An entry as a blob read back from git would give it: no write-time secret scan
+    (to build what an old client or a hand-made commit could have stored)."""
+    doc = dict(kind="note", author=AUTHOR, summary="Stored as is", body="Written by hand.",
+               ts=format_ts(BASE_TS))
+    doc.update(fields)
+    if isinstance(doc.get("ts"), datetime):
+        doc["ts"] = format_ts(doc["ts"])
+    return Entry.from_json(json.dumps(doc).encode("utf-8"))
 
 
 def entry_paths(repo: Path, ref: str = "refs/lifeline/main") -> list:
