@@ -41,6 +41,11 @@ TS_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 # Characters that end a line for some reader (str.splitlines, markdown, terminals).
 _LINE_BREAKS = frozenset("\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 _BODY_CONTROLS_ALLOWED = frozenset("\t\n\r")
+# Fast pre-checks: a value without any of these characters passes the per-character
+# scans below, so the scans (and their precise messages) run only for suspicious input.
+# Category Cc is exactly U+0000-U+001F and U+007F-U+009F; Cs is U+D800-U+DFFF.
+_SUSPECT_SINGLE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_SUSPECT_BODY = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 def canonical_form(kind: str, author: str, agent: str, provider: str, model: str,
@@ -88,6 +93,8 @@ def parse_ts(text: str) -> datetime:
 
 
 def _bad_single_line(value: str) -> Optional[str]:
+    if _SUSPECT_SINGLE_LINE.search(value) is None:
+        return "has leading or trailing whitespace" if value != value.strip() else None
     for ch in value:
         if ch in _LINE_BREAKS:
             return "contains a line break"
@@ -102,6 +109,10 @@ def _bad_single_line(value: str) -> Optional[str]:
 
 
 def _bad_body(value: str) -> Optional[str]:
+    if _SUSPECT_BODY.search(value) is None:
+        if len(value) * 4 > MAX_BODY_BYTES and len(value.encode("utf-8")) > MAX_BODY_BYTES:
+            return f"is larger than {MAX_BODY_BYTES} bytes"
+        return None
     for ch in value:
         cat = unicodedata.category(ch)
         if cat == "Cc" and ch not in _BODY_CONTROLS_ALLOWED:
