@@ -75,7 +75,10 @@ def utcnow() -> datetime:
 
 
 def format_ts(ts: datetime) -> str:
-    return ts.astimezone(timezone.utc).strftime(TS_FORMAT)
+    # isoformat, not strftime: the same text for every year >= 1000 (TS_FORMAT), ~15x faster
+    # (it is on the path of every blob and projection entry), and four year digits always.
+    text = ts.astimezone(timezone.utc).isoformat(timespec="microseconds")
+    return text[:-6] + "Z"
 
 
 def parse_ts(text: str) -> datetime:
