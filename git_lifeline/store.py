@@ -411,6 +411,12 @@ class BulkWriter:
         for key in ("GIT_DIR", "GIT_WORK_TREE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
                     "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_NAMESPACE"):
             env.pop(key, None)
+        # zlib's per-object state (~270 KB) is above glibc's mmap threshold, so every
+        # object costs an mmap/munmap and its page faults: measured at 100k entries,
+        # 4.2 s of 10 s CPU in the kernel. Keeping such blocks on the heap removes it.
+        # (Other C libraries ignore the variable.)
+        tunables = "glibc.malloc.mmap_threshold=8388608:glibc.malloc.trim_threshold=134217728"
+        env["GLIBC_TUNABLES"] = f"{env['GLIBC_TUNABLES']}:{tunables}" if env.get("GLIBC_TUNABLES") else tunables
         return env
 
     def _start(self, subprocess):
