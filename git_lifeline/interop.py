@@ -33,6 +33,7 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 
 _HEADING = re.compile(r"### #(?P<n>\d+)\s+—\s+(?P<ts>\S+)\s+—\s+(?P<kind>\w+)[ \t]*")
 _FIELD = re.compile(r"- \*\*(?P<name>[a-z_]+)\*\*:(?P<value>.*)")
+_NAME = re.compile(r"[a-z_]+")
 _BODY_MARK = "**Body**:"
 _FIELDS = ("author", "agent", "provider", "model", "kind", "summary", "parents", "id", "hash")
 _ROOT_MARKS = ("", "—", "-")
@@ -105,14 +106,17 @@ def _parse_fields(lines: list, start: int, where: str) -> tuple:
     """Field lines `- **name**: value` from `start`; returns (fields, next index, problem)."""
     fields: dict = {}
     i = start
-    while i < len(lines) and lines[i] == "":
+    n = len(lines)
+    while i < n and lines[i] == "":
         i += 1
-    while i < len(lines):
+    while i < n:
         line = lines[i]
-        m = _FIELD.fullmatch(line)
-        if not m:
+        # `- **name**:value` (string operations: this runs for every line of a big import)
+        end = line.find("**:", 4) if line.startswith("- **") else -1
+        name = line[4:end] if end > 4 else ""
+        if not name or not _NAME.fullmatch(name):
             break
-        name, value = m.group("name"), m.group("value")
+        value = line[end + 3:]
         if name not in _FIELDS:
             return fields, i, f"unknown field {name!r}"
         if name in fields:
@@ -122,8 +126,17 @@ def _parse_fields(lines: list, start: int, where: str) -> tuple:
     return fields, i, None
 
 
+def _recorded_id_anywhere(lines: list) -> Optional[str]:
+    """The recorded id of a block whose field list could not be read to the end (for naming it)."""
+    for line in lines:
+        m = _FIELD.fullmatch(line)
+        if m and m.group("name") in ("id", "hash") and HEX64.fullmatch(m.group("value").strip()):
+            return m.group("value").strip()
+    return None
+
+
 def _record(where: str, heading: re.Match, fields: dict, body: str, parents: list,
-            problem: Optional[str]) -> SeedRecord:
+            problem: Optional[str], lines: Optional[list] = None) -> SeedRecord:
     rec = SeedRecord(where=where, ts=heading.group("ts"), kind=heading.group("kind"), body=body,
                      parents=parents, problem=problem)
     rec.author = fields.get("author", "")
@@ -132,6 +145,8 @@ def _record(where: str, heading: re.Match, fields: dict, body: str, parents: lis
     rec.model = fields.get("model") or "human"
     rec.summary = fields.get("summary", "")
     rec.recorded_id = (fields.get("id") or fields.get("hash") or "").strip() or None
+    if rec.recorded_id is None and problem and lines:
+        rec.recorded_id = _recorded_id_anywhere(lines)
     if rec.problem is None and "kind" in fields and fields["kind"] != rec.kind:
         rec.problem = f"the heading says kind {rec.kind!r} but the kind field says {fields['kind']!r}"
     if rec.problem is None and "summary" not in fields:
@@ -154,7 +169,8 @@ def parse_seed_markdown(text: str, source: str = "LIFELINE.md") -> list:
     prev: Optional[SeedRecord] = None
     for index, seg in enumerate(segments):
         seg_lines = seg.split("\n")
-        heading_at = next((k for k, line in enumerate(seg_lines) if _HEADING.fullmatch(line)), None)
+        heading_at = next((k for k, line in enumerate(seg_lines)
+                           if line.startswith("### #") and _HEADING.fullmatch(line)), None)
         before = "\n".join(seg_lines[:heading_at] if heading_at is not None else seg_lines)
         if index > 0 and before.strip() and prev is not None and prev.problem is None:
             prev.problem = (f"its body contains the end sentinel {SEED_SENTINEL!r}; lifeline-context cuts "
@@ -189,7 +205,7 @@ def parse_seed_markdown(text: str, source: str = "LIFELINE.md") -> list:
         if problem is None and fields.get("summary", "x").strip() == "":
             problem = "its summary is empty (lifeline-context reads the next field line as the summary)"
         parents = _parents_field(fields.get("parents")) or []
-        rec = _record(where, m, fields, body, parents, problem)
+        rec = _record(where, m, fields, body, parents, problem, lines)
         records.append(rec)
         prev = rec
         offset_line += len(seg_lines) - 1
@@ -228,7 +244,7 @@ def parse_legacy_markdown(text: str, source: str = "LIFELINE.md") -> list:
             problem = "its summary is empty (lifeline-context reads the next field line as the summary)"
         explicit = _parents_field(fields.get("parents"))
         parents = explicit if explicit is not None else ([prev_id] if prev_id else [])
-        rec = _record(where, m, fields, body, parents, problem)
+        rec = _record(where, m, fields, body, parents, problem, block)
         records.append(rec)
         prev_id = _computed_id(rec)
     return records
@@ -439,6 +455,3 @@ def check_export(entries: list, line: str) -> None:
         raise InputError(f"line {line!r}: {len(bad)} entr{'y' if len(bad) == 1 else 'ies'} cannot be written "
                          f"in lifeline-context's format without changing an id; nothing was written:\n{shown}")
 
-
-def _is_hex64(value: str) -> bool:
-    return bool(HEX64.fullmatch(value))
