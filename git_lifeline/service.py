@@ -177,8 +177,11 @@ class Ledger:
                 f"{len(bad)} entr{'y' if len(bad) == 1 else 'ies'} in {source} do not match their recorded id "
                 f"(first: {bad[0].id[:12]} '{bad[0].summary[:40]}'); nothing was written")
         known = {e.id for e in good}
+        from .lines import LineIndex
+        index = LineIndex.scan(self.gr)
         for e in good:
-            missing = [p for p in e.parents if p not in known and not self.store.has(p)]
+            missing = [p for p in e.parents if p not in known and not self.store.has(p)
+                       and index.locate(p, exclude=self.line) is None]  # cross-line parents count
             if missing:
                 raise InputError(f"{source}: entry {e.id[:12]} names parent {missing[0][:12]} which is in "
                                  "neither the file nor the line; nothing was written")

@@ -212,3 +212,11 @@ def test_graph_dot_is_well_formed(repo, two_lines, tmp_path):
     assert '\\"queue\\"' in text
     if shutil.which("dot"):
         assert subprocess.run(["dot", "-Tsvg", str(tmp_path / "g.dot")], capture_output=True).returncode == 0
+
+
+def test_a_line_with_a_cross_line_parent_rebuilds_from_its_projection(repo, two_lines, tmp_path):
+    shutil.copy(repo / "LIFELINE.md", tmp_path / "main.md")
+    subprocess.run(["git", "-C", str(repo), "update-ref", "-d", "refs/lifeline/main"], check=True)
+    out = cli(repo, "migrate", "--from", str(tmp_path / "main.md"))
+    assert out.returncode == 0, out.stderr
+    assert two_lines["cross"].id in line_ids(repo)
