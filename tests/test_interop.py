@@ -292,3 +292,29 @@ def test_fast_validation_flags_exactly_what_the_character_scan_flags(text):
     for value in (text, text + "\ud800", "a" + text + "b"):
         assert model._bad_single_line(value) == slow_single(value)
         assert model._bad_body(value) == slow_body(value)
+
+
+def test_progress_bar_is_drawn_on_a_terminal_and_not_in_a_pipe(repo, tmp_path):
+    import os
+    import pty
+    import sys
+    _synthetic_seed_file(tmp_path / "mid.md", 2500)
+    master, slave = pty.openpty()
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    proc = subprocess.run([sys.executable, "-m", "git_lifeline", "import", "--from", str(tmp_path / "mid.md")],
+                          cwd=repo, env=env, stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    drawn = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        drawn += chunk
+    os.close(master)
+    assert proc.returncode == 0
+    assert b"checking" in drawn and b"writing" in drawn and b"100%" in drawn
+    piped = cli(repo, "import", "--from", str(tmp_path / "mid.md"))
+    assert "checking" not in piped.stderr and "%" not in piped.stderr
