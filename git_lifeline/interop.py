@@ -34,6 +34,10 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 _HEADING = re.compile(r"### #(?P<n>\d+)\s+—\s+(?P<ts>\S+)\s+—\s+(?P<kind>\w+)[ \t]*")
 _FIELD = re.compile(r"- \*\*(?P<name>[a-z_]+)\*\*:(?P<value>.*)")
 _NAME = re.compile(r"[a-z_]+")
+# The field block exactly as lifeline-context writes it (fast path; anything else takes
+# the line-by-line path, which accepts the same files and names what is wrong).
+_STD_ORDER = ("author", "agent", "provider", "model", "kind", "summary", "parents", "id")
+_STD_BLOCK = re.compile("\n\n" + "".join(rf"- \*\*{name}\*\*: ([^\n]*)\n" for name in _STD_ORDER))
 _BODY_MARK = "**Body**:"
 _FIELDS = ("author", "agent", "provider", "model", "kind", "summary", "parents", "id", "hash")
 _ROOT_MARKS = ("", "—", "-")
@@ -160,55 +164,80 @@ def _parents_field(raw: Optional[str]) -> Optional[list]:
     return [p.strip() for p in raw.split(",") if p.strip()]
 
 
+def _find_heading(seg: str) -> int:
+    """Offset of the first line of `seg` that is an entry heading, or -1."""
+    if seg.startswith("### #"):
+        start = 0
+    else:
+        k = seg.find("\n### #")
+        start = k + 1 if k >= 0 else -1
+    while start >= 0:
+        eol = seg.find("\n", start)
+        if _HEADING.fullmatch(seg[start:] if eol < 0 else seg[start:eol]):
+            return start
+        k = seg.find("\n### #", start)
+        start = k + 1 if k >= 0 else -1
+    return -1
+
+
 def parse_seed_markdown(text: str, source: str = "LIFELINE.md") -> list:
     """Records of the sentinel format, strictly: anything the seed's own reader would
-    silently misread becomes a record with a `problem` naming it."""
+    silently misread becomes a record with a `problem` naming it.
+
+    Works on offsets within each sentinel-delimited segment (a big import spends its
+    time here): only the few header lines of an entry are split into lines."""
     records = []
     segments = text.split(SEED_SENTINEL)
+    last = len(segments) - 1
     offset_line = 1
     prev: Optional[SeedRecord] = None
     for index, seg in enumerate(segments):
-        seg_lines = seg.split("\n")
-        heading_at = next((k for k, line in enumerate(seg_lines)
-                           if line.startswith("### #") and _HEADING.fullmatch(line)), None)
-        before = "\n".join(seg_lines[:heading_at] if heading_at is not None else seg_lines)
+        h = _find_heading(seg)
+        before = seg if h < 0 else seg[:h]
         if index > 0 and before.strip() and prev is not None and prev.problem is None:
             prev.problem = (f"its body contains the end sentinel {SEED_SENTINEL!r}; lifeline-context cuts "
                             "the body there and drops the rest")
-        if heading_at is None:
-            offset_line += len(seg_lines) - 1
+        if h < 0:
+            offset_line += seg.count("\n")
             continue
-        if index == len(segments) - 1:
+        eol = seg.find("\n", h)
+        m = _HEADING.fullmatch(seg[h:] if eol < 0 else seg[h:eol])
+        where = f"#{m.group('n')} (line {offset_line + before.count(chr(10))})"
+        if index == last:
             # text after the last sentinel that opens an entry: an entry without its end
-            lines = seg_lines[heading_at:]
-            m = _HEADING.fullmatch(lines[0])
-            rec = SeedRecord(where=f"#{m.group('n')} (line {offset_line + heading_at})", kind=m.group("kind"),
-                             problem="the entry is not closed by the end sentinel (truncated file?)")
-            records.append(rec)
+            records.append(SeedRecord(where=where, kind=m.group("kind"),
+                                      problem="the entry is not closed by the end sentinel (truncated file?)"))
             break
-        lines = seg_lines[heading_at:]
-        lineno = offset_line + heading_at
-        m = _HEADING.fullmatch(lines[0])
-        where = f"#{m.group('n')} (line {lineno})"
-        fields, i, problem = _parse_fields(lines, 1, where)
+        mark = seg.find("\n" + _BODY_MARK, h)
+        std = _STD_BLOCK.fullmatch(seg, eol, mark) if mark >= 0 and eol >= 0 else None
+        if std is not None:
+            lines = [""]
+            fields, i, problem = dict(zip(_STD_ORDER, std.groups())), 1, None
+        else:
+            lines = (seg[h:mark] if mark >= 0 else seg[h:]).split("\n")
+            fields, i, problem = _parse_fields(lines, 1, where)
         while i < len(lines) and lines[i] == "":
             i += 1
         body = ""
         if problem is None:
-            if i < len(lines) and lines[i].rstrip() == _BODY_MARK:
-                body = "\n".join(lines[i + 1:]).strip()
-            elif i < len(lines):
+            rest = mark + 1 + len(_BODY_MARK)
+            nl = seg.find("\n", rest) if mark >= 0 else -1
+            if i < len(lines):
                 problem = (f"unexpected text {lines[i][:40]!r} among its fields (a value with a line break? "
                            "lifeline-context misreads it)")
-            else:
+            elif mark < 0:
                 problem = "it has no **Body**: section"
+            elif (seg[rest:] if nl < 0 else seg[rest:nl]).strip():
+                problem = f"unexpected text after {_BODY_MARK!r} on its line"
+            else:
+                body = seg[nl + 1:].strip() if nl >= 0 else ""
         if problem is None and fields.get("summary", "x").strip() == "":
             problem = "its summary is empty (lifeline-context reads the next field line as the summary)"
         parents = _parents_field(fields.get("parents")) or []
         rec = _record(where, m, fields, body, parents, problem, lines)
         records.append(rec)
         prev = rec
-        offset_line += len(seg_lines) - 1
+        offset_line += seg.count("\n")
     return records
 
 
