@@ -36,6 +36,8 @@ MAX_PARENTS = 64
 MIN_PREFIX = 6
 
 HEX64 = re.compile(r"[0-9a-f]{64}")
+# One encoder for every blob: json.dumps with non-default options builds a new one per call.
+_BLOB_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 TS_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 # Characters that end a line for some reader (str.splitlines, markdown, terminals).
@@ -192,7 +194,7 @@ class Entry(BaseModel):
             "model": self.model, "parents": list(self.parents), "provider": self.provider,
             "summary": self.summary, "ts": format_ts(self.ts),
         }
-        return (json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n").encode("utf-8")
+        return (_BLOB_ENCODER.encode(doc) + "\n").encode("utf-8")
 
     @classmethod
     def from_json(cls, data: bytes) -> "Entry":
