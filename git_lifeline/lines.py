@@ -319,8 +319,13 @@ class Graph:
     edges: set = field(default_factory=set)      # (from key, to key, label, style)
 
 
+def _ident(line: str) -> str:
+    """A line name as an identifier part: `_` doubled, `-` as `_d`, so distinct names stay distinct."""
+    return line.replace("_", "__").replace("-", "_d")
+
+
 def _node_key(line: Optional[str], entry_id: str) -> str:
-    return f"e_{(line or 'x')}_{entry_id[:16]}"
+    return f"e_{_ident(line) if line else 'x'}_{entry_id[:16]}"
 
 
 def build_graph(gr: GitRepo, only: Optional[str] = None) -> Graph:
@@ -330,6 +335,7 @@ def build_graph(gr: GitRepo, only: Optional[str] = None) -> Graph:
     otherwise every line's. Plain parent links (a log's running chain) are left
     out: they are the ledger's order, not its structure.
     """
+    from .blocks import field as field_of
     from .state import reduce
 
     idx = LineIndex.scan(gr)
@@ -382,6 +388,10 @@ def build_graph(gr: GitRepo, only: Optional[str] = None) -> Graph:
             for p in e.parents:
                 if p not in entries:
                     g.edges.add((local(e.id), foreign(p, None), "parent in another line", "thick"))
+            pinned = field_of(e.body, "pin")
+            if pinned and pinned in e.parents:
+                target = local(pinned) if pinned in entries else foreign(pinned, None)
+                g.edges.add((local(e.id), target, "pins", "dotted"))
             o = origin_of(e.body)
             if o is not None:
                 g.edges.add((local(e.id), foreign(o["id"], o["line"]), f"origin {o['line']}", "dotted"))
@@ -389,7 +399,7 @@ def build_graph(gr: GitRepo, only: Optional[str] = None) -> Graph:
             if HEX64.fullmatch(key) and key in entries:
                 target = local(key)
             else:
-                target = f"t_{name}_{_slug(key)}"
+                target = f"t_{_ident(name)}_{_slug(key)}"
                 g.nodes.setdefault(target, Node(target, name, f"thread: {_short(key)}", shape="thread"))
             for entry_id in ids:
                 if entry_id != key:
@@ -428,7 +438,7 @@ def render_mermaid(g: Graph) -> str:
         nodes = sorted(by_line[line], key=lambda n: n.key)
         indent = "  "
         if line is not None:
-            out.append(f'  subgraph L_{line}["line {line}"]')
+            out.append(f'  subgraph L_{_ident(line)}["line {line}"]')
             indent = "    "
         for n in nodes:
             label = _mermaid_text(n.label)

@@ -220,3 +220,14 @@ def test_a_line_with_a_cross_line_parent_rebuilds_from_its_projection(repo, two_
     out = cli(repo, "migrate", "--from", str(tmp_path / "main.md"))
     assert out.returncode == 0, out.stderr
     assert two_lines["cross"].id in line_ids(repo)
+
+
+def test_graph_ids_stay_distinct_for_line_names_mermaid_would_confuse(repo):
+    a = log(repo, "my-line", kind="decision", summary="A", body="why a")
+    b = log(repo, "my_line", kind="decision", summary="B", body="why b")
+    log(repo, "my-line", kind="note", summary="pin A", body=f"pin: {a.id}", parents=[a.id])
+    log(repo, "my_line", kind="correction", summary="B2", body="why b2", parents=[b.id])
+    text = ledger(repo).graph()
+    assert 'subgraph L_my_dline["line my-line"]' in text and 'subgraph L_my__line["line my_line"]' in text
+    assert f"-.->|pins| e_my_dline_{a.id[:16]}" in text
+    assert f"-->|supersedes| e_my__line_{b.id[:16]}" in text
