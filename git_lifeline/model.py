@@ -38,10 +38,17 @@ MAX_PARENTS = 64
 # A commit's time is unsigned epoch seconds and the commit carries the entry's ts,
 # so nothing earlier can be stored (and a year < 1000 would not even render as ISO-8601).
 MIN_TS = datetime(1970, 1, 1, tzinfo=timezone.utc)
+# One encoder for every blob: json.dumps with non-default options builds a new one per call.
+_BLOB_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 # Characters that end a line for some reader (str.splitlines, markdown, terminals).
 _LINE_BREAKS = frozenset("\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 _BODY_CONTROLS_ALLOWED = frozenset("\t\n\r")
+# Fast pre-checks: a value without any of these characters passes the per-character
+# scans below, so the scans (and their precise messages) run only for suspicious input.
+# Category Cc is exactly U+0000-U+001F and U+007F-U+009F; Cs is U+D800-U+DFFF.
+_SUSPECT_SINGLE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_SUSPECT_BODY = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 def utcnow() -> datetime:
@@ -63,6 +70,8 @@ def parse_ts(text: str) -> datetime:
 
 
 def _bad_single_line(value: str) -> Optional[str]:
+    if _SUSPECT_SINGLE_LINE.search(value) is None:
+        return "has leading or trailing whitespace" if value != value.strip() else None
     for ch in value:
         if ch in _LINE_BREAKS:
             return "contains a line break"
@@ -77,6 +86,10 @@ def _bad_single_line(value: str) -> Optional[str]:
 
 
 def _bad_body(value: str) -> Optional[str]:
+    if _SUSPECT_BODY.search(value) is None:
+        if len(value) * 4 > MAX_BODY_BYTES and len(value.encode("utf-8")) > MAX_BODY_BYTES:
+            return f"is larger than {MAX_BODY_BYTES} bytes"
+        return None
     for ch in value:
         cat = unicodedata.category(ch)
         if cat == "Cc" and ch not in _BODY_CONTROLS_ALLOWED:
@@ -155,7 +168,7 @@ class Entry(BaseModel):
             "model": self.model, "parents": list(self.parents), "provider": self.provider,
             "summary": self.summary, "ts": format_ts(self.ts),
         }
-        return (json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n").encode("utf-8")
+        return (_BLOB_ENCODER.encode(doc) + "\n").encode("utf-8")
 
     @classmethod
     def from_json(cls, data: bytes) -> "Entry":
