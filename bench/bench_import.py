@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 KINDS = ("decision", "note", "feature", "fix", "open", "incident", "test", "debt")
 
 
-def make_file(path: Path, n: int) -> None:
+def make_file(path: Path, n: int, salt: str = "") -> None:
     from git_lifeline.interop import render_seed_markdown
     from git_lifeline.model import build_entry
     t0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
@@ -41,7 +41,7 @@ def make_file(path: Path, n: int) -> None:
                 f"and chose this one because it keeps the ledger in git.\n\n- measured: {i * 7 % 1000} ms\n"
                 f"- reviewed by: reviewer {i % 13}")
         e = build_entry(kind=KINDS[i % len(KINDS)], author=f"Dev {i % 17} <dev{i % 17}@example.com>",
-                        summary=f"Entry {i}: a decision about component {i % 101}", body=body,
+                        summary=f"Entry {i}{salt}: a decision about component {i % 101}", body=body,
                         parents=[prev] if prev else [], ts=t0 + timedelta(seconds=i, microseconds=i % 997))
         entries.append(e)
         prev = e.id

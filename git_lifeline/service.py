@@ -73,13 +73,11 @@ class Ledger:
     def make_entry(self, kind: str, summary: str, body: str = "", parents: Optional[list] = None,
                    author: Optional[str] = None, agent: str = "human", provider: str = "none",
                    model: str = "human", dedup_key: Optional[str] = None, ts: Optional[str] = None):
-        from .model import build_entry, parse_ts
-        fields = dict(kind=kind, summary=summary.strip(), body=body, author=(author or self.default_author()).strip(),
-                      agent=agent, provider=provider, model=model, parents=self.resolve_parents(parents or []),
-                      dedup_key=dedup_key)
-        if ts is not None:
-            fields["ts"] = parse_ts(ts)
-        return build_entry(**fields)
+        from .rules import new_record, parse_ts  # the model's rules, without pydantic's start-up cost
+        return new_record(kind=kind, summary=summary.strip(), body=body,
+                          author=(author or self.default_author()).strip(), agent=agent, provider=provider,
+                          model=model, parents=self.resolve_parents(parents or []), dedup_key=dedup_key,
+                          ts=parse_ts(ts) if ts is not None else None)
 
     def _dedup_hit(self, e: Entry, head: Optional[str]) -> bool:
         if e.dedup_key is None or head is None:
@@ -162,7 +160,7 @@ class Ledger:
         """The truth as the ledger stood then: a ledger commit, or a date (entries recorded by then)."""
         import re
         from datetime import timedelta
-        from .model import parse_ts
+        from .rules import parse_ts
         text = when.strip()
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
             limit = parse_ts(text + "T00:00:00+00:00") + timedelta(days=1) - timedelta(microseconds=1)
