@@ -8,84 +8,20 @@ ledger moves between the two tools with every id intact.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
-import unicodedata
 from datetime import datetime, timezone
-from typing import Literal, Optional, get_args
+from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, model_validator
 
-from .canonical import HEX64, MIN_PREFIX, TS_FORMAT, canonical_form, compute_id, format_ts  # noqa: F401
-from .errors import InputError, SecretError
+from .canonical import (HEX64, MIN_PREFIX, TS_FORMAT, canonical_form, compute_id,  # noqa: F401
+                        encode_blob, format_ts)
+from .errors import InputError
+from .rules import (BODY_OPTIONAL_KINDS, KINDS, MAX_BODY_BYTES, MAX_FIELD_CHARS, MAX_PARENTS,  # noqa: F401
+                    MAX_SUMMARY_CHARS, MIN_TS, content_problems, parse_ts, utcnow)
 
-Kind = Literal[
-    "bootstrap", "decision", "feature", "fix", "incident", "milestone", "release",
-    "note", "open", "correction", "service", "api", "test", "requirement", "debt",
-    "relation", "checkpoint",
-]
-KINDS: tuple[str, ...] = get_args(Kind)
-
-# Kinds whose entry may carry an empty body: a checkpoint's content is its blocks.
-BODY_OPTIONAL_KINDS = frozenset({"checkpoint"})
-
-MAX_SUMMARY_CHARS = 300
-MAX_FIELD_CHARS = 200
-MAX_BODY_BYTES = 64 * 1024
-MAX_PARENTS = 64
-
-# A commit's time is unsigned epoch seconds and the commit carries the entry's ts,
-# so nothing earlier can be stored (and a year < 1000 would not even render as ISO-8601).
-MIN_TS = datetime(1970, 1, 1, tzinfo=timezone.utc)
-
-# Characters that end a line for some reader (str.splitlines, markdown, terminals).
-_LINE_BREAKS = frozenset("\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
-_BODY_CONTROLS_ALLOWED = frozenset("\t\n\r")
-
-
-def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
-
-
-def parse_ts(text: str) -> datetime:
-    """Parse an ISO-8601 timestamp; naive values are refused, not guessed."""
-    raw = text.strip()
-    if raw.endswith("Z"):
-        raw = raw[:-1] + "+00:00"
-    try:
-        ts = datetime.fromisoformat(raw)
-    except ValueError:
-        raise InputError(f"invalid timestamp {text!r}: expected ISO-8601 with a UTC offset") from None
-    if ts.tzinfo is None:
-        raise InputError(f"invalid timestamp {text!r}: it has no UTC offset")
-    return ts.astimezone(timezone.utc)
-
-
-def _bad_single_line(value: str) -> Optional[str]:
-    for ch in value:
-        if ch in _LINE_BREAKS:
-            return "contains a line break"
-        cat = unicodedata.category(ch)
-        if cat == "Cc":
-            return f"contains control character U+{ord(ch):04X}"
-        if cat == "Cs":
-            return "contains an unpaired surrogate (not valid UTF-8)"
-    if value != value.strip():
-        return "has leading or trailing whitespace"
-    return None
-
-
-def _bad_body(value: str) -> Optional[str]:
-    for ch in value:
-        cat = unicodedata.category(ch)
-        if cat == "Cc" and ch not in _BODY_CONTROLS_ALLOWED:
-            return f"contains control character U+{ord(ch):04X}"
-        if cat == "Cs":
-            return "contains an unpaired surrogate (not valid UTF-8)"
-    if len(value.encode("utf-8")) > MAX_BODY_BYTES:
-        return f"is larger than {MAX_BODY_BYTES} bytes"
-    return None
+Kind = Literal[KINDS]  # the 17 kinds (rules.KINDS)
 
 
 class Entry(BaseModel):
@@ -126,10 +62,8 @@ class Entry(BaseModel):
         if not (info.context or {}).get(_STORED):
             # New content: refuse credentials before any object can be written. Stored
             # blobs (read back, pulled) are not refused here: verify reports them.
-            from . import secrets
-            findings = secrets.entry_findings(self)
-            if findings:
-                raise SecretError(secrets.refusal(findings))
+            from .secrets import refuse_credentials
+            refuse_credentials(self)
         if self.ts.tzinfo is None:
             raise ValueError("ts must carry a UTC offset")
         if self.ts.utcoffset().total_seconds() != 0:
@@ -156,13 +90,7 @@ class Entry(BaseModel):
 
     def to_json(self) -> bytes:
         """Canonical JSON blob: sorted keys, UTF-8, compact, newline-terminated."""
-        doc = {
-            "agent": self.agent, "author": self.author, "body": self.body,
-            "dedup_key": self.dedup_key, "id": self.id, "kind": self.kind,
-            "model": self.model, "parents": list(self.parents), "provider": self.provider,
-            "summary": self.summary, "ts": format_ts(self.ts),
-        }
-        return (json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n").encode("utf-8")
+        return encode_blob(self)
 
     @classmethod
     def from_json(cls, data: bytes) -> "Entry":
@@ -176,48 +104,6 @@ class Entry(BaseModel):
         if isinstance(doc.get("ts"), str):
             doc["ts"] = parse_ts(doc["ts"])
         return _validate(doc, {_STORED: True})
-
-
-def content_problems(e: Entry) -> list[str]:
-    """Every write-time rule, as human-readable problems (empty when valid)."""
-    problems = []
-    if not e.summary.strip():
-        problems.append("summary is empty")
-    else:
-        why = _bad_single_line(e.summary)
-        if why:
-            problems.append(f"summary {why}")
-        if len(e.summary) > MAX_SUMMARY_CHARS:
-            problems.append(f"summary is longer than {MAX_SUMMARY_CHARS} characters")
-    for name in ("author", "agent", "provider", "model"):
-        value = getattr(e, name)
-        if not value:
-            problems.append(f"{name} is empty")
-            continue
-        why = _bad_single_line(value)
-        if why:
-            problems.append(f"{name} {why}")
-        if len(value) > MAX_FIELD_CHARS:
-            problems.append(f"{name} is longer than {MAX_FIELD_CHARS} characters")
-    if e.kind not in BODY_OPTIONAL_KINDS and not e.body.strip():
-        problems.append(f"a {e.kind} needs its why: the body is empty")
-    why = _bad_body(e.body)
-    if why:
-        problems.append(f"body {why}")
-    if len(e.parents) > MAX_PARENTS:
-        problems.append(f"more than {MAX_PARENTS} parents")
-    if len(set(e.parents)) != len(e.parents):
-        problems.append("a parent is listed twice")
-    for p in e.parents:
-        if not HEX64.fullmatch(p):
-            problems.append(f"parent {p[:20]!r} is not a full 64-hex id")
-    if e.dedup_key is not None:
-        why = _bad_single_line(e.dedup_key) if e.dedup_key else "is empty"
-        if why:
-            problems.append(f"dedup_key {why}")
-        elif len(e.dedup_key) > MAX_FIELD_CHARS:
-            problems.append(f"dedup_key is longer than {MAX_FIELD_CHARS} characters")
-    return problems
 
 
 # Validation context of a blob read back from git: every rule but the secret scan applies.

@@ -26,12 +26,21 @@ class Record:
     model: str
     summary: str
     body: str
-    parents: tuple
+    parents: list
     dedup_key: Optional[str]
 
     @property
     def short(self) -> str:
         return self.id[:8]
+
+    def to_json(self) -> bytes:
+        from .canonical import encode_blob
+        return encode_blob(self)
+
+    def verify(self) -> bool:
+        from .canonical import compute_id
+        return self.id == compute_id(self.kind, self.author, self.agent, self.provider, self.model,
+                                     self.summary, self.body, self.parents)
 
     @classmethod
     def from_json(cls, text: str) -> "Record":
@@ -41,4 +50,4 @@ class Record:
             raise ValueError("not an entry object")
         ts = datetime.fromisoformat(d["ts"][:-1]).replace(tzinfo=timezone.utc)
         return cls(d["id"], ts, d["kind"], d["author"], d["agent"], d["provider"], d["model"],
-                   d["summary"], d["body"], tuple(d["parents"]), d.get("dedup_key"))
+                   d["summary"], d["body"], list(d["parents"]), d.get("dedup_key"))

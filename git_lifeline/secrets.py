@@ -1,9 +1,10 @@
 """Credentials in an entry: found before anything is written, reported without echoing them.
 
 A ledger is pushed to shared remotes and kept forever, append-only: a credential that
-slips into an entry is leaked for good. Every new entry is scanned (the model's
-validator calls `entry_findings`, so no write path can skip it), and `verify` scans
-what arrives from elsewhere with the same function.
+slips into an entry is leaked for good. Every new entry is scanned (both ways an
+entry is made, the pydantic model's validator and `rules.new_record`, call
+`refuse_credentials`, so no write path can skip it), and `verify` scans what
+arrives from elsewhere with the same function.
 
 Model level: plain Python and `re`, no git. Each rule is a credential *shape* — a
 provider's documented prefix and length, a private key block, a JWT, a URL with a
@@ -293,6 +294,15 @@ def entry_findings(entry) -> list:
     return out
 
 
+def refuse_credentials(entry) -> None:
+    """The gate every new entry passes (the model's validator and rules.new_record call it):
+    raises SecretError, naming kinds and positions, when the entry holds a credential."""
+    findings = entry_findings(entry)
+    if findings:
+        from .errors import SecretError
+        raise SecretError(refusal(findings))
+
+
 MAX_REASON_CHARS = 200
 
 
@@ -315,5 +325,5 @@ def refusal(findings: Iterable[Finding], subject: str = "the entry") -> str:
     shown = "\n".join(f"  {f.describe()}" for f in items[:10])
     more = f"\n  ... and {len(items) - 10} more" if len(items) > 10 else ""
     return (f"refused: {subject} holds what looks like a credential; nothing was written:\n{shown}{more}\n"
-            "Remove it (and rotate it if it was real). If it is not a secret, record why with "
-            "--allow-secret REASON.")
+            "Remove it (and rotate it if it was real). If it is not a secret, write the entry with "
+            "--allow-secret REASON (log, checkpoint), which records why in its body.")

@@ -12,7 +12,7 @@ from . import context as ctx
 from . import state
 from .errors import InputError
 from .gitrepo import GitRepo, open_repo
-from .store import DEFAULT_LINE, AppendResult, LineStore, list_lines
+from .store import DEFAULT_LINE, AppendResult, LineStore
 
 # The pydantic model and the projection are imported where an entry is built or
 # written: read paths served from the cache (context, recall) never load pydantic.
@@ -63,24 +63,26 @@ class Ledger:
 
     # ---- writing ---------------------------------------------------------
     def resolve_parents(self, refs: list) -> list:
+        if any(":" in r for r in refs):  # `line:prefix` names a parent in another line
+            from .lines import LineIndex, resolve_ref
+            index = LineIndex.scan(self.gr)
+            return sorted({resolve_ref(self.gr, self.store, r, index) for r in refs})
         return sorted({self.store.resolve(r) for r in refs})
 
     def make_entry(self, kind: str, summary: str, body: str = "", parents: Optional[list] = None,
                    author: Optional[str] = None, agent: str = "human", provider: str = "none",
                    model: str = "human", dedup_key: Optional[str] = None, ts: Optional[str] = None,
                    allow_secret: Optional[str] = None):
-        """A new entry, validated by the model (every write rule, the secret scan included).
+        """A new entry under every write rule, the secret scan included (rules.new_record).
         `allow_secret` records a reasoned override of the secret scan in the body's header."""
-        from .model import build_entry, parse_ts
+        from .rules import new_record, parse_ts  # the model's rules, without pydantic's start-up cost
         if allow_secret is not None:
             from .secrets import record_override
             body = record_override(body, allow_secret)
-        fields = dict(kind=kind, summary=summary.strip(), body=body, author=(author or self.default_author()).strip(),
-                      agent=agent, provider=provider, model=model, parents=self.resolve_parents(parents or []),
-                      dedup_key=dedup_key)
-        if ts is not None:
-            fields["ts"] = parse_ts(ts)
-        return build_entry(**fields)
+        return new_record(kind=kind, summary=summary.strip(), body=body,
+                          author=(author or self.default_author()).strip(), agent=agent, provider=provider,
+                          model=model, parents=self.resolve_parents(parents or []), dedup_key=dedup_key,
+                          ts=parse_ts(ts) if ts is not None else None)
 
     def _dedup_hit(self, e: Entry, head: Optional[str]) -> bool:
         if e.dedup_key is None or head is None:
@@ -163,7 +165,7 @@ class Ledger:
         """The truth as the ledger stood then: a ledger commit, or a date (entries recorded by then)."""
         import re
         from datetime import timedelta
-        from .model import parse_ts
+        from .rules import parse_ts
         text = when.strip()
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
             limit = parse_ts(text + "T00:00:00+00:00") + timedelta(days=1) - timedelta(microseconds=1)
@@ -266,13 +268,13 @@ class Ledger:
                         parents=notes, body="action: revert\n\nUnpinned.", **who)
 
     def lines(self) -> list:
-        out = []
-        for name in list_lines(self.gr):
-            s = LineStore(self.gr, name)
-            head = s.head()
-            count = sum(1 for _ in s.iter_blobs(head))
-            out.append({"line": name, "head": head, "entries": count})
-        return out
+        # only real lines (lines.LineIndex): a stray or foreign ref under refs/lifeline/ is not one
+        from .lines import describe_lines
+        rows = describe_lines(self.gr)
+        for row in rows:
+            path = Ledger(self.gr, row["line"]).projection_path()
+            row["projection"] = str(path) if path else None
+        return rows
 
     # ---- projection ------------------------------------------------------
     def projection_path(self) -> Optional[Path]:
@@ -349,8 +351,11 @@ class Ledger:
                 f"{len(bad)} entr{'y' if len(bad) == 1 else 'ies'} in {source} do not match their recorded id "
                 f"(first: {bad[0].id[:12]} '{bad[0].summary[:40]}'); nothing was written")
         known = {e.id for e in good}
+        from .lines import LineIndex
+        index = LineIndex.scan(self.gr)
         for e in good:
-            missing = [p for p in e.parents if p not in known and not self.store.has(p)]
+            missing = [p for p in e.parents if p not in known and not self.store.has(p)
+                       and index.locate(p, exclude=self.line) is None]  # cross-line parents count
             if missing:
                 raise InputError(f"{source}: entry {e.id[:12]} names parent {missing[0][:12]} which is in "
                                  "neither the file nor the line; nothing was written")
@@ -359,6 +364,91 @@ class Ledger:
             self.render()
         return {"read": len(parsed), "added": len(result.added), "existing": len(result.existing),
                 "mismatched": [e.id for e in bad]}
+
+    # ---- interop with lifeline-context, and lines (issue 6; logic in interop.py, lines.py) ----
+    def import_from(self, source: Path, strict: bool = False, assume_utc: bool = False,
+                    progress=None) -> dict:
+        """Import a lifeline-context ledger (LIFELINE.md, legacy markdown or .db) into this line.
+
+        Every id is recomputed; refused records raise (nothing written); mismatches are
+        skipped and listed (or abort with `strict`). One commit, written as a pack.
+        `progress(stage, done, total)` is called while checking and writing.
+        """
+        from . import interop
+        from .lines import LineIndex
+        from .store import BulkWriter
+
+        fmt, records = interop.read_source(Path(source))
+        total = len(records)
+        head = self.store.head()
+        tree = self.store.entries_tree(head)
+        index = LineIndex.scan(self.gr)
+
+        def in_line(entry_id: str) -> bool:
+            return tree is not None and self.store._lookup_blob(tree, entry_id) is not None
+
+        def dedup_used() -> dict:
+            if head is None:
+                return {}
+            return {e.dedup_key: e.id for e in self.store.load(head).entries.values() if e.dedup_key}
+
+        def counted(items):
+            for n, rec in enumerate(items, 1):
+                if progress is not None and (n % 1000 == 0 or n == total):
+                    progress("checking", n, total)
+                yield rec
+
+        writer = BulkWriter(self.store)
+        try:
+            plan = interop.check_records(
+                counted(records), str(source), strict=strict, assume_utc=assume_utc, in_line=in_line,
+                elsewhere=lambda p: index.locate(p, exclude=self.line), dedup_used=dedup_used, sink=writer.add)
+            write_progress = (lambda done, n: progress("writing", done, n)) if progress is not None else None
+            result = writer.publish(plan.entries, commit_message, write_progress)
+        except BaseException:
+            writer.abort()
+            raise
+        if result.commit:
+            from . import projection
+            path = self.projection_path()
+            if head is None and path is not None:
+                write_atomic(path, projection.render(self.line, result.added, self.store.entries_tree_id(result.commit)))
+            else:
+                self.refresh_projection(head, result.added, result.commit)
+        return {"format": fmt, "read": total, "added": len(result.added), "existing": len(result.existing),
+                "commit": result.commit, "line": self.line,
+                "mismatched": [{"where": r.where, "summary": r.summary, "recorded": r.recorded_id, "computed": c}
+                               for r, c in plan.mismatched],
+                "skipped": [{"id": e.id, "summary": e.summary, "why": why} for e, why in plan.skipped],
+                "duplicates": plan.duplicates, "unrecorded": plan.unrecorded, "reordered": plan.reordered,
+                "external": [{"id": i, "parent": p, "line": l} for i, p, l in plan.external]}
+
+    def export_seed(self) -> str:
+        """The line in lifeline-context's markdown; refuses entries it would misread."""
+        from . import interop
+        entries = self.entries()
+        interop.check_export(entries, self.line)
+        return interop.render_seed_markdown(entries, self.line)
+
+    def promote(self, src: str, refs: list, parents: Optional[list] = None) -> dict:
+        """Copy entries of line `src` into this line, each with an origin block."""
+        from .lines import plan_promote
+        plan = plan_promote(self.gr, src, self.line, refs, parents)
+        result = self.append(plan.copies) if plan.copies else AppendResult([], [], None)
+        return {"promoted": result.added, "already": plan.already + [(None, e.id) for e in result.existing],
+                "commit": result.commit}
+
+    def where(self, prefix: str) -> list:
+        from .lines import where
+        return where(self.gr, prefix)
+
+    def graph(self, only: Optional[str] = None, fmt: str = "mermaid") -> str:
+        from .lines import build_graph, render_dot, render_mermaid
+        if fmt not in ("mermaid", "dot"):
+            raise InputError(f"unknown graph format {fmt!r}: use mermaid or dot")
+        g = build_graph(self.gr, only)
+        return render_mermaid(g) if fmt == "mermaid" else render_dot(g)
+    # ---- end of issue 6 additions -------------------------------------------------------------
 
 
 def _projection_lock(lock_path: Path):

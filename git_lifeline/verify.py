@@ -24,7 +24,7 @@ import pygit2
 
 from .errors import LifelineError
 from .model import Entry
-from .store import ENTRIES_DIR, LineStore, diff_entry_trees, is_entry_path, list_lines
+from .store import ENTRIES_DIR, LineStore, diff_entry_trees, is_entry_path
 
 
 class SecretProblem(str):
@@ -50,6 +50,8 @@ class Report:
     commits: int = 0
     problems: list = field(default_factory=list)
     external: list = field(default_factory=list)  # (entry id, parent id, line)
+    origins: list = field(default_factory=list)   # (copy id, source id, line): promoted copies, anchored
+    unresolved_origins: list = field(default_factory=list)  # origin line/id not in this repository
 
     @property
     def ok(self) -> bool:
@@ -180,17 +182,27 @@ class Verifier:
             return False
 
     def _check_parents(self, entries: dict, report: Report) -> None:
-        others = [LineStore(self.store.gr, name) for name in list_lines(self.store.gr) if name != self.store.line]
+        # Only the repository's real lines count (lines.LineIndex: refs/lifeline/<name> whose
+        # head has the ledger's shape), and only a blob that recomputes to the parent's id:
+        # no stray file, branch, foreign ref or renamed blob can excuse a missing parent.
+        from .lines import LineIndex, check_origins
+        index = LineIndex.scan(self.store.gr)
         for e in entries.values():
             for p in e.parents:
                 if p in entries:
                     continue
-                home = next((o.line for o in others if o.has(p)), None)
+                home = index.locate(p, exclude=self.store.line)
                 if home:
                     report.external.append((e.id, p, home))
                 else:
                     report.problems.append(Problem(
                         "missing-parent", f"entry {e.id[:12]} names parent {p[:12]}, which no line holds"))
+        anchored, unresolved, forged = check_origins(index, entries.values())
+        report.origins = anchored
+        report.unresolved_origins = unresolved
+        for copy, source, line in forged:
+            report.problems.append(Problem(
+                "bad-origin", f"entry {copy[:12]} names origin {line}:{source[:12]} but does not match that entry"))
 
     def _check_reflog(self, head: pygit2.Commit, report: Report) -> None:
         try:

@@ -47,3 +47,32 @@ def test_a_ts_before_1970_is_refused_because_git_cannot_carry_it(year):
 def test_every_storable_ts_reads_back_exactly(ts):
     e = make_entry(ts=ts)
     assert Entry.from_json(e.to_json()).ts == ts
+
+
+# ---- the CLI's pydantic-free path and the pydantic Entry are one set of rules -----
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from git_lifeline.errors import InputError  # noqa: E402
+from git_lifeline.rules import new_record  # noqa: E402
+
+_texts = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x2FFF), max_size=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(kind=st.sampled_from(["decision", "note", "checkpoint", "nope"]), summary=_texts, body=_texts,
+       author=_texts)
+def test_fast_record_and_pydantic_entry_refuse_and_write_exactly_alike(kind, summary, body, author):
+    from datetime import datetime, timezone
+    from git_lifeline.model import build_entry
+    ts = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    try:
+        fast = new_record(kind=kind, summary=summary, body=body, author=author, ts=ts)
+    except InputError:
+        fast = None
+    try:
+        slow = build_entry(kind=kind, summary=summary, body=body, author=author, ts=ts)
+    except InputError:
+        slow = None
+    assert (fast is None) == (slow is None)
+    if fast is not None:
+        assert fast.to_json() == slow.to_json() and fast.id == slow.id

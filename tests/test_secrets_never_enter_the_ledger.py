@@ -96,6 +96,15 @@ def _migrate_source(tmp, secret):
     return ["migrate", "--from", str(path)]
 
 
+def _import_source(tmp, secret):
+    """A lifeline-context markdown ledger (as the seed tool writes it) with the secret in a body."""
+    from git_lifeline import interop
+    e = stored_entry(kind="decision", summary="Service account", body=f"Credentials:\n{secret}")
+    path = tmp / "seed.md"
+    path.write_text(interop.render_seed_markdown([e], "main"), encoding="utf-8")
+    return ["import", "--from", str(path)]
+
+
 def _body_file(tmp, secret):
     path = tmp / "body.txt"
     path.write_text(f"Context for the decision.\n\n{secret}\n", encoding="utf-8")
@@ -115,6 +124,7 @@ WRITE_PATHS = [
     ("checkpoint", lambda t, s: ["checkpoint", "--thread", "auth", "--next", f"retry with {s.splitlines()[0]}"],
      "body"),
     ("migrate", _migrate_source, "body"),
+    ("import", _import_source, "body"),
 ]
 
 

@@ -1,0 +1,486 @@
+"""Interop with lifeline-context 0.6: read its ledgers, write a file it reads back.
+
+Sources (`read_source` tells them apart by content, not by name):
+* its markdown view in the current format: entries cut by an end sentinel line;
+* its older heading-only markdown: entries cut at each `### #` heading, bodies
+  closed by `---`, and, where an entry lists no parents, the previous entry as
+  its parent;
+* its SQLite ledger (`.lifeline/<line>.db`): the `entries` table, read only.
+
+Every record becomes an Entry through `build_entry` (the one validator), its id is
+recomputed and compared with the id the source recorded, and nothing is guessed:
+a record the seed's own reader would get wrong (an empty summary, a summary with
+a line break, a body that contains the end sentinel) is refused with its name.
+The layer knows nothing of click; `Ledger.import_from` and `Ledger.export_seed`
+in service.py drive it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable, Iterable, Optional
+
+from .errors import InputError, LifelineError
+from .model import HEX64, Entry, build_entry
+
+SEED_SENTINEL = "<!-- lifeline:end -->"
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+_HEADING = re.compile(r"### #(?P<n>\d+)\s+—\s+(?P<ts>\S+)\s+—\s+(?P<kind>\w+)[ \t]*")
+_FIELD = re.compile(r"- \*\*(?P<name>[a-z_]+)\*\*:(?P<value>.*)")
+_NAME = re.compile(r"[a-z_]+")
+# The field block exactly as lifeline-context writes it (fast path; anything else takes
+# the line-by-line path, which accepts the same files and names what is wrong).
+_STD_ORDER = ("author", "agent", "provider", "model", "kind", "summary", "parents", "id")
+_STD_BLOCK = re.compile("\n\n" + "".join(rf"- \*\*{name}\*\*: ([^\n]*)\n" for name in _STD_ORDER))
+_BODY_MARK = "**Body**:"
+_FIELDS = ("author", "agent", "provider", "model", "kind", "summary", "parents", "id", "hash")
+_ROOT_MARKS = ("", "—", "-")
+_LEGACY_RULE = re.compile(r"\n*---\s*\Z")
+
+
+class ImportRefused(InputError):
+    """The source holds records that cannot be imported faithfully; nothing was written."""
+
+    def __init__(self, source: str, refused: list):
+        self.refused = refused
+        shown = "\n".join(f"  {r.label()}: {why}" for r, why in refused[:20])
+        more = f"\n  … and {len(refused) - 20} more" if len(refused) > 20 else ""
+        super().__init__(f"{source}: {len(refused)} entr{'y' if len(refused) == 1 else 'ies'} refused, "
+                         f"nothing was written:\n{shown}{more}")
+
+
+@dataclass
+class SeedRecord:
+    """One entry as the source recorded it, before validation."""
+
+    where: str                       # "#0003 (line 41)" or "seq 3"
+    kind: str = ""
+    author: str = ""
+    agent: str = "human"
+    provider: str = "none"
+    model: str = "human"
+    summary: str = ""
+    body: str = ""
+    parents: list = field(default_factory=list)
+    ts: str = ""
+    dedup_key: Optional[str] = None
+    recorded_id: Optional[str] = None
+    problem: Optional[str] = None    # set by the reader when the record is already known bad
+
+    def label(self) -> str:
+        rid = f" {self.recorded_id[:12]}" if self.recorded_id else ""
+        summary = self.summary.replace("\n", "⏎")[:50] if self.summary else "(no summary)"
+        return f"{self.where}{rid} '{summary}'"
+
+
+# ---- reading --------------------------------------------------------------------------
+def read_source(path: Path) -> tuple:
+    """(format name, records) for a lifeline-context ledger file."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(16)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path} is a directory: give a LIFELINE.md or a .lifeline/<line>.db file") from None
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror}") from None
+    if head == SQLITE_MAGIC:
+        return "lifeline-context db", read_seed_db(path)
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            text = f.read()
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
+    if SEED_SENTINEL in text:
+        return "lifeline-context markdown", parse_seed_markdown(text, str(path))
+    if re.search(r"(?m)^### #\d+", text):
+        return "lifeline-context legacy markdown", parse_legacy_markdown(text, str(path))
+    raise InputError(f"{path} is not a lifeline-context ledger: no '### #NNNN' entry headings "
+                     "(for a git-lifeline projection use: git lifeline migrate --from FILE)")
+
+
+def _parse_fields(lines: list, start: int, where: str) -> tuple:
+    """Field lines `- **name**: value` from `start`; returns (fields, next index, problem)."""
+    fields: dict = {}
+    i = start
+    n = len(lines)
+    while i < n and lines[i] == "":
+        i += 1
+    while i < n:
+        line = lines[i]
+        # `- **name**:value` (string operations: this runs for every line of a big import)
+        end = line.find("**:", 4) if line.startswith("- **") else -1
+        name = line[4:end] if end > 4 else ""
+        if not name or not _NAME.fullmatch(name):
+            break
+        value = line[end + 3:]
+        if name not in _FIELDS:
+            return fields, i, f"unknown field {name!r}"
+        if name in fields:
+            return fields, i, f"field {name!r} given twice"
+        fields[name] = value[1:] if value.startswith(" ") else value
+        i += 1
+    return fields, i, None
+
+
+def _recorded_id_anywhere(lines: list) -> Optional[str]:
+    """The recorded id of a block whose field list could not be read to the end (for naming it)."""
+    for line in lines:
+        m = _FIELD.fullmatch(line)
+        if m and m.group("name") in ("id", "hash") and HEX64.fullmatch(m.group("value").strip()):
+            return m.group("value").strip()
+    return None
+
+
+def _record(where: str, heading: re.Match, fields: dict, body: str, parents: list,
+            problem: Optional[str], lines: Optional[list] = None) -> SeedRecord:
+    rec = SeedRecord(where=where, ts=heading.group("ts"), kind=heading.group("kind"), body=body,
+                     parents=parents, problem=problem)
+    rec.author = fields.get("author", "")
+    rec.agent = fields.get("agent") or "human"
+    rec.provider = fields.get("provider") or "none"
+    rec.model = fields.get("model") or "human"
+    rec.summary = fields.get("summary", "")
+    rec.recorded_id = (fields.get("id") or fields.get("hash") or "").strip() or None
+    if rec.recorded_id is None and problem and lines:
+        rec.recorded_id = _recorded_id_anywhere(lines)
+    if rec.problem is None and "kind" in fields and fields["kind"] != rec.kind:
+        rec.problem = f"the heading says kind {rec.kind!r} but the kind field says {fields['kind']!r}"
+    if rec.problem is None and "summary" not in fields:
+        rec.problem = "it has no summary field"
+    return rec
+
+
+def _parents_field(raw: Optional[str]) -> Optional[list]:
+    if raw is None or raw.strip() in _ROOT_MARKS:
+        return None
+    return [p.strip() for p in raw.split(",") if p.strip()]
+
+
+def _find_heading(seg: str) -> int:
+    """Offset of the first line of `seg` that is an entry heading, or -1."""
+    if seg.startswith("### #"):
+        start = 0
+    else:
+        k = seg.find("\n### #")
+        start = k + 1 if k >= 0 else -1
+    while start >= 0:
+        eol = seg.find("\n", start)
+        if _HEADING.fullmatch(seg[start:] if eol < 0 else seg[start:eol]):
+            return start
+        k = seg.find("\n### #", start)
+        start = k + 1 if k >= 0 else -1
+    return -1
+
+
+def parse_seed_markdown(text: str, source: str = "LIFELINE.md") -> list:
+    """Records of the sentinel format, strictly: anything the seed's own reader would
+    silently misread becomes a record with a `problem` naming it.
+
+    Works on offsets within each sentinel-delimited segment (a big import spends its
+    time here): only the few header lines of an entry are split into lines."""
+    records = []
+    segments = text.split(SEED_SENTINEL)
+    last = len(segments) - 1
+    offset_line = 1
+    prev: Optional[SeedRecord] = None
+    for index, seg in enumerate(segments):
+        h = _find_heading(seg)
+        before = seg if h < 0 else seg[:h]
+        if index > 0 and before.strip() and prev is not None and prev.problem is None:
+            prev.problem = (f"its body contains the end sentinel {SEED_SENTINEL!r}; lifeline-context cuts "
+                            "the body there and drops the rest")
+        if h < 0:
+            offset_line += seg.count("\n")
+            continue
+        eol = seg.find("\n", h)
+        m = _HEADING.fullmatch(seg[h:] if eol < 0 else seg[h:eol])
+        where = f"#{m.group('n')} (line {offset_line + before.count(chr(10))})"
+        if index == last:
+            # text after the last sentinel that opens an entry: an entry without its end
+            records.append(SeedRecord(where=where, kind=m.group("kind"),
+                                      problem="the entry is not closed by the end sentinel (truncated file?)"))
+            break
+        mark = seg.find("\n" + _BODY_MARK, h)
+        std = _STD_BLOCK.fullmatch(seg, eol, mark) if mark >= 0 and eol >= 0 else None
+        if std is not None:
+            lines = [""]
+            fields, i, problem = dict(zip(_STD_ORDER, std.groups())), 1, None
+        else:
+            lines = (seg[h:mark] if mark >= 0 else seg[h:]).split("\n")
+            fields, i, problem = _parse_fields(lines, 1, where)
+        while i < len(lines) and lines[i] == "":
+            i += 1
+        body = ""
+        if problem is None:
+            rest = mark + 1 + len(_BODY_MARK)
+            nl = seg.find("\n", rest) if mark >= 0 else -1
+            if i < len(lines):
+                problem = (f"unexpected text {lines[i][:40]!r} among its fields (a value with a line break? "
+                           "lifeline-context misreads it)")
+            elif mark < 0:
+                problem = "it has no **Body**: section"
+            elif (seg[rest:] if nl < 0 else seg[rest:nl]).strip():
+                problem = f"unexpected text after {_BODY_MARK!r} on its line"
+            else:
+                body = seg[nl + 1:].strip() if nl >= 0 else ""
+        if problem is None and fields.get("summary", "x").strip() == "":
+            problem = "its summary is empty (lifeline-context reads the next field line as the summary)"
+        parents = _parents_field(fields.get("parents")) or []
+        rec = _record(where, m, fields, body, parents, problem, lines)
+        records.append(rec)
+        prev = rec
+        offset_line += seg.count("\n")
+    return records
+
+
+def parse_legacy_markdown(text: str, source: str = "LIFELINE.md") -> list:
+    """Records of the heading-only format. An entry without a parents field (or with
+    an empty one) has the previous entry as its parent, as the format defines; the
+    previous entry's id is the one recomputed from its content."""
+    records = []
+    lines = text.split("\n")
+    starts = [k for k, line in enumerate(lines) if line.startswith("### #")]
+    prev_id: Optional[str] = None
+    for n, start in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
+        block = lines[start:end]
+        m = _HEADING.fullmatch(block[0])
+        if not m:
+            records.append(SeedRecord(where=f"line {start + 1}", problem=(
+                f"{block[0][:50]!r} starts with '### #' but is not an entry heading: a body quoting a heading "
+                "cannot be told apart from a new entry in this format")))
+            prev_id = None
+            continue
+        where = f"#{m.group('n')} (line {start + 1})"
+        fields, i, problem = _parse_fields(block, 1, where)
+        while i < len(block) and block[i] == "":
+            i += 1
+        body = ""
+        if problem is None:
+            if i < len(block) and block[i].rstrip() == _BODY_MARK:
+                body = _LEGACY_RULE.sub("", "\n".join(block[i + 1:])).strip()
+            elif i < len(block) and block[i].strip() != "---":
+                problem = f"unexpected text {block[i][:40]!r} among its fields (a value with a line break?)"
+        if problem is None and fields.get("summary", "x").strip() == "":
+            problem = "its summary is empty (lifeline-context reads the next field line as the summary)"
+        explicit = _parents_field(fields.get("parents"))
+        parents = explicit if explicit is not None else ([prev_id] if prev_id else [])
+        rec = _record(where, m, fields, body, parents, problem, block)
+        records.append(rec)
+        prev_id = _computed_id(rec)
+    return records
+
+
+def _computed_id(rec: SeedRecord) -> Optional[str]:
+    from .model import compute_id
+    try:
+        return compute_id(rec.kind, rec.author, rec.agent, rec.provider, rec.model, rec.summary, rec.body,
+                          rec.parents)
+    except Exception:
+        return None
+
+
+def read_seed_db(path: Path) -> list:
+    """Records of a lifeline-context SQLite ledger, in its insertion order (seq)."""
+    uri = f"{Path(path).resolve().as_uri()}?mode=ro"
+    try:
+        con = sqlite3.connect(uri, uri=True)
+    except sqlite3.Error as exc:
+        raise InputError(f"{path}: cannot open the SQLite file: {exc}") from None
+    try:
+        try:
+            rows = con.execute("SELECT seq, id, payload FROM entries ORDER BY seq").fetchall()
+        except sqlite3.Error as exc:
+            raise InputError(f"{path} is not a lifeline-context ledger (no readable entries table: {exc})") from None
+    finally:
+        con.close()
+    records = []
+    for seq, row_id, payload in rows:
+        rec = SeedRecord(where=f"seq {seq}", recorded_id=row_id)
+        try:
+            doc = json.loads(payload)
+            if not isinstance(doc, dict):
+                raise ValueError("not an object")
+        except (ValueError, TypeError) as exc:
+            rec.problem = f"its payload is not JSON ({exc})"
+            records.append(rec)
+            continue
+        for name in ("kind", "author", "agent", "provider", "model", "summary", "body", "ts"):
+            value = doc.get(name)
+            if value is not None:
+                setattr(rec, name, value)
+        rec.parents = doc.get("parents") or []
+        rec.dedup_key = doc.get("dedup_key")
+        if doc.get("id") and doc.get("id") != row_id:
+            rec.problem = f"its row id {row_id[:12]} differs from its payload id {str(doc['id'])[:12]}"
+        records.append(rec)
+    return records
+
+
+# ---- checking ---------------------------------------------------------------------------
+@dataclass
+class ImportPlan:
+    entries: list = field(default_factory=list)      # valid, matching, to write (source order)
+    mismatched: list = field(default_factory=list)   # (record, recomputed id): skipped
+    skipped: list = field(default_factory=list)      # (record or entry, why): skipped, not refused
+    duplicates: int = 0                              # same id twice in the source
+    unrecorded: int = 0                              # records without a recorded id to compare
+    reordered: int = 0                               # source order differs from (ts, id) order
+    external: list = field(default_factory=list)     # (entry id, parent id, line)
+
+
+def _ts(raw, assume_utc: bool) -> datetime:
+    if isinstance(raw, datetime):
+        ts = raw
+    else:
+        text = str(raw or "").strip()
+        if text.endswith("Z"):
+            text = text[:-1] + "+00:00"
+        try:
+            ts = datetime.fromisoformat(text)
+        except ValueError:
+            raise InputError(f"its timestamp {raw!r} is not ISO-8601") from None
+    if ts.tzinfo is None:
+        if not assume_utc:
+            raise InputError(f"its timestamp {raw!r} has no UTC offset (rerun with --assume-utc if the "
+                             "source wrote UTC)")
+        ts = ts.replace(tzinfo=timezone.utc)
+    return ts.astimezone(timezone.utc)
+
+
+def check_records(records: Iterable[SeedRecord], source: str, *, strict: bool, assume_utc: bool,
+                  in_line: Callable[[str], bool], elsewhere: Callable[[str], Optional[str]],
+                  dedup_used: Optional[Callable[[], dict]] = None,
+                  sink: Optional[Callable[[Entry], None]] = None) -> ImportPlan:
+    """Validate every record; raise ImportRefused (nothing written) or return the plan.
+
+    `sink` receives each entry as soon as it is valid (the bulk writer streams it);
+    the caller discards what the sink wrote when this raises.
+    """
+    plan = ImportPlan()
+    refused: list = []
+    by_id: dict = {}
+    bad_ids: set = set()
+    for rec in records:
+        if rec.problem:
+            refused.append((rec, rec.problem))
+            continue
+        try:
+            e = build_entry(kind=rec.kind, author=rec.author, agent=rec.agent, provider=rec.provider,
+                            model=rec.model, summary=rec.summary, body=rec.body, parents=list(rec.parents),
+                            ts=_ts(rec.ts, assume_utc), dedup_key=rec.dedup_key)
+        except LifelineError as exc:
+            refused.append((rec, str(exc)))
+            continue
+        if rec.recorded_id is None:
+            plan.unrecorded += 1
+        elif rec.recorded_id != e.id:
+            plan.mismatched.append((rec, e.id))
+            bad_ids.update({rec.recorded_id, e.id})
+            continue
+        if e.id in by_id:
+            plan.duplicates += 1
+            continue
+        by_id[e.id] = e
+        plan.entries.append(e)
+        if sink is not None and not refused:
+            sink(e)
+    if refused:
+        raise ImportRefused(source, refused)
+    if plan.mismatched and strict:
+        rec, got = plan.mismatched[0]
+        raise InputError(
+            f"{source}: {len(plan.mismatched)} entr{'y' if len(plan.mismatched) == 1 else 'ies'} do not match "
+            f"their recorded id (first: {rec.label()} recomputes to {got[:12]}); --strict: nothing was written")
+    # parents: in the source, the line, or (external anchor) another real line
+    missing: list = []
+    changed = True
+    while changed:
+        changed = False
+        for e in list(plan.entries):
+            for p in e.parents:
+                if p in by_id or in_line(p):
+                    continue
+                home = elsewhere(p)
+                if home is not None:
+                    continue
+                if p in bad_ids:
+                    plan.entries.remove(e)
+                    del by_id[e.id]
+                    bad_ids.add(e.id)
+                    plan.skipped.append((e, f"its parent {p[:12]} was skipped"))
+                    changed = True
+                    break
+                missing.append((e, p))
+        if missing:
+            break
+    if missing:
+        refused = [(SeedRecord(where=e.id[:12], summary=e.summary),
+                    f"its parent {p[:12]} is in neither the source, this line, nor another line of this "
+                    "repository (import the line that holds it first)") for e, p in missing]
+        raise ImportRefused(source, refused)
+    for e in plan.entries:
+        for p in e.parents:
+            if p not in by_id and not in_line(p):
+                plan.external.append((e.id, p, elsewhere(p)))
+    if dedup_used is not None and any(e.dedup_key for e in plan.entries):
+        used = dict(dedup_used())
+        for e in list(plan.entries):
+            if e.dedup_key is None:
+                continue
+            owner = used.setdefault(e.dedup_key, e.id)
+            if owner != e.id:
+                plan.entries.remove(e)
+                plan.skipped.append((e, f"its dedup key is already used by {owner[:12]}"))
+    ordered = sorted(plan.entries, key=lambda x: (x.ts, x.id))
+    plan.reordered = sum(1 for a, b in zip(plan.entries, ordered) if a.id != b.id)
+    return plan
+
+
+# ---- writing a file lifeline-context reads -----------------------------------------------
+def export_problem(e: Entry) -> Optional[str]:
+    """Why lifeline-context would not read `e` back with the same id, or None."""
+    if SEED_SENTINEL in e.body:
+        return f"its body contains {SEED_SENTINEL!r}, where lifeline-context cuts an entry"
+    for name in ("author", "agent", "provider", "model", "summary"):
+        value = getattr(e, name)
+        if SEED_SENTINEL in value:
+            return f"its {name} contains {SEED_SENTINEL!r}"
+        if value.endswith(_BODY_MARK):
+            return f"its {name} ends with {_BODY_MARK!r}, which lifeline-context takes for the body's start"
+    return None
+
+
+def render_seed_markdown(entries: list, line: str) -> str:
+    """The ledger in lifeline-context's markdown (sentinel format), oldest first."""
+    head = (f"# LIFELINE — {line}\n\n"
+            f"> Exported by git-lifeline from refs/lifeline/{line}. lifeline-context reads it with\n"
+            f"> `lifeline migrate --from <this file>`; every id is the same in both tools.\n\n"
+            "## Entries\n\n")
+    blocks = []
+    for n, e in enumerate(entries, 1):
+        parents = ", ".join(e.parents) if e.parents else "—"
+        blocks.append(
+            f"### #{n:04d} — {e.ts.isoformat()} — {e.kind}\n\n"
+            f"- **author**: {e.author}\n- **agent**: {e.agent}\n- **provider**: {e.provider}\n"
+            f"- **model**: {e.model}\n- **kind**: {e.kind}\n- **summary**: {e.summary}\n"
+            f"- **parents**: {parents}\n- **id**: {e.id}\n\n"
+            f"**Body**:\n{e.body}\n\n{SEED_SENTINEL}\n")
+    return head + "\n".join(blocks)
+
+
+def check_export(entries: list, line: str) -> None:
+    bad = [(e, why) for e in entries if (why := export_problem(e))]
+    if bad:
+        shown = "\n".join(f"  {e.id[:12]} '{e.summary[:50]}': {why}" for e, why in bad[:20])
+        raise InputError(f"line {line!r}: {len(bad)} entr{'y' if len(bad) == 1 else 'ies'} cannot be written "
+                         f"in lifeline-context's format without changing an id; nothing was written:\n{shown}")
+

@@ -1,0 +1,521 @@
+"""Several lines side by side in one repository, and the verifiable links between them.
+
+A *line* is a ref `refs/lifeline/<name>` whose head is a commit with the documented
+tree shape (only `entries/` at the root). Nothing else is ever taken as a line: not
+a file in the work tree or the git dir, not a branch, tag, note or remote-tracking
+ref, not a `refs/lifeline/*` ref that points at a blob, at another ref or at an
+unrelated commit. An id counts as found in a line only when the blob stored under
+it parses and recomputes to that id.
+
+Links between lines (docs/FORMAT.md §8):
+* a parent may live in another line (`--parents research:ab12cd`): `parents`
+  stays a list of full ids, and `verify` reports such parents as external anchors;
+* a promoted copy carries an `origin:` block naming the source line and the full
+  id of the source entry, so the copy's provenance is checked by hash, not prose.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Optional
+
+import pygit2
+
+from .errors import InputError, LifelineError
+from .gitrepo import GitRepo
+from .model import HEX64, MIN_PREFIX, Entry, build_entry
+from .store import ENTRIES_DIR, LINE_RE, REF_PREFIX, LineStore, entry_path, list_lines, validate_line
+
+_LINE_REF = re.compile(r"(?P<line>[A-Za-z0-9][A-Za-z0-9_-]{0,62}):(?P<ref>[0-9a-fA-F]+)")
+_HEX = re.compile(r"[0-9a-f]+")
+_ORIGIN_HEAD = "origin:"
+_ORIGIN_KEY = re.compile(r"[ \t]+(?P<key>line|id):[ \t]*(?P<value>\S+)[ \t]*")
+_REL = re.compile(r"(?m)^rel:[ \t]*(\S+)[ \t]*$")
+
+
+# ---- origin blocks ---------------------------------------------------------------
+def origin_block(line: str, entry_id: str) -> str:
+    """The block a promoted copy ends with (FORMAT §8)."""
+    return f"origin:\n  line: {line}\n  id: {entry_id}"
+
+
+def origins(body: str) -> list:
+    """Every well-formed origin block of a body, in order, as {"line", "id"}.
+
+    A block is a line exactly `origin:` followed by indented `line: NAME` and
+    `id: <64 hex>` lines. The last block is the copy's immediate origin (each
+    promotion appends one); earlier ones are the chain it came through.
+    """
+    out = []
+    lines = body.split("\n")
+    i = 0
+    while i < len(lines):
+        if lines[i].rstrip("\r") != _ORIGIN_HEAD:
+            i += 1
+            continue
+        found: dict = {}
+        j = i + 1
+        while j < len(lines):
+            m = _ORIGIN_KEY.fullmatch(lines[j].rstrip("\r"))
+            if not m:
+                break
+            found.setdefault(m.group("key"), m.group("value"))
+            j += 1
+        if "line" in found and "id" in found and LINE_RE.fullmatch(found["line"]) and HEX64.fullmatch(found["id"]):
+            out.append({"line": found["line"], "id": found["id"]})
+        i = j
+    return out
+
+
+def origin_of(body: str) -> Optional[dict]:
+    found = origins(body)
+    return found[-1] if found else None
+
+
+# ---- which refs are lines --------------------------------------------------------
+@dataclass
+class LineRef:
+    name: str
+    store: LineStore
+    head: str
+    entries_tree: Optional[pygit2.Tree]
+
+
+@dataclass
+class LineIndex:
+    """The repository's real lines, read once; answers "which line holds this id"."""
+
+    gr: GitRepo
+    lines: dict = field(default_factory=dict)      # name -> LineRef
+    ignored: list = field(default_factory=list)    # (ref name, why it is not a line)
+
+    @classmethod
+    def scan(cls, gr: GitRepo) -> "LineIndex":
+        idx = cls(gr)
+        for name in list_lines(gr):
+            ref_name = REF_PREFIX + name
+            store = LineStore(gr, name)
+            try:
+                head = store.head()
+            except LifelineError as exc:
+                idx.ignored.append((ref_name, str(exc)))
+                continue
+            if head is None:
+                continue
+            why = _not_a_line(gr.repo, head)
+            if why:
+                idx.ignored.append((ref_name, why))
+                continue
+            idx.lines[name] = LineRef(name, store, head, store.entries_tree(head))
+        return idx
+
+    def names(self) -> list:
+        return sorted(self.lines)
+
+    def get(self, line: str, entry_id: str) -> Optional[Entry]:
+        """The entry stored under `entry_id` in `line`, only if it is genuinely that entry."""
+        ref = self.lines.get(line)
+        if ref is None or ref.entries_tree is None:
+            return None
+        a, b, rest = entry_path(entry_id)
+        try:
+            obj = self.gr.repo[ref.entries_tree[f"{a}/{b}/{rest}"].id]
+        except KeyError:
+            return None
+        if not isinstance(obj, pygit2.Blob):
+            return None
+        try:
+            e = Entry.from_json(obj.data)
+        except LifelineError:
+            return None
+        return e if e.id == entry_id and e.verify() else None
+
+    def locate(self, entry_id: str, exclude: Optional[str] = None) -> Optional[str]:
+        """Name of the first real line (by name) that holds `entry_id`, or None."""
+        for name in self.names():
+            if name != exclude and self.get(name, entry_id) is not None:
+                return name
+        return None
+
+    def matches(self, line: str, prefix: str) -> list:
+        """Full ids in `line` starting with `prefix` (at least MIN_PREFIX hex chars)."""
+        ref = self.lines.get(line)
+        if ref is None or ref.entries_tree is None:
+            return []
+        a, b, rest = entry_path(prefix)
+        try:
+            leaf = self.gr.repo[ref.entries_tree[f"{a}/{b}"].id]
+        except KeyError:
+            return []
+        if not isinstance(leaf, pygit2.Tree):
+            return []
+        return sorted(a + b + item.name for item in leaf if item.name.startswith(rest))
+
+
+def _not_a_line(repo: pygit2.Repository, head: str) -> Optional[str]:
+    obj = repo[head]
+    if not isinstance(obj, pygit2.Commit):
+        return f"points at a {obj.type_str}, not a commit"
+    names = [item.name for item in obj.tree]
+    if names != [ENTRIES_DIR] or obj.tree[ENTRIES_DIR].type_str != "tree":
+        shown = ", ".join(names[:3]) or "nothing"
+        return f"its commit's tree holds {shown}, not only '{ENTRIES_DIR}/' (not a ledger)"
+    return None
+
+
+def describe_lines(gr: GitRepo) -> list:
+    """One row per real line: name, head, entry count (names counted, blobs not read)."""
+    idx = LineIndex.scan(gr)
+    rows = []
+    for name in idx.names():
+        ref = idx.lines[name]
+        rows.append({"line": name, "head": ref.head, "entries": _count(gr.repo, ref.entries_tree),
+                     "ref": REF_PREFIX + name})
+    return rows
+
+
+def _count(repo: pygit2.Repository, tree: Optional[pygit2.Tree]) -> int:
+    if tree is None:
+        return 0
+    n = 0
+    for a in tree:
+        sub_a = repo[a.id]
+        if not isinstance(sub_a, pygit2.Tree):
+            continue
+        for b in sub_a:
+            sub_b = repo[b.id]
+            if isinstance(sub_b, pygit2.Tree):
+                n += len(sub_b)
+    return n
+
+
+# ---- cross-line references -------------------------------------------------------
+def split_ref(ref: str) -> tuple:
+    """`research:ab12cd` -> ("research", "ab12cd"); a plain id or prefix -> (None, ref)."""
+    text = (ref or "").strip()
+    m = _LINE_REF.fullmatch(text)
+    if m:
+        return m.group("line"), m.group("ref")
+    return None, text
+
+
+def resolve_ref(gr: GitRepo, local: LineStore, ref: str, index: Optional[LineIndex] = None) -> str:
+    """Full id for `prefix` (in the local line) or `line:prefix` (in that real line)."""
+    line, part = split_ref(ref)
+    if line is None or line == local.line:
+        return local.resolve(part)
+    validate_line(line)
+    idx = index or LineIndex.scan(gr)
+    if line not in idx.lines:
+        raise InputError(f"no line {line!r} in this repository (see: git lifeline lines)")
+    p = part.lower()
+    if len(p) < MIN_PREFIX or not _HEX.fullmatch(p):
+        raise InputError(f"invalid id {ref!r}: give a full id or a prefix of at least {MIN_PREFIX} hex characters")
+    found = idx.matches(line, p)
+    if not found:
+        raise InputError(f"no entry {part!r} in line {line!r}")
+    if len(found) > 1:
+        raise InputError(f"ambiguous id prefix {part!r} in line {line!r}: matches "
+                         + ", ".join(f[:12] for f in found[:5]))
+    if idx.get(line, found[0]) is None:
+        raise InputError(f"entry {found[0][:12]} in line {line!r} does not match its id (run: git lifeline verify)")
+    return found[0]
+
+
+# ---- where ------------------------------------------------------------------------
+def where(gr: GitRepo, prefix: str) -> list:
+    """Every real line holding an id that starts with `prefix`: [{line, id, kind, summary}]."""
+    p = (prefix or "").strip().lower()
+    if ":" in p:
+        _, p = split_ref(p)
+    if len(p) < MIN_PREFIX or not _HEX.fullmatch(p):
+        raise InputError(f"invalid id {prefix!r}: give a full id or a prefix of at least {MIN_PREFIX} hex characters")
+    idx = LineIndex.scan(gr)
+    hits = []
+    for name in idx.names():
+        for full in idx.matches(name, p):
+            e = idx.get(name, full)
+            if e is not None:
+                hits.append({"line": name, "id": full, "kind": e.kind, "summary": e.summary})
+    return hits
+
+
+# ---- promote ------------------------------------------------------------------------
+@dataclass
+class PromoteOutcome:
+    copies: list          # new entries for the destination line
+    already: list         # (source id, id of the copy already there)
+
+
+def plan_promote(gr: GitRepo, src: str, dst: str, refs: list, parents: Optional[list] = None) -> PromoteOutcome:
+    """Copies of source entries for the destination line, each ending with an origin block.
+
+    A copy keeps kind, author, agent, provider, model, summary and ts; its body is the
+    source body plus the origin block; its parents are `parents` (default: none, a root
+    in the destination). Re-promoting finds the earlier copy (same origin) and adds
+    nothing. Corrections are refused: without their parents they supersede nothing.
+    """
+    validate_line(src)
+    validate_line(dst)
+    if src == dst:
+        raise InputError("promote: --from and --to name the same line")
+    if not refs:
+        raise InputError("promote: give at least one --id")
+    idx = LineIndex.scan(gr)
+    if src not in idx.lines:
+        raise InputError(f"promote: no line {src!r} in this repository (see: git lifeline lines)")
+    src_store = idx.lines[src].store
+    dst_store = LineStore(gr, dst)
+    new_parents = sorted({resolve_ref(gr, dst_store, r, idx) for r in (parents or [])})
+    existing = {}
+    if dst_store.head() is not None:
+        for e in dst_store.load().entries.values():
+            for o in origins(e.body):
+                existing.setdefault((o["line"], o["id"]), e.id)
+    copies, already, seen = [], [], set()
+    for ref in refs:
+        line, part = split_ref(ref)
+        if line not in (None, src):
+            raise InputError(f"promote: {ref!r} names line {line!r}, but --from is {src!r}")
+        sid = src_store.resolve(part)
+        if sid in seen:
+            continue
+        seen.add(sid)
+        source = idx.get(src, sid)
+        if source is None:
+            raise InputError(f"promote: entry {sid[:12]} in line {src!r} does not match its id "
+                             "(run: git lifeline verify)")
+        if source.kind == "correction":
+            raise InputError(f"promote: {sid[:12]} is a correction; it supersedes its parents and means "
+                             "nothing without them; promote the entry that carries the truth instead")
+        if (src, sid) in existing:
+            already.append((sid, existing[(src, sid)]))
+            continue
+        body = f"{source.body}\n\n{origin_block(src, sid)}" if source.body else origin_block(src, sid)
+        copy = build_entry(kind=source.kind, author=source.author, agent=source.agent, provider=source.provider,
+                           model=source.model, summary=source.summary, body=body, parents=new_parents,
+                           ts=source.ts)
+        if dst_store.has(copy.id):
+            already.append((sid, copy.id))
+            continue
+        copies.append(copy)
+    return PromoteOutcome(copies, already)
+
+
+# ---- graph --------------------------------------------------------------------------
+@dataclass
+class Node:
+    key: str
+    line: Optional[str]
+    label: str
+    superseded: bool = False
+    shape: str = "box"          # box | thread | missing
+
+
+@dataclass
+class Graph:
+    nodes: dict = field(default_factory=dict)    # key -> Node
+    edges: set = field(default_factory=set)      # (from key, to key, label, style)
+
+
+def _ident(line: str) -> str:
+    """A line name as an identifier part: `_` doubled, `-` as `_d`, so distinct names stay distinct."""
+    return line.replace("_", "__").replace("-", "_d")
+
+
+def _node_key(line: Optional[str], entry_id: str) -> str:
+    return f"e_{_ident(line) if line else 'x'}_{entry_id[:16]}"
+
+
+def build_graph(gr: GitRepo, only: Optional[str] = None) -> Graph:
+    """Supersession, thread, relation and cross-line links of the real lines.
+
+    With `only`, that line's links (and the nodes they reach in other lines);
+    otherwise every line's. Plain parent links (a log's running chain) are left
+    out: they are the ledger's order, not its structure.
+    """
+    from .blocks import field as field_of
+    from .state import reduce
+
+    idx = LineIndex.scan(gr)
+    if only is not None:
+        validate_line(only)
+        if only not in idx.lines:
+            raise InputError(f"no line {only!r} in this repository (see: git lifeline lines)")
+    names = [only] if only else idx.names()
+    g = Graph()
+    loaded = {}
+    for name in names:
+        loaded[name] = idx.lines[name].store.load(idx.lines[name].head).entries
+
+    def entry_node(line: Optional[str], e: Optional[Entry], entry_id: str, superseded=False) -> str:
+        key = _node_key(line, entry_id)
+        if key not in g.nodes:
+            if e is None:
+                g.nodes[key] = Node(key, line, f"missing {entry_id[:8]}", shape="missing")
+            else:
+                g.nodes[key] = Node(key, line, f"{e.kind}: {_short(e.summary)} · {entry_id[:8]}", superseded)
+        return key
+
+    def foreign(entry_id: str, hint: Optional[str]) -> str:
+        home = hint if hint in idx.lines and idx.get(hint, entry_id) is not None else idx.locate(entry_id)
+        return entry_node(home, idx.get(home, entry_id) if home else None, entry_id)
+
+    for name in names:
+        entries = loaded[name]
+        st = reduce(entries.values())
+        sup = st.superseded
+
+        def local(entry_id: str) -> str:
+            return entry_node(name, entries.get(entry_id), entry_id, entry_id in sup)
+
+        for e in st.entries:
+            if e.kind == "correction":
+                for p in e.parents:
+                    target = local(p) if p in entries else foreign(p, None)
+                    g.edges.add((local(e.id), target, "supersedes", "solid"))
+            if e.kind == "relation":
+                m = _REL.search(e.body)
+                if m and len(e.parents) == 2:
+                    ends = [local(p) if p in entries else foreign(p, None) for p in e.parents]
+                    frm = _body_value(e.body, "from") or e.parents[0]
+                    to = _body_value(e.body, "to") or e.parents[1]
+                    if {frm, to} == set(e.parents):
+                        ends = [local(frm) if frm in entries else foreign(frm, None),
+                                local(to) if to in entries else foreign(to, None)]
+                    g.edges.add((ends[0], ends[1], m.group(1), "solid"))
+            for p in e.parents:
+                if p not in entries:
+                    g.edges.add((local(e.id), foreign(p, None), "parent in another line", "thick"))
+            pinned = field_of(e.body, "pin")
+            if pinned and pinned in e.parents:
+                target = local(pinned) if pinned in entries else foreign(pinned, None)
+                g.edges.add((local(e.id), target, "pins", "dotted"))
+            o = origin_of(e.body)
+            if o is not None:
+                g.edges.add((local(e.id), foreign(o["id"], o["line"]), f"origin {o['line']}", "dotted"))
+        for key, ids in st.threads.items():
+            if HEX64.fullmatch(key) and key in entries:
+                target = local(key)
+            else:
+                target = f"t_{_ident(name)}_{_slug(key)}"
+                g.nodes.setdefault(target, Node(target, name, f"thread: {_short(key)}", shape="thread"))
+            for entry_id in ids:
+                if entry_id != key:
+                    g.edges.add((local(entry_id), target, "thread", "dotted"))
+    return g
+
+
+def _body_value(body: str, key: str) -> Optional[str]:
+    m = re.search(rf"(?m)^{key}:[ \t]*([0-9a-f]{{64}})[ \t]*$", body)
+    return m.group(1) if m else None
+
+
+def _short(text: str, n: int = 48) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _slug(text: str) -> str:
+    """A mermaid/dot-safe node name for a thread, stable across runs and distinct per name."""
+    import hashlib
+    return re.sub(r"[^A-Za-z0-9_]", "_", text)[:32] + "_" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
+
+
+def _mermaid_text(text: str) -> str:
+    out = text.replace("#", "#35;").replace('"', "#quot;").replace("<", "#lt;").replace(">", "#gt;")
+    return out.replace("`", "#96;").replace("|", "#124;")
+
+
+def render_mermaid(g: Graph) -> str:
+    """A fenced ```mermaid block: pasted into any markdown file, GitHub, GitLab, Gitea
+    and Bitbucket draw it."""
+    out = ["```mermaid", "flowchart LR"]
+    by_line: dict = {}
+    for n in g.nodes.values():
+        by_line.setdefault(n.line, []).append(n)
+    for line in sorted(by_line, key=lambda x: (x is None, x or "")):
+        nodes = sorted(by_line[line], key=lambda n: n.key)
+        indent = "  "
+        if line is not None:
+            out.append(f'  subgraph L_{_ident(line)}["line {line}"]')
+            indent = "    "
+        for n in nodes:
+            label = _mermaid_text(n.label)
+            shape = {"thread": f'(["{label}"])', "missing": f'{{{{"{label}"}}}}'}.get(n.shape, f'["{label}"]')
+            out.append(f"{indent}{n.key}{shape}")
+        if line is not None:
+            out.append("  end")
+    arrows = {"solid": "-->", "dotted": "-.->", "thick": "==>"}
+    for a, b, label, style in sorted(g.edges):
+        out.append(f"  {a} {arrows[style]}|{_mermaid_text(label)}| {b}")
+    sup = sorted(n.key for n in g.nodes.values() if n.superseded)
+    missing = sorted(n.key for n in g.nodes.values() if n.shape == "missing")
+    out.append("  classDef superseded stroke-dasharray: 5 3,color:#777777")
+    out.append("  classDef missing stroke:#cc0000,color:#cc0000")
+    if sup:
+        out.append(f"  class {','.join(sup)} superseded")
+    if missing:
+        out.append(f"  class {','.join(missing)} missing")
+    out.append("```")
+    return "\n".join(out) + "\n"
+
+
+def _dot_text(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def render_dot(g: Graph) -> str:
+    out = ["digraph lifeline {", "  rankdir=LR;", '  node [shape=box, fontsize=10, fontname="Helvetica"];']
+    by_line: dict = {}
+    for n in g.nodes.values():
+        by_line.setdefault(n.line, []).append(n)
+    for line in sorted(by_line, key=lambda x: (x is None, x or "")):
+        indent = "  "
+        if line is not None:
+            out.append(f'  subgraph "cluster_{line}" {{')
+            out.append(f'    label="line {_dot_text(line)}";')
+            indent = "    "
+        for n in sorted(by_line[line], key=lambda n: n.key):
+            attrs = [f'label="{_dot_text(n.label)}"']
+            if n.shape == "thread":
+                attrs.append("shape=ellipse")
+            if n.shape == "missing":
+                attrs.append('color="#cc0000", fontcolor="#cc0000"')
+            if n.superseded:
+                attrs.append('style=dashed, fontcolor="#777777"')
+            out.append(f'{indent}"{n.key}" [{", ".join(attrs)}];')
+        if line is not None:
+            out.append("  }")
+    styles = {"solid": "solid", "dotted": "dotted", "thick": "bold"}
+    for a, b, label, style in sorted(g.edges):
+        out.append(f'  "{a}" -> "{b}" [label="{_dot_text(label)}", style={styles[style]}];')
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def check_origins(index: LineIndex, entries: Iterable[Entry]) -> tuple:
+    """(anchored, unresolved, forged) origin links of a line's entries.
+
+    anchored: (copy id, source id, line) whose source exists in the named real line
+    and agrees with the copy (same kind, author, agent, provider, model, summary, and
+    the copy's body starts with the source's). unresolved: the named line is not in
+    this repository or does not hold the id (e.g. a ledger imported from elsewhere).
+    forged: the source exists but the copy does not agree with it.
+    """
+    anchored, unresolved, forged = [], [], []
+    for e in entries:
+        o = origin_of(e.body)
+        if o is None:
+            continue
+        source = index.get(o["line"], o["id"])
+        if source is None:
+            unresolved.append((e.id, o["id"], o["line"]))
+            continue
+        same = all(getattr(source, f) == getattr(e, f) for f in ("kind", "author", "agent", "provider", "model",
+                                                                  "summary"))
+        if same and e.body.startswith(source.body):
+            anchored.append((e.id, o["id"], o["line"]))
+        else:
+            forged.append((e.id, o["id"], o["line"]))
+    return anchored, unresolved, forged
