@@ -312,20 +312,28 @@ def conflicts(ctx, as_json):
 
 @main.command()
 @click.option("--lint", is_flag=True, help="Also warn about conflicting decisions (warnings never fail).")
+@click.option("--signatures", is_flag=True,
+              help="Also check that every commit of the line has a good signature by a trusted key.")
 @click.pass_context
-def verify(ctx, lint):
+def verify(ctx, lint, signatures):
     """Verify the ledger: ids, history (append-only), parents, refs. Exit 1 on failure."""
     from .gitrepo import open_repo
     from .store import LineStore, list_lines
-    from .verify import verify_line
+    from .verify import signature_problems, verify_line
     gr = open_repo()
     names = [ctx.obj["line"]] if ctx.obj.get("line") else (list_lines(gr) or ["main"])
     failed = False
     for name in names:
-        report = verify_line(LineStore(gr, name))
+        store = LineStore(gr, name)
+        report = verify_line(store)
+        signed = ""
+        if signatures:
+            checked, problems = signature_problems(store, report.head)
+            report.problems.extend(problems)
+            signed = f", {checked} signatures good"
         if report.ok:
             ext = f", {len(report.external)} external anchor(s)" if report.external else ""
-            click.echo(f"ok: line {name}: {report.entries} entries, {report.commits} commits verified{ext}")
+            click.echo(f"ok: line {name}: {report.entries} entries, {report.commits} commits verified{ext}{signed}")
         else:
             failed = True
             click.echo(f"FAILED: line {name}: {len(report.problems)} problem(s)")

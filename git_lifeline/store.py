@@ -264,6 +264,37 @@ class LineStore:
         name, email = self.gr.identity()
         return pygit2.Signature(name, email, when, 0)
 
+    def write_commit(self, message: str, tree: pygit2.Oid, parents: list, when: int) -> pygit2.Oid:
+        """The one way a ledger commit object is made: author and committer are git's
+        identity at `when` (UTC), and the commit is signed when git's config asks for it
+        (commit.gpgSign). Signing goes through `git commit-tree -S`, so every signing
+        setup git supports (gpg, ssh with a key file or an agent, x509, gpg.program,
+        gpg.ssh.defaultKeyCommand) works exactly as for the user's own commits; the
+        message is passed verbatim. The ref is not touched: callers move it by CAS."""
+        sig = self.signature(when)
+        if not self.gr.config_bool("commit.gpgsign", False):
+            return self.repo.create_commit(None, sig, sig, message, tree, parents)
+        date = f"@{when} +0000"
+        env = dict(os.environ, GIT_AUTHOR_NAME=sig.name, GIT_AUTHOR_EMAIL=sig.email, GIT_AUTHOR_DATE=date,
+                   GIT_COMMITTER_NAME=sig.name, GIT_COMMITTER_EMAIL=sig.email, GIT_COMMITTER_DATE=date)
+        args = ["commit-tree", "-S", str(tree)]
+        for p in parents:
+            args += ["-p", str(p)]
+        proc = self.gr.git(args, input=message.encode("utf-8"), env=env, check=False)
+        if proc.returncode != 0:
+            err = proc.stderr.decode("utf-8", "replace").strip() or f"exit code {proc.returncode}"
+            raise LifelineError(f"cannot sign the ledger commit (commit.gpgSign is set): {err}; "
+                                "nothing was written")
+        return pygit2.Oid(hex=proc.stdout.decode("ascii").strip())
+
+    def resign(self, commit_id: str) -> str:
+        """A commit made elsewhere (fast-import) re-made by `write_commit`: the same tree,
+        parents, message and time, signed when git's config asks for it."""
+        if not self.gr.config_bool("commit.gpgsign", False):
+            return commit_id
+        c = self.repo[commit_id]
+        return str(self.write_commit(c.message, c.tree_id, list(c.parent_ids), c.committer.time))
+
     def append(self, entries: list, message_for, existing_check=None) -> AppendResult:
         """Append entries in one commit; compare-and-swap on the ref, retried.
 
@@ -301,9 +332,8 @@ class LineStore:
                 return AppendResult([], existing, None)
             tree = self.root_tree(self._insert(base, {e.id: blob_oids[e.id] for e in new}))
             # The commit carries the time of what it adds (for one entry: that entry's ts).
-            sig = self.signature(max(int(e.ts.timestamp()) for e in new))
             parents = [pygit2.Oid(hex=head)] if head else []
-            commit = self.repo.create_commit(None, sig, sig, message_for(new), tree, parents)
+            commit = self.write_commit(message_for(new), tree, parents, max(int(e.ts.timestamp()) for e in new))
             if self._move_ref(head, commit, f"lifeline: append {len(new)}"):
                 self._maybe_gc()
                 return AppendResult(new, existing, str(commit))
@@ -563,28 +593,32 @@ class BulkWriter:
         try:
             for e in entries:
                 self.add(e)
-            for attempt in range(_CAS_ATTEMPTS):
-                if attempt:
-                    time.sleep(random.uniform(0.001, 0.004) * min(attempt, 10))
-                    self._restart()
-                head = self.store.head()
-                base = self.store.entries_tree(head)
-                new, existing, seen = [], [], set()
-                for e in entries:
-                    if e.id not in seen:
-                        seen.add(e.id)
-                        (existing if self.store._lookup_blob(base, e.id) is not None else new).append(e)
-                if not new:
-                    return AppendResult([], existing, None)
-                commit = self._commit(head, new, message_for, progress)
-                self._move_pack()
-                if self.store._move_ref(head, pygit2.Oid(hex=commit), f"lifeline: import {len(new)}"):
-                    self.store._maybe_gc()
-                    return AppendResult(new, existing, commit)
-            raise ConflictError(f"{self.store.ref_name} kept moving under concurrent writers; "
-                                "nothing was written, try again")
+            with self.store.write_lock():
+                return self._publish_locked(entries, message_for, progress)
         finally:
             self.abort()
+
+    def _publish_locked(self, entries: list, message_for, progress) -> AppendResult:
+        for attempt in range(_CAS_ATTEMPTS):
+            if attempt:
+                time.sleep(random.uniform(0.001, 0.004) * min(attempt, 10))
+                self._restart()
+            head = self.store.head()
+            base = self.store.entries_tree(head)
+            new, existing, seen = [], [], set()
+            for e in entries:
+                if e.id not in seen:
+                    seen.add(e.id)
+                    (existing if self.store._lookup_blob(base, e.id) is not None else new).append(e)
+            if not new:
+                return AppendResult([], existing, None)
+            commit = self._commit(head, new, message_for, progress)
+            self._move_pack()
+            commit = self.store.resign(commit)  # fast-import cannot sign
+            if self.store._move_ref(head, pygit2.Oid(hex=commit), f"lifeline: import {len(new)}"):
+                self.store._maybe_gc()
+                return AppendResult(new, existing, commit)
+        raise self.store._cas_failure()
 
     def _restart(self) -> None:
         import signal

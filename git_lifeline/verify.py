@@ -225,6 +225,43 @@ class Verifier:
                 break
 
 
+# git's %G? letters, for every verdict but G (a good signature by a trusted key)
+_SIGNATURE_VERDICTS = {
+    "N": ("unsigned", "is not signed"),
+    "B": ("bad-signature", "has a bad signature: it was changed after it was signed"),
+    "U": ("untrusted-signature", "is signed by a key this repository does not trust "
+                                 "(gpg.ssh.allowedSignersFile, or the key's validity in gpg)"),
+    "E": ("unverifiable-signature", "has a signature that cannot be checked here (the key is missing, "
+                                    "or gpg.ssh.allowedSignersFile is not set)"),
+    "X": ("expired-signature", "has a signature that has expired"),
+    "Y": ("expired-key", "is signed by a key that has expired"),
+    "R": ("revoked-key", "is signed by a key that was revoked"),
+}
+
+
+def signature_problems(store: LineStore, head: Optional[str] = None) -> tuple:
+    """(commits checked, problems) for every commit of the line: git itself checks each
+    signature (`git log --format=%G?`, the verdict of `git verify-commit`), with the
+    user's trust settings (gpg keyring, gpg.ssh.allowedSignersFile)."""
+    head = head or store.head()
+    if head is None:
+        return 0, []
+    proc = store.gr.git(["log", "--format=%H%x00%G?", head, "--"], check=False)
+    if proc.returncode != 0:
+        err = proc.stderr.decode("utf-8", "replace").strip()
+        return 0, [Problem("unverifiable-signature", f"cannot check signatures: {err}")]
+    problems, count = [], 0
+    for line in proc.stdout.decode("utf-8", "replace").splitlines():
+        cid, _, verdict = line.partition("\0")
+        if len(cid) != 40:
+            continue
+        count += 1
+        if verdict != "G":
+            code, what = _SIGNATURE_VERDICTS.get(verdict, ("unverifiable-signature", f"has signature status {verdict!r}"))
+            problems.append(Problem(code, f"commit {cid[:12]} {what}"))
+    return count, problems
+
+
 def _secret_problem(e: Entry) -> Optional[SecretProblem]:
     from .secrets import entry_findings
     findings = entry_findings(e)
