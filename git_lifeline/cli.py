@@ -22,7 +22,9 @@ KIND_HELP = ("bootstrap decision feature fix incident milestone release note ope
 
 def _ledger(ctx: click.Context, line: Optional[str] = None):
     from .service import Ledger
-    return Ledger.open(line=line or ctx.obj.get("line"))
+    led = Ledger.open(line=line or ctx.obj.get("line"))
+    ctx.call_on_close(lambda: [click.echo(f"git-lifeline: warning: {w}", err=True) for w in led.warnings])
+    return led
 
 
 def _echo_json(data) -> None:
@@ -404,6 +406,11 @@ def run() -> None:
     except KeyboardInterrupt:
         sys.exit(130)
     except Exception as exc:  # last resort: never a traceback for the user
+        from .gitrepo import repository_failure
+        known = repository_failure(exc)
+        if known is not None:
+            click.echo(f"git-lifeline: {known}", err=True)
+            sys.exit(known.exit_code)
         click.echo(f"git-lifeline: internal error: {type(exc).__name__}: {exc}", err=True)
         sys.exit(3)
 

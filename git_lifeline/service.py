@@ -50,6 +50,7 @@ class Ledger:
         self.store = LineStore(gr, line)
         self.line = line
         self._cache = None
+        self.warnings: list = []  # what went wrong after a write had succeeded (the faces print it)
 
     @classmethod
     def open(cls, start: Optional[str] = None, line: Optional[str] = None) -> "Ledger":
@@ -294,6 +295,19 @@ class Ledger:
         return self.gr.workdir / (value or default)
 
     def refresh_projection(self, prev_head: Optional[str], added: list, head: str) -> Optional[Path]:
+        """`_refresh_projection`, after a write that has succeeded: a projection that cannot
+        be written (a full or read-only work tree) is a warning, not a failed write."""
+        try:
+            return self._refresh_projection(prev_head, added, head)
+        except OSError as exc:
+            self.projection_failed(exc)
+            return None
+
+    def projection_failed(self, exc: OSError) -> None:
+        self.warnings.append(f"the entry is recorded, but {self.projection_path()} could not be refreshed "
+                             f"({exc.strerror or exc}); run `git lifeline render` when that is fixed")
+
+    def _refresh_projection(self, prev_head: Optional[str], added: list, head: str) -> Optional[Path]:
         """Bring the projection up to the ref after an append that moved it prev_head -> head.
 
         Writers are serialised by a lock, and the ref is re-read under it: when another
@@ -361,7 +375,10 @@ class Ledger:
                                  "neither the file nor the line; nothing was written")
         result = self.store.append(good, commit_message) if good else AppendResult([], [], None)
         if result.commit:
-            self.render()
+            try:
+                self.render()
+            except OSError as exc:
+                self.projection_failed(exc)
         return {"read": len(parsed), "added": len(result.added), "existing": len(result.existing),
                 "mismatched": [e.id for e in bad]}
 
@@ -412,7 +429,11 @@ class Ledger:
             from . import projection
             path = self.projection_path()
             if head is None and path is not None:
-                write_atomic(path, projection.render(self.line, result.added, self.store.entries_tree_id(result.commit)))
+                try:
+                    write_atomic(path, projection.render(self.line, result.added,
+                                                         self.store.entries_tree_id(result.commit)))
+                except OSError as exc:
+                    self.projection_failed(exc)
             else:
                 self.refresh_projection(head, result.added, result.commit)
         return {"format": fmt, "read": total, "added": len(result.added), "existing": len(result.existing),

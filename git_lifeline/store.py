@@ -19,7 +19,7 @@ from typing import Iterable, Iterator, Optional
 
 import pygit2
 
-from .errors import ConflictError, InputError, LifelineError
+from .errors import ConflictError, InputError, LifelineError, RepositoryError
 from .gitrepo import GitRepo
 from .canonical import HEX64, MIN_PREFIX
 
@@ -29,8 +29,10 @@ FORMAT_VERSION = "1"
 DEFAULT_LINE = "main"
 LINE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,62}")
 _HEX = re.compile(r"[0-9a-f]+")
+HEX40 = re.compile(r"[0-9a-f]{40}")
 _CAS_ATTEMPTS = 64
 _CAS_SECONDS = 30.0  # writers queue on the line's lock; CAS retries only race outside writers
+STALE_REF_LOCK_SECONDS = 5  # a ref update holds <ref>.lock for milliseconds
 _LOOSE_SAMPLE_DIR = "17"  # git gc --auto estimates loose objects from this one fan-out dir
 _LOOSE_SAMPLE_LIMIT = 27  # ~ gc.auto (6700) / 256
 
@@ -313,8 +315,7 @@ class LineStore:
         self._ensure_reflog()
         deadline = time.monotonic() + _CAS_SECONDS
         attempt = 0
-        # Lost swaps are retried (bounded by count, then by time while no stale lock is seen).
-        while attempt < _CAS_ATTEMPTS or (time.monotonic() < deadline and not self._ref_lock().exists()):
+        while True:
             attempt += 1
             head = self.head()
             base = self.entries_tree(head)
@@ -334,22 +335,74 @@ class LineStore:
             # The commit carries the time of what it adds (for one entry: that entry's ts).
             parents = [pygit2.Oid(hex=head)] if head else []
             commit = self.write_commit(message_for(new), tree, parents, max(int(e.ts.timestamp()) for e in new))
+            self.check_written(commit, [e.id for e in new])
             if self._move_ref(head, commit, f"lifeline: append {len(new)}"):
                 self._maybe_gc()
                 return AppendResult(new, existing, str(commit))
-            time.sleep(random.uniform(0.001, 0.004) * min(attempt, 10))
-        raise self._cas_failure()
+            pause = self.retry_pause(attempt, deadline)
+            if pause is None:
+                raise self._cas_failure()
+            time.sleep(pause)
+
+    def check_written(self, commit: pygit2.Oid, new_ids: list) -> None:
+        """Read back, before the ref may name it, every object a write added: the commit,
+        its trees down to each new entry, each new blob. libgit2 has been seen to return an
+        object id on a full disk without the object landing in the database; a ref must
+        never point at a commit that is not complete."""
+        try:
+            c = self.repo[commit]
+            entries = self.repo[c.tree[ENTRIES_DIR].id]
+            for entry_id in new_ids:
+                a, b, rest = entry_path(entry_id)
+                leaf = self.repo[self.repo[entries[a].id][b].id]
+                if leaf[rest].id not in self.repo:
+                    raise KeyError(str(leaf[rest].id))
+        except KeyError as exc:
+            raise RepositoryError(
+                f"the object database did not keep what was just written (object {exc.args[0] if exc.args else '?'} "
+                "is missing; is the disk full?); the line was not changed") from None
 
     def _ref_lock(self) -> Path:
         return self.gr.common_dir / (self.ref_name + ".lock")
 
+    def retry_pause(self, attempt: int, deadline: float) -> Optional[float]:
+        """After a lost compare-and-swap (call it holding `write_lock`): seconds to wait
+        before the next attempt, or None to give up.
+
+        A moving ref is retried within the attempt and time budgets. A held
+        `<ref>.lock` is waited for until it goes away or is older than
+        lifeline.staleRefLockSeconds: no lifeline writer can own it (they all hold the
+        line's write lock, and we do), so it was left by a process killed inside its ref
+        update, and it is removed. A younger lock that cannot turn stale within the time
+        budget ends the wait (the error names the file)."""
+        lock = self._ref_lock()
+        try:
+            age = time.time() - lock.stat().st_mtime
+        except FileNotFoundError:
+            if attempt < _CAS_ATTEMPTS or time.monotonic() < deadline:
+                return random.uniform(0.001, 0.004) * min(attempt, 10)
+            return None
+        stale_after = self.gr.config_int("lifeline.staleRefLockSeconds", STALE_REF_LOCK_SECONDS)
+        if age >= stale_after:
+            try:
+                planned = lock.read_text(encoding="ascii").strip()  # the move the dead writer was making
+                lock.unlink()
+            except (FileNotFoundError, UnicodeDecodeError):
+                planned = ""
+            if HEX40.fullmatch(planned):
+                self._drop_phantom_reflog(self.head(), planned)
+            return 0.0
+        if time.monotonic() + (stale_after - age) <= deadline or attempt < _CAS_ATTEMPTS:
+            return 0.05
+        return None
+
     def _cas_failure(self) -> LifelineError:
         lock = self._ref_lock()
         if lock.exists():
-            return ConflictError(
-                f"{self.ref_name} is locked: {lock} exists. Another git process is updating it, or one "
-                "crashed and left the lock behind; if no git process is running, remove that file. "
-                "Nothing was written.")
+            return RepositoryError(
+                f"{self.ref_name} is locked: {lock} exists. Another git process is updating it (a lock "
+                "left by a crashed process is removed by the next write once it is older than "
+                f"lifeline.staleRefLockSeconds, {STALE_REF_LOCK_SECONDS} s by default). Nothing was written.")
         return ConflictError(f"{self.ref_name} kept moving under concurrent writers; nothing was written, try again")
 
     def _move_ref(self, old: Optional[str], new: pygit2.Oid, message: str) -> bool:
@@ -368,12 +421,37 @@ class LineStore:
             return False
         except (pygit2.GitError, OSError) as exc:
             # libgit2 reports a concurrent writer either as a value mismatch (GitError)
-            # or as a held `<ref>.lock` (pygit2 raises OSError for that): both mean
-            # "someone else won", so the caller re-reads and retries.
+            # or as a held `<ref>.lock` (OSError, with no OS reason): both mean "someone
+            # else won", so the caller re-reads and retries. Anything else is the disk.
             text = str(exc)
-            if "does not match" in text or "lock" in text.lower() or "exists" in text:
+            held = "failed to lock file" in text and (text.rstrip().endswith(":") or "exists" in text.lower())
+            if "does not match" in text or held or "already exists" in text:
                 return False
-            raise LifelineError(f"cannot update {self.ref_name}: {text}") from None
+            self._drop_phantom_reflog(old, str(new))
+            raise RepositoryError(f"cannot update {self.ref_name}: {text}; the line was not changed") from None
+
+    def _reflog_path(self) -> Path:
+        return self.gr.common_dir / "logs" / self.ref_name
+
+    def _drop_phantom_reflog(self, old: Optional[str], new: str) -> None:
+        """libgit2 appends the reflog entry before it renames `<ref>.lock` into place; when
+        that last step fails (a full disk) or the writer is killed between the two, the
+        reflog records a move that never happened, which verify would then report as a
+        rewound line. Drop that last entry, but only when it is exactly that move and the
+        ref is still at `old` (called holding the line's write lock)."""
+        if self.head() != old:
+            return
+        path = self._reflog_path()
+        try:
+            with open(path, "rb+") as f:
+                data = f.read()
+                body = data[:-1] if data.endswith(b"\n") else data
+                start = body.rfind(b"\n") + 1
+                last = body[start:]
+                if last.startswith(f"{old or '0' * 40} {new} ".encode("ascii")):
+                    f.truncate(start)
+        except OSError:
+            pass
 
     def move_ref(self, old: Optional[str], new: str, message: str) -> bool:
         return self._move_ref(old, pygit2.Oid(hex=new), message)
@@ -599,9 +677,11 @@ class BulkWriter:
             self.abort()
 
     def _publish_locked(self, entries: list, message_for, progress) -> AppendResult:
+        deadline = time.monotonic() + _CAS_SECONDS
+        pause = 0.0
         for attempt in range(_CAS_ATTEMPTS):
             if attempt:
-                time.sleep(random.uniform(0.001, 0.004) * min(attempt, 10))
+                time.sleep(pause)
                 self._restart()
             head = self.store.head()
             base = self.store.entries_tree(head)
@@ -615,9 +695,13 @@ class BulkWriter:
             commit = self._commit(head, new, message_for, progress)
             self._move_pack()
             commit = self.store.resign(commit)  # fast-import cannot sign
+            self.store.check_written(pygit2.Oid(hex=commit), [e.id for e in new])
             if self.store._move_ref(head, pygit2.Oid(hex=commit), f"lifeline: import {len(new)}"):
                 self.store._maybe_gc()
                 return AppendResult(new, existing, commit)
+            pause = self.store.retry_pause(attempt + 1, deadline)
+            if pause is None:
+                break
         raise self.store._cas_failure()
 
     def _restart(self) -> None:

@@ -111,17 +111,32 @@ class Verifier:
             return report
         if head is None:
             return report
-        obj = self.repo[head]
+        obj = self.repo.get(head)
+        if obj is None:
+            report.problems.append(_missing(KeyError(head)))
+            return report
         if not isinstance(obj, pygit2.Commit):
             report.problems.append(Problem("bad-ref", f"{store.ref_name} points at a {obj.type_str}, not a commit"))
             return report
-        walker = self.repo.walk(obj.id, pygit2.GIT_SORT_TOPOLOGICAL | pygit2.GIT_SORT_REVERSE)
-        for commit in walker:
+        try:
+            walker = self.repo.walk(obj.id, pygit2.GIT_SORT_TOPOLOGICAL | pygit2.GIT_SORT_REVERSE)
+            commits = list(walker)
+        except (KeyError, pygit2.GitError) as exc:
+            report.problems.append(_missing(exc))
+            return report
+        for commit in commits:
             report.commits += 1
-            self._check_commit(commit, report)
-        loaded = store.load(head)
-        report.entries = len(loaded.entries)
-        self._check_parents(loaded.entries, report)
+            try:
+                self._check_commit(commit, report)
+            except KeyError as exc:
+                report.problems.append(_missing(exc, str(commit.id)))
+        try:
+            loaded = store.load(head)
+        except KeyError as exc:
+            report.problems.append(_missing(exc))
+        else:
+            report.entries = len(loaded.entries)
+            self._check_parents(loaded.entries, report)
         self._check_reflog(obj, report)
         unique, seen = [], set()
         for p in report.problems:
@@ -260,6 +275,12 @@ def signature_problems(store: LineStore, head: Optional[str] = None) -> tuple:
             code, what = _SIGNATURE_VERDICTS.get(verdict, ("unverifiable-signature", f"has signature status {verdict!r}"))
             problems.append(Problem(code, f"commit {cid[:12]} {what}"))
     return count, problems
+
+
+def _missing(exc: BaseException, commit: Optional[str] = None) -> Problem:
+    what = exc.args[0] if exc.args else exc
+    return Problem("missing-object", f"object {what} is missing from the repository, so the history cannot be "
+                                     "checked (a damaged or incomplete object database: run `git fsck`)", commit)
 
 
 def _secret_problem(e: Entry) -> Optional[SecretProblem]:
