@@ -251,3 +251,6 @@ def run() -> None:
     except Exception as exc:  # last resort: never a traceback for the user
         click.echo(f"git-lifeline: internal error: {type(exc).__name__}: {exc}", err=True)
         sys.exit(3)
+
+
+from . import cli_sync  # noqa: E402,F401

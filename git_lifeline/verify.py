@@ -15,7 +15,7 @@ Checks (each a problem with a code, so tests and hooks can tell them apart):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Iterable, Optional
 
 import pygit2
 
@@ -202,3 +202,80 @@ class Verifier:
 
 def verify_line(store: LineStore) -> Report:
     return Verifier(store).run()
+
+
+def _shallow_commits(repo: pygit2.Repository) -> set:
+    """Commits git grafted as history boundaries (empty for a complete clone)."""
+    if not repo.is_shallow:
+        return set()
+    try:
+        with open(f"{repo.path.rstrip('/')}/shallow", encoding="ascii") as f:
+            return {line.strip() for line in f if line.strip()}
+    except OSError:
+        return {"?"}  # shallow but unreadable: refuse to vouch for anything
+
+
+def verify_range(store: LineStore, tip: str, hide: Iterable = (), progress=None) -> Report:
+    """Verify only what `tip` adds on top of the `hide` commits (already trusted).
+
+    The same checks as a full run, limited to the commits reachable from `tip` and
+    not from any of `hide`: tree shape, every new blob against its id, append-only
+    against each commit's parents (the merge tie-break included), and the parents
+    named by the entries the range adds. Its cost follows the size of the change,
+    so pulls, pushes and hooks can afford it on every call. With no `hide`, it is a
+    full verification of the history of `tip` (a line that is new to a remote).
+    `progress(total)`, when given, returns an object whose `update(n)` is called per commit.
+    """
+    v = Verifier(store)
+    repo = v.repo
+    hide = [h for h in hide if h]
+    report = Report(store.line, tip)
+    obj = repo.get(tip)
+    if not isinstance(obj, pygit2.Commit):
+        what = obj.type_str if obj is not None else "missing object"
+        report.problems.append(Problem("bad-ref", f"line {store.line} points at a {what}, not a commit"))
+        return report
+    walker = repo.walk(obj.id, pygit2.GIT_SORT_TOPOLOGICAL | pygit2.GIT_SORT_REVERSE)
+    for h in hide:
+        walker.hide(pygit2.Oid(hex=h))
+    shallow = _shallow_commits(repo)
+    commits = list(walker)
+    bar = progress(len(commits)) if progress is not None else None
+    for commit in commits:
+        if bar is not None:
+            bar.update(1)
+        if str(commit.id) in shallow or "?" in shallow:
+            report.problems.append(Problem(
+                "shallow", f"commit {str(commit.id)[:12]} is a shallow-clone boundary: its history is missing, "
+                           "so it cannot be vouched for (run: git fetch --unshallow)"))
+            return report
+        report.commits += 1
+        v._check_commit(commit, report)
+    tip_tree = v._entries_tree_quiet(obj)
+    base_tree = v._entries_tree_quiet(repo[hide[0]]) if hide else None
+    added = {}
+    for path, _old, new, kind in diff_entry_trees(repo, base_tree, tip_tree):
+        if new is None or kind != "blob" or not is_entry_path(path) or v._check_blob(path, new):
+            continue
+        added[path.replace("/", "")] = Entry.from_json(repo[new].data)
+    report.entries = len(added)
+    others = None
+    for e in added.values():
+        for p in e.parents:
+            if p in added or store._lookup_blob(tip_tree, p) is not None:
+                continue
+            if others is None:
+                others = [LineStore(store.gr, n) for n in list_lines(store.gr) if n != store.line]
+            home = next((o.line for o in others if o.has(p)), None)
+            if home:
+                report.external.append((e.id, p, home))
+            else:
+                report.problems.append(Problem(
+                    "missing-parent", f"entry {e.id[:12]} names parent {p[:12]}, which no line holds"))
+    unique, seen = [], set()
+    for p in report.problems:
+        if (p.code, p.message) not in seen:
+            seen.add((p.code, p.message))
+            unique.append(p)
+    report.problems = unique
+    return report
