@@ -249,7 +249,7 @@ def hook(ctx, name, args):
     """Entry point of the installed hook scripts (not for direct use)."""
     from .errors import LifelineError
     stdin = b""
-    if name in ("pre-push", "pre-receive") and not sys.stdin.isatty():
+    if name in ("pre-push", "pre-receive") and sys.stdin is not None and not sys.stdin.isatty():
         stdin = sys.stdin.buffer.read()
     try:
         outcome = _ledger(ctx).run_hook(name, list(args), stdin)

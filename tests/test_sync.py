@@ -1,0 +1,343 @@
+"""Sync through normal remotes: fetch into tracking refs, create / fast-forward /
+merge per line, never-forced push, clone, remote-setup; convergence of several
+clones over a bare file:// remote and over a real `git daemon`."""
+
+from __future__ import annotations
+
+import random
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pygit2
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from lifeline_git import (entry_blobs, git, git_daemon, gitenv, gl, ledger, make_clone,  # noqa: E402,F401
+                          make_remote, ref, tamper)
+
+T0 = datetime(2024, 3, 1, 12, 0, 0, tzinfo=timezone.utc)
+KINDS = ["decision", "decision", "note", "open", "feature", "fix", "incident"]
+
+
+def ts(seconds: float) -> str:
+    return (T0 + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def log(path, summary, kind="decision", body=None, t=None, line=None, parents=None, author=None):
+    return ledger(path, line).log(kind=kind, summary=summary, body=body or f"why {summary}",
+                                  ts=t, parents=parents, author=author).entry
+
+
+@pytest.fixture
+def trio(gitenv):
+    """A bare remote with a code branch and a ledger, and two clones of it."""
+    remote = make_remote(gitenv / "remote.git")
+    a = make_clone(str(remote), gitenv / "a", code=True)
+    git(a, "push", "--quiet", "origin", "main")
+    log(a, "Project", kind="bootstrap", t=ts(0))
+    gl(a, "push", check=0)
+    b = make_clone(str(remote), gitenv / "b")
+    return remote, a, b
+
+
+# ---- convergence -------------------------------------------------------------------
+def _random_history(rng: random.Random, clones: list, steps: int) -> None:
+    shared_body = "the same content recorded on several clones at different times"
+    for step in range(steps):
+        c = clones[rng.randrange(len(clones))]
+        op = rng.choice(["append", "append", "append", "pull", "push", "sync"])
+        led = ledger(c)
+        if op == "append":
+            if rng.random() < 0.15:
+                # same id everywhere, different ts: the tie-break must pick one blob on every clone
+                led.log(kind="note", summary="Shared note", body=shared_body, author="Team <t@example.com>",
+                        ts=ts(1000 + rng.randrange(500)))
+                continue
+            existing = [e.id for e in led.entries()]
+            parents = [rng.choice(existing)] if existing and rng.random() < 0.3 else []
+            kind = rng.choice(KINDS)
+            if parents and rng.random() < 0.3:
+                kind = "correction"
+            led.log(kind=kind, summary=f"step {step} on {c.name}", body=f"because {rng.random():.6f}",
+                    ts=ts(rng.randrange(10_000)), parents=parents)
+        elif op == "pull":
+            led.pull()
+        elif op == "push":
+            led.push()  # may be refused (someone pushed first): that is fine here
+        else:
+            led.sync()
+
+
+def _assert_converged(clones: list, remote_url_owner: Path) -> None:
+    blobs = [entry_blobs(c) for c in clones]
+    assert all(b == blobs[0] for b in blobs), "clones hold different entry sets or blobs"
+    assert entry_blobs(remote_url_owner) == blobs[0]
+    contexts = [gl(c, "context", check=0).stdout for c in clones]
+    assert contexts[0] and all(ctx == contexts[0] for ctx in contexts)
+    for c in clones:
+        out = gl(c, "verify", check=0).stdout.decode()
+        assert "ok: line main" in out
+
+
+@pytest.mark.parametrize("seed", [7, 1234])
+def test_diverged_clones_converge_to_identical_context_over_file_remote(gitenv, seed):
+    rng = random.Random(seed)
+    remote = make_remote(gitenv / "remote.git")
+    url = remote.resolve().as_uri()
+    clones = []
+    for i in range(3):
+        c = make_clone(url, gitenv / f"c{i}")
+        log(c, f"Seed entry of c{i}", t=ts(i))
+        clones.append(c)
+    _random_history(rng, clones, steps=36)
+    for _round in range(2):
+        for c in clones:
+            ledger(c).sync()
+    for c in clones:
+        ledger(c).pull()
+    _assert_converged(clones, remote)
+
+
+def test_diverged_clones_converge_to_identical_context_over_git_daemon(gitenv):
+    rng = random.Random(99)
+    base = gitenv / "srv"
+    base.mkdir()
+    remote = make_remote(base / "ledger.git")
+    with git_daemon(base) as root_url:
+        url = f"{root_url}/ledger.git"
+        clones = []
+        for i in range(3):
+            c = gitenv / f"d{i}"
+            gl(gitenv, "clone", url, c.name, check=0)
+            log(c, f"Seed entry of d{i}", t=ts(i))
+            clones.append(c)
+        _random_history(rng, clones, steps=30)
+        for _round in range(2):
+            for c in clones:
+                gl(c, "sync", check=0)
+        for c in clones:
+            gl(c, "pull", check=0)
+        _assert_converged(clones, remote)
+
+
+# ---- per-line outcomes -------------------------------------------------------------
+def test_pull_creates_missing_line_and_fast_forwards_without_merge_commits(trio):
+    remote, a, b = trio
+    assert ref(b, "refs/lifeline/main") is None
+    out = gl(b, "pull", check=0).stdout.decode()
+    assert "line main: created" in out
+    assert ref(b, "refs/lifeline/main") == ref(a, "refs/lifeline/main")
+    log(a, "Second", t=ts(5))
+    log(a, "Ops runbook", kind="note", t=ts(6), line="ops")
+    gl(a, "push", check=0)
+    out = gl(b, "pull", check=0).stdout.decode()
+    assert "line main: fast-forward" in out and "line ops: created" in out
+    assert ref(b, "refs/lifeline/main") == ref(a, "refs/lifeline/main")
+    assert ref(b, "refs/lifeline/ops") == ref(a, "refs/lifeline/ops")
+    assert "up to date" in gl(b, "pull", check=0).stdout.decode()
+
+
+def test_diverged_line_gets_one_merge_commit_with_both_parents_and_union_tree(trio):
+    remote, a, b = trio
+    gl(b, "pull", check=0)
+    ea = log(a, "From a", t=ts(10))
+    eb = log(b, "From b", t=ts(11))
+    gl(a, "push", check=0)
+    a_head, b_head = ref(a, "refs/lifeline/main"), ref(b, "refs/lifeline/main")
+    out = gl(b, "pull", check=0).stdout.decode()
+    assert "merged 1 entry" in out
+    merged = pygit2.Repository(str(b))[ref(b, "refs/lifeline/main")]
+    assert [str(p) for p in merged.parent_ids] == [b_head, a_head]
+    assert "merge origin/main into main" in merged.message and "From a" in merged.message
+    assert {ea.id, eb.id} <= set(entry_blobs(b))
+    # the merged line pushes as a fast-forward and a then fast-forwards to it
+    gl(b, "push", check=0)
+    gl(a, "pull", check=0)
+    assert entry_blobs(a) == entry_blobs(b)
+
+
+def test_same_entry_recorded_twice_keeps_earliest_timestamp_on_every_clone(trio):
+    remote, a, b = trio
+    gl(b, "pull", check=0)
+    late = log(a, "Same thing", body="same why", t=ts(500), author="X <x@example.com>")
+    early = log(b, "Same thing", body="same why", t=ts(400), author="X <x@example.com>")
+    assert late.id == early.id
+    gl(a, "push", check=0)
+    gl(b, "sync", check=0)
+    gl(a, "pull", check=0)
+    for c in (a, b):
+        assert ledger(c).show(late.id[:12]).ts == early.ts
+        assert "ok: line main" in gl(c, "verify", check=0).stdout.decode()
+    assert entry_blobs(a) == entry_blobs(b)
+    # and the other order of events ends the same
+    late2 = log(b, "Other", body="w", t=ts(900), author="X <x@example.com>")
+    early2 = log(a, "Other", body="w", t=ts(800), author="X <x@example.com>")
+    gl(b, "push", check=0)
+    gl(a, "sync", check=0)
+    gl(b, "pull", check=0)
+    for c in (a, b):
+        assert ledger(c).show(late2.id[:12]).ts == early2.ts
+    assert entry_blobs(a) == entry_blobs(b)
+
+
+def test_pull_refuses_tampered_entry_and_names_it_without_moving_anything(trio):
+    remote, a, b = trio
+    victim = log(a, "Database: PostgreSQL", t=ts(20))
+    gl(a, "push", check=0)
+    gl(b, "pull", check=0)
+    tamper(b, victim.id)
+    git(b, "push", "--quiet", "--no-verify", "origin", "refs/lifeline/main:refs/lifeline/main")
+    log(a, "Local work", t=ts(30))
+    before = ref(a, "refs/lifeline/main")
+    proc = gl(a, "pull", check=1)
+    err = proc.stderr.decode()
+    assert victim.id[:12] in err and "tampered" in err and "nothing was changed" in err
+    assert ref(a, "refs/lifeline/main") == before
+    assert ref(a, "refs/remotes/origin/lifeline/main") is not None  # fetched, kept aside
+
+
+def test_union_refuses_same_id_with_different_hashed_content(gitenv):
+    from git_lifeline.sync import union_trees
+    repo_path = gitenv / "u"
+    git(gitenv, "init", "--quiet", repo_path.name)
+    e = log(repo_path, "Original", t=ts(1))
+    from git_lifeline.gitrepo import open_repo
+    from git_lifeline.store import LineStore
+    store = LineStore(open_repo(str(repo_path)))
+    ours = store.entries_tree(store.head())
+    bad = store.repo.create_blob(e.to_json().replace(b"Original", b"Forged"))
+    theirs = store.repo[store._insert(ours, {e.id: bad})]
+    u = union_trees(store.repo, ours, theirs)
+    assert [c[0] for c in u.corrupt] == [e.id]
+
+
+def test_fetch_never_touches_unpushed_local_entries(trio):
+    remote, a, b = trio
+    gl(b, "pull", check=0)
+    mine = log(b, "Unpushed on b", t=ts(40))
+    log(a, "Pushed from a", t=ts(41))
+    gl(a, "push", check=0)
+    before = ref(b, "refs/lifeline/main")
+    out = gl(b, "fetch", check=0).stdout.decode()
+    assert "diverged" in out and "git lifeline sync" in out
+    assert ref(b, "refs/lifeline/main") == before
+    assert mine.id in entry_blobs(b)
+    assert ref(b, "refs/remotes/origin/lifeline/main") == ref(a, "refs/lifeline/main")
+
+
+def test_push_is_never_forced_and_rejection_says_to_sync(trio):
+    remote, a, b = trio
+    gl(b, "pull", check=0)
+    log(a, "a wins the race", t=ts(50))
+    log(b, "b arrives second", t=ts(51))
+    gl(a, "push", check=0)
+    remote_head = ref(remote, "refs/lifeline/main")
+    proc = gl(b, "push", check=1)
+    err = proc.stderr.decode()
+    assert "git lifeline sync" in err and "REJECTED" in err
+    assert ref(remote, "refs/lifeline/main") == remote_head
+    gl(b, "sync", check=0)
+    assert pygit2.Repository(str(remote)).descendant_of(ref(remote, "refs/lifeline/main"), remote_head)
+
+
+def test_push_refuses_to_spread_a_tampered_line(trio):
+    remote, a, b = trio
+    e = log(a, "Keep me honest", t=ts(60))
+    gl(a, "push", check=0)
+    tamper(a, e.id)
+    before = ref(remote, "refs/lifeline/main")
+    proc = gl(a, "push", check=1)
+    assert e.id[:12] in proc.stderr.decode() and "nothing was pushed" in proc.stderr.decode()
+    assert ref(remote, "refs/lifeline/main") == before
+
+
+def test_clone_brings_code_and_ledger_and_renders_projection(trio):
+    remote, a, b = trio
+    out = gl(a.parent, "clone", str(remote), "fresh", check=0).stdout.decode()
+    fresh = a.parent / "fresh"
+    assert "created" in out
+    assert (fresh / "README").exists()
+    assert ref(fresh, "refs/lifeline/main") == ref(a, "refs/lifeline/main")
+    assert (fresh / "LIFELINE.md").read_text(encoding="utf-8").count("### ") == len(entry_blobs(a))
+    # the default directory name is git's
+    gl(a.parent, "clone", str(remote), check=0)
+    assert ref(a.parent / "remote", "refs/lifeline/main") == ref(a, "refs/lifeline/main")
+
+
+def test_clone_into_nonempty_directory_is_refused_and_writes_nothing(trio):
+    remote, a, b = trio
+    proc = gl(a.parent, "clone", str(remote), "a", check=2)
+    assert "already exists" in proc.stderr.decode()
+
+
+def test_default_remote_is_the_branch_upstream_else_origin(trio):
+    remote, a, b = trio
+    other = make_remote(a.parent / "other.git")
+    git(a, "remote", "add", "other", str(other))
+    git(a, "push", "--quiet", "-u", "other", "main")
+    gl(a, "push", check=0)
+    assert ref(other, "refs/lifeline/main") == ref(a, "refs/lifeline/main")
+    git(a, "branch", "--unset-upstream")
+    log(a, "Only origin gets this", t=ts(70))
+    gl(a, "push", check=0)
+    assert ref(remote, "refs/lifeline/main") == ref(a, "refs/lifeline/main")
+    assert ref(other, "refs/lifeline/main") != ref(a, "refs/lifeline/main")
+
+
+def test_unknown_remote_is_a_usage_error_that_writes_nothing(trio):
+    remote, a, b = trio
+    for cmd in ("pull", "push", "fetch", "sync", "remote-setup"):
+        proc = gl(a, cmd, "nosuchremote", check=2)
+        assert "not a configured remote" in proc.stderr.decode()
+    assert ref(a, "refs/remotes/nosuchremote/lifeline/main") is None
+    proc = gl(a, "pull", str(remote), check=2)  # a URL is not a remote name
+    assert "remote's name" in proc.stderr.decode()
+
+
+def test_unreachable_remote_fails_cleanly(trio):
+    remote, a, b = trio
+    git(a, "remote", "add", "gone", str(a.parent / "does-not-exist.git"))
+    proc = gl(a, "pull", "gone", check=2)
+    assert "fetching the ledger from 'gone' failed" in proc.stderr.decode()
+    proc = gl(a, "push", "gone", check=2)
+    assert "pushing the ledger to 'gone' failed" in proc.stderr.decode()
+
+
+def test_remote_setup_adds_fetch_refspec_only_and_plain_fetch_brings_ledger(trio):
+    remote, a, b = trio
+    out = gl(b, "remote-setup", check=0).stdout.decode()
+    assert "No push refspec" in out
+    gl(b, "remote-setup", check=0)  # idempotent
+    specs = git(b, "config", "--get-all", "remote.origin.fetch").stdout.decode().split()
+    assert specs.count("+refs/lifeline/*:refs/remotes/origin/lifeline/*") == 1
+    assert git(b, "config", "--get-all", "remote.origin.push", check=False).stdout == b""
+    log(a, "After setup", t=ts(80))
+    gl(a, "push", check=0)
+    git(b, "fetch", "--quiet")
+    assert ref(b, "refs/remotes/origin/lifeline/main") == ref(a, "refs/lifeline/main")
+    assert ref(b, "refs/lifeline/main") is None  # a plain fetch never writes the local line
+
+
+def test_pull_reports_progress_through_the_given_callback(trio):
+    remote, a, b = trio
+    for i in range(5):
+        log(a, f"entry {i}", t=ts(100 + i))
+    gl(a, "push", check=0)
+    seen = []
+
+    class Bar:
+        def __init__(self, label, total):
+            seen.append((label, total))
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def update(self, n):
+            seen.append(n)
+
+    ledger(b).pull(progress=lambda label, total: Bar(label, total))
+    assert ("verifying origin/main", 6) in seen
