@@ -321,7 +321,9 @@ def post_commit(gr: GitRepo) -> HookOutcome:
         return out
     since = _last_ledger_time(gr)
     count, walked = 0, 0
-    for commit in gr.repo.walk(head.id, pygit2.GIT_SORT_TIME):
+    walker = gr.repo.walk(head.id, pygit2.GIT_SORT_TOPOLOGICAL)
+    walker.simplify_first_parent()  # the line of work on this branch, not what merges brought in
+    for commit in walker:
         walked += 1
         if walked > REMIND_SCAN_LIMIT or (since is not None and commit.commit_time <= since):
             break

@@ -75,7 +75,9 @@ def make_clone(url: str, path: Path, code: bool = False) -> Path:
     if code:
         (path / "README").write_text("hello\n", encoding="utf-8")
         git(path, "add", "README")
-        git(path, "commit", "--quiet", "-m", "initial")
+        old = "2020-01-01T00:00:00Z"  # well before any entry a test records
+        git(path, "commit", "--quiet", "-m", "initial",
+            env=dict(os.environ, GIT_COMMITTER_DATE=old, GIT_AUTHOR_DATE=old))
     return path
 
 
