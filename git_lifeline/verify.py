@@ -57,7 +57,8 @@ class Verifier:
     def __init__(self, store: LineStore):
         self.store = store
         self.repo = store.repo
-        self._blob_ok: dict = {}  # blob oid -> (entry id or None, problem or None)
+        self._blob_ok: dict = {}  # blob oid -> problem or None
+        self._parsed: dict = {}   # blob oid -> Entry, for blobs that parsed
 
     def _check_blob(self, path: str, oid: pygit2.Oid) -> Optional[str]:
         key = str(oid)
@@ -68,6 +69,7 @@ class Verifier:
             except LifelineError as exc:
                 problem = f"unreadable entry: {exc}"
             else:
+                self._parsed[key] = e
                 if not e.verify():
                     problem = f"content does not match its id {e.id[:12]} (tampered)"
                 elif e.id != path.replace("/", ""):
@@ -204,12 +206,12 @@ def verify_line(store: LineStore) -> Report:
     return Verifier(store).run()
 
 
-def _shallow_commits(repo: pygit2.Repository) -> set:
+def _shallow_commits(repo: pygit2.Repository, common_dir) -> set:
     """Commits git grafted as history boundaries (empty for a complete clone)."""
     if not repo.is_shallow:
         return set()
     try:
-        with open(f"{repo.path.rstrip('/')}/shallow", encoding="ascii") as f:
+        with open(common_dir / "shallow", encoding="ascii") as f:
             return {line.strip() for line in f if line.strip()}
     except OSError:
         return {"?"}  # shallow but unreadable: refuse to vouch for anything
@@ -238,7 +240,7 @@ def verify_range(store: LineStore, tip: str, hide: Iterable = (), progress=None)
     walker = repo.walk(obj.id, pygit2.GIT_SORT_TOPOLOGICAL | pygit2.GIT_SORT_REVERSE)
     for h in hide:
         walker.hide(pygit2.Oid(hex=h))
-    shallow = _shallow_commits(repo)
+    shallow = _shallow_commits(repo, store.gr.common_dir)
     commits = list(walker)
     bar = progress(len(commits)) if progress is not None else None
     for commit in commits:
@@ -257,7 +259,7 @@ def verify_range(store: LineStore, tip: str, hide: Iterable = (), progress=None)
     for path, _old, new, kind in diff_entry_trees(repo, base_tree, tip_tree):
         if new is None or kind != "blob" or not is_entry_path(path) or v._check_blob(path, new):
             continue
-        added[path.replace("/", "")] = Entry.from_json(repo[new].data)
+        added[path.replace("/", "")] = v._parsed[str(new)]
     report.entries = len(added)
     others = None
     for e in added.values():
