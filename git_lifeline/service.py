@@ -210,10 +210,13 @@ class Ledger:
 
     def _refresh_after_pull(self, pl) -> None:
         led = self if pl.line == self.line else Ledger(self.gr, pl.line)
-        if led.projection_path() is None:
+        path = led.projection_path()
+        if path is None:
             return
-        added = [] if pl.rewritten else [led.store.get(i, pl.after) for i in pl.incoming]
-        # a replaced blob (ts tie-break) changes an entry already shown: render in full
+        # Extending the file needs only the incoming entries; a missing file, a new line
+        # or a replaced blob (ts tie-break changes an entry already shown) renders in full.
+        extend = path.exists() and pl.before is not None and not pl.rewritten
+        added = [led.store.get(i, pl.after) for i in pl.incoming] if extend else []
         led.refresh_projection(pl.before, added, pl.after)
 
     def push(self, remote: Optional[str] = None, lines: Optional[list] = None, progress=None):
