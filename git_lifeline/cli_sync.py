@@ -156,9 +156,9 @@ def sync_cmd(ctx, remote):
 def clone(url, directory):
     """git clone URL [DIRECTORY], then pull the ledger into the new clone."""
     from .service import Ledger
-    led, dest, pulls = Ledger.clone(url, directory, _progress())
+    _led, dest, remote, pulls = Ledger.clone(url, directory, _progress())
     click.echo(f"cloned into {dest}")
-    _echo_pulls("origin" if not pulls else "the remote", [p for p in pulls if p.changed] or pulls)
+    _echo_pulls(remote, pulls)
     click.echo("hint: git lifeline hooks install   (verify before push, remind after commits)")
 
 

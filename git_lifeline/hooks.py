@@ -184,7 +184,11 @@ def uninstall(gr: GitRepo, names: Optional[list] = None) -> list:
             out.append(HookChange(name, path, "left"))
             continue
         if not path.exists():
-            out.append(HookChange(name, path, "absent"))
+            if chained.exists():  # ours was deleted by hand: give the user's hook its name back
+                os.rename(chained, path)
+                out.append(HookChange(name, path, "restored", chained))
+            else:
+                out.append(HookChange(name, path, "absent"))
             continue
         path.unlink()
         if chained.exists() or chained.is_symlink():

