@@ -19,7 +19,7 @@ from typing import Iterable, Optional
 
 import pygit2
 
-from .errors import LifelineError
+from .errors import IntegrityError, LifelineError
 from .model import Entry
 from .store import ENTRIES_DIR, LineStore, diff_entry_trees, is_entry_path, list_lines
 
@@ -242,17 +242,20 @@ def verify_range(store: LineStore, tip: str, hide: Iterable = (), progress=None)
         walker.hide(pygit2.Oid(hex=h))
     shallow = _shallow_commits(repo, store.gr.common_dir)
     commits = list(walker)
-    bar = progress(len(commits)) if progress is not None else None
     for commit in commits:
-        if bar is not None:
-            bar.update(1)
         if str(commit.id) in shallow or "?" in shallow:
             report.problems.append(Problem(
                 "shallow", f"commit {str(commit.id)[:12]} is a shallow-clone boundary: its history is missing, "
                            "so it cannot be vouched for (run: git fetch --unshallow)"))
             return report
-        report.commits += 1
-        v._check_commit(commit, report)
+    report.commits = len(commits)
+    bar = progress(len(commits)) if progress is not None else None
+    by_id = {str(c.id): c for c in commits}
+    for cid, changes in _diff_commits(store.gr, commits):
+        if bar is not None:
+            bar.update(1)
+        for status, new_mode, new_oid, path in changes:
+            _check_change(v, by_id[cid], status, new_mode, new_oid, path, report)
     tip_tree = v._entries_tree_quiet(obj)
     base_tree = v._entries_tree_quiet(repo[hide[0]]) if hide else None
     added = {}
@@ -281,3 +284,69 @@ def verify_range(store: LineStore, tip: str, hide: Iterable = (), progress=None)
             unique.append(p)
     report.problems = unique
     return report
+
+
+def _diff_commits(gr, commits: list):
+    """(commit id, [(status, new mode, new oid, path)]) for each commit against each parent.
+
+    One `git diff-tree --stdin` process diffs the whole range: in C, skipping equal
+    subtrees, it is ~6x faster than walking the trees from Python one commit at a
+    time, which made a first pull of a 10k-entry line take tens of seconds.
+    """
+    if not commits:
+        return
+    proc = gr.git(["diff-tree", "--stdin", "-r", "-m", "--root", "--no-renames", "-z"],
+                  input="".join(f"{c.id}\n" for c in commits).encode("ascii"), check=False)
+    if proc.returncode != 0:
+        reason = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise IntegrityError(f"cannot read the history to verify it: {reason[-1] if reason else 'git diff-tree failed'}")
+    tokens = proc.stdout.split(b"\0")
+    current, changes, seen = None, [], set()
+    i, n = 0, len(tokens)
+    while i < n:
+        tok = tokens[i]
+        if tok.startswith(b":"):
+            meta = tok[1:].split(b" ")
+            path = tokens[i + 1].decode("utf-8", "surrogateescape") if i + 1 < n else ""
+            changes.append((meta[4].decode()[:1], meta[1].decode(), meta[3].decode(), path))
+            i += 2
+            continue
+        if tok:
+            if current is not None:
+                yield current, changes
+            current, changes = tok.decode("ascii").split(" ", 1)[0], []
+            seen.add(current)
+        i += 1
+    if current is not None:
+        yield current, changes
+    for c in commits:  # commits whose tree equals their parents' print nothing
+        if str(c.id) not in seen:
+            yield str(c.id), []
+
+
+def _check_change(v: Verifier, commit: pygit2.Commit, status: str, new_mode: str, new_oid: str, path: str,
+                  report: Report) -> None:
+    """The append-only and shape rules of `Verifier._check_commit`, for one changed path."""
+    cid = str(commit.id)
+    prefix = ENTRIES_DIR + "/"
+    if not path.startswith(prefix):
+        if status != "D":
+            top = path.split("/", 1)[0]
+            report.problems.append(Problem("foreign-file", f"unexpected '{top}' at the root of the tree", cid))
+        return
+    rel = path[len(prefix):]
+    if status == "D":
+        if is_entry_path(rel):
+            report.problems.append(Problem(
+                "removed", f"entry {rel.replace('/', '')[:12]} was removed (history must only grow)", cid))
+        return
+    if new_mode != "100644" or not is_entry_path(rel):
+        report.problems.append(Problem("foreign-file", f"{path} is not an entry blob", cid))
+        return
+    oid = pygit2.Oid(hex=new_oid)
+    problem = v._check_blob(rel, oid)
+    if problem:
+        report.problems.append(Problem("bad-entry", f"{path}: {problem}", cid))
+        return
+    if status != "A" and not v._merge_pick_ok(commit, rel, oid):
+        report.problems.append(Problem("rewritten", f"entry {rel.replace('/', '')[:12]} was rewritten in place", cid))

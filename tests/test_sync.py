@@ -379,3 +379,68 @@ def test_line_option_limits_push_to_that_line(trio):
     gl(a, "--line", "ops", "push", check=0)
     assert ref(remote, "refs/lifeline/ops") == ref(a, "refs/lifeline/ops")
     assert ref(remote, "refs/lifeline/main") != ref(a, "refs/lifeline/main")
+
+
+def _commit_tree(store, build, message="crafted"):
+    """Append a commit whose root tree is built by `build(root TreeBuilder, entries tree)`."""
+    head = store.head()
+    root = store.repo.TreeBuilder(store.repo[head].tree)
+    build(root, store.entries_tree(head))
+    sig = pygit2.Signature("Mallory", "m@example.com")
+    commit = store.repo.create_commit(None, sig, sig, message, root.write(), [pygit2.Oid(hex=head)])
+    assert store.move_ref(head, str(commit), "craft")
+    return head
+
+
+@pytest.mark.parametrize("damage", ["removed", "rewritten", "foreign-root", "exec-mode", "tree-at-entry"])
+def test_range_verification_catches_what_full_verify_catches(gitenv, damage):
+    from git_lifeline.verify import verify_range
+    repo_path = gitenv / "r"
+    git(gitenv, "init", "--quiet", repo_path.name)
+    keep = log(repo_path, "Keep", t=ts(1))
+    victim = log(repo_path, "Victim", t=ts(2))
+    store = ledger(repo_path).store
+    repo = store.repo
+    a, b, rest = victim.id[0:2], victim.id[2:4], victim.id[4:]
+
+    def rebuild_leaf(entries, change):
+        tb_a = repo.TreeBuilder(repo[entries[a].id])
+        tb_b = repo.TreeBuilder(repo[entries[f"{a}/{b}"].id])
+        change(tb_b)
+        tb_a.insert(b, tb_b.write(), pygit2.GIT_FILEMODE_TREE)
+        top = repo.TreeBuilder(entries)
+        top.insert(a, tb_a.write(), pygit2.GIT_FILEMODE_TREE)
+        return top.write()
+
+    def build(root, entries):
+        blob = entries[f"{a}/{b}/{rest}"].id
+        if damage == "foreign-root":
+            root.insert("README", repo.create_blob(b"hi"), pygit2.GIT_FILEMODE_BLOB)
+            return
+        changes = {
+            "removed": lambda tb: tb.remove(rest),
+            "rewritten": lambda tb: tb.insert(rest, repo.create_blob(
+                repo[blob].data.replace(b"Victim", b"Forged")), pygit2.GIT_FILEMODE_BLOB),
+            "exec-mode": lambda tb: tb.insert(rest, blob, pygit2.GIT_FILEMODE_BLOB_EXECUTABLE),
+            "tree-at-entry": lambda tb: tb.insert(rest, _tree_with(repo, blob), pygit2.GIT_FILEMODE_TREE),
+        }
+        root.insert("entries", rebuild_leaf(entries, changes[damage]), pygit2.GIT_FILEMODE_TREE)
+
+    good = _commit_tree(store, build)
+    full = verify_line(store)
+    ranged = verify_range(store, store.head(), [good])
+    whole = verify_range(store, store.head(), [])
+    assert not full.ok and not ranged.ok and not whole.ok
+    expected = {"removed": "removed", "rewritten": "bad-entry", "foreign-root": "foreign-file",
+                "exec-mode": "foreign-file", "tree-at-entry": "foreign-file"}[damage]
+    assert expected in {p.code for p in ranged.problems}, ranged.problems
+    # (a tree put where an entry was: the range check also names the entry as removed)
+    extra = {"removed"} if damage == "tree-at-entry" else set()
+    assert {p.code for p in ranged.problems} <= {p.code for p in full.problems} | extra
+    assert keep.id in entry_blobs(repo_path)
+
+
+def _tree_with(repo, blob):
+    tb = repo.TreeBuilder()
+    tb.insert("x", blob, pygit2.GIT_FILEMODE_BLOB)
+    return tb.write()
