@@ -215,8 +215,12 @@ class Ledger:
             return
         # Extending the file needs only the incoming entries; a missing file, a new line
         # or a replaced blob (ts tie-break changes an entry already shown) renders in full.
+        if pl.before is None and len(pl.parsed) == len(pl.incoming):
+            # a new line: everything was parsed while verifying it; render from that
+            write_atomic(path, projection.render(pl.line, pl.parsed.values(), led.store.entries_tree_id(pl.after)))
+            return
         extend = path.exists() and pl.before is not None and not pl.rewritten
-        added = [led.store.get(i, pl.after) for i in pl.incoming] if extend else []
+        added = [pl.parsed.get(i) or led.store.get(i, pl.after) for i in pl.incoming] if extend else []
         led.refresh_projection(pl.before, added, pl.after)
 
     def push(self, remote: Optional[str] = None, lines: Optional[list] = None, progress=None):

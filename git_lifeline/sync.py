@@ -284,6 +284,7 @@ class PullLine:
     incoming: list = field(default_factory=list)   # ids that arrived
     local_only: int = 0
     rewritten: list = field(default_factory=list)  # ids whose local blob was replaced (ts tie-break)
+    parsed: dict = field(default_factory=dict)     # id -> Entry for what arrived (already verified)
 
     @property
     def changed(self) -> bool:
@@ -305,10 +306,11 @@ def _incoming_by_diff(store: LineStore, old: Optional[str], new: str) -> tuple:
 
 
 def _check_incoming(gr: GitRepo, line: str, remote: str, local: Optional[str], theirs: str,
-                    progress: Progress, verified: set) -> None:
-    """Verify the commits `theirs` adds to `local`; CorruptionError names every problem."""
+                    progress: Progress, verified: dict) -> dict:
+    """Verify the commits `theirs` adds to `local`; CorruptionError names every problem.
+    Returns the entries the range adds (id -> Entry), parsed once for every later use."""
     if (local, theirs) in verified:
-        return
+        return verified[(local, theirs)]
     store = LineStore(gr, line)
     with contextlib.ExitStack() as stack:
         # the bar opens once verify_range knows how many commits it will check
@@ -321,7 +323,8 @@ def _check_incoming(gr: GitRepo, line: str, remote: str, local: Optional[str], t
         more = f"\n  ... and {len(report.problems) - 20} more" if len(report.problems) > 20 else ""
         raise CorruptionError(
             f"line {line} from {remote} failed verification; nothing was changed:\n{shown}{more}")
-    verified.add((local, theirs))
+    verified[(local, theirs)] = report.added
+    return report.added
 
 
 def merge_message(line: str, remote: str, theirs: str, u: Union, summaries: list) -> str:
@@ -371,7 +374,7 @@ def integrate(gr: GitRepo, remote: str, only: Optional[list] = None,
     if only is not None:
         names = [n for n in names if n in only]
     # Verify everything that would arrive before anything moves.
-    verified: set = set()
+    verified: dict = {}
     for line in names:
         local, theirs = LineStore(gr, line).head(), theirs_all.get(line)
         if relation(gr.repo, local, theirs) in ("new", "behind", "diverged"):
@@ -380,7 +383,7 @@ def integrate(gr: GitRepo, remote: str, only: Optional[list] = None,
 
 
 def _integrate_line(gr: GitRepo, line: str, remote: str, theirs: Optional[str], progress: Progress,
-                    verified: set) -> PullLine:
+                    verified: dict) -> PullLine:
     store = LineStore(gr, line)
     for _attempt in range(_CAS_ATTEMPTS):
         local = store.head()
@@ -392,17 +395,18 @@ def _integrate_line(gr: GitRepo, line: str, remote: str, theirs: Optional[str], 
             raise LifelineError(f"line {line}: {remote}/{line} names a commit this repository lacks; fetch again")
         if state in ("new", "behind"):
             # (re-checked only when a local append slipped in since the first check)
-            _check_incoming(gr, line, remote, local, theirs, progress, verified)
+            parsed = _check_incoming(gr, line, remote, local, theirs, progress, verified)
             added, changed = _incoming_by_diff(store, local, theirs)
             what = "created" if state == "new" else "fast-forward"
             if store.move_ref(local, theirs, f"lifeline: pull {remote} ({what})"):
-                return PullLine(line, what, local, theirs, incoming=added, rewritten=changed)
+                return PullLine(line, what, local, theirs, incoming=added, rewritten=changed, parsed=parsed)
             continue
-        _check_incoming(gr, line, remote, local, theirs, progress, verified)
+        parsed = _check_incoming(gr, line, remote, local, theirs, progress, verified)
         commit, u = _plan_merge(gr, store, remote, local, theirs, progress)
         if store.move_ref(local, commit, f"lifeline: pull {remote} (merge)"):
             return PullLine(line, "merged", local, commit, incoming=u.incoming, local_only=u.local_only,
-                            rewritten=[p[0] for p in u.picked if p[1] != _blob_at(store, local, p[0])])
+                            rewritten=[p[0] for p in u.picked if p[1] != _blob_at(store, local, p[0])],
+                            parsed=parsed)
     raise LifelineError(f"line {line} kept moving under concurrent writers during the pull; run it again")
 
 

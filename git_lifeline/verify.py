@@ -39,6 +39,7 @@ class Report:
     commits: int = 0
     problems: list = field(default_factory=list)
     external: list = field(default_factory=list)  # (entry id, parent id, line)
+    added: dict = field(default_factory=dict)     # verify_range: id -> Entry the range adds
 
     @property
     def ok(self) -> bool:
@@ -264,6 +265,7 @@ def verify_range(store: LineStore, tip: str, hide: Iterable = (), progress=None)
             continue
         added[path.replace("/", "")] = v._parsed[str(new)]
     report.entries = len(added)
+    report.added = added
     others = None
     for e in added.values():
         for p in e.parents:

@@ -278,7 +278,10 @@ def test_clone_brings_code_and_ledger_and_renders_projection(trio):
     assert "created" in out
     assert (fresh / "README").exists()
     assert ref(fresh, "refs/lifeline/main") == ref(a, "refs/lifeline/main")
-    assert (fresh / "LIFELINE.md").read_text(encoding="utf-8").count("### ") == len(entry_blobs(a))
+    rendered = (fresh / "LIFELINE.md").read_bytes()
+    assert rendered.count(b"### ") == len(entry_blobs(a))
+    ledger(fresh).render()  # the projection a pull wrote is exactly the full render
+    assert (fresh / "LIFELINE.md").read_bytes() == rendered
     # the default directory name is git's
     gl(a.parent, "clone", str(remote), check=0)
     assert ref(a.parent / "remote", "refs/lifeline/main") == ref(a, "refs/lifeline/main")
