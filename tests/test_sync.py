@@ -155,6 +155,9 @@ def test_pull_creates_missing_line_and_fast_forwards_without_merge_commits(trio)
     assert ref(b, "refs/lifeline/main") == ref(a, "refs/lifeline/main")
     assert ref(b, "refs/lifeline/ops") == ref(a, "refs/lifeline/ops")
     assert "up to date" in gl(b, "pull", check=0).stdout.decode()
+    extended = (b / "LIFELINE.md").read_bytes()  # extended in place by the fast-forward
+    ledger(b).render()
+    assert (b / "LIFELINE.md").read_bytes() == extended
 
 
 def test_diverged_line_gets_one_merge_commit_with_both_parents_and_union_tree(trio):
