@@ -105,7 +105,7 @@ def test_diverged_clones_converge_to_identical_context_over_file_remote(gitenv):
         c = make_clone(url, gitenv / f"c{i}")
         log(c, f"Seed entry of c{i}", t=ts(i))
         clones.append(c)
-    _random_history(rng, clones, steps=36)
+    _random_history(rng, clones, steps=28)
     for _round in range(2):
         for c in clones:
             ledger(c).sync()
@@ -131,7 +131,7 @@ def test_diverged_clones_converge_to_identical_context_over_git_daemon(gitenv):
                 Ledger.clone(url, c.name)
             log(c, f"Seed entry of d{i}", t=ts(i))
             clones.append(c)
-        _random_history(rng, clones, steps=30)
+        _random_history(rng, clones, steps=24)
         for _round in range(2):
             for c in clones:
                 sync(c)
@@ -450,3 +450,35 @@ def _tree_with(repo, blob):
     tb = repo.TreeBuilder()
     tb.insert("x", blob, pygit2.GIT_FILEMODE_BLOB)
     return tb.write()
+
+
+def test_entry_appended_during_a_pull_is_kept(trio):
+    remote, a, b = trio
+    pull(b)
+    incoming = log(a, "Arrives with the pull", t=ts(200))
+    push(a)
+    log(b, "Local before the pull", t=ts(201))
+    racing = []
+
+    class Bar:
+        def __init__(self, label, total):
+            if label.startswith("merging") and not racing:
+                # another process appends while this pull is merging
+                racing.append(log(b, "Appended mid-pull", t=ts(202)))
+                racing.append(ref(b, "refs/lifeline/main"))
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def update(self, n):
+            pass
+
+    ledger(b).pull(progress=lambda label, total: Bar(label, total))
+    ids = set(entry_blobs(b))
+    assert racing and racing[0].id in ids and incoming.id in ids
+    merge = pygit2.Repository(str(b))[ref(b, "refs/lifeline/main")]
+    assert str(merge.parent_ids[0]) == racing[1]  # the merge was redone on top of the racing append
+    assert verify_line(ledger(b).store).ok
