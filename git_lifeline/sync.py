@@ -38,6 +38,9 @@ from .verify import pick_blob, verify_range
 ZERO = "0" * 40
 _CAS_ATTEMPTS = 16
 _LISTED_IN_MESSAGE = 10
+# git's words when a push lost because the remote's line moved: pull, then push again
+_MOVED_UNDER_US = ("fetch first", "non-fast-forward", "stale info", "failed to update ref", "cannot lock ref",
+                   "failed to lock")
 _REMOTE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
@@ -424,7 +427,8 @@ class PushLine:
 
     @property
     def needs_sync(self) -> bool:
-        return self.flag == "!" and ("fetch first" in self.summary or "non-fast-forward" in self.summary)
+        """Rejected because the remote moved (behind, or lost a race with another push)."""
+        return self.flag == "!" and any(s in self.summary for s in _MOVED_UNDER_US)
 
 
 @dataclass

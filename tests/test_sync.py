@@ -482,3 +482,22 @@ def test_entry_appended_during_a_pull_is_kept(trio):
     merge = pygit2.Repository(str(b))[ref(b, "refs/lifeline/main")]
     assert str(merge.parent_ids[0]) == racing[1]  # the merge was redone on top of the racing append
     assert verify_line(ledger(b).store).ok
+
+
+def test_sync_pulls_again_when_someone_pushes_between_its_pull_and_push(trio, tmp_path):
+    remote, a, b = trio
+    pull(b)
+    mark = tmp_path / "raced"
+    hook = b / ".git" / "hooks" / "pre-push"
+    # while b pushes, a pushes first (once): b's push loses the race
+    hook.write_text("#!/bin/sh\nunset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE\n"
+                    f"if [ ! -e '{mark}' ]; then touch '{mark}'; "
+                    f"git -C '{a}' lifeline push >/dev/null 2>&1 || exit 9; fi\nexit 0\n", encoding="utf-8")
+    hook.chmod(0o755)
+    from_a = log(a, "a pushes during b's sync", t=ts(300))
+    from_b = log(b, "b syncs", t=ts(301))
+    out = gl(b, "sync", check=0)
+    assert mark.exists()
+    assert {from_a.id, from_b.id} <= set(entry_blobs(remote))
+    assert ref(remote, "refs/lifeline/main") == ref(b, "refs/lifeline/main"), out.stdout.decode()
+    assert "merged 1 entry" in out.stdout.decode()  # a's entry arrived only by the second pull
