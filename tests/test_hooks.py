@@ -214,8 +214,13 @@ def test_pre_push_under_pre_commit_framework_checks_lines_without_stdin(pair):
     tamper(a, e.id)
     env = dict(os.environ, PRE_COMMIT_REMOTE_NAME="origin")
     proc = gl(a, "hook", "pre-push", env=env, input=b"", check=1)
-    assert "unknown hook" in gl(a, "hooks", "install", "pre-commitx", check=2).stderr.decode()
     assert e.id[:12] in proc.stderr.decode()
+    assert "unknown hook" in gl(a, "hooks", "install", "pre-commitx", check=2).stderr.decode()
+    # a healthy line and a code push: the framework run reminds about unpushed entries
+    git(a, "update-ref", "refs/lifeline/main", "refs/lifeline/main~1")
+    env["PRE_COMMIT_REMOTE_BRANCH"] = "refs/heads/main"
+    proc = gl(a, "hook", "pre-push", env=env, input=b"", check=0)
+    assert "run: git lifeline push origin" in proc.stderr.decode()
 
 
 # ---- post-commit -------------------------------------------------------------------
