@@ -348,7 +348,7 @@ def merge_message(line: str, remote: str, theirs: str, u: Union, summaries: list
 
 
 def _plan_merge(gr: GitRepo, store: LineStore, remote: str, local: str, theirs: str,
-                progress: Progress) -> tuple:
+                progress: Progress, parsed: dict) -> tuple:
     repo = gr.repo
     ours_tree, theirs_tree = store.entries_tree(local), store.entries_tree(theirs)
     with progress(f"merging {remote}/{store.line}", 256) as bar:
@@ -357,10 +357,8 @@ def _plan_merge(gr: GitRepo, store: LineStore, remote: str, local: str, theirs: 
         shown = "\n".join(f"  {i}: {why}" for i, why in u.corrupt[:20])
         raise CorruptionError(f"line {store.line}: {remote} and this clone hold different content under the "
                               f"same id; nothing was changed:\n{shown}")
-    summaries = []
-    for entry_id in sorted(u.incoming)[: _LISTED_IN_MESSAGE + 1]:
-        e = store.get(entry_id, theirs)
-        summaries.append(f"{e.short} {e.kind}: {e.summary}")
+    incoming = [parsed.get(i) or store.get(i, theirs) for i in u.incoming]
+    summaries = [f"{e.short} {e.kind}: {e.summary}" for e in sorted(incoming, key=lambda e: (e.ts, e.id))]
     root = store.root_tree(u.tree) if u.tree is not None else repo.TreeBuilder().write()
     now = int(datetime.now(timezone.utc).timestamp())
     sig = store.signature(now)
@@ -405,7 +403,7 @@ def _integrate_line(gr: GitRepo, line: str, remote: str, theirs: Optional[str], 
                 return PullLine(line, what, local, theirs, incoming=added, rewritten=changed, parsed=parsed)
             continue
         parsed = _check_incoming(gr, line, remote, local, theirs, progress, verified)
-        commit, u = _plan_merge(gr, store, remote, local, theirs, progress)
+        commit, u = _plan_merge(gr, store, remote, local, theirs, progress, parsed)
         if store.move_ref(local, commit, f"lifeline: pull {remote} (merge)"):
             return PullLine(line, "merged", local, commit, incoming=u.incoming, local_only=u.local_only,
                             rewritten=[p[0] for p in u.picked if p[1] != _blob_at(store, local, p[0])],
