@@ -5,6 +5,7 @@ installation that chains to users' hooks, core.hooksPath, linked worktrees."""
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's git_lifeline
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from lifeline_git import ROOT, entry_blobs, git, gitenv, gl, ledger, make_clone, make_remote, ref, tamper  # noqa: E402,F401,E501
 
@@ -149,11 +151,14 @@ def test_shipped_hook_scripts_match_what_install_writes():
 
 
 def test_hook_script_without_the_tool_lets_client_hooks_pass_and_fails_server_closed(tmp_path):
-    env = dict(os.environ, PATH="/usr/bin:/bin")
-    client = subprocess.run(["sh", str(ROOT / "hooks" / "pre-push"), "origin", "url"], input=b"",
+    sh = shutil.which("sh")
+    empty = tmp_path / "empty-path"
+    empty.mkdir()
+    env = dict(os.environ, PATH=str(empty))  # the scripts need only shell builtins here
+    client = subprocess.run([sh, str(ROOT / "hooks" / "pre-push"), "origin", "url"], input=b"",
                             capture_output=True, env=env)
     assert client.returncode == 0 and b"check was skipped" in client.stderr
-    server = subprocess.run(["sh", str(ROOT / "hooks" / "pre-receive")], input=b"", capture_output=True, env=env)
+    server = subprocess.run([sh, str(ROOT / "hooks" / "pre-receive")], input=b"", capture_output=True, env=env)
     assert server.returncode == 1 and b"refusing ledger updates" in server.stderr
 
 

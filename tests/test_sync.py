@@ -12,6 +12,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's git_lifeline
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from git_lifeline.verify import verify_line  # noqa: E402
 from lifeline_git import (entry_blobs, git, git_daemon, gitenv, gl, ledger, make_clone,  # noqa: E402,F401
