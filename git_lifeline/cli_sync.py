@@ -303,6 +303,10 @@ def _extend_init() -> None:
     def callback(ctx, install_hooks=None, **kwargs):
         ctx.invoke(original, **kwargs)
         led = _ledger(ctx)
+        present = [r.name for r in led.hooks_status() if r.state == "installed"]
+        if install_hooks is None and present:
+            click.echo(f"hooks: {', '.join(present)} installed ({led.hooks_dir()})")
+            return
         if install_hooks is None:
             if sys.stdin.isatty() and sys.stdout.isatty():
                 install_hooks = click.confirm("install the git hooks (pre-push verify, post-commit reminder)?",

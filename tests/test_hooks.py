@@ -169,6 +169,7 @@ def test_init_offers_hooks_and_prints_what_it_installed(pair):
     out = gl(a, "init", "--hooks", check=0).stdout.decode()
     assert "installed pre-push" in out and "installed post-commit" in out
     assert (a / ".git" / "hooks" / "pre-push").exists()
+    assert "hooks: pre-push, post-commit installed" in gl(a, "init", check=0).stdout.decode()
 
 
 # ---- pre-push ----------------------------------------------------------------------
