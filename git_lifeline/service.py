@@ -209,6 +209,7 @@ class Ledger:
         return name, results
 
     def _refresh_after_pull(self, pl) -> None:
+        from . import projection  # imported where it is used (keeps read paths light)
         led = self if pl.line == self.line else Ledger(self.gr, pl.line)
         path = led.projection_path()
         if path is None:
