@@ -394,3 +394,4 @@ def run() -> None:
 
 
 from . import cli_lines  # noqa: E402,F401
+from . import cli_sync  # noqa: E402,F401

@@ -445,6 +445,124 @@ class Ledger:
         return render_mermaid(g) if fmt == "mermaid" else render_dot(g)
     # ---- end of issue 6 additions -------------------------------------------------------------
 
+    # ---- sync and hooks (docs/SYNC.md) ---------------------------------------------
+    # Lines: `lines=None` means every line; the faces pass [name] when the user chose one.
+    def remote_name(self, remote: Optional[str] = None) -> str:
+        from . import sync
+        return sync.resolve_remote(self.gr, remote)
+
+    def fetch(self, remote: Optional[str] = None, lines: Optional[list] = None) -> tuple:
+        from . import sync
+        name = sync.resolve_remote(self.gr, remote)
+        return name, sync.fetch(self.gr, name, lines)
+
+    def pull(self, remote: Optional[str] = None, lines: Optional[list] = None, progress=None,
+             fetch: bool = True) -> tuple:
+        """Fetch, then bring each remote line in (create, fast-forward or merge)."""
+        from . import sync
+        name = sync.resolve_remote(self.gr, remote)
+        if fetch:
+            sync.fetch(self.gr, name, lines)
+        results = sync.integrate(self.gr, name, lines, progress or sync.no_progress)
+        for pl in results:
+            if pl.changed:
+                self._refresh_after_pull(pl)
+        return name, results
+
+    def _refresh_after_pull(self, pl) -> None:
+        from . import projection  # imported where it is used (keeps read paths light)
+        led = self if pl.line == self.line else Ledger(self.gr, pl.line)
+        path = led.projection_path()
+        if path is None:
+            return
+        # Extending the file needs only the incoming entries; a missing file, a new line
+        # or a replaced blob (ts tie-break changes an entry already shown) renders in full.
+        if pl.before is None and len(pl.parsed) == len(pl.incoming):
+            # a new line: everything was parsed while verifying it; render from that
+            write_atomic(path, projection.render(pl.line, pl.parsed.values(), led.store.entries_tree_id(pl.after)))
+            return
+        extend = path.exists() and pl.before is not None and not pl.rewritten
+        added = [pl.parsed.get(i) or led.store.get(i, pl.after) for i in pl.incoming] if extend else []
+        led.refresh_projection(pl.before, added, pl.after)
+
+    def push(self, remote: Optional[str] = None, lines: Optional[list] = None, progress=None):
+        from . import sync
+        name = sync.resolve_remote(self.gr, remote)
+        return sync.push(self.gr, name, lines, progress or sync.no_progress)
+
+    def sync(self, remote: Optional[str] = None, lines: Optional[list] = None, progress=None,
+             attempts: int = 3) -> tuple:
+        """Pull then push; when someone pushed in between, pull and push again (bounded)."""
+        from . import sync
+        name = sync.resolve_remote(self.gr, remote)
+        pulls: list = []
+        result = None
+        for _ in range(max(1, attempts)):
+            _, pulled = self.pull(name, lines, progress)
+            pulls.extend(p for p in pulled if p.changed)
+            result = self.push(name, lines, progress)
+            if not any(p.needs_sync for p in result.rejected):
+                break
+        return name, pulls, result
+
+    def remote_setup(self, remote: Optional[str] = None) -> tuple:
+        from . import sync
+        name = sync.resolve_remote(self.gr, remote)
+        return name, sync.remote_setup(self.gr, name), sync.fetch_refspec(name)
+
+    @classmethod
+    def clone(cls, url: str, directory: Optional[str] = None, progress=None) -> tuple:
+        """git clone, then pull the ledger from the new clone's origin."""
+        from . import sync
+        from .gitrepo import open_repo
+        dest = sync.clone(url, directory)
+        gr = open_repo(str(dest))
+        led = cls(gr, gr.config_get("lifeline.defaultLine") or DEFAULT_LINE)
+        names = sync.remotes(gr)
+        remote = names[0] if names else "origin"
+        _, pulled = led.pull(remote, None, progress)
+        return led, dest, remote, pulled
+
+    def unpushed(self, remote: Optional[str] = None) -> list:
+        from . import sync
+        return sync.unpushed(self.gr, sync.resolve_remote(self.gr, remote))
+
+    def hooks_install(self, names: Optional[list] = None) -> list:
+        from . import hooks
+        return hooks.install(self.gr, names)
+
+    def hooks_uninstall(self, names: Optional[list] = None) -> list:
+        from . import hooks
+        return hooks.uninstall(self.gr, names)
+
+    def hooks_status(self) -> list:
+        from . import hooks
+        return hooks.status(self.gr)
+
+    def hooks_dir(self) -> Path:
+        from . import hooks
+        return hooks.hooks_dir(self.gr)
+
+    def run_hook(self, name: str, args: list, stdin: bytes):
+        from . import hooks
+        return hooks.run(self.gr, name, list(args), stdin, self.line)
+
+    def why(self, target: str) -> list:
+        """Entries linked (by `Lifeline:` trailers) to the commits that touched `target`,
+        newest commit first, each entry once: [(Entry or None, Link)]."""
+        from . import links
+        out, seen = [], set()
+        for link in links.links_for(self.gr, target, self.line):
+            key = link.entry_id or link.value
+            if key in seen:
+                continue
+            seen.add(key)
+            entry = None
+            if link.entry_id:
+                entry = (self.store if link.line == self.line else LineStore(self.gr, link.line)).get(link.entry_id)
+            out.append((entry, link))
+        return out
+
 
 @contextmanager
 def _projection_lock(lock_path: Path):

@@ -341,7 +341,9 @@ def diff_entry_trees(repo: pygit2.Repository, old: Optional[pygit2.Tree], new: O
     new_items = {e.name: e for e in new} if new is not None else {}
     for name in sorted(old_items.keys() | new_items.keys()):
         o, n = old_items.get(name), new_items.get(name)
-        if o is not None and n is not None and o.id == n.id and o.filemode == n.filemode:
+        # equal oids: skip. A tree's mode is fixed by its type, so only non-trees need the
+        # mode compared (reading `filemode` builds an enum: it dominated range verification)
+        if o is not None and n is not None and o.id == n.id and (o.type_str == "tree" or o.filemode == n.filemode):
             continue
         path = _prefix + name
         o_tree = o is not None and o.type_str == "tree"
