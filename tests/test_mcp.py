@@ -85,6 +85,9 @@ def test_lists_the_seed_tools_serves_the_context_resource_and_every_line(repo):
             ops = await ok(c, "lifeline_context", line="ops")
             assert "Disk full" in ops and "PostgreSQL" not in ops
             assert "Disk full" not in await ok(c, "lifeline_context")
+            # a human's write from the CLI while the server runs is seen on the next call
+            cli(repo, "log", "--kind", "decision", "--summary", "Queue: RabbitMQ", "--body", "Ops know it.")
+            assert "Queue: RabbitMQ" in await ok(c, "lifeline_context")
     drive(scenario)
     assert ref_value(repo, "refs/lifeline/ops") and ref_value(repo, "refs/lifeline-review/ops")
 
