@@ -115,6 +115,8 @@ def resume_text(ledger, thread: str) -> str:
 
 
 def recall_text(ledger, query: str, k: int) -> str:
+    if k < 1:
+        raise InputError("k must be at least 1")
     hits = ledger.recall(query, k=k)
     st = ledger.state()
     rows = []
@@ -132,8 +134,10 @@ def recall_text(ledger, query: str, k: int) -> str:
 
 def context_text(ledger, budget: int, budget_tokens: Optional[int], query: str = "", thread: str = "",
                  as_of: str = "") -> str:
-    if budget_tokens is None and budget is not None and budget < 0:
+    if budget_tokens is None and budget < 0:
         raise InputError("budget must be zero or more characters")
+    if budget_tokens is not None and budget_tokens < 0:
+        raise InputError("budget_tokens must be zero or more")
     parts = ledger.context(budget=None if budget_tokens is not None else budget, budget_tokens=budget_tokens,
                            query=query or None, thread=thread or None, as_of=as_of or None)
     if not parts.text:

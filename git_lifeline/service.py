@@ -354,6 +354,9 @@ class Ledger:
 
     def _route(self, entry: Entry, via: str) -> "AgentWrite":
         from .policy import PolicyDenied
+        if via == "mcp" and entry.agent == "human":
+            raise InputError("agent 'human' is kept for people writing with the CLI; pass your agent's name "
+                             "(e.g. claude-code) as agent")
         policy = self.policy()
         decision = policy.decide(entry.agent, entry.kind)
         if decision.mode == "deny":

@@ -135,6 +135,7 @@ def test_tool_errors_are_mcp_errors_and_the_server_keeps_serving(repo):
                 ("lifeline_recall", dict(query="x", k=0), "at least 1"),
                 ("lifeline_checkpoint", dict(), "needs at least one"),
                 ("lifeline_brief", dict(task_or_thread="  "), "empty"),
+                ("lifeline_append", dict(kind="note", summary="s", body="b", agent="human"), "agent 'human'"),
             ]
             for tool, args, message in cases:
                 error, text = await call(c, tool, **args)

@@ -159,6 +159,27 @@ def test_concurrent_decisions_from_two_clones_merge_and_the_approval_wins(tmp_pa
     assert "overruled" in cli(a, "audit").out
 
 
+def _propose_many(path: str, who: int, count: int) -> None:
+    led = Ledger.open(path)
+    for i in range(count):
+        led.propose(dict(kind="note", summary=f"note {who}-{i}", body="Written at the same time."), via="cli")
+
+
+def test_concurrent_proposals_from_several_processes_are_all_kept(repo):
+    import multiprocessing
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")  # fork: no re-import, fast
+    procs = [ctx.Process(target=_propose_many, args=(str(repo), w, 5)) for w in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    summaries = {p.content["summary"] for p in ledger(repo).proposals()}
+    assert summaries == {f"note {w}-{i}" for w in range(4) for i in range(5)}
+    assert verify_trail(ledger(repo).gr, "main").ok
+
+
 # ---- tamper evidence ------------------------------------------------------------------------
 def test_a_tampered_review_record_fails_verify(repo):
     agent_proposal(repo)
