@@ -77,8 +77,9 @@ def review(ctx, everything, as_json):
     if as_json:
         _echo_json([_proposal_json(p) for p in props])
         return
+    _other_lines_hint(led)
     if not props:
-        click.echo("no pending proposals" if not everything else "no proposals")
+        click.echo(f"no pending proposals in line {led.line}" if not everything else f"no proposals in line {led.line}")
         return
     pending = sum(1 for p in props if p.status == "pending")
     click.echo(f"{pending} pending proposal(s) in line {led.line}:" if not everything
@@ -97,6 +98,20 @@ def review(ctx, everything, as_json):
             click.echo(f"            conflict: also {conflict.type} by {conflict.by} (merged from another clone)")
     if pending:
         click.echo("\napprove: git lifeline approve <id|all>    reject: git lifeline reject <id|all> --why TEXT")
+
+
+def _other_lines_hint(led) -> None:
+    """Agents may write to any line (the MCP `line` argument): say where else work waits."""
+    from .review import list_trails
+    from .service import Ledger
+    waiting = []
+    for name in list_trails(led.gr):
+        if name != led.line:
+            count = len(Ledger(led.gr, name).proposals())
+            if count:
+                waiting.append(f"{name} ({count})")
+    if waiting:
+        click.echo(f"also pending in other lines: {', '.join(waiting)} — git lifeline --line NAME review", err=True)
 
 
 def _report(results: list, verb: str) -> None:

@@ -321,3 +321,11 @@ def test_init_writes_mcp_json_and_never_overwrites_an_existing_server(repo):
     r = cli(repo, "init")
     assert r.code == 0 and "left it as it is" in r.out, r
     assert json.loads((repo / ".mcp.json").read_text())["mcpServers"]["lifeline"] == {"command": "lifeline-mcp"}
+
+
+def test_review_points_at_proposals_waiting_in_other_lines(repo):
+    Ledger.open(str(repo), line="ops").agent_write("incident", "Disk full", "Logs not rotated.", agent="codex")
+    r = cli(repo, "review")
+    assert r.code == 0 and "no pending proposals in line main" in r.out
+    assert "ops (1)" in r.err, r
+    assert "Disk full" in cli(repo, "--line", "ops", "review").out
