@@ -661,9 +661,11 @@ def _check_reflog(trail: ReviewTrail, head: pygit2.Commit, report: TrailReport) 
 
 
 def list_trails(gr: GitRepo) -> list:
+    """Names of the lines that have a review trail (valid line names only), sorted."""
+    from .store import LINE_RE
     names = []
     for ref in gr.repo.references.iterator():
-        if ref.name.startswith(REF_PREFIX):
+        if ref.name.startswith(REF_PREFIX) and LINE_RE.fullmatch(ref.name[len(REF_PREFIX):]):
             names.append(ref.name[len(REF_PREFIX):])
     return sorted(names)
 
