@@ -159,30 +159,22 @@ def test_concurrent_decisions_from_two_clones_merge_and_the_approval_wins(tmp_pa
     assert "overruled" in cli(a, "audit").out
 
 
-def _propose_many(path: str, who: int, count: int, errors) -> None:
-    try:
-        led = Ledger.open(path)
-        for i in range(count):
-            led.propose(dict(kind="note", summary=f"note {who}-{i}", body="Written at the same time."), via="cli")
-    except BaseException as exc:  # report to the test, which shows it
-        errors.put(f"writer {who}: {type(exc).__name__}: {exc}")
-        raise
+_WRITER = """
+import sys
+from git_lifeline.service import Ledger
+led = Ledger.open(sys.argv[1])
+for i in range(int(sys.argv[3])):
+    led.propose(dict(kind="note", summary=f"note {sys.argv[2]}-{i}", body="Written at the same time."), via="cli")
+"""
 
 
 def test_concurrent_proposals_from_several_processes_are_all_kept(repo):
-    import multiprocessing
-    methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")  # fork: no re-import, fast
-    errors = ctx.Queue()
-    procs = [ctx.Process(target=_propose_many, args=(str(repo), w, 5, errors)) for w in range(4)]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join(180)
-    problems = []
-    while not errors.empty():
-        problems.append(errors.get())
-    assert [p.exitcode for p in procs] == [0, 0, 0, 0], problems
+    import subprocess
+    import sys
+    writers = [subprocess.Popen([sys.executable, "-c", _WRITER, str(repo), str(w), "5"], stderr=subprocess.PIPE)
+               for w in range(4)]
+    results = [(w.wait(timeout=120), w.stderr.read().decode()) for w in writers]
+    assert all(code == 0 for code, _ in results), results
     summaries = {p.content["summary"] for p in ledger(repo).proposals()}
     assert summaries == {f"note {w}-{i}" for w in range(4) for i in range(5)}
     assert verify_trail(ledger(repo).gr, "main").ok
