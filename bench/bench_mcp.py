@@ -10,7 +10,8 @@ over stdio, as an agent would:
 * after a write: median of 10 (lifeline_append by a direct agent, then lifeline_context),
   i.e. the state is derived again from the warm cache for a new head.
 
-Usage: python bench/bench_mcp.py [N]   (needs the [mcp] extra; N defaults to 10000)
+Usage: python bench/bench_mcp.py [N] [--keep]   (needs the [mcp] extra; N defaults to 10000;
+--keep leaves the temporary repository in place)
 """
 
 from __future__ import annotations
@@ -116,9 +117,15 @@ async def measure(path: Path) -> dict:
 
 def main() -> None:
     import anyio
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 10000
+    args = [a for a in sys.argv[1:] if a != "--keep"]
+    n = int(args[0]) if args else 10000
     path = make_repo(n)
-    result = anyio.run(measure, path)
+    try:
+        result = anyio.run(measure, path)
+    finally:
+        if "--keep" not in sys.argv:
+            import shutil
+            shutil.rmtree(path, ignore_errors=True)
     print(f"lifeline_context over MCP, {n} entries, default budget ({result['chars']} chars returned):")
     print(f"  cold (first call, builds the cache): {result['cold_ms']:.1f} ms")
     print(f"  new session (first call, cache on disk): {result['session_ms']:.1f} ms")
