@@ -558,6 +558,7 @@ class ConfinedLedger(Ledger):
         return st
 
     def _entries_at(self, head: Optional[str]) -> tuple:
+        from .model import Entry  # full validation: these blobs have not been through the cache
         from .store import diff_entry_trees, is_entry_path
         tree = self.store.entries_tree(head)
         tree_id = str(tree.id) if tree is not None else None
