@@ -121,9 +121,9 @@ def recall_text(ledger, query: str, k: int) -> str:
     st = ledger.state()
     rows = []
     for h in hits:
-        e = st.by_id.get(h.id)
-        if e is None:
+        if h.id not in st.by_id:
             continue
+        e = st.by_id[h.id]
         mark = " [SUPERSEDED]" if h.id in st.superseded else ""
         rows.append(f"- [{e.kind}]{mark} {e.summary} (id={e.id[:12]}, score={h.score:.2f}, "
                     f"coverage={h.coverage:.2f})")
