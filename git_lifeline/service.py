@@ -534,14 +534,12 @@ class ConfinedLedger(Ledger):
 
     It never writes outside the repository's git dir (no projection refresh: the next
     `git lifeline` write or `git lifeline render` brings LIFELINE.md up to date), and it
-    keeps the line's entries and derived state in memory between calls: the state is a
-    pure function of the head commit, so it is reused while the head is the same, and
-    when the head moves only the entries the tree diff shows as added are read (history
-    only grows; anything else — a removal, a rewritten blob — reloads everything).
+    keeps the derived state of the current head in memory between calls: the state is a
+    pure function of the head commit, so it is reused exactly while the head is the same.
+    A new head (anyone's append) goes through the cache like every other reader.
     """
 
     _memo: Optional[tuple] = None      # (head commit, State)
-    _known: Optional[tuple] = None     # (entries tree oid, {id: Entry}, set of broken ids)
 
     def projection_path(self) -> Optional[Path]:
         return None
@@ -550,41 +548,9 @@ class ConfinedLedger(Ledger):
         head = self.store.head()
         if commit is not None and commit != head:
             return super().state(commit)
-        if self._memo is not None and self._memo[0] == head:
-            return self._memo[1]
-        good, broken = self._entries_at(head)
-        st = state.reduce_verified(list(good.values()), sorted(broken))
-        self._memo = (head, st)
-        return st
-
-    def _entries_at(self, head: Optional[str]) -> tuple:
-        from .model import Entry  # full validation: these blobs have not been through the cache
-        from .store import diff_entry_trees, is_entry_path
-        tree = self.store.entries_tree(head)
-        tree_id = str(tree.id) if tree is not None else None
-        if self._known is not None and self._known[0] == tree_id:
-            return self._known[1], self._known[2]
-        if self._known is not None and self._known[0] is not None and tree is not None:
-            repo = self.store.repo
-            changes = list(diff_entry_trees(repo, repo[self._known[0]], tree))
-            if all(old is None and kind == "blob" and is_entry_path(path) for path, old, _new, kind in changes):
-                good, broken = dict(self._known[1]), set(self._known[2])
-                for path, _old, new, _kind in changes:
-                    entry_id = path.replace("/", "")
-                    try:
-                        e = Entry.from_json(repo[new].data)
-                    except InputError:
-                        broken.add(entry_id)
-                        continue
-                    if e.verify() and e.id == entry_id:
-                        good[entry_id] = e
-                    else:
-                        broken.add(entry_id)
-                self._known = (tree_id, good, broken)
-                return good, broken
-        good_list, broken_list = self.cache().entries(head)
-        self._known = (tree_id, {e.id: e for e in good_list}, set(broken_list))
-        return self._known[1], self._known[2]
+        if self._memo is None or self._memo[0] != head:
+            self._memo = (head, super().state(head))
+        return self._memo[1]
 
 
 def read_text_exact(path: Path) -> str:
