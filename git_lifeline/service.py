@@ -564,6 +564,180 @@ class Ledger:
         return out
 
 
+    # ==== agents: write policy and review trail (issue 5) ======================
+    # What the agent's door (MCP) and the review commands call. An agent's write is
+    # planned exactly like a human's (same validation, parents, thread and checkpoint
+    # rules, by the same methods) and then routed by the project's policy: written
+    # with an audit record, filed as a proposal, or refused. Policy: policy.py;
+    # trail: review.py; formats: docs/FORMAT.md, "Review trail".
+
+    def policy(self):
+        """The write policy in effect (HEAD's .lifeline/policy.json, else the built-in one)."""
+        from .policy import load_policy
+        return load_policy(self.gr)
+
+    def review_trail(self):
+        from .review import ReviewTrail
+        return ReviewTrail(self.gr, self.line)
+
+    def _planner(self) -> "_Planner":
+        return _Planner(self)
+
+    def agent_write(self, kind: str, summary: str, body: str = "", parents: Optional[list] = None,
+                    thread: Optional[str] = None, agent: str = "mcp-agent", provider: str = "none",
+                    model: str = "unknown", via: str = "mcp") -> "AgentWrite":
+        """An agent's append, routed by the policy (direct | propose | deny)."""
+        fields = dict(kind=kind, summary=summary, body=body, parents=list(parents or []), agent=agent,
+                      provider=provider, model=model)
+        planner = self._planner()
+        planned = planner.log_in_thread(thread, fields) if thread else planner.log(**fields)
+        return self._route(planned.entry, via)
+
+    def agent_checkpoint(self, thread: Optional[str], sections: dict, summary: Optional[str] = None,
+                         agent: str = "mcp-agent", provider: str = "none", model: str = "unknown",
+                         via: str = "mcp") -> "AgentWrite":
+        """An agent's checkpoint: unchanged ones write nothing; the rest are routed by the policy."""
+        planned = self._planner().checkpoint(thread, sections, summary, agent=agent, provider=provider, model=model)
+        if not planned.written:
+            return AgentWrite("unchanged", "", planned.entry, written=False)
+        return self._route(planned.entry, via)
+
+    def _route(self, entry: Entry, via: str) -> "AgentWrite":
+        from .policy import PolicyDenied
+        if via == "mcp" and entry.agent == "human":
+            raise InputError("agent 'human' is kept for people writing with the CLI; pass your agent's name "
+                             "(e.g. claude-code) as agent")
+        policy = self.policy()
+        decision = policy.decide(entry.agent, entry.kind)
+        if decision.mode == "deny":
+            raise PolicyDenied(f"denied by policy: agent {entry.agent!r} may not write kind {entry.kind!r} "
+                               f"(rule {decision.rule} in {policy.source}); nothing was written")
+        if decision.mode == "propose":
+            rec = self.review_trail().propose(entry, by=self.default_author(), via=via)
+            return AgentWrite("propose", decision.rule, entry, written=False, proposal=rec)
+        result = self.append([entry])
+        if not result.added:
+            return AgentWrite("direct", decision.rule, result.existing[0], written=False)
+        audit = self.review_trail().record_direct(entry, decision.rule, by=self.default_author(), via=via)
+        return AgentWrite("direct", decision.rule, entry, written=True, audit=audit)
+
+    def propose(self, fields: dict, thread: Optional[str] = None, via: str = "cli"):
+        """File a proposal explicitly (whatever the policy says); returns its review record."""
+        planner = self._planner()
+        planned = planner.log_in_thread(thread, dict(fields)) if thread else planner.log(**fields)
+        return self.review_trail().propose(planned.entry, by=self.default_author(), via=via)
+
+    def proposals(self, everything: bool = False) -> list:
+        """Pending proposals (or all of them), oldest first."""
+        from .review import order_key
+        props = self.review_trail().proposals().values()
+        return sorted((p for p in props if everything or p.status == "pending"), key=lambda p: order_key(p.record))
+
+    def _targets(self, trail, refs: list, props: dict) -> list:
+        """(ref, Proposal or None, error or None) for each requested pid; `all` = every pending one."""
+        from .review import ReviewError, order_key
+        refs = [r.strip() for r in refs if r.strip()]
+        if not refs:
+            raise InputError("name at least one proposal id, or all")
+        if "all" in refs:
+            if len(refs) > 1:
+                raise InputError("give proposal ids or all, not both")
+            pending = sorted((p for p in props.values() if p.status == "pending"), key=lambda p: order_key(p.record))
+            return [(p.short, p, None) for p in pending]
+        out, seen = [], set()
+        for ref in refs:
+            try:
+                p = trail.resolve(ref, props)
+            except ReviewError as exc:
+                out.append((ref, None, str(exc)))
+                continue
+            if p.id not in seen:
+                seen.add(p.id)
+                out.append((ref, p, None))
+        return out
+
+    def approve(self, refs: list) -> list:
+        """Seal proposals into the line. Each is independent: one failure does not stop the others."""
+        from .errors import LifelineError
+        from .review import already_decided
+        trail = self.review_trail()
+        by = self.default_author()
+        results = []
+        with trail.lock():
+            props = trail.proposals()
+            for ref, p, error in self._targets(trail, refs, props):
+                if error is not None:
+                    results.append(ReviewOutcome(ref, None, False, error))
+                    continue
+                if p.decision is not None:
+                    results.append(ReviewOutcome(ref, p, False, already_decided(p)))
+                    continue
+                try:
+                    c = p.content
+                    entry = self.make_entry(kind=c["kind"], summary=c["summary"], body=c["body"],
+                                            parents=c["parents"], author=c["author"], agent=c["agent"],
+                                            provider=c["provider"], model=c["model"])
+                    result = self.append([entry])
+                    stored = (result.added or result.existing)[0]
+                    status = "approved" if result.added else "duplicate"
+                    trail.decide(p.id, status, by, entry=stored.id)
+                except LifelineError as exc:
+                    results.append(ReviewOutcome(ref, p, False, f"proposal {p.short} not approved: {exc}"))
+                    continue
+                results.append(ReviewOutcome(ref, p, True, status, entry=stored))
+        return results
+
+    def reject(self, refs: list, why: str = "") -> list:
+        """Close proposals without writing to the line; an approved one can never be rejected."""
+        from .errors import LifelineError
+        from .review import MAX_WHY_CHARS, already_decided
+        why = (why or "").strip()
+        if len(why) > MAX_WHY_CHARS:
+            raise InputError(f"--why is longer than {MAX_WHY_CHARS} characters")
+        trail = self.review_trail()
+        by = self.default_author()
+        results = []
+        with trail.lock():
+            props = trail.proposals()
+            for ref, p, error in self._targets(trail, refs, props):
+                if error is not None:
+                    results.append(ReviewOutcome(ref, None, False, error))
+                    continue
+                if p.decision is not None:
+                    results.append(ReviewOutcome(ref, p, False, already_decided(p)))
+                    continue
+                try:
+                    trail.decide(p.id, "rejected", by, why=why)
+                except LifelineError as exc:
+                    results.append(ReviewOutcome(ref, p, False, str(exc)))
+                    continue
+                results.append(ReviewOutcome(ref, p, True, "rejected"))
+        return results
+
+    def audit(self, since: Optional[str] = None) -> list:
+        """Every direct agent write and every decision on a proposal, oldest first:
+        (record, the proposal it decides or None, whether it is the deciding one)."""
+        from .review import DECISIONS, build_proposals, order_key, parse_since
+        limit = parse_since(since) if since else None
+        records = self.review_trail().load().records
+        props = build_proposals(records)
+        out = []
+        for r in sorted(records.values(), key=order_key):
+            if r.type == "proposed" or (limit is not None and r.ts < limit):
+                continue
+            p = props.get(r.doc["proposal"]) if r.type in DECISIONS else None
+            out.append((r, p, p is None or p.decision is r))
+        return out
+
+    def install_mcp_config(self) -> tuple:
+        """Add the `lifeline` server to the work tree's .mcp.json (Claude Code's project file)."""
+        from .integration import install_mcp_json
+        if self.gr.workdir is None:
+            return ("skipped", "a bare repository has no work tree for .mcp.json")
+        return install_mcp_json(self.gr.workdir)
+    # ==== end of agents: write policy and review trail ===========================
+
+
 @contextmanager
 def _projection_lock(lock_path: Path):
     """An advisory lock (released by the OS if the holder dies); a no-op without fcntl."""
@@ -579,6 +753,71 @@ def _projection_lock(lock_path: Path):
             yield
         finally:
             fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+
+
+@dataclass
+class AgentWrite:
+    """What became of an agent's write."""
+
+    mode: str                      # direct | propose | unchanged (a checkpoint that says nothing new)
+    rule: str                      # the policy rule that decided ("" when unchanged)
+    entry: Entry                   # the entry written, found, or proposed
+    written: bool                  # True only when the line grew
+    proposal: object = None        # review record of the proposal (mode propose)
+    audit: object = None           # review record of the direct write (mode direct, written)
+
+
+@dataclass
+class ReviewOutcome:
+    """One proposal's result in an approve/reject batch."""
+
+    ref: str                       # what the user typed (or the short pid for `all`)
+    proposal: object               # review.Proposal, or None when the ref did not resolve
+    ok: bool
+    status: str                    # approved | duplicate | rejected, or the failure message
+    entry: Optional[Entry] = None  # the entry an approval sealed (or found)
+
+
+class _Planner(Ledger):
+    """A Ledger whose `log` returns the entry it would write instead of writing it.
+
+    Lets an agent's write reuse every rule of log/log_in_thread/checkpoint (validation,
+    thread chaining, unchanged checkpoints) before the policy decides where it goes.
+    """
+
+    def __init__(self, owner: Ledger):
+        super().__init__(owner.gr, owner.line)
+        self._owner = owner
+
+    def state(self, commit: Optional[str] = None) -> state.State:
+        return self._owner.state(commit)
+
+    def log(self, **fields) -> LogOutcome:
+        return LogOutcome(self.make_entry(**fields), True, None, None)
+
+
+class ConfinedLedger(Ledger):
+    """The Ledger of a long-running face (the MCP server).
+
+    It never writes outside the repository's git dir (no projection refresh: the next
+    `git lifeline` write or `git lifeline render` brings LIFELINE.md up to date), and it
+    keeps the derived state of the current head in memory between calls: the state is a
+    pure function of the head commit, so it is reused exactly while the head is the same.
+    A new head (anyone's append) goes through the cache like every other reader.
+    """
+
+    _memo: Optional[tuple] = None      # (head commit, State)
+
+    def projection_path(self) -> Optional[Path]:
+        return None
+
+    def state(self, commit: Optional[str] = None) -> state.State:
+        head = self.store.head()
+        if commit is not None and commit != head:
+            return super().state(commit)
+        if self._memo is None or self._memo[0] != head:
+            self._memo = (head, super().state(head))
+        return self._memo[1]
 
 
 def read_text_exact(path: Path) -> str:
