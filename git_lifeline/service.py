@@ -467,7 +467,16 @@ class Ledger:
         for pl in results:
             if pl.changed:
                 self._refresh_after_pull(pl)
+        self._integrate_review_trails(name, lines)
         return name, results
+
+    def _integrate_review_trails(self, remote: str, lines: Optional[list]) -> None:
+        """Bring the remote's review trails in (verified, then created, fast-forwarded or merged)."""
+        from . import sync
+        from .review import ReviewTrail
+        for line, commit in sorted(sync.review_tracking_heads(self.gr, remote).items()):
+            if lines is None or line in lines:
+                ReviewTrail(self.gr, line).integrate(commit)
 
     def _refresh_after_pull(self, pl) -> None:
         from . import projection  # imported where it is used (keeps read paths light)
@@ -487,8 +496,12 @@ class Ledger:
 
     def push(self, remote: Optional[str] = None, lines: Optional[list] = None, progress=None):
         from . import sync
+        from .review import list_trails
         name = sync.resolve_remote(self.gr, remote)
-        return sync.push(self.gr, name, lines, progress or sync.no_progress)
+        result = sync.push(self.gr, name, lines, progress or sync.no_progress)
+        trails = [t for t in list_trails(self.gr) if lines is None or t in lines]
+        result.lines.extend(sync.push_review(self.gr, name, trails))
+        return result
 
     def sync(self, remote: Optional[str] = None, lines: Optional[list] = None, progress=None,
              attempts: int = 3) -> tuple:

@@ -75,6 +75,52 @@ def fetch_refspec(remote: str) -> str:
     return f"+{REF_PREFIX}*:{tracking_prefix(remote)}*"
 
 
+# The review trails (refs/lifeline-review/<line>) travel with the ledger, by the same
+# rules: fetched into tracking refs, integrated (union) by the review module, never forced.
+REVIEW_PREFIX = "refs/lifeline-review/"
+
+
+def review_tracking_prefix(remote: str) -> str:
+    return f"refs/remotes/{remote}/lifeline-review/"
+
+
+def review_fetch_refspec(remote: str) -> str:
+    return f"+{REVIEW_PREFIX}*:{review_tracking_prefix(remote)}*"
+
+
+def review_tracking_heads(gr: GitRepo, remote: str) -> dict:
+    """{line: commit} of the remote's review trails as last fetched."""
+    prefix = review_tracking_prefix(remote)
+    out = {}
+    for ref in gr.repo.references.iterator():
+        if ref.name.startswith(prefix) and LINE_RE.fullmatch(ref.name[len(prefix):]):
+            out[ref.name[len(prefix):]] = str(ref.target)
+    return out
+
+
+def push_review(gr: GitRepo, remote: str, lines: list) -> list:
+    """Push the given lines' review trails, never forced; PushLines named `review:<line>`."""
+    specs = [f"{REVIEW_PREFIX}{line}:{REVIEW_PREFIX}{line}" for line in sorted(lines)]
+    if not specs:
+        return []
+    proc = gr.git(["push", "--porcelain", remote, *specs], check=False)
+    out = []
+    for raw in proc.stdout.decode("utf-8", "replace").splitlines():
+        parts = raw.split("\t")
+        if len(parts) < 3 or len(parts[0]) != 1:
+            continue
+        src = parts[1].split(":", 1)[0]
+        line = src[len(REVIEW_PREFIX):] if src.startswith(REVIEW_PREFIX) else src
+        out.append(PushLine(f"review:{line}", parts[0], parts[2].strip(), None))
+        if parts[0] in (" ", "*", "=") and LINE_RE.fullmatch(line):
+            target = gr.repo.lookup_reference(REVIEW_PREFIX + line).target
+            gr.repo.references.create(review_tracking_prefix(remote) + line, target, force=True)
+    if proc.returncode != 0 and not out:
+        err = proc.stderr.decode("utf-8", "replace").strip()
+        raise LifelineError(f"pushing the review trails to {remote!r} failed:\n{err}")
+    return out
+
+
 # ---- remotes -------------------------------------------------------------------------
 def remotes(gr: GitRepo) -> list:
     proc = gr.git(["remote"], check=False)
@@ -161,7 +207,7 @@ def fetch(gr: GitRepo, remote: str, only: Optional[list] = None) -> list:
     before = tracking_heads(gr, remote)
     try:
         gr.git(["fetch", "--quiet", "--prune", "--no-tags", "--no-write-fetch-head", remote,
-                fetch_refspec(remote)])
+                fetch_refspec(remote), review_fetch_refspec(remote)])
     except GitCommandError as exc:
         raise LifelineError(f"fetching the ledger from {remote!r} failed: {_git_reason(exc)}") from None
     after = tracking_heads(gr, remote)

@@ -330,3 +330,31 @@ def test_review_points_at_proposals_waiting_in_other_lines(repo):
     assert r.code == 0 and "no pending proposals in line main" in r.out
     assert "ops (1)" in r.err, r
     assert "Disk full" in cli(repo, "--line", "ops", "review").out
+
+
+def test_git_lifeline_push_and_pull_carry_the_review_trail_and_merge_concurrent_decisions(tmp_path):
+    """The trail travels through `git lifeline push/pull/sync` like the ledger (no raw refspecs)."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    a = make_repo(tmp_path / "a")
+    git(a, "remote", "add", "origin", remote.as_uri())
+    git(a, "push", "-q", "origin", "main")
+    first = agent_proposal(a, "Cache: Redis").short
+    second = agent_proposal(a, "Queue: SQS").short
+    assert cli_process(a, "push").code == 0
+
+    b = _clone(remote.as_uri(), tmp_path / "b")
+    git(b, "config", "user.name", "Bo Approver")
+    git(b, "config", "user.email", "bo@example.com")
+    assert cli_process(b, "pull").code == 0
+    assert {p.short for p in ledger(b).proposals()} == {first, second}
+    assert cli(b, "approve", first).code == 0
+    assert cli(a, "reject", second, "--why", "not now").code == 0      # decided on A meanwhile
+    assert cli_process(b, "sync").code == 0
+    assert cli_process(a, "sync").code == 0
+    assert cli_process(b, "pull").code == 0
+    for clone in (a, b):
+        statuses = {p.short: p.status for p in ledger(clone).proposals(everything=True)}
+        assert statuses == {first: "approved", second: "rejected"}, clone
+        assert "Cache: Redis" in {e.summary for e in ledger(clone).entries()}
+        assert cli(clone, "verify").code == 0
