@@ -35,7 +35,7 @@ import pygit2
 from .errors import ConflictError, InputError, IntegrityError, LifelineError
 from .gitrepo import GitRepo
 from .model import HEX64, MAX_FIELD_CHARS, Entry, build_entry, format_ts, parse_ts, utcnow
-from .store import diff_entry_trees, is_entry_path, validate_line
+from .store import LINE_RE, LineStore, cas_ref, diff_entry_trees, is_entry_path, rewound_value, validate_line
 
 REF_PREFIX = "refs/lifeline-review/"
 RECORDS_DIR = "records"
@@ -369,31 +369,9 @@ class ReviewTrail:
         tb.insert(RECORDS_DIR, records_tree, pygit2.GIT_FILEMODE_TREE)
         return tb.write()
 
-    def _ensure_reflog(self) -> None:
-        log = self.gr.common_dir / "logs" / self.ref_name
-        if not log.exists():
-            log.parent.mkdir(parents=True, exist_ok=True)
-            log.touch()
-
     def _move_ref(self, old: Optional[str], new: pygit2.Oid, message: str) -> bool:
         """Compare-and-swap the ref from `old` to `new`; False when another writer won."""
-        self._ensure_reflog()
-        try:
-            if old is None:
-                self.repo.create_reference_direct(self.ref_name, new, False, message=message)
-                return True
-            ref = self.repo.lookup_reference(self.ref_name)
-            if str(ref.target) != old:
-                return False
-            ref.set_target(new, message)
-            return True
-        except (pygit2.AlreadyExistsError, KeyError):
-            return False
-        except (pygit2.GitError, OSError) as exc:
-            text = str(exc)
-            if "does not match" in text or "lock" in text.lower() or "exists" in text:
-                return False
-            raise LifelineError(f"cannot update {self.ref_name}: {text}") from None
+        return cas_ref(self.gr, self.ref_name, old, new, message)
 
     def _signature(self, when: datetime) -> pygit2.Signature:
         name, email = self.gr.identity()
@@ -629,7 +607,6 @@ def verify_trail(gr: GitRepo, line: str, commit: Optional[str] = None) -> TrailR
 
 
 def _check_entries(gr: GitRepo, line: str, records: dict, report: TrailReport) -> None:
-    from .store import LineStore
     store = LineStore(gr, line)
     tree = store.entries_tree(store.head())
     for rec in records.values():
@@ -641,28 +618,15 @@ def _check_entries(gr: GitRepo, line: str, records: dict, report: TrailReport) -
 
 
 def _check_reflog(trail: ReviewTrail, head: pygit2.Commit, report: TrailReport) -> None:
-    try:
-        log = list(trail.repo.lookup_reference(trail.ref_name).log())
-    except (KeyError, pygit2.GitError):
-        return
-    for item in log:
-        value = item.oid_new
-        if value == head.id or int(str(value), 16) == 0:
-            continue
-        try:
-            ok = trail.repo.descendant_of(head.id, value)
-        except pygit2.GitError:
-            ok = False
-        if not ok:
-            report.problems.append(TrailProblem(
-                "rewound", f"{trail.ref_name} once pointed at {str(value)[:12]}, which the current head does not "
-                           "contain: the review trail was rewound or rewritten"))
-            break
+    value = rewound_value(trail.repo, trail.ref_name, head.id)
+    if value is not None:
+        report.problems.append(TrailProblem(
+            "rewound", f"{trail.ref_name} once pointed at {str(value)[:12]}, which the current head does not "
+                       "contain: the review trail was rewound or rewritten"))
 
 
 def list_trails(gr: GitRepo) -> list:
     """Names of the lines that have a review trail (valid line names only), sorted."""
-    from .store import LINE_RE
     names = []
     for ref in gr.repo.references.iterator():
         if ref.name.startswith(REF_PREFIX) and LINE_RE.fullmatch(ref.name[len(REF_PREFIX):]):

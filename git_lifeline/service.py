@@ -669,8 +669,10 @@ class Ledger:
                 out.append((ref, p, None))
         return out
 
-    def approve(self, refs: list) -> list:
-        """Seal proposals into the line. Each is independent: one failure does not stop the others."""
+    def _decide_each(self, refs: list, decide) -> list:
+        """Run `decide(trail, proposal, by) -> (status, entry)` on each targeted pending
+        proposal, under the trail's lock. Each is independent: a failure is reported
+        for that proposal and the others go on."""
         from .errors import LifelineError
         from .review import already_decided
         trail = self.review_trail()
@@ -681,51 +683,47 @@ class Ledger:
             for ref, p, error in self._targets(trail, refs, props):
                 if error is not None:
                     results.append(ReviewOutcome(ref, None, False, error))
-                    continue
-                if p.decision is not None:
+                elif p.decision is not None:
                     results.append(ReviewOutcome(ref, p, False, already_decided(p)))
-                    continue
-                try:
-                    c = p.content
-                    entry = self.make_entry(kind=c["kind"], summary=c["summary"], body=c["body"],
-                                            parents=c["parents"], author=c["author"], agent=c["agent"],
-                                            provider=c["provider"], model=c["model"])
-                    result = self.append([entry])
-                    stored = (result.added or result.existing)[0]
-                    status = "approved" if result.added else "duplicate"
-                    trail.decide(p.id, status, by, entry=stored.id)
-                except LifelineError as exc:
-                    results.append(ReviewOutcome(ref, p, False, f"proposal {p.short} not approved: {exc}"))
-                    continue
-                results.append(ReviewOutcome(ref, p, True, status, entry=stored))
+                else:
+                    try:
+                        status, entry = decide(trail, p, by)
+                    except LifelineError as exc:
+                        results.append(ReviewOutcome(ref, p, False, str(exc)))
+                    else:
+                        results.append(ReviewOutcome(ref, p, True, status, entry=entry))
         return results
+
+    def approve(self, refs: list) -> list:
+        """Seal proposals into the line. Each is independent: one failure does not stop the others."""
+        from .errors import LifelineError
+
+        def seal(trail, p, by):
+            c = p.content
+            try:
+                entry = self.make_entry(kind=c["kind"], summary=c["summary"], body=c["body"],
+                                        parents=c["parents"], author=c["author"], agent=c["agent"],
+                                        provider=c["provider"], model=c["model"])
+                result = self.append([entry])
+                stored = (result.added or result.existing)[0]
+                status = "approved" if result.added else "duplicate"
+                trail.decide(p.id, status, by, entry=stored.id)
+            except LifelineError as exc:
+                raise LifelineError(f"proposal {p.short} not approved: {exc}") from None
+            return status, stored
+        return self._decide_each(refs, seal)
 
     def reject(self, refs: list, why: str = "") -> list:
         """Close proposals without writing to the line; an approved one can never be rejected."""
-        from .errors import LifelineError
-        from .review import MAX_WHY_CHARS, already_decided
+        from .review import MAX_WHY_CHARS
         why = (why or "").strip()
         if len(why) > MAX_WHY_CHARS:
             raise InputError(f"--why is longer than {MAX_WHY_CHARS} characters")
-        trail = self.review_trail()
-        by = self.default_author()
-        results = []
-        with trail.lock():
-            props = trail.proposals()
-            for ref, p, error in self._targets(trail, refs, props):
-                if error is not None:
-                    results.append(ReviewOutcome(ref, None, False, error))
-                    continue
-                if p.decision is not None:
-                    results.append(ReviewOutcome(ref, p, False, already_decided(p)))
-                    continue
-                try:
-                    trail.decide(p.id, "rejected", by, why=why)
-                except LifelineError as exc:
-                    results.append(ReviewOutcome(ref, p, False, str(exc)))
-                    continue
-                results.append(ReviewOutcome(ref, p, True, "rejected"))
-        return results
+
+        def close(trail, p, by):
+            trail.decide(p.id, "rejected", by, why=why)
+            return "rejected", None
+        return self._decide_each(refs, close)
 
     def audit(self, since: Optional[str] = None) -> list:
         """Every direct agent write and every decision on a proposal, oldest first:

@@ -223,12 +223,7 @@ class LineStore:
         return tb.write()
 
     def _ensure_reflog(self) -> None:
-        # git and libgit2 write a reflog for refs outside heads/remotes/notes only
-        # when the log file already exists; create it so every move is recorded.
-        log = self.gr.common_dir / "logs" / self.ref_name
-        if not log.exists():
-            log.parent.mkdir(parents=True, exist_ok=True)
-            log.touch()
+        ensure_reflog(self.gr, self.ref_name)
 
     def signature(self, when: int) -> pygit2.Signature:
         name, email = self.gr.identity()
@@ -273,27 +268,7 @@ class LineStore:
         raise ConflictError(f"{self.ref_name} kept moving under concurrent writers; nothing was written, try again")
 
     def _move_ref(self, old: Optional[str], new: pygit2.Oid, message: str) -> bool:
-        """Compare-and-swap: move the ref from `old` to `new`; False when someone else won."""
-        self._ensure_reflog()
-        try:
-            if old is None:
-                self.repo.create_reference_direct(self.ref_name, new, False, message=message)
-                return True
-            ref = self.repo.lookup_reference(self.ref_name)
-            if str(ref.target) != old:
-                return False
-            ref.set_target(new, message)
-            return True
-        except (pygit2.AlreadyExistsError, KeyError):
-            return False
-        except (pygit2.GitError, OSError) as exc:
-            # libgit2 reports a concurrent writer either as a value mismatch (GitError)
-            # or as a held `<ref>.lock` (pygit2 raises OSError for that): both mean
-            # "someone else won", so the caller re-reads and retries.
-            text = str(exc)
-            if "does not match" in text or "lock" in text.lower() or "exists" in text:
-                return False
-            raise LifelineError(f"cannot update {self.ref_name}: {text}") from None
+        return cas_ref(self.gr, self.ref_name, old, new, message)
 
     def move_ref(self, old: Optional[str], new: str, message: str) -> bool:
         return self._move_ref(old, pygit2.Oid(hex=new), message)
@@ -308,6 +283,60 @@ class LineStore:
             return
         if count > _LOOSE_SAMPLE_LIMIT and os.environ.get("GIT_LIFELINE_NO_GC") != "1":
             self.gr.git(["gc", "--auto", "--quiet"], check=False)
+
+
+def ensure_reflog(gr: GitRepo, ref_name: str) -> None:
+    """git and libgit2 write a reflog for refs outside heads/remotes/notes only when the
+    log file already exists; create it so every move of our refs is recorded."""
+    log = gr.common_dir / "logs" / ref_name
+    if not log.exists():
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.touch()
+
+
+def cas_ref(gr: GitRepo, ref_name: str, old: Optional[str], new: pygit2.Oid, message: str) -> bool:
+    """Compare-and-swap `ref_name` from `old` (None: must not exist) to `new`.
+    False when another writer won; the caller re-reads and retries."""
+    ensure_reflog(gr, ref_name)
+    repo = gr.repo
+    try:
+        if old is None:
+            repo.create_reference_direct(ref_name, new, False, message=message)
+            return True
+        ref = repo.lookup_reference(ref_name)
+        if str(ref.target) != old:
+            return False
+        ref.set_target(new, message)
+        return True
+    except (pygit2.AlreadyExistsError, KeyError):
+        return False
+    except (pygit2.GitError, OSError) as exc:
+        # libgit2 reports a concurrent writer either as a value mismatch (GitError)
+        # or as a held `<ref>.lock` (pygit2 raises OSError for that): both mean
+        # "someone else won".
+        text = str(exc)
+        if "does not match" in text or "lock" in text.lower() or "exists" in text:
+            return False
+        raise LifelineError(f"cannot update {ref_name}: {text}") from None
+
+
+def rewound_value(repo: pygit2.Repository, ref_name: str, head: pygit2.Oid) -> Optional[pygit2.Oid]:
+    """A value the ref's reflog recorded that `head` does not contain (a rewind or a
+    rewrite), or None when history only grew."""
+    try:
+        log = list(repo.lookup_reference(ref_name).log())
+    except (KeyError, pygit2.GitError):
+        return None
+    for item in log:
+        value = item.oid_new
+        if value == head or int(str(value), 16) == 0:
+            continue
+        try:
+            if not repo.descendant_of(head, value):
+                return value
+        except pygit2.GitError:
+            return value
+    return None
 
 
 def list_lines(gr: GitRepo) -> list:

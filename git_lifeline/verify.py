@@ -21,7 +21,7 @@ import pygit2
 
 from .errors import IntegrityError, LifelineError
 from .model import Entry
-from .store import ENTRIES_DIR, LineStore, diff_entry_trees, is_entry_path
+from .store import ENTRIES_DIR, LineStore, diff_entry_trees, is_entry_path, rewound_value
 
 
 @dataclass
@@ -195,24 +195,11 @@ class Verifier:
                 "bad-origin", f"entry {copy[:12]} names origin {line}:{source[:12]} but does not match that entry"))
 
     def _check_reflog(self, head: pygit2.Commit, report: Report) -> None:
-        try:
-            ref = self.repo.lookup_reference(self.store.ref_name)
-            log = list(ref.log())
-        except (KeyError, pygit2.GitError):
-            return
-        for item in log:
-            old = item.oid_new
-            if old == head.id or int(str(old), 16) == 0:
-                continue
-            try:
-                ok = self.repo.descendant_of(head.id, old)
-            except pygit2.GitError:
-                ok = False
-            if not ok:
-                report.problems.append(Problem(
-                    "rewound", f"{self.store.ref_name} once pointed at {str(old)[:12]}, which the current head "
-                               "does not contain: the line was rewound or rewritten"))
-                break
+        old = rewound_value(self.repo, self.store.ref_name, head.id)
+        if old is not None:
+            report.problems.append(Problem(
+                "rewound", f"{self.store.ref_name} once pointed at {str(old)[:12]}, which the current head "
+                           "does not contain: the line was rewound or rewritten"))
 
 
 def verify_line(store: LineStore) -> Report:
