@@ -19,17 +19,6 @@ def _lines(ctx: click.Context) -> Optional[list]:
     return [line] if line else None
 
 
-class _QuietBar:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def update(self, n: int) -> None:
-        pass
-
-
 def _progress():
     """A click progress bar on stderr when it is a terminal and the work is long."""
     if not sys.stderr.isatty():
@@ -37,7 +26,8 @@ def _progress():
 
     def factory(label: str, total: int):
         if total < 50:
-            return _QuietBar()
+            from .sync import no_progress
+            return no_progress(label, total)
         return click.progressbar(length=total, label=label, file=sys.stderr)
     return factory
 
