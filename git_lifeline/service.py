@@ -328,6 +328,18 @@ class Ledger:
     def _projection_lock_path(self) -> Path:
         return self.gr.git_dir / f"lifeline-{self.line}-projection.lock"
 
+    def _bulk_append(self, entries: list) -> AppendResult:
+        """Append many entries as one pack (git fast-import) and one commit, ref by CAS."""
+        from .store import BulkWriter
+        writer = BulkWriter(self.store)
+        try:
+            for e in entries:
+                writer.add(e)
+            return writer.publish(entries, commit_message)
+        except BaseException:
+            writer.abort()
+            raise
+
     def migrate(self, source: Path, strict: bool = False) -> dict:
         """Rebuild the line from a projection file; every recorded id is checked first."""
         try:
@@ -354,7 +366,7 @@ class Ledger:
             if missing:
                 raise InputError(f"{source}: entry {e.id[:12]} names parent {missing[0][:12]} which is in "
                                  "neither the file nor the line; nothing was written")
-        result = self.store.append(good, commit_message) if good else AppendResult([], [], None)
+        result = self._bulk_append(good) if good else AppendResult([], [], None)
         if result.commit:
             self.render()
         return {"read": len(parsed), "added": len(result.added), "existing": len(result.existing),
