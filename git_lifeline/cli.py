@@ -55,15 +55,19 @@ def main(ctx: click.Context, line: Optional[str]) -> None:
 
 
 @main.command()
+@click.option("--no-mcp", is_flag=True, help="Do not add the MCP server to .mcp.json.")
 @click.pass_context
-def init(ctx: click.Context) -> None:
-    """Check the repository and show how to start the ledger."""
+def init(ctx: click.Context, no_mcp: bool) -> None:
+    """Check the repository, register the MCP server in .mcp.json, and show how to start."""
     led = _ledger(ctx)
     head = led.head()
     state = "exists" if head else "is empty (its ref is created by the first entry)"
     click.echo(f"git-lifeline {__version__}: line '{led.line}' {state} in {led.gr.common_dir}")
     path = led.projection_path()
     click.echo(f"projection: {path if path else 'disabled'}")
+    if not no_mcp:
+        from .cli_review import print_mcp_setup
+        print_mcp_setup(led)
     if not head:
         click.echo("start with:\n  git lifeline log --kind bootstrap --summary \"What this project is\" "
                    "--body \"Why it exists\"")
@@ -346,6 +350,18 @@ def verify(ctx, lint, signatures):
             from .service import Ledger
             for subj, ids in Ledger(gr, name).state().conflicts:
                 click.echo(f"  warning: conflict on '{subj}': {', '.join(i[:8] for i in ids)} are all in force")
+    from .review import list_trails, verify_trail
+    for name in [n for n in list_trails(gr) if n in names or not ctx.obj.get("line")]:
+        trail = verify_trail(gr, name)
+        if trail.ok:
+            click.echo(f"ok: review trail {name}: {trail.records} records, {trail.commits} commits verified")
+        else:
+            failed = True
+            click.echo(f"FAILED: review trail {name}: {len(trail.problems)} problem(s)")
+            for p in trail.problems:
+                click.echo(f"  {p.code}: {p.message}" + (f" (commit {p.commit[:12]})" if p.commit else ""))
+        for w in trail.warnings:
+            click.echo(f"  warning: {w}")
     if failed:
         sys.exit(1)
 
@@ -416,3 +432,5 @@ def run() -> None:
 
 
 from . import cli_lines  # noqa: E402,F401
+from . import cli_sync  # noqa: E402,F401
+from . import cli_review  # noqa: E402,F401

@@ -347,6 +347,18 @@ class Ledger:
     def _projection_lock_path(self) -> Path:
         return self.gr.git_dir / f"lifeline-{self.line}-projection.lock"
 
+    def _bulk_append(self, entries: list) -> AppendResult:
+        """Append many entries as one pack (git fast-import) and one commit, ref by CAS."""
+        from .store import BulkWriter
+        writer = BulkWriter(self.store)
+        try:
+            for e in entries:
+                writer.add(e)
+            return writer.publish(entries, commit_message)
+        except BaseException:
+            writer.abort()
+            raise
+
     def migrate(self, source: Path, strict: bool = False) -> dict:
         """Rebuild the line from a projection file; every recorded id is checked first."""
         try:
@@ -373,7 +385,7 @@ class Ledger:
             if missing:
                 raise InputError(f"{source}: entry {e.id[:12]} names parent {missing[0][:12]} which is in "
                                  "neither the file nor the line; nothing was written")
-        result = self.store.append(good, commit_message) if good else AppendResult([], [], None)
+        result = self._bulk_append(good) if good else AppendResult([], [], None)
         if result.commit:
             try:
                 self.render()
@@ -471,11 +483,379 @@ class Ledger:
         return render_mermaid(g) if fmt == "mermaid" else render_dot(g)
     # ---- end of issue 6 additions -------------------------------------------------------------
 
+    # ---- sync and hooks (docs/SYNC.md) ---------------------------------------------
+    # Lines: `lines=None` means every line; the faces pass [name] when the user chose one.
+    def remote_name(self, remote: Optional[str] = None) -> str:
+        from . import sync
+        return sync.resolve_remote(self.gr, remote)
+
+    def fetch(self, remote: Optional[str] = None, lines: Optional[list] = None) -> tuple:
+        from . import sync
+        name = sync.resolve_remote(self.gr, remote)
+        return name, sync.fetch(self.gr, name, lines)
+
+    def pull(self, remote: Optional[str] = None, lines: Optional[list] = None, progress=None,
+             fetch: bool = True) -> tuple:
+        """Fetch, then bring each remote line in (create, fast-forward or merge)."""
+        from . import sync
+        name = sync.resolve_remote(self.gr, remote)
+        if fetch:
+            sync.fetch(self.gr, name, lines)
+        results = sync.integrate(self.gr, name, lines, progress or sync.no_progress)
+        for pl in results:
+            if pl.changed:
+                self._refresh_after_pull(pl)
+        self._integrate_review_trails(name, lines)
+        return name, results
+
+    def _integrate_review_trails(self, remote: str, lines: Optional[list]) -> None:
+        """Bring the remote's review trails in (verified, then created, fast-forwarded or merged)."""
+        from . import sync
+        from .review import ReviewTrail
+        for line, commit in sorted(sync.review_tracking_heads(self.gr, remote).items()):
+            if lines is None or line in lines:
+                ReviewTrail(self.gr, line).integrate(commit)
+
+    def _refresh_after_pull(self, pl) -> None:
+        from . import projection  # imported where it is used (keeps read paths light)
+        led = self if pl.line == self.line else Ledger(self.gr, pl.line)
+        path = led.projection_path()
+        if path is None:
+            return
+        # Extending the file needs only the incoming entries; a missing file, a new line
+        # or a replaced blob (ts tie-break changes an entry already shown) renders in full.
+        if pl.before is None and len(pl.parsed) == len(pl.incoming):
+            # a new line: everything was parsed while verifying it; render from that
+            write_atomic(path, projection.render(pl.line, pl.parsed.values(), led.store.entries_tree_id(pl.after)))
+            return
+        extend = path.exists() and pl.before is not None and not pl.rewritten
+        added = [pl.parsed.get(i) or led.store.get(i, pl.after) for i in pl.incoming] if extend else []
+        led.refresh_projection(pl.before, added, pl.after)
+
+    def push(self, remote: Optional[str] = None, lines: Optional[list] = None, progress=None):
+        from . import sync
+        from .review import list_trails
+        name = sync.resolve_remote(self.gr, remote)
+        result = sync.push(self.gr, name, lines, progress or sync.no_progress)
+        trails = [t for t in list_trails(self.gr) if lines is None or t in lines]
+        result.lines.extend(sync.push_review(self.gr, name, trails))
+        return result
+
+    def sync(self, remote: Optional[str] = None, lines: Optional[list] = None, progress=None,
+             attempts: int = 3) -> tuple:
+        """Pull then push; when someone pushed in between, pull and push again (bounded)."""
+        from . import sync
+        name = sync.resolve_remote(self.gr, remote)
+        pulls: list = []
+        result = None
+        for _ in range(max(1, attempts)):
+            _, pulled = self.pull(name, lines, progress)
+            pulls.extend(p for p in pulled if p.changed)
+            result = self.push(name, lines, progress)
+            if not any(p.needs_sync for p in result.rejected):
+                break
+        return name, pulls, result
+
+    def remote_setup(self, remote: Optional[str] = None) -> tuple:
+        from . import sync
+        name = sync.resolve_remote(self.gr, remote)
+        return name, sync.remote_setup(self.gr, name), sync.fetch_refspec(name)
+
+    @classmethod
+    def clone(cls, url: str, directory: Optional[str] = None, progress=None) -> tuple:
+        """git clone, then pull the ledger from the new clone's origin."""
+        from . import sync
+        from .gitrepo import open_repo
+        dest = sync.clone(url, directory)
+        gr = open_repo(str(dest))
+        led = cls(gr, gr.config_get("lifeline.defaultLine") or DEFAULT_LINE)
+        names = sync.remotes(gr)
+        remote = names[0] if names else "origin"
+        _, pulled = led.pull(remote, None, progress)
+        return led, dest, remote, pulled
+
+    def unpushed(self, remote: Optional[str] = None) -> list:
+        from . import sync
+        return sync.unpushed(self.gr, sync.resolve_remote(self.gr, remote))
+
+    def hooks_install(self, names: Optional[list] = None) -> list:
+        from . import hooks
+        return hooks.install(self.gr, names)
+
+    def hooks_uninstall(self, names: Optional[list] = None) -> list:
+        from . import hooks
+        return hooks.uninstall(self.gr, names)
+
+    def hooks_status(self) -> list:
+        from . import hooks
+        return hooks.status(self.gr)
+
+    def hooks_dir(self) -> Path:
+        from . import hooks
+        return hooks.hooks_dir(self.gr)
+
+    def run_hook(self, name: str, args: list, stdin: bytes):
+        from . import hooks
+        return hooks.run(self.gr, name, list(args), stdin, self.line)
+
+    def why(self, target: str) -> list:
+        """Entries linked (by `Lifeline:` trailers) to the commits that touched `target`,
+        newest commit first, each entry once: [(Entry or None, Link)]."""
+        from . import links
+        out, seen = [], set()
+        for link in links.links_for(self.gr, target, self.line):
+            key = link.entry_id or link.value
+            if key in seen:
+                continue
+            seen.add(key)
+            entry = None
+            if link.entry_id:
+                entry = (self.store if link.line == self.line else LineStore(self.gr, link.line)).get(link.entry_id)
+            out.append((entry, link))
+        return out
+
+
+    # ==== agents: write policy and review trail (issue 5) ======================
+    # What the agent's door (MCP) and the review commands call. An agent's write is
+    # planned exactly like a human's (same validation, parents, thread and checkpoint
+    # rules, by the same methods) and then routed by the project's policy: written
+    # with an audit record, filed as a proposal, or refused. Policy: policy.py;
+    # trail: review.py; formats: docs/FORMAT.md, "Review trail".
+
+    def policy(self):
+        """The write policy in effect (HEAD's .lifeline/policy.json, else the built-in one)."""
+        from .policy import load_policy
+        return load_policy(self.gr)
+
+    def review_trail(self):
+        from .review import ReviewTrail
+        return ReviewTrail(self.gr, self.line)
+
+    def _planner(self) -> "_Planner":
+        return _Planner(self)
+
+    def agent_write(self, kind: str, summary: str, body: str = "", parents: Optional[list] = None,
+                    thread: Optional[str] = None, agent: str = "mcp-agent", provider: str = "none",
+                    model: str = "unknown", via: str = "mcp") -> "AgentWrite":
+        """An agent's append, routed by the policy (direct | propose | deny)."""
+        fields = dict(kind=kind, summary=summary, body=body, parents=list(parents or []), agent=agent,
+                      provider=provider, model=model)
+        planner = self._planner()
+        planned = planner.log_in_thread(thread, fields) if thread else planner.log(**fields)
+        return self._route(planned.entry, via)
+
+    def agent_checkpoint(self, thread: Optional[str], sections: dict, summary: Optional[str] = None,
+                         agent: str = "mcp-agent", provider: str = "none", model: str = "unknown",
+                         via: str = "mcp") -> "AgentWrite":
+        """An agent's checkpoint: unchanged ones write nothing; the rest are routed by the policy."""
+        planned = self._planner().checkpoint(thread, sections, summary, agent=agent, provider=provider, model=model)
+        if not planned.written:
+            return AgentWrite("unchanged", "", planned.entry, written=False)
+        return self._route(planned.entry, via)
+
+    def _route(self, entry: Entry, via: str) -> "AgentWrite":
+        from .policy import PolicyDenied
+        if via == "mcp" and entry.agent == "human":
+            raise InputError("agent 'human' is kept for people writing with the CLI; pass your agent's name "
+                             "(e.g. claude-code) as agent")
+        policy = self.policy()
+        decision = policy.decide(entry.agent, entry.kind)
+        if decision.mode == "deny":
+            raise PolicyDenied(f"denied by policy: agent {entry.agent!r} may not write kind {entry.kind!r} "
+                               f"(rule {decision.rule} in {policy.source}); nothing was written")
+        if decision.mode == "propose":
+            rec = self.review_trail().propose(entry, by=self.default_author(), via=via)
+            return AgentWrite("propose", decision.rule, entry, written=False, proposal=rec)
+        result = self.append([entry])
+        if not result.added:
+            return AgentWrite("direct", decision.rule, result.existing[0], written=False)
+        audit = self.review_trail().record_direct(entry, decision.rule, by=self.default_author(), via=via)
+        return AgentWrite("direct", decision.rule, entry, written=True, audit=audit)
+
+    def propose(self, fields: dict, thread: Optional[str] = None, via: str = "cli"):
+        """File a proposal explicitly (whatever the policy says); returns its review record."""
+        planner = self._planner()
+        planned = planner.log_in_thread(thread, dict(fields)) if thread else planner.log(**fields)
+        return self.review_trail().propose(planned.entry, by=self.default_author(), via=via)
+
+    def proposals(self, everything: bool = False) -> list:
+        """Pending proposals (or all of them), oldest first."""
+        from .review import order_key
+        props = self.review_trail().proposals().values()
+        return sorted((p for p in props if everything or p.status == "pending"), key=lambda p: order_key(p.record))
+
+    def _targets(self, trail, refs: list, props: dict) -> list:
+        """(ref, Proposal or None, error or None) for each requested pid; `all` = every pending one."""
+        from .review import ReviewError, order_key
+        refs = [r.strip() for r in refs if r.strip()]
+        if not refs:
+            raise InputError("name at least one proposal id, or all")
+        if "all" in refs:
+            if len(refs) > 1:
+                raise InputError("give proposal ids or all, not both")
+            pending = sorted((p for p in props.values() if p.status == "pending"), key=lambda p: order_key(p.record))
+            return [(p.short, p, None) for p in pending]
+        out, seen = [], set()
+        for ref in refs:
+            try:
+                p = trail.resolve(ref, props)
+            except ReviewError as exc:
+                out.append((ref, None, str(exc)))
+                continue
+            if p.id not in seen:
+                seen.add(p.id)
+                out.append((ref, p, None))
+        return out
+
+    def _decide_each(self, refs: list, decide) -> list:
+        """Run `decide(trail, proposal, by) -> (status, entry)` on each targeted pending
+        proposal, under the trail's lock. Each is independent: a failure is reported
+        for that proposal and the others go on."""
+        from .errors import LifelineError
+        from .review import already_decided
+        trail = self.review_trail()
+        by = self.default_author()
+        results = []
+        with trail.lock():
+            props = trail.proposals()
+            for ref, p, error in self._targets(trail, refs, props):
+                if error is not None:
+                    results.append(ReviewOutcome(ref, None, False, error))
+                elif p.decision is not None:
+                    results.append(ReviewOutcome(ref, p, False, already_decided(p)))
+                else:
+                    try:
+                        status, entry = decide(trail, p, by)
+                    except LifelineError as exc:
+                        results.append(ReviewOutcome(ref, p, False, str(exc)))
+                    else:
+                        results.append(ReviewOutcome(ref, p, True, status, entry=entry))
+        return results
+
+    def approve(self, refs: list) -> list:
+        """Seal proposals into the line. Each is independent: one failure does not stop the others."""
+        from .errors import LifelineError
+
+        def seal(trail, p, by):
+            c = p.content
+            try:
+                entry = self.make_entry(kind=c["kind"], summary=c["summary"], body=c["body"],
+                                        parents=c["parents"], author=c["author"], agent=c["agent"],
+                                        provider=c["provider"], model=c["model"])
+                result = self.append([entry])
+                stored = (result.added or result.existing)[0]
+                status = "approved" if result.added else "duplicate"
+                trail.decide(p.id, status, by, entry=stored.id)
+            except LifelineError as exc:
+                raise LifelineError(f"proposal {p.short} not approved: {exc}") from None
+            return status, stored
+        return self._decide_each(refs, seal)
+
+    def reject(self, refs: list, why: str = "") -> list:
+        """Close proposals without writing to the line; an approved one can never be rejected."""
+        from .review import MAX_WHY_CHARS
+        why = (why or "").strip()
+        if len(why) > MAX_WHY_CHARS:
+            raise InputError(f"--why is longer than {MAX_WHY_CHARS} characters")
+
+        def close(trail, p, by):
+            trail.decide(p.id, "rejected", by, why=why)
+            return "rejected", None
+        return self._decide_each(refs, close)
+
+    def audit(self, since: Optional[str] = None) -> list:
+        """Every direct agent write and every decision on a proposal, oldest first:
+        (record, the proposal it decides or None, whether it is the deciding one)."""
+        from .review import DECISIONS, build_proposals, order_key, parse_since
+        limit = parse_since(since) if since else None
+        records = self.review_trail().load().records
+        props = build_proposals(records)
+        out = []
+        for r in sorted(records.values(), key=order_key):
+            if r.type == "proposed" or (limit is not None and r.ts < limit):
+                continue
+            p = props.get(r.doc["proposal"]) if r.type in DECISIONS else None
+            out.append((r, p, p is None or p.decision is r))
+        return out
+
+    def install_mcp_config(self) -> tuple:
+        """Add the `lifeline` server to the work tree's .mcp.json (Claude Code's project file)."""
+        from .integration import install_mcp_json
+        if self.gr.workdir is None:
+            return ("skipped", "a bare repository has no work tree for .mcp.json")
+        return install_mcp_json(self.gr.workdir)
+    # ==== end of agents: write policy and review trail ===========================
+
 
 def _projection_lock(lock_path: Path):
     """Serialises projection writers (an advisory lock, released by the OS if the holder dies)."""
     from .store import file_lock
     return file_lock(lock_path)
+
+
+@dataclass
+class AgentWrite:
+    """What became of an agent's write."""
+
+    mode: str                      # direct | propose | unchanged (a checkpoint that says nothing new)
+    rule: str                      # the policy rule that decided ("" when unchanged)
+    entry: Entry                   # the entry written, found, or proposed
+    written: bool                  # True only when the line grew
+    proposal: object = None        # review record of the proposal (mode propose)
+    audit: object = None           # review record of the direct write (mode direct, written)
+
+
+@dataclass
+class ReviewOutcome:
+    """One proposal's result in an approve/reject batch."""
+
+    ref: str                       # what the user typed (or the short pid for `all`)
+    proposal: object               # review.Proposal, or None when the ref did not resolve
+    ok: bool
+    status: str                    # approved | duplicate | rejected, or the failure message
+    entry: Optional[Entry] = None  # the entry an approval sealed (or found)
+
+
+class _Planner(Ledger):
+    """A Ledger whose `log` returns the entry it would write instead of writing it.
+
+    Lets an agent's write reuse every rule of log/log_in_thread/checkpoint (validation,
+    thread chaining, unchanged checkpoints) before the policy decides where it goes.
+    """
+
+    def __init__(self, owner: Ledger):
+        super().__init__(owner.gr, owner.line)
+        self._owner = owner
+
+    def state(self, commit: Optional[str] = None) -> state.State:
+        return self._owner.state(commit)
+
+    def log(self, **fields) -> LogOutcome:
+        return LogOutcome(self.make_entry(**fields), True, None, None)
+
+
+class ConfinedLedger(Ledger):
+    """The Ledger of a long-running face (the MCP server).
+
+    It never writes outside the repository's git dir (no projection refresh: the next
+    `git lifeline` write or `git lifeline render` brings LIFELINE.md up to date), and it
+    keeps the derived state of the current head in memory between calls: the state is a
+    pure function of the head commit, so it is reused exactly while the head is the same.
+    A new head (anyone's append) goes through the cache like every other reader.
+    """
+
+    _memo: Optional[tuple] = None      # (head commit, State)
+
+    def projection_path(self) -> Optional[Path]:
+        return None
+
+    def state(self, commit: Optional[str] = None) -> state.State:
+        head = self.store.head()
+        if commit is not None and commit != head:
+            return super().state(commit)
+        if self._memo is None or self._memo[0] != head:
+            self._memo = (head, super().state(head))
+        return self._memo[1]
 
 
 def read_text_exact(path: Path) -> str:

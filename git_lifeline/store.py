@@ -31,7 +31,7 @@ LINE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,62}")
 _HEX = re.compile(r"[0-9a-f]+")
 HEX40 = re.compile(r"[0-9a-f]{40}")
 _CAS_ATTEMPTS = 64
-_CAS_SECONDS = 30.0  # writers queue on the line's lock; CAS retries only race outside writers
+CAS_SECONDS = 30.0  # writers queue on the line's lock; CAS retries only race outside writers
 STALE_REF_LOCK_SECONDS = 5  # a ref update holds <ref>.lock for milliseconds
 _LOOSE_SAMPLE_DIR = "17"  # git gc --auto estimates loose objects from this one fan-out dir
 _LOOSE_SAMPLE_LIMIT = 27  # ~ gc.auto (6700) / 256
@@ -45,11 +45,23 @@ def validate_line(name: str) -> str:
     return name
 
 
+_HELD_LOCKS: dict = {}  # lock path -> depth, for the locks this process holds
+
+
 @contextmanager
 def file_lock(lock_path: Path):
     """An exclusive advisory lock (flock) on `lock_path`, released by the OS if the holder
-    dies. A no-op where it cannot be taken (no fcntl, a read-only git dir): compare-and-swap
+    dies; re-entrant within a process (flock would make a nested taker wait for itself).
+    A no-op where it cannot be taken (no fcntl, a read-only git dir): compare-and-swap
     on the ref stays the guarantee, the lock only spares writers lost races."""
+    key = str(lock_path)
+    if _HELD_LOCKS.get(key):
+        _HELD_LOCKS[key] += 1
+        try:
+            yield
+        finally:
+            _HELD_LOCKS[key] -= 1
+        return
     try:
         import fcntl
     except ImportError:  # pragma: no cover - non-POSIX
@@ -63,9 +75,11 @@ def file_lock(lock_path: Path):
         return
     with f:
         fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+        _HELD_LOCKS[key] = 1
         try:
             yield
         finally:
+            _HELD_LOCKS.pop(key, None)
             fcntl.flock(f.fileno(), fcntl.LOCK_UN)
 
 
@@ -251,12 +265,7 @@ class LineStore:
         return tb.write()
 
     def _ensure_reflog(self) -> None:
-        # git and libgit2 write a reflog for refs outside heads/remotes/notes only
-        # when the log file already exists; create it so every move is recorded.
-        log = self.gr.common_dir / "logs" / self.ref_name
-        if not log.exists():
-            log.parent.mkdir(parents=True, exist_ok=True)
-            log.touch()
+        ensure_reflog(self.gr, self.ref_name)
 
     def write_lock(self):
         """Serialises this repository's writers of the line (append, import, pull merge)."""
@@ -267,27 +276,8 @@ class LineStore:
         return pygit2.Signature(name, email, when, 0)
 
     def write_commit(self, message: str, tree: pygit2.Oid, parents: list, when: int) -> pygit2.Oid:
-        """The one way a ledger commit object is made: author and committer are git's
-        identity at `when` (UTC), and the commit is signed when git's config asks for it
-        (commit.gpgSign). Signing goes through `git commit-tree -S`, so every signing
-        setup git supports (gpg, ssh with a key file or an agent, x509, gpg.program,
-        gpg.ssh.defaultKeyCommand) works exactly as for the user's own commits; the
-        message is passed verbatim. The ref is not touched: callers move it by CAS."""
-        sig = self.signature(when)
-        if not self.gr.config_bool("commit.gpgsign", False):
-            return self.repo.create_commit(None, sig, sig, message, tree, parents)
-        date = f"@{when} +0000"
-        env = dict(os.environ, GIT_AUTHOR_NAME=sig.name, GIT_AUTHOR_EMAIL=sig.email, GIT_AUTHOR_DATE=date,
-                   GIT_COMMITTER_NAME=sig.name, GIT_COMMITTER_EMAIL=sig.email, GIT_COMMITTER_DATE=date)
-        args = ["commit-tree", "-S", str(tree)]
-        for p in parents:
-            args += ["-p", str(p)]
-        proc = self.gr.git(args, input=message.encode("utf-8"), env=env, check=False)
-        if proc.returncode != 0:
-            err = proc.stderr.decode("utf-8", "replace").strip() or f"exit code {proc.returncode}"
-            raise LifelineError(f"cannot sign the ledger commit (commit.gpgSign is set): {err}; "
-                                "nothing was written")
-        return pygit2.Oid(hex=proc.stdout.decode("ascii").strip())
+        """A commit of this line at `when` (UTC), signed when git's config asks (make_commit)."""
+        return make_commit(self.gr, message, tree, parents, self.signature(when))
 
     def resign(self, commit_id: str) -> str:
         """A commit made elsewhere (fast-import) re-made by `write_commit`: the same tree,
@@ -313,7 +303,7 @@ class LineStore:
     def _append_locked(self, entries: list, message_for, existing_check) -> AppendResult:
         blob_oids = {e.id: self.repo.create_blob(e.to_json()) for e in entries}
         self._ensure_reflog()
-        deadline = time.monotonic() + _CAS_SECONDS
+        deadline = time.monotonic() + CAS_SECONDS
         attempt = 0
         while True:
             attempt += 1
@@ -390,7 +380,7 @@ class LineStore:
             except (FileNotFoundError, UnicodeDecodeError):
                 planned = ""
             if HEX40.fullmatch(planned):
-                self._drop_phantom_reflog(self.head(), planned)
+                drop_phantom_reflog(self.gr, self.ref_name, self.head(), planned)
             return 0.0
         if time.monotonic() + (stale_after - age) <= deadline or attempt < _CAS_ATTEMPTS:
             return 0.05
@@ -406,52 +396,7 @@ class LineStore:
         return ConflictError(f"{self.ref_name} kept moving under concurrent writers; nothing was written, try again")
 
     def _move_ref(self, old: Optional[str], new: pygit2.Oid, message: str) -> bool:
-        """Compare-and-swap: move the ref from `old` to `new`; False when someone else won."""
-        self._ensure_reflog()
-        try:
-            if old is None:
-                self.repo.create_reference_direct(self.ref_name, new, False, message=message)
-                return True
-            ref = self.repo.lookup_reference(self.ref_name)
-            if str(ref.target) != old:
-                return False
-            ref.set_target(new, message)
-            return True
-        except (pygit2.AlreadyExistsError, KeyError):
-            return False
-        except (pygit2.GitError, OSError) as exc:
-            # libgit2 reports a concurrent writer either as a value mismatch (GitError)
-            # or as a held `<ref>.lock` (OSError, with no OS reason): both mean "someone
-            # else won", so the caller re-reads and retries. Anything else is the disk.
-            text = str(exc)
-            held = "failed to lock file" in text and (text.rstrip().endswith(":") or "exists" in text.lower())
-            if "does not match" in text or held or "already exists" in text:
-                return False
-            self._drop_phantom_reflog(old, str(new))
-            raise RepositoryError(f"cannot update {self.ref_name}: {text}; the line was not changed") from None
-
-    def _reflog_path(self) -> Path:
-        return self.gr.common_dir / "logs" / self.ref_name
-
-    def _drop_phantom_reflog(self, old: Optional[str], new: str) -> None:
-        """libgit2 appends the reflog entry before it renames `<ref>.lock` into place; when
-        that last step fails (a full disk) or the writer is killed between the two, the
-        reflog records a move that never happened, which verify would then report as a
-        rewound line. Drop that last entry, but only when it is exactly that move and the
-        ref is still at `old` (called holding the line's write lock)."""
-        if self.head() != old:
-            return
-        path = self._reflog_path()
-        try:
-            with open(path, "rb+") as f:
-                data = f.read()
-                body = data[:-1] if data.endswith(b"\n") else data
-                start = body.rfind(b"\n") + 1
-                last = body[start:]
-                if last.startswith(f"{old or '0' * 40} {new} ".encode("ascii")):
-                    f.truncate(start)
-        except OSError:
-            pass
+        return cas_ref(self.gr, self.ref_name, old, new, message)
 
     def move_ref(self, old: Optional[str], new: str, message: str) -> bool:
         return self._move_ref(old, pygit2.Oid(hex=new), message)
@@ -466,6 +411,113 @@ class LineStore:
             return
         if count > _LOOSE_SAMPLE_LIMIT and os.environ.get("GIT_LIFELINE_NO_GC") != "1":
             self.gr.git(["gc", "--auto", "--quiet"], check=False)
+
+
+def make_commit(gr: GitRepo, message: str, tree: pygit2.Oid, parents: list, sig: pygit2.Signature) -> pygit2.Oid:
+    """The one way a commit of ours (a line, a review trail) is made: author and committer
+    are `sig`, and the commit is signed when git's config asks for it (commit.gpgSign).
+    Signing goes through `git commit-tree -S`, so every signing setup git supports (gpg,
+    ssh with a key file or an agent, x509, gpg.program, gpg.ssh.defaultKeyCommand) works
+    exactly as for the user's own commits; the message is passed verbatim, so a signed
+    commit differs from an unsigned one only by its signature. The ref is not touched:
+    callers move it by compare-and-swap."""
+    if not gr.config_bool("commit.gpgsign", False):
+        return gr.repo.create_commit(None, sig, sig, message, tree, parents)
+    offset = sig.offset
+    date = f"@{sig.time} {'-' if offset < 0 else '+'}{abs(offset) // 60:02d}{abs(offset) % 60:02d}"
+    env = dict(os.environ, GIT_AUTHOR_NAME=sig.name, GIT_AUTHOR_EMAIL=sig.email, GIT_AUTHOR_DATE=date,
+               GIT_COMMITTER_NAME=sig.name, GIT_COMMITTER_EMAIL=sig.email, GIT_COMMITTER_DATE=date)
+    args = ["commit-tree", "-S", str(tree)]
+    for p in parents:
+        args += ["-p", str(p)]
+    proc = gr.git(args, input=message.encode("utf-8"), env=env, check=False)
+    if proc.returncode != 0:
+        err = proc.stderr.decode("utf-8", "replace").strip() or f"exit code {proc.returncode}"
+        raise LifelineError(f"cannot sign the commit (commit.gpgSign is set): {err}; nothing was written")
+    return pygit2.Oid(hex=proc.stdout.decode("ascii").strip())
+
+
+def ensure_reflog(gr: GitRepo, ref_name: str) -> None:
+    """git and libgit2 write a reflog for refs outside heads/remotes/notes only when the
+    log file already exists; create it so every move of our refs is recorded."""
+    log = gr.common_dir / "logs" / ref_name
+    if not log.exists():
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.touch()
+
+
+def cas_ref(gr: GitRepo, ref_name: str, old: Optional[str], new: pygit2.Oid, message: str) -> bool:
+    """Compare-and-swap `ref_name` from `old` (None: must not exist) to `new`.
+    False when another writer won; the caller re-reads and retries. A failure of the
+    disk is a RepositoryError, and leaves no reflog entry for the move that failed."""
+    ensure_reflog(gr, ref_name)
+    repo = gr.repo
+    try:
+        if old is None:
+            repo.create_reference_direct(ref_name, new, False, message=message)
+            return True
+        ref = repo.lookup_reference(ref_name)
+        if str(ref.target) != old:
+            return False
+        ref.set_target(new, message)
+        return True
+    except (pygit2.AlreadyExistsError, KeyError):
+        return False
+    except (pygit2.GitError, OSError) as exc:
+        # libgit2 reports a concurrent writer either as a value mismatch (GitError)
+        # or as a held `<ref>.lock` (OSError, with no OS reason): both mean "someone
+        # else won". Anything else (no space, read-only, permissions) is the disk.
+        text = str(exc)
+        held = "lock" in text.lower() and (text.rstrip().endswith(":") or "exist" in text.lower())
+        if "does not match" in text or held or "already exists" in text:
+            return False
+        drop_phantom_reflog(gr, ref_name, old, str(new))
+        raise RepositoryError(f"cannot update {ref_name}: {text}; the ref was not changed") from None
+
+
+def ref_value(repo: pygit2.Repository, ref_name: str) -> Optional[str]:
+    try:
+        return str(repo.lookup_reference(ref_name).target)
+    except (KeyError, pygit2.InvalidSpecError):
+        return None
+
+
+def drop_phantom_reflog(gr: GitRepo, ref_name: str, old: Optional[str], new: str) -> None:
+    """libgit2 appends the reflog entry before it renames `<ref>.lock` into place; when
+    that last step fails (a full disk) or the writer is killed between the two, the
+    reflog records a move that never happened, which verify would then report as a
+    rewound line. Drop that last entry, but only when it is exactly that move and the
+    ref is still at `old` (call it holding the ref's writers' lock)."""
+    if ref_value(gr.repo, ref_name) != old:
+        return
+    try:
+        with open(gr.common_dir / "logs" / ref_name, "rb+") as f:
+            data = f.read()
+            body = data[:-1] if data.endswith(b"\n") else data
+            start = body.rfind(b"\n") + 1
+            if body[start:].startswith(f"{old or '0' * 40} {new} ".encode("ascii")):
+                f.truncate(start)
+    except OSError:
+        pass
+
+
+def rewound_value(repo: pygit2.Repository, ref_name: str, head: pygit2.Oid) -> Optional[pygit2.Oid]:
+    """A value the ref's reflog recorded that `head` does not contain (a rewind or a
+    rewrite), or None when history only grew."""
+    try:
+        log = list(repo.lookup_reference(ref_name).log())
+    except (KeyError, pygit2.GitError):
+        return None
+    for item in log:
+        value = item.oid_new
+        if value == head or int(str(value), 16) == 0:
+            continue
+        try:
+            if not repo.descendant_of(head, value):
+                return value
+        except pygit2.GitError:
+            return value
+    return None
 
 
 def list_lines(gr: GitRepo) -> list:
@@ -499,7 +551,9 @@ def diff_entry_trees(repo: pygit2.Repository, old: Optional[pygit2.Tree], new: O
     new_items = {e.name: e for e in new} if new is not None else {}
     for name in sorted(old_items.keys() | new_items.keys()):
         o, n = old_items.get(name), new_items.get(name)
-        if o is not None and n is not None and o.id == n.id and o.filemode == n.filemode:
+        # equal oids: skip. A tree's mode is fixed by its type, so only non-trees need the
+        # mode compared (reading `filemode` builds an enum: it dominated range verification)
+        if o is not None and n is not None and o.id == n.id and (o.type_str == "tree" or o.filemode == n.filemode):
             continue
         path = _prefix + name
         o_tree = o is not None and o.type_str == "tree"
@@ -677,7 +731,7 @@ class BulkWriter:
             self.abort()
 
     def _publish_locked(self, entries: list, message_for, progress) -> AppendResult:
-        deadline = time.monotonic() + _CAS_SECONDS
+        deadline = time.monotonic() + CAS_SECONDS
         pause = 0.0
         for attempt in range(_CAS_ATTEMPTS):
             if attempt:

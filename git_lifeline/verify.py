@@ -18,13 +18,13 @@ Checks (each a problem with a code, so tests and hooks can tell them apart):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Iterable, Optional
 
 import pygit2
 
-from .errors import LifelineError
+from .errors import IntegrityError, LifelineError
 from .model import Entry
-from .store import ENTRIES_DIR, LineStore, diff_entry_trees, is_entry_path
+from .store import ENTRIES_DIR, LineStore, diff_entry_trees, is_entry_path, rewound_value
 
 
 class SecretProblem(str):
@@ -52,6 +52,7 @@ class Report:
     external: list = field(default_factory=list)  # (entry id, parent id, line)
     origins: list = field(default_factory=list)   # (copy id, source id, line): promoted copies, anchored
     unresolved_origins: list = field(default_factory=list)  # origin line/id not in this repository
+    added: dict = field(default_factory=dict)     # verify_range: id -> Entry the range adds
 
     @property
     def ok(self) -> bool:
@@ -70,7 +71,8 @@ class Verifier:
     def __init__(self, store: LineStore):
         self.store = store
         self.repo = store.repo
-        self._blob_ok: dict = {}  # blob oid -> (entry id or None, problem or None)
+        self._blob_ok: dict = {}  # blob oid -> problem or None
+        self._parsed: dict = {}   # blob oid -> Entry, for blobs that parsed
 
     def _check_blob(self, path: str, oid: pygit2.Oid) -> Optional[str]:
         key = str(oid)
@@ -81,6 +83,7 @@ class Verifier:
             except LifelineError as exc:
                 problem = f"unreadable entry: {exc}"
             else:
+                self._parsed[key] = e
                 if not e.verify():
                     problem = f"content does not match its id {e.id[:12]} (tampered)"
                 elif e.id != path.replace("/", ""):
@@ -220,24 +223,11 @@ class Verifier:
                 "bad-origin", f"entry {copy[:12]} names origin {line}:{source[:12]} but does not match that entry"))
 
     def _check_reflog(self, head: pygit2.Commit, report: Report) -> None:
-        try:
-            ref = self.repo.lookup_reference(self.store.ref_name)
-            log = list(ref.log())
-        except (KeyError, pygit2.GitError):
-            return
-        for item in log:
-            old = item.oid_new
-            if old == head.id or int(str(old), 16) == 0:
-                continue
-            try:
-                ok = self.repo.descendant_of(head.id, old)
-            except pygit2.GitError:
-                ok = False
-            if not ok:
-                report.problems.append(Problem(
-                    "rewound", f"{self.store.ref_name} once pointed at {str(old)[:12]}, which the current head "
-                               "does not contain: the line was rewound or rewritten"))
-                break
+        old = rewound_value(self.repo, self.store.ref_name, head.id)
+        if old is not None:
+            report.problems.append(Problem(
+                "rewound", f"{self.store.ref_name} once pointed at {str(old)[:12]}, which the current head "
+                           "does not contain: the line was rewound or rewritten"))
 
 
 # git's %G? letters, for every verdict but G (a good signature by a trusted key)
@@ -295,3 +285,150 @@ def _secret_problem(e: Entry) -> Optional[SecretProblem]:
 
 def verify_line(store: LineStore) -> Report:
     return Verifier(store).run()
+
+
+def _shallow_commits(repo: pygit2.Repository, common_dir) -> set:
+    """Commits git grafted as history boundaries (empty for a complete clone)."""
+    if not repo.is_shallow:
+        return set()
+    try:
+        with open(common_dir / "shallow", encoding="ascii") as f:
+            return {line.strip() for line in f if line.strip()}
+    except OSError:
+        return {"?"}  # shallow but unreadable: refuse to vouch for anything
+
+
+def verify_range(store: LineStore, tip: str, hide: Iterable = (), progress=None) -> Report:
+    """Verify only what `tip` adds on top of the `hide` commits (already trusted).
+
+    The same checks as a full run, limited to the commits reachable from `tip` and
+    not from any of `hide`: tree shape, every new blob against its id, append-only
+    against each commit's parents (the merge tie-break included), and the parents
+    named by the entries the range adds. Its cost follows the size of the change,
+    so pulls, pushes and hooks can afford it on every call. With no `hide`, it is a
+    full verification of the history of `tip` (a line that is new to a remote).
+    `progress(total)`, when given, returns an object whose `update(n)` is called per commit.
+    """
+    v = Verifier(store)
+    repo = v.repo
+    hide = [h for h in hide if h]
+    report = Report(store.line, tip)
+    obj = repo.get(tip)
+    if not isinstance(obj, pygit2.Commit):
+        what = obj.type_str if obj is not None else "missing object"
+        report.problems.append(Problem("bad-ref", f"line {store.line} points at a {what}, not a commit"))
+        return report
+    walker = repo.walk(obj.id, pygit2.GIT_SORT_TOPOLOGICAL | pygit2.GIT_SORT_REVERSE)
+    for h in hide:
+        walker.hide(pygit2.Oid(hex=h))
+    shallow = _shallow_commits(repo, store.gr.common_dir)
+    commits = list(walker)
+    for commit in commits:
+        if str(commit.id) in shallow or "?" in shallow:
+            report.problems.append(Problem(
+                "shallow", f"commit {str(commit.id)[:12]} is a shallow-clone boundary: its history is missing, "
+                           "so it cannot be vouched for (run: git fetch --unshallow)"))
+            return report
+    report.commits = len(commits)
+    bar = progress(len(commits)) if progress is not None else None
+    by_id = {str(c.id): c for c in commits}
+    for cid, changes in _diff_commits(store.gr, commits):
+        if bar is not None:
+            bar.update(1)
+        for status, new_mode, new_oid, path in changes:
+            _check_change(v, by_id[cid], status, new_mode, new_oid, path, report)
+    tip_tree = v._entries_tree_quiet(obj)
+    base_tree = v._entries_tree_quiet(repo[hide[0]]) if hide else None
+    added = {}
+    for path, _old, new, kind in diff_entry_trees(repo, base_tree, tip_tree):
+        if new is None or kind != "blob" or not is_entry_path(path) or v._check_blob(path, new):
+            continue
+        added[path.replace("/", "")] = v._parsed[str(new)]
+    report.entries = len(added)
+    report.added = added
+    others = None
+    for e in added.values():
+        for p in e.parents:
+            if p in added or store._lookup_blob(tip_tree, p) is not None:
+                continue
+            if others is None:
+                others = [LineStore(store.gr, n) for n in list_lines(store.gr) if n != store.line]
+            home = next((o.line for o in others if o.has(p)), None)
+            if home:
+                report.external.append((e.id, p, home))
+            else:
+                report.problems.append(Problem(
+                    "missing-parent", f"entry {e.id[:12]} names parent {p[:12]}, which no line holds"))
+    unique, seen = [], set()
+    for p in report.problems:
+        if (p.code, p.message) not in seen:
+            seen.add((p.code, p.message))
+            unique.append(p)
+    report.problems = unique
+    return report
+
+
+def _diff_commits(gr, commits: list):
+    """(commit id, [(status, new mode, new oid, path)]) for each commit against each parent.
+
+    One `git diff-tree --stdin` process diffs the whole range: in C, skipping equal
+    subtrees, it is ~6x faster than walking the trees from Python one commit at a
+    time, which made a first pull of a 10k-entry line take tens of seconds.
+    """
+    if not commits:
+        return
+    proc = gr.git(["diff-tree", "--stdin", "-r", "-m", "--root", "--no-renames", "-z"],
+                  input="".join(f"{c.id}\n" for c in commits).encode("ascii"), check=False)
+    if proc.returncode != 0:
+        reason = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise IntegrityError(f"cannot read the history to verify it: {reason[-1] if reason else 'git diff-tree failed'}")
+    tokens = proc.stdout.split(b"\0")
+    current, changes, seen = None, [], set()
+    i, n = 0, len(tokens)
+    while i < n:
+        tok = tokens[i]
+        if tok.startswith(b":"):
+            meta = tok[1:].split(b" ")
+            path = tokens[i + 1].decode("utf-8", "surrogateescape") if i + 1 < n else ""
+            changes.append((meta[4].decode()[:1], meta[1].decode(), meta[3].decode(), path))
+            i += 2
+            continue
+        if tok:
+            if current is not None:
+                yield current, changes
+            current, changes = tok.decode("ascii").split(" ", 1)[0], []
+            seen.add(current)
+        i += 1
+    if current is not None:
+        yield current, changes
+    for c in commits:  # commits whose tree equals their parents' print nothing
+        if str(c.id) not in seen:
+            yield str(c.id), []
+
+
+def _check_change(v: Verifier, commit: pygit2.Commit, status: str, new_mode: str, new_oid: str, path: str,
+                  report: Report) -> None:
+    """The append-only and shape rules of `Verifier._check_commit`, for one changed path."""
+    cid = str(commit.id)
+    prefix = ENTRIES_DIR + "/"
+    if not path.startswith(prefix):
+        if status != "D":
+            top = path.split("/", 1)[0]
+            report.problems.append(Problem("foreign-file", f"unexpected '{top}' at the root of the tree", cid))
+        return
+    rel = path[len(prefix):]
+    if status == "D":
+        if is_entry_path(rel):
+            report.problems.append(Problem(
+                "removed", f"entry {rel.replace('/', '')[:12]} was removed (history must only grow)", cid))
+        return
+    if new_mode != "100644" or not is_entry_path(rel):
+        report.problems.append(Problem("foreign-file", f"{path} is not an entry blob", cid))
+        return
+    oid = pygit2.Oid(hex=new_oid)
+    problem = v._check_blob(rel, oid)
+    if problem:
+        report.problems.append(Problem(blob_problem_code(problem), f"{path}: {problem}", cid))
+        return
+    if status != "A" and not v._merge_pick_ok(commit, rel, oid):
+        report.problems.append(Problem("rewritten", f"entry {rel.replace('/', '')[:12]} was rewritten in place", cid))

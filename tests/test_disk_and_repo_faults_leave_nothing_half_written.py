@@ -102,7 +102,7 @@ def test_a_full_disk_never_leaves_a_half_written_line(tmp_path, record_counts):
                     assert cli(repo, "render").code == 0
             else:
                 outcomes["refused"] += 1
-                assert_clear_failure(res, 4, "the line was not changed")
+                assert_clear_failure(res, 4, "was not changed")
                 assert "No space left on device" in res.err or "is the disk full?" in res.err, res
                 assert after == head, "a refused write moved the ref"
             assert_ledger_whole(repo)

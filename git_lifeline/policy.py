@@ -1,0 +1,193 @@
+"""Who may write what: the project's write policy for agents.
+
+A policy maps (agent, kind) to a mode:
+
+* ``direct``  — the entry goes straight into the line, and an audit record of the
+  write goes into the review trail;
+* ``propose`` — the entry waits in the review trail until a human approves it;
+* ``deny``    — the write is refused.
+
+Precedence: ``agents[agent][kind]`` > ``agents[agent]["*"]`` > ``kinds[kind]`` >
+``default``. With no policy the built-in one applies: everything is proposed except
+checkpoints, which are direct (working state, replaced by the next checkpoint).
+
+Where it lives: ``.lifeline/policy.json`` **as committed at HEAD** (read from the
+commit, not from the work tree). The policy is part of the project, reviewed and
+shared like code; an agent that edits the file in the work tree does not change its
+own rights until someone commits the change, which is visible in history and review.
+Human writes from the CLI never consult it (the human is the approver).
+
+An invalid policy is an error that names the offending key; it never falls back to
+anything, least of all to ``direct``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .errors import InputError
+from .model import KINDS
+
+MODES = ("direct", "propose", "deny")
+POLICY_PATH = ".lifeline/policy.json"
+ANY_KIND = "*"
+FORMAT_VERSION = 1
+_TOP_KEYS = ("version", "default", "kinds", "agents")
+BUILTIN = {"default": "propose", "kinds": {"checkpoint": "direct"}, "agents": {}}
+
+
+class PolicyError(InputError):
+    """The policy file is unusable; the message names the file and the offending key."""
+
+
+class PolicyDenied(InputError):
+    """The policy refuses this agent this kind of write; nothing was written."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    mode: str   # direct | propose | deny
+    rule: str   # the key that decided, e.g. "agents.claude-code.note", "kinds.checkpoint", "default"
+
+
+@dataclass(frozen=True)
+class Policy:
+    default: str = "propose"
+    kinds: dict = field(default_factory=lambda: dict(BUILTIN["kinds"]))
+    agents: dict = field(default_factory=dict)
+    source: str = "built-in default"   # where it was read from, for messages
+    builtin: bool = True               # no policy file: the built-in default applies
+
+    def decide(self, agent: str, kind: str) -> Decision:
+        rules = self.agents.get(agent)
+        if rules is not None:
+            if kind in rules:
+                return Decision(rules[kind], f"agents.{agent}.{kind}")
+            if ANY_KIND in rules:
+                return Decision(rules[ANY_KIND], f"agents.{agent}.{ANY_KIND}")
+        if kind in self.kinds:
+            return Decision(self.kinds[kind], f"kinds.{kind}")
+        return Decision(self.default, "default")
+
+    def to_dict(self) -> dict:
+        return {"version": FORMAT_VERSION, "default": self.default, "kinds": dict(self.kinds),
+                "agents": {a: dict(r) for a, r in self.agents.items()}}
+
+
+def _mode(value, where: str, source: str) -> str:
+    if not isinstance(value, str) or value not in MODES:
+        raise PolicyError(f"policy {source}: invalid mode {value!r} at {where}; use one of: {', '.join(MODES)}")
+    return value
+
+
+def _kind(name, where: str, source: str, allow_any: bool) -> str:
+    if name == ANY_KIND and allow_any:
+        return name
+    if not isinstance(name, str) or name not in KINDS:
+        extra = ' or "*"' if allow_any else ""
+        raise PolicyError(f"policy {source}: unknown kind {name!r} at {where}; use one of: {', '.join(KINDS)}{extra}")
+    return name
+
+
+def parse_policy(text: str, source: str) -> Policy:
+    """Parse and validate a policy document; every problem names the key it is at."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise PolicyError(f"policy {source}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") \
+            from None
+    if not isinstance(doc, dict):
+        raise PolicyError(f"policy {source}: must be a JSON object with keys {', '.join(_TOP_KEYS)}")
+    for key in doc:
+        if key not in _TOP_KEYS:
+            raise PolicyError(f"policy {source}: unknown key {key!r}; known keys: {', '.join(_TOP_KEYS)}")
+    version = doc.get("version", FORMAT_VERSION)
+    if version != FORMAT_VERSION or isinstance(version, bool):
+        raise PolicyError(f"policy {source}: unsupported version {version!r} at version; this git-lifeline "
+                          f"reads version {FORMAT_VERSION}")
+    default = _mode(doc.get("default", BUILTIN["default"]), "default", source)
+    kinds_doc = doc.get("kinds", BUILTIN["kinds"])
+    if not isinstance(kinds_doc, dict):
+        raise PolicyError(f"policy {source}: kinds must be an object of kind -> mode")
+    kinds = {}
+    for name, value in kinds_doc.items():
+        kinds[_kind(name, f"kinds.{name}", source, allow_any=False)] = _mode(value, f"kinds.{name}", source)
+    agents_doc = doc.get("agents", {})
+    if not isinstance(agents_doc, dict):
+        raise PolicyError(f"policy {source}: agents must be an object of agent name -> {{kind: mode}}")
+    agents = {}
+    for agent, rules in agents_doc.items():
+        if not agent.strip() or agent != agent.strip() or any(ch in agent for ch in "\r\n"):
+            raise PolicyError(f"policy {source}: invalid agent name {agent!r} at agents")
+        if not isinstance(rules, dict):
+            raise PolicyError(f"policy {source}: agents.{agent} must be an object of kind (or \"*\") -> mode")
+        agents[agent] = {_kind(k, f"agents.{agent}.{k}", source, allow_any=True): _mode(v, f"agents.{agent}.{k}", source)
+                         for k, v in rules.items()}
+    return Policy(default=default, kinds=kinds, agents=agents, source=source, builtin=False)
+
+
+def render_policy(policy: Policy) -> str:
+    return json.dumps(policy.to_dict(), ensure_ascii=False, indent=2) + "\n"
+
+
+def starter_policy(agents: tuple = ()) -> Policy:
+    """The file `git lifeline policy --init` writes: the built-in rules made explicit, plus,
+    for each named agent, direct writes of working notes (checkpoint, note) and proposals
+    for everything else."""
+    return Policy(agents={a: {"checkpoint": "direct", "note": "direct", ANY_KIND: "propose"} for a in agents},
+                  source=POLICY_PATH, builtin=False)
+
+
+# ---- reading it from the repository -------------------------------------------
+@dataclass
+class PolicySource:
+    """The effective policy and what the work tree holds, for `git lifeline policy`."""
+
+    policy: Policy
+    committed_text: Optional[str]   # the file at HEAD, or None
+    worktree_text: Optional[str]    # the file in the work tree, or None (bare repo / absent)
+
+    @property
+    def worktree_differs(self) -> bool:
+        return self.worktree_text is not None and self.worktree_text != self.committed_text
+
+
+def _committed_text(gr) -> tuple[Optional[str], str]:
+    import pygit2
+    try:
+        commit = gr.repo.head.peel(pygit2.Commit)
+    except (pygit2.GitError, KeyError, ValueError):
+        return None, "built-in default (HEAD has no commit yet)"
+    try:
+        obj = gr.repo[commit.tree[POLICY_PATH].id]
+    except KeyError:
+        return None, f"built-in default (no {POLICY_PATH} at HEAD)"
+    source = f"HEAD:{POLICY_PATH}"
+    if not isinstance(obj, pygit2.Blob):
+        raise PolicyError(f"policy {source}: is not a file")
+    try:
+        return obj.data.decode("utf-8"), source
+    except UnicodeDecodeError as exc:
+        raise PolicyError(f"policy {source}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
+
+
+def load_policy(gr) -> Policy:
+    """The policy in effect: HEAD's `.lifeline/policy.json`, else the built-in default."""
+    text, source = _committed_text(gr)
+    if text is None:
+        return Policy(source=source)
+    return parse_policy(text, source)
+
+
+def inspect_policy(gr) -> PolicySource:
+    """The effective policy plus the work tree's copy (which only applies once committed)."""
+    text, _ = _committed_text(gr)
+    worktree = None
+    if gr.workdir is not None:
+        try:
+            worktree = (gr.workdir / POLICY_PATH).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            worktree = None
+    return PolicySource(load_policy(gr), text, worktree)
