@@ -75,6 +75,8 @@ class Verifier:
         self._parsed: dict = {}   # blob oid -> Entry, for blobs that parsed
 
     def _check_blob(self, path: str, oid: pygit2.Oid) -> Optional[str]:
+        # What the blob holds is checked once per blob; where it is stored, at every path
+        # (the same blob copied or moved under another id's path is a renamed entry).
         key = str(oid)
         if key not in self._blob_ok:
             problem = None
@@ -86,12 +88,14 @@ class Verifier:
                 self._parsed[key] = e
                 if not e.verify():
                     problem = f"content does not match its id {e.id[:12]} (tampered)"
-                elif e.id != path.replace("/", ""):
-                    problem = f"entry {e.id[:12]} is stored under another id's path (renamed)"
                 else:
                     problem = _secret_problem(e)
             self._blob_ok[key] = problem
-        return self._blob_ok[key]
+        problem = self._blob_ok[key]
+        e = self._parsed.get(key)
+        if problem is None and e is not None and e.id != path.replace("/", ""):
+            return f"entry {e.id[:12]} is stored under another id's path (renamed)"
+        return problem
 
     def _entries_tree(self, commit: pygit2.Commit, report: Report) -> Optional[pygit2.Tree]:
         tree = commit.tree
