@@ -154,6 +154,23 @@ def ts_at(i: int) -> datetime:
     return BASE_TS + timedelta(minutes=i)
 
 
+COLLISION_LIMIT = 300_000  # birthday bound for 24 bits is ~5,000 tries; this never runs out
+
+
+def find_prefix_collision() -> tuple:
+    """Two summaries whose decision ids (by AUTHOR, body "why") share their first MIN_PREFIX
+    hex characters: (first summary, second summary, the shared prefix)."""
+    from git_lifeline.canonical import MIN_PREFIX, compute_id
+    seen: dict = {}
+    for i in range(COLLISION_LIMIT):
+        summary = f"Collision probe {i}"
+        prefix = compute_id("decision", AUTHOR, "human", "none", "human", summary, "why", [])[:MIN_PREFIX]
+        if prefix in seen:
+            return seen[prefix], summary, prefix
+        seen[prefix] = summary
+    raise AssertionError("no prefix collision found")
+
+
 def make_entry(i: int = 0, **fields) -> Entry:
     """A valid entry; `i` varies summary and ts so entries are distinct and ordered."""
     values = dict(kind="decision", author=AUTHOR, summary=f"Decision number {i}",
