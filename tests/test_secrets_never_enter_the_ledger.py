@@ -206,3 +206,46 @@ def test_verify_reports_a_credential_that_slipped_into_history_without_echoing_i
     assert res.code == 1, res
     assert "  secret: " in res.out and "GitHub token" in res.out and leaked.id[:12] in res.out, res
     assert TOKEN not in res.out + res.err
+
+
+# ---- the agent's door, the review trail and pulls --------------------------------------------
+def test_agent_writes_and_checkpoints_as_over_mcp_are_refused(ledger, repo):
+    ledger.append([make_entry(1)])
+    before, objects = snapshot(repo), odb_objects(repo)
+    with pytest.raises(SecretError) as info:
+        ledger.agent_write("note", "Found the deploy key", f"it is {TOKEN}", agent="coder", via="mcp")
+    assert TOKEN not in str(info.value)
+    with pytest.raises(SecretError):
+        ledger.agent_checkpoint("auth", {"next": [f"use {DB_URL}"]}, agent="coder", via="mcp")
+    assert snapshot(repo) == before and odb_objects(repo) == objects
+
+
+def test_a_proposal_or_a_rejection_holding_a_credential_is_refused(ledger, repo):
+    ledger.append([make_entry(1)])
+    before = snapshot(repo)
+    res = cli(repo, "propose", "--kind", "decision", "--summary", "Use the shared key", "--body", KEY_BLOCK)
+    assert res.code == 2 and "private key block" in res.err and "-----BEGIN" not in res.err, res
+    assert snapshot(repo) == before
+    res = cli(repo, "propose", "--kind", "decision", "--summary", "Rotate keys monthly", "--body", "least privilege")
+    assert res.code == 0, res
+    pid = res.out.split()[1]
+    before = snapshot(repo)
+    res = cli(repo, "reject", pid, "--why", f"we already have {TOKEN}")
+    assert res.code == 2 and "GitHub token" in res.err and TOKEN not in res.err + res.out, res
+    assert snapshot(repo) == before
+    assert not odb_holds(repo, TOKEN.encode())
+
+
+def test_a_pull_refuses_a_remote_line_that_carries_a_credential(tmp_path):
+    from helpers import git, remote_and_clones
+    remote, a, b = remote_and_clones(tmp_path)
+    leaked = stored_entry(summary="Old deploy notes", body=f"use {TOKEN}")
+    add_commit(b, lambda files: {**files, path_of(leaked.id): leaked.to_json()})  # a client without the gate
+    git(b, "push", "-q", "origin", "refs/lifeline/main")
+    head, projection_before = open_ledger(a).head(), (a / "LIFELINE.md").read_bytes()
+    res = cli(a, "pull")
+    assert res.code == 1 and "secret" in res.err and "GitHub token" in res.err, res
+    assert TOKEN not in res.err + res.out
+    assert open_ledger(a).head() == head, "the local line moved"
+    assert leaked.id not in {e.id for e in open_ledger(a).entries()}
+    assert (a / "LIFELINE.md").read_bytes() == projection_before
