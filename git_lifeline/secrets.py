@@ -175,7 +175,9 @@ RULES: tuple = (
          accept=_high_entropy(3.0)),
     Rule("slack-webhook", "Slack webhook URL", ("hooks.slack.com/",),
          _r(r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/]{20,}"), bounded=False),
-    Rule("discord-token", "Discord bot token", ("",),
+    # a bot token starts with the base64 of the bot's numeric id: its first two characters
+    # are one of these nine (ASCII digits 1-9 encoded)
+    Rule("discord-token", "Discord bot token", ("MT", "Mj", "Mz", "ND", "NT", "Nj", "Nz", "OD", "OT"),
          _r(r"[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}" + _E)),
     Rule("discord-webhook", "Discord webhook URL", ("/api/webhooks/",),
          _r(r"discord(?:app)?\.com/api/webhooks/\d{5,}/[A-Za-z0-9_-]{30,}"), bounded=False),
@@ -243,13 +245,24 @@ _CASED_NEEDLES = _needle_index(False)
 _FOLDED_NEEDLES = _needle_index(True)
 
 
-def scan(text: str, field: str = "text") -> list:
-    """Every credential-shaped span in `text`, as findings (specific rules before generic)."""
+def _candidates(text: str, folded: str) -> set:
+    """The rules whose literals occur in the text (the only ones whose regex can match)."""
+    found = {i for needle, rules in _CASED_NEEDLES if needle in text for i in rules}
+    found.update(i for needle, rules in _FOLDED_NEEDLES if needle in folded for i in rules)
+    return found
+
+
+def scan(text: str, field: str = "text", candidates: Optional[set] = None) -> list:
+    """Every credential-shaped span in `text`, as findings (specific rules before generic).
+    `candidates`, when given, are the rules to try (those whose literals occur somewhere)."""
     if not text:
         return []
     folded = text.lower()
-    candidates = {i for needle, rules in _CASED_NEEDLES if needle in text for i in rules}
-    candidates.update(i for needle, rules in _FOLDED_NEEDLES if needle in folded for i in rules)
+    if candidates is None:
+        candidates = _candidates(text, folded)
+    else:  # few rules: test their literals in this text only
+        candidates = {i for i in candidates
+                      if any(n in (folded if RULES[i].fold else text) for n in RULES[i].needles)}
     if not candidates:
         return []
     aligned = len(folded) == len(text)
@@ -291,11 +304,16 @@ def entry_findings(entry) -> list:
     """Findings in an entry's text fields; empty when its body records an override."""
     if allowed(getattr(entry, "body", "")) is not None:
         return []
+    values = [(name, getattr(entry, name, None)) for name in SCANNED_FIELDS]
+    values = [(name, v) for name, v in values if isinstance(v, str) and v]
+    # one pass of the literal tests over every field at once; most entries stop here
+    joined = "\n\0\n".join(v for _, v in values)
+    candidates = _candidates(joined, joined.lower())
+    if not candidates:
+        return []
     out: list = []
-    for name in SCANNED_FIELDS:
-        value = getattr(entry, name, None)
-        if isinstance(value, str) and value:
-            out.extend(scan(value, name))
+    for name, value in values:
+        out.extend(scan(value, name, candidates))
     return out
 
 
