@@ -19,6 +19,7 @@ from .store import DEFAULT_LINE, AppendResult, LineStore
 # written: read paths served from the cache (context, recall) never load pydantic.
 
 _DISABLED = ("", "false", "off", "no", "none", "0")
+DEFAULT_BUDGET = 8000  # characters, when neither --budget nor lifeline.budget says otherwise
 _ENABLED = ("true", "on", "yes", "1")
 
 
@@ -140,6 +141,11 @@ class Ledger:
         for name, value in (("--budget", budget), ("--budget-tokens", budget_tokens)):
             if value is not None and value < 0:
                 raise InputError(f"{name} must be zero or more")
+        if budget is None and budget_tokens is None:
+            # What a fresh AI reads must fit a prompt: bounded by default, whatever the ledger's size.
+            budget = self.gr.config_int("lifeline.budget", DEFAULT_BUDGET)
+            if budget < 0:
+                raise InputError("git config lifeline.budget must be zero or more")
         st = self.state_as_of(as_of) if as_of else self.state()
         thread_key = None
         if thread is not None:
