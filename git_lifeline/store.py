@@ -163,6 +163,21 @@ class LineStore:
                 for c in sub_b:
                     yield f"{a.name}/{b.name}/{c.name}", a.name + b.name + c.name, self._object(c)
 
+    def iter_entry_oids(self, commit_id: Optional[str] = None) -> Iterator[tuple[str, str]]:
+        """(id from path, blob oid) of every blob at an entry's place, without reading blobs."""
+        tree = self.entries_tree(commit_id if commit_id is not None else self.head())
+        if tree is None:
+            return
+        for a in tree:
+            if a.type_str != "tree":
+                continue
+            for b in self.repo[a.id]:
+                if b.type_str != "tree":
+                    continue
+                for c in self.repo[b.id]:
+                    if c.type_str == "blob":
+                        yield a.name + b.name + c.name, str(c.id)
+
     def _object(self, item) -> Optional[pygit2.Object]:
         """The object a tree entry names; None for a gitlink (its commit lives in another repo)."""
         return self.repo[item.id] if item.type_str in ("tree", "blob") else None

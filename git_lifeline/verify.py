@@ -21,6 +21,7 @@ import pygit2
 
 from .errors import IntegrityError, LifelineError
 from .model import Entry
+from .rules import parse_blob
 from .store import ENTRIES_DIR, LineStore, diff_entry_trees, is_entry_path, rewound_value
 
 
@@ -68,7 +69,7 @@ class Verifier:
         if key not in self._blob_ok:
             problem = None
             try:
-                e = Entry.from_json(self.repo[oid].data)
+                e = parse_blob(self.repo[oid].data)
             except LifelineError as exc:
                 problem = f"unreadable entry: {exc}"
             else:
@@ -109,9 +110,14 @@ class Verifier:
         for commit in walker:
             report.commits += 1
             self._check_commit(commit, report)
-        loaded = store.load(head)
-        report.entries = len(loaded.entries)
-        self._check_parents(loaded.entries, report)
+        # Every blob of the head was parsed while walking history: reuse, never re-read.
+        entries = {}
+        for pid, oid in store.iter_entry_oids(head):
+            e = self._parsed.get(oid)
+            if e is not None and self._blob_ok.get(oid) is None:
+                entries[pid] = e
+        report.entries = len(entries)
+        self._check_parents(entries, report)
         self._check_reflog(obj, report)
         unique, seen = [], set()
         for p in report.problems:
