@@ -210,27 +210,7 @@ class LineStore:
     # ---- writing ----------------------------------------------------------
     def _insert(self, base: Optional[pygit2.Tree], blobs: dict) -> pygit2.Oid:
         """New entries tree = base + blobs {id: blob oid}; rewrites only touched subtrees."""
-        groups: dict = {}
-        for entry_id, oid in blobs.items():
-            a, b, rest = entry_path(entry_id)
-            groups.setdefault(a, {}).setdefault(b, {})[rest] = oid
-        top = self.repo.TreeBuilder(base) if base is not None else self.repo.TreeBuilder()
-        for a, by_b in groups.items():
-            sub_a = self._subtree(base, a)
-            tb_a = self.repo.TreeBuilder(sub_a) if sub_a is not None else self.repo.TreeBuilder()
-            for b, leaves in by_b.items():
-                sub_b = self._subtree(sub_a, b)
-                tb_b = self.repo.TreeBuilder(sub_b) if sub_b is not None else self.repo.TreeBuilder()
-                for rest, oid in leaves.items():
-                    tb_b.insert(rest, oid, pygit2.GIT_FILEMODE_BLOB)
-                tb_a.insert(b, tb_b.write(), pygit2.GIT_FILEMODE_TREE)
-            top.insert(a, tb_a.write(), pygit2.GIT_FILEMODE_TREE)
-        return top.write()
-
-    def _subtree(self, tree: Optional[pygit2.Tree], name: str) -> Optional[pygit2.Tree]:
-        if tree is None or name not in tree or tree[name].type_str != "tree":
-            return None
-        return self.repo[tree[name].id]
+        return insert_fanout(self.repo, base, blobs)
 
     def root_tree(self, entries_tree_oid: pygit2.Oid) -> pygit2.Oid:
         tb = self.repo.TreeBuilder()
@@ -298,6 +278,34 @@ class LineStore:
             return
         if count > _LOOSE_SAMPLE_LIMIT and os.environ.get("GIT_LIFELINE_NO_GC") != "1":
             self.gr.git(["gc", "--auto", "--quiet"], check=False)
+
+
+def subtree(repo: pygit2.Repository, tree: Optional[pygit2.Tree], name: str) -> Optional[pygit2.Tree]:
+    if tree is None or name not in tree:
+        return None
+    obj = repo[tree[name].id]
+    return obj if isinstance(obj, pygit2.Tree) else None
+
+
+def insert_fanout(repo: pygit2.Repository, base: Optional[pygit2.Tree], blobs: dict) -> pygit2.Oid:
+    """A two-level fan-out tree = base + blobs {64-hex id: blob oid} (ab/cd/<rest>);
+    only the touched subtrees are rewritten, so the cost follows the change."""
+    groups: dict = {}
+    for key, oid in blobs.items():
+        a, b, rest = entry_path(key)
+        groups.setdefault(a, {}).setdefault(b, {})[rest] = oid
+    top = repo.TreeBuilder(base) if base is not None else repo.TreeBuilder()
+    for a, by_b in groups.items():
+        sub_a = subtree(repo, base, a)
+        tb_a = repo.TreeBuilder(sub_a) if sub_a is not None else repo.TreeBuilder()
+        for b, leaves in by_b.items():
+            sub_b = subtree(repo, sub_a, b)
+            tb_b = repo.TreeBuilder(sub_b) if sub_b is not None else repo.TreeBuilder()
+            for rest, oid in leaves.items():
+                tb_b.insert(rest, oid, pygit2.GIT_FILEMODE_BLOB)
+            tb_a.insert(b, tb_b.write(), pygit2.GIT_FILEMODE_TREE)
+        top.insert(a, tb_a.write(), pygit2.GIT_FILEMODE_TREE)
+    return top.write()
 
 
 def ensure_reflog(gr: GitRepo, ref_name: str) -> None:

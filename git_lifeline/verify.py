@@ -119,12 +119,7 @@ class Verifier:
         report.entries = len(entries)
         self._check_parents(entries, report)
         self._check_reflog(obj, report)
-        unique, seen = [], set()
-        for p in report.problems:
-            if (p.code, p.message) not in seen:
-                seen.add((p.code, p.message))
-                unique.append(p)
-        report.problems = unique
+        report.problems = _unique(report.problems)
         return report
 
     def _entries_tree_quiet(self, commit):
@@ -208,6 +203,16 @@ class Verifier:
                            "does not contain: the line was rewound or rewritten"))
 
 
+def _unique(problems: list) -> list:
+    """Problems in order, each (code, message) once (a merge is diffed against each parent)."""
+    out, seen = [], set()
+    for p in problems:
+        if (p.code, p.message) not in seen:
+            seen.add((p.code, p.message))
+            out.append(p)
+    return out
+
+
 def verify_line(store: LineStore) -> Report:
     return Verifier(store).run()
 
@@ -284,12 +289,7 @@ def verify_range(store: LineStore, tip: str, hide: Iterable = (), progress=None)
             else:
                 report.problems.append(Problem(
                     "missing-parent", f"entry {e.id[:12]} names parent {p[:12]}, which no line holds"))
-    unique, seen = [], set()
-    for p in report.problems:
-        if (p.code, p.message) not in seen:
-            seen.add((p.code, p.message))
-            unique.append(p)
-    report.problems = unique
+    report.problems = _unique(report.problems)
     return report
 
 
