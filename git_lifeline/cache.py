@@ -99,24 +99,34 @@ class LineCache:
         return row[0] if row else None
 
     def ensure(self, commit_id: Optional[str]) -> sqlite3.Connection:
-        """Bring the cache to the entries tree of `commit_id`; returns the connection."""
+        """Bring the cache up to the line's head; returns the connection.
+
+        The cache only ever follows the ref forward. A caller that read the head a
+        moment ago may find the cache already at a newer head (another process
+        appended): that is served as is, never rolled back, so processes at slightly
+        different heads cannot make each other rebuild (or read a half-rebuilt cache)."""
         target = self.store.entries_tree_id(commit_id)
         db = self.open()
-        if self.cached_tree() == (target or "none"):
+        cached = self.cached_tree()
+        if cached == (target or "none"):
+            return db
+        if self.store.entries_tree_id(self.store.head()) == cached:
             return db
         try:
-            self._advance(db, target)
+            self._advance(db)
         except sqlite3.DatabaseError:
             self.close()
             self._discard("the cache was corrupt; rebuilt it")
             db = self.open()
-            self._advance(db, target)
+            self._advance(db)
         return db
 
-    def _advance(self, db: sqlite3.Connection, target: Optional[str]) -> None:
+    def _advance(self, db: sqlite3.Connection) -> None:
+        """Advance to the head as it is once this process holds the write lock."""
         repo = self.store.repo
         db.execute("BEGIN IMMEDIATE")
         try:
+            target = self.store.entries_tree_id(self.store.head())
             current = db.execute("SELECT value FROM meta WHERE key='tree'").fetchone()
             current = current[0] if current else None
             if current == (target or "none"):

@@ -9,11 +9,14 @@ sentinel an author must avoid.
 from __future__ import annotations
 
 import re
-from typing import Iterable, Optional
+from typing import TYPE_CHECKING, Iterable, Optional
 
 from .errors import InputError, LifelineError
 from .canonical import format_ts
 from .rules import parse_ts
+
+if TYPE_CHECKING:  # annotations only: importing the model loads pydantic
+    from .model import Entry
 
 # The pydantic model is imported only by `parse` (migrate): refreshing the projection
 # after a `log` renders Records and must not pay pydantic's start-up.

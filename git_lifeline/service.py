@@ -7,13 +7,16 @@ import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from . import context as ctx
 from . import state
 from .errors import InputError
 from .gitrepo import GitRepo, open_repo
 from .store import DEFAULT_LINE, AppendResult, LineStore
+
+if TYPE_CHECKING:  # annotations only: importing the model loads pydantic
+    from .model import Entry
 
 # The pydantic model and the projection are imported where an entry is built or
 # written: read paths served from the cache (context, recall) never load pydantic.
@@ -259,7 +262,6 @@ class Ledger:
                         body=f"pin: {target}\n\nPinned as a foundation of the context.", **who)
 
     def unpin(self, ref: str, **who) -> LogOutcome:
-        from . import blocks
         st = self.state()
         target = self.store.resolve(ref)
         notes = st.pin_notes_of(target)

@@ -14,12 +14,15 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, Optional
+from typing import TYPE_CHECKING, Iterable, Iterator, Optional
 
 import pygit2
 
 from .errors import ConflictError, InputError, LifelineError
 from .gitrepo import GitRepo
+
+if TYPE_CHECKING:  # annotations only: importing the model loads pydantic
+    from .model import Entry
 from .canonical import HEX64, MIN_PREFIX
 
 REF_PREFIX = "refs/lifeline/"

@@ -22,7 +22,7 @@ import pygit2
 from .errors import IntegrityError, LifelineError
 from .model import Entry
 from .rules import parse_blob
-from .store import ENTRIES_DIR, LineStore, diff_entry_trees, is_entry_path, rewound_value
+from .store import ENTRIES_DIR, LineStore, diff_entry_trees, is_entry_path, list_lines, rewound_value
 
 
 @dataclass
