@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-HEADER_KEYS = ("thread", "pin", "action", "subject", "paths", "valid-from", "valid-until", "commit")
+HEADER_KEYS = ("thread", "pin", "action", "subject", "paths", "valid-from", "valid-until", "commit",
+               "allow-secret")
 CHECKPOINT_SECTIONS = ("goal", "done", "next", "blocked", "tried")
 
 _HEADER_LINE = re.compile(r"(?P<key>[a-z][a-z-]*):[ \t]+(?P<value>\S.*?)[ \t]*")

@@ -22,7 +22,9 @@ KIND_HELP = ("bootstrap decision feature fix incident milestone release note ope
 
 def _ledger(ctx: click.Context, line: Optional[str] = None):
     from .service import Ledger
-    return Ledger.open(line=line or ctx.obj.get("line"))
+    led = Ledger.open(line=line or ctx.obj.get("line"))
+    ctx.call_on_close(lambda: [click.echo(f"git-lifeline: warning: {w}", err=True) for w in led.warnings])
+    return led
 
 
 def _echo_json(data) -> None:
@@ -107,12 +109,16 @@ def entry_fields(kind, summary, body, body_file, parents, author, agent, provide
 @entry_options
 @click.option("--dedup-key", default=None, help="Idempotency key: a second entry with it is not written.")
 @click.option("--thread", default=None, help="Record into a thread: chains to the thread's head.")
+@click.option("--allow-secret", "allow_secret", metavar="REASON", default=None,
+              help="Write even though the secret scan flags the text (a false positive); "
+                   "REASON is recorded in the entry.")
 @click.option("--json", "as_json", is_flag=True, help="Print the entry as JSON.")
 @click.pass_context
-def log(ctx, kind, summary, body, body_file, parents, author, agent, provider, model, dedup_key, thread, as_json):
+def log(ctx, kind, summary, body, body_file, parents, author, agent, provider, model, dedup_key, thread,
+        allow_secret, as_json):
     """Append an entry to the line (a human's write: direct)."""
     fields = entry_fields(kind, summary, body, body_file, parents, author, agent, provider, model)
-    fields["dedup_key"] = dedup_key
+    fields.update(dedup_key=dedup_key, allow_secret=allow_secret)
     led = _ledger(ctx)
     out = led.log_in_thread(thread, fields) if thread else led.log(**fields)
     if as_json:
@@ -236,12 +242,15 @@ def recall(ctx, query, k, as_json):
 @click.option("--agent", default="human", show_default=True)
 @click.option("--provider", default="none", show_default=True)
 @click.option("--model", default="human", show_default=True)
+@click.option("--allow-secret", "allow_secret", metavar="REASON", default=None,
+              help="Write even though the secret scan flags the text; REASON is recorded in the entry.")
 @click.pass_context
-def checkpoint(ctx, thread, summary, goal, done, next_, blocked, tried, agent, provider, model):
+def checkpoint(ctx, thread, summary, goal, done, next_, blocked, tried, agent, provider, model, allow_secret):
     """Record where work stopped on a thread (the next session resumes from it)."""
     sections = {"goal": list(goal), "done": list(done), "next": list(next_), "blocked": list(blocked),
                 "tried": list(tried)}
-    out = _ledger(ctx).checkpoint(thread, sections, summary, agent=agent, provider=provider, model=model)
+    out = _ledger(ctx).checkpoint(thread, sections, summary, agent=agent, provider=provider, model=model,
+                                  allow_secret=allow_secret)
     if out.written:
         click.echo(f"recorded {out.entry.short} checkpoint: {out.entry.summary}")
     else:
@@ -327,20 +336,28 @@ def conflicts(ctx, as_json):
 
 @main.command()
 @click.option("--lint", is_flag=True, help="Also warn about conflicting decisions (warnings never fail).")
+@click.option("--signatures", is_flag=True,
+              help="Also check that every commit of the line has a good signature by a trusted key.")
 @click.pass_context
-def verify(ctx, lint):
+def verify(ctx, lint, signatures):
     """Verify the ledger: ids, history (append-only), parents, refs. Exit 1 on failure."""
     from .gitrepo import open_repo
     from .store import LineStore, list_lines
-    from .verify import verify_line
+    from .verify import signature_problems, verify_line
     gr = open_repo()
     names = [ctx.obj["line"]] if ctx.obj.get("line") else (list_lines(gr) or ["main"])
     failed = False
     for name in names:
-        report = verify_line(LineStore(gr, name))
+        store = LineStore(gr, name)
+        report = verify_line(store)
+        signed = ""
+        if signatures:
+            checked, problems = signature_problems(store, report.head)
+            report.problems.extend(problems)
+            signed = f", {checked} signatures good"
         if report.ok:
             ext = f", {len(report.external)} external anchor(s)" if report.external else ""
-            click.echo(f"ok: line {name}: {report.entries} entries, {report.commits} commits verified{ext}")
+            click.echo(f"ok: line {name}: {report.entries} entries, {report.commits} commits verified{ext}{signed}")
         else:
             failed = True
             click.echo(f"FAILED: line {name}: {len(report.problems)} problem(s)")
@@ -423,6 +440,11 @@ def run() -> None:
     except KeyboardInterrupt:
         sys.exit(130)
     except Exception as exc:  # last resort: never a traceback for the user
+        from .gitrepo import repository_failure
+        known = repository_failure(exc)
+        if known is not None:
+            click.echo(f"git-lifeline: {known}", err=True)
+            sys.exit(known.exit_code)
         click.echo(f"git-lifeline: internal error: {type(exc).__name__}: {exc}", err=True)
         sys.exit(3)
 

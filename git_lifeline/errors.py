@@ -1,7 +1,8 @@
 """Error types shared by every layer; the faces turn them into messages and exit codes.
 
 Exit codes are part of the CLI contract (documented in the man page):
-0 ok, 1 integrity failure, 2 usage or input error.
+0 ok, 1 integrity failure, 2 usage or input error, 3 internal error (a bug),
+4 the repository itself failed (read-only, disk full, missing objects).
 """
 
 
@@ -13,6 +14,10 @@ class LifelineError(Exception):
 
 class InputError(LifelineError):
     """Bad input: nothing was written."""
+
+
+class SecretError(InputError):
+    """New content holds what looks like a credential: refused before any object is written."""
 
 
 class NotARepoError(LifelineError):
@@ -27,3 +32,11 @@ class IntegrityError(LifelineError):
 
 class ConflictError(LifelineError):
     """A concurrent writer kept winning the compare-and-swap; nothing was lost."""
+
+
+class RepositoryError(LifelineError):
+    """The repository could not be read or written as needed: a read-only or full disk,
+    missing objects. Writes move the ref last, so a failed write left the line as it was."""
+
+    exit_code = 4
+

@@ -7,6 +7,7 @@ GIT_CONFIG_* and includes behave exactly as users expect from git itself.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,3 +149,26 @@ def open_repo(start: Optional[str] = None) -> GitRepo:
         raise NotARepoError(f"cannot open the git repository at {git_dir}: {exc}") from None
     workdir = Path(repo.workdir).resolve() if repo.workdir and not repo.is_bare else None
     return GitRepo(repo=repo, git_dir=git_dir, common_dir=common_dir, workdir=workdir)
+
+
+_OID = re.compile(r"[0-9a-f]{40}")
+
+
+def repository_failure(exc: BaseException) -> Optional[LifelineError]:
+    """The clear error for a failure of the repository itself (what the faces show instead
+    of a traceback), or None when `exc` is not one.
+
+    * pygit2 raises KeyError(<oid>) for an object the database lacks;
+    * the OS (through pygit2, sqlite3 or Python) reports a read-only or full disk, or a
+      permission problem, as OSError or pygit2.GitError.
+    """
+    import sqlite3
+    from .errors import RepositoryError
+    if isinstance(exc, KeyError) and exc.args and _OID.fullmatch(str(exc.args[0])):
+        return RepositoryError(f"object {exc.args[0]} is missing from the repository (a damaged or incomplete "
+                               "object database: run `git fsck`); the line was not changed")
+    if isinstance(exc, (OSError, pygit2.GitError, sqlite3.OperationalError)):
+        text = str(exc) or type(exc).__name__
+        return RepositoryError(f"the repository could not be read or written: {text}; the line was not changed")
+    return None
+

@@ -12,7 +12,7 @@ import json
 from datetime import datetime, timezone
 from typing import Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, model_validator
 
 from .canonical import (HEX64, MIN_PREFIX, TS_FORMAT, canonical_form, compute_id,  # noqa: F401
                         encode_blob, format_ts)
@@ -54,10 +54,15 @@ class Entry(BaseModel):
         return data
 
     @model_validator(mode="after")
-    def _check_and_seal(self) -> "Entry":
+    def _check_and_seal(self, info: ValidationInfo) -> "Entry":
         problems = content_problems(self)
         if problems:
             raise ValueError("; ".join(problems))
+        if not (info.context or {}).get(_STORED):
+            # New content: refuse credentials before any object can be written. Stored
+            # blobs (read back, pulled) are not refused here: verify reports them.
+            from .secrets import refuse_credentials
+            refuse_credentials(self)
         if self.ts.tzinfo is None:
             raise ValueError("ts must carry a UTC offset")
         if self.ts.utcoffset().total_seconds() != 0:
@@ -97,13 +102,22 @@ class Entry(BaseModel):
             raise InputError("not a JSON object")
         if isinstance(doc.get("ts"), str):
             doc["ts"] = parse_ts(doc["ts"])
-        return build_entry(**doc)
+        return _validate(doc, {_STORED: True})
+
+
+# Validation context of a blob read back from git: every rule but the secret scan applies.
+_STORED = "stored"
 
 
 def build_entry(**fields) -> Entry:
-    """Construct an Entry, turning pydantic's errors into one clear InputError."""
+    """Construct a new Entry (every write rule, the secret scan included), turning
+    pydantic's errors into one clear InputError."""
+    return _validate(fields, None)
+
+
+def _validate(fields: dict, context: Optional[dict]) -> Entry:
     try:
-        return Entry(**fields)
+        return Entry.model_validate(fields, context=context)
     except ValidationError as exc:
         raise InputError(describe_validation_error(exc)) from None
 

@@ -35,7 +35,8 @@ import pygit2
 from .errors import ConflictError, InputError, IntegrityError, LifelineError
 from .gitrepo import GitRepo
 from .model import HEX64, MAX_FIELD_CHARS, Entry, build_entry, format_ts, parse_ts, utcnow
-from .store import LINE_RE, LineStore, cas_ref, entry_path, insert_fanout, diff_entry_trees, is_entry_path, rewound_value, validate_line
+from .store import (LINE_RE, LineStore, cas_ref, diff_entry_trees, entry_path, insert_fanout, is_entry_path,
+                    make_commit, rewound_value, validate_line)
 
 REF_PREFIX = "refs/lifeline-review/"
 RECORDS_DIR = "records"
@@ -182,6 +183,12 @@ def make_record(type_: str, line: str, by: str, ts: Optional[datetime] = None, *
     problems = doc_problems(doc)
     if problems:
         raise InputError("; ".join(problems))
+    if isinstance(doc.get("why"), str):  # free text a human types into the trail (a proposal's
+        from .secrets import refusal, scan  # content is an entry: the model's gate already ran)
+        findings = scan(doc["why"], "why")
+        if findings:
+            from .errors import SecretError
+            raise SecretError(refusal(findings, "the rejection's why"))
     data = canonical_bytes(doc)
     return Record(hashlib.sha256(data).hexdigest(), doc)
 
@@ -370,7 +377,7 @@ class ReviewTrail:
                 return head
             tree = self._root(self._insert(base, {record.id: blob}))
             parents = [pygit2.Oid(hex=head)] if head else []
-            commit = self.repo.create_commit(None, sig, sig, message, tree, parents)
+            commit = make_commit(self.gr, message, tree, parents, sig)
             if self._move_ref(head, commit, f"lifeline-review: {record.type}"):
                 return str(commit)
             time.sleep(random.uniform(0.001, 0.004) * min(attempt + 1, 10))
@@ -469,8 +476,8 @@ class ReviewTrail:
                     added[path.replace("/", "")] = new
             tree = self._root(self._insert(mine, added))
             sig = self._signature(utcnow())
-            commit = self.repo.create_commit(None, sig, sig, f"lifeline-review: merge trail of line {self.line}\n",
-                                             tree, [pygit2.Oid(hex=head), other_oid])
+            commit = make_commit(self.gr, f"lifeline-review: merge trail of line {self.line}\n", tree,
+                                 [pygit2.Oid(hex=head), other_oid], sig)
             if self._move_ref(head, commit, "lifeline-review: merge"):
                 return "merged"
             time.sleep(random.uniform(0.001, 0.004) * min(attempt + 1, 10))

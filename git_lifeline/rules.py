@@ -162,6 +162,8 @@ def new_record(kind: str, summary: str, author: str, body: str = "", agent: str 
     problems = content_problems(draft)
     if problems:
         raise InputError("; ".join(problems))
+    from .secrets import refuse_credentials
+    refuse_credentials(draft)  # the same gate as Entry's validator: nothing is written yet
     entry_id = compute_id(kind, author, agent, provider, model, summary, draft.body, parents)
     return Record(entry_id, ts, kind, author, agent, provider, model, summary, draft.body, list(parents),
                   dedup_key)

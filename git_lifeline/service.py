@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import tempfile
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
@@ -55,6 +54,7 @@ class Ledger:
         self.store = LineStore(gr, line)
         self.line = line
         self._cache = None
+        self.warnings: list = []  # what went wrong after a write had succeeded (the faces print it)
 
     @classmethod
     def open(cls, start: Optional[str] = None, line: Optional[str] = None) -> "Ledger":
@@ -76,8 +76,14 @@ class Ledger:
 
     def make_entry(self, kind: str, summary: str, body: str = "", parents: Optional[list] = None,
                    author: Optional[str] = None, agent: str = "human", provider: str = "none",
-                   model: str = "human", dedup_key: Optional[str] = None, ts: Optional[str] = None):
+                   model: str = "human", dedup_key: Optional[str] = None, ts: Optional[str] = None,
+                   allow_secret: Optional[str] = None):
+        """A new entry under every write rule, the secret scan included (rules.new_record).
+        `allow_secret` records a reasoned override of the secret scan in the body's header."""
         from .rules import new_record, parse_ts  # the model's rules, without pydantic's start-up cost
+        if allow_secret is not None:
+            from .secrets import record_override
+            body = record_override(body, allow_secret)
         return new_record(kind=kind, summary=summary.strip(), body=body,
                           author=(author or self.default_author()).strip(), agent=agent, provider=provider,
                           model=model, parents=self.resolve_parents(parents or []), dedup_key=dedup_key,
@@ -297,6 +303,19 @@ class Ledger:
         return self.gr.workdir / (value or default)
 
     def refresh_projection(self, prev_head: Optional[str], added: list, head: str) -> Optional[Path]:
+        """`_refresh_projection`, after a write that has succeeded: a projection that cannot
+        be written (a full or read-only work tree) is a warning, not a failed write."""
+        try:
+            return self._refresh_projection(prev_head, added, head)
+        except OSError as exc:
+            self.projection_failed(exc)
+            return None
+
+    def projection_failed(self, exc: OSError) -> None:
+        self.warnings.append(f"the entry is recorded, but {self.projection_path()} could not be refreshed "
+                             f"({exc.strerror or exc}); run `git lifeline render` when that is fixed")
+
+    def _refresh_projection(self, prev_head: Optional[str], added: list, head: str) -> Optional[Path]:
         """Bring the projection up to the ref after an append that moved it prev_head -> head.
 
         Writers are serialised by a lock, and the ref is re-read under it: when another
@@ -376,7 +395,10 @@ class Ledger:
                                  "neither the file nor the line; nothing was written")
         result = self._bulk_append(good) if good else AppendResult([], [], None)
         if result.commit:
-            self.render()
+            try:
+                self.render()
+            except OSError as exc:
+                self.projection_failed(exc)
         return {"read": len(parsed), "added": len(result.added), "existing": len(result.existing),
                 "mismatched": [e.id for e in bad]}
 
@@ -427,7 +449,11 @@ class Ledger:
             from . import projection
             path = self.projection_path()
             if head is None and path is not None:
-                write_atomic(path, projection.render(self.line, result.added, self.store.entries_tree_id(result.commit)))
+                try:
+                    write_atomic(path, projection.render(self.line, result.added,
+                                                         self.store.entries_tree_id(result.commit)))
+                except OSError as exc:
+                    self.projection_failed(exc)
             else:
                 self.refresh_projection(head, result.added, result.commit)
         return {"format": fmt, "read": total, "added": len(result.added), "existing": len(result.existing),
@@ -769,21 +795,10 @@ class Ledger:
     # ==== end of agents: write policy and review trail ===========================
 
 
-@contextmanager
 def _projection_lock(lock_path: Path):
-    """An advisory lock (released by the OS if the holder dies); a no-op without fcntl."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - non-POSIX
-        yield
-        return
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock_path, "a") as f:
-        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+    """Serialises projection writers (an advisory lock, released by the OS if the holder dies)."""
+    from .store import file_lock
+    return file_lock(lock_path)
 
 
 @dataclass

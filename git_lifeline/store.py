@@ -12,13 +12,14 @@ import os
 import random
 import re
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, Optional
 
 import pygit2
 
-from .errors import ConflictError, InputError, LifelineError
+from .errors import ConflictError, InputError, LifelineError, RepositoryError
 from .gitrepo import GitRepo
 
 if TYPE_CHECKING:  # annotations only: importing the model loads pydantic
@@ -31,7 +32,10 @@ FORMAT_VERSION = "1"
 DEFAULT_LINE = "main"
 LINE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,62}")
 _HEX = re.compile(r"[0-9a-f]+")
+HEX40 = re.compile(r"[0-9a-f]{40}")
 _CAS_ATTEMPTS = 64
+CAS_SECONDS = 30.0  # writers queue on the line's lock; CAS retries only race outside writers
+STALE_REF_LOCK_SECONDS = 5  # a ref update holds <ref>.lock for milliseconds
 _LOOSE_SAMPLE_DIR = "17"  # git gc --auto estimates loose objects from this one fan-out dir
 _LOOSE_SAMPLE_LIMIT = 27  # ~ gc.auto (6700) / 256
 
@@ -42,6 +46,44 @@ def validate_line(name: str) -> str:
             f"invalid line name {name!r}: use 1-63 letters, digits, '-' or '_', "
             "starting with a letter or digit")
     return name
+
+
+_HELD_LOCKS: dict = {}  # lock path -> depth, for the locks this process holds
+
+
+@contextmanager
+def file_lock(lock_path: Path):
+    """An exclusive advisory lock (flock) on `lock_path`, released by the OS if the holder
+    dies; re-entrant within a process (flock would make a nested taker wait for itself).
+    A no-op where it cannot be taken (no fcntl, a read-only git dir): compare-and-swap
+    on the ref stays the guarantee, the lock only spares writers lost races."""
+    key = str(lock_path)
+    if _HELD_LOCKS.get(key):
+        _HELD_LOCKS[key] += 1
+        try:
+            yield
+        finally:
+            _HELD_LOCKS[key] -= 1
+        return
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - non-POSIX
+        yield
+        return
+    try:
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        f = open(lock_path, "a")
+    except OSError:
+        yield
+        return
+    with f:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+        _HELD_LOCKS[key] = 1
+        try:
+            yield
+        finally:
+            _HELD_LOCKS.pop(key, None)
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
 
 
 def entry_path(entry_id: str) -> tuple[str, str, str]:
@@ -223,9 +265,25 @@ class LineStore:
     def _ensure_reflog(self) -> None:
         ensure_reflog(self.gr, self.ref_name)
 
+    def write_lock(self):
+        """Serialises this repository's writers of the line (append, import, pull merge)."""
+        return file_lock(self.gr.lifeline_dir() / f"{self.line}.lock")
+
     def signature(self, when: int) -> pygit2.Signature:
         name, email = self.gr.identity()
         return pygit2.Signature(name, email, when, 0)
+
+    def write_commit(self, message: str, tree: pygit2.Oid, parents: list, when: int) -> pygit2.Oid:
+        """A commit of this line at `when` (UTC), signed when git's config asks (make_commit)."""
+        return make_commit(self.gr, message, tree, parents, self.signature(when))
+
+    def resign(self, commit_id: str) -> str:
+        """A commit made elsewhere (fast-import) re-made by `write_commit`: the same tree,
+        parents, message and time, signed when git's config asks for it."""
+        if not self.gr.config_bool("commit.gpgsign", False):
+            return commit_id
+        c = self.repo[commit_id]
+        return str(self.write_commit(c.message, c.tree_id, list(c.parent_ids), c.committer.time))
 
     def append(self, entries: list, message_for, existing_check=None) -> AppendResult:
         """Append entries in one commit; compare-and-swap on the ref, retried.
@@ -237,9 +295,16 @@ class LineStore:
         if not entries:
             return AppendResult([], [], None)
         self.gr.identity()  # fail before writing anything when git has no identity
+        with self.write_lock():
+            return self._append_locked(entries, message_for, existing_check)
+
+    def _append_locked(self, entries: list, message_for, existing_check) -> AppendResult:
         blob_oids = {e.id: self.repo.create_blob(e.to_json()) for e in entries}
         self._ensure_reflog()
-        for attempt in range(_CAS_ATTEMPTS):
+        deadline = time.monotonic() + CAS_SECONDS
+        attempt = 0
+        while True:
+            attempt += 1
             head = self.head()
             base = self.entries_tree(head)
             new, existing = [], []
@@ -256,14 +321,77 @@ class LineStore:
                 return AppendResult([], existing, None)
             tree = self.root_tree(self._insert(base, {e.id: blob_oids[e.id] for e in new}))
             # The commit carries the time of what it adds (for one entry: that entry's ts).
-            sig = self.signature(max(int(e.ts.timestamp()) for e in new))
             parents = [pygit2.Oid(hex=head)] if head else []
-            commit = self.repo.create_commit(None, sig, sig, message_for(new), tree, parents)
+            commit = self.write_commit(message_for(new), tree, parents, max(int(e.ts.timestamp()) for e in new))
+            self.check_written(commit, [e.id for e in new])
             if self._move_ref(head, commit, f"lifeline: append {len(new)}"):
                 self._maybe_gc()
                 return AppendResult(new, existing, str(commit))
-            time.sleep(random.uniform(0.001, 0.004) * min(attempt + 1, 10))
-        raise ConflictError(f"{self.ref_name} kept moving under concurrent writers; nothing was written, try again")
+            pause = self.retry_pause(attempt, deadline)
+            if pause is None:
+                raise self._cas_failure()
+            time.sleep(pause)
+
+    def check_written(self, commit: pygit2.Oid, new_ids: list) -> None:
+        """Read back, before the ref may name it, every object a write added: the commit,
+        its trees down to each new entry, each new blob. libgit2 has been seen to return an
+        object id on a full disk without the object landing in the database; a ref must
+        never point at a commit that is not complete."""
+        try:
+            c = self.repo[commit]
+            entries = self.repo[c.tree[ENTRIES_DIR].id]
+            for entry_id in new_ids:
+                a, b, rest = entry_path(entry_id)
+                leaf = self.repo[self.repo[entries[a].id][b].id]
+                if leaf[rest].id not in self.repo:
+                    raise KeyError(str(leaf[rest].id))
+        except KeyError as exc:
+            raise RepositoryError(
+                f"the object database did not keep what was just written (object {exc.args[0] if exc.args else '?'} "
+                "is missing; is the disk full?); the line was not changed") from None
+
+    def _ref_lock(self) -> Path:
+        return self.gr.common_dir / (self.ref_name + ".lock")
+
+    def retry_pause(self, attempt: int, deadline: float) -> Optional[float]:
+        """After a lost compare-and-swap (call it holding `write_lock`): seconds to wait
+        before the next attempt, or None to give up.
+
+        A moving ref is retried within the attempt and time budgets. A held
+        `<ref>.lock` is waited for until it goes away or is older than
+        lifeline.staleRefLockSeconds: no lifeline writer can own it (they all hold the
+        line's write lock, and we do), so it was left by a process killed inside its ref
+        update, and it is removed. A younger lock that cannot turn stale within the time
+        budget ends the wait (the error names the file)."""
+        lock = self._ref_lock()
+        try:
+            age = time.time() - lock.stat().st_mtime
+        except FileNotFoundError:
+            if attempt < _CAS_ATTEMPTS or time.monotonic() < deadline:
+                return random.uniform(0.001, 0.004) * min(attempt, 10)
+            return None
+        stale_after = self.gr.config_int("lifeline.staleRefLockSeconds", STALE_REF_LOCK_SECONDS)
+        if age >= stale_after:
+            try:
+                planned = lock.read_text(encoding="ascii").strip()  # the move the dead writer was making
+                lock.unlink()
+            except (FileNotFoundError, UnicodeDecodeError):
+                planned = ""
+            if HEX40.fullmatch(planned):
+                drop_phantom_reflog(self.gr, self.ref_name, self.head(), planned)
+            return 0.0
+        if time.monotonic() + (stale_after - age) <= deadline or attempt < _CAS_ATTEMPTS:
+            return 0.05
+        return None
+
+    def _cas_failure(self) -> LifelineError:
+        lock = self._ref_lock()
+        if lock.exists():
+            return RepositoryError(
+                f"{self.ref_name} is locked: {lock} exists. Another git process is updating it (a lock "
+                "left by a crashed process is removed by the next write once it is older than "
+                f"lifeline.staleRefLockSeconds, {STALE_REF_LOCK_SECONDS} s by default). Nothing was written.")
+        return ConflictError(f"{self.ref_name} kept moving under concurrent writers; nothing was written, try again")
 
     def _move_ref(self, old: Optional[str], new: pygit2.Oid, message: str) -> bool:
         return cas_ref(self.gr, self.ref_name, old, new, message)
@@ -311,6 +439,30 @@ def insert_fanout(repo: pygit2.Repository, base: Optional[pygit2.Tree], blobs: d
     return top.write()
 
 
+def make_commit(gr: GitRepo, message: str, tree: pygit2.Oid, parents: list, sig: pygit2.Signature) -> pygit2.Oid:
+    """The one way a commit of ours (a line, a review trail) is made: author and committer
+    are `sig`, and the commit is signed when git's config asks for it (commit.gpgSign).
+    Signing goes through `git commit-tree -S`, so every signing setup git supports (gpg,
+    ssh with a key file or an agent, x509, gpg.program, gpg.ssh.defaultKeyCommand) works
+    exactly as for the user's own commits; the message is passed verbatim, so a signed
+    commit differs from an unsigned one only by its signature. The ref is not touched:
+    callers move it by compare-and-swap."""
+    if not gr.config_bool("commit.gpgsign", False):
+        return gr.repo.create_commit(None, sig, sig, message, tree, parents)
+    offset = sig.offset
+    date = f"@{sig.time} {'-' if offset < 0 else '+'}{abs(offset) // 60:02d}{abs(offset) % 60:02d}"
+    env = dict(os.environ, GIT_AUTHOR_NAME=sig.name, GIT_AUTHOR_EMAIL=sig.email, GIT_AUTHOR_DATE=date,
+               GIT_COMMITTER_NAME=sig.name, GIT_COMMITTER_EMAIL=sig.email, GIT_COMMITTER_DATE=date)
+    args = ["commit-tree", "-S", str(tree)]
+    for p in parents:
+        args += ["-p", str(p)]
+    proc = gr.git(args, input=message.encode("utf-8"), env=env, check=False)
+    if proc.returncode != 0:
+        err = proc.stderr.decode("utf-8", "replace").strip() or f"exit code {proc.returncode}"
+        raise LifelineError(f"cannot sign the ledger commit (commit.gpgSign is set): {err}; nothing was written")
+    return pygit2.Oid(hex=proc.stdout.decode("ascii").strip())
+
+
 def ensure_reflog(gr: GitRepo, ref_name: str) -> None:
     """git and libgit2 write a reflog for refs outside heads/remotes/notes only when the
     log file already exists; create it so every move of our refs is recorded."""
@@ -322,7 +474,8 @@ def ensure_reflog(gr: GitRepo, ref_name: str) -> None:
 
 def cas_ref(gr: GitRepo, ref_name: str, old: Optional[str], new: pygit2.Oid, message: str) -> bool:
     """Compare-and-swap `ref_name` from `old` (None: must not exist) to `new`.
-    False when another writer won; the caller re-reads and retries."""
+    False when another writer won; the caller re-reads and retries. A failure of the
+    disk is a RepositoryError, and leaves no reflog entry for the move that failed."""
     ensure_reflog(gr, ref_name)
     repo = gr.repo
     try:
@@ -338,12 +491,40 @@ def cas_ref(gr: GitRepo, ref_name: str, old: Optional[str], new: pygit2.Oid, mes
         return False
     except (pygit2.GitError, OSError) as exc:
         # libgit2 reports a concurrent writer either as a value mismatch (GitError)
-        # or as a held `<ref>.lock` (pygit2 raises OSError for that): both mean
-        # "someone else won".
+        # or as a held `<ref>.lock` (OSError, with no OS reason): both mean "someone
+        # else won". Anything else (no space, read-only, permissions) is the disk.
         text = str(exc)
-        if "does not match" in text or "lock" in text.lower() or "exists" in text:
+        held = "lock" in text.lower() and (text.rstrip().endswith(":") or "exist" in text.lower())
+        if "does not match" in text or held or "already exists" in text:
             return False
-        raise LifelineError(f"cannot update {ref_name}: {text}") from None
+        drop_phantom_reflog(gr, ref_name, old, str(new))
+        raise RepositoryError(f"cannot update {ref_name}: {text}; the ref was not changed") from None
+
+
+def ref_value(repo: pygit2.Repository, ref_name: str) -> Optional[str]:
+    try:
+        return str(repo.lookup_reference(ref_name).target)
+    except (KeyError, pygit2.InvalidSpecError):
+        return None
+
+
+def drop_phantom_reflog(gr: GitRepo, ref_name: str, old: Optional[str], new: str) -> None:
+    """libgit2 appends the reflog entry before it renames `<ref>.lock` into place; when
+    that last step fails (a full disk) or the writer is killed between the two, the
+    reflog records a move that never happened, which verify would then report as a
+    rewound line. Drop that last entry, but only when it is exactly that move and the
+    ref is still at `old` (call it holding the ref's writers' lock)."""
+    if ref_value(gr.repo, ref_name) != old:
+        return
+    try:
+        with open(gr.common_dir / "logs" / ref_name, "rb+") as f:
+            data = f.read()
+            body = data[:-1] if data.endswith(b"\n") else data
+            start = body.rfind(b"\n") + 1
+            if body[start:].startswith(f"{old or '0' * 40} {new} ".encode("ascii")):
+                f.truncate(start)
+    except OSError:
+        pass
 
 
 def rewound_value(repo: pygit2.Repository, ref_name: str, head: pygit2.Oid) -> Optional[pygit2.Oid]:
@@ -570,28 +751,38 @@ class BulkWriter:
         try:
             for e in entries:
                 self.add(e)
-            for attempt in range(_CAS_ATTEMPTS):
-                if attempt:
-                    time.sleep(random.uniform(0.001, 0.004) * min(attempt, 10))
-                    self._restart()
-                head = self.store.head()
-                base = self.store.entries_tree(head)
-                new, existing, seen = [], [], set()
-                for e in entries:
-                    if e.id not in seen:
-                        seen.add(e.id)
-                        (existing if self.store._lookup_blob(base, e.id) is not None else new).append(e)
-                if not new:
-                    return AppendResult([], existing, None)
-                commit = self._commit(head, new, message_for, progress)
-                self._move_pack()
-                if self.store._move_ref(head, pygit2.Oid(hex=commit), f"lifeline: import {len(new)}"):
-                    self.store._maybe_gc()
-                    return AppendResult(new, existing, commit)
-            raise ConflictError(f"{self.store.ref_name} kept moving under concurrent writers; "
-                                "nothing was written, try again")
+            with self.store.write_lock():
+                return self._publish_locked(entries, message_for, progress)
         finally:
             self.abort()
+
+    def _publish_locked(self, entries: list, message_for, progress) -> AppendResult:
+        deadline = time.monotonic() + CAS_SECONDS
+        pause = 0.0
+        for attempt in range(_CAS_ATTEMPTS):
+            if attempt:
+                time.sleep(pause)
+                self._restart()
+            head = self.store.head()
+            base = self.store.entries_tree(head)
+            new, existing, seen = [], [], set()
+            for e in entries:
+                if e.id not in seen:
+                    seen.add(e.id)
+                    (existing if self.store._lookup_blob(base, e.id) is not None else new).append(e)
+            if not new:
+                return AppendResult([], existing, None)
+            commit = self._commit(head, new, message_for, progress)
+            self._move_pack()
+            commit = self.store.resign(commit)  # fast-import cannot sign
+            self.store.check_written(pygit2.Oid(hex=commit), [e.id for e in new])
+            if self.store._move_ref(head, pygit2.Oid(hex=commit), f"lifeline: import {len(new)}"):
+                self.store._maybe_gc()
+                return AppendResult(new, existing, commit)
+            pause = self.store.retry_pause(attempt + 1, deadline)
+            if pause is None:
+                break
+        raise self.store._cas_failure()
 
     def _restart(self) -> None:
         import signal

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -32,7 +33,7 @@ import pygit2
 from .errors import InputError, IntegrityError, LifelineError
 from .gitrepo import GitCommandError, GitRepo, run_git
 from .model import Entry
-from .store import LINE_RE, REF_PREFIX, LineStore, diff_entry_trees, is_entry_path, list_lines
+from .store import CAS_SECONDS, LINE_RE, REF_PREFIX, LineStore, diff_entry_trees, is_entry_path, list_lines
 from .verify import pick_blob, verify_range
 
 ZERO = "0" * 40
@@ -407,9 +408,9 @@ def _plan_merge(gr: GitRepo, store: LineStore, remote: str, local: str, theirs: 
     summaries = [f"{e.short} {e.kind}: {e.summary}" for e in sorted(incoming, key=lambda e: (e.ts, e.id))]
     root = store.root_tree(u.tree) if u.tree is not None else repo.TreeBuilder().write()
     now = int(datetime.now(timezone.utc).timestamp())
-    sig = store.signature(now)
-    commit = repo.create_commit(None, sig, sig, merge_message(store.line, remote, theirs, u, summaries), root,
-                                [pygit2.Oid(hex=local), pygit2.Oid(hex=theirs)])
+    commit = store.write_commit(merge_message(store.line, remote, theirs, u, summaries), root,
+                                [pygit2.Oid(hex=local), pygit2.Oid(hex=theirs)], now)
+    store.check_written(commit, list(u.incoming))
     return str(commit), u
 
 
@@ -432,7 +433,20 @@ def integrate(gr: GitRepo, remote: str, only: Optional[list] = None,
 def _integrate_line(gr: GitRepo, line: str, remote: str, theirs: Optional[str], progress: Progress,
                     verified: dict) -> PullLine:
     store = LineStore(gr, line)
-    for _attempt in range(_CAS_ATTEMPTS):
+    with store.write_lock():  # queue with this repository's appends and imports of the line
+        return _integrate_line_locked(gr, store, remote, theirs, progress, verified)
+
+
+def _integrate_line_locked(gr: GitRepo, store: LineStore, remote: str, theirs: Optional[str], progress: Progress,
+                           verified: dict) -> PullLine:
+    line = store.line
+    deadline = time.monotonic() + CAS_SECONDS
+    for attempt in range(1, _CAS_ATTEMPTS + 1):
+        if attempt > 1:
+            pause = store.retry_pause(attempt, deadline)
+            if pause is None:
+                break
+            time.sleep(pause)
         local = store.head()
         state = relation(gr.repo, local, theirs)
         if state in ("same", "ahead", "local-only"):

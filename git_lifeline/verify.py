@@ -9,7 +9,10 @@ Checks (each a problem with a code, so tests and hooks can tell them apart):
   rule (earliest ts, then smallest blob id);
 * every entry's parents exist in this line or, as external anchors, in another line;
 * every value the reflog recorded for the ref is an ancestor of the current head
-  (a rewound or rewritten line is caught locally).
+  (a rewound or rewritten line is caught locally);
+* no entry holds what looks like a credential, unless its body records the override
+  (`allow-secret:`): the same scan that refuses new entries, so what a client let
+  through (an old version, a hand-made commit) is still refused by hooks and pulls.
 """
 
 from __future__ import annotations
@@ -23,6 +26,14 @@ from .errors import IntegrityError, LifelineError
 from .model import Entry
 from .rules import parse_blob
 from .store import ENTRIES_DIR, LineStore, diff_entry_trees, is_entry_path, list_lines, rewound_value
+
+
+class SecretProblem(str):
+    """A blob problem that is a credential found in the entry (problem code `secret`)."""
+
+
+def blob_problem_code(problem: str) -> str:
+    return "secret" if isinstance(problem, SecretProblem) else "bad-entry"
 
 
 @dataclass
@@ -65,6 +76,8 @@ class Verifier:
         self._parsed: dict = {}   # blob oid -> Entry, for blobs that parsed
 
     def _check_blob(self, path: str, oid: pygit2.Oid) -> Optional[str]:
+        # What the blob holds is checked once per blob; where it is stored, at every path
+        # (the same blob copied or moved under another id's path is a renamed entry).
         key = str(oid)
         if key not in self._blob_ok:
             problem = None
@@ -76,10 +89,14 @@ class Verifier:
                 self._parsed[key] = e
                 if not e.verify():
                     problem = f"content does not match its id {e.id[:12]} (tampered)"
-                elif e.id != path.replace("/", ""):
-                    problem = f"entry {e.id[:12]} is stored under another id's path (renamed)"
+                else:
+                    problem = _secret_problem(e)
             self._blob_ok[key] = problem
-        return self._blob_ok[key]
+        problem = self._blob_ok[key]
+        e = self._parsed.get(key)
+        if problem is None and e is not None and e.id != path.replace("/", ""):
+            return f"entry {e.id[:12]} is stored under another id's path (renamed)"
+        return problem
 
     def _entries_tree(self, commit: pygit2.Commit, report: Report) -> Optional[pygit2.Tree]:
         tree = commit.tree
@@ -102,22 +119,36 @@ class Verifier:
             return report
         if head is None:
             return report
-        obj = self.repo[head]
+        obj = self.repo.get(head)
+        if obj is None:
+            report.problems.append(_missing(KeyError(head)))
+            return report
         if not isinstance(obj, pygit2.Commit):
             report.problems.append(Problem("bad-ref", f"{store.ref_name} points at a {obj.type_str}, not a commit"))
             return report
-        walker = self.repo.walk(obj.id, pygit2.GIT_SORT_TOPOLOGICAL | pygit2.GIT_SORT_REVERSE)
-        for commit in walker:
+        try:
+            walker = self.repo.walk(obj.id, pygit2.GIT_SORT_TOPOLOGICAL | pygit2.GIT_SORT_REVERSE)
+            commits = list(walker)
+        except (KeyError, pygit2.GitError) as exc:
+            report.problems.append(_missing(exc))
+            return report
+        for commit in commits:
             report.commits += 1
-            self._check_commit(commit, report)
+            try:
+                self._check_commit(commit, report)
+            except KeyError as exc:
+                report.problems.append(_missing(exc, str(commit.id)))
         # Every blob of the head was parsed while walking history: reuse, never re-read.
         entries = {}
-        for pid, oid in store.iter_entry_oids(head):
-            e = self._parsed.get(oid)
-            if e is not None and self._blob_ok.get(oid) is None:
-                entries[pid] = e
-        report.entries = len(entries)
-        self._check_parents(entries, report)
+        try:
+            for pid, oid in store.iter_entry_oids(head):
+                e = self._parsed.get(oid)
+                if e is not None and self._blob_ok.get(oid) is None:
+                    entries[pid] = e
+            report.entries = len(entries)
+            self._check_parents(entries, report)
+        except KeyError as exc:
+            report.problems.append(_missing(exc))
         self._check_reflog(obj, report)
         report.problems = _unique(report.problems)
         return report
@@ -147,7 +178,7 @@ class Verifier:
                 if new is not None:
                     problem = self._check_blob(path, new)
                     if problem:
-                        report.problems.append(Problem("bad-entry", f"{full}: {problem}", cid))
+                        report.problems.append(Problem(blob_problem_code(problem), f"{full}: {problem}", cid))
                         continue
                 if old is not None and new is not None:
                     if not self._merge_pick_ok(commit, path, new):
@@ -211,6 +242,59 @@ def _unique(problems: list) -> list:
             seen.add((p.code, p.message))
             out.append(p)
     return out
+
+
+# git's %G? letters, for every verdict but G (a good signature by a trusted key)
+_SIGNATURE_VERDICTS = {
+    "N": ("unsigned", "is not signed"),
+    "B": ("bad-signature", "has a bad signature: it was changed after it was signed"),
+    "U": ("untrusted-signature", "is signed by a key this repository does not trust "
+                                 "(gpg.ssh.allowedSignersFile, or the key's validity in gpg)"),
+    "E": ("unverifiable-signature", "has a signature that cannot be checked here (the key is missing, "
+                                    "or gpg.ssh.allowedSignersFile is not set)"),
+    "X": ("expired-signature", "has a signature that has expired"),
+    "Y": ("expired-key", "is signed by a key that has expired"),
+    "R": ("revoked-key", "is signed by a key that was revoked"),
+}
+
+
+def signature_problems(store: LineStore, head: Optional[str] = None) -> tuple:
+    """(commits checked, problems) for every commit of the line: git itself checks each
+    signature (`git log --format=%G?`, the verdict of `git verify-commit`), with the
+    user's trust settings (gpg keyring, gpg.ssh.allowedSignersFile)."""
+    head = head or store.head()
+    if head is None:
+        return 0, []
+    proc = store.gr.git(["log", "--format=%H%x00%G?", head, "--"], check=False)
+    if proc.returncode != 0:
+        err = proc.stderr.decode("utf-8", "replace").strip()
+        return 0, [Problem("unverifiable-signature", f"cannot check signatures: {err}")]
+    problems, count = [], 0
+    for line in proc.stdout.decode("utf-8", "replace").splitlines():
+        cid, _, verdict = line.partition("\0")
+        if len(cid) != 40:
+            continue
+        count += 1
+        if verdict != "G":
+            code, what = _SIGNATURE_VERDICTS.get(verdict, ("unverifiable-signature", f"has signature status {verdict!r}"))
+            problems.append(Problem(code, f"commit {cid[:12]} {what}"))
+    return count, problems
+
+
+def _missing(exc: BaseException, commit: Optional[str] = None) -> Problem:
+    what = exc.args[0] if exc.args else exc
+    return Problem("missing-object", f"object {what} is missing from the repository, so the history cannot be "
+                                     "checked (a damaged or incomplete object database: run `git fsck`)", commit)
+
+
+def _secret_problem(e: Entry) -> Optional[SecretProblem]:
+    from .secrets import entry_findings
+    findings = entry_findings(e)
+    if not findings:
+        return None
+    shown = "; ".join(f.describe() for f in findings[:3]) + (" ..." if len(findings) > 3 else "")
+    return SecretProblem(f"entry {e.id[:12]} holds what looks like a credential ({shown}); rotate it, "
+                         "it is in the line's history")
 
 
 def verify_line(store: LineStore) -> Report:
@@ -353,7 +437,7 @@ def _check_change(v: Verifier, commit: pygit2.Commit, status: str, new_mode: str
     oid = pygit2.Oid(hex=new_oid)
     problem = v._check_blob(rel, oid)
     if problem:
-        report.problems.append(Problem("bad-entry", f"{path}: {problem}", cid))
+        report.problems.append(Problem(blob_problem_code(problem), f"{path}: {problem}", cid))
         return
     if status != "A" and not v._merge_pick_ok(commit, rel, oid):
         report.problems.append(Problem("rewritten", f"entry {rel.replace('/', '')[:12]} was rewritten in place", cid))

@@ -87,3 +87,19 @@ def pytest_configure(config):
     examples = int(os.environ.get("LIFELINE_FUZZ_EXAMPLES", "200"))
     settings.register_profile("lifeline", max_examples=examples, deadline=None)
     settings.load_profile("lifeline")
+
+
+@pytest.fixture(scope="session")
+def record_counts():
+    """`record_counts(corpus, **counts)`: a corpus test reports what it tried and what held.
+    With LIFELINE_COUNTS=FILE set, the counts are written there as JSON lines (the source of
+    the numbers in docs/RELIABILITY.md); otherwise they are only checked by the test."""
+    import json
+    target = os.environ.get("LIFELINE_COUNTS")
+
+    def record(corpus: str, **counts) -> None:
+        if target:
+            with open(target, "a", encoding="utf-8") as f:
+                f.write(json.dumps({"corpus": corpus, **counts}, sort_keys=True) + "\n")
+    return record
+

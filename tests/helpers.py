@@ -6,6 +6,7 @@ written?" snapshot lives here, so each test states only what it proves.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -16,7 +17,7 @@ from typing import Callable, Optional, Union
 
 import pygit2
 
-from git_lifeline.model import KINDS, Entry, build_entry
+from git_lifeline.model import KINDS, Entry, build_entry, format_ts
 from git_lifeline.service import Ledger
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -114,6 +115,35 @@ def snapshot(repo: Path, projection: Optional[Path] = None) -> dict:
     }
 
 
+def odb_objects(repo: Path) -> set:
+    """Every object in the object database, reachable or not (loose and packed)."""
+    out = git(repo, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)")
+    return set(out.split())
+
+
+def odb_holds(repo: Path, needle: bytes) -> bool:
+    """Whether any object in the object database contains `needle` (decompressed)."""
+    proc = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=str(repo),
+                          capture_output=True, check=True)
+    return needle in proc.stdout
+
+
+def files_hold(root: Path, needle: bytes) -> list:
+    """Files under `root` whose bytes contain `needle` (caches, locks, projections, logs)."""
+    return [p for p in root.rglob("*") if p.is_file() and needle in p.read_bytes()]
+
+
+def stored_entry(**fields) -> Entry:
+    """An entry as a blob read back from git would give it: no write-time secret scan
+    (to build what an old client or a hand-made commit could have stored)."""
+    doc = dict(kind="note", author=AUTHOR, summary="Stored as is", body="Written by hand.",
+               ts=format_ts(BASE_TS))
+    doc.update(fields)
+    if isinstance(doc.get("ts"), datetime):
+        doc["ts"] = format_ts(doc["ts"])
+    return Entry.from_json(json.dumps(doc).encode("utf-8"))
+
+
 def entry_paths(repo: Path, ref: str = "refs/lifeline/main") -> list:
     out = git(repo, "ls-tree", "-r", "--name-only", ref)
     return out.splitlines() if out else []
@@ -122,6 +152,23 @@ def entry_paths(repo: Path, ref: str = "refs/lifeline/main") -> list:
 # ---- entries --------------------------------------------------------------------
 def ts_at(i: int) -> datetime:
     return BASE_TS + timedelta(minutes=i)
+
+
+COLLISION_LIMIT = 300_000  # birthday bound for 24 bits is ~5,000 tries; this never runs out
+
+
+def find_prefix_collision() -> tuple:
+    """Two summaries whose decision ids (by AUTHOR, body "why") share their first MIN_PREFIX
+    hex characters: (first summary, second summary, the shared prefix)."""
+    from git_lifeline.canonical import MIN_PREFIX, compute_id
+    seen: dict = {}
+    for i in range(COLLISION_LIMIT):
+        summary = f"Collision probe {i}"
+        prefix = compute_id("decision", AUTHOR, "human", "none", "human", summary, "why", [])[:MIN_PREFIX]
+        if prefix in seen:
+            return seen[prefix], summary, prefix
+        seen[prefix] = summary
+    raise AssertionError("no prefix collision found")
 
 
 def make_entry(i: int = 0, **fields) -> Entry:
@@ -269,3 +316,209 @@ def entry_strategy():
                                  timezones=st.just(timezone.utc))))
 
     return entries()
+
+
+# ---- whole-ledger checks after faults -------------------------------------------------
+def cache_state_key(cache, head: Optional[str]) -> tuple:
+    """What a line's cache answers: the entry rows, the broken ones, the fold, a recall."""
+    from git_lifeline import recall
+    good, broken = cache.entries(head)
+    fold = cache.state(head).fold.to_json()
+    hits = [h.id for h in recall.search(cache.ensure(head), "note decision", k=5)]
+    return [r.id for r in good], sorted(broken), fold, hits
+
+
+def assert_cache_heals(repo: Path, line: str = "main") -> None:
+    """The cache under <git common dir>/lifeline/ (whatever state a fault left it in)
+    answers exactly what a cache rebuilt from scratch answers."""
+    import tempfile
+    from git_lifeline.cache import LineCache
+    led = open_ledger(repo, line)
+    head = led.head()
+    live = LineCache(led.store)
+    fresh = LineCache(led.store)
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh.path = Path(tmp) / "fresh.sqlite3"
+        try:
+            assert cache_state_key(live, head) == cache_state_key(fresh, head)
+        finally:
+            live.close()
+            fresh.close()
+
+
+def assert_ledger_whole(repo: Path, line: str = "main") -> Optional[str]:
+    """After any fault: the ref names a complete commit (every object of its history
+    readable), verify passes, the projection (if any) parses and holds only entries of
+    the ref, and the cache heals. Returns the head."""
+    from git_lifeline import projection
+    from git_lifeline.verify import verify_line
+    led = open_ledger(repo, line)
+    head = led.head()
+    if head is not None:
+        git(repo, "fsck", "--connectivity-only", "--no-dangling", "--no-progress", f"refs/lifeline/{line}")
+        report = verify_line(led.store)
+        assert report.ok, report.problems
+    ids = {e.id for e in led.entries()}
+    path = led.projection_path()
+    if path is not None and path.exists():
+        parsed = projection.parse(path.read_text(encoding="utf-8"), str(path))
+        assert {e.id for e in parsed} <= ids, "the projection shows an entry the ref does not hold"
+    assert_cache_heals(repo, line)
+    return head
+
+
+# ---- processes killed at random points ----------------------------------------------------
+# A zygote imports git-lifeline once and forks a fresh process per trial, so a trial costs a
+# fork, not an interpreter start. Each child opens the repository itself, says it is ready,
+# runs its workload until it ends or is killed; the zygote reaps it when told.
+ZYGOTE = r"""
+import json, os, sys, time
+from pathlib import Path
+import git_lifeline.service, git_lifeline.interop, git_lifeline.projection, git_lifeline.cache  # warm
+from git_lifeline.service import Ledger
+
+def workload(cmd):
+    led = Ledger.open(cmd["repo"], line=cmd.get("line"))
+    kind = cmd["workload"]
+    yield
+    if kind == "append":
+        for i in range(cmd.get("count", 10**6)):
+            led.log(kind="note", summary=f"{cmd['tag']} note {i}", body=f"appended by {cmd['tag']}")
+    elif kind == "import":
+        led.import_from(Path(cmd["source"]))
+    elif kind == "pull":
+        led.pull(cmd["remote"])
+    else:
+        raise SystemExit(f"unknown workload {kind}")
+
+for raw in sys.stdin:
+    cmd = json.loads(raw)
+    if cmd.get("reap"):
+        _, status = os.waitpid(cmd["reap"], 0)
+        print(json.dumps({"status": status}), flush=True)
+        continue
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        code = 0
+        try:
+            steps = workload(cmd)
+            next(steps)
+            os.write(w, b"r")
+            for _ in steps:
+                pass
+        except BaseException:
+            code = 1
+        os._exit(code)
+    os.close(w)
+    ready = os.read(r, 1)
+    os.close(r)
+    print(json.dumps({"pid": pid, "ready": ready == b"r"}), flush=True)
+"""
+
+
+class Zygote:
+    """Forks workload processes (append, import, pull) that a test kills with SIGKILL."""
+
+    def __init__(self):
+        self.proc = subprocess.Popen([sys.executable, "-c", ZYGOTE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     env=subprocess_env(), text=True)
+
+    def _ask(self, cmd: dict) -> dict:
+        self.proc.stdin.write(json.dumps(cmd) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise AssertionError("the zygote died")
+        return json.loads(line)
+
+    def start(self, workload: str, repo: Path, **args) -> int:
+        answer = self._ask(dict(workload=workload, repo=str(repo), **args))
+        assert answer["ready"], "the workload process failed before it started"
+        return answer["pid"]
+
+    def kill(self, pid: int) -> str:
+        """SIGKILL the workload; 'killed' if it was still running, else how it had ended."""
+        import signal
+        os.kill(pid, signal.SIGKILL)
+        status = self._ask({"reap": pid})["status"]
+        if os.WIFSIGNALED(status):
+            return "killed"
+        return "completed" if os.WEXITSTATUS(status) == 0 else "failed"
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+
+# ---- disk faults ----------------------------------------------------------------------------
+def _run_quiet(*argv: str) -> bool:
+    return subprocess.run(list(argv), capture_output=True).returncode == 0
+
+
+class Unavailable(Exception):
+    """The environment cannot stage this fault (the test skips, saying why)."""
+
+
+from contextlib import contextmanager  # noqa: E402
+
+
+@contextmanager
+def read_only(path: Path):
+    """`path` read-only for this process. As root (whom permission bits do not stop) by a
+    read-only bind mount; otherwise by removing write permission everywhere under it."""
+    if os.geteuid() == 0:
+        if not _run_quiet("mount", "--bind", str(path), str(path)):
+            raise Unavailable("mounting is not permitted here (a read-only bind mount needs it as root)")
+        if not _run_quiet("mount", "-o", "remount,bind,ro", str(path), str(path)):
+            _run_quiet("umount", str(path))
+            raise Unavailable("remounting read-only is not permitted here")
+        try:
+            yield
+        finally:
+            _run_quiet("umount", str(path))
+        return
+    modes = {}
+    for p in [path, *path.rglob("*")]:
+        modes[p] = p.stat().st_mode
+        p.chmod(modes[p] & ~0o222)
+    try:
+        yield
+    finally:
+        for p, mode in modes.items():
+            p.chmod(mode)
+
+
+@contextmanager
+def small_disk(path: Path, size: str = "4m"):
+    """A tmpfs of `size` mounted at `path` (needs root and permission to mount)."""
+    path.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() != 0:
+        raise Unavailable("mounting a small tmpfs needs root")
+    if not _run_quiet("mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)):
+        raise Unavailable("mounting a tmpfs is not permitted here")
+    try:
+        yield path
+    finally:
+        _run_quiet("umount", "-l", str(path))
+
+
+def fill_disk(mount: Path, leave_bytes: int) -> Path:
+    """Fill the file system of `mount` until `leave_bytes` remain free; returns the filler."""
+    st = os.statvfs(str(mount))
+    free = st.f_bavail * st.f_frsize
+    filler = mount / "filler"
+    todo = max(0, free - leave_bytes)
+    with open(filler, "wb", buffering=0) as f:
+        try:
+            while todo > 0:
+                n = min(todo, 1 << 20)
+                f.write(b"\0" * n)
+                todo -= n
+        except OSError:  # the file system rounds to blocks: it may be full a little earlier
+            pass
+    return filler

@@ -6,22 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from git_lifeline.model import MAX_BODY_BYTES, MIN_PREFIX, compute_id
-from helpers import AUTHOR, cli, init_repo, make_entry, open_ledger, snapshot
-
-COLLISION_LIMIT = 300_000  # birthday bound for 24 bits is ~5,000 tries; this never runs out
-
-
-def find_prefix_collision() -> tuple:
-    """Two summaries whose decision ids share their first MIN_PREFIX hex characters."""
-    seen: dict = {}
-    for i in range(COLLISION_LIMIT):
-        summary = f"Collision probe {i}"
-        prefix = compute_id("decision", AUTHOR, "human", "none", "human", summary, "why", [])[:MIN_PREFIX]
-        if prefix in seen:
-            return seen[prefix], summary, prefix
-        seen[prefix] = summary
-    raise AssertionError("no prefix collision found")
+from git_lifeline.model import MAX_BODY_BYTES, MIN_PREFIX
+from helpers import cli, find_prefix_collision, init_repo, make_entry, open_ledger, snapshot
 
 
 @pytest.fixture(scope="module")

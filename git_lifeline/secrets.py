@@ -1,0 +1,329 @@
+"""Credentials in an entry: found before anything is written, reported without echoing them.
+
+A ledger is pushed to shared remotes and kept forever, append-only: a credential that
+slips into an entry is leaked for good. Every new entry is scanned (both ways an
+entry is made, the pydantic model's validator and `rules.new_record`, call
+`refuse_credentials`, so no write path can skip it), and `verify` scans what
+arrives from elsewhere with the same function.
+
+Model level: plain Python and `re`, no git. Each rule is a credential *shape* — a
+provider's documented prefix and length, a private key block, a JWT, a URL with a
+password, or a secret-sounding name assigned a high-entropy value. The rules and
+their thresholds were chosen by measurement on two committed corpora (see
+docs/RELIABILITY.md): every credential format must be found, and at most 1% of
+realistic ledger entries may be flagged.
+
+A finding names the kind of credential and where it is (field, line, column,
+length) and never the matched text: error messages end up in terminals, CI logs
+and agents' transcripts.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Callable, Iterable, Optional
+
+# The body header that records a deliberate override (docs/FORMAT.md §8). It is part
+# of the hashed body, so the override and its reason travel with the entry forever.
+ALLOW_HEADER = "allow-secret"
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str     # what it looks like, e.g. "GitHub token"
+    rule: str     # the rule's stable name, e.g. "github-token"
+    field: str    # which field of the entry: summary, body, ...
+    line: int     # 1-based
+    column: int   # 1-based, in characters
+    length: int   # characters matched
+
+    def where(self) -> str:
+        if self.field == "body" or self.line > 1:
+            return f"{self.field} line {self.line}, column {self.column}"
+        return f"{self.field} column {self.column}"
+
+    def describe(self) -> str:
+        return f"{self.where()}: looks like {_article(self.kind)} {self.kind} ({self.length} characters)"
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    kind: str
+    needles: tuple   # literal strings, one of which a match must contain ("" entries mean: always run)
+    pattern: re.Pattern
+    group: int = 0  # the group that is the secret itself (its span is what is reported)
+    accept: Optional[Callable[[str], bool]] = None  # further test on that group (default: not a placeholder)
+    fold: bool = False  # case-insensitive: needles and pattern are lower case, matched on the lower-cased text
+    bounded: bool = True  # a match must not continue a word (checked here: a leading look-behind is ~10x slower)
+
+    def __post_init__(self):
+        # Matching lower-cased text is ~6x faster than re.IGNORECASE; the twin is for the
+        # rare text whose lower-casing changes its length (then spans would not line up).
+        object.__setattr__(self, "_pattern_ci", re.compile(self.pattern.pattern, self.pattern.flags | re.IGNORECASE)
+                           if self.fold else self.pattern)
+
+
+# ---- value tests ----------------------------------------------------------------------
+def entropy(value: str) -> float:
+    """Shannon entropy in bits per character."""
+    if not value:
+        return 0.0
+    counts: dict = {}
+    for ch in value:
+        counts[ch] = counts.get(ch, 0) + 1
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+# Text that documents a shape rather than holding a credential: AWS's own example key,
+# "xxxx", "<token>", "${VAR}", "{{ secrets.X }}", "****", "...".
+_PLACEHOLDER = re.compile(
+    r"(?i)example|placeholder|redacted|changeme|change_me|your[_-]|dummy|sample|x{4,}|\*{3,}|\.{3}|…"
+    r"|[<>]|\$\{|\{\{|%\(|^\$[A-Za-z_]|^(?:password|passwd|secret|token|pass|pwd|none|null|true|false)$")
+
+
+def _not_placeholder(value: str) -> bool:
+    return _PLACEHOLDER.search(value) is None and len(set(value)) > 3
+
+
+def _high_entropy(min_bits: float) -> Callable[[str], bool]:
+    def accept(value: str) -> bool:
+        return _not_placeholder(value) and entropy(value) >= min_bits
+    return accept
+
+
+_HAS_DIGIT = re.compile(r"\d")
+_HAS_LETTER = re.compile(r"[A-Za-z]")
+# What follows a secret-sounding name but is code, not a value: a call, an attribute
+# path, an environment lookup, a file path, a type.
+_NOT_A_VALUE = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*\.)+[A-Za-z_][A-Za-z0-9_]*$|^(?:os|env|process|settings|"
+                          r"config|secrets|vault|ssm|ENV)\b|^[~/.]|^[A-Z][A-Z_]*$|^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$|^[a-z]+(?:[_-][a-z]+)+$|\)$")
+
+
+def _assigned_secret(value: str) -> bool:
+    """A value assigned to a secret-sounding name that looks generated, not written."""
+    value = value.strip("'\"`")
+    if len(value) < 10 or not _not_placeholder(value) or _NOT_A_VALUE.search(value):
+        return False
+    if not (_HAS_DIGIT.search(value) and _HAS_LETTER.search(value)):
+        return False
+    return entropy(value) >= 3.0
+
+
+def _password_in_url(value: str) -> bool:
+    return _not_placeholder(value) and not value.startswith(("$", "%", ":")) and len(value) >= 3
+
+
+# ---- rules ---------------------------------------------------------------------------------
+def _r(pattern: str, flags: int = 0) -> re.Pattern:
+    return re.compile(pattern, flags)
+
+
+_E = r"(?![A-Za-z0-9_])"    # a token ends at a word boundary (its start is checked by `bounded`)
+_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+RULES: tuple = (
+    # Private keys and signed tokens
+    Rule("private-key", "private key block", ("PRIVATE KEY",),
+         _r(r"-----BEGIN[ A-Z0-9]{0,40} PRIVATE KEY(?: BLOCK)?-----"), bounded=False),
+    Rule("jwt", "JSON Web Token", ("eyJ",),
+         _r(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{0,}" + _E)),
+    # Cloud providers
+    Rule("aws-access-key-id", "AWS access key id", ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
+         _r(r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}" + _E)),
+    Rule("aws-secret-access-key", "AWS secret access key", ("aws",),
+         _r(r"aws.{0,20}?secret.{0,20}?['\"]?\s*[:=]\s*['\"]?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])"), group=1,
+         accept=_high_entropy(3.5), fold=True, bounded=False),
+    Rule("google-api-key", "Google API key", ("AIza",), _r(r"AIza[0-9A-Za-z_-]{35}" + _E)),
+    Rule("google-oauth-secret", "Google OAuth client secret", ("GOCSPX-",),
+         _r(r"GOCSPX-[A-Za-z0-9_-]{28}" + _E)),
+    Rule("gcp-service-account", "Google service account key", ("private_key_id",),
+         _r(r"\"private_key_id\"\s*:\s*\"([0-9a-f]{40})\""), group=1, bounded=False),
+    Rule("azure-storage-key", "Azure storage account key", ("accountkey",),
+         _r(r"accountkey\s*=\s*([A-Za-z0-9+/]{86}==)"), group=1, fold=True, bounded=False),
+    Rule("azure-sas", "Azure shared access signature", ("sig=",),
+         _r(r"[?&]sig=([A-Za-z0-9%+/]{40,}(?:%3D|=){0,2})"), group=1, accept=_high_entropy(3.5), bounded=False),
+    Rule("digitalocean-token", "DigitalOcean token", ("_v1_",), _r(r"do[opr]_v1_[a-f0-9]{64}" + _E)),
+    Rule("hashicorp-vault-token", "HashiCorp Vault token", ("hvs.", "hvb."),
+         _r(r"hv[sb]\.[A-Za-z0-9_-]{24,}" + _E), accept=_high_entropy(3.5)),
+    # Git hosts and package registries
+    Rule("github-token", "GitHub token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+         _r(r"gh[pousr]_[A-Za-z0-9]{36,255}" + _E)),
+    Rule("github-fine-grained-token", "GitHub fine-grained token", ("github_pat_",),
+         _r(r"github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}" + _E)),
+    Rule("gitlab-token", "GitLab token",
+         ("glpat-", "glptt-", "gldt-", "glrt-", "glcbt-", "glft-", "glimt-", "glagent-", "gloas-"),
+         _r(r"(?:glpat|glptt|gldt|glrt|glcbt|glft|glimt|glagent|gloas)-[A-Za-z0-9_-]{20,}" + _E)),
+    Rule("bitbucket-token", "Bitbucket app password", ("ATBB",), _r(r"ATBB[A-Za-z0-9_=.-]{32,}" + _E)),
+    Rule("atlassian-token", "Atlassian API token", ("ATATT3",), _r(r"ATATT3[A-Za-z0-9_=-]{100,}" + _E)),
+    Rule("npm-token", "npm token", ("npm_",), _r(r"npm_[A-Za-z0-9]{36}" + _E)),
+    Rule("pypi-token", "PyPI token", ("pypi-AgEIcHlwaS5vcmc",), _r(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}")),
+    # Chat and app platforms
+    Rule("slack-token", "Slack token", ("xox",), _r(r"xox[abposre]-(?:\d+-)?[A-Za-z0-9-]{10,}" + _E),
+         accept=_high_entropy(3.0)),
+    Rule("slack-webhook", "Slack webhook URL", ("hooks.slack.com/",),
+         _r(r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/]{20,}"), bounded=False),
+    Rule("discord-token", "Discord bot token", ("",),
+         _r(r"[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}" + _E)),
+    Rule("discord-webhook", "Discord webhook URL", ("/api/webhooks/",),
+         _r(r"discord(?:app)?\.com/api/webhooks/\d{5,}/[A-Za-z0-9_-]{30,}"), bounded=False),
+    Rule("teams-webhook", "Microsoft Teams webhook URL", ("webhook.office.com",),
+         _r(r"\.webhook\.office\.com/webhookb2/[A-Za-z0-9@-]{30,}/IncomingWebhook/[A-Za-z0-9]{20,}"), bounded=False),
+    Rule("telegram-bot-token", "Telegram bot token", (":AA",), _r(r"\d{8,10}:AA[A-Za-z0-9_-]{33}" + _E)),
+    Rule("twilio-key", "Twilio API key", ("SK",), _r(r"SK[0-9a-f]{32}" + _E)),
+    Rule("sendgrid-key", "SendGrid API key", ("SG.",),
+         _r(r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _E)),
+    Rule("mailgun-key", "Mailgun API key", ("key-",), _r(r"key-[0-9a-f]{32}" + _E)),
+    Rule("stripe-key", "Stripe secret key", ("_live_", "_test_"),
+         _r(r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}" + _E)),
+    Rule("stripe-webhook-secret", "Stripe webhook secret", ("whsec_",), _r(r"whsec_[A-Za-z0-9]{32,}" + _E)),
+    Rule("shopify-token", "Shopify token", ("shpat_", "shpca_", "shppa_", "shpss_"),
+         _r(r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _E)),
+    Rule("linear-key", "Linear API key", ("lin_api_",), _r(r"lin_api_[A-Za-z0-9]{40}" + _E)),
+    Rule("notion-token", "Notion token", ("secret_", "ntn_"),
+         _r(r"(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{46})" + _E)),
+    Rule("postman-key", "Postman API key", ("PMAK-",), _r(r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}" + _E)),
+    # AI providers
+    Rule("anthropic-key", "Anthropic API key", ("sk-ant-",),
+         _r(r"sk-ant-(?:api|admin|sid)\d{2}-[A-Za-z0-9_-]{80,}")),
+    Rule("openai-key", "OpenAI API key", ("T3BlbkFJ",),
+         _r(r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}" + _E)),
+    Rule("openai-project-key", "OpenAI API key", ("sk-proj-", "sk-svcacct-", "sk-admin-"),
+         _r(r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}" + _E), accept=_high_entropy(3.5)),
+    Rule("sk-key", "API key (sk-…)", ("sk-",), _r(r"sk-[A-Za-z0-9]{32,}" + _E), accept=_high_entropy(3.5)),
+    Rule("huggingface-token", "Hugging Face token", ("hf_",), _r(r"hf_[A-Za-z]{34}" + _E)),
+    Rule("groq-key", "Groq API key", ("gsk_",), _r(r"gsk_[A-Za-z0-9]{52}" + _E)),
+    Rule("xai-key", "xAI API key", ("xai-",), _r(r"xai-[A-Za-z0-9]{80}" + _E)),
+    Rule("perplexity-key", "Perplexity API key", ("pplx-",), _r(r"pplx-[A-Za-z0-9]{48}" + _E)),
+    Rule("replicate-token", "Replicate API token", ("r8_",), _r(r"r8_[A-Za-z0-9]{37}" + _E)),
+    # Passwords in connection strings and headers
+    Rule("url-password", "password in a connection string", ("://",),
+         _r(r"\b[a-z][a-z0-9+.-]{1,30}://[^\s:/@'\"`]{0,100}:([^\s@/'\"`]{1,200})@[A-Za-z0-9\[]"), group=1,
+         accept=_password_in_url, fold=True, bounded=False),
+    Rule("conn-string-password", "password in a connection string", ("password", "pwd"),
+         _r(r"(?:^|[;\s\"'])(?:password|pwd)\s*=\s*([^;\s'\"]{4,})\s*(?:;|$)", re.MULTILINE), group=1,
+         accept=lambda v: _not_placeholder(v) and not v.startswith(("$", "%", "{")), fold=True, bounded=False),
+    Rule("authorization-header", "credential in an Authorization header", ("bearer", "basic", "token"),
+         _r(r"\b(?:bearer|basic|token)\s+([A-Za-z0-9_\-.=+/~]{20,})"), group=1, accept=_high_entropy(3.5),
+         fold=True, bounded=False),
+    # A secret-sounding name assigned a generated-looking value (last: specific rules win)
+    Rule("secret-assignment", "high-entropy value assigned to a secret-sounding name",
+         ("pass", "pwd", "secret", "token", "key", "credential"),
+         _r(r"(?:passw(?:or)?d|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|private[_-]?key"
+            r"|client[_-]?secret|credentials?|signing[_-]?key|encryption[_-]?key)[a-z0-9_.-]{0,40}"
+            r"['\"]?[ \t]{0,5}(?::=|=>|[:=])[ \t]{0,5}([^\s,;]{10,200})"), group=1, accept=_assigned_secret,
+         fold=True, bounded=False),
+)
+
+
+def _needle_index(fold: bool) -> tuple:
+    index: dict = {}
+    for i, rule in enumerate(RULES):
+        if rule.fold == fold:
+            for needle in rule.needles:
+                index.setdefault(needle, []).append(i)
+    return tuple(index.items())
+
+
+# needle -> the rules it may trigger; one pass over ~80 substrings per text is the
+# whole cost of scanning text that holds no credential (most text).
+_CASED_NEEDLES = _needle_index(False)
+_FOLDED_NEEDLES = _needle_index(True)
+
+
+def scan(text: str, field: str = "text") -> list:
+    """Every credential-shaped span in `text`, as findings (specific rules before generic)."""
+    if not text:
+        return []
+    folded = text.lower()
+    candidates = {i for needle, rules in _CASED_NEEDLES if needle in text for i in rules}
+    candidates.update(i for needle, rules in _FOLDED_NEEDLES if needle in folded for i in rules)
+    if not candidates:
+        return []
+    aligned = len(folded) == len(text)
+    found: list = []
+    taken: list = []
+    for i in sorted(candidates):  # rule order: specific rules claim a span before generic ones
+        rule = RULES[i]
+        if rule.fold:
+            target, pattern = (folded, rule.pattern) if aligned else (text, rule._pattern_ci)
+        else:
+            target, pattern = text, rule.pattern
+        for m in pattern.finditer(target):
+            start, end = m.span(rule.group)
+            if start < 0 or (rule.bounded and m.start() > 0 and text[m.start() - 1] in _WORD):
+                continue
+            if not (rule.accept or _not_placeholder)(text[start:end]):
+                continue
+            if any(start < t_end and t_start < end for t_start, t_end in taken):
+                continue  # one finding per span: the most specific rule's
+            taken.append((start, end))
+            line = text.count("\n", 0, start) + 1
+            column = start - (text.rfind("\n", 0, start) + 1) + 1
+            found.append(Finding(rule.kind, rule.name, field, line, column, end - start))
+    found.sort(key=lambda f: (f.line, f.column))
+    return found
+
+
+# Scanned fields, in the order they are reported. The id and ts are ours, parents are ids.
+SCANNED_FIELDS = ("summary", "body", "author", "agent", "provider", "model", "dedup_key")
+
+
+def allowed(body: str) -> Optional[str]:
+    """The reason recorded by `--allow-secret`, when the body's header carries one."""
+    from .blocks import field
+    return field(body or "", ALLOW_HEADER)
+
+
+def entry_findings(entry) -> list:
+    """Findings in an entry's text fields; empty when its body records an override."""
+    if allowed(getattr(entry, "body", "")) is not None:
+        return []
+    out: list = []
+    for name in SCANNED_FIELDS:
+        value = getattr(entry, name, None)
+        if isinstance(value, str) and value:
+            out.extend(scan(value, name))
+    return out
+
+
+def refuse_credentials(entry) -> None:
+    """The gate every new entry passes (the model's validator and rules.new_record call it):
+    raises SecretError, naming kinds and positions, when the entry holds a credential."""
+    findings = entry_findings(entry)
+    if findings:
+        from .errors import SecretError
+        raise SecretError(refusal(findings))
+
+
+MAX_REASON_CHARS = 200
+
+
+def record_override(body: str, reason: str) -> str:
+    """The body with an `allow-secret: REASON` header: the deliberate, reasoned override of a
+    false positive, hashed with the entry so it can neither be dropped nor added later."""
+    from .blocks import render_header
+    from .errors import InputError
+    why = (reason or "").strip()
+    if not why or any(ch in why for ch in "\r\n") or len(why) > MAX_REASON_CHARS:
+        raise InputError(f"--allow-secret needs a reason: one line of 1-{MAX_REASON_CHARS} characters")
+    if allowed(body) is not None:
+        return body
+    return render_header({ALLOW_HEADER: why}) + (body or "")
+
+
+def refusal(findings: Iterable[Finding], subject: str = "the entry") -> str:
+    """The message that refuses a write: kinds and positions, never the secret."""
+    items = list(findings)
+    shown = "\n".join(f"  {f.describe()}" for f in items[:10])
+    more = f"\n  ... and {len(items) - 10} more" if len(items) > 10 else ""
+    return (f"refused: {subject} holds what looks like a credential; nothing was written:\n{shown}{more}\n"
+            "Remove it (and rotate it if it was real). If it is not a secret, write the entry with "
+            "--allow-secret REASON (log, checkpoint), which records why in its body.")
