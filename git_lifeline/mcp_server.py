@@ -184,6 +184,10 @@ def build_server(door: Door):
         except LifelineError as exc:
             raise error(str(exc)) from None
         except Exception as exc:  # a bug of ours must not take the server down
+            from .gitrepo import repository_failure
+            known = repository_failure(exc)  # a full or read-only disk, a missing object
+            if known is not None:
+                raise error(str(known)) from None
             log.exception("internal error")
             raise error(f"internal error: {type(exc).__name__}: {exc}") from None
 

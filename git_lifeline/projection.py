@@ -97,6 +97,15 @@ def append_rendered(text: str, prev_head: Optional[str], new_entries: list, head
     return text[: m.start()] + "".join(render_entry(e) for e in new) + footer(head, count, new[-1])
 
 
+def shown_tree(text: str) -> tuple:
+    """(True, entries tree oid or None) named by a projection's footer; (False, None) when
+    the text has no footer (then only a full render can bring it up to date)."""
+    m = _FOOT.search(text)
+    if not m:
+        return False, None
+    return True, (m.group("head") if m.group("head") != "none" else None)
+
+
 class ParseError(InputError):
     pass
 

@@ -103,8 +103,13 @@ _HAS_DIGIT = re.compile(r"\d")
 _HAS_LETTER = re.compile(r"[A-Za-z]")
 # What follows a secret-sounding name but is code, not a value: a call, an attribute
 # path, an environment lookup, a file path, a type.
-_NOT_A_VALUE = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*\.)+[A-Za-z_][A-Za-z0-9_]*$|^(?:os|env|process|settings|"
-                          r"config|secrets|vault|ssm|ENV)\b|^[~/.]|^[A-Z][A-Z_]*$|^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$|^[a-z]+(?:[_-][a-z]+)+$|\)$")
+_NOT_A_VALUE = re.compile(
+    r"^(?:[A-Za-z_][A-Za-z0-9_]*\.)+[A-Za-z_][A-Za-z0-9_]*$"      # attribute path: settings.api_key
+    r"|^(?:os|env|process|settings|config|secrets|vault|ssm|ENV)\b"  # a lookup: os.environ[...], env(...)
+    r"|^[~/.]"                                                       # a file path
+    r"|^[A-Z][A-Z_]*$|^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$"               # an environment variable's name
+    r"|^[a-z]+(?:[_-][a-z]+)+$"                                      # words: read_from_vault
+    r"|\)$")                                                         # a call: getpass()
 
 
 def _assigned_secret(value: str) -> bool:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Optional
 
 from . import context as ctx
 from . import state
-from .errors import InputError
+from .errors import InputError, LifelineError
 from .gitrepo import GitRepo, open_repo
 from .store import DEFAULT_LINE, AppendResult, LineStore
 
@@ -337,10 +337,39 @@ class Ledger:
             if current is not None and added:
                 text = projection.append_rendered(current, self.store.entries_tree_id(prev_head), added,
                                                   self.store.entries_tree_id(head))
+            if text is None and current is not None:
+                text = self._catch_up(current, head)
             if text is None:
                 text = projection.render(self.line, self.entries(head), self.store.entries_tree_id(head))
-            write_atomic(path, text)
+            if text != current:
+                write_atomic(path, text)
         return path
+
+    def _catch_up(self, current: str, head: Optional[str]) -> Optional[str]:
+        """Extend the file from the entries tree its footer names to the head's, reading
+        only what the trees' difference adds (concurrent writers each refresh after their
+        own append, so a refresh often finds the ref moved on; a full render of the line
+        there made each append cost a full read). None when only a full render will do."""
+        from . import projection
+        from .model import Entry
+        from .store import diff_entry_trees, is_entry_path
+        footer, shown = projection.shown_tree(current)
+        target = self.store.entries_tree_id(head)
+        if not footer:
+            return None
+        if shown == target:
+            return current
+        repo = self.gr.repo
+        try:
+            old = repo[shown] if shown else None
+            added = []
+            for path, o, n, kind in diff_entry_trees(repo, old, repo[target] if target else None):
+                if o is not None or n is None or kind != "blob" or not is_entry_path(path):
+                    return None  # a removal or a replaced blob: render in full
+                added.append(Entry.from_json(repo[n].data))
+        except (KeyError, ValueError, LifelineError):
+            return None
+        return projection.append_rendered(current, shown, added, target) if added else None
 
     def render(self) -> Optional[Path]:
         path = self.projection_path()

@@ -276,7 +276,8 @@ def signature_problems(store: LineStore, head: Optional[str] = None) -> tuple:
             continue
         count += 1
         if verdict != "G":
-            code, what = _SIGNATURE_VERDICTS.get(verdict, ("unverifiable-signature", f"has signature status {verdict!r}"))
+            code, what = _SIGNATURE_VERDICTS.get(verdict,
+                                                 ("unverifiable-signature", f"has signature status {verdict!r}"))
             problems.append(Problem(code, f"commit {cid[:12]} {what}"))
     return count, problems
 

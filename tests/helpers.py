@@ -450,6 +450,11 @@ class Zygote:
             return "killed"
         return "completed" if os.WEXITSTATUS(status) == 0 else "failed"
 
+    def wait(self, pid: int) -> str:
+        """Let the workload run to its end: 'completed' or 'failed'."""
+        status = self._ask({"reap": pid})["status"]
+        return "completed" if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else "failed"
+
     def close(self) -> None:
         self.proc.stdin.close()
         self.proc.wait(timeout=30)
@@ -522,3 +527,56 @@ def fill_disk(mount: Path, leave_bytes: int) -> Path:
         except OSError:  # the file system rounds to blocks: it may be full a little earlier
             pass
     return filler
+
+
+# ---- pulls racing appends -------------------------------------------------------------------
+PULL_WORKER = """
+import os, sys, time
+from git_lifeline.service import Ledger
+repo, stop = sys.argv[1], sys.argv[2]
+pulls = merges = 0
+while not os.path.exists(stop):
+    _, lines = Ledger.open(repo).pull("origin")
+    pulls += 1
+    merges += sum(1 for pl in lines if pl.action == "merged")
+    time.sleep(0.1)  # a busy user's pace, not a fetch storm (each pull runs git fetch)
+print(pulls, merges)
+"""
+
+REMOTE_WRITER = """
+import sys
+from git_lifeline.service import Ledger
+clone, count = sys.argv[1], int(sys.argv[2])
+for i in range(count):
+    led = Ledger.open(clone)
+    led.log(kind="note", summary=f"remote note {i}", body="written on another clone")
+    led.sync("origin")
+"""
+
+
+def start_script(script: str, *args) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", script, *map(str, args)], env=subprocess_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def finish_script(proc: subprocess.Popen, timeout: int = 300) -> str:
+    out, err = proc.communicate(timeout=timeout)
+    assert proc.returncode == 0, err.decode("utf-8", "replace")
+    return out.decode("utf-8", "replace")
+
+
+def remote_and_clones(base: Path, names=("a", "b")) -> tuple:
+    """A bare remote holding one ledger entry, and clones of it that pulled the ledger."""
+    remote = base / "remote.git"
+    git(base, "init", "-q", "--bare", str(remote))
+    clones = []
+    for name in names:
+        clone = base / name
+        git(base, "clone", "-q", str(remote), str(clone))
+        clones.append(clone)
+    first = open_ledger(clones[0])
+    first.log(kind="bootstrap", summary="Shared project", body="the remote's first entry")
+    first.sync("origin")
+    for clone in clones[1:]:
+        open_ledger(clone).pull("origin")
+    return (remote, *clones)

@@ -16,13 +16,15 @@ import pytest
 
 from git_lifeline import interop
 from helpers import (
-    Zygote, assert_ledger_whole, git, init_repo, make_entry, open_ledger,
+    Zygote, assert_ledger_whole, git, init_repo, make_entry, open_ledger, remote_and_clones,
 )
 
 SEED = 8
 APPEND_TRIALS = 30
 IMPORT_TRIALS = 20
 IMPORT_SIZE = 200
+PULL_TRIALS = 12
+PULLED_PER_TRIAL = 5
 
 
 @pytest.fixture(scope="module")
@@ -117,4 +119,40 @@ def test_sigkill_during_imports_is_all_or_nothing(tmp_path, zygote, seed_file, r
     record_counts("crash-import", tried=IMPORT_TRIALS, held=IMPORT_TRIALS, lost=0,
                   killed_before_publish=outcomes.count("none"), published=outcomes.count("all"),
                   killed=outcomes.count("killed"), completed=outcomes.count("completed"),
+                  stale_ref_locks=outcomes.count("stale-ref-lock"))
+
+
+def test_sigkill_during_pull_merges_is_all_or_nothing(tmp_path, zygote, record_counts):
+    remote, a, b = remote_and_clones(tmp_path)
+    git(a, "config", "lifeline.staleRefLockSeconds", str(STALE_AFTER))
+    rng = random.Random(SEED + 2)
+    outcomes: list = []
+
+    def diverge(trial):
+        writer = open_ledger(b)
+        incoming = [writer.log(kind="note", summary=f"pull trial {trial} remote {i}", body="from b").entry.id
+                    for i in range(PULLED_PER_TRIAL)]
+        writer.sync("origin")
+        open_ledger(a).log(kind="note", summary=f"pull trial {trial} local", body="diverges a from the remote")
+        return incoming
+
+    diverge("probe")  # how long one merging pull takes here, to spread the kills over it
+    t0 = time.perf_counter()
+    assert zygote.wait(zygote.start("pull", a, remote="origin")) == "completed"
+    span = time.perf_counter() - t0
+    for trial in range(PULL_TRIALS):
+        incoming = diverge(trial)
+        pid = zygote.start("pull", a, remote="origin")
+        # anywhere in a pull: fetch, verification, merge, ref move, projection
+        time.sleep(rng.uniform(0.0, span))
+        after_trial(a, outcomes, zygote.kill(pid))
+        present = {e.id for e in open_ledger(a).entries()} & set(incoming)
+        assert present in (set(), set(incoming)), f"trial {trial}: {len(present)} of {len(incoming)} pulled"
+        outcomes.append("merged" if present else "not-merged")
+        open_ledger(a).pull("origin")  # the next pull completes what was interrupted
+        assert set(incoming) <= {e.id for e in open_ledger(a).entries()}
+    assert_ledger_whole(a)
+    record_counts("crash-pull-merge", tried=PULL_TRIALS, held=PULL_TRIALS, lost=0,
+                  killed=outcomes.count("killed"), completed=outcomes.count("completed"),
+                  merged_before_kill=outcomes.count("merged"), not_merged=outcomes.count("not-merged"),
                   stale_ref_locks=outcomes.count("stale-ref-lock"))

@@ -7,7 +7,8 @@ The false-positive corpus of the secret scanner (docs/RELIABILITY.md). Three sou
      *shapes* described in prose, placeholders, env lookups, connection strings
      without passwords);
   2. this repository's own commit messages (subject as summary, body as the why);
-  3. paragraphs of this repository's own documentation, as notes.
+  3. paragraphs of this repository's own documentation, as notes;
+  4. the entries of the lifeline-context fixtures in tests/data/seed (markdown ones).
 Run from the repository root: python tests/data/secrets/make_ledger_entries.py
 (it rewrites the JSON; the JSON is what the tests read).
 """
@@ -198,10 +199,28 @@ def doc_paragraphs() -> list:
     return rows
 
 
+def seed_fixture_entries() -> list:
+    import sys
+    sys.path.insert(0, str(ROOT))
+    from git_lifeline.interop import read_source
+    rows, seen = [], set()
+    for path in sorted((ROOT / "tests" / "data" / "seed").glob("*.md")):
+        try:
+            _fmt, records = read_source(path)
+        except Exception:  # a fixture that is bad on purpose
+            continue
+        for r in records:
+            if r.summary and r.body and (r.summary, r.body) not in seen:
+                seen.add((r.summary, r.body))
+                rows.append((r.kind, r.summary[:300], r.body))
+    return rows
+
+
 def main() -> None:
     rows = [dict(kind=k, summary=s, body=b, source="written") for k, s, b in WRITTEN]
     rows += [dict(kind=k, summary=s, body=b, source="commit-message") for k, s, b in commit_messages()]
     rows += [dict(kind=k, summary=s, body=b, source="docs") for k, s, b in doc_paragraphs()]
+    rows += [dict(kind=k, summary=s, body=b, source="seed-fixture") for k, s, b in seed_fixture_entries()]
     doc = {"about": "Realistic ledger entries that hold no credential (the scanner's false-positive corpus); "
                     "built by make_ledger_entries.py.", "entries": rows}
     (HERE / "ledger_entries.json").write_text(json.dumps(doc, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")

@@ -1,0 +1,64 @@
+"""The counts of docs/RELIABILITY.md: run the corpus tests and sum what each one tried,
+what held and what was lost.
+
+Each corpus test reports through the `record_counts` fixture (tests/conftest.py) when
+LIFELINE_COUNTS names a file; this script sets it, runs the files, and prints one
+markdown row per corpus plus the wall time of the run.
+
+Usage: python bench/reliability_counts.py [--python PY] [pytest args...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPORA = [
+    "tests/test_secrets_never_enter_the_ledger.py",
+    "tests/test_concurrent_writers_lose_nothing.py",
+    "tests/test_crash_at_any_point_leaves_a_whole_ledger.py",
+    "tests/test_disk_and_repo_faults_leave_nothing_half_written.py",
+    "tests/test_tampering_is_detected_refused_and_rejected.py",
+    "tests/test_bad_input_is_refused_and_writes_nothing.py",
+    "tests/test_validation.py",
+    "tests/test_fuzz_ingest_never_crashes.py",
+    "tests/test_ledger_commits_are_signed_when_git_asks.py",
+]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--python", default=sys.executable)
+    args, extra = ap.parse_known_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        counts = Path(tmp) / "counts.jsonl"
+        env = dict(os.environ, LIFELINE_COUNTS=str(counts))
+        t0 = time.perf_counter()
+        proc = subprocess.run([args.python, "-m", "pytest", "-p", "no:cacheprovider", *CORPORA, *extra],
+                              cwd=str(ROOT), env=env)
+        wall = time.perf_counter() - t0
+        totals: dict = {}
+        for line in counts.read_text(encoding="utf-8").splitlines() if counts.exists() else []:
+            row = json.loads(line)
+            agg = totals.setdefault(row.pop("corpus"), {})
+            for k, v in row.items():
+                if isinstance(v, (int, float)):
+                    agg[k] = agg.get(k, 0) + v
+    print("| corpus | tried | held | lost | details |")
+    print("|---|---:|---:|---:|---|")
+    for name, agg in sorted(totals.items()):
+        details = ", ".join(f"{k} {v}" for k, v in sorted(agg.items()) if k not in ("tried", "held", "lost"))
+        print(f"| {name} | {agg.get('tried', 0)} | {agg.get('held', 0)} | {agg.get('lost', 0)} | {details} |")
+    print(f"\npytest exit {proc.returncode}, {wall:.0f} s wall for {len(CORPORA)} files")
+    sys.exit(proc.returncode)
+
+
+if __name__ == "__main__":
+    main()
