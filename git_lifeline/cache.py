@@ -25,6 +25,7 @@ from .record import Record
 from .store import LineStore, diff_entry_trees, is_entry_path
 
 SCHEMA_VERSION = "5"
+_BATCH = 2000
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS entries (
@@ -98,24 +99,34 @@ class LineCache:
         return row[0] if row else None
 
     def ensure(self, commit_id: Optional[str]) -> sqlite3.Connection:
-        """Bring the cache to the entries tree of `commit_id`; returns the connection."""
+        """Bring the cache up to the line's head; returns the connection.
+
+        The cache only ever follows the ref forward. A caller that read the head a
+        moment ago may find the cache already at a newer head (another process
+        appended): that is served as is, never rolled back, so processes at slightly
+        different heads cannot make each other rebuild (or read a half-rebuilt cache)."""
         target = self.store.entries_tree_id(commit_id)
         db = self.open()
-        if self.cached_tree() == (target or "none"):
+        cached = self.cached_tree()
+        if cached == (target or "none"):
+            return db
+        if self.store.entries_tree_id(self.store.head()) == cached:
             return db
         try:
-            self._advance(db, target)
+            self._advance(db)
         except sqlite3.DatabaseError:
             self.close()
             self._discard("the cache was corrupt; rebuilt it")
             db = self.open()
-            self._advance(db, target)
+            self._advance(db)
         return db
 
-    def _advance(self, db: sqlite3.Connection, target: Optional[str]) -> None:
+    def _advance(self, db: sqlite3.Connection) -> None:
+        """Advance to the head as it is once this process holds the write lock."""
         repo = self.store.repo
         db.execute("BEGIN IMMEDIATE")
         try:
+            target = self.store.entries_tree_id(self.store.head())
             current = db.execute("SELECT value FROM meta WHERE key='tree'").fetchone()
             current = current[0] if current else None
             if current == (target or "none"):
@@ -131,7 +142,7 @@ class LineCache:
             if current is None and db.execute("SELECT 1 FROM entries LIMIT 1").fetchone():
                 self._clear(db)
             new_tree = repo[target] if target else None
-            rebuild = False
+            rebuild = old_tree is None  # a cold build folds from the table, streaming
             changes = list(diff_entry_trees(repo, old_tree, new_tree))
             if any(new is None and is_entry_path(path) for path, old, new, _ in changes):
                 # history only grows: a removal means the ref was rewritten — start over
@@ -149,8 +160,12 @@ class LineCache:
                 if old is not None:
                     replaced = True
                     self._drop(db, entry_id)
-                added.append((entry_id, record, ok))
+                if not rebuild:
+                    added.append((entry_id, record if ok else None, ok))
                 rows.append(row)
+                if len(rows) >= _BATCH:  # bounded memory on a cold build of a large ledger
+                    self._insert(db, rows)
+                    rows = []
             self._insert(db, rows)
             self._advance_fold(db, added, rebuild or replaced)
             db.execute("INSERT OR REPLACE INTO meta VALUES ('tree', ?)", (target or "none",))
@@ -174,13 +189,16 @@ class LineCache:
                 f.add(r)
             f.broken = sorted(set(f.broken) | set(bad))
         else:
-            records, broken = [], []
-            for ok, text, entry_id in db.execute("SELECT ok, json, id FROM entries"):
+            # Refold everything, streaming rows in (ts, id) order: the ts column's fixed
+            # format sorts as time does, so no list of every entry is held in memory.
+            f = truth.Fold()
+            broken = []
+            for ok, text, entry_id in db.execute("SELECT ok, json, id FROM entries ORDER BY ts, id"):
                 if ok:
-                    records.append(Record.from_json(text))
+                    f.add(Record.from_json(text))
                 else:
                     broken.append(entry_id)
-            f = truth.fold(records, broken)
+            f.broken = sorted(broken)
         db.execute("INSERT OR REPLACE INTO meta VALUES ('fold', ?)", (json.dumps(f.to_json()),))
 
     def _read_fold(self, db: sqlite3.Connection):

@@ -73,18 +73,40 @@ def init(ctx: click.Context, no_mcp: bool) -> None:
                    "--body \"Why it exists\"")
 
 
+def entry_options(func):
+    """The options that describe an entry, shared by `log` and `propose`."""
+    options = [
+        click.option("--kind", required=True, metavar="KIND", help=f"One of: {KIND_HELP}."),
+        click.option("--summary", required=True, help="One line: the what."),
+        click.option("--body", default=None, help="The why (required except for checkpoints)."),
+        click.option("--body-file", type=click.Path(dir_okay=False, allow_dash=True), default=None,
+                     help="Read the body from a file ('-' for stdin)."),
+        click.option("--parents", multiple=True, metavar="ID[,ID]",
+                     help="Parent entries: full ids, unique prefixes (>= 6 hex) or LINE:PREFIX; "
+                          "repeatable or comma-separated."),
+        click.option("--author", default=None, help="Default: git's user.name <user.email>."),
+        click.option("--agent", default="human", show_default=True),
+        click.option("--provider", default="none", show_default=True),
+        click.option("--model", default="human", show_default=True),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def entry_fields(kind, summary, body, body_file, parents, author, agent, provider, model) -> dict:
+    """The service's fields from the shared options (the body read from its file)."""
+    from .errors import InputError
+    if body is not None and body_file is not None:
+        raise InputError("give --body or --body-file, not both")
+    if body_file is not None:
+        body = _read_text(body_file)
+    return dict(kind=kind, summary=summary, body=body or "", parents=_split(parents), author=author,
+                agent=agent, provider=provider, model=model)
+
+
 @main.command()
-@click.option("--kind", required=True, metavar="KIND", help=f"One of: {KIND_HELP}.")
-@click.option("--summary", required=True, help="One line: the what.")
-@click.option("--body", default=None, help="The why (required except for checkpoints).")
-@click.option("--body-file", type=click.Path(dir_okay=False, allow_dash=True), default=None,
-              help="Read the body from a file ('-' for stdin).")
-@click.option("--parents", multiple=True, metavar="ID[,ID]",
-              help="Parent entries: full ids or unique prefixes (>= 6 hex); repeatable or comma-separated.")
-@click.option("--author", default=None, help="Default: git's user.name <user.email>.")
-@click.option("--agent", default="human", show_default=True)
-@click.option("--provider", default="none", show_default=True)
-@click.option("--model", default="human", show_default=True)
+@entry_options
 @click.option("--dedup-key", default=None, help="Idempotency key: a second entry with it is not written.")
 @click.option("--thread", default=None, help="Record into a thread: chains to the thread's head.")
 @click.option("--allow-secret", "allow_secret", metavar="REASON", default=None,
@@ -95,14 +117,9 @@ def init(ctx: click.Context, no_mcp: bool) -> None:
 def log(ctx, kind, summary, body, body_file, parents, author, agent, provider, model, dedup_key, thread,
         allow_secret, as_json):
     """Append an entry to the line (a human's write: direct)."""
-    from .errors import InputError
-    if body is not None and body_file is not None:
-        raise InputError("give --body or --body-file, not both")
-    if body_file is not None:
-        body = _read_text(body_file)
+    fields = entry_fields(kind, summary, body, body_file, parents, author, agent, provider, model)
+    fields.update(dedup_key=dedup_key, allow_secret=allow_secret)
     led = _ledger(ctx)
-    fields = dict(kind=kind, summary=summary, body=body or "", parents=_split(parents), author=author,
-                  agent=agent, provider=provider, model=model, dedup_key=dedup_key, allow_secret=allow_secret)
     out = led.log_in_thread(thread, fields) if thread else led.log(**fields)
     if as_json:
         _echo_json({"entry": _entry_dict(out.entry), "written": out.written, "commit": out.commit})
@@ -169,7 +186,8 @@ def list_cmd(ctx, kind, as_json):
 
 
 @main.command()
-@click.option("--budget", type=int, default=None, metavar="CHARS", help="Hard limit on the output, in characters.")
+@click.option("--budget", type=int, default=None, metavar="CHARS",
+              help="Hard limit on the output, in characters (default: git config lifeline.budget, else 8000).")
 @click.option("--budget-tokens", type=int, default=None, metavar="N",
               help="Hard limit in estimated tokens (git config lifeline.tokenizer: estimate|tiktoken).")
 @click.option("--query", default=None, help="Add a Relevant section from recall.")

@@ -10,7 +10,7 @@ import sys
 
 import click
 
-from .cli import KIND_HELP, _echo_json, _ledger, _read_text, _split, main
+from .cli import _echo_json, _ledger, entry_fields, entry_options, main
 
 
 def _one_line(text: str, width: int) -> str:
@@ -35,29 +35,14 @@ def _proposal_json(p) -> dict:
 
 
 @main.command()
-@click.option("--kind", required=True, metavar="KIND", help=f"One of: {KIND_HELP}.")
-@click.option("--summary", required=True, help="One line: the what.")
-@click.option("--body", default=None, help="The why (required except for checkpoints).")
-@click.option("--body-file", type=click.Path(dir_okay=False, allow_dash=True), default=None,
-              help="Read the body from a file ('-' for stdin).")
-@click.option("--parents", multiple=True, metavar="ID[,ID]", help="Parent entries: full ids or unique prefixes.")
+@entry_options
 @click.option("--thread", default=None, help="Record into a thread once approved (chains to its head now).")
-@click.option("--author", default=None, help="Default: git's user.name <user.email>.")
-@click.option("--agent", default="human", show_default=True)
-@click.option("--provider", default="none", show_default=True)
-@click.option("--model", default="human", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the proposal as JSON.")
 @click.pass_context
 def propose(ctx, kind, summary, body, body_file, parents, thread, author, agent, provider, model, as_json):
     """File a proposal: the entry waits in the review trail until someone approves it."""
-    from .errors import InputError
-    if body is not None and body_file is not None:
-        raise InputError("give --body or --body-file, not both")
-    if body_file is not None:
-        body = _read_text(body_file)
+    fields = entry_fields(kind, summary, body, body_file, parents, author, agent, provider, model)
     led = _ledger(ctx)
-    fields = dict(kind=kind, summary=summary, body=body or "", parents=_split(parents), author=author,
-                  agent=agent, provider=provider, model=model)
     rec = led.propose(fields, thread=thread, via="cli")
     if as_json:
         _echo_json({"proposal": rec.id, "content": rec.doc["content"], "ts": rec.doc["ts"]})

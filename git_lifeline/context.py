@@ -83,6 +83,10 @@ def worst_marker(noun: str, count: int) -> str:
     return f"_[… {count} {noun} omitted for the budget: {shown}{more}]_\n"
 
 
+# Structural blocks (an origin anchor, labels...) are not the why: the excerpt stops there.
+_STRUCTURE_BLOCK = re.compile(r"(?m)^(?:origin|labels|spec|status):[ \t]*$")
+
+
 def one_line(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
@@ -91,7 +95,7 @@ def excerpt(body: str, width: int) -> str:
     """The why as one line, cut at a word boundary with an explicit ellipsis."""
     if width <= 0:
         return ""
-    text = one_line(blocks.strip_header(body))
+    text = one_line(_STRUCTURE_BLOCK.split(blocks.strip_header(body), 1)[0])
     if len(text) <= width:
         return text
     cut = text[: width - 1]

@@ -9,7 +9,6 @@ ledger moves between the two tools with every id intact.
 from __future__ import annotations
 
 import json
-import re
 from datetime import datetime, timezone
 from typing import Literal, Optional
 

@@ -9,10 +9,17 @@ sentinel an author must avoid.
 from __future__ import annotations
 
 import re
-from typing import Iterable, Optional
+from typing import TYPE_CHECKING, Iterable, Optional
 
 from .errors import InputError, LifelineError
-from .model import Entry, build_entry, format_ts, parse_ts
+from .canonical import format_ts
+from .rules import parse_ts
+
+if TYPE_CHECKING:  # annotations only: importing the model loads pydantic
+    from .model import Entry
+
+# The pydantic model is imported only by `parse` (migrate): refreshing the projection
+# after a `log` renders Records and must not pay pydantic's start-up.
 
 MAGIC = "<!-- git-lifeline projection v1"
 _FOOT_LINE = (r"<!-- lifeline:tree (?P<head>[0-9a-f]{40}|none) entries (?P<n>\d+)"
@@ -164,7 +171,8 @@ def parse(text: str, source: str = "LIFELINE.md") -> list:
 _REQUIRED = ("id", "ts", "kind", "summary", "author", "agent", "provider", "model", "parents")
 
 
-def _entry_from_fields(fields: dict, body: str, source: str, lineno: int) -> Entry:
+def _entry_from_fields(fields: dict, body: str, source: str, lineno: int) -> "Entry":
+    from .model import build_entry
     missing = [k for k in _REQUIRED if k not in fields]
     if missing:
         raise ParseError(f"{source}:{lineno}: entry lacks field(s) {', '.join(missing)}")

@@ -35,8 +35,8 @@ import pygit2
 from .errors import ConflictError, InputError, IntegrityError, LifelineError
 from .gitrepo import GitRepo
 from .model import HEX64, MAX_FIELD_CHARS, Entry, build_entry, format_ts, parse_ts, utcnow
-from .store import (LINE_RE, LineStore, cas_ref, diff_entry_trees, is_entry_path, make_commit, rewound_value,
-                    validate_line)
+from .store import (LINE_RE, LineStore, cas_ref, diff_entry_trees, entry_path, insert_fanout, is_entry_path,
+                    make_commit, rewound_value, validate_line)
 
 REF_PREFIX = "refs/lifeline-review/"
 RECORDS_DIR = "records"
@@ -257,15 +257,11 @@ class TrailLoad:
 
 
 # ---- the ref ---------------------------------------------------------------------
-def _path(rid: str) -> tuple[str, str, str]:
-    return rid[0:2], rid[2:4], rid[4:]
-
-
 def _tree_has(tree: Optional[pygit2.Tree], rid: str) -> bool:
     """Is there a leaf for this 64-hex id in a two-level fan-out tree?"""
     if tree is None:
         return False
-    a, b, rest = _path(rid)
+    a, b, rest = entry_path(rid)
     try:
         tree[f"{a}/{b}/{rest}"]
     except KeyError:
@@ -347,29 +343,8 @@ class ReviewTrail:
         return _tree_has(tree, rid)
 
     # ---- writing --------------------------------------------------------------
-    def _subtree(self, tree: Optional[pygit2.Tree], name: str) -> Optional[pygit2.Tree]:
-        if tree is None or name not in tree:
-            return None
-        obj = self.repo[tree[name].id]
-        return obj if isinstance(obj, pygit2.Tree) else None
-
     def _insert(self, base: Optional[pygit2.Tree], blobs: dict) -> pygit2.Oid:
-        groups: dict = {}
-        for rid, oid in blobs.items():
-            a, b, rest = _path(rid)
-            groups.setdefault(a, {}).setdefault(b, {})[rest] = oid
-        top = self.repo.TreeBuilder(base) if base is not None else self.repo.TreeBuilder()
-        for a, by_b in groups.items():
-            sub_a = self._subtree(base, a)
-            tb_a = self.repo.TreeBuilder(sub_a) if sub_a is not None else self.repo.TreeBuilder()
-            for b, leaves in by_b.items():
-                sub_b = self._subtree(sub_a, b)
-                tb_b = self.repo.TreeBuilder(sub_b) if sub_b is not None else self.repo.TreeBuilder()
-                for rest, oid in leaves.items():
-                    tb_b.insert(rest, oid, pygit2.GIT_FILEMODE_BLOB)
-                tb_a.insert(b, tb_b.write(), pygit2.GIT_FILEMODE_TREE)
-            top.insert(a, tb_a.write(), pygit2.GIT_FILEMODE_TREE)
-        return top.write()
+        return insert_fanout(self.repo, base, blobs)
 
     def _root(self, records_tree: pygit2.Oid) -> pygit2.Oid:
         tb = self.repo.TreeBuilder()

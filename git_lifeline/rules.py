@@ -167,3 +167,51 @@ def new_record(kind: str, summary: str, author: str, body: str = "", agent: str 
     entry_id = compute_id(kind, author, agent, provider, model, summary, draft.body, parents)
     return Record(entry_id, ts, kind, author, agent, provider, model, summary, draft.body, list(parents),
                   dedup_key)
+
+
+_BLOB_KEYS = frozenset({"agent", "author", "body", "dedup_key", "id", "kind", "model", "parents", "provider",
+                        "summary", "ts"})
+_BLOB_TS = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z")
+
+
+def parse_blob(data: bytes):
+    """A stored entry blob as a Record, held to every rule `Entry.from_json` applies
+    (exact key set, types, kind, id and ts format, content rules), without pydantic:
+    verify reads every blob of a ledger through here. Raises InputError."""
+    import json
+    from .record import Record
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise InputError(f"not valid JSON: {exc}") from None
+    if not isinstance(doc, dict):
+        raise InputError("not a JSON object")
+    keys = set(doc)
+    if keys != _BLOB_KEYS:
+        missing, extra = sorted(_BLOB_KEYS - keys), sorted(keys - _BLOB_KEYS)
+        raise InputError("; ".join(([f"missing {', '.join(missing)}"] if missing else [])
+                                   + ([f"unexpected {', '.join(extra)}"] if extra else [])))
+    for key in ("agent", "author", "body", "id", "kind", "model", "provider", "summary", "ts"):
+        if not isinstance(doc[key], str):
+            raise InputError(f"{key}: must be a string")
+    if doc["dedup_key"] is not None and not isinstance(doc["dedup_key"], str):
+        raise InputError("dedup_key: must be a string or null")
+    parents = doc["parents"]
+    if not isinstance(parents, list) or not all(isinstance(p, str) for p in parents):
+        raise InputError("parents: must be a list of ids")
+    if doc["kind"] not in KINDS:
+        raise InputError(f"unknown kind {doc['kind']!r}")
+    if not HEX64.fullmatch(doc["id"]):
+        raise InputError("id must be 64 lowercase hex characters")
+    if not _BLOB_TS.fullmatch(doc["ts"]):
+        raise InputError(f"invalid timestamp {doc['ts']!r}")
+    r = Record(doc["id"], parse_ts(doc["ts"]), doc["kind"], doc["author"], doc["agent"], doc["provider"],
+               doc["model"], doc["summary"], doc["body"], sorted(parents), doc["dedup_key"])
+    if r.ts < MIN_TS:
+        raise InputError("ts is before 1970-01-01T00:00:00Z")
+    if doc["body"] != doc["body"].strip() or parents != sorted(parents):
+        raise InputError("not in canonical form (body not stripped or parents not sorted)")
+    problems = content_problems(r)
+    if problems:
+        raise InputError("; ".join(problems))
+    return r

@@ -6,7 +6,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from . import context as ctx
 from . import state
@@ -14,10 +14,14 @@ from .errors import InputError, LifelineError
 from .gitrepo import GitRepo, open_repo
 from .store import DEFAULT_LINE, AppendResult, LineStore
 
+if TYPE_CHECKING:  # annotations only: importing the model loads pydantic
+    from .model import Entry
+
 # The pydantic model and the projection are imported where an entry is built or
 # written: read paths served from the cache (context, recall) never load pydantic.
 
 _DISABLED = ("", "false", "off", "no", "none", "0")
+DEFAULT_BUDGET = 8000  # characters, when neither --budget nor lifeline.budget says otherwise
 _ENABLED = ("true", "on", "yes", "1")
 
 
@@ -146,6 +150,11 @@ class Ledger:
         for name, value in (("--budget", budget), ("--budget-tokens", budget_tokens)):
             if value is not None and value < 0:
                 raise InputError(f"{name} must be zero or more")
+        if budget is None and budget_tokens is None:
+            # What a fresh AI reads must fit a prompt: bounded by default, whatever the ledger's size.
+            budget = self.gr.config_int("lifeline.budget", DEFAULT_BUDGET)
+            if budget < 0:
+                raise InputError("git config lifeline.budget must be zero or more")
         st = self.state_as_of(as_of) if as_of else self.state()
         thread_key = None
         if thread is not None:
@@ -259,7 +268,6 @@ class Ledger:
                         body=f"pin: {target}\n\nPinned as a foundation of the context.", **who)
 
     def unpin(self, ref: str, **who) -> LogOutcome:
-        from . import blocks
         st = self.state()
         target = self.store.resolve(ref)
         notes = st.pin_notes_of(target)

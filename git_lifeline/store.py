@@ -15,12 +15,15 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, Optional
+from typing import TYPE_CHECKING, Iterable, Iterator, Optional
 
 import pygit2
 
 from .errors import ConflictError, InputError, LifelineError, RepositoryError
 from .gitrepo import GitRepo
+
+if TYPE_CHECKING:  # annotations only: importing the model loads pydantic
+    from .model import Entry
 from .canonical import HEX64, MIN_PREFIX
 
 REF_PREFIX = "refs/lifeline/"
@@ -205,6 +208,21 @@ class LineStore:
                 for c in sub_b:
                     yield f"{a.name}/{b.name}/{c.name}", a.name + b.name + c.name, self._object(c)
 
+    def iter_entry_oids(self, commit_id: Optional[str] = None) -> Iterator[tuple[str, str]]:
+        """(id from path, blob oid) of every blob at an entry's place, without reading blobs."""
+        tree = self.entries_tree(commit_id if commit_id is not None else self.head())
+        if tree is None:
+            return
+        for a in tree:
+            if a.type_str != "tree":
+                continue
+            for b in self.repo[a.id]:
+                if b.type_str != "tree":
+                    continue
+                for c in self.repo[b.id]:
+                    if c.type_str == "blob":
+                        yield a.name + b.name + c.name, str(c.id)
+
     def _object(self, item) -> Optional[pygit2.Object]:
         """The object a tree entry names; None for a gitlink (its commit lives in another repo)."""
         return self.repo[item.id] if item.type_str in ("tree", "blob") else None
@@ -237,27 +255,7 @@ class LineStore:
     # ---- writing ----------------------------------------------------------
     def _insert(self, base: Optional[pygit2.Tree], blobs: dict) -> pygit2.Oid:
         """New entries tree = base + blobs {id: blob oid}; rewrites only touched subtrees."""
-        groups: dict = {}
-        for entry_id, oid in blobs.items():
-            a, b, rest = entry_path(entry_id)
-            groups.setdefault(a, {}).setdefault(b, {})[rest] = oid
-        top = self.repo.TreeBuilder(base) if base is not None else self.repo.TreeBuilder()
-        for a, by_b in groups.items():
-            sub_a = self._subtree(base, a)
-            tb_a = self.repo.TreeBuilder(sub_a) if sub_a is not None else self.repo.TreeBuilder()
-            for b, leaves in by_b.items():
-                sub_b = self._subtree(sub_a, b)
-                tb_b = self.repo.TreeBuilder(sub_b) if sub_b is not None else self.repo.TreeBuilder()
-                for rest, oid in leaves.items():
-                    tb_b.insert(rest, oid, pygit2.GIT_FILEMODE_BLOB)
-                tb_a.insert(b, tb_b.write(), pygit2.GIT_FILEMODE_TREE)
-            top.insert(a, tb_a.write(), pygit2.GIT_FILEMODE_TREE)
-        return top.write()
-
-    def _subtree(self, tree: Optional[pygit2.Tree], name: str) -> Optional[pygit2.Tree]:
-        if tree is None or name not in tree or tree[name].type_str != "tree":
-            return None
-        return self.repo[tree[name].id]
+        return insert_fanout(self.repo, base, blobs)
 
     def root_tree(self, entries_tree_oid: pygit2.Oid) -> pygit2.Oid:
         tb = self.repo.TreeBuilder()
@@ -413,6 +411,34 @@ class LineStore:
             self.gr.git(["gc", "--auto", "--quiet"], check=False)
 
 
+def subtree(repo: pygit2.Repository, tree: Optional[pygit2.Tree], name: str) -> Optional[pygit2.Tree]:
+    if tree is None or name not in tree:
+        return None
+    obj = repo[tree[name].id]
+    return obj if isinstance(obj, pygit2.Tree) else None
+
+
+def insert_fanout(repo: pygit2.Repository, base: Optional[pygit2.Tree], blobs: dict) -> pygit2.Oid:
+    """A two-level fan-out tree = base + blobs {64-hex id: blob oid} (ab/cd/<rest>);
+    only the touched subtrees are rewritten, so the cost follows the change."""
+    groups: dict = {}
+    for key, oid in blobs.items():
+        a, b, rest = entry_path(key)
+        groups.setdefault(a, {}).setdefault(b, {})[rest] = oid
+    top = repo.TreeBuilder(base) if base is not None else repo.TreeBuilder()
+    for a, by_b in groups.items():
+        sub_a = subtree(repo, base, a)
+        tb_a = repo.TreeBuilder(sub_a) if sub_a is not None else repo.TreeBuilder()
+        for b, leaves in by_b.items():
+            sub_b = subtree(repo, sub_a, b)
+            tb_b = repo.TreeBuilder(sub_b) if sub_b is not None else repo.TreeBuilder()
+            for rest, oid in leaves.items():
+                tb_b.insert(rest, oid, pygit2.GIT_FILEMODE_BLOB)
+            tb_a.insert(b, tb_b.write(), pygit2.GIT_FILEMODE_TREE)
+        top.insert(a, tb_a.write(), pygit2.GIT_FILEMODE_TREE)
+    return top.write()
+
+
 def make_commit(gr: GitRepo, message: str, tree: pygit2.Oid, parents: list, sig: pygit2.Signature) -> pygit2.Oid:
     """The one way a commit of ours (a line, a review trail) is made: author and committer
     are `sig`, and the commit is signed when git's config asks for it (commit.gpgSign).
@@ -433,7 +459,7 @@ def make_commit(gr: GitRepo, message: str, tree: pygit2.Oid, parents: list, sig:
     proc = gr.git(args, input=message.encode("utf-8"), env=env, check=False)
     if proc.returncode != 0:
         err = proc.stderr.decode("utf-8", "replace").strip() or f"exit code {proc.returncode}"
-        raise LifelineError(f"cannot sign the commit (commit.gpgSign is set): {err}; nothing was written")
+        raise LifelineError(f"cannot sign the ledger commit (commit.gpgSign is set): {err}; nothing was written")
     return pygit2.Oid(hex=proc.stdout.decode("ascii").strip())
 
 

@@ -24,7 +24,8 @@ import pygit2
 
 from .errors import IntegrityError, LifelineError
 from .model import Entry
-from .store import ENTRIES_DIR, LineStore, diff_entry_trees, is_entry_path, rewound_value
+from .rules import parse_blob
+from .store import ENTRIES_DIR, LineStore, diff_entry_trees, is_entry_path, list_lines, rewound_value
 
 
 class SecretProblem(str):
@@ -81,7 +82,7 @@ class Verifier:
         if key not in self._blob_ok:
             problem = None
             try:
-                e = Entry.from_json(self.repo[oid].data)
+                e = parse_blob(self.repo[oid].data)
             except LifelineError as exc:
                 problem = f"unreadable entry: {exc}"
             else:
@@ -137,20 +138,19 @@ class Verifier:
                 self._check_commit(commit, report)
             except KeyError as exc:
                 report.problems.append(_missing(exc, str(commit.id)))
+        # Every blob of the head was parsed while walking history: reuse, never re-read.
+        entries = {}
         try:
-            loaded = store.load(head)
+            for pid, oid in store.iter_entry_oids(head):
+                e = self._parsed.get(oid)
+                if e is not None and self._blob_ok.get(oid) is None:
+                    entries[pid] = e
+            report.entries = len(entries)
+            self._check_parents(entries, report)
         except KeyError as exc:
             report.problems.append(_missing(exc))
-        else:
-            report.entries = len(loaded.entries)
-            self._check_parents(loaded.entries, report)
         self._check_reflog(obj, report)
-        unique, seen = [], set()
-        for p in report.problems:
-            if (p.code, p.message) not in seen:
-                seen.add((p.code, p.message))
-                unique.append(p)
-        report.problems = unique
+        report.problems = _unique(report.problems)
         return report
 
     def _entries_tree_quiet(self, commit):
@@ -232,6 +232,16 @@ class Verifier:
             report.problems.append(Problem(
                 "rewound", f"{self.store.ref_name} once pointed at {str(old)[:12]}, which the current head "
                            "does not contain: the line was rewound or rewritten"))
+
+
+def _unique(problems: list) -> list:
+    """Problems in order, each (code, message) once (a merge is diffed against each parent)."""
+    out, seen = [], set()
+    for p in problems:
+        if (p.code, p.message) not in seen:
+            seen.add((p.code, p.message))
+            out.append(p)
+    return out
 
 
 # git's %G? letters, for every verdict but G (a good signature by a trusted key)
@@ -364,12 +374,7 @@ def verify_range(store: LineStore, tip: str, hide: Iterable = (), progress=None)
             else:
                 report.problems.append(Problem(
                     "missing-parent", f"entry {e.id[:12]} names parent {p[:12]}, which no line holds"))
-    unique, seen = [], set()
-    for p in report.problems:
-        if (p.code, p.message) not in seen:
-            seen.add((p.code, p.message))
-            unique.append(p)
-    report.problems = unique
+    report.problems = _unique(report.problems)
     return report
 
 

@@ -1,0 +1,70 @@
+"""Our context against lifeline-context's on the same ledger, section by section.
+
+The ledger is the committed fixture written by the real lifeline-context 0.6.1
+(tests/data/seed). Both tools print their context with a budget large enough for
+everything; the anchored ids of each section are compared. The one intended
+difference is documented (docs/FORMAT.md §9): a correction that replaces a decision
+carries the current truth, so it is listed among our decisions in force and not
+among the seed's.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+from _interop_support import DATA, cli, imp, needs_seed, seed_cli
+from git_lifeline.service import Ledger
+
+ANCHOR = re.compile(r"\[([0-9a-f]{8})\]")
+
+
+def section(text: str, title_start: str) -> str:
+    for block in re.split(r"\n(?=## )", text):
+        if block.startswith("## " + title_start):
+            return block
+    return ""
+
+
+def anchors(block: str) -> set:
+    return set(ANCHOR.findall(block))
+
+
+@needs_seed
+def test_our_context_matches_the_seeds_section_by_section_on_its_own_ledger(repo, tmp_path):
+    imp(repo, DATA / "research.db", "research")
+    imp(repo, DATA / "ledger.db")
+    ours = cli(repo, "context", "--budget", "100000").stdout
+
+    project = tmp_path / "seed-project"
+    (project / ".lifeline").mkdir(parents=True)
+    shutil.copy(DATA / "ledger.db", project / ".lifeline" / "ledger.db")
+    shutil.copy(DATA / "research.db", project / ".lifeline" / "research.db")
+    theirs = seed_cli(project, "context", "--budget", "100000").stdout
+
+    # What the project is: the same bootstrap.
+    what = re.search(r"\*\*What:\*\* (.+?)  _", theirs).group(1)
+    assert f"**What:** {what} `[" in ours
+
+    # Decisions in force: everything the seed lists, plus only corrections that replace one.
+    st = Ledger.open(str(repo)).state()
+    seed_decisions = anchors(section(theirs, "Why / what's decided"))
+    our_decisions = anchors(section(ours, "Decisions in force").split("_[…")[0])
+    assert seed_decisions and seed_decisions <= our_decisions
+    for extra in our_decisions - seed_decisions:
+        e = next(d for d in st.decisions if d.id.startswith(extra))
+        assert e.kind == "correction", e.summary
+
+    # Open items and where work stopped: the same entries.
+    assert anchors(section(ours, "Open")) == anchors(section(theirs, "Open"))
+    assert anchors(section(ours, "Resume")) == anchors(section(theirs, "Resume"))
+
+    # Recent: the same five entries (the seed prints summaries, not anchors).
+    seed_recent = {re.sub(r" _\[.*\]_$", "", ln.split("] ", 1)[1]) for ln in
+                   section(theirs, "Recent").splitlines()[1:] if ln.startswith("- [")}
+    our_recent = {re.sub(r" _\(.*\)_$", "", ln.split(": ", 1)[1]) for ln in
+                  section(ours, "Recent").splitlines()[1:] if ln.startswith("- `[")}
+    assert seed_recent == our_recent
+
+    # The footer counts the same entries.
+    assert re.search(r"_(\d+) entries", theirs).group(1) == re.search(r"_(\d+) entries", ours).group(1)
