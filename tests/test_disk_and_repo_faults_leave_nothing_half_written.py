@@ -56,9 +56,10 @@ def test_a_read_only_git_dir_refuses_the_write_and_changes_nothing(line, where, 
     assert snapshot(line) == before
     assert_ledger_whole(line)
     assert log(line, "after").code == 0
+    record_counts("repo-faults", tried=1, held=1, lost=0)
 
 
-def test_a_read_only_work_tree_records_the_entry_and_warns_about_the_projection(line):
+def test_a_read_only_work_tree_records_the_entry_and_warns_about_the_projection(line, record_counts):
     git(line, "config", "lifeline.projection", "docs/LIFELINE.md")  # a work-tree directory we can lock
     assert cli(line, "render").code == 0
     projection = line / "docs" / "LIFELINE.md"
@@ -74,6 +75,7 @@ def test_a_read_only_work_tree_records_the_entry_and_warns_about_the_projection(
     assert "work tree read-only" in [e.summary for e in open_ledger(line).entries()]
     assert cli(line, "render").code == 0
     assert_ledger_whole(line)
+    record_counts("repo-faults", tried=1, held=1, lost=0)
 
 
 # ---- a full disk, at every amount of space left ---------------------------------------------
@@ -125,7 +127,7 @@ def drop_object(repo, rev: str) -> str:
     ("head-commit", "refs/lifeline/main"),
     ("older-commit", "refs/lifeline/main~1"),
 ])
-def test_a_missing_object_is_reported_never_a_crash(repo, what, rev):
+def test_a_missing_object_is_reported_never_a_crash(repo, what, rev, record_counts):
     for i in range(3):
         open_ledger(repo).append([make_entry(i)])  # loose objects, one commit each
     oid = drop_object(repo, rev)
@@ -136,18 +138,20 @@ def test_a_missing_object_is_reported_never_a_crash(repo, what, rev):
         assert_clear_failure(res, 4, oid, "git fsck")
         res = cli(repo, "context")
         assert_clear_failure(res, 4, oid)
+    record_counts("repo-faults", tried=1, held=1, lost=0)
 
 
-def test_a_missing_entry_blob_is_reported_by_verify(line):
+def test_a_missing_entry_blob_is_reported_by_verify(line, record_counts):
     blob = git(line, "ls-tree", "-r", "refs/lifeline/main").split()[2]
     (line / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
     res = cli(line, "verify")
     assert res.code == 1 and "missing-object" in res.out and blob in res.out, res
     assert "Traceback" not in res.err
+    record_counts("repo-faults", tried=1, held=1, lost=0)
 
 
 # ---- locked refs -------------------------------------------------------------------------------
-def test_a_held_ref_lock_is_a_clear_error(line):
+def test_a_held_ref_lock_is_a_clear_error(line, record_counts):
     git(line, "config", "lifeline.staleRefLockSeconds", "3600")
     lock = line / ".git" / "refs" / "lifeline" / "main.lock"
     lock.write_text("held by another process\n")
@@ -160,9 +164,10 @@ def test_a_held_ref_lock_is_a_clear_error(line):
     lock.unlink()
     assert log(line, "after the lock").code == 0
     assert_ledger_whole(line)
+    record_counts("repo-faults", tried=1, held=1, lost=0)
 
 
-def test_a_stale_ref_lock_left_by_a_killed_writer_is_removed_with_its_phantom_reflog_entry(line):
+def test_a_stale_ref_lock_left_by_a_killed_writer_is_removed_with_its_phantom_reflog_entry(line, record_counts):
     # what a writer killed between libgit2's reflog append and its rename leaves behind:
     # <ref>.lock naming the new commit, and a reflog line for a move that never happened
     led = open_ledger(line)
@@ -181,3 +186,4 @@ def test_a_stale_ref_lock_left_by_a_killed_writer_is_removed_with_its_phantom_re
     assert not lock.exists()
     assert phantom not in reflog.read_text()
     assert_ledger_whole(line)
+    record_counts("repo-faults", tried=1, held=1, lost=0)

