@@ -15,7 +15,6 @@ Usage: python bench/bench_secrets.py [--repeat N]
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 import time
@@ -95,9 +94,8 @@ def main() -> None:
     ap.add_argument("--quiet", action="store_true", help="no per-case lines")
     args = ap.parse_args()
     results = [measure("git_lifeline.secrets", ours, args.repeat)]
-    try:
-        import detect_secrets  # noqa: F401
-    except ImportError:
+    import importlib.util
+    if importlib.util.find_spec("detect_secrets") is None:
         print("detect-secrets is not installed: measuring our rules only", file=sys.stderr)
     else:
         results.append(measure("detect-secrets scan_line", detect_secrets_line_scanner(), args.repeat))

@@ -138,7 +138,7 @@ def test_a_signing_failure_is_a_clear_error_and_moves_nothing(signed_repo, tmp_p
     before = snapshot(signed_repo)
     res = cli(signed_repo, "log", "--kind", "note", "--summary", "unsignable", "--body", "b")
     assert res.code == 2, res
-    assert "cannot sign the ledger commit" in res.err and "Traceback" not in res.err, res
+    assert "cannot sign the" in res.err and "commit.gpgSign is set" in res.err and "Traceback" not in res.err, res
     assert snapshot(signed_repo)["refs"] == before["refs"]
     assert cli(signed_repo, "verify").code == 0
     record_counts("signatures", tried=1, held=1, lost=0)
