@@ -459,7 +459,7 @@ def make_commit(gr: GitRepo, message: str, tree: pygit2.Oid, parents: list, sig:
     proc = gr.git(args, input=message.encode("utf-8"), env=env, check=False)
     if proc.returncode != 0:
         err = proc.stderr.decode("utf-8", "replace").strip() or f"exit code {proc.returncode}"
-        raise LifelineError(f"cannot sign the ledger commit (commit.gpgSign is set): {err}; nothing was written")
+        raise LifelineError(f"cannot sign the commit (commit.gpgSign is set): {err}; nothing was written")
     return pygit2.Oid(hex=proc.stdout.decode("ascii").strip())
 
 
