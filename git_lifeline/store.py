@@ -459,7 +459,7 @@ def make_commit(gr: GitRepo, message: str, tree: pygit2.Oid, parents: list, sig:
     proc = gr.git(args, input=message.encode("utf-8"), env=env, check=False)
     if proc.returncode != 0:
         err = proc.stderr.decode("utf-8", "replace").strip() or f"exit code {proc.returncode}"
-        raise LifelineError(f"cannot sign the ledger commit (commit.gpgSign is set): {err}; nothing was written")
+        raise LifelineError(f"cannot sign the commit (commit.gpgSign is set): {err}; nothing was written")
     return pygit2.Oid(hex=proc.stdout.decode("ascii").strip())
 
 
@@ -528,16 +528,23 @@ def drop_phantom_reflog(gr: GitRepo, ref_name: str, old: Optional[str], new: str
 
 
 def rewound_value(repo: pygit2.Repository, ref_name: str, head: pygit2.Oid) -> Optional[pygit2.Oid]:
-    """A value the ref's reflog recorded that `head` does not contain (a rewind or a
-    rewrite), or None when history only grew."""
+    """A value the ref really held, per its reflog, that `head` does not contain (a
+    rewind or a rewrite), or None when history only grew.
+
+    A reflog line whose new value the ref never took — the writer was killed between
+    logging and moving the ref, so the next line (or the ref itself) still starts from
+    the old value — is not a value the ref held, and is skipped."""
     try:
-        log = list(repo.lookup_reference(ref_name).log())
+        lines = list(reversed(list(repo.lookup_reference(ref_name).log())))  # oldest first
     except (KeyError, pygit2.GitError):
         return None
-    for item in log:
+    for i, item in enumerate(lines):
         value = item.oid_new
         if value == head or int(str(value), 16) == 0:
             continue
+        following = lines[i + 1].oid_old if i + 1 < len(lines) else head
+        if following != value and following == item.oid_old:
+            continue  # an update that never took effect
         try:
             if not repo.descendant_of(head, value):
                 return value
