@@ -41,7 +41,7 @@ def sentence(rng: random.Random, n: int) -> str:
 
 
 def build_entries(n: int, seed: int = 7) -> list:
-    from git_lifeline.model import build_entry
+    from git_lifeline.core.model import build_entry
     rng = random.Random(seed)
     kinds = [k for k, w in MIX for _ in range(w)]
     t0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
@@ -67,9 +67,9 @@ def build_entries(n: int, seed: int = 7) -> list:
 
 
 def make_repo(n: int) -> Path:
-    from git_lifeline.gitrepo import open_repo
-    from git_lifeline.service import commit_message
-    from git_lifeline.store import LineStore
+    from git_lifeline.git.repo import open_repo
+    from git_lifeline.app.service import commit_message
+    from git_lifeline.git.store import LineStore
     path = Path(tempfile.mkdtemp(prefix="lifeline-bench-"))
     subprocess.run(["git", "init", "-q", str(path)], check=True)
     subprocess.run(["git", "-C", str(path), "config", "user.name", "Bench"], check=True)

@@ -1,4 +1,4 @@
-"""Secret detection: our rules (git_lifeline.secrets) against detect-secrets, by measurement.
+"""Secret detection: our rules (git_lifeline.core.secrets) against detect-secrets, by measurement.
 
 Three numbers per detector, on the two committed corpora (tests/data/secrets):
   * detection: credential cases found (a case counts when any finding is reported);
@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from git_lifeline import secrets  # noqa: E402
+from git_lifeline.core import secrets  # noqa: E402
 from secret_corpus import credential_cases, ledger_entries  # noqa: E402
 
 
@@ -93,7 +93,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--quiet", action="store_true", help="no per-case lines")
     args = ap.parse_args()
-    results = [measure("git_lifeline.secrets", ours, args.repeat)]
+    results = [measure("git_lifeline.core.secrets", ours, args.repeat)]
     import importlib.util
     if importlib.util.find_spec("detect_secrets") is None:
         print("detect-secrets is not installed: measuring our rules only", file=sys.stderr)

@@ -33,7 +33,7 @@ def build(ledger, data: dict) -> dict:
 
 
 def evaluate(ledger, data: dict, ids: dict, k: int = 5, recency: bool = True) -> dict:
-    from git_lifeline import recall
+    from git_lifeline.views import recall
     db = ledger.cache().ensure(ledger.head())
 
     def ask(q):
@@ -60,7 +60,7 @@ def evaluate(ledger, data: dict, ids: dict, k: int = 5, recency: bool = True) ->
 
 
 def main() -> None:
-    from git_lifeline.service import Ledger
+    from git_lifeline.app.service import Ledger
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(["git", "init", "-q", tmp], check=True)
         for k, v in (("user.name", "Eval"), ("user.email", "eval@example.com"), ("lifeline.projection", "false")):

@@ -61,7 +61,7 @@ def cli(repo: Path, *args: str, input: str | None = None) -> subprocess.Complete
 
 
 def ledger(repo: Path, line: str = "main"):
-    from git_lifeline.service import Ledger
+    from git_lifeline.app.service import Ledger
     return Ledger.open(start=str(repo), line=line)
 
 

@@ -17,8 +17,8 @@ from typing import Callable, Optional, Union
 
 import pygit2
 
-from git_lifeline.model import KINDS, Entry, build_entry, format_ts
-from git_lifeline.service import Ledger
+from git_lifeline.core.model import KINDS, Entry, build_entry, format_ts
+from git_lifeline.app.service import Ledger
 
 ROOT = Path(__file__).resolve().parents[1]
 AUTHOR_NAME = "Test Author"
@@ -160,7 +160,7 @@ COLLISION_LIMIT = 300_000  # birthday bound for 24 bits is ~5,000 tries; this ne
 def find_prefix_collision() -> tuple:
     """Two summaries whose decision ids (by AUTHOR, body "why") share their first MIN_PREFIX
     hex characters: (first summary, second summary, the shared prefix)."""
-    from git_lifeline.canonical import MIN_PREFIX, compute_id
+    from git_lifeline.core.canonical import MIN_PREFIX, compute_id
     seen: dict = {}
     for i in range(COLLISION_LIMIT):
         summary = f"Collision probe {i}"
@@ -258,7 +258,7 @@ def path_of(entry_id: str) -> str:
 # ---- concurrent writers -----------------------------------------------------------
 APPEND_WORKER = """
 import os, sys, time
-from git_lifeline.service import Ledger
+from git_lifeline.app.service import Ledger
 repo, worker, count, gate = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 led = Ledger.open(repo)
 while not os.path.exists(gate):
@@ -321,7 +321,7 @@ def entry_strategy():
 # ---- whole-ledger checks after faults -------------------------------------------------
 def cache_state_key(cache, head: Optional[str]) -> tuple:
     """What a line's cache answers: the entry rows, the broken ones, the fold, a recall."""
-    from git_lifeline import recall
+    from git_lifeline.views import recall
     good, broken = cache.entries(head)
     fold = cache.state(head).fold.to_json()
     hits = [h.id for h in recall.search(cache.ensure(head), "note decision", k=5)]
@@ -332,7 +332,7 @@ def assert_cache_heals(repo: Path, line: str = "main") -> None:
     """The cache under <git common dir>/lifeline/ (whatever state a fault left it in)
     answers exactly what a cache rebuilt from scratch answers."""
     import tempfile
-    from git_lifeline.cache import LineCache
+    from git_lifeline.views.cache import LineCache
     led = open_ledger(repo, line)
     head = led.head()
     live = LineCache(led.store)
@@ -350,8 +350,8 @@ def assert_ledger_whole(repo: Path, line: str = "main") -> Optional[str]:
     """After any fault: the ref names a complete commit (every object of its history
     readable), verify passes, the projection (if any) parses and holds only entries of
     the ref, and the cache heals. Returns the head."""
-    from git_lifeline import projection
-    from git_lifeline.verify import verify_line
+    from git_lifeline.views import projection
+    from git_lifeline.git.verify import verify_line
     led = open_ledger(repo, line)
     head = led.head()
     if head is not None:
@@ -374,8 +374,8 @@ def assert_ledger_whole(repo: Path, line: str = "main") -> Optional[str]:
 ZYGOTE = r"""
 import json, os, sys, time
 from pathlib import Path
-import git_lifeline.service, git_lifeline.interop, git_lifeline.projection, git_lifeline.cache  # warm
-from git_lifeline.service import Ledger
+import git_lifeline.app.service, git_lifeline.core.seed, git_lifeline.views.projection, git_lifeline.views.cache  # warm
+from git_lifeline.app.service import Ledger
 
 def workload(cmd):
     led = Ledger.open(cmd["repo"], line=cmd.get("line"))
@@ -532,7 +532,7 @@ def fill_disk(mount: Path, leave_bytes: int) -> Path:
 # ---- pulls racing appends -------------------------------------------------------------------
 PULL_WORKER = """
 import os, sys, time
-from git_lifeline.service import Ledger
+from git_lifeline.app.service import Ledger
 repo, stop = sys.argv[1], sys.argv[2]
 pulls = merges = 0
 while not os.path.exists(stop):
@@ -545,7 +545,7 @@ print(pulls, merges)
 
 REMOTE_WRITER = """
 import sys
-from git_lifeline.service import Ledger
+from git_lifeline.app.service import Ledger
 clone, count = sys.argv[1], int(sys.argv[2])
 for i in range(count):
     led = Ledger.open(clone)

@@ -51,7 +51,7 @@ def gitenv(tmp_path, monkeypatch):
     bindir.mkdir()
     exe = bindir / "git-lifeline"
     exe.write_text(f"#!{sys.executable}\nimport sys\nsys.path.insert(0, {str(ROOT)!r})\n"
-                   "from git_lifeline.cli import run\nrun()\n", encoding="utf-8")
+                   "from git_lifeline.cli.main import run\nrun()\n", encoding="utf-8")
     exe.chmod(0o755)
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(cfg))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
@@ -82,14 +82,14 @@ def make_clone(url: str, path: Path, code: bool = False) -> Path:
 
 
 def ledger(path, line=None):
-    from git_lifeline.service import Ledger
+    from git_lifeline.app.service import Ledger
     return Ledger.open(str(path), line=line)
 
 
 def entry_blobs(path, line="main") -> dict:
     """{entry id: blob oid} of a line."""
-    from git_lifeline.gitrepo import open_repo
-    from git_lifeline.store import LineStore
+    from git_lifeline.git.repo import open_repo
+    from git_lifeline.git.store import LineStore
     store = LineStore(open_repo(str(path)), line)
     return {pid: str(obj.id) for _p, pid, obj in store.iter_blobs()}
 
@@ -101,8 +101,8 @@ def ref(path, name) -> str | None:
 
 def tamper(path, entry_id: str, line: str = "main", summary: str = "tampered") -> str:
     """Append a commit that rewrites an entry's content in place (keeping its id)."""
-    from git_lifeline.gitrepo import open_repo
-    from git_lifeline.store import LineStore
+    from git_lifeline.git.repo import open_repo
+    from git_lifeline.git.store import LineStore
     store = LineStore(open_repo(str(path)), line)
     head = store.head()
     doc = store.get(entry_id).to_json().replace(b'"summary":"', f'"summary":"{summary} '.encode(), 1)

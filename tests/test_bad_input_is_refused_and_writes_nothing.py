@@ -15,8 +15,8 @@ from typing import Callable, Optional
 
 import pytest
 
-from git_lifeline import projection
-from git_lifeline.model import MAX_BODY_BYTES
+from git_lifeline.views import projection
+from git_lifeline.core.model import MAX_BODY_BYTES
 from helpers import (
     ROOT, cli, find_prefix_collision, git, init_repo, make_entry, open_ledger, snapshot, stored_entry,
 )

@@ -7,8 +7,8 @@ import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
 
-from git_lifeline import state as truth
-from git_lifeline.cache import LineCache
+from git_lifeline.core import truth
+from git_lifeline.views.cache import LineCache
 from helpers import ROOT, cli, git, open_ledger, subprocess_env
 
 T0 = datetime(2025, 3, 1, tzinfo=timezone.utc)
@@ -125,11 +125,11 @@ def test_concurrent_readers_and_writers_never_see_a_torn_state(repo):
     ledger.log(kind="bootstrap", summary="Concurrency", body="test")
     env = subprocess_env()
     writer = (
-        "import sys\nfrom git_lifeline.service import Ledger\nl = Ledger.open()\n"
+        "import sys\nfrom git_lifeline.app.service import Ledger\nl = Ledger.open()\n"
         "for i in range(15):\n"
         "    l.log(kind='decision', summary=f'w{sys.argv[1]} d{i}', body='why')\n")
     reader = (
-        "from git_lifeline.service import Ledger\n"
+        "from git_lifeline.app.service import Ledger\n"
         "for i in range(15):\n"
         "    l = Ledger.open()\n"
         "    st = l.state()\n"

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from git_lifeline import __version__
-from git_lifeline.cli import main
+from git_lifeline.cli.main import main
 from helpers import ROOT, cli, git_lifeline, make_entry, subprocess_env
 
 MAN_PAGE = ROOT / "man" / "git-lifeline.1"

@@ -8,9 +8,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from git_lifeline import blocks
+from git_lifeline.core import blocks
 from git_lifeline.errors import InputError
-from git_lifeline.tokens import estimate
+from git_lifeline.views.tokens import estimate
 from helpers import cli
 
 ANCHOR = re.compile(r"\[([0-9a-f]{8})\]")

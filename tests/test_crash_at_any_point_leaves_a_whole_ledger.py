@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from git_lifeline import interop
+from git_lifeline.core import seed as interop
 from helpers import (
     Zygote, assert_ledger_whole, git, init_repo, make_entry, open_ledger, remote_and_clones,
 )

@@ -13,9 +13,10 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from git_lifeline import blocks, projection
+from git_lifeline.core import blocks
+from git_lifeline.views import projection
 from git_lifeline.errors import LifelineError
-from git_lifeline.model import Entry
+from git_lifeline.core.model import Entry
 from helpers import TRICKY_LINES, entry_strategy
 
 SLOW = settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from git_lifeline.stale import glob_regex
+from git_lifeline.git.history import glob_regex
 from helpers import cli, git, open_ledger
 
 
@@ -160,7 +160,7 @@ def test_merged_clones_that_decided_differently_surface_the_conflict(tmp_path, r
 
 def test_a_decision_leaves_the_truth_when_its_window_closes_and_shows_as_expired(ledger):
     d = decide(ledger, "Deploy freeze", "valid-until: 2026-12-15\n\nEnd of year.", "2026-12-01T00:00:00Z")
-    from git_lifeline import state as truth
+    from git_lifeline.core import truth
     st = truth.State(ledger.state().fold, ledger.state().get, now="2026-12-16T00:00:00.000000")
     assert st.decision_ids == [] and st.expired == [d.id]
     st = truth.State(ledger.state().fold, ledger.state().get, now="2026-12-15T12:00:00.000000")

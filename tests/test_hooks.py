@@ -50,8 +50,8 @@ def entry(repo, summary, t=T, **kw):
 
 
 def install(repo, *names):
-    from git_lifeline.gitrepo import open_repo
-    from git_lifeline.hooks import install as do_install
+    from git_lifeline.git.repo import open_repo
+    from git_lifeline.app.hooks import install as do_install
     return do_install(open_repo(str(repo)), list(names) or None)
 
 
@@ -111,8 +111,8 @@ def test_install_is_idempotent_and_never_clobbers_a_second_foreign_hook(pair):
     assert "not installed (another hook is there)" in gl(a, "hooks", "status", check=0).stdout.decode()
     # ours deleted by hand: uninstall still gives the user's hook its name back
     (hooks / "post-commit").unlink()
-    from git_lifeline.gitrepo import open_repo
-    from git_lifeline.hooks import uninstall
+    from git_lifeline.git.repo import open_repo
+    from git_lifeline.app.hooks import uninstall
     assert [c.action for c in uninstall(open_repo(str(a)), ["post-commit"])] == ["restored"]
     assert (hooks / "post-commit").read_bytes() == before["post-commit.lifeline-chained"]
 
@@ -141,7 +141,7 @@ def test_install_from_linked_worktree_uses_the_shared_hooks_dir(pair):
 
 
 def test_shipped_hook_scripts_match_what_install_writes():
-    from git_lifeline.hooks import HOOKS, script_text
+    from git_lifeline.app.hooks import HOOKS, script_text
     for name in HOOKS:
         shipped = ROOT / "hooks" / name
         assert shipped.read_text(encoding="utf-8") == script_text(name)

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from git_lifeline.errors import InputError
-from git_lifeline.model import KINDS, Entry, build_entry, canonical_form, compute_id
+from git_lifeline.core.model import KINDS, Entry, build_entry, canonical_form, compute_id
 from helpers import AUTHOR, make_entry
 
 DATA = Path(__file__).resolve().parent / "data"

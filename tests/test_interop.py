@@ -225,8 +225,8 @@ def test_a_ledger_the_real_seed_writes_now_imports_with_identical_ids(repo, tmp_
 
 # ---- bulk ------------------------------------------------------------------------------------
 def _synthetic_seed_file(path: Path, n: int) -> list:
-    from git_lifeline.interop import render_seed_markdown
-    from git_lifeline.model import build_entry
+    from git_lifeline.core.seed import render_seed_markdown
+    from git_lifeline.core.model import build_entry
     t0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
     entries, prev = [], None
     for i in range(n):
@@ -267,7 +267,7 @@ def test_progress_is_reported_while_checking_and_writing(repo, tmp_path):
 @given(st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x2FFF, blacklist_categories=()), max_size=12))
 def test_fast_validation_flags_exactly_what_the_character_scan_flags(text):
     import unicodedata
-    from git_lifeline import rules as model  # the rules live in rules.py, shared by both entry paths
+    from git_lifeline.core import rules as model  # the rules live in rules.py, shared by both entry paths
 
     def slow_single(value):
         for ch in value:

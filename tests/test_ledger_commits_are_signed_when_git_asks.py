@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from git_lifeline import interop
+from git_lifeline.core import seed as interop
 from helpers import (
     AUTHOR_EMAIL, add_commit, cli, git, init_repo, make_entry, open_ledger, snapshot, stored_entry,
 )

@@ -133,7 +133,7 @@ def test_promote_copies_with_an_origin_block_and_twice_adds_nothing(repo, two_li
     again = ledger(repo).promote("research", [src.id])
     assert again["promoted"] == [] and [c for _, c in again["already"]] == [copy.id]
     assert ref(repo, "refs/lifeline/main") == head
-    from git_lifeline.verify import verify_line
+    from git_lifeline.git.verify import verify_line
     report = verify_line(ledger(repo).store)
     assert report.ok and (copy.id, src.id, "research") in report.origins
 

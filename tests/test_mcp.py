@@ -18,7 +18,7 @@ from review_support import cli, cli_process, commit_policy, git, hermetic, make_
 from mcp import Client  # the [mcp] extra; the test extra installs it
 from mcp.client.stdio import StdioServerParameters
 
-from git_lifeline.service import Ledger
+from git_lifeline.app.service import Ledger
 
 SEED_TOOLS = {
     "lifeline_context": {"query", "thread", "budget", "line"},

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from git_lifeline.errors import InputError
-from git_lifeline.model import Entry, format_ts, parse_ts
+from git_lifeline.core.model import Entry, format_ts, parse_ts
 from helpers import make_entry
 
 
@@ -53,7 +53,7 @@ def test_every_storable_ts_reads_back_exactly(ts):
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
 from git_lifeline.errors import InputError  # noqa: E402
-from git_lifeline.rules import new_record  # noqa: E402
+from git_lifeline.core.rules import new_record  # noqa: E402
 
 _texts = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x2FFF), max_size=20)
 
@@ -63,7 +63,7 @@ _texts = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x2FFF), 
        author=_texts)
 def test_fast_record_and_pydantic_entry_refuse_and_write_exactly_alike(kind, summary, body, author):
     from datetime import datetime, timezone
-    from git_lifeline.model import build_entry
+    from git_lifeline.core.model import build_entry
     ts = datetime(2026, 1, 1, tzinfo=timezone.utc)
     try:
         fast = new_record(kind=kind, summary=summary, body=body, author=author, ts=ts)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from git_lifeline import projection
+from git_lifeline.views import projection
 from git_lifeline.errors import InputError
 from helpers import (
     TRICKY_LINES, cli, entry_strategy, git, git_lifeline, head, init_repo, make_entry, open_ledger, snapshot,

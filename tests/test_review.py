@@ -10,9 +10,9 @@ import pytest
 
 from review_support import EMAIL, NAME, cli, cli_process, commit_policy, git, hermetic, make_repo, ref_value, repo  # noqa: F401
 
-from git_lifeline.policy import ANY_KIND, Policy, PolicyError, load_policy, parse_policy
-from git_lifeline.review import ReviewTrail, verify_trail
-from git_lifeline.service import Ledger
+from git_lifeline.core.policy import ANY_KIND, Policy, PolicyError, load_policy, parse_policy
+from git_lifeline.git.review import ReviewTrail, verify_trail
+from git_lifeline.app.service import Ledger
 
 TRAIL = "refs/lifeline-review/main"
 LINE = "refs/lifeline/main"
@@ -65,7 +65,7 @@ def test_approve_all_exits_nonzero_naming_the_failed_proposal_and_approves_the_r
     good1 = agent_proposal(repo, "Queue: SQS").short
     # A proposal whose parent is only in another clone's ledger (never pulled here).
     led = ledger(repo)
-    from git_lifeline.model import build_entry
+    from git_lifeline.core.model import build_entry
     orphan = build_entry(kind="fix", summary="Retry the webhook", body="Timeouts lost events.", agent="codex",
                          author=led.default_author(), parents=["ab" * 32])
     bad = led.review_trail().propose(orphan, by=f"{NAME} <{EMAIL}>", via="mcp").short
@@ -162,7 +162,7 @@ def test_concurrent_decisions_from_two_clones_merge_and_the_approval_wins(tmp_pa
 
 _WRITER = """
 import sys
-from git_lifeline.service import Ledger
+from git_lifeline.app.service import Ledger
 led = Ledger.open(sys.argv[1])
 for i in range(int(sys.argv[3])):
     led.propose(dict(kind="note", summary=f"note {sys.argv[2]}-{i}", body="Written at the same time."), via="cli")

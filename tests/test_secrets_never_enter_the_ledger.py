@@ -13,9 +13,10 @@ import time
 
 import pytest
 
-from git_lifeline import projection, secrets
+from git_lifeline.views import projection
+from git_lifeline.core import secrets
 from git_lifeline.errors import SecretError
-from git_lifeline.verify import verify_line
+from git_lifeline.git.verify import verify_line
 from helpers import (
     add_commit, cli, files_hold, init_repo, make_entry, odb_holds, odb_objects, open_ledger, path_of,
     snapshot, stored_entry,
@@ -105,7 +106,7 @@ def _migrate_source(tmp, secret):
 
 def _import_source(tmp, secret):
     """A lifeline-context markdown ledger (as the seed tool writes it) with the secret in a body."""
-    from git_lifeline import interop
+    from git_lifeline.core import seed as interop
     e = stored_entry(kind="decision", summary="Service account", body=f"Credentials:\n{secret}")
     path = tmp / "seed.md"
     path.write_text(interop.render_seed_markdown([e], "main"), encoding="utf-8")

@@ -14,7 +14,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's git_lifeline
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from git_lifeline.verify import verify_line  # noqa: E402
+from git_lifeline.git.verify import verify_line  # noqa: E402
 from lifeline_git import (entry_blobs, git, git_daemon, gitenv, gl, ledger, make_clone,  # noqa: E402,F401
                           make_remote, ref, tamper)
 
@@ -128,7 +128,7 @@ def test_diverged_clones_converge_to_identical_context_over_git_daemon(gitenv):
             if i == 0:
                 gl(gitenv, "clone", url, c.name, check=0)
             else:
-                from git_lifeline.service import Ledger
+                from git_lifeline.app.service import Ledger
                 Ledger.clone(url, c.name)
             log(c, f"Seed entry of d{i}", t=ts(i))
             clones.append(c)
@@ -221,12 +221,12 @@ def test_pull_refuses_tampered_entry_and_names_it_without_moving_anything(trio):
 
 
 def test_union_refuses_same_id_with_different_hashed_content(gitenv):
-    from git_lifeline.sync import union_trees
+    from git_lifeline.git.sync import union_trees
     repo_path = gitenv / "u"
     git(gitenv, "init", "--quiet", repo_path.name)
     e = log(repo_path, "Original", t=ts(1))
-    from git_lifeline.gitrepo import open_repo
-    from git_lifeline.store import LineStore
+    from git_lifeline.git.repo import open_repo
+    from git_lifeline.git.store import LineStore
     store = LineStore(open_repo(str(repo_path)))
     ours = store.entries_tree(store.head())
     bad = store.repo.create_blob(e.to_json().replace(b"Original", b"Forged"))
@@ -401,7 +401,7 @@ def _commit_tree(store, build, message="crafted"):
 
 @pytest.mark.parametrize("damage", ["removed", "rewritten", "foreign-root", "exec-mode", "tree-at-entry"])
 def test_range_verification_catches_what_full_verify_catches(gitenv, damage):
-    from git_lifeline.verify import verify_range
+    from git_lifeline.git.verify import verify_range
     repo_path = gitenv / "r"
     git(gitenv, "init", "--quiet", repo_path.name)
     keep = log(repo_path, "Keep", t=ts(1))

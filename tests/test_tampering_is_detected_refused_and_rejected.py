@@ -16,8 +16,8 @@ import json
 import pygit2
 import pytest
 
-from git_lifeline.gitrepo import open_repo
-from git_lifeline.hooks import install
+from git_lifeline.git.repo import open_repo
+from git_lifeline.app.hooks import install
 from helpers import (
     add_commit, cli, git, init_repo, make_entry, open_ledger, path_of, rewrite_line, stored_entry, ts_at,
 )

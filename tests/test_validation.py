@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from git_lifeline.model import MAX_BODY_BYTES, MIN_PREFIX
+from git_lifeline.core.model import MAX_BODY_BYTES, MIN_PREFIX
 from helpers import cli, find_prefix_collision, init_repo, make_entry, open_ledger, snapshot
 
 

@@ -202,7 +202,7 @@ def doc_paragraphs() -> list:
 def seed_fixture_entries() -> list:
     import sys
     sys.path.insert(0, str(ROOT))
-    from git_lifeline.interop import read_source
+    from git_lifeline.core.seed import read_source
     rows, seen = [], set()
     for path in sorted((ROOT / "tests" / "data" / "seed").glob("*.md")):
         try:

@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from typing import Optional
 
 from .canonical import HEX64, compute_id
-from .errors import InputError
+from ..errors import InputError
 
 KINDS: tuple = (
     "bootstrap", "decision", "feature", "fix", "incident", "milestone", "release",

@@ -32,9 +32,9 @@ from typing import Callable, Iterator, Optional
 
 import pygit2
 
-from .errors import ConflictError, InputError, IntegrityError, LifelineError
-from .gitrepo import GitRepo
-from .model import HEX64, MAX_FIELD_CHARS, Entry, build_entry, format_ts, parse_ts, utcnow
+from ..errors import ConflictError, InputError, IntegrityError, LifelineError
+from .repo import GitRepo
+from ..core.model import HEX64, MAX_FIELD_CHARS, Entry, build_entry, format_ts, parse_ts, utcnow
 from .store import (LINE_RE, LineStore, cas_ref, diff_entry_trees, entry_path, insert_fanout, is_entry_path,
                     make_commit, rewound_value, validate_line)
 
@@ -184,10 +184,10 @@ def make_record(type_: str, line: str, by: str, ts: Optional[datetime] = None, *
     if problems:
         raise InputError("; ".join(problems))
     if isinstance(doc.get("why"), str):  # free text a human types into the trail (a proposal's
-        from .secrets import refusal, scan  # content is an entry: the model's gate already ran)
+        from ..core.secrets import refusal, scan  # content is an entry: the model's gate already ran)
         findings = scan(doc["why"], "why")
         if findings:
-            from .errors import SecretError
+            from ..errors import SecretError
             raise SecretError(refusal(findings, "the rejection's why"))
     data = canonical_bytes(doc)
     return Record(hashlib.sha256(data).hexdigest(), doc)

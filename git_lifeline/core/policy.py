@@ -27,7 +27,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .errors import InputError
+from ..errors import InputError
 from .model import KINDS
 
 MODES = ("direct", "propose", "deny")

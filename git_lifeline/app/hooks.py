@@ -30,11 +30,11 @@ from typing import Optional
 
 import pygit2
 
-from .errors import InputError, LifelineError
-from .gitrepo import GitRepo
-from .store import LINE_RE, REF_PREFIX, LineStore, list_lines
-from .sync import ZERO, remotes, tracking_heads, unpushed
-from .verify import verify_range
+from ..errors import InputError, LifelineError
+from ..git.repo import GitRepo
+from ..git.store import LINE_RE, REF_PREFIX, LineStore, list_lines
+from ..git.sync import ZERO, remotes, tracking_heads, unpushed
+from ..git.verify import verify_range
 
 HOOKS = ("pre-push", "post-commit", "commit-msg", "pre-receive")
 CLIENT_DEFAULT = ("pre-push", "post-commit")
@@ -350,7 +350,7 @@ def post_commit(gr: GitRepo) -> HookOutcome:
 
 
 def commit_msg(gr: GitRepo, args: list, prefer_line: str) -> HookOutcome:
-    from .links import TRAILER, resolve, trailer_values
+    from ..git.links import TRAILER, resolve, trailer_values
     out = HookOutcome()
     if not args:
         out.code, out.messages = 2, ["git-lifeline: commit-msg hook called without the message file"]

@@ -11,12 +11,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Iterable, Optional
 
-from .errors import InputError, LifelineError
-from .canonical import format_ts
-from .rules import parse_ts
+from ..errors import InputError, LifelineError
+from ..core.canonical import format_ts
+from ..core.rules import parse_ts
 
 if TYPE_CHECKING:  # annotations only: importing the model loads pydantic
-    from .model import Entry
+    from ..core.model import Entry
 
 # The pydantic model is imported only by `parse` (migrate): refreshing the projection
 # after a `log` renders Records and must not pay pydantic's start-up.
@@ -172,7 +172,7 @@ _REQUIRED = ("id", "ts", "kind", "summary", "author", "agent", "provider", "mode
 
 
 def _entry_from_fields(fields: dict, body: str, source: str, lineno: int) -> "Entry":
-    from .model import build_entry
+    from ..core.model import build_entry
     missing = [k for k in _REQUIRED if k not in fields]
     if missing:
         raise ParseError(f"{source}:{lineno}: entry lacks field(s) {', '.join(missing)}")

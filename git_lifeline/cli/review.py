@@ -10,7 +10,7 @@ import sys
 
 import click
 
-from .cli import _echo_json, _ledger, entry_fields, entry_options, main
+from .main import _echo_json, _ledger, entry_fields, entry_options, main
 
 
 def _one_line(text: str, width: int) -> str:
@@ -87,8 +87,8 @@ def review(ctx, everything, as_json):
 
 def _other_lines_hint(led) -> None:
     """Agents may write to any line (the MCP `line` argument): say where else work waits."""
-    from .review import list_trails
-    from .service import Ledger
+    from ..git.review import list_trails
+    from ..app.service import Ledger
     waiting = []
     for name in list_trails(led.gr):
         if name != led.line:
@@ -186,9 +186,9 @@ def audit(ctx, since, as_json):
 @click.pass_context
 def policy(ctx, init_, agents, as_json):
     """Show the write policy in effect for agents (HEAD's .lifeline/policy.json), or start one."""
-    from .errors import InputError
-    from .gitrepo import open_repo
-    from .policy import MODES, POLICY_PATH, inspect_policy, parse_policy, render_policy, starter_policy
+    from ..errors import InputError
+    from ..git.repo import open_repo
+    from ..core.policy import MODES, POLICY_PATH, inspect_policy, parse_policy, render_policy, starter_policy
     gr = open_repo()
     if agents and not init_:
         raise InputError("--agent goes with --init")
@@ -198,7 +198,7 @@ def policy(ctx, init_, agents, as_json):
         path = gr.workdir / POLICY_PATH
         if path.exists():
             raise InputError(f"{path} already exists; edit it instead (nothing was written)")
-        from .integration import write_shared_file
+        from ..app.integration import write_shared_file
         write_shared_file(path, render_policy(starter_policy(tuple(agents))))
         click.echo(f"wrote {path}")
         click.echo(f"it applies once committed: git add {POLICY_PATH} && git commit -m 'lifeline: write policy'")
@@ -234,13 +234,13 @@ def policy(ctx, init_, agents, as_json):
 @click.pass_context
 def mcp(ctx, line, repo):
     """Run the MCP server on stdio, for AI agents (needs the [mcp] extra)."""
-    from .mcp_server import serve
+    from ..mcp.server import serve
     serve(repo, line or ctx.obj.get("line"))
 
 
 def print_mcp_setup(led) -> None:
     """What `git lifeline init` says about MCP: .mcp.json for Claude Code, snippets for the rest."""
-    from .integration import snippets
+    from ..app.integration import snippets
     status, detail = led.install_mcp_config()
     if status in ("created", "added"):
         click.echo(f"mcp: {status} {detail} (server 'lifeline': git lifeline mcp) — Claude Code picks it up here")

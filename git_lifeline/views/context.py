@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from . import blocks
-from .state import State
+from ..core import blocks
+from ..core.truth import State
 
 WHY_STEPS = (320, 160, 96)
 FOUNDATION_SHARE = 0.4

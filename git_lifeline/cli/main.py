@@ -13,7 +13,7 @@ from typing import Optional
 
 import click
 
-from . import __version__
+from .. import __version__
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 KIND_HELP = ("bootstrap decision feature fix incident milestone release note open correction "
@@ -21,7 +21,7 @@ KIND_HELP = ("bootstrap decision feature fix incident milestone release note ope
 
 
 def _ledger(ctx: click.Context, line: Optional[str] = None):
-    from .service import Ledger
+    from ..app.service import Ledger
     led = Ledger.open(line=line or ctx.obj.get("line"))
     ctx.call_on_close(lambda: [click.echo(f"git-lifeline: warning: {w}", err=True) for w in led.warnings])
     return led
@@ -49,7 +49,7 @@ def main(ctx: click.Context, line: Optional[str]) -> None:
     """
     ctx.ensure_object(dict)
     if line is not None:
-        from .store import validate_line
+        from ..git.store import validate_line
         validate_line(line)
     ctx.obj["line"] = line
 
@@ -66,7 +66,7 @@ def init(ctx: click.Context, no_mcp: bool) -> None:
     path = led.projection_path()
     click.echo(f"projection: {path if path else 'disabled'}")
     if not no_mcp:
-        from .cli_review import print_mcp_setup
+        from .review import print_mcp_setup
         print_mcp_setup(led)
     if not head:
         click.echo("start with:\n  git lifeline log --kind bootstrap --summary \"What this project is\" "
@@ -96,7 +96,7 @@ def entry_options(func):
 
 def entry_fields(kind, summary, body, body_file, parents, author, agent, provider, model) -> dict:
     """The service's fields from the shared options (the body read from its file)."""
-    from .errors import InputError
+    from ..errors import InputError
     if body is not None and body_file is not None:
         raise InputError("give --body or --body-file, not both")
     if body_file is not None:
@@ -137,7 +137,7 @@ def _split(values) -> list:
 
 
 def _read_text(path: str) -> str:
-    from .errors import InputError
+    from ..errors import InputError
     try:
         data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     except OSError as exc:
@@ -173,8 +173,8 @@ def show(ctx, ref, as_json):
 @click.pass_context
 def list_cmd(ctx, kind, as_json):
     """List the line's entries, oldest first."""
-    from .errors import InputError
-    from .model import KINDS
+    from ..errors import InputError
+    from ..core.model import KINDS
     if kind is not None and kind not in KINDS:
         raise InputError(f"unknown kind {kind!r}; known kinds: {', '.join(KINDS)}")
     entries = [e for e in _ledger(ctx).entries() if kind is None or e.kind == kind]
@@ -198,7 +198,7 @@ def list_cmd(ctx, kind, as_json):
 @click.pass_context
 def context(ctx, budget, budget_tokens, query, thread, as_of, fmt):
     """Print the context a fresh AI reads: what, decisions in force, open, resume, recent."""
-    from .delivery import deliver
+    from ..views.delivery import deliver
     parts = _ledger(ctx).context(budget=budget, budget_tokens=budget_tokens, query=query, thread=thread,
                                  as_of=as_of)
     if not parts.text:
@@ -341,9 +341,9 @@ def conflicts(ctx, as_json):
 @click.pass_context
 def verify(ctx, lint, signatures):
     """Verify the ledger: ids, history (append-only), parents, refs. Exit 1 on failure."""
-    from .gitrepo import open_repo
-    from .store import LineStore, list_lines
-    from .verify import signature_problems, verify_line
+    from ..git.repo import open_repo
+    from ..git.store import LineStore, list_lines
+    from ..git.verify import signature_problems, verify_line
     gr = open_repo()
     names = [ctx.obj["line"]] if ctx.obj.get("line") else (list_lines(gr) or ["main"])
     failed = False
@@ -365,10 +365,10 @@ def verify(ctx, lint, signatures):
                 where = f" (commit {p.commit[:12]})" if p.commit else ""
                 click.echo(f"  {p.code}: {p.message}{where}")
         if lint and report.head:
-            from .service import Ledger
+            from ..app.service import Ledger
             for subj, ids in Ledger(gr, name).state().conflicts:
                 click.echo(f"  warning: conflict on '{subj}': {', '.join(i[:8] for i in ids)} are all in force")
-    from .review import list_trails, verify_trail
+    from ..git.review import list_trails, verify_trail
     for name in [n for n in list_trails(gr) if n in names or not ctx.obj.get("line")]:
         trail = verify_trail(gr, name)
         if trail.ok:
@@ -409,8 +409,8 @@ def migrate(ctx, source, strict):
 @click.pass_context
 def lines(ctx, as_json):
     """List the repository's lines with entry counts and heads."""
-    from .gitrepo import open_repo
-    from .service import Ledger
+    from ..git.repo import open_repo
+    from ..app.service import Ledger
     rows = Ledger(open_repo()).lines()
     if as_json:
         _echo_json(rows)
@@ -421,7 +421,7 @@ def lines(ctx, as_json):
 
 def run() -> None:
     """Console entry point: turns every failure into a message and an exit code."""
-    from .errors import LifelineError
+    from ..errors import LifelineError
     if hasattr(signal, "SIGPIPE"):
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends us quietly, like git
     try:
@@ -440,7 +440,7 @@ def run() -> None:
     except KeyboardInterrupt:
         sys.exit(130)
     except Exception as exc:  # last resort: never a traceback for the user
-        from .gitrepo import repository_failure
+        from ..git.repo import repository_failure
         known = repository_failure(exc)
         if known is not None:
             click.echo(f"git-lifeline: {known}", err=True)
@@ -449,6 +449,6 @@ def run() -> None:
         sys.exit(3)
 
 
-from . import cli_lines  # noqa: E402,F401
-from . import cli_sync  # noqa: E402,F401
-from . import cli_review  # noqa: E402,F401
+from . import lines as cli_lines  # noqa: E402,F401
+from . import sync as cli_sync  # noqa: E402,F401
+from . import review as cli_review  # noqa: E402,F401

@@ -10,7 +10,7 @@ from typing import Optional
 
 import click
 
-from .cli import _echo_json, _ledger, main
+from .main import _echo_json, _ledger, main
 
 
 def _lines(ctx: click.Context) -> Optional[list]:
@@ -26,7 +26,7 @@ def _progress():
 
     def factory(label: str, total: int):
         if total < 50:
-            from .sync import no_progress
+            from ..git.sync import no_progress
             return no_progress(label, total)
         return click.progressbar(length=total, label=label, file=sys.stderr)
     return factory
@@ -145,7 +145,7 @@ def sync_cmd(ctx, remote):
 @click.argument("directory", required=False)
 def clone(url, directory):
     """git clone URL [DIRECTORY], then pull the ledger into the new clone."""
-    from .service import Ledger
+    from ..app.service import Ledger
     _led, dest, remote, pulls = Ledger.clone(url, directory, _progress())
     click.echo(f"cloned into {dest}")
     _echo_pulls(remote, pulls)
@@ -237,7 +237,7 @@ def hooks_status(ctx, as_json):
 @click.pass_context
 def hook(ctx, name, args):
     """Entry point of the installed hook scripts (not for direct use)."""
-    from .errors import LifelineError
+    from ..errors import LifelineError
     stdin = b""
     if name in ("pre-push", "pre-receive") and sys.stdin is not None and not sys.stdin.isatty():
         stdin = sys.stdin.buffer.read()

@@ -8,14 +8,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
-from . import context as ctx
-from . import state
-from .errors import InputError, LifelineError
-from .gitrepo import GitRepo, open_repo
-from .store import DEFAULT_LINE, AppendResult, LineStore
+from ..views import context as ctx
+from ..core import truth as state
+from ..errors import InputError, LifelineError
+from ..git.repo import GitRepo, open_repo
+from ..git.store import DEFAULT_LINE, AppendResult, LineStore
 
 if TYPE_CHECKING:  # annotations only: importing the model loads pydantic
-    from .model import Entry
+    from ..core.model import Entry
 
 # The pydantic model and the projection are imported where an entry is built or
 # written: read paths served from the cache (context, recall) never load pydantic.
@@ -69,7 +69,7 @@ class Ledger:
     # ---- writing ---------------------------------------------------------
     def resolve_parents(self, refs: list) -> list:
         if any(":" in r for r in refs):  # `line:prefix` names a parent in another line
-            from .lines import LineIndex, resolve_ref
+            from ..git.lines import LineIndex, resolve_ref
             index = LineIndex.scan(self.gr)
             return sorted({resolve_ref(self.gr, self.store, r, index) for r in refs})
         return sorted({self.store.resolve(r) for r in refs})
@@ -80,9 +80,9 @@ class Ledger:
                    allow_secret: Optional[str] = None):
         """A new entry under every write rule, the secret scan included (rules.new_record).
         `allow_secret` records a reasoned override of the secret scan in the body's header."""
-        from .rules import new_record, parse_ts  # the model's rules, without pydantic's start-up cost
+        from ..core.rules import new_record, parse_ts  # the model's rules, without pydantic's start-up cost
         if allow_secret is not None:
-            from .secrets import record_override
+            from ..core.secrets import record_override
             body = record_override(body, allow_secret)
         return new_record(kind=kind, summary=summary.strip(), body=body,
                           author=(author or self.default_author()).strip(), agent=agent, provider=provider,
@@ -117,7 +117,7 @@ class Ledger:
 
     def stale(self, since: Optional[str] = None, st: Optional[state.State] = None) -> list:
         """Decisions in force whose code (their `paths:`) changed after they were made."""
-        from .stale import find_stale
+        from ..git.history import find_stale
         st = st or self.state()
         if since is not None and self.gr.git(["rev-parse", "--verify", "--quiet", f"{since}^{{commit}}"],
                                              check=False).returncode != 0:
@@ -133,7 +133,7 @@ class Ledger:
 
     def cache(self):
         if self._cache is None:
-            from .cache import LineCache
+            from ..views.cache import LineCache
             self._cache = LineCache(self.store)
         return self._cache
 
@@ -144,7 +144,7 @@ class Ledger:
     def context(self, budget: Optional[int] = None, budget_tokens: Optional[int] = None,
                 query: Optional[str] = None, thread: Optional[str] = None,
                 as_of: Optional[str] = None, k: int = 5) -> ctx.ContextParts:
-        from .tokens import measure_for
+        from ..views.tokens import measure_for
         if budget is not None and budget_tokens is not None:
             raise InputError("give --budget or --budget-tokens, not both")
         for name, value in (("--budget", budget), ("--budget-tokens", budget_tokens)):
@@ -175,7 +175,7 @@ class Ledger:
         """The truth as the ledger stood then: a ledger commit, or a date (entries recorded by then)."""
         import re
         from datetime import timedelta
-        from .rules import parse_ts
+        from ..core.rules import parse_ts
         text = when.strip()
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
             limit = parse_ts(text + "T00:00:00+00:00") + timedelta(days=1) - timedelta(microseconds=1)
@@ -207,7 +207,7 @@ class Ledger:
         return key
 
     def recall(self, query: str, k: int = 5) -> list:
-        from . import recall
+        from ..views import recall
         if k < 1:
             raise InputError("-k must be at least 1")
         return recall.search(self.cache().ensure(self.store.head()), query, k)
@@ -215,7 +215,7 @@ class Ledger:
     # ---- working state -----------------------------------------------------
     def checkpoint(self, thread: Optional[str], sections: dict, summary: Optional[str] = None,
                    **who) -> LogOutcome:
-        from . import blocks
+        from ..core import blocks
         thread = (thread or state.MAIN_THREAD).strip()
         st = self.state()
         key = state.thread_key(thread, st.fold.opens)
@@ -238,7 +238,7 @@ class Ledger:
 
     def log_in_thread(self, thread: str, fields: dict) -> LogOutcome:
         """Append into a thread: the body starts with `thread:` and the entry chains to the thread's head."""
-        from . import blocks
+        from ..core import blocks
         st = self.state()
         key = state.thread_key(thread, st.fold.opens)
         body = fields.get("body", "")
@@ -278,7 +278,7 @@ class Ledger:
 
     def lines(self) -> list:
         # only real lines (lines.LineIndex): a stray or foreign ref under refs/lifeline/ is not one
-        from .lines import describe_lines
+        from ..git.lines import describe_lines
         rows = describe_lines(self.gr)
         for row in rows:
             path = Ledger(self.gr, row["line"]).projection_path()
@@ -321,7 +321,7 @@ class Ledger:
         Writers are serialised by a lock, and the ref is re-read under it: when another
         writer moved the ref since, the projection is rendered for the ref as it is now,
         so a late refresh can never put an older view over a newer one."""
-        from . import projection
+        from ..views import projection
         path = self.projection_path()
         if path is None:
             return None
@@ -350,9 +350,9 @@ class Ledger:
         only what the trees' difference adds (concurrent writers each refresh after their
         own append, so a refresh often finds the ref moved on; a full render of the line
         there made each append cost a full read). None when only a full render will do."""
-        from . import projection
-        from .model import Entry
-        from .store import diff_entry_trees, is_entry_path
+        from ..views import projection
+        from ..core.model import Entry
+        from ..git.store import diff_entry_trees, is_entry_path
         footer, shown = projection.shown_tree(current)
         target = self.store.entries_tree_id(head)
         if not footer:
@@ -375,7 +375,7 @@ class Ledger:
         path = self.projection_path()
         if path is None:
             raise InputError("the projection is disabled (git config lifeline.projection) or this repo is bare")
-        from . import projection
+        from ..views import projection
         with _projection_lock(self._projection_lock_path()):
             head = self.store.head()
             write_atomic(path, projection.render(self.line, self.entries(head), self.store.entries_tree_id(head)))
@@ -386,7 +386,7 @@ class Ledger:
 
     def _bulk_append(self, entries: list) -> AppendResult:
         """Append many entries as one pack (git fast-import) and one commit, ref by CAS."""
-        from .store import BulkWriter
+        from ..git.store import BulkWriter
         writer = BulkWriter(self.store)
         try:
             for e in entries:
@@ -404,7 +404,7 @@ class Ledger:
             raise InputError(f"{source}: no such file") from None
         except UnicodeDecodeError as exc:
             raise InputError(f"{source}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
-        from . import projection
+        from ..views import projection
         parsed = projection.parse(text, str(source))
         good, bad = [], []
         for e in parsed:
@@ -414,7 +414,7 @@ class Ledger:
                 f"{len(bad)} entr{'y' if len(bad) == 1 else 'ies'} in {source} do not match their recorded id "
                 f"(first: {bad[0].id[:12]} '{bad[0].summary[:40]}'); nothing was written")
         known = {e.id for e in good}
-        from .lines import LineIndex
+        from ..git.lines import LineIndex
         index = LineIndex.scan(self.gr)
         for e in good:
             missing = [p for p in e.parents if p not in known and not self.store.has(p)
@@ -440,9 +440,9 @@ class Ledger:
         skipped and listed (or abort with `strict`). One commit, written as a pack.
         `progress(stage, done, total)` is called while checking and writing.
         """
-        from . import interop
-        from .lines import LineIndex
-        from .store import BulkWriter
+        from ..core import seed as interop
+        from ..git.lines import LineIndex
+        from ..git.store import BulkWriter
 
         fmt, records = interop.read_source(Path(source))
         total = len(records)
@@ -475,7 +475,7 @@ class Ledger:
             writer.abort()
             raise
         if result.commit:
-            from . import projection
+            from ..views import projection
             path = self.projection_path()
             if head is None and path is not None:
                 try:
@@ -495,25 +495,25 @@ class Ledger:
 
     def export_seed(self) -> str:
         """The line in lifeline-context's markdown; refuses entries it would misread."""
-        from . import interop
+        from ..core import seed as interop
         entries = self.entries()
         interop.check_export(entries, self.line)
         return interop.render_seed_markdown(entries, self.line)
 
     def promote(self, src: str, refs: list, parents: Optional[list] = None) -> dict:
         """Copy entries of line `src` into this line, each with an origin block."""
-        from .lines import plan_promote
+        from ..git.lines import plan_promote
         plan = plan_promote(self.gr, src, self.line, refs, parents)
         result = self.append(plan.copies) if plan.copies else AppendResult([], [], None)
         return {"promoted": result.added, "already": plan.already + [(None, e.id) for e in result.existing],
                 "commit": result.commit}
 
     def where(self, prefix: str) -> list:
-        from .lines import where
+        from ..git.lines import where
         return where(self.gr, prefix)
 
     def graph(self, only: Optional[str] = None, fmt: str = "mermaid") -> str:
-        from .lines import build_graph, render_dot, render_mermaid
+        from ..git.lines import build_graph, render_dot, render_mermaid
         if fmt not in ("mermaid", "dot"):
             raise InputError(f"unknown graph format {fmt!r}: use mermaid or dot")
         g = build_graph(self.gr, only)
@@ -523,18 +523,18 @@ class Ledger:
     # ---- sync and hooks (docs/SYNC.md) ---------------------------------------------
     # Lines: `lines=None` means every line; the faces pass [name] when the user chose one.
     def remote_name(self, remote: Optional[str] = None) -> str:
-        from . import sync
+        from ..git import sync
         return sync.resolve_remote(self.gr, remote)
 
     def fetch(self, remote: Optional[str] = None, lines: Optional[list] = None) -> tuple:
-        from . import sync
+        from ..git import sync
         name = sync.resolve_remote(self.gr, remote)
         return name, sync.fetch(self.gr, name, lines)
 
     def pull(self, remote: Optional[str] = None, lines: Optional[list] = None, progress=None,
              fetch: bool = True) -> tuple:
         """Fetch, then bring each remote line in (create, fast-forward or merge)."""
-        from . import sync
+        from ..git import sync
         name = sync.resolve_remote(self.gr, remote)
         if fetch:
             sync.fetch(self.gr, name, lines)
@@ -547,14 +547,14 @@ class Ledger:
 
     def _integrate_review_trails(self, remote: str, lines: Optional[list]) -> None:
         """Bring the remote's review trails in (verified, then created, fast-forwarded or merged)."""
-        from . import sync
-        from .review import ReviewTrail
+        from ..git import sync
+        from ..git.review import ReviewTrail
         for line, commit in sorted(sync.review_tracking_heads(self.gr, remote).items()):
             if lines is None or line in lines:
                 ReviewTrail(self.gr, line).integrate(commit)
 
     def _refresh_after_pull(self, pl) -> None:
-        from . import projection  # imported where it is used (keeps read paths light)
+        from ..views import projection  # imported where it is used (keeps read paths light)
         led = self if pl.line == self.line else Ledger(self.gr, pl.line)
         path = led.projection_path()
         if path is None:
@@ -570,8 +570,8 @@ class Ledger:
         led.refresh_projection(pl.before, added, pl.after)
 
     def push(self, remote: Optional[str] = None, lines: Optional[list] = None, progress=None):
-        from . import sync
-        from .review import list_trails
+        from ..git import sync
+        from ..git.review import list_trails
         name = sync.resolve_remote(self.gr, remote)
         result = sync.push(self.gr, name, lines, progress or sync.no_progress)
         trails = [t for t in list_trails(self.gr) if lines is None or t in lines]
@@ -581,7 +581,7 @@ class Ledger:
     def sync(self, remote: Optional[str] = None, lines: Optional[list] = None, progress=None,
              attempts: int = 3) -> tuple:
         """Pull then push; when someone pushed in between, pull and push again (bounded)."""
-        from . import sync
+        from ..git import sync
         name = sync.resolve_remote(self.gr, remote)
         pulls: list = []
         result = None
@@ -594,15 +594,15 @@ class Ledger:
         return name, pulls, result
 
     def remote_setup(self, remote: Optional[str] = None) -> tuple:
-        from . import sync
+        from ..git import sync
         name = sync.resolve_remote(self.gr, remote)
         return name, sync.remote_setup(self.gr, name), sync.fetch_refspec(name)
 
     @classmethod
     def clone(cls, url: str, directory: Optional[str] = None, progress=None) -> tuple:
         """git clone, then pull the ledger from the new clone's origin."""
-        from . import sync
-        from .gitrepo import open_repo
+        from ..git import sync
+        from ..git.repo import open_repo
         dest = sync.clone(url, directory)
         gr = open_repo(str(dest))
         led = cls(gr, gr.config_get("lifeline.defaultLine") or DEFAULT_LINE)
@@ -612,7 +612,7 @@ class Ledger:
         return led, dest, remote, pulled
 
     def unpushed(self, remote: Optional[str] = None) -> list:
-        from . import sync
+        from ..git import sync
         return sync.unpushed(self.gr, sync.resolve_remote(self.gr, remote))
 
     def hooks_install(self, names: Optional[list] = None) -> list:
@@ -638,7 +638,7 @@ class Ledger:
     def why(self, target: str) -> list:
         """Entries linked (by `Lifeline:` trailers) to the commits that touched `target`,
         newest commit first, each entry once: [(Entry or None, Link)]."""
-        from . import links
+        from ..git import links
         out, seen = [], set()
         for link in links.links_for(self.gr, target, self.line):
             key = link.entry_id or link.value
@@ -661,11 +661,11 @@ class Ledger:
 
     def policy(self):
         """The write policy in effect (HEAD's .lifeline/policy.json, else the built-in one)."""
-        from .policy import load_policy
+        from ..core.policy import load_policy
         return load_policy(self.gr)
 
     def review_trail(self):
-        from .review import ReviewTrail
+        from ..git.review import ReviewTrail
         return ReviewTrail(self.gr, self.line)
 
     def _planner(self) -> "_Planner":
@@ -691,7 +691,7 @@ class Ledger:
         return self._route(planned.entry, via)
 
     def _route(self, entry: Entry, via: str) -> "AgentWrite":
-        from .policy import PolicyDenied
+        from ..core.policy import PolicyDenied
         if via == "mcp" and entry.agent == "human":
             raise InputError("agent 'human' is kept for people writing with the CLI; pass your agent's name "
                              "(e.g. claude-code) as agent")
@@ -717,13 +717,13 @@ class Ledger:
 
     def proposals(self, everything: bool = False) -> list:
         """Pending proposals (or all of them), oldest first."""
-        from .review import order_key
+        from ..git.review import order_key
         props = self.review_trail().proposals().values()
         return sorted((p for p in props if everything or p.status == "pending"), key=lambda p: order_key(p.record))
 
     def _targets(self, trail, refs: list, props: dict) -> list:
         """(ref, Proposal or None, error or None) for each requested pid; `all` = every pending one."""
-        from .review import ReviewError, order_key
+        from ..git.review import ReviewError, order_key
         refs = [r.strip() for r in refs if r.strip()]
         if not refs:
             raise InputError("name at least one proposal id, or all")
@@ -748,8 +748,8 @@ class Ledger:
         """Run `decide(trail, proposal, by) -> (status, entry)` on each targeted pending
         proposal, under the trail's lock. Each is independent: a failure is reported
         for that proposal and the others go on."""
-        from .errors import LifelineError
-        from .review import already_decided
+        from ..errors import LifelineError
+        from ..git.review import already_decided
         trail = self.review_trail()
         by = self.default_author()
         results = []
@@ -771,7 +771,7 @@ class Ledger:
 
     def approve(self, refs: list) -> list:
         """Seal proposals into the line. Each is independent: one failure does not stop the others."""
-        from .errors import LifelineError
+        from ..errors import LifelineError
 
         def seal(trail, p, by):
             c = p.content
@@ -790,7 +790,7 @@ class Ledger:
 
     def reject(self, refs: list, why: str = "") -> list:
         """Close proposals without writing to the line; an approved one can never be rejected."""
-        from .review import MAX_WHY_CHARS
+        from ..git.review import MAX_WHY_CHARS
         why = (why or "").strip()
         if len(why) > MAX_WHY_CHARS:
             raise InputError(f"--why is longer than {MAX_WHY_CHARS} characters")
@@ -803,7 +803,7 @@ class Ledger:
     def audit(self, since: Optional[str] = None) -> list:
         """Every direct agent write and every decision on a proposal, oldest first:
         (record, the proposal it decides or None, whether it is the deciding one)."""
-        from .review import DECISIONS, build_proposals, order_key, parse_since
+        from ..git.review import DECISIONS, build_proposals, order_key, parse_since
         limit = parse_since(since) if since else None
         records = self.review_trail().load().records
         props = build_proposals(records)
@@ -826,7 +826,7 @@ class Ledger:
 
 def _projection_lock(lock_path: Path):
     """Serialises projection writers (an advisory lock, released by the OS if the holder dies)."""
-    from .store import file_lock
+    from ..git.store import file_lock
     return file_lock(lock_path)
 
 

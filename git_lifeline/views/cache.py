@@ -19,10 +19,10 @@ from typing import Iterable, Optional
 
 import pygit2
 
-from . import state as truth
-from .canonical import compute_id
-from .record import Record
-from .store import LineStore, diff_entry_trees, is_entry_path
+from ..core import truth
+from ..core.canonical import compute_id
+from ..core.record import Record
+from ..git.store import LineStore, diff_entry_trees, is_entry_path
 
 SCHEMA_VERSION = "5"
 _BATCH = 2000

@@ -15,7 +15,7 @@ from typing import Optional
 
 import pygit2
 
-from .errors import InputError, LifelineError, NotARepoError
+from ..errors import InputError, LifelineError, NotARepoError
 
 
 class GitCommandError(LifelineError):
@@ -163,7 +163,7 @@ def repository_failure(exc: BaseException) -> Optional[LifelineError]:
       permission problem, as OSError or pygit2.GitError.
     """
     import sqlite3
-    from .errors import RepositoryError
+    from ..errors import RepositoryError
     if isinstance(exc, KeyError) and exc.args and _OID.fullmatch(str(exc.args[0])):
         return RepositoryError(f"object {exc.args[0]} is missing from the repository (a damaged or incomplete "
                                "object database: run `git fsck`); the line was not changed")

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from .errors import InputError
-from .gitrepo import GitRepo
+from ..errors import InputError
+from .repo import GitRepo
 from .store import LineStore, list_lines
 
 TRAILER = "Lifeline"

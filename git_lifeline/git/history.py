@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Optional
 
-from .gitrepo import GitRepo
+from .repo import GitRepo
 
 
 @dataclass

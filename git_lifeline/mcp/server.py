@@ -23,7 +23,7 @@ from typing import Annotated, Callable, Optional
 
 from pydantic import Field
 
-from .errors import InputError, LifelineError
+from ..errors import InputError, LifelineError
 
 SERVER_NAME = "lifeline"
 CONTEXT_URI = "lifeline://project/context"
@@ -61,15 +61,15 @@ class Door:
     """The repository the server serves, and one Ledger per line (kept warm between calls)."""
 
     def __init__(self, start: Optional[str] = None, line: Optional[str] = None):
-        from .gitrepo import open_repo
-        from .store import DEFAULT_LINE, validate_line
+        from ..git.repo import open_repo
+        from ..git.store import DEFAULT_LINE, validate_line
         self.gr = open_repo(start)
         self.default_line = validate_line(line or self.gr.config_get("lifeline.defaultLine") or DEFAULT_LINE)
         self._ledgers: dict = {}
 
     def ledger(self, line: str = ""):
-        from .service import ConfinedLedger
-        from .store import validate_line
+        from ..app.service import ConfinedLedger
+        from ..git.store import validate_line
         name = (line or "").strip() or self.default_line
         if name not in self._ledgers:
             self._ledgers[name] = ConfinedLedger(self.gr, validate_line(name))
@@ -98,7 +98,7 @@ def write_message(out, replaced: Optional[str] = None) -> str:
 
 
 def resume_text(ledger, thread: str) -> str:
-    from .context import one_line, who
+    from ..views.context import one_line, who
     cps = ledger.resume(thread or None)
     if not cps:
         return ("No checkpoint recorded yet: nothing to resume. When you stop, record where you are with "
@@ -171,7 +171,7 @@ def build_server(door: Door):
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 
-    from . import __version__
+    from .. import __version__
 
     server = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
     # All ledger work runs on one worker thread: calls are served in order, the event loop
@@ -184,7 +184,7 @@ def build_server(door: Door):
         except LifelineError as exc:
             raise error(str(exc)) from None
         except Exception as exc:  # a bug of ours must not take the server down
-            from .gitrepo import repository_failure
+            from ..git.repo import repository_failure
             known = repository_failure(exc)  # a full or read-only disk, a missing object
             if known is not None:
                 raise error(str(known)) from None
@@ -328,7 +328,7 @@ def build_server(door: Door):
 
 def next_key(entry) -> Optional[str]:
     """The thread key a checkpoint entry was written for (its `thread:` header)."""
-    from . import blocks
+    from ..core import blocks
     return blocks.field(entry.body, "thread")
 
 

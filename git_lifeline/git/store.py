@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Optional
 
 import pygit2
 
-from .errors import ConflictError, InputError, LifelineError, RepositoryError
-from .gitrepo import GitRepo
+from ..errors import ConflictError, InputError, LifelineError, RepositoryError
+from .repo import GitRepo
 
 if TYPE_CHECKING:  # annotations only: importing the model loads pydantic
-    from .model import Entry
-from .canonical import HEX64, MIN_PREFIX
+    from ..core.model import Entry
+from ..core.canonical import HEX64, MIN_PREFIX
 
 REF_PREFIX = "refs/lifeline/"
 ENTRIES_DIR = "entries"
@@ -160,7 +160,7 @@ class LineStore:
     def get(self, entry_id: str, commit_id: Optional[str] = None) -> Optional[Entry]:
         tree = self.entries_tree(commit_id if commit_id else self.head())
         oid = self._lookup_blob(tree, entry_id)
-        from .model import Entry  # pydantic only where a blob is validated
+        from ..core.model import Entry  # pydantic only where a blob is validated
         return Entry.from_json(self.repo[oid].data) if oid is not None else None
 
     def resolve(self, prefix: str, commit_id: Optional[str] = None) -> str:
@@ -229,7 +229,7 @@ class LineStore:
 
     def load(self, commit_id: Optional[str] = None) -> LoadResult:
         """Every readable entry of a commit; unreadable ones become problems, never crashes."""
-        from .model import Entry  # pydantic only where blobs are validated
+        from ..core.model import Entry  # pydantic only where blobs are validated
         result = LoadResult()
         for path, pid, obj in self.iter_blobs(commit_id):
             problem = None

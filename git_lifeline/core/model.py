@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 
 from .canonical import (HEX64, MIN_PREFIX, TS_FORMAT, canonical_form, compute_id,  # noqa: F401
                         encode_blob, format_ts)
-from .errors import InputError
+from ..errors import InputError
 from .rules import (BODY_OPTIONAL_KINDS, KINDS, MAX_BODY_BYTES, MAX_FIELD_CHARS, MAX_PARENTS,  # noqa: F401
                     MAX_SUMMARY_CHARS, MIN_TS, content_problems, parse_ts, utcnow)
 

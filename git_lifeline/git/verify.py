@@ -22,9 +22,9 @@ from typing import Iterable, Optional
 
 import pygit2
 
-from .errors import IntegrityError, LifelineError
-from .model import Entry
-from .rules import parse_blob
+from ..errors import IntegrityError, LifelineError
+from ..core.model import Entry
+from ..core.rules import parse_blob
 from .store import ENTRIES_DIR, LineStore, diff_entry_trees, is_entry_path, list_lines, rewound_value
 
 
@@ -289,7 +289,7 @@ def _missing(exc: BaseException, commit: Optional[str] = None) -> Problem:
 
 
 def _secret_problem(e: Entry) -> Optional[SecretProblem]:
-    from .secrets import entry_findings
+    from ..core.secrets import entry_findings
     findings = entry_findings(e)
     if not findings:
         return None

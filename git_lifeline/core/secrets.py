@@ -322,7 +322,7 @@ def refuse_credentials(entry) -> None:
     raises SecretError, naming kinds and positions, when the entry holds a credential."""
     findings = entry_findings(entry)
     if findings:
-        from .errors import SecretError
+        from ..errors import SecretError
         raise SecretError(refusal(findings))
 
 
@@ -333,7 +333,7 @@ def record_override(body: str, reason: str) -> str:
     """The body with an `allow-secret: REASON` header: the deliberate, reasoned override of a
     false positive, hashed with the entry so it can neither be dropped nor added later."""
     from .blocks import render_header
-    from .errors import InputError
+    from ..errors import InputError
     why = (reason or "").strip()
     if not why or any(ch in why for ch in "\r\n") or len(why) > MAX_REASON_CHARS:
         raise InputError(f"--allow-secret needs a reason: one line of 1-{MAX_REASON_CHARS} characters")

@@ -13,7 +13,7 @@ from typing import Optional
 
 import click
 
-from .cli import _echo_json, _ledger, _split, main
+from .main import _echo_json, _ledger, _split, main
 
 # Commands that span every line: a `--line` after their name would mean nothing.
 _LINE_AGNOSTIC = {"lines", "where", "promote"}
@@ -21,7 +21,7 @@ _LINE_AGNOSTIC = {"lines", "where", "promote"}
 
 def _set_line(ctx: click.Context, param: click.Parameter, value: Optional[str]) -> Optional[str]:
     if value is not None:
-        from .store import validate_line
+        from ..git.store import validate_line
         validate_line(value)
         ctx.ensure_object(dict)["line"] = value
     return value
@@ -113,7 +113,7 @@ def export_cmd(ctx, fmt, output):
     if output == "-":
         click.echo(text, nl=False)
         return
-    from .service import write_atomic
+    from ..app.service import write_atomic
     write_atomic(Path(output), text)
     click.echo(f"wrote {output}", err=True)
 
@@ -146,8 +146,8 @@ def promote(ctx, src, dst, ids, parents, as_json):
 @click.pass_context
 def where(ctx, prefix, as_json):
     """Which lines hold an id (full id or prefix of >= 6 hex). Exit 1 when none does."""
-    from .gitrepo import open_repo
-    from .service import Ledger
+    from ..git.repo import open_repo
+    from ..app.service import Ledger
     hits = Ledger(open_repo()).where(prefix)
     if as_json:
         _echo_json(hits)
@@ -168,13 +168,13 @@ def where(ctx, prefix, as_json):
 @click.pass_context
 def graph(ctx, fmt, output):
     """Supersession, thread, relation and cross-line links as a picture (all lines, or --line)."""
-    from .gitrepo import open_repo
-    from .service import Ledger
+    from ..git.repo import open_repo
+    from ..app.service import Ledger
     text = Ledger(open_repo()).graph(ctx.obj.get("line"), fmt)
     if output == "-":
         click.echo(text, nl=False)
         return
-    from .service import write_atomic
+    from ..app.service import write_atomic
     write_atomic(Path(output), text)
     click.echo(f"wrote {output}", err=True)
 

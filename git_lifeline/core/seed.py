@@ -25,7 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
-from .errors import InputError, LifelineError
+from ..errors import InputError, LifelineError
 from .model import HEX64, Entry, build_entry
 
 SEED_SENTINEL = "<!-- lifeline:end -->"

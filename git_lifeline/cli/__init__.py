@@ -1,0 +1,5 @@
+"""The click face: `git lifeline <command>`."""
+
+from .main import main, run
+
+__all__ = ["main", "run"]
