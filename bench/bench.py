@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -30,7 +29,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_import import ROOT, hermetic_env, make_file, seed_python  # noqa: E402
+from bench_import import hermetic_env, make_file, seed_python  # noqa: E402
 
 QUERY = "component risk decision"
 FLOOR = ("import pygit2, pydantic, click, sys\n"

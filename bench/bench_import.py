@@ -32,8 +32,8 @@ KINDS = ("decision", "note", "feature", "fix", "open", "incident", "test", "debt
 
 
 def make_file(path: Path, n: int, salt: str = "") -> None:
-    from git_lifeline.core.seed import render_seed_markdown
     from git_lifeline.core.model import build_entry
+    from git_lifeline.core.seed import render_seed_markdown
     t0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
     entries, prev = [], None
     for i in range(n):

@@ -31,8 +31,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from git_lifeline.core.model import build_entry  # noqa: E402
 from git_lifeline.app.service import commit_message  # noqa: E402
+from git_lifeline.core.model import build_entry  # noqa: E402
 
 KINDS = ["decision", "note", "feature", "fix", "open", "test", "api"]
 T0 = datetime(2023, 1, 1, tzinfo=timezone.utc)

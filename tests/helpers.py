@@ -17,8 +17,8 @@ from typing import Callable, Optional, Union
 
 import pygit2
 
-from git_lifeline.core.model import KINDS, Entry, build_entry, format_ts
 from git_lifeline.app.service import Ledger
+from git_lifeline.core.model import KINDS, Entry, build_entry, format_ts
 
 ROOT = Path(__file__).resolve().parents[1]
 AUTHOR_NAME = "Test Author"
@@ -332,6 +332,7 @@ def assert_cache_heals(repo: Path, line: str = "main") -> None:
     """The cache under <git common dir>/lifeline/ (whatever state a fault left it in)
     answers exactly what a cache rebuilt from scratch answers."""
     import tempfile
+
     from git_lifeline.views.cache import LineCache
     led = open_ledger(repo, line)
     head = led.head()
@@ -350,8 +351,8 @@ def assert_ledger_whole(repo: Path, line: str = "main") -> Optional[str]:
     """After any fault: the ref names a complete commit (every object of its history
     readable), verify passes, the projection (if any) parses and holds only entries of
     the ref, and the cache heals. Returns the head."""
-    from git_lifeline.views import projection
     from git_lifeline.git.verify import verify_line
+    from git_lifeline.views import projection
     led = open_ledger(repo, line)
     head = led.head()
     if head is not None:

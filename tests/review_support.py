@@ -95,6 +95,7 @@ def cli(cwd, *args: str) -> Run:
     """The same entry point (`cli.run`) in this process: same exit code and output, without
     paying an interpreter start per call."""
     import signal
+
     from git_lifeline.cli.main import run
     out, err = io.StringIO(), io.StringIO()
     pipe = signal.getsignal(signal.SIGPIPE) if hasattr(signal, "SIGPIPE") else None

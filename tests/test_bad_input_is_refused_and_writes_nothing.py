@@ -14,12 +14,20 @@ from pathlib import Path
 from typing import Callable, Optional
 
 import pytest
-
-from git_lifeline.views import projection
-from git_lifeline.core.model import MAX_BODY_BYTES
 from helpers import (
-    ROOT, cli, find_prefix_collision, git, init_repo, make_entry, open_ledger, snapshot, stored_entry,
+    ROOT,
+    cli,
+    find_prefix_collision,
+    git,
+    init_repo,
+    make_entry,
+    open_ledger,
+    snapshot,
+    stored_entry,
 )
+
+from git_lifeline.core.model import MAX_BODY_BYTES
+from git_lifeline.views import projection
 
 TEN_MB = 10 * 1024 * 1024
 

@@ -7,9 +7,9 @@ import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
 
+from helpers import cli, git, open_ledger, subprocess_env
+
 from git_lifeline.core import truth
-from git_lifeline.views.cache import LineCache
-from helpers import ROOT, cli, git, open_ledger, subprocess_env
 
 T0 = datetime(2025, 3, 1, tzinfo=timezone.utc)
 
@@ -106,6 +106,7 @@ def test_a_merge_that_picks_the_other_blob_of_an_id_updates_the_cache(ledger):
     ledger.state()
     # Rewrite the blob with an earlier ts (what a merge keeps), as a new commit.
     import json
+
     import pygit2
     repo = ledger.gr.repo
     doc = json.loads(e.to_json())

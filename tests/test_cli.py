@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import re
 import shutil
-from pathlib import Path
 import subprocess
+from pathlib import Path
 
 import pytest
+from helpers import ROOT, cli, git_lifeline, make_entry, subprocess_env
 
 from git_lifeline import __version__
 from git_lifeline.cli.main import main
-from helpers import ROOT, cli, git_lifeline, make_entry, subprocess_env
 
 MAN_PAGE = ROOT / "man" / "git-lifeline.1"
 COMMANDS = sorted(main.commands)

@@ -4,11 +4,20 @@ time, merging entries another clone keeps pushing."""
 
 from __future__ import annotations
 
-from git_lifeline.views import projection
 from helpers import (
-    PULL_WORKER, REMOTE_WRITER, append_concurrently, assert_ledger_whole, finish_script, git, init_repo,
-    open_ledger, remote_and_clones, start_script,
+    PULL_WORKER,
+    REMOTE_WRITER,
+    append_concurrently,
+    assert_ledger_whole,
+    finish_script,
+    git,
+    init_repo,
+    open_ledger,
+    remote_and_clones,
+    start_script,
 )
+
+from git_lifeline.views import projection
 
 PROCESSES = 8
 EACH = 50

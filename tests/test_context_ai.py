@@ -7,11 +7,11 @@ import re
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from helpers import cli
 
 from git_lifeline.core import blocks
 from git_lifeline.errors import InputError
 from git_lifeline.views.tokens import estimate
-from helpers import cli
 
 ANCHOR = re.compile(r"\[([0-9a-f]{8})\]")
 T0 = datetime(2026, 1, 10, 9, 0, tzinfo=timezone.utc)

@@ -13,11 +13,17 @@ import random
 import time
 
 import pytest
+from helpers import (
+    Zygote,
+    assert_ledger_whole,
+    git,
+    init_repo,
+    make_entry,
+    open_ledger,
+    remote_and_clones,
+)
 
 from git_lifeline.core import seed as interop
-from helpers import (
-    Zygote, assert_ledger_whole, git, init_repo, make_entry, open_ledger, remote_and_clones,
-)
 
 SEED = 8
 APPEND_TRIALS = 30

@@ -10,10 +10,18 @@ import os
 import time
 
 import pytest
-
 from helpers import (
-    Unavailable, assert_ledger_whole, cli, fill_disk, git, init_repo, make_entry, open_ledger, read_only,
-    small_disk, snapshot,
+    Unavailable,
+    assert_ledger_whole,
+    cli,
+    fill_disk,
+    git,
+    init_repo,
+    make_entry,
+    open_ledger,
+    read_only,
+    small_disk,
+    snapshot,
 )
 
 

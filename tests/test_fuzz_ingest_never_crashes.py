@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import json
 
+from helpers import TRICKY_LINES, entry_strategy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from git_lifeline.core import blocks
-from git_lifeline.views import projection
-from git_lifeline.errors import LifelineError
 from git_lifeline.core.model import Entry
-from helpers import TRICKY_LINES, entry_strategy
+from git_lifeline.errors import LifelineError
+from git_lifeline.views import projection
 
 SLOW = settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 RUN: dict = {}  # test name -> examples run (reported by the last test of the file)

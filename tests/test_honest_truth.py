@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 
 import pytest
+from helpers import cli, git, open_ledger
 
 from git_lifeline.git.history import glob_regex
-from helpers import cli, git, open_ledger
 
 
 def code_commit(repo: Path, path: str, lines: int, when: str, message: str = "change") -> str:

@@ -50,8 +50,8 @@ def entry(repo, summary, t=T, **kw):
 
 
 def install(repo, *names):
-    from git_lifeline.git.repo import open_repo
     from git_lifeline.app.hooks import install as do_install
+    from git_lifeline.git.repo import open_repo
     return do_install(open_repo(str(repo)), list(names) or None)
 
 
@@ -111,8 +111,8 @@ def test_install_is_idempotent_and_never_clobbers_a_second_foreign_hook(pair):
     assert "not installed (another hook is there)" in gl(a, "hooks", "status", check=0).stdout.decode()
     # ours deleted by hand: uninstall still gives the user's hook its name back
     (hooks / "post-commit").unlink()
-    from git_lifeline.git.repo import open_repo
     from git_lifeline.app.hooks import uninstall
+    from git_lifeline.git.repo import open_repo
     assert [c.action for c in uninstall(open_repo(str(a)), ["post-commit"])] == ["restored"]
     assert (hooks / "post-commit").read_bytes() == before["post-commit.lifeline-chained"]
 

@@ -9,12 +9,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from helpers import AUTHOR, make_entry
 from hypothesis import given
 from hypothesis import strategies as st
 
-from git_lifeline.errors import InputError
 from git_lifeline.core.model import KINDS, Entry, build_entry, canonical_form, compute_id
-from helpers import AUTHOR, make_entry
+from git_lifeline.errors import InputError
 
 DATA = Path(__file__).resolve().parent / "data"
 SEED_FILE = DATA / "seed_ids.json"

@@ -8,19 +8,31 @@ again, here, when LIFELINE_SEED_PYTHON is set (CI sets it).
 from __future__ import annotations
 
 import json
-import shutil
-import sqlite3
 import subprocess
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from _interop_support import (  # noqa: F401
+    DATA,
+    assert_nothing_written,
+    cli,
+    git_env,
+    imp,
+    ledger,
+    line_ids,
+    needs_seed,
+    object_count,
+    ref,
+    repo,
+    seed_cli,
+    seed_ids,
+    seed_rows,
+    seed_session,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from _interop_support import (DATA, assert_nothing_written, cli, git_env, imp, ledger, line_ids,  # noqa: F401
-                              needs_seed, object_count, ref, repo, seed_cli, seed_ids, seed_rows, seed_session)
 
 
 def _as_utc(text: str) -> datetime:
@@ -225,8 +237,8 @@ def test_a_ledger_the_real_seed_writes_now_imports_with_identical_ids(repo, tmp_
 
 # ---- bulk ------------------------------------------------------------------------------------
 def _synthetic_seed_file(path: Path, n: int) -> list:
-    from git_lifeline.core.seed import render_seed_markdown
     from git_lifeline.core.model import build_entry
+    from git_lifeline.core.seed import render_seed_markdown
     t0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
     entries, prev = [], None
     for i in range(n):
@@ -267,6 +279,7 @@ def test_progress_is_reported_while_checking_and_writing(repo, tmp_path):
 @given(st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x2FFF, blacklist_categories=()), max_size=12))
 def test_fast_validation_flags_exactly_what_the_character_scan_flags(text):
     import unicodedata
+
     from git_lifeline.core import rules as model  # the rules live in rules.py, shared by both entry paths
 
     def slow_single(value):

@@ -9,11 +9,19 @@ import shutil
 import subprocess
 
 import pytest
+from helpers import (
+    AUTHOR_EMAIL,
+    add_commit,
+    cli,
+    git,
+    init_repo,
+    make_entry,
+    open_ledger,
+    snapshot,
+    stored_entry,
+)
 
 from git_lifeline.core import seed as interop
-from helpers import (
-    AUTHOR_EMAIL, add_commit, cli, git, init_repo, make_entry, open_ledger, snapshot, stored_entry,
-)
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
 

@@ -8,7 +8,6 @@ import subprocess
 
 import pygit2
 import pytest
-
 from _interop_support import DATA, cli, git_env, imp, ledger, line_ids, ref, repo, seed_ids  # noqa: F401
 
 

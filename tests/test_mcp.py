@@ -11,12 +11,9 @@ import os
 import sys
 
 import anyio
-import pytest
-
-from review_support import cli, cli_process, commit_policy, git, hermetic, make_repo, ref_value, repo, snapshot  # noqa: F401
-
 from mcp import Client  # the [mcp] extra; the test extra installs it
 from mcp.client.stdio import StdioServerParameters
+from review_support import cli, cli_process, commit_policy, git, hermetic, make_repo, ref_value, repo, snapshot  # noqa: F401
 
 from git_lifeline.app.service import Ledger
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from helpers import make_entry
 from hypothesis import given
 from hypothesis import strategies as st
 
-from git_lifeline.errors import InputError
 from git_lifeline.core.model import Entry, format_ts, parse_ts
-from helpers import make_entry
+from git_lifeline.errors import InputError
 
 
 def test_json_blob_is_canonical_and_round_trips():
@@ -50,10 +50,11 @@ def test_every_storable_ts_reads_back_exactly(ts):
 
 
 # ---- the CLI's pydantic-free path and the pydantic Entry are one set of rules -----
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st
 
-from git_lifeline.errors import InputError  # noqa: E402
 from git_lifeline.core.rules import new_record  # noqa: E402
+from git_lifeline.errors import InputError  # noqa: E402
 
 _texts = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x2FFF), max_size=20)
 
@@ -63,6 +64,7 @@ _texts = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x2FFF), 
        author=_texts)
 def test_fast_record_and_pydantic_entry_refuse_and_write_exactly_alike(kind, summary, body, author):
     from datetime import datetime, timezone
+
     from git_lifeline.core.model import build_entry
     ts = datetime(2026, 1, 1, tzinfo=timezone.utc)
     try:

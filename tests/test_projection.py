@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 import pytest
+from helpers import (
+    TRICKY_LINES,
+    cli,
+    entry_strategy,
+    git,
+    git_lifeline,
+    head,
+    init_repo,
+    make_entry,
+    open_ledger,
+    snapshot,
+    ts_at,
+    varied_entries,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 
-from git_lifeline.views import projection
 from git_lifeline.errors import InputError
-from helpers import (
-    TRICKY_LINES, cli, entry_strategy, git, git_lifeline, head, init_repo, make_entry, open_ledger, snapshot,
-    ts_at, varied_entries,
-)
+from git_lifeline.views import projection
 
 TRICKY_BODIES = {
     "markdown-headings": "# Title\n## Sub\n### decision: fake entry\n- id: " + "b" * 64,

@@ -7,12 +7,11 @@ import json
 
 import pygit2
 import pytest
-
 from review_support import EMAIL, NAME, cli, cli_process, commit_policy, git, hermetic, make_repo, ref_value, repo  # noqa: F401
 
+from git_lifeline.app.service import Ledger
 from git_lifeline.core.policy import ANY_KIND, Policy, PolicyError, load_policy, parse_policy
 from git_lifeline.git.review import ReviewTrail, verify_trail
-from git_lifeline.app.service import Ledger
 
 TRAIL = "refs/lifeline-review/main"
 LINE = "refs/lifeline/main"

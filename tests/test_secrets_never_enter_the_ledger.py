@@ -12,16 +12,25 @@ from __future__ import annotations
 import time
 
 import pytest
+from helpers import (
+    add_commit,
+    cli,
+    files_hold,
+    init_repo,
+    make_entry,
+    odb_holds,
+    odb_objects,
+    open_ledger,
+    path_of,
+    snapshot,
+    stored_entry,
+)
+from secret_corpus import credential_cases, expand, ledger_entries
 
-from git_lifeline.views import projection
 from git_lifeline.core import secrets
 from git_lifeline.errors import SecretError
 from git_lifeline.git.verify import verify_line
-from helpers import (
-    add_commit, cli, files_hold, init_repo, make_entry, odb_holds, odb_objects, open_ledger, path_of,
-    snapshot, stored_entry,
-)
-from secret_corpus import credential_cases, expand, ledger_entries
+from git_lifeline.views import projection
 
 CASES = credential_cases()
 ENTRIES = ledger_entries()

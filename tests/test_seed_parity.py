@@ -14,6 +14,7 @@ import re
 import shutil
 
 from _interop_support import DATA, cli, imp, needs_seed, seed_cli
+
 from git_lifeline.app.service import Ledger
 
 ANCHOR = re.compile(r"\[([0-9a-f]{8})\]")

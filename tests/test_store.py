@@ -4,14 +4,24 @@ from __future__ import annotations
 
 import re
 
-from git_lifeline.views import projection
+from helpers import (
+    ENTRY_PATH_RE,
+    append_concurrently,
+    cli,
+    commit_file,
+    entry_paths,
+    git,
+    head,
+    init_repo,
+    make_entry,
+    open_ledger,
+    snapshot,
+)
+
 from git_lifeline.app.service import commit_message
 from git_lifeline.git.store import LineStore
 from git_lifeline.git.verify import verify_line
-from helpers import (
-    ENTRY_PATH_RE, append_concurrently, cli, commit_file, entry_paths, git, head, init_repo, make_entry,
-    open_ledger, snapshot,
-)
+from git_lifeline.views import projection
 
 
 def commit_count(repo, ref="refs/lifeline/main") -> int:

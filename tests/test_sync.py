@@ -14,9 +14,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's git_lifeline
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from lifeline_git import entry_blobs, git, git_daemon, gitenv, gl, ledger, make_clone, make_remote, ref, tamper  # noqa: E402,F401
+
 from git_lifeline.git.verify import verify_line  # noqa: E402
-from lifeline_git import (entry_blobs, git, git_daemon, gitenv, gl, ledger, make_clone,  # noqa: E402,F401
-                          make_remote, ref, tamper)
 
 T0 = datetime(2024, 3, 1, 12, 0, 0, tzinfo=timezone.utc)
 KINDS = ["decision", "decision", "note", "open", "feature", "fix", "incident"]

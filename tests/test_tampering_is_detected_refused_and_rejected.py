@@ -15,13 +15,22 @@ import json
 
 import pygit2
 import pytest
-
-from git_lifeline.git.repo import open_repo
-from git_lifeline.app.hooks import install
 from helpers import (
-    add_commit, cli, git, init_repo, make_entry, open_ledger, path_of, rewrite_line, stored_entry, ts_at,
+    add_commit,
+    cli,
+    git,
+    init_repo,
+    make_entry,
+    open_ledger,
+    path_of,
+    rewrite_line,
+    stored_entry,
+    ts_at,
 )
 from secret_corpus import expand
+
+from git_lifeline.app.hooks import install
+from git_lifeline.git.repo import open_repo
 
 
 def _edited(repo, oid, **changes) -> bytes:
@@ -153,6 +162,7 @@ def verdicts(tmp_path_factory, dispatch_bin):
 
 def git_push(repo, specs, *flags):
     import subprocess
+
     from helpers import subprocess_env
     proc = subprocess.run(["git", "push", *flags, "origin", *specs], cwd=str(repo), capture_output=True,
                           env=subprocess_env(), timeout=300)

@@ -5,9 +5,9 @@ and no traceback reaches the user."""
 from __future__ import annotations
 
 import pytest
+from helpers import cli, find_prefix_collision, init_repo, make_entry, open_ledger, snapshot
 
 from git_lifeline.core.model import MAX_BODY_BYTES, MIN_PREFIX
-from helpers import cli, find_prefix_collision, init_repo, make_entry, open_ledger, snapshot
 
 
 @pytest.fixture(scope="module")

@@ -6,12 +6,23 @@ import json
 
 import pygit2
 import pytest
+from helpers import (
+    AUTHOR,
+    AUTHOR_EMAIL,
+    AUTHOR_NAME,
+    add_commit,
+    build_tree,
+    cli,
+    git,
+    init_repo,
+    make_entry,
+    open_ledger,
+    path_of,
+    rewrite_line,
+    ts_at,
+)
 
 from git_lifeline.core.model import build_entry
-from helpers import (
-    AUTHOR, AUTHOR_EMAIL, AUTHOR_NAME, add_commit, build_tree, cli, git, init_repo, make_entry, open_ledger,
-    path_of, rewrite_line, ts_at,
-)
 
 FAKE_ID = "e" * 64
 

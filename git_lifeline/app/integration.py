@@ -60,6 +60,7 @@ def write_shared_file(path: Path, text: str) -> None:
     """Write a file meant to be committed, atomically, with the permissions the umask gives
     a new file (the temporary file behind an atomic write is private to its owner)."""
     import os
+
     from .service import write_atomic
     write_atomic(path, text)
     mask = os.umask(0)

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
-from ..views import context as ctx
 from ..core import truth as state
 from ..errors import InputError, LifelineError
 from ..git.repo import GitRepo, open_repo
 from ..git.store import DEFAULT_LINE, AppendResult, LineStore
+from ..views import context as ctx
 
 if TYPE_CHECKING:  # annotations only: importing the model loads pydantic
     from ..core.model import Entry
@@ -175,6 +175,7 @@ class Ledger:
         """The truth as the ledger stood then: a ledger commit, or a date (entries recorded by then)."""
         import re
         from datetime import timedelta
+
         from ..core.rules import parse_ts
         text = when.strip()
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
@@ -350,9 +351,9 @@ class Ledger:
         only what the trees' difference adds (concurrent writers each refresh after their
         own append, so a refresh often finds the ref moved on; a full render of the line
         there made each append cost a full read). None when only a full render will do."""
-        from ..views import projection
         from ..core.model import Entry
         from ..git.store import diff_entry_trees, is_entry_path
+        from ..views import projection
         footer, shown = projection.shown_tree(current)
         target = self.store.entries_tree_id(head)
         if not footer:

@@ -146,8 +146,8 @@ def promote(ctx, src, dst, ids, parents, as_json):
 @click.pass_context
 def where(ctx, prefix, as_json):
     """Which lines hold an id (full id or prefix of >= 6 hex). Exit 1 when none does."""
-    from ..git.repo import open_repo
     from ..app.service import Ledger
+    from ..git.repo import open_repo
     hits = Ledger(open_repo()).where(prefix)
     if as_json:
         _echo_json(hits)
@@ -168,8 +168,8 @@ def where(ctx, prefix, as_json):
 @click.pass_context
 def graph(ctx, fmt, output):
     """Supersession, thread, relation and cross-line links as a picture (all lines, or --line)."""
-    from ..git.repo import open_repo
     from ..app.service import Ledger
+    from ..git.repo import open_repo
     text = Ledger(open_repo()).graph(ctx.obj.get("line"), fmt)
     if output == "-":
         click.echo(text, nl=False)

@@ -173,8 +173,8 @@ def show(ctx, ref, as_json):
 @click.pass_context
 def list_cmd(ctx, kind, as_json):
     """List the line's entries, oldest first."""
-    from ..errors import InputError
     from ..core.model import KINDS
+    from ..errors import InputError
     if kind is not None and kind not in KINDS:
         raise InputError(f"unknown kind {kind!r}; known kinds: {', '.join(KINDS)}")
     entries = [e for e in _ledger(ctx).entries() if kind is None or e.kind == kind]
@@ -409,8 +409,8 @@ def migrate(ctx, source, strict):
 @click.pass_context
 def lines(ctx, as_json):
     """List the repository's lines with entry counts and heads."""
-    from ..git.repo import open_repo
     from ..app.service import Ledger
+    from ..git.repo import open_repo
     rows = Ledger(open_repo()).lines()
     if as_json:
         _echo_json(rows)
@@ -450,5 +450,5 @@ def run() -> None:
 
 
 from . import lines as cli_lines  # noqa: E402,F401
-from . import sync as cli_sync  # noqa: E402,F401
 from . import review as cli_review  # noqa: E402,F401
+from . import sync as cli_sync  # noqa: E402,F401

@@ -87,8 +87,8 @@ def review(ctx, everything, as_json):
 
 def _other_lines_hint(led) -> None:
     """Agents may write to any line (the MCP `line` argument): say where else work waits."""
-    from ..git.review import list_trails
     from ..app.service import Ledger
+    from ..git.review import list_trails
     waiting = []
     for name in list_trails(led.gr):
         if name != led.line:
@@ -186,9 +186,9 @@ def audit(ctx, since, as_json):
 @click.pass_context
 def policy(ctx, init_, agents, as_json):
     """Show the write policy in effect for agents (HEAD's .lifeline/policy.json), or start one."""
+    from ..core.policy import MODES, POLICY_PATH, inspect_policy, parse_policy, render_policy, starter_policy
     from ..errors import InputError
     from ..git.repo import open_repo
-    from ..core.policy import MODES, POLICY_PATH, inspect_policy, parse_policy, render_policy, starter_policy
     gr = open_repo()
     if agents and not init_:
         raise InputError("--agent goes with --init")

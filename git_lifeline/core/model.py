@@ -14,11 +14,20 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, model_validator
 
-from .canonical import (HEX64, MIN_PREFIX, TS_FORMAT, canonical_form, compute_id,  # noqa: F401
-                        encode_blob, format_ts)
 from ..errors import InputError
-from .rules import (BODY_OPTIONAL_KINDS, KINDS, MAX_BODY_BYTES, MAX_FIELD_CHARS, MAX_PARENTS,  # noqa: F401
-                    MAX_SUMMARY_CHARS, MIN_TS, content_problems, parse_ts, utcnow)
+from .canonical import HEX64, MIN_PREFIX, TS_FORMAT, canonical_form, compute_id, encode_blob, format_ts  # noqa: F401
+from .rules import (  # noqa: F401
+    BODY_OPTIONAL_KINDS,
+    KINDS,
+    MAX_BODY_BYTES,
+    MAX_FIELD_CHARS,
+    MAX_PARENTS,
+    MAX_SUMMARY_CHARS,
+    MIN_TS,
+    content_problems,
+    parse_ts,
+    utcnow,
+)
 
 Kind = Literal[KINDS]  # the 17 kinds (rules.KINDS)
 

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Optional
 
-
 _TEXT_KEYS = ("id", "ts", "kind", "author", "agent", "provider", "model", "summary", "body")
 
 

@@ -13,8 +13,8 @@ import unicodedata
 from datetime import datetime, timezone
 from typing import Optional
 
-from .canonical import HEX64, compute_id
 from ..errors import InputError
+from .canonical import HEX64, compute_id
 
 KINDS: tuple = (
     "bootstrap", "decision", "feature", "fix", "incident", "milestone", "release",
@@ -179,6 +179,7 @@ def parse_blob(data: bytes):
     (exact key set, types, kind, id and ts format, content rules), without pydantic:
     verify reads every blob of a ledger through here. Raises InputError."""
     import json
+
     from .record import Record
     try:
         doc = json.loads(data.decode("utf-8"))

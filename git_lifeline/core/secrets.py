@@ -332,8 +332,8 @@ MAX_REASON_CHARS = 200
 def record_override(body: str, reason: str) -> str:
     """The body with an `allow-secret: REASON` header: the deliberate, reasoned override of a
     false positive, hashed with the entry so it can neither be dropped nor added later."""
-    from .blocks import render_header
     from ..errors import InputError
+    from .blocks import render_header
     why = (reason or "").strip()
     if not why or any(ch in why for ch in "\r\n") or len(why) > MAX_REASON_CHARS:
         raise InputError(f"--allow-secret needs a reason: one line of 1-{MAX_REASON_CHARS} characters")

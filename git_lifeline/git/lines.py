@@ -22,9 +22,9 @@ from typing import Iterable, Optional
 
 import pygit2
 
+from ..core.model import HEX64, MIN_PREFIX, Entry, build_entry
 from ..errors import InputError, LifelineError
 from .repo import GitRepo
-from ..core.model import HEX64, MIN_PREFIX, Entry, build_entry
 from .store import ENTRIES_DIR, LINE_RE, REF_PREFIX, LineStore, entry_path, list_lines, validate_line
 
 _LINE_REF = re.compile(r"(?P<line>[A-Za-z0-9][A-Za-z0-9_-]{0,62}):(?P<ref>[0-9a-fA-F]+)")

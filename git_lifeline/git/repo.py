@@ -163,6 +163,7 @@ def repository_failure(exc: BaseException) -> Optional[LifelineError]:
       permission problem, as OSError or pygit2.GitError.
     """
     import sqlite3
+
     from ..errors import RepositoryError
     if isinstance(exc, KeyError) and exc.args and _OID.fullmatch(str(exc.args[0])):
         return RepositoryError(f"object {exc.args[0]} is missing from the repository (a damaged or incomplete "

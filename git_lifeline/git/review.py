@@ -32,11 +32,21 @@ from typing import Callable, Iterator, Optional
 
 import pygit2
 
+from ..core.model import HEX64, MAX_FIELD_CHARS, Entry, build_entry, format_ts, parse_ts, utcnow
 from ..errors import ConflictError, InputError, IntegrityError, LifelineError
 from .repo import GitRepo
-from ..core.model import HEX64, MAX_FIELD_CHARS, Entry, build_entry, format_ts, parse_ts, utcnow
-from .store import (LINE_RE, LineStore, cas_ref, diff_entry_trees, entry_path, insert_fanout, is_entry_path,
-                    make_commit, rewound_value, validate_line)
+from .store import (
+    LINE_RE,
+    LineStore,
+    cas_ref,
+    diff_entry_trees,
+    entry_path,
+    insert_fanout,
+    is_entry_path,
+    make_commit,
+    rewound_value,
+    validate_line,
+)
 
 REF_PREFIX = "refs/lifeline-review/"
 RECORDS_DIR = "records"

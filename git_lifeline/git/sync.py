@@ -30,9 +30,9 @@ from typing import Callable, Optional
 
 import pygit2
 
+from ..core.model import Entry
 from ..errors import InputError, IntegrityError, LifelineError
 from .repo import GitCommandError, GitRepo, run_git
-from ..core.model import Entry
 from .store import CAS_SECONDS, LINE_RE, REF_PREFIX, LineStore, diff_entry_trees, is_entry_path, list_lines
 from .verify import pick_blob, verify_range
 

@@ -22,9 +22,9 @@ from typing import Iterable, Optional
 
 import pygit2
 
-from ..errors import IntegrityError, LifelineError
 from ..core.model import Entry
 from ..core.rules import parse_blob
+from ..errors import IntegrityError, LifelineError
 from .store import ENTRIES_DIR, LineStore, diff_entry_trees, is_entry_path, list_lines, rewound_value
 
 

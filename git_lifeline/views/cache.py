@@ -12,10 +12,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import sys
-from datetime import datetime, timezone
-from pathlib import Path
-from typing import Iterable, Optional
+from typing import Optional
 
 import pygit2
 

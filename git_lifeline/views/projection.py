@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Iterable, Optional
 
-from ..errors import InputError, LifelineError
 from ..core.canonical import format_ts
 from ..core.rules import parse_ts
+from ..errors import InputError, LifelineError
 
 if TYPE_CHECKING:  # annotations only: importing the model loads pydantic
     from ..core.model import Entry
