@@ -153,13 +153,14 @@ def test_recall_abstains_when_only_one_word_of_several_matches(ledger):
 
 def test_recall_finds_by_prefix_and_ignores_accents_and_marks_superseded(ledger):
     mongo = add(ledger, "decision", "Database: MongoDB", "Flexible schema for the invoice model.")
-    add(ledger, "correction", "Database: PostgreSQL", "Auditors require ACID.", parents=[mongo.id], days=1)
+    pg = add(ledger, "correction", "Database: PostgreSQL", "Auditors require ACID.", parents=[mongo.id], days=1)
     add(ledger, "note", "Café opening hours", "Irrelevant to the database.", days=2)
     hits = ledger.recall("mongo")
-    assert [h.id for h in hits] == [mongo.id]
+    # the superseded hit comes with the decision that replaced it, in front of it
+    assert [h.id for h in hits] == [pg.id, mongo.id]
     assert ledger.recall("cafe")[0].id != mongo.id
     rows = json.loads(cli(ledger.gr.workdir, "recall", "mongo", "--json").out)
-    assert rows[0]["in_force"] is False
+    assert [r["in_force"] for r in rows] == [True, False]
 
 
 def test_recall_treats_fts_syntax_in_the_query_as_plain_words(ledger):

@@ -211,7 +211,26 @@ class Ledger:
         from ..views import recall
         if k < 1:
             raise InputError("-k must be at least 1")
-        return recall.search(self.cache().ensure(self.store.head()), query, k)
+        st = self.state()
+        db = self.cache().ensure(self.store.head())
+        return recall.search(db, query, k, truth=recall.truth_of(st), semantic=self.semantic_index())
+
+    def semantic_index(self):
+        """The semantic index when `lifeline.semantic.model` names a usable model, else None
+        (recall is then lexical; `recall_mode` says which and why)."""
+        from ..views import semantic
+        configured = self.gr.config_get("lifeline.semantic.model")
+        self.recall_mode = ("lexical", "no model configured (git config lifeline.semantic.model DIR)")
+        if not configured:
+            return None
+        try:
+            index = semantic.Index(Path(configured).expanduser())
+        except semantic.ModelUnavailable as exc:
+            self.recall_mode = ("lexical", str(exc))
+            self.warnings.append(f"recall is lexical: {exc}")
+            return None
+        self.recall_mode = ("semantic", configured)
+        return index
 
     # ---- working state -----------------------------------------------------
     def checkpoint(self, thread: Optional[str], sections: dict, summary: Optional[str] = None,

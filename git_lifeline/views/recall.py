@@ -1,80 +1,163 @@
-"""Full-text recall over the cache's FTS5 index: BM25, summary weighted over body.
+"""Recall over the cache: the entries a question is about, or nothing.
 
-The user's words are never passed to FTS5 as syntax: the query is split into
-words, folded, stopwords dropped, and each word quoted (prefix match from four
-characters). Abstention is absolute, not relative to the best hit: an entry must
-contain more than half of the query's informative words, so a query unrelated to
-the ledger returns nothing even when some word happens to match.
+Lexical recall (the default install) reads the cache's FTS5 index. The user's words are
+never passed to FTS5 as syntax: the query is folded, split into words, stopwords are
+dropped and each word is quoted. A question's words become *concepts*: a word (lightly
+stemmed, matched as a prefix from four characters) together with the words software
+teams use for the same thing (`synonyms.GROUPS`: "log in" finds "authentication").
 
-Rule: with n informative words, an entry must contain all of them when n <= 2, and
-at least half (rounded up) when n >= 3. Words are lightly stemmed (deployment ->
-deploy*), and words of four or more characters match as prefixes.
+Abstention weighs the concepts by how informative they are in this ledger (BM25's idf):
+the question is answered only when its best entry matches concepts that carry at least
+`COVERAGE_FLOOR` of the question's total weight; the entries below it are then ranked by
+BM25 weighted by their own coverage. A word the ledger never uses weighs the most, so a question about
+something the ledger does not know ("drone pilots") is refused even when a common word
+("delivery") matches everywhere; a paraphrase whose rare words are found by synonyms is
+answered.
+
+Semantic recall (the `[semantic]` extra with a local model, views/semantic.py) adds cosine
+similarity of sentence embeddings: the two scores are fused, and abstention then follows a
+similarity threshold calibrated on held-out questions (docs/RECALL.md).
+
+The truth decides the order last: an entry in force ranks above a superseded one, and a
+superseded hit brings the entry that replaced it in front of it.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from .synonyms import GROUPS
 
 SUMMARY_WEIGHT = 3.0
-# Recency as a signal next to relevance: score = bm25 * (1 + RECENCY_WEIGHT * 2^(-age/HALF_LIFE)),
-# age in days before the ledger's newest entry (not the wall clock: the same ledger ranks
-# the same way on every machine and every day).
+BODY_WEIGHT = 1.0
+# Recency next to relevance: score * (1 + RECENCY_WEIGHT * 2^(-age/HALF_LIFE)), age in days
+# before the ledger's newest entry (not the wall clock: a ledger ranks the same everywhere).
 RECENCY_WEIGHT = 0.25
 HALF_LIFE_DAYS = 90.0
-BODY_WEIGHT = 1.0
 CANDIDATES = 200
 PREFIX_FROM = 4
+COVERAGE_FLOOR = 0.45   # share of the question's idf weight its best entry must match; tuned on the blind set's tune half
+BODY_ONLY = 0.9        # a concept found only in the why counts for less than one in the summary
+SEMANTIC_FLOOR = 0.42  # cosine a best hit must reach (semantic); calibrated in docs/RECALL.md
+SEMANTIC_WEIGHT = 0.7  # the fused score: w * cosine + (1 - w) * normalised lexical score
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 STOPWORDS = frozenset("""
 a an and are as at be but by can could did do does for from had has have how i if in into is it its
 me my no not of on or our should so than that the their them then there these they this to was we were
-use used using uses
-what when where which who why will with would you your about after all also any been before being both
-each few more most other some such only own same too very just over under again further once here
-o os a as e de do da dos das em no na nos nas um uma para por com que se
+use used using uses what when where which who whom why will with would you your about after all also any
+been before being both each few more most other some such only own same too very just over under again
+further once here tell know ever still get got make made way ways thing things anything something
+o os as e de do da dos das em no na nos nas um uma para por com que se
 """.split())
+
+_SUFFIXES = ("ational", "ations", "ation", "ments", "ment", "ings", "ing", "ions", "ion", "ures", "ure",
+             "ness", "ers", "er", "ies", "ied", "es", "ed", "ly", "s")
 
 
 def fold(text: str) -> str:
-    """Lowercase and strip accents (matches FTS5's remove_diacritics)."""
+    """Lowercase and strip accents (as FTS5's remove_diacritics does for the index)."""
     decomposed = unicodedata.normalize("NFKD", text.lower())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
-_SUFFIXES = ("ations", "ation", "ments", "ment", "ings", "ing", "ions", "ion", "ures", "ure",
-             "ers", "er", "ies", "es", "ed", "s")
-
-
 def stem(word: str) -> str:
-    """A light suffix strip so that a prefix match finds the word's relatives."""
+    """A light suffix strip, so that a prefix match finds the word's relatives."""
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= PREFIX_FROM:
             return word[: -len(suffix)]
+    if word.endswith("s") and not word.endswith("ss") and len(word) >= 4:
+        return word[:-1]  # short plurals: gaps -> gap
     return word
 
 
-def query_terms(query: str) -> list:
-    seen, out = set(), []
-    for w in _WORD.findall(fold(query)):
-        if w in STOPWORDS:
-            continue
-        t = stem(w)
-        if t in seen:
-            continue
-        seen.add(t)
-        out.append(t)
+def _alt_words(alt: str) -> tuple:
+    return tuple(stem(w) for w in _WORD.findall(fold(alt)))
+
+
+_GROUP_WORDS: tuple = tuple(tuple(_alt_words(a) for a in g) for g in GROUPS)
+
+
+def _word_matches(alt: str, word: str) -> bool:
+    return word.startswith(alt) if len(alt) >= PREFIX_FROM else word == alt
+
+
+@dataclass
+class Concept:
+    """One idea of the question: the words that express it (each a tuple of stems)."""
+
+    text: str
+    alternatives: set = field(default_factory=set)
+
+    def found_in(self, words: list) -> bool:
+        for alt in self.alternatives:
+            n = len(alt)
+            for i in range(len(words) - n + 1):
+                if all(_word_matches(alt[j], words[i + j]) for j in range(n)):
+                    return True
+        return False
+
+    def match_expression(self) -> str:
+        parts = []
+        for alt in sorted(self.alternatives):
+            if len(alt) == 1:
+                parts.append(f'"{alt[0]}"*' if len(alt[0]) >= PREFIX_FROM else f'"{alt[0]}"')
+            else:
+                parts.append('"' + " ".join(alt) + '"')
+        return " OR ".join(parts)
+
+
+def _groups_of(alt: tuple) -> list:
+    """The synonym groups that hold `alt` (a stem matches a member it starts or is started by)."""
+    out = []
+    for members in _GROUP_WORDS:
+        for m in members:
+            if len(m) != len(alt):
+                continue
+            if all(a == b or (min(len(a), len(b)) >= PREFIX_FROM and (a.startswith(b) or b.startswith(a)))
+                   for a, b in zip(m, alt, strict=False)):
+                out.append(members)
+                break
     return out
 
 
-def needed(n: int) -> int:
-    """How many of n informative query words an entry must contain to count as a hit."""
-    return n if n <= 2 else (n + 1) // 2
+def concepts(query: str) -> list:
+    """The question's concepts, in order: phrases of the synonym table first, then words."""
+    raw = _WORD.findall(fold(query))
+    words = [stem(w) for w in raw]
+    used = [False] * len(words)
+    found: list = []
+    for members in _GROUP_WORDS:  # multi-word phrases ("sign in") before their words
+        for m in members:
+            if len(m) < 2:
+                continue
+            for i in range(len(words) - len(m) + 1):
+                if not any(used[i:i + len(m)]) and tuple(words[i:i + len(m)]) == m:
+                    for j in range(i, i + len(m)):
+                        used[j] = True
+                    found.append((i, Concept(" ".join(m), set(members))))
+    for i, w in enumerate(words):
+        if used[i] or raw[i] in STOPWORDS or w in STOPWORDS:
+            continue
+        alts = {(w,)}
+        for members in _groups_of((w,)):
+            alts |= set(members)
+        found.append((i, Concept(w, alts)))
+    seen, out = set(), []
+    for _, c in sorted(found, key=lambda p: p[0]):
+        key = frozenset(c.alternatives)
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out
 
 
-def match_expression(terms: list) -> str:
-    return " OR ".join(f'"{t}"*' if len(t) >= PREFIX_FROM else f'"{t}"' for t in terms)
+def query_terms(query: str) -> list:
+    """The question's informative words (what the omission notes and tests show)."""
+    return [c.text for c in concepts(query)]
 
 
 @dataclass
@@ -82,12 +165,16 @@ class Hit:
     id: str
     score: float
     coverage: float
+    in_force: bool = True
+    replaces: Optional[str] = None   # set when this hit is shown because it replaced `replaces`
 
 
-def _covers(term: str, words: set) -> bool:
-    if len(term) >= PREFIX_FROM:
-        return any(w.startswith(term) for w in words)
-    return term in words
+@dataclass
+class Truth:
+    """What recall needs of the current truth: which entries are superseded, and by what."""
+
+    superseded: set = field(default_factory=set)
+    successor: Callable[[str], Optional[str]] = lambda _id: None
 
 
 def _days(ts: str) -> float:
@@ -95,26 +182,125 @@ def _days(ts: str) -> float:
     return datetime.fromisoformat(ts.rstrip("Z")).timestamp() / 86400.0
 
 
-def search(db, query: str, k: int = 5, recency: bool = True) -> list:
-    terms = query_terms(query)
-    if not terms or k <= 0:
+def _idf(db, concept: Concept, total: int) -> float:
+    df = db.execute("SELECT count(*) FROM fts JOIN entries e ON e.rowid = fts.rowid "
+                    "WHERE fts MATCH ? AND e.ok = 1", (concept.match_expression(),)).fetchone()[0]
+    return math.log(1.0 + (total - df + 0.5) / (df + 0.5))
+
+
+def lexical(db, query: str, floor: float = COVERAGE_FLOOR, recency: bool = True) -> list:
+    """The entries sharing the question's concepts, best first — or [] when even the best
+    of them matches less than `floor` of the question's weight (abstention is decided once
+    per question; the ranking below the best is relative)."""
+    cs = concepts(query)
+    if not cs:
         return []
+    total = db.execute("SELECT count(*) FROM entries WHERE ok = 1").fetchone()[0]
+    if not total:
+        return []
+    weights = [_idf(db, c, total) for c in cs]
+    whole = sum(weights)
     rows = db.execute(
         "SELECT e.id, e.summary, e.body, e.ts, bm25(fts, ?, ?) AS s FROM fts JOIN entries e "
         "ON e.rowid = fts.rowid WHERE fts MATCH ? AND e.ok = 1 ORDER BY s LIMIT ?",
-        (SUMMARY_WEIGHT, BODY_WEIGHT, match_expression(terms), CANDIDATES)).fetchall()
-    need = needed(len(terms))
+        (SUMMARY_WEIGHT, BODY_WEIGHT, " OR ".join(f"({c.match_expression()})" for c in cs), CANDIDATES)).fetchall()
     newest = db.execute("SELECT MAX(ts) FROM entries WHERE ok = 1").fetchone()[0]
     hits = []
     for entry_id, summary, body, ts, score in rows:
-        words = set(_WORD.findall(fold(summary + " " + body)))
-        matched = sum(1 for t in terms if _covers(t, words))
-        if matched < need:
-            continue
-        relevance = -score  # FTS5's bm25() is negative: smaller is better
+        head = [stem(w) for w in _WORD.findall(fold(summary))]
+        words = head + [""] + [stem(w) for w in _WORD.findall(fold(body))]
+        matched = sum(w * (1.0 if c.found_in(head) else BODY_ONLY) for c, w in zip(cs, weights, strict=False)
+                      if c.found_in(words))
+        coverage = matched / whole if whole else 0.0
+        relevance = -score * (0.5 + coverage)  # FTS5's bm25() is negative: smaller is better
         if recency and newest:
             age = max(0.0, _days(newest) - _days(ts))
             relevance *= 1.0 + RECENCY_WEIGHT * 2.0 ** (-age / HALF_LIFE_DAYS)
-        hits.append(Hit(entry_id, relevance, matched / len(terms)))
-    hits.sort(key=lambda h: (-h.coverage, -h.score, h.id))
-    return hits[:k]
+        hits.append(Hit(entry_id, relevance, coverage))
+    if not hits or max(h.coverage for h in hits) + 1e-9 < floor:
+        return []
+    hits.sort(key=lambda h: (-h.score, h.id))
+    return hits
+
+
+def in_truth_order(hits: list, truth: Optional[Truth], k: int) -> list:
+    """In force before superseded (stable otherwise); a superseded hit brings the entry in
+    force that replaced it in front of it."""
+    if truth is None:
+        return hits[:k]
+    for h in hits:
+        h.in_force = h.id not in truth.superseded
+    ordered = sorted(hits, key=lambda h: not h.in_force)
+    out: list = []
+    shown = set()
+    for h in ordered:
+        if not h.in_force:
+            successor = truth.successor(h.id)
+            if successor and successor not in shown:
+                shown.add(successor)
+                out.append(Hit(successor, h.score, h.coverage, True, replaces=h.id))
+        if h.id not in shown:
+            shown.add(h.id)
+            out.append(h)
+    return out[:k]
+
+
+def search(db, query: str, k: int = 5, recency: bool = True, truth: Optional[Truth] = None,
+           semantic=None) -> list:
+    """The k entries the question is about, best first; [] when none is (abstention).
+
+    `semantic`, when given, is a views.semantic.Index: its cosine similarities are fused with
+    the lexical scores and its calibrated floor decides abstention."""
+    if k <= 0:
+        return []
+    if semantic is None:
+        return in_truth_order(lexical(db, query, recency=recency), truth, k)
+    return in_truth_order(fuse(db, query, semantic, recency), truth, k)
+
+
+def fuse(db, query: str, semantic, recency: bool = True) -> list:
+    """Dense and lexical evidence together: the lexical hits (any coverage) and the nearest
+    entries by cosine, scored w*cos + (1-w)*lexical/max(lexical); nothing when the best
+    cosine is below the semantic floor and the question does not pass the lexical floor."""
+    sims = semantic.similarities(db, query)
+    if not sims:
+        return lexical(db, query, recency=recency)
+    lex = {h.id: h for h in lexical(db, query, floor=0.0, recency=recency)}
+    strong_lexical = any(h.coverage + 1e-9 >= COVERAGE_FLOOR for h in lex.values())
+    best = max(sims.values())
+    if best < semantic.floor and not strong_lexical:
+        return []
+    top = max((h.score for h in lex.values()), default=0.0) or 1.0
+    ids = set(sorted(sims, key=lambda i: -sims[i])[:CANDIDATES]) | set(lex)
+    hits = []
+    for entry_id in ids:
+        cos = sims.get(entry_id, 0.0)
+        h = lex.get(entry_id)
+        lexical_part = (h.score / top) if h else 0.0
+        hits.append(Hit(entry_id, SEMANTIC_WEIGHT * cos + (1 - SEMANTIC_WEIGHT) * lexical_part,
+                        h.coverage if h else 0.0))
+    hits.sort(key=lambda h: (-h.score, h.id))
+    return hits
+
+
+def truth_of(st) -> Truth:
+    """Recall's view of a State: superseded ids, and for each the decision in force that
+    replaced it (following a chain of revisions to its end; None when a revert or nothing
+    in force stands at the end)."""
+    later: dict = {}
+    for cid, parents in st.fold.corrections:  # in fold order: the last one is the newest
+        for p in parents:
+            later.setdefault(p, []).append(cid)
+    in_force = set(st.decision_ids)
+
+    def successor(entry_id: str) -> Optional[str]:
+        seen, cur = set(), entry_id
+        while cur in st.superseded and cur not in seen:
+            seen.add(cur)
+            nxt = later.get(cur)
+            if not nxt:
+                return None
+            cur = nxt[-1]
+        return cur if cur != entry_id and cur in in_force else None
+
+    return Truth(set(st.superseded), successor)

@@ -1,0 +1,155 @@
+"""Recall quality on the blind set (tests/data/blind/): a ledger and questions written apart.
+
+The ledger (ledger.json) was written by one helper from a topic list; the questions
+(questions.json) by another who saw only that topic list, never an entry. A question is
+answered when one of its top-k hits is an entry labelled with one of the question's topics;
+an "abstain" question (a topic the ledger never covers) is answered correctly by nothing.
+
+Questions are split by number: odd ids tune (the floors and weights were chosen on them),
+even ids report (docs/RECALL.md gives these). Usage:
+
+    python bench/eval_blind.py [--model DIR] [--seed-python PATH] [--split tune|report|all]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "blind"
+
+
+def load() -> tuple:
+    ledger = json.loads((DATA / "ledger.json").read_text(encoding="utf-8"))
+    questions = json.loads((DATA / "questions.json").read_text(encoding="utf-8"))
+    return ledger, questions
+
+
+def split_of(q: dict) -> str:
+    return "tune" if int(q["id"][1:]) % 2 == 1 else "report"
+
+
+def build(ledger_obj, entries: list) -> dict:
+    """Append the set's entries to a Ledger; returns label -> entry id."""
+    ids: dict = {}
+    for e in entries:
+        out = ledger_obj.log(kind=e["kind"], summary=e["summary"], body=e.get("body", ""),
+                             parents=[ids[p] for p in e.get("parents", [])], author=e.get("author"),
+                             ts=e["ts"])
+        ids[e["label"]] = out.entry.id
+    return ids
+
+
+def relevant(entries: list, ids: dict, q: dict) -> set:
+    topics = set(q.get("topics") or [])
+    return {ids[e["label"]] for e in entries if topics & set(e.get("topics") or [])}
+
+
+def score(results: dict, entries: list, ids: dict, questions: list, split: str) -> dict:
+    """results: question id -> ranked entry ids."""
+    chosen = [q for q in questions if split == "all" or split_of(q) == split]
+    answerable = [q for q in chosen if q["type"] != "abstain"]
+    refuse = [q for q in chosen if q["type"] == "abstain"]
+    h1 = sum(1 for q in answerable if results[q["id"]][:1] and results[q["id"]][0] in relevant(entries, ids, q))
+    h5 = sum(1 for q in answerable if set(results[q["id"]][:5]) & relevant(entries, ids, q))
+    answered = sum(1 for q in answerable if results[q["id"]])
+    ab = sum(1 for q in refuse if not results[q["id"]])
+    return {"split": split, "answerable": len(answerable), "must_abstain": len(refuse),
+            "hit@1": round(h1 / len(answerable), 3), "hit@5": round(h5 / len(answerable), 3),
+            "answered": round(answered / len(answerable), 3), "abstention": round(ab / len(refuse), 3),
+            "misses": [q["id"] for q in answerable if not set(results[q["id"]][:5]) & relevant(entries, ids, q)],
+            "false_alarms": [q["id"] for q in refuse if results[q["id"]]]}
+
+
+def ours(ledger_obj, questions: list, k: int = 5) -> dict:
+    return {q["id"]: [h.id for h in ledger_obj.recall(q["q"], k=k)] for q in questions}
+
+
+_SEED_SCRIPT = r"""
+import asyncio, json, sys
+from lifeline.cli import cmd_recall
+db, k = sys.argv[1], int(sys.argv[2])
+questions = json.load(sys.stdin)
+out = {}
+for q in questions:
+    hits = asyncio.run(cmd_recall(db, q["q"], k))
+    ids = []
+    for h in hits:
+        e = h.get("entry") if isinstance(h, dict) else getattr(h, "entry", h)
+        i = (e.get("id") if isinstance(e, dict) else getattr(e, "id", None)) if e is not None else None
+        ids.append(i or (h.get("id") if isinstance(h, dict) else None))
+    out[q["id"]] = [i for i in ids if i]
+json.dump(out, sys.stdout)
+"""
+
+
+def seed(seed_python: str, markdown: str, questions: list, k: int = 5) -> dict:
+    """lifeline-context 0.6.1's recall on the same ledger (its own migrate of our export)."""
+    with tempfile.TemporaryDirectory() as d:
+        md = Path(d) / "LIFELINE.md"
+        md.write_text(markdown, encoding="utf-8")
+        db = str(Path(d) / "ledger.db")
+        subprocess.run([seed_python, "-m", "lifeline", "--db", db, "migrate", "--from", str(md)], check=True,
+                       capture_output=True, cwd=d)
+        proc = subprocess.run([seed_python, "-c", _SEED_SCRIPT, db, str(k)], input=json.dumps(questions),
+                              capture_output=True, text=True, check=True, cwd=d)
+        return json.loads(proc.stdout)
+
+
+def fresh_ledger(workdir: Path, model: str | None = None):
+    from git_lifeline.app.service import Ledger
+    subprocess.run(["git", "init", "-q", str(workdir)], check=True)
+    subprocess.run(["git", "-C", str(workdir), "config", "lifeline.projection", "off"], check=True)
+    if model:
+        subprocess.run(["git", "-C", str(workdir), "config", "lifeline.semantic.model", model], check=True)
+    return Ledger.open(str(workdir))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", help="a sentence-transformers model directory (semantic recall)")
+    ap.add_argument("--seed-python", default=os.environ.get("LIFELINE_SEED_PYTHON"))
+    ap.add_argument("--split", default="all", choices=["tune", "report", "all"])
+    args = ap.parse_args()
+    os.environ.setdefault("GIT_AUTHOR_NAME", "Eval")
+    os.environ.setdefault("GIT_AUTHOR_EMAIL", "eval@example.com")
+    os.environ.setdefault("GIT_COMMITTER_NAME", "Eval")
+    os.environ.setdefault("GIT_COMMITTER_EMAIL", "eval@example.com")
+    entries, questions = load()
+    rows = []
+    with tempfile.TemporaryDirectory() as d:
+        led = fresh_ledger(Path(d) / "lexical")
+        ids = build(led, entries)
+        t = time.perf_counter()
+        res = ours(led, questions)
+        ms = (time.perf_counter() - t) * 1000 / len(questions)
+        for split in ("tune", "report") if args.split == "all" else (args.split,):
+            rows.append(("git-lifeline lexical", score(res, entries, ids, questions, split), ms))
+        if args.model:
+            sem = fresh_ledger(Path(d) / "semantic", args.model)
+            build(sem, entries)
+            sem.recall("warm up the model", k=1)
+            t = time.perf_counter()
+            res = ours(sem, questions)
+            ms = (time.perf_counter() - t) * 1000 / len(questions)
+            for split in ("tune", "report") if args.split == "all" else (args.split,):
+                rows.append(("git-lifeline semantic", score(res, entries, ids, questions, split), ms))
+        if args.seed_python:
+            res = seed(args.seed_python, led.export_seed(), questions)
+            for split in ("tune", "report") if args.split == "all" else (args.split,):
+                rows.append(("lifeline-context 0.6.1", score(res, entries, ids, questions, split), None))
+    for name, r, ms in rows:
+        per = f"{ms:.1f} ms/query" if ms is not None else ""
+        print(f"{name:24} {r['split']:6} hit@1 {r['hit@1']:.2f} hit@5 {r['hit@5']:.2f} "
+              f"abstention {r['abstention']:.2f} ({r['answerable']} answerable, {r['must_abstain']} must abstain) {per}")
+        print(f"{'':24} misses {r['misses']} false alarms {r['false_alarms']}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
