@@ -1,7 +1,7 @@
 """The canonical form and id of an entry, with no dependency beyond the standard library.
 
-Kept apart from the pydantic model so that read paths (the cache, verify's fast
-path) can compute and check ids without importing pydantic.
+Pure functions of field values, with no dependency: the store and the cache compute
+and check ids with them, and the Entry (entry.py) is built on them.
 """
 
 from __future__ import annotations
