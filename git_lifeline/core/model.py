@@ -9,22 +9,22 @@ here does not load pydantic.
 
 from typing import Any
 
-from .canonical import HEX64 as HEX64
-from .canonical import MIN_PREFIX as MIN_PREFIX
-from .canonical import TS_FORMAT as TS_FORMAT
-from .canonical import canonical_form as canonical_form
-from .canonical import compute_id as compute_id
-from .canonical import encode_blob as encode_blob
-from .canonical import format_ts as format_ts
 from .entry import BODY_OPTIONAL_KINDS as BODY_OPTIONAL_KINDS
+from .entry import HEX64 as HEX64
 from .entry import KINDS as KINDS
 from .entry import MAX_BODY_BYTES as MAX_BODY_BYTES
 from .entry import MAX_FIELD_CHARS as MAX_FIELD_CHARS
 from .entry import MAX_PARENTS as MAX_PARENTS
 from .entry import MAX_SUMMARY_CHARS as MAX_SUMMARY_CHARS
+from .entry import MIN_PREFIX as MIN_PREFIX
 from .entry import MIN_TS as MIN_TS
+from .entry import TS_FORMAT as TS_FORMAT
 from .entry import Entry as Entry
+from .entry import canonical_form as canonical_form
+from .entry import compute_id as compute_id
 from .entry import content_problems as content_problems
+from .entry import encode_blob as encode_blob
+from .entry import format_ts as format_ts
 from .entry import new_entry as build_entry  # noqa: F401
 from .entry import parse_ts as parse_ts
 from .entry import utcnow as utcnow

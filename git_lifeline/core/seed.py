@@ -26,8 +26,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Optional
 
 from ..errors import InputError, LifelineError
-from .canonical import HEX64, compute_id
-from .entry import Entry, NaiveTimestamp, parse_ts
+from .entry import HEX64, Entry, NaiveTimestamp, compute_id, parse_ts
 
 SEED_SENTINEL = "<!-- lifeline:end -->"
 SQLITE_MAGIC = b"SQLite format 3\x00"
