@@ -18,6 +18,7 @@ from typing import Callable, Optional, Union
 import pygit2
 
 from git_lifeline.app.service import Ledger
+from git_lifeline.core.canonical import compute_id
 from git_lifeline.core.model import KINDS, Entry, build_entry, format_ts
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -136,11 +137,14 @@ def files_hold(root: Path, needle: bytes) -> list:
 def stored_entry(**fields) -> Entry:
     """An entry as a blob read back from git would give it: no write-time secret scan
     (to build what an old client or a hand-made commit could have stored)."""
-    doc = dict(kind="note", author=AUTHOR, summary="Stored as is", body="Written by hand.",
-               ts=format_ts(BASE_TS))
+    doc = dict(kind="note", author=AUTHOR, agent="human", provider="none", model="human",
+               summary="Stored as is", body="Written by hand.", parents=[], dedup_key=None, ts=format_ts(BASE_TS))
     doc.update(fields)
     if isinstance(doc.get("ts"), datetime):
         doc["ts"] = format_ts(doc["ts"])
+    # a stored blob carries every key and its recorded id
+    doc.setdefault("id", compute_id(*(doc[k] for k in ("kind", "author", "agent", "provider", "model", "summary",
+                                                       "body", "parents"))))
     return Entry.from_json(json.dumps(doc).encode("utf-8"))
 
 

@@ -280,7 +280,7 @@ def test_progress_is_reported_while_checking_and_writing(repo, tmp_path):
 def test_fast_validation_flags_exactly_what_the_character_scan_flags(text):
     import unicodedata
 
-    from git_lifeline.core import rules as model  # the rules live in rules.py, shared by both entry paths
+    from git_lifeline.core import entry as model  # the rules live in entry.py, next to the one Entry
 
     def slow_single(value):
         for ch in value:

@@ -49,12 +49,24 @@ def test_every_storable_ts_reads_back_exactly(ts):
     assert Entry.from_json(e.to_json()).ts == ts
 
 
-# ---- the CLI's pydantic-free path and the pydantic Entry are one set of rules -----
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st
+def test_a_naive_timestamp_is_utc_only_when_the_caller_says_so():
+    # one parser for log, projections and imports: import's --assume-utc is its assume_utc
+    from git_lifeline.core.entry import NaiveTimestamp
+    with pytest.raises(NaiveTimestamp, match="no UTC offset"):
+        parse_ts("2024-01-01T10:00:00")
+    assert parse_ts("2024-01-01T10:00:00", assume_utc=True) == datetime(2024, 1, 1, 10, tzinfo=timezone.utc)
+    assert parse_ts("2024-01-01T10:00:00+02:00", assume_utc=True) == datetime(2024, 1, 1, 8, tzinfo=timezone.utc)
+    with pytest.raises(InputError, match="expected ISO-8601"):
+        parse_ts("yesterday", assume_utc=True)
 
-from git_lifeline.core.rules import new_record  # noqa: E402
-from git_lifeline.errors import InputError  # noqa: E402
+
+def test_a_timestamp_out_of_range_in_utc_is_refused_not_crashed_on():
+    with pytest.raises(InputError, match="out of range"):
+        parse_ts("0001-01-01T00:00:00+05:00")
+
+
+# ---- the pydantic boundary and the builder are one set of rules ---------------------------
+from hypothesis import settings  # noqa: E402
 
 _texts = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x2FFF), max_size=20)
 
@@ -62,19 +74,42 @@ _texts = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x2FFF), 
 @settings(max_examples=300, deadline=None)
 @given(kind=st.sampled_from(["decision", "note", "checkpoint", "nope"]), summary=_texts, body=_texts,
        author=_texts)
-def test_fast_record_and_pydantic_entry_refuse_and_write_exactly_alike(kind, summary, body, author):
-    from datetime import datetime, timezone
-
-    from git_lifeline.core.model import build_entry
+def test_untrusted_fields_and_the_builder_refuse_and_write_exactly_alike(kind, summary, body, author):
+    from git_lifeline.core.entry import new_entry
+    from git_lifeline.core.entry_fields import entry_from_dict
     ts = datetime(2026, 1, 1, tzinfo=timezone.utc)
     try:
-        fast = new_record(kind=kind, summary=summary, body=body, author=author, ts=ts)
+        built = new_entry(kind=kind, summary=summary, body=body, author=author, ts=ts)
     except InputError:
-        fast = None
+        built = None
     try:
-        slow = build_entry(kind=kind, summary=summary, body=body, author=author, ts=ts)
+        checked = entry_from_dict(dict(kind=kind, summary=summary, body=body, author=author, ts=ts))
     except InputError:
-        slow = None
-    assert (fast is None) == (slow is None)
-    if fast is not None:
-        assert fast.to_json() == slow.to_json() and fast.id == slow.id
+        checked = None
+    assert (built is None) == (checked is None)
+    if built is not None:
+        assert built == checked and built.to_json() == checked.to_json()
+        assert Entry.from_json(built.to_json()) == built
+
+
+@pytest.mark.parametrize("doc,fragment", [
+    ({"kind": "note", "summary": 3, "author": "a", "body": "b"}, "summary: Input should be a valid string"),
+    ({"kind": "note", "summary": "s", "author": "a", "body": "b", "parents": "ab"}, "parents: Input should be"),
+    ({"kind": "note", "summary": "s", "author": "a", "body": "b", "colour": "red"}, "colour: Extra inputs"),
+    ({"kind": "note", "summary": "s", "author": "a", "body": "b", "ts": "2024-01-01T00:00:00Z"}, "ts: Input"),
+    ({"summary": "s", "author": "a"}, "kind: Field required"),
+])
+def test_an_untrusted_dict_is_refused_in_one_sentence_naming_each_bad_field(doc, fragment):
+    from git_lifeline.core.entry_fields import entry_from_dict
+    with pytest.raises(InputError, match=fragment) as info:
+        entry_from_dict(doc)
+    assert "\n" not in str(info.value)
+
+
+def test_a_python_caller_gets_the_same_type_checks_without_pydantic():
+    from git_lifeline.core.entry import EntryError, new_entry
+    for fields, fragment in [(dict(summary=3), "summary: must be text"), (dict(parents="ab"), "parents: must be"),
+                             (dict(ts="2024-01-01T00:00:00Z"), "ts: must be a datetime"),
+                             (dict(dedup_key=5), "dedup_key: must be text")]:
+        with pytest.raises(EntryError, match=fragment):
+            new_entry(**{"kind": "note", "summary": "s", "author": "a", "body": "b", **fields})

@@ -19,23 +19,29 @@ Human writes from the CLI never consult it (the human is the approver).
 
 An invalid policy is an error that names the offending key; it never falls back to
 anything, least of all to ``direct``.
+
+This module parses; it reads nothing. The file's bytes at HEAD come from git/ and
+are given to `policy_from_blob` / `policy_source`.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Callable, Optional
 
 from ..errors import InputError
-from .model import KINDS
+from .entry import KINDS
 
 MODES = ("direct", "propose", "deny")
 POLICY_PATH = ".lifeline/policy.json"
 ANY_KIND = "*"
 FORMAT_VERSION = 1
 _TOP_KEYS = ("version", "default", "kinds", "agents")
-BUILTIN = {"default": "propose", "kinds": {"checkpoint": "direct"}, "agents": {}}
+BUILTIN: dict[str, Any] = {"default": "propose", "kinds": {"checkpoint": "direct"}, "agents": {}}
+HEAD_SOURCE = f"HEAD:{POLICY_PATH}"
+NO_COMMIT = "built-in default (HEAD has no commit yet)"
+NOT_AT_HEAD = f"built-in default (no {POLICY_PATH} at HEAD)"
 
 
 class PolicyError(InputError):
@@ -140,7 +146,7 @@ def starter_policy(agents: tuple = ()) -> Policy:
                   source=POLICY_PATH, builtin=False)
 
 
-# ---- reading it from the repository -------------------------------------------
+# ---- the policy in effect, from what git/ read -----------------------------------
 @dataclass
 class PolicySource:
     """The effective policy and what the work tree holds, for `git lifeline policy`."""
@@ -154,40 +160,70 @@ class PolicySource:
         return self.worktree_text is not None and self.worktree_text != self.committed_text
 
 
-def _committed_text(gr) -> tuple[Optional[str], str]:
-    import pygit2
+def committed_text(data: Optional[bytes], source: str = HEAD_SOURCE) -> Optional[str]:
+    """The committed file's bytes as text (None: no file); not UTF-8 is a PolicyError."""
+    if data is None:
+        return None
     try:
-        commit = gr.repo.head.peel(pygit2.Commit)
-    except (pygit2.GitError, KeyError, ValueError):
-        return None, "built-in default (HEAD has no commit yet)"
-    try:
-        obj = gr.repo[commit.tree[POLICY_PATH].id]
-    except KeyError:
-        return None, f"built-in default (no {POLICY_PATH} at HEAD)"
-    source = f"HEAD:{POLICY_PATH}"
-    if not isinstance(obj, pygit2.Blob):
-        raise PolicyError(f"policy {source}: is not a file")
-    try:
-        return obj.data.decode("utf-8"), source
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise PolicyError(f"policy {source}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
 
 
-def load_policy(gr) -> Policy:
-    """The policy in effect: HEAD's `.lifeline/policy.json`, else the built-in default."""
-    text, source = _committed_text(gr)
+def policy_from_blob(data: Optional[bytes], absent: str = NOT_AT_HEAD) -> Policy:
+    """The policy in effect given the bytes of HEAD's policy file. None: there is none,
+    and the built-in default applies (`absent` says why: NOT_AT_HEAD or NO_COMMIT)."""
+    text = committed_text(data)
     if text is None:
-        return Policy(source=source)
-    return parse_policy(text, source)
+        return Policy(source=absent)
+    return parse_policy(text, HEAD_SOURCE)
 
 
-def inspect_policy(gr) -> PolicySource:
+def policy_source(data: Optional[bytes], absent: str, worktree_text: Optional[str]) -> PolicySource:
     """The effective policy plus the work tree's copy (which only applies once committed)."""
-    text, _ = _committed_text(gr)
-    worktree = None
-    if gr.workdir is not None:
-        try:
-            worktree = (gr.workdir / POLICY_PATH).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            worktree = None
-    return PolicySource(load_policy(gr), text, worktree)
+    return PolicySource(policy_from_blob(data, absent), committed_text(data), worktree_text)
+
+
+# ---- transitional: reading through the GitRepo handed in -----------------------------
+# A reader takes the repository and returns (HEAD's file bytes or None, why absent).
+# The default below reads through the pygit2 objects `gr` already holds (core imports
+# no git library); it goes once the faces read the file through git/ and call
+# policy_from_blob / policy_source themselves.
+Reader = Callable[[Any], tuple[Optional[bytes], str]]
+
+
+def read_at_head(gr: Any) -> tuple[Optional[bytes], str]:
+    repo = gr.repo
+    if repo.head_is_unborn:
+        return None, NO_COMMIT
+    try:
+        tree = repo.head.peel().tree
+    except (KeyError, ValueError):
+        return None, NO_COMMIT
+    try:
+        item = tree[POLICY_PATH]
+    except KeyError:
+        return None, NOT_AT_HEAD
+    if item.type_str != "blob":
+        raise PolicyError(f"policy {HEAD_SOURCE}: is not a file")
+    return repo[item.id].data, NOT_AT_HEAD
+
+
+def _worktree_text(gr: Any) -> Optional[str]:
+    if gr.workdir is None:
+        return None
+    try:
+        return (gr.workdir / POLICY_PATH).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def load_policy(gr: Any, read: Reader = read_at_head) -> Policy:
+    """The policy in effect: HEAD's `.lifeline/policy.json`, else the built-in default."""
+    return policy_from_blob(*read(gr))
+
+
+def inspect_policy(gr: Any, read: Reader = read_at_head) -> PolicySource:
+    """The effective policy plus the work tree's copy (which only applies once committed)."""
+    data, absent = read(gr)
+    return policy_source(data, absent, _worktree_text(gr))

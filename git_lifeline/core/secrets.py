@@ -1,9 +1,8 @@
 """Credentials in an entry: found before anything is written, reported without echoing them.
 
 A ledger is pushed to shared remotes and kept forever, append-only: a credential that
-slips into an entry is leaked for good. Every new entry is scanned (both ways an
-entry is made, the pydantic model's validator and `rules.new_record`, call
-`refuse_credentials`, so no write path can skip it), and `verify` scans what
+slips into an entry is leaked for good. Every new entry is scanned (the one builder,
+`Entry.new`, calls `refuse_credentials`, so no write path can skip it), and `verify` scans what
 arrives from elsewhere with the same function.
 
 Model level: plain Python and `re`, no git. Each rule is a credential *shape* — a
@@ -304,8 +303,11 @@ def entry_findings(entry) -> list:
     """Findings in an entry's text fields; empty when its body records an override."""
     if allowed(getattr(entry, "body", "")) is not None:
         return []
-    values = [(name, getattr(entry, name, None)) for name in SCANNED_FIELDS]
-    values = [(name, v) for name, v in values if isinstance(v, str) and v]
+    values: list[tuple[str, str]] = []
+    for name in SCANNED_FIELDS:
+        value = getattr(entry, name, None)
+        if isinstance(value, str) and value:
+            values.append((name, value))
     # one pass of the literal tests over every field at once; most entries stop here
     joined = "\n\0\n".join(v for _, v in values)
     candidates = _candidates(joined, joined.lower())
@@ -318,7 +320,7 @@ def entry_findings(entry) -> list:
 
 
 def refuse_credentials(entry) -> None:
-    """The gate every new entry passes (the model's validator and rules.new_record call it):
+    """The gate every new entry passes (`Entry.new` calls it):
     raises SecretError, naming kinds and positions, when the entry holds a credential."""
     findings = entry_findings(entry)
     if findings:

@@ -7,7 +7,8 @@ Sources (`read_source` tells them apart by content, not by name):
   its parent;
 * its SQLite ledger (`.lifeline/<line>.db`): the `entries` table, read only.
 
-Every record becomes an Entry through `build_entry` (the one validator), its id is
+Every record becomes an Entry through `entry_from_dict` (pydantic checks the types of
+what another tool wrote, then the one builder applies every rule), its id is
 recomputed and compared with the id the source recorded, and nothing is guessed:
 a record the seed's own reader would get wrong (an empty summary, a summary with
 a line break, a body that contains the end sentinel) is refused with its name.
@@ -21,12 +22,11 @@ import json
 import re
 import sqlite3
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
 from ..errors import InputError, LifelineError
-from .model import HEX64, Entry, build_entry
+from .entry import HEX64, Entry, NaiveTimestamp, compute_id, parse_ts
 
 SEED_SENTINEL = "<!-- lifeline:end -->"
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -202,6 +202,7 @@ def parse_seed_markdown(text: str, source: str = "LIFELINE.md") -> list:
             continue
         eol = seg.find("\n", h)
         m = _HEADING.fullmatch(seg[h:] if eol < 0 else seg[h:eol])
+        assert m is not None  # _find_heading returned the offset of a line it matched
         where = f"#{m.group('n')} (line {offset_line + before.count(chr(10))})"
         if index == last:
             # text after the last sentinel that opens an entry: an entry without its end
@@ -212,7 +213,7 @@ def parse_seed_markdown(text: str, source: str = "LIFELINE.md") -> list:
         std = _STD_BLOCK.fullmatch(seg, eol, mark) if mark >= 0 and eol >= 0 else None
         if std is not None:
             lines = [""]
-            fields, i, problem = dict(zip(_STD_ORDER, std.groups())), 1, None
+            fields, i, problem = dict(zip(_STD_ORDER, std.groups(), strict=True)), 1, None
         else:
             lines = (seg[h:mark] if mark >= 0 else seg[h:]).split("\n")
             fields, i, problem = _parse_fields(lines, 1, where)
@@ -280,7 +281,6 @@ def parse_legacy_markdown(text: str, source: str = "LIFELINE.md") -> list:
 
 
 def _computed_id(rec: SeedRecord) -> Optional[str]:
-    from .model import compute_id
     try:
         return compute_id(rec.kind, rec.author, rec.agent, rec.provider, rec.model, rec.summary, rec.body,
                           rec.parents)
@@ -337,25 +337,6 @@ class ImportPlan:
     external: list = field(default_factory=list)     # (entry id, parent id, line)
 
 
-def _ts(raw, assume_utc: bool) -> datetime:
-    if isinstance(raw, datetime):
-        ts = raw
-    else:
-        text = str(raw or "").strip()
-        if text.endswith("Z"):
-            text = text[:-1] + "+00:00"
-        try:
-            ts = datetime.fromisoformat(text)
-        except ValueError:
-            raise InputError(f"its timestamp {raw!r} is not ISO-8601") from None
-    if ts.tzinfo is None:
-        if not assume_utc:
-            raise InputError(f"its timestamp {raw!r} has no UTC offset (rerun with --assume-utc if the "
-                             "source wrote UTC)")
-        ts = ts.replace(tzinfo=timezone.utc)
-    return ts.astimezone(timezone.utc)
-
-
 def check_records(records: Iterable[SeedRecord], source: str, *, strict: bool, assume_utc: bool,
                   in_line: Callable[[str], bool], elsewhere: Callable[[str], Optional[str]],
                   dedup_used: Optional[Callable[[], dict]] = None,
@@ -365,6 +346,8 @@ def check_records(records: Iterable[SeedRecord], source: str, *, strict: bool, a
     `sink` receives each entry as soon as it is valid (the bulk writer streams it);
     the caller discards what the sink wrote when this raises.
     """
+    from .entry_fields import entry_from_dict  # pydantic: what another tool wrote is untrusted
+
     plan = ImportPlan()
     refused: list = []
     by_id: dict = {}
@@ -374,9 +357,12 @@ def check_records(records: Iterable[SeedRecord], source: str, *, strict: bool, a
             refused.append((rec, rec.problem))
             continue
         try:
-            e = build_entry(kind=rec.kind, author=rec.author, agent=rec.agent, provider=rec.provider,
-                            model=rec.model, summary=rec.summary, body=rec.body, parents=list(rec.parents),
-                            ts=_ts(rec.ts, assume_utc), dedup_key=rec.dedup_key)
+            e = entry_from_dict(dict(kind=rec.kind, author=rec.author, agent=rec.agent, provider=rec.provider,
+                                     model=rec.model, summary=rec.summary, body=rec.body, parents=rec.parents,
+                                     ts=parse_ts(rec.ts, assume_utc), dedup_key=rec.dedup_key))
+        except NaiveTimestamp as exc:
+            refused.append((rec, f"{exc} (rerun with --assume-utc if the source wrote UTC)"))
+            continue
         except LifelineError as exc:
             refused.append((rec, str(exc)))
             continue
@@ -441,7 +427,7 @@ def check_records(records: Iterable[SeedRecord], source: str, *, strict: bool, a
                 plan.entries.remove(e)
                 plan.skipped.append((e, f"its dedup key is already used by {owner[:12]}"))
     ordered = sorted(plan.entries, key=lambda x: (x.ts, x.id))
-    plan.reordered = sum(1 for a, b in zip(plan.entries, ordered) if a.id != b.id)
+    plan.reordered = sum(1 for a, b in zip(plan.entries, ordered, strict=True) if a.id != b.id)
     return plan
 
 
