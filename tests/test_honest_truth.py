@@ -115,14 +115,19 @@ def test_path_globs_match_only_what_they_say(glob, path, hit):
     assert bool(glob_regex(glob).fullmatch(path)) is hit
 
 
+def warned_with(text: str, other) -> bool:
+    """The context's warning line under a decision names the other decision."""
+    return any(ln.lstrip().startswith("⚠") and f"[{other.short}]" in ln for ln in text.splitlines())
+
+
 def test_two_decisions_in_force_on_one_subject_are_a_conflict_everywhere(ledger):
-    a = decide(ledger, "Database: MongoDB", "Flexible.", "2026-01-02T00:00:00Z")
-    b = decide(ledger, "Database: PostgreSQL", "ACID.", "2026-01-03T00:00:00Z")
-    decide(ledger, "Queue: SQS", "Managed.", "2026-01-04T00:00:00Z")
+    a = decide(ledger, "Database: MongoDB", "subject: database\n\nFlexible.", "2026-01-02T00:00:00Z")
+    b = decide(ledger, "Database: PostgreSQL", "subject: database\n\nACID.", "2026-01-03T00:00:00Z")
+    decide(ledger, "Queue: SQS", "subject: queue\n\nManaged.", "2026-01-04T00:00:00Z")
     st = ledger.state()
     assert st.conflicts == [("database", [a.id, b.id])]
     text = ledger.context().text
-    assert f"⚠ conflicts with [{b.short}]" in text and f"⚠ conflicts with [{a.short}]" in text
+    assert warned_with(text, a) and warned_with(text, b)
     rows = json.loads(cli(ledger.gr.workdir, "conflicts", "--json").out)
     assert rows[0]["ids"] == [a.id, b.id]
     r = cli(ledger.gr.workdir, "verify", "--lint")
@@ -136,8 +141,8 @@ def test_an_explicit_subject_block_groups_decisions_with_different_prefixes(ledg
 
 
 def test_a_correction_resolves_the_conflict_and_correcting_it_reopens_it(ledger):
-    a = decide(ledger, "Database: MongoDB", "Flexible.", "2026-01-02T00:00:00Z")
-    decide(ledger, "Database: PostgreSQL", "ACID.", "2026-01-03T00:00:00Z")
+    a = decide(ledger, "Database: MongoDB", "subject: database\n\nFlexible.", "2026-01-02T00:00:00Z")
+    decide(ledger, "Database: PostgreSQL", "subject: database\n\nACID.", "2026-01-03T00:00:00Z")
     c = ledger.log(kind="correction", summary="Drop MongoDB", body="action: revert\n\nPostgres won.",
                    parents=[a.id], ts="2026-01-04T00:00:00Z").entry
     assert ledger.state().conflicts == []
@@ -151,8 +156,8 @@ def test_merged_clones_that_decided_differently_surface_the_conflict(tmp_path, r
     and the conflict shows (whatever merges them: here, the union of both entry sets)."""
     from helpers import init_repo
     other = init_repo(tmp_path / "other")
-    a = decide(open_ledger(repo), "Cache: Redis", "Fast.", "2026-01-02T00:00:00Z")
-    b = decide(open_ledger(other), "Cache: Memcached", "Simple.", "2026-01-02T00:00:05Z")
+    a = decide(open_ledger(repo), "Cache: Redis", "subject: cache\n\nFast.", "2026-01-02T00:00:00Z")
+    b = decide(open_ledger(other), "Cache: Memcached", "subject: cache\n\nSimple.", "2026-01-02T00:00:05Z")
     mine = open_ledger(repo)
     mine.store.append([open_ledger(other).store.get(b.id)], lambda es: "union of a clone's entries\n")
     assert mine.state().conflicts == [("cache", [a.id, b.id])]  # in (ts, id) order
