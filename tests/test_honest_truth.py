@@ -193,3 +193,35 @@ def test_as_of_february_returns_what_was_valid_then_even_if_it_expired_or_was_su
     assert freeze.short in feb and db.short in feb and "PostgreSQL" not in feb
     now = ledger.context().text
     assert "Deploy freeze" not in now.split("## Recent")[0]
+
+
+def test_a_shared_word_before_a_colon_is_not_a_conflict_in_the_context_or_the_cli(ledger):
+    decide(ledger, "Backend: written in Go", "Team knows it.", "2026-01-02T00:00:00Z")
+    decide(ledger, "Backend: structured JSON logs", "Searchable.", "2026-01-03T00:00:00Z")
+    assert ledger.state().conflicts == []
+    assert "⚠" not in ledger.context().text
+    assert json.loads(cli(ledger.gr.workdir, "conflicts", "--json").out) == []
+
+
+def test_revising_a_revision_never_resurrects_the_original_in_the_context(ledger):
+    d = decide(ledger, "Use MongoDB", "Flexible.", "2026-01-02T00:00:00Z")
+    c1 = ledger.log(kind="correction", summary="Use PostgreSQL", body="ACID.", parents=[d.id],
+                    ts="2026-01-03T00:00:00Z").entry
+    c2 = ledger.log(kind="correction", summary="Use PostgreSQL 16", body="Newer.", parents=[c1.id],
+                    ts="2026-01-04T00:00:00Z").entry
+    assert ledger.state().decision_ids == [c2.id]
+    decided = ledger.context().text.split("## Decisions in force", 1)[1].split("\n## ", 1)[0]
+    assert "PostgreSQL 16" in decided and "MongoDB" not in decided
+
+
+def test_a_back_dated_correction_folds_through_the_cache_as_a_cold_fold_does(ledger):
+    """A clone with a slow clock: the revision sorts before the decision it replaces."""
+    from git_lifeline.core import truth
+    d = decide(ledger, "Use MongoDB", "Flexible.", "2026-01-05T00:00:00Z")
+    ledger.state()  # the cache now holds a fold of D
+    c = ledger.log(kind="correction", summary="Use PostgreSQL", body="ACID.", parents=[d.id],
+                   ts="2026-01-01T00:00:00Z").entry
+    cached = ledger.state()
+    cold = truth.reduce(ledger.store.load().entries.values())
+    assert cached.decision_ids == cold.decision_ids == [c.id]
+    assert cached.superseded == cold.superseded == {d.id}
