@@ -45,12 +45,17 @@ def derive(decisions: list, corrections: list, facts: dict) -> Derived:
     `decisions` are decision ids, `corrections` [id, parents, is revert] rows, `facts`
     per carrier (its `ts`, and its declared subject). Parents may name ids never seen."""
     graph: dict = {}
+    reverts: list = []
     for cid, parents, revert in corrections:
         if cid not in graph:
-            graph[cid] = (sorted(set(parents)), bool(revert))
+            graph[cid] = (parents if len(parents) < 2 else sorted(set(parents)), bool(revert))
+            if revert:
+                reverts.append(cid)
+    idle = _not_acting(graph, reverts)
     superseded: set = set()
-    for cid in _acting(graph):
-        superseded.update(graph[cid][0])
+    for cid, (parents, _) in graph.items():
+        if cid not in idle:
+            superseded.update(parents)
     decided = set(decisions)
     revisions_of: dict = {}
     for cid, (parents, revert) in graph.items():
@@ -66,40 +71,45 @@ def derive(decisions: list, corrections: list, facts: dict) -> Derived:
                 todo.append(child)
 
     def order(i: str) -> tuple:
-        return (facts.get(i, {}).get("ts", ""), i)
+        return (facts[i]["ts"] if i in facts else "", i)
 
     live = tuple(sorted((i for i in carriers if i not in superseded), key=order))
-    subjects, roots = _inherit(carriers, decided, graph, revisions_of, facts)
-    shown: dict = {}
-    for i in sorted((i for i in carriers if facts.get(i, {}).get("subject_key")), key=order):
-        shown.setdefault(facts[i]["subject_key"], facts[i]["subject"])
+    declared = {i: f["subject_key"] for i, f in facts.items() if "subject_key" in f and i in carriers}
+    # Two live versions of one decision need a fork: a carrier revised twice, or a
+    # revision that does not act (reverted) with revisions of its own. Without one,
+    # every decision's line of revisions ends in at most one live carrier.
+    forked = any(c in idle for c in carriers if c not in decided) or \
+        any(len(children) > 1 for p, children in revisions_of.items() if p in carriers)
+    subjects, roots = _lineage(live, decided, graph, carriers, declared, forked)
     by_subject: dict = {}
     by_root: dict = {}
     for i in live:
-        for k in sorted(subjects[i]):
+        for k in subjects.get(i, _NOTHING):
             by_subject.setdefault(k, []).append(i)
-        for r in sorted(roots[i]):
+        for r in roots.get(i, _NOTHING):
             by_root.setdefault(r, []).append(i)
+    shown: dict = {}
+    for i in sorted((i for i, k in declared.items() if len(by_subject.get(k, ())) > 1), key=order):
+        shown.setdefault(declared[i], facts[i]["subject"])
     return Derived(frozenset(superseded), live,
-                   {k: [shown[k], ids] for k, ids in by_subject.items() if len(ids) > 1},
-                   {r: ids for r, ids in by_root.items() if len(ids) > 1})
+                   {k: [shown[k], ids] for k, ids in sorted(by_subject.items()) if len(ids) > 1},
+                   {r: ids for r, ids in sorted(by_root.items()) if len(ids) > 1})
 
 
-def _acting(graph: dict) -> set:
-    """The corrections that act. A correction is undone when an acting revert names it,
-    and acts when every revert naming it is undone (or none does). Decided outward from
-    the corrections no revert names, each edge once. A correction still undecided then
-    stands on a cycle of reverts — which content addressing rules out, so only a forged
-    or damaged entry set holds one — and does not act: the result depends only on the
-    graph, never on the order entries came in."""
+def _not_acting(graph: dict, reverts: list) -> set:
+    """The corrections that do not act. A correction is undone when an acting revert
+    names it, and acts when every revert naming it is undone (or none does). Decided
+    outward from the reverts no revert names, each edge once. A correction still
+    undecided then stands on a cycle of reverts — which content addressing rules out,
+    so only a forged or damaged entry set holds one — and does not act: the result
+    depends only on the graph, never on the order entries came in."""
     reverted_by: dict = {}
-    for cid, (parents, revert) in graph.items():
-        if revert:
-            for p in parents:
-                if p in graph:
-                    reverted_by.setdefault(p, []).append(cid)
-    pending = {cid: len(reverted_by.get(cid, ())) for cid in graph}
-    acts = {cid: True for cid, n in pending.items() if n == 0}
+    for r in reverts:
+        for p in graph[r][0]:
+            if p in graph:
+                reverted_by.setdefault(p, []).append(r)
+    pending = {cid: len(rs) for cid, rs in reverted_by.items()}
+    acts = {r: True for r in reverts if r not in reverted_by}
     todo = list(acts)
     while todo:
         cid = todo.pop()
@@ -107,7 +117,7 @@ def _acting(graph: dict) -> set:
         if not revert:
             continue
         for p in parents:
-            if p not in graph or p in acts:
+            if p not in pending or p in acts:
                 continue
             if acts[cid]:
                 acts[p] = False
@@ -117,38 +127,47 @@ def _acting(graph: dict) -> set:
                 if pending[p] == 0:
                     acts[p] = True
                     todo.append(p)
-    return {cid for cid, a in acts.items() if a}
+    return {cid for cid in reverted_by if not acts.get(cid, False)}
 
 
-def _inherit(carriers: set, decided: set, graph: dict, revisions_of: dict, facts: dict) -> tuple:
-    """Per carrier: its subject keys (its own declaration, else those of what it
-    revises) and its roots (the decisions it is or revises, through revisions).
-    Parents before children; a carrier on a cycle of revisions (a forged entry set)
-    keeps only its own subject and is its own root."""
-    up = {i: [] if i in decided else [p for p in graph[i][0] if p in carriers] for i in carriers}
-    pending = {i: len(ps) for i, ps in up.items()}
+def _lineage(live: tuple, decided: set, graph: dict, carriers: set, declared: dict, forked: bool) -> tuple:
+    """Per live carrier, walking up through what it revises: its subject keys (its own
+    declaration, else those of what it revises) and, when `forked`, its roots (the
+    decisions it is or revises). A carrier on a cycle of revisions, or revising one (a
+    forged entry set), keeps only its own subject and is its own root."""
+    if not declared and not forked:
+        return {}, {}
     subjects: dict = {}
     roots: dict = {}
-    todo = [i for i, n in pending.items() if n == 0]
-    while todo:
-        i = todo.pop()
-        own = facts.get(i, {}).get("subject_key")
-        if i in decided:
-            roots[i] = frozenset((i,))
-            subjects[i] = frozenset((own,)) if own else _NOTHING
-        else:
-            roots[i] = _union([roots[p] for p in up[i]])
-            subjects[i] = frozenset((own,)) if own else _union([subjects[p] for p in up[i]])
-        for child in revisions_of.get(i, ()):
-            pending[child] -= 1
-            if pending[child] == 0:
-                todo.append(child)
-    for i in carriers:
-        if i not in roots:
-            own = facts.get(i, {}).get("subject_key")
-            roots[i] = frozenset((i,))
-            subjects[i] = frozenset((own,)) if own else _NOTHING
-    return subjects, roots
+    open_: set = set()     # on the current walk
+    tainted: set = set()   # on or below a cycle
+    for start in live:
+        stack = [start]
+        while stack:
+            i = stack[-1]
+            if i in subjects:
+                stack.pop()
+                continue
+            own = declared.get(i)
+            mine = frozenset((own,)) if own else _NOTHING
+            if i in decided:
+                subjects[i], roots[i] = mine, frozenset((i,))
+                stack.pop()
+                continue
+            ups = [p for p in graph[i][0] if p in carriers]
+            if i not in open_:
+                open_.add(i)
+                stack.extend(p for p in ups if p not in subjects and p not in open_)
+                continue
+            stack.pop()
+            if any(p in open_ or p in tainted for p in ups):  # open: i revises itself, through p
+                tainted.add(i)
+                subjects[i], roots[i] = mine, frozenset((i,))
+            else:
+                subjects[i] = mine or _union([subjects[p] for p in ups])
+                roots[i] = _union([roots[p] for p in ups]) if forked else _NOTHING
+            open_.discard(i)
+    return subjects, roots if forked else {}
 
 
 def _union(sets: list) -> frozenset:
