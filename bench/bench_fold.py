@@ -66,8 +66,7 @@ def fold_seconds(module, entries: list, runs: int) -> float:
         start = time.perf_counter()
         f = module.fold(entries)
         st = module.State(f, {e.id: e for e in entries}.get)
-        st.decision_ids
-        st.conflicts
+        _ = (st.decision_ids, st.conflicts)  # what a command reads
         times.append(time.perf_counter() - start)
     return statistics.median(times)
 

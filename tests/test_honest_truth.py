@@ -225,3 +225,28 @@ def test_a_back_dated_correction_folds_through_the_cache_as_a_cold_fold_does(led
     cold = truth.reduce(ledger.store.load().entries.values())
     assert cached.decision_ids == cold.decision_ids == [c.id]
     assert cached.superseded == cold.superseded == {d.id}
+
+
+def test_revisions_reverts_and_conflicts_appended_one_by_one_through_the_cache_equal_a_cold_fold(ledger):
+    """The cache keeps the fold and folds each append onto it; at every step the truth
+    (decisions, superseded, conflicts) equals a fold of every entry from scratch."""
+    import random
+
+    from git_lifeline.core import truth
+    rng = random.Random(13)
+    made: list = []
+    for step in range(40):
+        ts = f"2026-02-{1 + step // 24:02d}T{step % 24:02d}:00:00Z"
+        kind = rng.choice(["decision", "revise", "revise", "revert", "open", "note"])
+        parents = [rng.choice(made)] if made and kind in ("revise", "revert", "note") else []
+        if kind in ("revise", "revert") and not parents:
+            kind = "decision"
+        body = ("action: revert\n\n" if kind == "revert" else "") + \
+            (f"subject: {rng.choice(['database', 'cache'])}\n\n" if kind == "decision" and rng.random() < 0.5 else "") + \
+            f"Step {step}."
+        real = "correction" if kind in ("revise", "revert") else kind
+        made.append(ledger.log(kind=real, summary=f"{kind} {step}", body=body, parents=parents, ts=ts).entry.id)
+        cached = ledger.state()
+        cold = truth.reduce(ledger.store.load().entries.values())
+        assert (cached.decision_ids, cached.superseded, cached.conflicts) == \
+            (cold.decision_ids, cold.superseded, cold.conflicts), step
