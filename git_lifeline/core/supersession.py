@@ -76,8 +76,8 @@ def derive(decisions: list, corrections: list, facts: dict) -> Derived:
     live = tuple(sorted((i for i in carriers if i not in superseded), key=order))
     declared = {i: f["subject_key"] for i, f in facts.items() if "subject_key" in f and i in carriers}
     # Two live versions of one decision need a fork: a carrier revised twice, or a
-    # revision that does not act (reverted) with revisions of its own. Without one,
-    # every decision's line of revisions ends in at most one live carrier.
+    # revision that does not act (it was reverted). Without one, a decision's revisions
+    # form a single path, each superseding the one before, so at most its end is live.
     forked = any(c in idle for c in carriers if c not in decided) or \
         any(len(children) > 1 for p, children in revisions_of.items() if p in carriers)
     subjects, roots = _lineage(live, decided, graph, carriers, declared, forked)
