@@ -115,14 +115,19 @@ def test_path_globs_match_only_what_they_say(glob, path, hit):
     assert bool(glob_regex(glob).fullmatch(path)) is hit
 
 
+def warned_with(text: str, other) -> bool:
+    """The context's warning line under a decision names the other decision."""
+    return any(ln.lstrip().startswith("⚠") and f"[{other.short}]" in ln for ln in text.splitlines())
+
+
 def test_two_decisions_in_force_on_one_subject_are_a_conflict_everywhere(ledger):
-    a = decide(ledger, "Database: MongoDB", "Flexible.", "2026-01-02T00:00:00Z")
-    b = decide(ledger, "Database: PostgreSQL", "ACID.", "2026-01-03T00:00:00Z")
-    decide(ledger, "Queue: SQS", "Managed.", "2026-01-04T00:00:00Z")
+    a = decide(ledger, "Database: MongoDB", "subject: database\n\nFlexible.", "2026-01-02T00:00:00Z")
+    b = decide(ledger, "Database: PostgreSQL", "subject: database\n\nACID.", "2026-01-03T00:00:00Z")
+    decide(ledger, "Queue: SQS", "subject: queue\n\nManaged.", "2026-01-04T00:00:00Z")
     st = ledger.state()
     assert st.conflicts == [("database", [a.id, b.id])]
     text = ledger.context().text
-    assert f"⚠ conflicts with [{b.short}]" in text and f"⚠ conflicts with [{a.short}]" in text
+    assert warned_with(text, a) and warned_with(text, b)
     rows = json.loads(cli(ledger.gr.workdir, "conflicts", "--json").out)
     assert rows[0]["ids"] == [a.id, b.id]
     r = cli(ledger.gr.workdir, "verify", "--lint")
@@ -136,8 +141,8 @@ def test_an_explicit_subject_block_groups_decisions_with_different_prefixes(ledg
 
 
 def test_a_correction_resolves_the_conflict_and_correcting_it_reopens_it(ledger):
-    a = decide(ledger, "Database: MongoDB", "Flexible.", "2026-01-02T00:00:00Z")
-    decide(ledger, "Database: PostgreSQL", "ACID.", "2026-01-03T00:00:00Z")
+    a = decide(ledger, "Database: MongoDB", "subject: database\n\nFlexible.", "2026-01-02T00:00:00Z")
+    decide(ledger, "Database: PostgreSQL", "subject: database\n\nACID.", "2026-01-03T00:00:00Z")
     c = ledger.log(kind="correction", summary="Drop MongoDB", body="action: revert\n\nPostgres won.",
                    parents=[a.id], ts="2026-01-04T00:00:00Z").entry
     assert ledger.state().conflicts == []
@@ -151,8 +156,8 @@ def test_merged_clones_that_decided_differently_surface_the_conflict(tmp_path, r
     and the conflict shows (whatever merges them: here, the union of both entry sets)."""
     from helpers import init_repo
     other = init_repo(tmp_path / "other")
-    a = decide(open_ledger(repo), "Cache: Redis", "Fast.", "2026-01-02T00:00:00Z")
-    b = decide(open_ledger(other), "Cache: Memcached", "Simple.", "2026-01-02T00:00:05Z")
+    a = decide(open_ledger(repo), "Cache: Redis", "subject: cache\n\nFast.", "2026-01-02T00:00:00Z")
+    b = decide(open_ledger(other), "Cache: Memcached", "subject: cache\n\nSimple.", "2026-01-02T00:00:05Z")
     mine = open_ledger(repo)
     mine.store.append([open_ledger(other).store.get(b.id)], lambda es: "union of a clone's entries\n")
     assert mine.state().conflicts == [("cache", [a.id, b.id])]  # in (ts, id) order
@@ -188,3 +193,60 @@ def test_as_of_february_returns_what_was_valid_then_even_if_it_expired_or_was_su
     assert freeze.short in feb and db.short in feb and "PostgreSQL" not in feb
     now = ledger.context().text
     assert "Deploy freeze" not in now.split("## Recent")[0]
+
+
+def test_a_shared_word_before_a_colon_is_not_a_conflict_in_the_context_or_the_cli(ledger):
+    decide(ledger, "Backend: written in Go", "Team knows it.", "2026-01-02T00:00:00Z")
+    decide(ledger, "Backend: structured JSON logs", "Searchable.", "2026-01-03T00:00:00Z")
+    assert ledger.state().conflicts == []
+    assert "⚠" not in ledger.context().text
+    assert json.loads(cli(ledger.gr.workdir, "conflicts", "--json").out) == []
+
+
+def test_revising_a_revision_never_resurrects_the_original_in_the_context(ledger):
+    d = decide(ledger, "Use MongoDB", "Flexible.", "2026-01-02T00:00:00Z")
+    c1 = ledger.log(kind="correction", summary="Use PostgreSQL", body="ACID.", parents=[d.id],
+                    ts="2026-01-03T00:00:00Z").entry
+    c2 = ledger.log(kind="correction", summary="Use PostgreSQL 16", body="Newer.", parents=[c1.id],
+                    ts="2026-01-04T00:00:00Z").entry
+    assert ledger.state().decision_ids == [c2.id]
+    decided = ledger.context().text.split("## Decisions in force", 1)[1].split("\n## ", 1)[0]
+    assert "PostgreSQL 16" in decided and "MongoDB" not in decided
+
+
+def test_a_back_dated_correction_folds_through_the_cache_as_a_cold_fold_does(ledger):
+    """A clone with a slow clock: the revision sorts before the decision it replaces."""
+    from git_lifeline.core import truth
+    d = decide(ledger, "Use MongoDB", "Flexible.", "2026-01-05T00:00:00Z")
+    ledger.state()  # the cache now holds a fold of D
+    c = ledger.log(kind="correction", summary="Use PostgreSQL", body="ACID.", parents=[d.id],
+                   ts="2026-01-01T00:00:00Z").entry
+    cached = ledger.state()
+    cold = truth.reduce(ledger.store.load().entries.values())
+    assert cached.decision_ids == cold.decision_ids == [c.id]
+    assert cached.superseded == cold.superseded == {d.id}
+
+
+def test_revisions_reverts_and_conflicts_appended_one_by_one_through_the_cache_equal_a_cold_fold(ledger):
+    """The cache keeps the fold and folds each append onto it; at every step the truth
+    (decisions, superseded, conflicts) equals a fold of every entry from scratch."""
+    import random
+
+    from git_lifeline.core import truth
+    rng = random.Random(13)
+    made: list = []
+    for step in range(40):
+        ts = f"2026-02-{1 + step // 24:02d}T{step % 24:02d}:00:00Z"
+        kind = rng.choice(["decision", "revise", "revise", "revert", "open", "note"])
+        parents = [rng.choice(made)] if made and kind in ("revise", "revert", "note") else []
+        if kind in ("revise", "revert") and not parents:
+            kind = "decision"
+        body = ("action: revert\n\n" if kind == "revert" else "") + \
+            (f"subject: {rng.choice(['database', 'cache'])}\n\n" if kind == "decision" and rng.random() < 0.5 else "") + \
+            f"Step {step}."
+        real = "correction" if kind in ("revise", "revert") else kind
+        made.append(ledger.log(kind=real, summary=f"{kind} {step}", body=body, parents=parents, ts=ts).entry.id)
+        cached = ledger.state()
+        cold = truth.reduce(ledger.store.load().entries.values())
+        assert (cached.decision_ids, cached.superseded, cached.conflicts) == \
+            (cold.decision_ids, cold.superseded, cold.conflicts), step

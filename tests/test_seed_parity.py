@@ -2,10 +2,12 @@
 
 The ledger is the committed fixture written by the real lifeline-context 0.6.1
 (tests/data/seed). Both tools print their context with a budget large enough for
-everything; the anchored ids of each section are compared. The one intended
-difference is documented (docs/FORMAT.md §9): a correction that replaces a decision
+everything; the anchored ids of each section are compared. The intended
+differences are documented (docs/FORMAT.md §9): a correction that replaces a decision
 carries the current truth, so it is listed among our decisions in force and not
-among the seed's.
+among the seed's; and a revision of a revision keeps the original replaced, where
+the seed's fixpoint (a correction supersedes only while it is not itself corrected)
+brings the original decision back.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import re
 import shutil
 
-from _interop_support import DATA, cli, imp, needs_seed, seed_cli
+from _interop_support import DATA, cli, imp, needs_seed, seed_cli, seed_rows
 
 from git_lifeline.app.service import Ledger
 
@@ -69,3 +71,26 @@ def test_our_context_matches_the_seeds_section_by_section_on_its_own_ledger(repo
 
     # The footer counts the same entries.
     assert re.search(r"_(\d+) entries", theirs).group(1) == re.search(r"_(\d+) entries", ours).group(1)
+
+
+@needs_seed
+def test_a_revision_of_a_revision_is_the_documented_difference_from_the_seed(repo, tmp_path):
+    """Decision D, correction C1 of D, correction C2 of C1, written by the seed itself:
+    the seed lists D in force again (C2 supersedes C1, so C1 no longer supersedes D);
+    we list C2 alone."""
+    project = tmp_path / "seed-project"
+    project.mkdir()
+    seed_cli(project, "log", "--kind", "decision", "--summary", "Use MongoDB", "--body", "Flexible.")
+    d = seed_rows(project / ".lifeline" / "ledger.db")[-1]["id"]
+    seed_cli(project, "log", "--kind", "correction", "--summary", "Use PostgreSQL", "--body", "ACID.",
+             "--parents", d)
+    c1 = seed_rows(project / ".lifeline" / "ledger.db")[-1]["id"]
+    seed_cli(project, "log", "--kind", "correction", "--summary", "Use PostgreSQL 16", "--body", "Newer.",
+             "--parents", c1)
+    c2 = seed_rows(project / ".lifeline" / "ledger.db")[-1]["id"]
+    theirs = seed_cli(project, "context", "--budget", "100000").stdout
+    assert anchors(section(theirs, "Why / what's decided")) == {d[:8]}
+
+    imp(repo, project / ".lifeline" / "ledger.db")
+    ours = cli(repo, "context", "--budget", "100000").stdout
+    assert anchors(section(ours, "Decisions in force")) == {c2[:8]}

@@ -1,19 +1,28 @@
 """Current truth, derived by pure functions from an entry set.
 
-Nothing here touches git. The truth is a left fold over the entries in (ts, id)
-order — identical on every clone — into a `Fold` of small accumulators (ids, not
-entries). A Fold serialises to JSON, so the cache can keep it per entries tree and
-fold only what an append adds. `State` wraps a Fold with a loader (id -> entry)
-that fetches entries only when something is rendered.
+Nothing here touches git. Entries are folded in (ts, id) order — identical on every
+clone — into a `Fold` of small accumulators (ids, not entries). A Fold serialises to
+JSON, so the cache can keep it per entries tree and fold only what an append adds.
+`State` wraps a Fold with a loader (id -> entry) that fetches entries only when
+something is rendered.
 
-Rules (docs/FORMAT.md, "Current truth"):
-* A correction supersedes its parents while it is itself active; the active set is
-  the fixpoint of the correction graph, so reverting a revert restores the original.
-* A correction that supersedes a decision (or a correction that carries one) carries
-  the current truth itself and is listed among the decisions in force, unless its
-  body header says `action: revert`. A correction of anything else (closing an open,
-  unpinning) never invents a decision.
+Rules (docs/FORMAT.md §9, "Current truth"):
+* A correction is a *revert* when its body header says `action: revert`, else a
+  *revision*. A correction acts unless an acting revert names it; an acting
+  correction supersedes its parents. So a revision stays in force until it is itself
+  revised or reverted, and only a revert restores what it names (a revert of a revert
+  restores what the first one withdrew).
+* A decision carries the truth, and so does a revision of a carrier: D -> C1 -> C2
+  leaves only C2 in force. A revert, or a correction of anything else (closing an
+  open, unpinning), never invents a decision.
+* Two carriers in force conflict when they declare (or, as revisions, inherit) the
+  same subject (`subjects.py`), or are versions of one decision (both are, or revise
+  through revisions, the same decision). A word before a colon is not a subject.
 * Entries whose id does not match their content are dropped and listed.
+
+The correction graph's truth is derived in one pass when it is read (`Fold.derived`,
+supersession.py), never per entry: folding N revisions is linear in N. It does not
+depend on the order entries were added, and is defined on any graph.
 """
 
 from __future__ import annotations
@@ -23,29 +32,13 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
 from . import blocks
+from .subjects import display_subject, subject_key
+from .supersession import Derived, derive
 
 MAIN_THREAD = "main"
 RECENT_COUNT = 5
-FOLD_VERSION = 2
+FOLD_VERSION = 3
 _IDLIKE = re.compile(r"[0-9a-f]{6,64}")
-
-
-def effective_superseded(corrections: list) -> set:
-    """Fixpoint of the correction graph: a correction supersedes only while active.
-    `corrections` is a list of (id, parents)."""
-    ids = {c for c, _ in corrections}
-    active = set(ids)
-    superseded: set = set()
-    for _ in range(len(corrections) + 2):
-        superseded = set()
-        for cid, parents in corrections:
-            if cid in active:
-                superseded.update(parents)
-        new_active = ids - superseded
-        if new_active == active:
-            break
-        active = new_active
-    return superseded
 
 
 def _utc_now_key() -> str:
@@ -84,19 +77,10 @@ def thread_key(ref: Optional[str], open_ids: Iterable[str]) -> str:
     return ref
 
 
-_SUBJECT_PREFIX = re.compile(r"([^:]{1,40}):\s+\S")
-
-
 def subject_of(summary: str, header: dict) -> Optional[str]:
-    """What a decision is about: its `subject:` header, else a short summary prefix
-    before a colon ("Database: PostgreSQL" -> "database"). Normalised for comparison."""
-    raw = header.get("subject")
-    if not raw:
-        m = _SUBJECT_PREFIX.match(summary)
-        if not m or len(m.group(1).split()) > 4:
-            return None
-        raw = m.group(1)
-    return " ".join(raw.lower().split()) or None
+    """What a decision declares it is about: its `subject:` header as shown, or None.
+    The summary is not read: a word before a colon in it declares nothing."""
+    return display_subject(header.get("subject"))
 
 
 def is_revert(body: str) -> bool:
@@ -105,14 +89,18 @@ def is_revert(body: str) -> bool:
 
 @dataclass
 class Fold:
-    """Accumulators of the fold. Everything is ids and counts: small, JSON-able."""
+    """Accumulators of the fold. Everything is ids and counts: small, JSON-able.
+
+    `add` takes entries in (ts, id) order (the cache refolds when an append would
+    sort before what was folded: `accepts_after`), which threads, checkpoints,
+    identity and recent rely on. The correction graph does not: a parent may be added
+    after its child (clocks skew), and `derived` is the same whatever the order."""
 
     count: int = 0
     last: Optional[list] = None                 # [ts iso, id] of the last entry folded
     recent: list = field(default_factory=list)  # last RECENT_COUNT ids
-    carriers: list = field(default_factory=list)     # decisions and truth-carrying corrections
-    corrections: list = field(default_factory=list)  # [id, parents]
-    superseded: list = field(default_factory=list)   # sorted ids (derived, kept for speed)
+    decisions: list = field(default_factory=list)    # decision ids
+    corrections: list = field(default_factory=list)  # [id, parents, is revert]
     opens: list = field(default_factory=list)
     bootstraps: list = field(default_factory=list)
     pins: list = field(default_factory=list)         # [note id, target id]
@@ -121,9 +109,11 @@ class Fold:
     contributors: dict = field(default_factory=dict)
     kinds: dict = field(default_factory=dict)
     broken: list = field(default_factory=list)
-    facts: dict = field(default_factory=dict)        # carrier id -> {subject, paths, from, until, commit}
-    touched: dict = field(default_factory=dict)      # carrier id -> ts of the latest entry naming it
+    facts: dict = field(default_factory=dict)  # decision/revision id -> {ts, subject, subject_key, paths, ...}
+    touched: dict = field(default_factory=dict)  # decision/revision id -> ts of the latest entry naming it
     version: int = FOLD_VERSION
+    _derived: Optional[Derived] = field(default=None, init=False, repr=False, compare=False)
+    _named: Optional[set] = field(default=None, init=False, repr=False, compare=False)
 
     def key_of(self, e) -> list:
         return [f"{e.ts:%Y-%m-%dT%H:%M:%S.%f}", e.id]
@@ -136,28 +126,30 @@ class Fold:
 
     def add(self, e) -> None:
         """Fold one verified entry (callers feed them in (ts, id) order)."""
+        key = self.key_of(e)
         self.count += 1
-        self.last = self.key_of(e)
+        self.last = key if self.last is None or key > self.last else self.last
         self.recent = (self.recent + [e.id])[-RECENT_COUNT:]
         who = f"{e.provider}/{e.model}"
         self.contributors[who] = self.contributors.get(who, 0) + 1
         self.kinds[e.kind] = self.kinds.get(e.kind, 0) + 1
         header = blocks.header_fields(e.body) if e.kind != "relation" else {}
-        carried = self._carried()
+        named = self._decisions_and_revisions()
         for p in e.parents:
-            if p in carried:  # re-checking a decision (a note naming it) refreshes it
-                self.touched[p] = self.last[0]
+            if p in named and self.touched.get(p, "") < key[0]:
+                self.touched[p] = key[0]  # re-checking a decision (a note naming it) refreshes it
         if e.kind == "decision":
-            self.carriers.append(e.id)
-            carried.add(e.id)
-            self._remember_facts(e, header)
+            self._derived = None
+            self.decisions.append(e.id)
+            named.add(e.id)
+            self._remember_facts(e, header, key[0])
         elif e.kind == "correction":
-            self.corrections.append([e.id, list(e.parents)])
-            if header.get("action") != "revert" and any(p in carried for p in e.parents):
-                self.carriers.append(e.id)
-                carried.add(e.id)
-                self._remember_facts(e, header)
-            self.superseded = sorted(effective_superseded(self.corrections))
+            self._derived = None
+            revert = header.get("action") == "revert"
+            self.corrections.append([e.id, list(e.parents), revert])
+            if not revert:
+                named.add(e.id)
+                self._remember_facts(e, header, key[0])
         elif e.kind == "open":
             self.opens.append(e.id)
         elif e.kind == "bootstrap":
@@ -166,32 +158,53 @@ class Fold:
         if target and target in e.parents:
             self.pins.append([e.id, target])
         if header.get("thread"):
-            key = thread_key(header["thread"], self.opens)
-            self.threads.setdefault(key, []).append(e.id)
+            thread = thread_key(header["thread"], self.opens)
+            self.threads.setdefault(thread, []).append(e.id)
         if e.kind == "checkpoint":
             self.checkpoints.append([e.id, thread_key(header.get("thread"), self.opens)])
 
-    def _carried(self) -> set:
-        # a set mirror of `carriers`, kept out of the JSON (to_json drops "_" keys)
-        if "_carried_set" not in self.__dict__:
-            self.__dict__["_carried_set"] = set(self.carriers)
-        return self.__dict__["_carried_set"]
+    def _decisions_and_revisions(self) -> set:
+        if self._named is None:
+            self._named = set(self.decisions) | {c for c, _, revert in self.corrections if not revert}
+        return self._named
 
-    def _remember_facts(self, e, header: dict) -> None:
-        facts = {"subject": subject_of(e.summary, header), "ts": self.last[0]}
+    def _remember_facts(self, e, header: dict, ts: str) -> None:
+        facts = {"ts": ts}
+        subject = subject_of(e.summary, header)
+        if subject:
+            facts["subject"] = subject
+            facts["subject_key"] = subject_key(header["subject"])
         for key in ("paths", "valid-from", "valid-until", "commit"):
             if header.get(key):
                 facts[key] = header[key]
         self.facts[e.id] = facts
 
+    @property
+    def derived(self) -> Derived:
+        """Supersession, carriers in force and their conflicts (computed once per change)."""
+        if self._derived is None:
+            self._derived = derive(self.decisions, self.corrections, self.facts)
+        return self._derived
+
+    @property
+    def superseded(self) -> frozenset:
+        return self.derived.superseded
+
     def to_json(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+        doc = {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+        doc["derived"] = self.derived.to_json()
+        return doc
 
     @classmethod
     def from_json(cls, doc: dict) -> "Fold":
         if doc.get("version") != FOLD_VERSION:
             raise ValueError("fold version changed")
-        return cls(**doc)
+        doc = dict(doc)
+        derived = doc.pop("derived", None)
+        f = cls(**doc)
+        if derived is not None:
+            f._derived = Derived.from_json(derived)
+        return f
 
 
 def fold(entries: Iterable, broken: Iterable[str] = ()) -> Fold:
@@ -218,15 +231,15 @@ class State:
         self._load = load
         self._all_ids = all_ids
         self._memo: dict = {}
-        self.superseded: set = set(f.superseded)
+        self._conflicts: Optional[list] = None
+        derived = f.derived
+        self.superseded: frozenset = derived.superseded
         # Validity windows are read at `now` (UTC, "YYYY-MM-DDTHH:MM:SS..."): the truth
         # changes when a window closes, without any new entry.
         self.now = now or _utc_now_key()
         self.expired: list = []       # in force but outside their window, newest expiry first
         in_force_carriers = []
-        for i in f.carriers:
-            if i in self.superseded:
-                continue
+        for i in derived.live:
             window = window_state(f.facts.get(i, {}), self.now)
             if window == "valid":
                 in_force_carriers.append(i)
@@ -305,22 +318,61 @@ class State:
         return [n for n, t in self.fold.pins if t == target and n not in self.superseded]
 
     @property
+    def conflict_groups(self) -> list:
+        """Decisions in force that the ledger says are about the same thing: they declare
+        (or, as revisions, inherit) one subject, or they are versions of one decision.
+        Subject groups first, by subject; then version groups not already told."""
+        if self._conflicts is None:
+            derived = self.fold.derived
+            valid = set(self.decision_ids)
+            groups: list = []
+            for _, (shown, ids) in sorted(derived.subjects.items(), key=lambda kv: (kv[1][0], kv[0])):
+                members = tuple(i for i in ids if i in valid)
+                if len(members) > 1:
+                    groups.append(Conflict(members, subject=shown))
+            told = [set(g.ids) for g in groups]
+            order = sorted(derived.lineages.items(),
+                           key=lambda kv: (self.fold.facts.get(kv[0], {}).get("ts", ""), kv[0]))
+            for root, ids in order:
+                members = tuple(i for i in ids if i in valid)
+                if len(members) > 1 and not any(set(members) <= t for t in told):
+                    groups.append(Conflict(members, versions_of=root))
+                    told.append(set(members))
+            self._conflicts = groups
+        return self._conflicts
+
+    @property
     def conflicts(self) -> list:
-        """Groups (subject, ids) of decisions in force that speak about the same subject."""
-        groups: dict = {}
-        for i in self.decision_ids:
-            subject = self.fold.facts.get(i, {}).get("subject")
-            if subject:
-                groups.setdefault(subject, []).append(i)
-        return [(subj, ids) for subj, ids in sorted(groups.items()) if len(ids) > 1]
+        """(label, ids) per conflict group: the subject, or "versions of <id8>"."""
+        return [(g.label, list(g.ids)) for g in self.conflict_groups]
+
+    def conflicts_of(self, entry_id: str) -> list:
+        """The conflict groups a decision in force belongs to."""
+        return [g for g in self.conflict_groups if entry_id in g.ids]
 
     def conflicting(self) -> dict:
         """decision id -> the other ids it conflicts with."""
         out: dict = {}
-        for _, ids in self.conflicts:
-            for i in ids:
-                out[i] = [j for j in ids if j != i]
+        for g in self.conflict_groups:
+            for i in g.ids:
+                others = out.setdefault(i, [])
+                others.extend(j for j in g.ids if j != i and j not in others)
         return out
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """Decisions in force about the same thing, which the ledger does not rank."""
+
+    ids: tuple                          # in (ts, id) order
+    subject: Optional[str] = None       # the subject they declare or inherit, as shown
+    versions_of: Optional[str] = None   # the decision they all are or revise
+
+    @property
+    def label(self) -> str:
+        if self.subject is not None:
+            return self.subject
+        return f"versions of {(self.versions_of or '')[:8]}"
 
 
 class _Lookup:
@@ -341,7 +393,8 @@ class _Lookup:
 
 def reduce(entries: Iterable, now: Optional[str] = None) -> State:
     """State of an entry set; each entry's id is checked against its content."""
-    valid, broken = [], []
+    valid: list = []
+    broken: list = []
     for e in entries:
         (valid if e.verify() else broken).append(e)
     return reduce_verified(valid, [e.id for e in broken], now)

@@ -1,0 +1,176 @@
+"""The correction graph's truth, derived in one pass (docs/FORMAT.md §9).
+
+A correction is a *revert* when its body header says `action: revert`, else a
+*revision*. From the decisions and the corrections alone (ids, parents, the revert
+flag, each carrier's ts and declared subject) `derive` computes which ids are
+superseded, which carriers are in force, and which of those the ledger says are
+about the same thing. Every step visits each node and edge a bounded number of
+times, so a chain of N revisions costs O(N), and the result depends only on the
+graph: not on the order the entries came in, and defined on any graph, cycles and
+ids never seen included.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+_NOTHING: frozenset = frozenset()
+
+
+@dataclass(frozen=True)
+class Derived:
+    """What the correction graph of a Fold says, computed in one pass (`derive`)."""
+
+    superseded: frozenset  # ids named by an acting correction
+    live: tuple            # carriers not superseded, in (ts, id) order (windows not applied)
+    subjects: dict         # subject key -> [subject as shown, live carrier ids]; 2+ ids only
+    lineages: dict         # decision id -> live carrier ids that are or revise it; 2+ ids only
+
+    def to_json(self) -> dict:
+        return {"superseded": sorted(self.superseded), "live": list(self.live),
+                "subjects": self.subjects, "lineages": self.lineages}
+
+    @classmethod
+    def from_json(cls, doc: dict) -> "Derived":
+        try:
+            return cls(frozenset(doc["superseded"]), tuple(doc["live"]), dict(doc["subjects"]),
+                       dict(doc["lineages"]))
+        except (KeyError, AttributeError) as exc:
+            raise ValueError("malformed derived truth") from exc
+
+
+def derive(decisions: list, corrections: list, facts: dict) -> Derived:
+    """The truth of a correction graph, linear in its size.
+
+    `decisions` are decision ids, `corrections` [id, parents, is revert] rows, `facts`
+    per carrier (its `ts`, and its declared subject). Parents may name ids never seen."""
+    graph: dict = {}
+    reverts: list = []
+    for cid, parents, revert in corrections:
+        if cid not in graph:
+            graph[cid] = (parents if len(parents) < 2 else sorted(set(parents)), bool(revert))
+            if revert:
+                reverts.append(cid)
+    idle = _not_acting(graph, reverts)
+    superseded: set = set()
+    for cid, (parents, _) in graph.items():
+        if cid not in idle:
+            superseded.update(parents)
+    decided = set(decisions)
+    revisions_of: dict = {}
+    for cid, (parents, revert) in graph.items():
+        if not revert and cid not in decided:
+            for p in parents:
+                revisions_of.setdefault(p, []).append(cid)
+    carriers = set(decided)
+    todo = list(decided)
+    while todo:  # a revision of a carrier carries
+        for child in revisions_of.get(todo.pop(), ()):
+            if child not in carriers:
+                carriers.add(child)
+                todo.append(child)
+
+    def order(i: str) -> tuple:
+        return (facts[i]["ts"] if i in facts else "", i)
+
+    live = tuple(sorted((i for i in carriers if i not in superseded), key=order))
+    declared = {i: f["subject_key"] for i, f in facts.items() if "subject_key" in f and i in carriers}
+    # Two live versions of one decision need a fork: a carrier revised twice, or a
+    # revision that does not act (it was reverted). Without one, a decision's revisions
+    # form a single path, each superseding the one before, so at most its end is live.
+    forked = any(c in idle for c in carriers if c not in decided) or \
+        any(len(children) > 1 for p, children in revisions_of.items() if p in carriers)
+    subjects, roots = _lineage(live, decided, graph, carriers, declared, forked)
+    by_subject: dict = {}
+    by_root: dict = {}
+    for i in live:
+        for k in subjects.get(i, _NOTHING):
+            by_subject.setdefault(k, []).append(i)
+        for r in roots.get(i, _NOTHING):
+            by_root.setdefault(r, []).append(i)
+    shown: dict = {}
+    for i in sorted((i for i, k in declared.items() if len(by_subject.get(k, ())) > 1), key=order):
+        shown.setdefault(declared[i], facts[i]["subject"])
+    return Derived(frozenset(superseded), live,
+                   {k: [shown[k], ids] for k, ids in sorted(by_subject.items()) if len(ids) > 1},
+                   {r: ids for r, ids in sorted(by_root.items()) if len(ids) > 1})
+
+
+def _not_acting(graph: dict, reverts: list) -> set:
+    """The corrections that do not act. A correction is undone when an acting revert
+    names it, and acts when every revert naming it is undone (or none does). Decided
+    outward from the reverts no revert names, each edge once. A correction still
+    undecided then stands on a cycle of reverts — which content addressing rules out,
+    so only a forged or damaged entry set holds one — and does not act: the result
+    depends only on the graph, never on the order entries came in."""
+    reverted_by: dict = {}
+    for r in reverts:
+        for p in graph[r][0]:
+            if p in graph:
+                reverted_by.setdefault(p, []).append(r)
+    pending = {cid: len(rs) for cid, rs in reverted_by.items()}
+    acts = {r: True for r in reverts if r not in reverted_by}
+    todo = list(acts)
+    while todo:
+        cid = todo.pop()
+        parents, revert = graph[cid]
+        if not revert:
+            continue
+        for p in parents:
+            if p not in pending or p in acts:
+                continue
+            if acts[cid]:
+                acts[p] = False
+                todo.append(p)
+            else:
+                pending[p] -= 1
+                if pending[p] == 0:
+                    acts[p] = True
+                    todo.append(p)
+    return {cid for cid in reverted_by if not acts.get(cid, False)}
+
+
+def _lineage(live: tuple, decided: set, graph: dict, carriers: set, declared: dict, forked: bool) -> tuple:
+    """Per live carrier, walking up through what it revises: its subject keys (its own
+    declaration, else those of what it revises) and, when `forked`, its roots (the
+    decisions it is or revises). A carrier on a cycle of revisions, or revising one (a
+    forged entry set), keeps only its own subject and is its own root."""
+    if not declared and not forked:
+        return {}, {}
+    subjects: dict = {}
+    roots: dict = {}
+    open_: set = set()     # on the current walk
+    tainted: set = set()   # on or below a cycle
+    for start in live:
+        stack = [start]
+        while stack:
+            i = stack[-1]
+            if i in subjects:
+                stack.pop()
+                continue
+            own = declared.get(i)
+            mine = frozenset((own,)) if own else _NOTHING
+            if i in decided:
+                subjects[i], roots[i] = mine, frozenset((i,))
+                stack.pop()
+                continue
+            ups = [p for p in graph[i][0] if p in carriers]
+            if i not in open_:
+                open_.add(i)
+                stack.extend(p for p in ups if p not in subjects and p not in open_)
+                continue
+            stack.pop()
+            if any(p in open_ or p in tainted for p in ups):  # open: i revises itself, through p
+                tainted.add(i)
+                subjects[i], roots[i] = mine, frozenset((i,))
+            else:
+                subjects[i] = mine or _union([subjects[p] for p in ups])
+                roots[i] = _union([roots[p] for p in ups]) if forked else _NOTHING
+            open_.discard(i)
+    return subjects, roots if forked else {}
+
+
+def _union(sets: list) -> frozenset:
+    if len(sets) == 1:
+        return sets[0]  # shared, so a chain of N revisions holds one set, not N
+    return frozenset().union(*sets)
