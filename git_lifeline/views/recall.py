@@ -288,7 +288,9 @@ def truth_of(st) -> Truth:
     replaced it (following a chain of revisions to its end; None when a revert or nothing
     in force stands at the end)."""
     later: dict = {}
-    for cid, parents in st.fold.corrections:  # in fold order: the last one is the newest
+    for cid, parents, is_revert in st.fold.corrections:  # in fold order: the last one is the newest
+        if is_revert:
+            continue  # a revert restores; it replaces nothing with a new truth
         for p in parents:
             later.setdefault(p, []).append(cid)
     in_force = set(st.decision_ids)
