@@ -49,10 +49,10 @@ class Item:
 
 
 class Section:
-    def __init__(self, key: str, title: str, noun: str, items: list, stable: bool = False,
+    def __init__(self, key: str, title: str, noun: str, items, stable: bool = False,
                  essential: bool = False, header: bool = True):
         self.key, self.title, self.noun = key, title, noun
-        self.items = items
+        self.items = items  # a list, or the lazily made decisions (len and iteration)
         self.stable, self.essential, self.header = stable, essential, header
         self.open = False
         self.cost = 0

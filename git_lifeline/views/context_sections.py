@@ -22,7 +22,7 @@ from . import context_text as tx
 from .context_pack import Group, Item, Section
 
 FOUNDATION_SHARE = 0.4   # when decisions must be left out: share of the oldest among those kept
-CAPS = {"open": 0.15, "resume": 0.10, "relevant": 0.15}                   # shares of the budget, for naming
+CAPS = {"open": 0.2, "resume": 0.15, "relevant": 0.15}  # shares of the budget for naming them
 NOTABLE_CAPS = {"requirements": 0.06, "incidents": 0.08, "debt": 0.05}  # before the other decisions' why
 NOTABLE_KINDS = {"requirement": "requirements", "incident": "incidents", "debt": "debt"}
 NOTABLE_SCAN = 1000
@@ -267,29 +267,22 @@ class Plan:
 
 
 def _unique(ids: list) -> list:
-    seen: set = set()
-    return [i for i in ids if not (i in seen or seen.add(i))]
+    return list(dict.fromkeys(ids))
 
 
-class _LazyItems(list):
-    """The decisions' items, made on first access by id; iteration yields only made items
-    in display order, plus placeholders standing for the rest (never shown)."""
+class _LazyItems:
+    """The decisions' items in display order, each made when first asked for by id;
+    iterating yields a stand-in for each item never asked for (not shown)."""
 
     def __init__(self, order: list, make):
-        super().__init__()
         self.order = order
         self._make = make
         self._made: dict = {}
 
-    def __getitem__(self, key):
-        if isinstance(key, str):
-            if key not in self._made:
-                self._made[key] = self._make(key)
-            return self._made[key]
-        return list(iter(self))[key]
-
-    def made(self) -> list:
-        return list(self._made.values())
+    def __getitem__(self, entry_id: str) -> Item:
+        if entry_id not in self._made:
+            self._made[entry_id] = self._make(entry_id)
+        return self._made[entry_id]
 
     def __len__(self) -> int:
         return len(self.order)
@@ -297,9 +290,6 @@ class _LazyItems(list):
     def __iter__(self):
         for i in self.order:
             yield self._made[i] if i in self._made else _Unmade(i)
-
-    def __bool__(self) -> bool:
-        return bool(self.order)
 
 
 class _Unmade:
@@ -310,9 +300,3 @@ class _Unmade:
 
     def __init__(self, anchor: str):
         self.anchor = anchor
-
-    def text(self, level: int) -> str:  # pragma: no cover - never shown
-        raise AssertionError("an unmade item is never rendered")
-
-    def reset(self) -> None:
-        pass

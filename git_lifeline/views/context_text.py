@@ -135,7 +135,7 @@ def identity(e, level: int) -> str:
 def omission_marker(noun: str, ids: list) -> str:
     shown = ", ".join(i[:8] for i in ids[:MARKER_IDS])
     more = f" +{len(ids) - MARKER_IDS} more" if len(ids) > MARKER_IDS else ""
-    return f"_[… {len(ids)} {noun} omitted for the budget: {shown}{more}; `git lifeline show <id>` reads one]_\n"
+    return f"_[… {len(ids)} {noun} omitted for the budget: {shown}{more}; `git lifeline show <id>`]_\n"
 
 
 def worst_marker(noun: str, count: int) -> str:
