@@ -186,6 +186,7 @@ REVISIONS = {
     11: ("Search: PostgreSQL full-text with a GIN index",
          "A tenant with 60k customers made LIKE scans take 2 s; full-text search with unaccent answers in 20 ms."),
 }
+OPEN_THREAD = ("payments", 3)  # the payments thread works on the partial-payments question
 REVERTED = 49  # "Cache: Redis for tax rate lookups": reverted, no decision in force replaces it
 PINNED = 4     # money as integer minor units: the foundation every other module assumes
 
@@ -379,10 +380,12 @@ def _component(w: _Writer, facts: Facts, prefix: str) -> None:
     revised_at = {min(i + 14, len(DECISIONS) - 1): i for i in REVISIONS}
 
     def checkpoint(thread: str, step: int, hours: float) -> None:
-        key = f"{prefix.strip().lower()}-{thread}" if prefix else thread
+        key = label = f"{prefix.strip().lower()}-{thread}" if prefix else thread
+        if thread == OPEN_THREAD[0]:  # this thread works on an open question: it is keyed by the open's id
+            key, label = opens[OPEN_THREAD[1]].id, opens[OPEN_THREAD[1]].summary[:60]
         sections = dict(THREADS)[thread][step]
         parents = [heads[thread].id] if thread in heads else []
-        heads[thread] = w.add("checkpoint", f"checkpoint {key}: {sections['next'][0]}",
+        heads[thread] = w.add("checkpoint", f"checkpoint {label}: {sections['next'][0]}",
                               _checkpoint_body(key, sections), parents=parents, author=ANA, hours=hours)
         if step == 0:
             facts.threads.append(key)

@@ -93,6 +93,10 @@ class Group:
     items: Callable[[], Iterable[Item]]
     level: int
     cap: Optional[int] = None  # the section may not grow past this cost in this group
+    # The order in which the stable part is planned, when the display order follows what
+    # changes often (checkpoints are shown newest first): which of them fit a share must
+    # not depend on which thread moved last.
+    plan_items: Optional[Callable[[], Iterable[Item]]] = None
 
 
 class Packer:
@@ -149,7 +153,8 @@ def run(packer: Packer, groups: list, sections: list, skip: Callable[[Section], 
         if group.level > 0 and not (sec.whole and all(s.whole for s in essential)):
             continue
         misses = 0
-        for it in group.items():
+        walk = group.plan_items if group.plan_items is not None and not packer.exact else group.items
+        for it in walk():
             if group.level > 0 and it.level < 0:
                 continue
             if packer.apply(sec, it, group.level, group.cap):

@@ -165,12 +165,15 @@ class Plan:
             return cp.thread
 
         def estimate(cp, name: str):
-            # a thread's name is structure; its steps change with every checkpoint
-            return lambda lv: (f"- **{tx.md(name)}** `[{cp.entry.short}]` next: {placeholder(tx.NEXT_WIDTH)}\n"
-                               if lv == 0 else placeholder(320) + "\n")
+            # A thread's name is structure, its steps change with every checkpoint. The
+            # full form costs the compact line plus a fixed amount, so the estimate of the
+            # whole section does not depend on which thread moved last.
+            line = f"- **{tx.md(name)}** `[{cp.entry.short}]` next: {placeholder(tx.NEXT_WIDTH)}\n"
+            return lambda lv: line if lv == 0 else line + placeholder(240) + "\n"
 
         items = [Item(cp.entry.id, partial(tx.checkpoint, cp, name_of(cp)), 1, estimate(cp, name_of(cp)))
                  for cp in cps]
+        self.thread_of = {cp.entry.id: cp.thread for cp in cps}
         return Section("resume", "Resume", "checkpoint(s)", items, essential=True), items
 
     def _relevant(self) -> Section:
@@ -226,11 +229,11 @@ class Plan:
         add(self.what, what, 0)
         dec(pinned, 0)
         add(self.open, self.open.items, 0, caps["open"])
-        add(self.resume, self.resume.items, 0, caps["resume"])
+        add(self.resume, self.resume.items, 0, caps["resume"], by_thread=True)
         add(self.relevant, self.relevant.items, 0, caps["relevant"])
         dec(include_order(self.by_id.order, changed), 0)
         for sec in (self.open, self.resume, self.relevant):
-            add(sec, sec.items, 0)
+            add(sec, sec.items, 0, by_thread=sec is self.resume)
         # 2. the why of what changed last; where work stopped; next steps; a little of the rest
         add(self.what, what, 1)
         add(self.relevant, self.relevant.items, 1)
@@ -257,9 +260,11 @@ class Plan:
         add(self.requirements, self.requirements.items, 2)
         add(self.debt, self.debt.items, 2)
 
-    def _add(self, sec: Section, items: list, level: int, cap: Optional[int] = None) -> None:
+    def _add(self, sec: Section, items: list, level: int, cap: Optional[int] = None, by_thread: bool = False) -> None:
         if items:
-            self.groups.append(Group(sec, lambda: items, level, cap))
+            stable_order = sorted(items, key=lambda it: self.thread_of[it.anchor]) if by_thread else None
+            self.groups.append(Group(sec, lambda: items, level, cap,
+                                     (lambda: stable_order) if stable_order is not None else None))
 
     def _dec(self, ids: list, level: int) -> None:
         if ids:
