@@ -17,6 +17,7 @@ Run it with PYTHONPATH pointing at another checkout to measure that one.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import statistics
 import subprocess
@@ -117,7 +118,8 @@ def main() -> None:
             "recent", "chars", "ms"]
     print("| " + " | ".join(cols) + " |")
     print("|" + "---|" * len(cols))
-    with tempfile.TemporaryDirectory(prefix="lifeline-bench-context-") as tmp:
+    os.environ["GIT_LIFELINE_NO_GC"] = "1"  # no background gc writing into the repositories being removed
+    with tempfile.TemporaryDirectory(prefix="lifeline-bench-context-", ignore_cleanup_errors=True) as tmp:
         for n, (name, entries) in enumerate(ledgers):
             led = Ledger.open(str(make_repo(Path(tmp), f"r{n}", entries)))
             led.context(budget=budgets[0])  # builds the cache

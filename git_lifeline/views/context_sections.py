@@ -104,7 +104,7 @@ class Plan:
         self.what = self._what()
         self.decisions, self.by_id = self._decisions()
         self.open = self._open()
-        self.resume, self.cp_order = self._resume()
+        self.resume = self._resume()
         self.relevant = self._relevant()
         notable = notable_ids(self.st, limit)
         self.requirements = self._notables("requirements", "Requirements", "requirement(s)", notable,
@@ -155,7 +155,7 @@ class Plan:
             return Item(i, lambda lv: tx.open_item(st.get(i), lv, nxt), 1 if nxt else 0, estimate)
         return Section("open", "Open", "open item(s)", [item(i) for i in st.open_ids], essential=True)
 
-    def _resume(self):
+    def _resume(self) -> Section:
         st = self.st
         cps = sorted(st.checkpoints.values(), key=lambda c: (c.entry.ts, c.entry.id), reverse=True)
 
@@ -174,7 +174,7 @@ class Plan:
         items = [Item(cp.entry.id, partial(tx.checkpoint, cp, name_of(cp)), 1, estimate(cp, name_of(cp)))
                  for cp in cps]
         self.thread_of = {cp.entry.id: cp.thread for cp in cps}
-        return Section("resume", "Resume", "checkpoint(s)", items, essential=True), items
+        return Section("resume", "Resume", "checkpoint(s)", items, essential=True)
 
     def _relevant(self) -> Section:
         title = f"Relevant to: {tx.md(tx.cut(tx.one_line(self.inp.query or ''), 80))}"
