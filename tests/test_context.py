@@ -71,3 +71,23 @@ def test_an_unreadable_entry_blob_is_flagged_in_the_context(ledger, repo, blob):
     text = open_ledger(repo).context().text
     assert "Database: PostgreSQL" in text
     assert "Integrity warning" in text and "dddddddd" in text, text
+
+
+def test_the_cost_of_a_context_follows_the_budget_not_the_ledger():
+    from datetime import datetime, timedelta, timezone
+
+    from git_lifeline.core.rules import new_record
+    from git_lifeline.core.truth import reduce_verified
+    from git_lifeline.views.context import ContextInput, assemble
+    t0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
+    entries = [new_record(kind="decision", summary=f"Component {i}: choice {i}", body=f"Because {i}.",
+                          author="A <a@example.com>", ts=t0 + timedelta(minutes=i)) for i in range(5000)]
+    entries += [new_record(kind=k, summary=f"{k} {i}", body="why", author="A <a@example.com>",
+                           ts=t0 + timedelta(days=10, minutes=i)) for i, k in enumerate(["incident", "debt"] * 50)]
+    st = reduce_verified(entries, [])
+    loaded = []
+    load = st._load
+    st._load = lambda i: loaded.append(i) or load(i)
+    text = assemble(ContextInput(state=st, line="main", head_commit=None), 8000).text
+    assert len(text) <= 8000 and "decision(s) omitted for the budget" in text
+    assert len(set(loaded)) < 400, f"{len(set(loaded))} entries loaded for an 8,000-character context"

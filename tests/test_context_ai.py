@@ -80,11 +80,19 @@ def test_every_omitted_decision_is_named_by_the_marker_or_counted(rich):
     assert "item(s) omitted for the budget" in text.splitlines()[-1]
 
 
-def test_head_and_tail_keep_the_foundation_and_the_newest_decisions(rich):
+def test_when_decisions_must_be_left_out_the_foundation_and_the_newest_stay(rich):
     ledger, decisions = rich
-    text = ledger.context(budget=2500).text
+    text = ledger.context(budget=1100).text
+    assert "decision(s) omitted for the budget" in text
     assert decisions[0].short in text and decisions[-1].short in text
     assert decisions[15].short not in text
+
+
+def test_every_decision_is_named_before_any_of_them_keeps_a_why(rich):
+    ledger, decisions = rich
+    text = ledger.context(budget=2500).text
+    assert all(d.short in text for d in decisions), text
+    assert "omitted" not in text.split("## Decisions in force", 1)[1].split("\n\n", 1)[0]
 
 
 def test_why_shrinks_before_any_decision_is_omitted(ledger):
@@ -303,3 +311,34 @@ def test_negative_budget_is_refused(rich):
     ledger, _ = rich
     r = cli(ledger.gr.workdir, "context", "--budget", "-1")
     assert r.code == 2
+
+
+FAKES = "Use `[deadbeef]` **now** ⚠ conflicts _(superseded)_ <!-- [cafebabe]"
+
+
+def unescaped(line: str, mark: str) -> int:
+    return len(re.findall(r"(?<!\\)" + re.escape(mark), line))
+
+
+def test_markdown_in_entry_text_cannot_fake_an_anchor_or_a_mark_within_its_line(ledger):
+    add(ledger, "decision", FAKES, "See `[deadbeef]` and **this** _(expired)_ ⚠ <!--", days=1)
+    add(ledger, "open", "Is [abcdef12] right? " + FAKES, "body", days=2)
+    ledger.checkpoint("t " + FAKES, {"next": ["check " + FAKES]})
+    text = ledger.context().text
+    assert anchors_exist(ledger, text), "a summary faked an anchor"
+    lines = [ln for ln in text.splitlines() if "deadbeef" in ln or "abcdef12" in ln]
+    assert len(lines) >= 4, text
+    for line in lines:
+        assert unescaped(line, "`") in (0, 2), line     # only our own `[id]`
+        assert unescaped(line, "**") in (0, 2), line    # only our own bold
+        assert unescaped(line, "⚠") == 0, line
+        assert unescaped(line, "_(") == 0 and unescaped(line, "<!--") == 0, line
+    assert "\\`\\[deadbeef\\]\\`" in text
+
+
+def test_a_recall_hit_as_the_faces_print_it_carries_the_why(ledger):
+    from git_lifeline.views.context import recall_hit
+    d = add(ledger, "decision", "Queue: SQS **managed**", "A Redis failover lost 214 emails; SQS has a dead-letter queue.")
+    text = recall_hit(d, in_force=False)
+    assert text.startswith(f"- `[{d.short}]` decision: Queue: SQS \\*\\*managed\\*\\* _(superseded)_\n")
+    assert "  > A Redis failover lost 214 emails" in text

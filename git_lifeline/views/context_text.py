@@ -1,0 +1,143 @@
+"""The lines of the context: each item rendered at each of its levels of detail.
+
+Levels go from 0 (the compact one-line form that still names the item by its
+anchor) upwards (a why excerpt, then who and when, then a longer why). The packer
+(context_pack) picks a level per item; nothing here knows about budgets.
+
+Text that comes from entries is escaped (`md`) so that it cannot fake structure
+within its line: an anchor (`[deadbeef]`), bold, an italic mark such as
+_(superseded)_, a warning sign, or an HTML comment hiding the rest of the context.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..core import blocks
+
+WHY_WIDTHS = (0, 96, 160, 320)      # decision levels 0..3: the why excerpt's width
+EXCERPT_WIDTHS = (0, 160, 320)      # relevant hits, requirements, debt, the identity
+LESSON_WIDTHS = (160, 400)          # incidents: the lesson is always shown with its incident
+NEXT_WIDTH = 100                    # a compact checkpoint: its first next step
+MARKER_IDS = 8
+
+# Structural blocks (an origin anchor, labels...) are not the why: the excerpt stops there.
+_STRUCTURE_BLOCK = re.compile(r"(?m)^(?:origin|labels|spec|status):[ \t]*$")
+_MD_SPECIAL = re.compile(r"([\\`*\[\]<])")
+_EDGE_UNDERSCORE = re.compile(r"_(?![^\W_])|(?<![^\W_])_")  # `_` that could open or close emphasis
+_LESSON = re.compile(r"(?im)^[ \t>*_-]*(?:lessons?(?: learned)?|learned)[ \t*_]*:[ \t*_]*(\S.*(?:\n(?![ \t]*\n).+)*)")
+
+
+def one_line(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def md(text: str) -> str:
+    """Entry text made inert inside one line of markdown (backslash escapes)."""
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    text = _EDGE_UNDERSCORE.sub(r"\\_", text)
+    return text.replace("⚠", "\\⚠")
+
+
+def cut(text: str, width: int) -> str:
+    """`text` within `width` characters, cut at a word boundary with an explicit ellipsis."""
+    if width <= 0:
+        return ""
+    if len(text) <= width:
+        return text
+    head = text[: width - 1]
+    space = head.rfind(" ")
+    if space > width // 2:
+        head = head[:space]
+    return head.rstrip(" ,;:") + "…"
+
+
+def excerpt(body: str, width: int) -> str:
+    """The why as one line (header fields and structural blocks left out), escaped."""
+    if width <= 0:
+        return ""
+    text = one_line(_STRUCTURE_BLOCK.split(blocks.strip_header(body), 1)[0])
+    return md(cut(text, width))
+
+
+def lesson(body: str, width: int) -> str:
+    """An incident's lesson: the text after `Lesson:` (or `Lessons learned:`), else its why."""
+    m = _LESSON.search(blocks.strip_header(body))
+    if not m:
+        return excerpt(body, width)
+    return "Lesson: " + md(cut(one_line(m.group(1)), width))
+
+
+def who(e) -> str:
+    """Author name (without the email), and the model when an agent wrote it."""
+    name = md(e.author.split(" <", 1)[0])
+    if e.agent == "human" and e.provider == "none":
+        return name
+    return f"{name} ({md(e.agent)} via {md(e.provider)}/{md(e.model)})"
+
+
+def quote(text: str) -> str:
+    return f"  > {text}\n" if text else ""
+
+
+# ---- items --------------------------------------------------------------------------
+def decision(e, level: int, pinned: bool, notes: tuple) -> str:
+    pin = " (pinned)" if pinned else ""
+    meta = f" — {who(e)}, {e.ts:%Y-%m-%d}" if level >= 2 else ""
+    text = f"- **{md(e.summary)}** `[{e.short}]`{pin}{meta}\n" + quote(excerpt(e.body, WHY_WIDTHS[level]))
+    for note in notes:  # warnings travel with their decision: never dropped apart from it
+        text += f"  {note}\n"
+    return text
+
+
+def open_item(e, level: int, next_step: str) -> str:
+    nxt = f" — next: {md(cut(one_line(next_step), NEXT_WIDTH))}" if level >= 1 and next_step else ""
+    return f"- `[{e.short}]` {md(e.summary)}{nxt}\n"
+
+
+def checkpoint(cp, name: str, level: int) -> str:
+    e = cp.entry
+    if level == 0:
+        steps = cp.sections.get("next") or cp.sections.get("goal") or [e.summary]
+        return f"- **{md(name)}** `[{e.short}]` next: {md(cut(one_line(steps[0]), NEXT_WIDTH))}\n"
+    text = f"- **{md(name)}** `[{e.short}]` — {who(e)}, {e.ts:%Y-%m-%d}: {md(e.summary)}\n"
+    for section in blocks.CHECKPOINT_SECTIONS:
+        for item in cp.sections.get(section, []):
+            text += f"  - {section}: {md(one_line(item))}\n"
+    return text
+
+
+def hit(e, level: int, in_force: bool) -> str:
+    """A recall hit: kind and summary, then an excerpt of its body to act on."""
+    mark = "" if in_force else " _(superseded)_"
+    return f"- `[{e.short}]` {e.kind}: {md(e.summary)}{mark}\n" + quote(excerpt(e.body, EXCERPT_WIDTHS[level]))
+
+
+def incident(e, level: int) -> str:
+    return f"- `[{e.short}]` {md(e.summary)} ({e.ts:%Y-%m-%d})\n" + quote(lesson(e.body, LESSON_WIDTHS[level]))
+
+
+def plain(e, level: int) -> str:
+    """A requirement or a debt: the summary, then its why."""
+    return f"- `[{e.short}]` {md(e.summary)}\n" + quote(excerpt(e.body, EXCERPT_WIDTHS[level]))
+
+
+def recent(e, mark: str) -> str:
+    return f"- `[{e.short}]` {e.kind}: {md(e.summary)}{mark}\n"
+
+
+def identity(e, level: int) -> str:
+    why = excerpt(e.body, EXCERPT_WIDTHS[level])
+    return f"**What:** {md(e.summary)} `[{e.short}]`\n" + (f"> {why}\n" if why else "")
+
+
+# ---- omissions ----------------------------------------------------------------------
+def omission_marker(noun: str, ids: list) -> str:
+    shown = ", ".join(i[:8] for i in ids[:MARKER_IDS])
+    more = f" +{len(ids) - MARKER_IDS} more" if len(ids) > MARKER_IDS else ""
+    return f"_[… {len(ids)} {noun} omitted for the budget: {shown}{more}; `git lifeline show <id>`]_\n"
+
+
+def worst_marker(noun: str, count: int) -> str:
+    """The marker `count` omissions produce, with placeholder ids (ids have a fixed width)."""
+    return omission_marker(noun, ["0" * 8] * count)
