@@ -21,7 +21,7 @@ def rec(name: str, kind: str, parents=(), body: str = "why", minute: int = 0, su
     """An entry named `name` (its id is derived from the name, not from the content:
     the fold trusts ids, which is what lets a test build any graph, cycles included)."""
     return Record(ident(name), T0 + timedelta(minutes=minute), kind, "a <a@b.c>", "human", "none", "human",
-                  summary or f"{kind} {name}", body, sorted(ident(p) for p in parents), None)
+                  summary or f"{kind} {name}", body.strip(), sorted(ident(p) for p in parents), None)
 
 
 def ident(name: str) -> str:

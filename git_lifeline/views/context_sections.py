@@ -219,7 +219,7 @@ class Plan:
         live = set(in_force)
         pinned = [i for i in st.pinned if i in live]
         flagged = [i for i in in_force if i in self.inp.conflicts or i in self.inp.stale]
-        fixes = {c for c, _ in st.fold.corrections}
+        fixes = {row[0] for row in st.fold.corrections}
         corrections = [i for i in reversed(in_force) if i in fixes]
         changed = _unique(pinned + flagged + corrections)  # whose why is the current truth of a change
         newest = list(reversed(in_force))
