@@ -159,7 +159,7 @@ class TrailChecks(Checks):
         self._decisions: Optional[dict] = None  # pid -> decision ids of the hidden and walked history
 
     def blob(self, rel: str, oid: pygit2.Oid) -> Optional[tuple[str, str]]:
-        from .records import check_record_blob
+        from .records import check_record_blob  # records load the pydantic model: only once a trail is read
         key = (str(oid), rel)
         if key not in self._checked:
             rec, problem = check_record_blob(self.log.name, rel, blob_data(self.repo, oid))
