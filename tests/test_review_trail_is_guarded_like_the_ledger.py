@@ -261,3 +261,12 @@ def test_every_namespace_has_its_checks_and_its_log_class():
     specs = [ns.fetch_refspec("origin") for ns in NAMESPACES]
     assert "+refs/lifeline/*:refs/remotes/origin/lifeline/*" in specs
     assert "+refs/lifeline-review/*:refs/remotes/origin/lifeline-review/*" in specs
+
+
+def test_a_rejection_whose_why_is_not_unicode_is_refused_and_writes_nothing(tmp_path):
+    repo = init_repo(tmp_path / "repo")
+    rec = open_ledger(repo).propose(dict(kind="note", summary="A note", body="Why not."), via="cli")
+    before = ref(repo, trail_ref("main"))
+    res = cli(repo, "reject", rec.short, "--why", b"\xff")  # arrives as a lone surrogate
+    assert res.code == 2 and "not valid Unicode" in res.err and "Traceback" not in res.err, res
+    assert ref(repo, trail_ref("main")) == before
