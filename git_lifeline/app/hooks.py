@@ -9,13 +9,14 @@ else lives here, behind the service:
 * the hooks directory is where git runs hooks from: `core.hooksPath` (read through
   `git config`; relative to the top of the work tree, or the git dir when bare),
   else `hooks/` in the common git dir, which every linked worktree shares.
-* pre-push verifies each ledger ref being pushed (ids, append-only history,
-  fast-forward of what the remote has) and refuses the push when anything fails;
-  when only code goes out while ledger entries wait, it says so (never blocks).
+* pre-push verifies each ref of ours being pushed, lines and review trails alike
+  (git/gates.py: valid records, append-only history, fast-forward of what the remote
+  has) and refuses the push when anything fails; when only code goes out while
+  ledger entries wait, it says so (never blocks).
 * post-commit reminds, in one line, when code commits pile up with no new entry.
 * commit-msg (opt-in) checks `Lifeline: <id>` trailers and writes full ids.
-* pre-receive (server) refuses ledger updates that are not fast-forwards, that
-  delete a line, or that fail verification.
+* pre-receive (server) refuses updates of lines and review trails that are not
+  fast-forwards, that delete one, or that fail verification (the same gates).
 """
 
 from __future__ import annotations
@@ -23,18 +24,16 @@ from __future__ import annotations
 import os
 import shlex
 import stat
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-import pygit2
-
 from ..errors import InputError, LifelineError
-from ..git.repo import GitRepo
-from ..git.store import LINE_RE, REF_PREFIX, LineStore, list_lines
-from ..git.sync import ZERO, remotes, tracking_heads, unpushed
-from ..git.verify import verify_range
+from ..git.gates import RefUpdate, check_updates, is_ours, outgoing_updates, see_quarantine
+from ..git.history import unrecorded_commits
+from ..git.repo import GitRepo, run_program
+from ..git.store import last_append_time
+from ..git.sync import ZERO, remotes, unpushed
 
 HOOKS = ("pre-push", "post-commit", "commit-msg", "pre-receive")
 CLIENT_DEFAULT = ("pre-push", "post-commit")
@@ -211,51 +210,14 @@ def run_chained(gr: GitRepo, name: str, args: list, stdin: bytes) -> int:
     chained = hooks_dir(gr) / (name + CHAIN_SUFFIX)
     if not _executable(chained):
         return 0
-    proc = subprocess.run([str(chained), *args], input=stdin)
-    return proc.returncode
+    return run_program([str(chained), *args], stdin)
 
 
-def add_quarantine(gr: GitRepo) -> None:
-    """Let pygit2 see objects a push has not yet moved out of git's quarantine."""
-    for var in ("GIT_QUARANTINE_PATH", "GIT_OBJECT_DIRECTORY"):
-        path = os.environ.get(var)
-        if path and os.path.isdir(path):
-            gr.repo.odb.add_disk_alternate(path)
-
-
-@dataclass
-class RefUpdate:
-    local_ref: str
-    new: str
-    remote_ref: str
-    old: str
-
-
-def _line_of(ref: str) -> Optional[str]:
-    return ref[len(REF_PREFIX):] if ref.startswith(REF_PREFIX) else None
-
-
-def _verify_update(gr: GitRepo, line: str, new: str, old: str, where: str) -> list:
-    """Problems with moving a line from `old` (ZERO: absent) to `new` at `where`."""
-    repo = gr.repo
-    if not LINE_RE.fullmatch(line):
-        return [f"{REF_PREFIX}{line}: not a valid line name"]
-    if new == ZERO:
-        return [f"line {line}: deleting a ledger line {where} is refused (the ledger is append-only)"]
-    if repo.get(new) is None:
-        return [f"line {line}: commit {new[:12]} is missing"]
-    hide = []
-    if old != ZERO:
-        if repo.get(old) is None:
-            return [f"line {line}: {where} has ledger commits this clone lacks ({old[:12]}); "
-                    "run: git lifeline sync"]
-        if old != new and not repo.descendant_of(pygit2.Oid(hex=new), pygit2.Oid(hex=old)):
-            return [f"line {line}: not a fast-forward of what {where} has ({old[:12]}): entries would be lost; "
-                    "run: git lifeline sync"]
-        hide = [old]
-    report = verify_range(LineStore(gr, line), new, hide)
-    return [f"line {line}: {p.code}: {p.message}" + (f" (commit {p.commit[:12]})" if p.commit else "")
-            for p in report.problems]
+def _refused(out: HookOutcome, problems: list) -> None:
+    out.code = 1
+    out.messages += [f"  {p}" for p in problems[:30]]
+    if len(problems) > 30:
+        out.messages.append(f"  ... and {len(problems) - 30} more")
 
 
 def pre_push(gr: GitRepo, args: list, stdin: bytes) -> HookOutcome:
@@ -266,53 +228,28 @@ def pre_push(gr: GitRepo, args: list, stdin: bytes) -> HookOutcome:
         parts = raw.split()
         if len(parts) == 4:
             updates.append(RefUpdate(*parts))
-    ledger = [u for u in updates if _line_of(u.remote_ref) is not None or _line_of(u.local_ref) is not None]
+    ours = [u for u in updates if is_ours(u.remote_ref) or is_ours(u.local_ref)]
     if not updates and os.environ.get("PRE_COMMIT_REMOTE_NAME"):
         # run by the pre-commit framework, which does not pass the ref list: check what
-        # each line adds on top of the remote as last fetched
+        # each line and trail adds on top of the remote as last fetched
         remote = os.environ["PRE_COMMIT_REMOTE_NAME"]
-        tracking = tracking_heads(gr, remote) if remote in remotes(gr) else {}
-        for line in list_lines(gr):
-            head = LineStore(gr, line).head()
-            if head:
-                ledger.append(RefUpdate(REF_PREFIX + line, head, REF_PREFIX + line, tracking.get(line, ZERO)))
-    problems = []
-    for u in ledger:
-        line = _line_of(u.remote_ref) or _line_of(u.local_ref)
-        problems += _verify_update(gr, line, u.new, u.old, f"remote {remote or 'the remote'}")
+        ours = outgoing_updates(gr, remote)
+    problems = check_updates(gr, [(u.ref, u.old, u.new) for u in ours], f"remote {remote or 'the remote'}")
     if problems:
-        out.code = 1
         out.messages.append("git-lifeline: push refused, the ledger would not be safe on the remote:")
-        out.messages += [f"  {p}" for p in problems[:30]]
-        if len(problems) > 30:
-            out.messages.append(f"  ... and {len(problems) - 30} more")
+        _refused(out, problems)
         out.messages.append("  (inspect: git lifeline verify; push without this check: git push --no-verify)")
         return out
     code_out = any(u.remote_ref.startswith("refs/heads/") and u.new != ZERO for u in updates)
     framework_ref = os.environ.get("PRE_COMMIT_REMOTE_BRANCH", "") if not updates else ""
     if framework_ref.startswith("refs/heads/"):
-        code_out, ledger = True, []  # the framework pushes code; its lines were only checked
-    if code_out and not ledger and remote in remotes(gr):
+        code_out, ours = True, []  # the framework pushes code; its lines were only checked
+    if code_out and not ours and remote in remotes(gr):
         for line, n in unpushed(gr, remote):
             word = "entry" if n == 1 else "entries"
             out.messages.append(f"git-lifeline: line {line} has {n} {word} not pushed to {remote}; "
                                 f"run: git lifeline push {remote}")
     return out
-
-
-def _last_ledger_time(gr: GitRepo) -> Optional[int]:
-    """Time of the newest append on any line (merges made by a pull do not count)."""
-    latest = None
-    for line in list_lines(gr):
-        head = LineStore(gr, line).head()
-        commit = gr.repo[head] if head else None
-        for _ in range(REMIND_SCAN_LIMIT):
-            if commit is None or len(commit.parents) < 2:
-                break
-            commit = commit.parents[0]
-        if commit is not None:
-            latest = commit.commit_time if latest is None else max(latest, commit.commit_time)
-    return latest
 
 
 def post_commit(gr: GitRepo) -> HookOutcome:
@@ -322,26 +259,12 @@ def post_commit(gr: GitRepo) -> HookOutcome:
     threshold = gr.config_int("lifeline.remindAfter", 1)
     if threshold <= 0:
         return out
-    try:
-        head = gr.repo.head.peel(pygit2.Commit)
-    except (pygit2.GitError, KeyError, ValueError):
+    run = unrecorded_commits(gr, last_append_time(gr), REMIND_SCAN_LIMIT)
+    if run is None or run.count < threshold:
         return out
-    since = _last_ledger_time(gr)
-    count, walked = 0, 0
-    walker = gr.repo.walk(head.id, pygit2.GIT_SORT_TOPOLOGICAL)
-    walker.simplify_first_parent()  # the line of work on this branch, not what merges brought in
-    for commit in walker:
-        walked += 1
-        if walked > REMIND_SCAN_LIMIT or (since is not None and commit.commit_time <= since):
-            break
-        if any(line.lower().startswith("lifeline:") for line in commit.message.splitlines()):
-            break  # linked to an entry: the why of the work so far is recorded
-        count += 1
-    if count < threshold:
-        return out
-    subject = head.message.split("\n", 1)[0].strip() or "What changed"
-    more = f"{count}+" if walked > REMIND_SCAN_LIMIT else str(count)
-    word = "commit" if count == 1 else "commits"
+    subject = run.subject or "What changed"
+    more = f"{run.count}+" if run.walked > REMIND_SCAN_LIMIT else str(run.count)
+    word = "commit" if run.count == 1 else "commits"
     out.messages.append(
         f"git-lifeline: {more} {word} since the last ledger entry; record why: "
         f"git lifeline log --kind decision --summary {shlex.quote(subject)} --body \"...\" "
@@ -396,23 +319,17 @@ def _replace_trailer_value(text: str, value: str, full: str) -> str:
 
 def pre_receive(gr: GitRepo, stdin: bytes) -> HookOutcome:
     out = HookOutcome()
-    add_quarantine(gr)
-    problems = []
+    see_quarantine(gr)
+    updates = []
     for raw in stdin.decode("utf-8", "replace").splitlines():
         parts = raw.split()
-        if len(parts) != 3:
-            continue
-        old, new, ref = parts
-        line = _line_of(ref)
-        if line is None:
-            continue
-        problems += _verify_update(gr, line, new, old, "this server")
+        if len(parts) == 3 and is_ours(parts[2]):
+            old, new, ref = parts
+            updates.append((ref, old, new))
+    problems = check_updates(gr, updates, "this server")
     if problems:
-        out.code = 1
         out.messages.append("git-lifeline: ledger update refused:")
-        out.messages += [f"  {p}" for p in problems[:30]]
-        if len(problems) > 30:
-            out.messages.append(f"  ... and {len(problems) - 30} more")
+        _refused(out, problems)
     return out
 
 

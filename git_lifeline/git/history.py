@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Optional
 
+import pygit2
+
 from .repo import GitRepo
 
 
@@ -137,3 +139,32 @@ def find_stale(gr: GitRepo, facts: dict, touched: dict, decision_ids: list, rev:
             out.append(st)
     out.sort(key=lambda s: (-len(s.commits), -s.lines, s.decision))
     return out
+
+
+@dataclass
+class CodeRun:
+    """The code commits on the current branch's first-parent line since a time."""
+
+    count: int      # commits since `since`, stopping at one that names an entry (`Lifeline:`)
+    walked: int     # commits looked at (more than the limit: the count is a floor)
+    subject: str    # HEAD's subject
+
+
+def unrecorded_commits(gr: GitRepo, since: Optional[int], limit: int) -> Optional[CodeRun]:
+    """How many commits the branch gained since `since` (a time) without naming a ledger
+    entry; None when HEAD has no commit."""
+    try:
+        head = gr.repo.head.peel(pygit2.Commit)
+    except (pygit2.GitError, KeyError, ValueError):
+        return None
+    count, walked = 0, 0
+    walker = gr.repo.walk(head.id, pygit2.enums.SortMode.TOPOLOGICAL)
+    walker.simplify_first_parent()  # the line of work on this branch, not what merges brought in
+    for commit in walker:
+        walked += 1
+        if walked > limit or (since is not None and commit.commit_time <= since):
+            break
+        if any(line.lower().startswith("lifeline:") for line in commit.message.splitlines()):
+            break  # linked to an entry: the why of the work so far is recorded
+        count += 1
+    return CodeRun(count, walked, head.message.split("\n", 1)[0].strip())

@@ -25,7 +25,8 @@ import pygit2
 from ..core.model import HEX64, MIN_PREFIX, Entry, build_entry
 from ..errors import InputError, LifelineError
 from .repo import GitRepo
-from .store import ENTRIES_DIR, LINE_RE, REF_PREFIX, LineStore, entry_path, list_lines, validate_line
+from .store import ENTRIES_DIR, LINE_RE, REF_PREFIX, LineStore, list_lines, validate_line
+from .trees import lookup, prefix_matches
 
 _LINE_REF = re.compile(r"(?P<line>[A-Za-z0-9][A-Za-z0-9_-]{0,62}):(?P<ref>[0-9a-fA-F]+)")
 _HEX = re.compile(r"[0-9a-f]+")
@@ -84,14 +85,19 @@ class LineRef:
 
 @dataclass
 class LineIndex:
-    """The repository's real lines, read once; answers "which line holds this id"."""
+    """The repository's real lines, read once; answers "which line holds this id".
+
+    `pending` heads ({line: commit}) are heads about to land by the same verification
+    (the other lines of one pull or one push): they count as well, since that
+    verification refuses them all together when any fails."""
 
     gr: GitRepo
     lines: dict = field(default_factory=dict)      # name -> LineRef
     ignored: list = field(default_factory=list)    # (ref name, why it is not a line)
+    pending: dict = field(default_factory=dict)    # name -> LineRef of a head about to land
 
     @classmethod
-    def scan(cls, gr: GitRepo) -> "LineIndex":
+    def scan(cls, gr: GitRepo, pending: Optional[dict] = None) -> "LineIndex":
         idx = cls(gr)
         for name in list_lines(gr):
             ref_name = REF_PREFIX + name
@@ -108,6 +114,10 @@ class LineIndex:
                 idx.ignored.append((ref_name, why))
                 continue
             idx.lines[name] = LineRef(name, store, head, store.entries_tree(head))
+        for name, head in sorted((pending or {}).items()):
+            if LINE_RE.fullmatch(name) and gr.repo.get(head) is not None and not _not_a_line(gr.repo, head):
+                store = LineStore(gr, name)
+                idx.pending[name] = LineRef(name, store, head, store.entries_tree(head))
         return idx
 
     def names(self) -> list:
@@ -115,14 +125,17 @@ class LineIndex:
 
     def get(self, line: str, entry_id: str) -> Optional[Entry]:
         """The entry stored under `entry_id` in `line`, only if it is genuinely that entry."""
-        ref = self.lines.get(line)
+        for ref in (self.lines.get(line), self.pending.get(line)):
+            e = self._genuine(ref, entry_id)
+            if e is not None:
+                return e
+        return None
+
+    def _genuine(self, ref: Optional[LineRef], entry_id: str) -> Optional[Entry]:
         if ref is None or ref.entries_tree is None:
             return None
-        a, b, rest = entry_path(entry_id)
-        try:
-            obj = self.gr.repo[ref.entries_tree[f"{a}/{b}/{rest}"].id]
-        except KeyError:
-            return None
+        oid = lookup(ref.entries_tree, entry_id)
+        obj = self.gr.repo.get(oid) if oid is not None else None
         if not isinstance(obj, pygit2.Blob):
             return None
         try:
@@ -133,7 +146,7 @@ class LineIndex:
 
     def locate(self, entry_id: str, exclude: Optional[str] = None) -> Optional[str]:
         """Name of the first real line (by name) that holds `entry_id`, or None."""
-        for name in self.names():
+        for name in sorted(set(self.lines) | set(self.pending)):
             if name != exclude and self.get(name, entry_id) is not None:
                 return name
         return None
@@ -141,16 +154,7 @@ class LineIndex:
     def matches(self, line: str, prefix: str) -> list:
         """Full ids in `line` starting with `prefix` (at least MIN_PREFIX hex chars)."""
         ref = self.lines.get(line)
-        if ref is None or ref.entries_tree is None:
-            return []
-        a, b, rest = entry_path(prefix)
-        try:
-            leaf = self.gr.repo[ref.entries_tree[f"{a}/{b}"].id]
-        except KeyError:
-            return []
-        if not isinstance(leaf, pygit2.Tree):
-            return []
-        return sorted(a + b + item.name for item in leaf if item.name.startswith(rest))
+        return prefix_matches(self.gr.repo, ref.entries_tree if ref is not None else None, prefix)
 
 
 def _not_a_line(repo: pygit2.Repository, head: str) -> Optional[str]:
@@ -268,7 +272,7 @@ def plan_promote(gr: GitRepo, src: str, dst: str, refs: list, parents: Optional[
     src_store = idx.lines[src].store
     dst_store = LineStore(gr, dst)
     new_parents = sorted({resolve_ref(gr, dst_store, r, idx) for r in (parents or [])})
-    existing = {}
+    existing: dict = {}
     if dst_store.head() is not None:
         for e in dst_store.load().entries.values():
             for o in origins(e.body):
@@ -359,15 +363,16 @@ def build_graph(gr: GitRepo, only: Optional[str] = None) -> Graph:
         return key
 
     def foreign(entry_id: str, hint: Optional[str]) -> str:
-        home = hint if hint in idx.lines and idx.get(hint, entry_id) is not None else idx.locate(entry_id)
-        return entry_node(home, idx.get(home, entry_id) if home else None, entry_id)
+        home = hint if hint is not None and hint in idx.lines and idx.get(hint, entry_id) is not None \
+            else idx.locate(entry_id)
+        return entry_node(home, idx.get(home, entry_id) if home is not None else None, entry_id)
 
     for name in names:
         entries = loaded[name]
         st = reduce(entries.values())
         sup = st.superseded
 
-        def local(entry_id: str) -> str:
+        def local(entry_id: str, name=name, entries=entries, sup=sup) -> str:
             return entry_node(name, entries.get(entry_id), entry_id, entry_id in sup)
 
         for e in st.entries:

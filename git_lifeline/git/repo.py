@@ -130,9 +130,10 @@ def open_repo(start: Optional[str] = None) -> GitRepo:
         found = str(Path(env_git_dir).resolve())
     else:
         where = start or os.getcwd()
-        found = pygit2.discover_repository(where)
-        if found is None:
+        discovered = pygit2.discover_repository(where)
+        if discovered is None:
             raise NotARepoError(f"not a git repository (or any parent up to /): {where}")
+        found = discovered
     git_dir = Path(found).resolve()
     common_dir = git_dir
     commondir_file = git_dir / "commondir"
@@ -173,3 +174,8 @@ def repository_failure(exc: BaseException) -> Optional[LifelineError]:
         return RepositoryError(f"the repository could not be read or written: {text}; the line was not changed")
     return None
 
+
+def run_program(argv: list[str], stdin: bytes) -> int:
+    """Run a program (a user's own hook) with our standard streams and `stdin` as its
+    input; its exit code."""
+    return subprocess.run(argv, input=stdin).returncode

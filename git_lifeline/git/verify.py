@@ -1,237 +1,240 @@
-"""Integrity of a line across its whole history.
+"""Integrity of a log (a line of the ledger, a review trail) across its history: ONE engine.
 
-Checks (each a problem with a code, so tests and hooks can tell them apart):
-* the ref points at a commit, and the repository is not shallow;
-* every commit's tree has the documented shape (only `entries/`, fan-out paths);
-* every blob parses, its stored id equals its path, and the id recomputes;
-* append-only: each commit holds every entry of each of its parents, unchanged,
-  except that a merge may pick one of two blobs of the same id by the documented
-  rule (earliest ts, then smallest blob id);
-* every entry's parents exist in this line or, as external anchors, in another line;
-* every value the reflog recorded for the ref is an ancestor of the current head
-  (a rewound or rewritten line is caught locally);
-* no entry holds what looks like a credential, unless its body records the override
-  (`allow-secret:`): the same scan that refuses new entries, so what a client let
-  through (an old version, a hand-made commit) is still refused by hooks and pulls.
+`verify_range(log, tip, hide)` checks what `tip` adds on top of the `hide` commits
+(already trusted); with no `hide` it checks the whole history. The full verification
+(`verify_log`: `git lifeline verify`) is that range from the root, plus what only the
+local repository can tell: it is not shallow, and the reflog never saw a value the head
+does not contain. Pull, push, the pre-push and pre-receive hooks and verify all use
+this one engine, for every namespace (namespaces.NAMESPACES), so what one gate refuses
+every gate refuses.
+
+The shared walk (each a problem with a code, so tests and hooks can tell them apart):
+* the ref points at a commit, and no commit of the range is a shallow boundary;
+* every commit's tree has the documented shape (only the namespace's directory,
+  fan-out paths, plain blobs);
+* every blob is a valid record stored under its own id (the namespace's checks,
+  checks.py: for the ledger, the entry recomputes to its id and holds no credential
+  unless its body records the override; for a trail, the record is canonical, hashes
+  to its path and belongs to the trail's line);
+* append-only: each commit holds every record of each of its parents, unchanged,
+  except that a merge may pick one of two blobs of one id by the namespace's rule
+  (the ledger's: earliest ts, then smallest blob id);
+then what the namespace asks of the records the range adds (checks.py): the ledger's
+parents and origins against the repository's real lines, a trail's decisions.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Iterable, Optional
+import contextlib
+from typing import Any, Callable, Iterable, Optional
 
 import pygit2
 
-from ..core.model import Entry
-from ..core.rules import parse_blob
-from ..errors import IntegrityError, LifelineError
-from .store import ENTRIES_DIR, LineStore, diff_entry_trees, is_entry_path, list_lines, rewound_value
+from ..errors import LifelineError
+from .checks import Checks, Problem, Report, SecretProblem, added_records, checks_for
+from .fanout import CorruptionError, FanoutLog, Progress, no_progress
+from .namespaces import NAMESPACES, REVIEW, pick_blob
+from .refs import rewound_value
+from .repo import GitRepo
+from .trees import is_entry_path
+
+__all__ = ["Problem", "Report", "SecretProblem", "TrailProblem", "TrailReport", "pick_blob", "signature_problems",
+           "problem_lines", "verified_incoming", "verify_all", "verify_line", "verify_log", "verify_range", "verify_trail"]
+
+TrailProblem = Problem   # the review trail's verdicts are the same types as a line's
+TrailReport = Report
 
 
-class SecretProblem(str):
-    """A blob problem that is a credential found in the entry (problem code `secret`)."""
+class _HistoryUnreadable(Exception):
+    """git could not read part of the history (a missing object)."""
 
 
-def blob_problem_code(problem: str) -> str:
-    return "secret" if isinstance(problem, SecretProblem) else "bad-entry"
+def verify_range(log: FanoutLog, tip: str, hide: Iterable = (), progress: Optional[Callable[[int], Any]] = None,
+                 pending: Optional[dict] = None) -> Report:
+    """Verify what `tip` adds to the log on top of the `hide` commits (already trusted).
 
-
-@dataclass
-class Problem:
-    code: str
-    message: str
-    commit: Optional[str] = None
-
-
-@dataclass
-class Report:
-    line: str
-    head: Optional[str]
-    entries: int = 0
-    commits: int = 0
-    problems: list = field(default_factory=list)
-    external: list = field(default_factory=list)  # (entry id, parent id, line)
-    origins: list = field(default_factory=list)   # (copy id, source id, line): promoted copies, anchored
-    unresolved_origins: list = field(default_factory=list)  # origin line/id not in this repository
-    added: dict = field(default_factory=dict)     # verify_range: id -> Entry the range adds
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-
-def pick_blob(repo: pygit2.Repository, oids: list) -> str:
-    """The blob every clone keeps when one id arrives with different non-hashed fields."""
-    def key(oid):
-        e = Entry.from_json(repo[oid].data)
-        return (e.ts, str(oid))
-    return str(min(oids, key=key))
-
-
-class Verifier:
-    def __init__(self, store: LineStore):
-        self.store = store
-        self.repo = store.repo
-        self._blob_ok: dict = {}  # blob oid -> problem or None
-        self._parsed: dict = {}   # blob oid -> Entry, for blobs that parsed
-
-    def _check_blob(self, path: str, oid: pygit2.Oid) -> Optional[str]:
-        # What the blob holds is checked once per blob; where it is stored, at every path
-        # (the same blob copied or moved under another id's path is a renamed entry).
-        key = str(oid)
-        if key not in self._blob_ok:
-            problem = None
-            try:
-                e = parse_blob(self.repo[oid].data)
-            except LifelineError as exc:
-                problem = f"unreadable entry: {exc}"
-            else:
-                self._parsed[key] = e
-                if not e.verify():
-                    problem = f"content does not match its id {e.id[:12]} (tampered)"
-                else:
-                    problem = _secret_problem(e)
-            self._blob_ok[key] = problem
-        problem = self._blob_ok[key]
-        e = self._parsed.get(key)
-        if problem is None and e is not None and e.id != path.replace("/", ""):
-            return f"entry {e.id[:12]} is stored under another id's path (renamed)"
-        return problem
-
-    def _entries_tree(self, commit: pygit2.Commit, report: Report) -> Optional[pygit2.Tree]:
-        tree = commit.tree
-        for item in tree:
-            if item.name != ENTRIES_DIR or item.type_str != "tree":
-                report.problems.append(Problem("foreign-file", f"unexpected '{item.name}' at the root of the tree",
-                                               str(commit.id)))
-        if ENTRIES_DIR in tree and tree[ENTRIES_DIR].type_str == "tree":
-            return self.repo[tree[ENTRIES_DIR].id]
-        return None
-
-    def run(self) -> Report:
-        store = self.store
-        head = store.head()
-        report = Report(store.line, head)
-        if self.repo.is_shallow:
-            report.problems.append(Problem(
-                "shallow", "this is a shallow clone: its history is incomplete, so the ledger cannot be vouched "
-                           "for (run: git fetch --unshallow)"))
-            return report
-        if head is None:
-            return report
-        obj = self.repo.get(head)
-        if obj is None:
-            report.problems.append(_missing(KeyError(head)))
-            return report
-        if not isinstance(obj, pygit2.Commit):
-            report.problems.append(Problem("bad-ref", f"{store.ref_name} points at a {obj.type_str}, not a commit"))
-            return report
-        try:
-            walker = self.repo.walk(obj.id, pygit2.GIT_SORT_TOPOLOGICAL | pygit2.GIT_SORT_REVERSE)
-            commits = list(walker)
-        except (KeyError, pygit2.GitError) as exc:
-            report.problems.append(_missing(exc))
-            return report
-        for commit in commits:
-            report.commits += 1
-            try:
-                self._check_commit(commit, report)
-            except KeyError as exc:
-                report.problems.append(_missing(exc, str(commit.id)))
-        # Every blob of the head was parsed while walking history: reuse, never re-read.
-        entries = {}
-        try:
-            for pid, oid in store.iter_entry_oids(head):
-                e = self._parsed.get(oid)
-                if e is not None and self._blob_ok.get(oid) is None:
-                    entries[pid] = e
-            report.entries = len(entries)
-            self._check_parents(entries, report)
-        except KeyError as exc:
-            report.problems.append(_missing(exc))
-        self._check_reflog(obj, report)
-        report.problems = _unique(report.problems)
+    The cost follows the size of the change, so pulls, pushes and hooks can afford it
+    on every call. `pending` ({line: head}) names ledger heads that land by the same
+    verification (the other lines of a pull or a push): a parent or an origin found there
+    counts. `progress(total)`, when given, returns an object whose `update(n)` is called
+    per commit.
+    """
+    repo = log.repo
+    hide = [h for h in hide if h]
+    report = Report(log.name, tip, namespace=log.ns.name)
+    obj = repo.get(tip)
+    if obj is None:
+        report.problems.append(_missing(KeyError(tip)))
         return report
-
-    def _entries_tree_quiet(self, commit):
-        tree = commit.tree
-        if ENTRIES_DIR in tree and tree[ENTRIES_DIR].type_str == "tree":
-            return self.repo[tree[ENTRIES_DIR].id]
-        return None
-
-    def _check_commit(self, commit: pygit2.Commit, report: Report) -> None:
-        cid = str(commit.id)
-        new_tree = self._entries_tree(commit, report)
-        parents = commit.parents
-        bases = [self._entries_tree_quiet(p) for p in parents] or [None]
-        for idx, base in enumerate(bases):
-            for path, old, new, kind in diff_entry_trees(self.repo, base, new_tree):
-                full = f"{ENTRIES_DIR}/{path}"
-                if new is not None and (kind != "blob" or not is_entry_path(path)):
-                    report.problems.append(Problem("foreign-file", f"{full} is not an entry blob", cid))
-                    continue
-                if old is not None and new is None:
-                    if is_entry_path(path):
-                        report.problems.append(Problem(
-                            "removed", f"entry {path.replace('/', '')[:12]} was removed (history must only grow)", cid))
-                    continue
-                if new is not None:
-                    problem = self._check_blob(path, new)
-                    if problem:
-                        report.problems.append(Problem(blob_problem_code(problem), f"{full}: {problem}", cid))
-                        continue
-                if old is not None and new is not None:
-                    if not self._merge_pick_ok(commit, path, new):
-                        report.problems.append(Problem(
-                            "rewritten", f"entry {path.replace('/', '')[:12]} was rewritten in place", cid))
-
-    def _merge_pick_ok(self, commit: pygit2.Commit, path: str, new: pygit2.Oid) -> bool:
-        if len(commit.parents) < 2:
-            return False
-        candidates = []
-        for p in commit.parents:
-            t = self._entries_tree_quiet(p)
-            if t is not None:
-                try:
-                    candidates.append(t[path].id)
-                except KeyError:
-                    pass
-        if new not in candidates:
-            return False
-        try:
-            return pick_blob(self.repo, candidates) == str(new)
-        except LifelineError:
-            return False
-
-    def _check_parents(self, entries: dict, report: Report) -> None:
-        # Only the repository's real lines count (lines.LineIndex: refs/lifeline/<name> whose
-        # head has the ledger's shape), and only a blob that recomputes to the parent's id:
-        # no stray file, branch, foreign ref or renamed blob can excuse a missing parent.
-        from .lines import LineIndex, check_origins
-        index = LineIndex.scan(self.store.gr)
-        for e in entries.values():
-            for p in e.parents:
-                if p in entries:
-                    continue
-                home = index.locate(p, exclude=self.store.line)
-                if home:
-                    report.external.append((e.id, p, home))
-                else:
-                    report.problems.append(Problem(
-                        "missing-parent", f"entry {e.id[:12]} names parent {p[:12]}, which no line holds"))
-        anchored, unresolved, forged = check_origins(index, entries.values())
-        report.origins = anchored
-        report.unresolved_origins = unresolved
-        for copy, source, line in forged:
+    if not isinstance(obj, pygit2.Commit):
+        report.problems.append(Problem("bad-ref", f"{log.ref_name} points at a {obj.type_str}, not a commit"))
+        return report
+    try:
+        walker = repo.walk(obj.id, pygit2.GIT_SORT_TOPOLOGICAL | pygit2.GIT_SORT_REVERSE)
+        for h in hide:
+            walker.hide(pygit2.Oid(hex=h))
+        commits = list(walker)
+    except (KeyError, pygit2.GitError) as exc:
+        report.problems.append(_missing(exc))
+        return report
+    shallow = _shallow_commits(repo, log.gr.common_dir)
+    for commit in commits:
+        if str(commit.id) in shallow or "?" in shallow:
             report.problems.append(Problem(
-                "bad-origin", f"entry {copy[:12]} names origin {line}:{source[:12]} but does not match that entry"))
+                "shallow", f"commit {str(commit.id)[:12]} is a shallow-clone boundary: its history is missing, "
+                           "so it cannot be vouched for (run: git fetch --unshallow)"))
+            return report
+    report.commits = len(commits)
+    checks = checks_for(log, hide, pending)
+    bar = progress(len(commits)) if progress is not None else None
+    by_id = {str(c.id): c for c in commits}
+    try:
+        for cid, changes in _diff_commits(log.gr, commits):
+            if bar is not None:
+                bar.update(1)
+            try:
+                for status, new_mode, new_oid, path in changes:
+                    _check_change(log, checks, by_id[cid], status, new_mode, new_oid, path, report)
+            except KeyError as exc:
+                report.problems.append(_missing(exc, cid))
+    except _HistoryUnreadable as exc:
+        report.problems.append(Problem("missing-object", f"the history cannot be read ({exc}): a damaged or "
+                                                         "incomplete object database (run `git fsck`)"))
+    try:
+        base = log.tree(hide[0]) if hide else None
+        added = added_records(log, checks, base, log.tree(tip))
+        report.entries = len(added)
+        report.added = added
+        checks.finish(report, added, log.tree(tip))
+    except KeyError as exc:
+        report.problems.append(_missing(exc))
+    report.problems = _unique(report.problems)
+    return report
 
-    def _check_reflog(self, head: pygit2.Commit, report: Report) -> None:
-        old = rewound_value(self.repo, self.store.ref_name, head.id)
+
+def verified_incoming(log: FanoutLog, local: Optional[str], theirs: str, source: str,
+                      progress: Progress = no_progress, pending: Optional[dict] = None) -> dict:
+    """The gate of every integration: verify what `theirs` adds to `local` and return
+    it (id -> record, parsed once for every later use); CorruptionError names the
+    problems, and the caller moves nothing."""
+    with contextlib.ExitStack() as stack:
+        # the bar opens once verify_range knows how many commits it will check
+        label = f"verifying {source}/{log.ns.push_prefix}{log.name}"
+        report = verify_range(log, theirs, [local] if local else [], pending=pending,
+                              progress=lambda total: stack.enter_context(progress(label, total)))
+    if not report.ok:
+        raise CorruptionError(f"{log.ns.noun} {log.name} from {source} failed verification; nothing was changed:\n"
+                              + problem_lines(report.problems))
+    return report.added
+
+
+def problem_lines(problems: list, limit: int = 20) -> str:
+    """The problems as indented lines (`  code: message (commit abc)`), at most `limit`."""
+    shown = "\n".join(f"  {p.code}: {p.message}" + (f" (commit {p.commit[:12]})" if p.commit else "")
+                      for p in problems[:limit])
+    return shown + (f"\n  ... and {len(problems) - limit} more" if len(problems) > limit else "")
+
+
+def verify_log(log: FanoutLog) -> Report:
+    """The full verification of a log: its whole history (verify_range with nothing
+    hidden), in a repository that is not shallow, with a reflog that was never rewound."""
+    head = log.head()
+    report = Report(log.name, head, namespace=log.ns.name)
+    if log.repo.is_shallow:
+        report.problems.append(Problem(
+            "shallow", f"this is a shallow clone: its history is incomplete, so the {log.ns.whole} cannot be "
+                       "vouched for (run: git fetch --unshallow)"))
+        return report
+    if head is None:
+        return report
+    report = verify_range(log, head, ())
+    if isinstance(log.repo.get(head), pygit2.Commit):
+        old = rewound_value(log.repo, log.ref_name, pygit2.Oid(hex=head))
         if old is not None:
             report.problems.append(Problem(
-                "rewound", f"{self.store.ref_name} once pointed at {str(old)[:12]}, which the current head "
-                           "does not contain: the line was rewound or rewritten"))
+                "rewound", f"{log.ref_name} once pointed at {str(old)[:12]}, which the current head does not "
+                           f"contain: the {log.ns.noun} was rewound or rewritten"))
+    return report
+
+
+def verify_line(store: FanoutLog) -> Report:
+    """`git lifeline verify` for one line."""
+    return verify_log(store)
+
+
+def verify_trail(gr: GitRepo, line: str, commit: Optional[str] = None) -> Report:
+    """`git lifeline verify` for the review trail of `line`; with `commit`, the whole
+    history of that commit instead of the ref (no reflog: it is not the ref's)."""
+    trail = FanoutLog(gr, REVIEW, line)
+    if commit is None:
+        return verify_log(trail)
+    return verify_range(trail, commit, ())
+
+
+def verify_all(gr: GitRepo, names: Optional[list] = None) -> list[Report]:
+    """The full verification of every log of every namespace (of the given names only,
+    when `names` is given): one loop, so no family of refs goes unchecked."""
+    reports = []
+    for ns in NAMESPACES:
+        for name in ns.names(gr):
+            if names is None or name in names:
+                reports.append(verify_log(FanoutLog(gr, ns, name)))
+    return reports
+
+
+def _check_change(log: FanoutLog, checks: Checks, commit: pygit2.Commit, status: str, new_mode: str,
+                  new_oid: str, path: str, report: Report) -> None:
+    """The shape and append-only rules for one path a commit changed against a parent."""
+    cid = str(commit.id)
+    prefix = log.ns.tree_dir + "/"
+    if not path.startswith(prefix):
+        if status != "D":
+            top = path.split("/", 1)[0]
+            report.problems.append(Problem("foreign-file", f"unexpected '{top}' at the root of the tree", cid))
+        return
+    rel = path[len(prefix):]
+    if status == "D":
+        if is_entry_path(rel):
+            report.problems.append(Problem(
+                "removed", f"{log.ns.item} {rel.replace('/', '')[:12]} was removed (history must only grow)", cid))
+        return
+    if new_mode != "100644" or not is_entry_path(rel):
+        report.problems.append(Problem("foreign-file", f"{path} is not {_a(log.ns.item)} blob", cid))
+        return
+    oid = pygit2.Oid(hex=new_oid)
+    problem = checks.blob(rel, oid)
+    if problem:
+        code, why = problem
+        report.problems.append(Problem(code, f"{path}: {why}", cid))
+        return
+    if status != "A":
+        if not _merge_pick_ok(log, commit, rel, oid):
+            report.problems.append(Problem(
+                "rewritten", f"{log.ns.item} {rel.replace('/', '')[:12]} was rewritten in place", cid))
+        return
+    checks.added(commit, rel, checks.record(oid), report)
+
+
+def _merge_pick_ok(log: FanoutLog, commit: pygit2.Commit, rel: str, new: pygit2.Oid) -> bool:
+    """A changed blob is allowed only at a merge, and only as the namespace's pick among
+    the parents' blobs of that id."""
+    if len(commit.parents) < 2 or log.ns.pick is None:
+        return False
+    candidates = []
+    for p in commit.parents:
+        tree = log.tree(str(p.id))
+        if tree is not None and rel in tree:
+            candidates.append(tree[rel].id)
+    if new not in candidates:
+        return False
+    try:
+        return log.ns.pick(log.repo, candidates) == str(new)
+    except LifelineError:
+        return False
+
+
+def _a(word: str) -> str:
+    return ("an " if word[:1] in "aeiou" else "a ") + word
 
 
 def _unique(problems: list) -> list:
@@ -242,6 +245,12 @@ def _unique(problems: list) -> list:
             seen.add((p.code, p.message))
             out.append(p)
     return out
+
+
+def _missing(exc: BaseException, commit: Optional[str] = None) -> Problem:
+    what = exc.args[0] if exc.args else exc
+    return Problem("missing-object", f"object {what} is missing from the repository, so the history cannot be "
+                                     "checked (a damaged or incomplete object database: run `git fsck`)", commit)
 
 
 # git's %G? letters, for every verdict but G (a good signature by a trusted key)
@@ -258,7 +267,7 @@ _SIGNATURE_VERDICTS = {
 }
 
 
-def signature_problems(store: LineStore, head: Optional[str] = None) -> tuple:
+def signature_problems(store: FanoutLog, head: Optional[str] = None) -> tuple:
     """(commits checked, problems) for every commit of the line: git itself checks each
     signature (`git log --format=%G?`, the verdict of `git verify-commit`), with the
     user's trust settings (gpg keyring, gpg.ssh.allowedSignersFile)."""
@@ -282,26 +291,6 @@ def signature_problems(store: LineStore, head: Optional[str] = None) -> tuple:
     return count, problems
 
 
-def _missing(exc: BaseException, commit: Optional[str] = None) -> Problem:
-    what = exc.args[0] if exc.args else exc
-    return Problem("missing-object", f"object {what} is missing from the repository, so the history cannot be "
-                                     "checked (a damaged or incomplete object database: run `git fsck`)", commit)
-
-
-def _secret_problem(e: Entry) -> Optional[SecretProblem]:
-    from ..core.secrets import entry_findings
-    findings = entry_findings(e)
-    if not findings:
-        return None
-    shown = "; ".join(f.describe() for f in findings[:3]) + (" ..." if len(findings) > 3 else "")
-    return SecretProblem(f"entry {e.id[:12]} holds what looks like a credential ({shown}); rotate it, "
-                         "it is in the line's history")
-
-
-def verify_line(store: LineStore) -> Report:
-    return Verifier(store).run()
-
-
 def _shallow_commits(repo: pygit2.Repository, common_dir) -> set:
     """Commits git grafted as history boundaries (empty for a complete clone)."""
     if not repo.is_shallow:
@@ -311,71 +300,6 @@ def _shallow_commits(repo: pygit2.Repository, common_dir) -> set:
             return {line.strip() for line in f if line.strip()}
     except OSError:
         return {"?"}  # shallow but unreadable: refuse to vouch for anything
-
-
-def verify_range(store: LineStore, tip: str, hide: Iterable = (), progress=None) -> Report:
-    """Verify only what `tip` adds on top of the `hide` commits (already trusted).
-
-    The same checks as a full run, limited to the commits reachable from `tip` and
-    not from any of `hide`: tree shape, every new blob against its id, append-only
-    against each commit's parents (the merge tie-break included), and the parents
-    named by the entries the range adds. Its cost follows the size of the change,
-    so pulls, pushes and hooks can afford it on every call. With no `hide`, it is a
-    full verification of the history of `tip` (a line that is new to a remote).
-    `progress(total)`, when given, returns an object whose `update(n)` is called per commit.
-    """
-    v = Verifier(store)
-    repo = v.repo
-    hide = [h for h in hide if h]
-    report = Report(store.line, tip)
-    obj = repo.get(tip)
-    if not isinstance(obj, pygit2.Commit):
-        what = obj.type_str if obj is not None else "missing object"
-        report.problems.append(Problem("bad-ref", f"line {store.line} points at a {what}, not a commit"))
-        return report
-    walker = repo.walk(obj.id, pygit2.GIT_SORT_TOPOLOGICAL | pygit2.GIT_SORT_REVERSE)
-    for h in hide:
-        walker.hide(pygit2.Oid(hex=h))
-    shallow = _shallow_commits(repo, store.gr.common_dir)
-    commits = list(walker)
-    for commit in commits:
-        if str(commit.id) in shallow or "?" in shallow:
-            report.problems.append(Problem(
-                "shallow", f"commit {str(commit.id)[:12]} is a shallow-clone boundary: its history is missing, "
-                           "so it cannot be vouched for (run: git fetch --unshallow)"))
-            return report
-    report.commits = len(commits)
-    bar = progress(len(commits)) if progress is not None else None
-    by_id = {str(c.id): c for c in commits}
-    for cid, changes in _diff_commits(store.gr, commits):
-        if bar is not None:
-            bar.update(1)
-        for status, new_mode, new_oid, path in changes:
-            _check_change(v, by_id[cid], status, new_mode, new_oid, path, report)
-    tip_tree = v._entries_tree_quiet(obj)
-    base_tree = v._entries_tree_quiet(repo[hide[0]]) if hide else None
-    added = {}
-    for path, _old, new, kind in diff_entry_trees(repo, base_tree, tip_tree):
-        if new is None or kind != "blob" or not is_entry_path(path) or v._check_blob(path, new):
-            continue
-        added[path.replace("/", "")] = v._parsed[str(new)]
-    report.entries = len(added)
-    report.added = added
-    others = None
-    for e in added.values():
-        for p in e.parents:
-            if p in added or store._lookup_blob(tip_tree, p) is not None:
-                continue
-            if others is None:
-                others = [LineStore(store.gr, n) for n in list_lines(store.gr) if n != store.line]
-            home = next((o.line for o in others if o.has(p)), None)
-            if home:
-                report.external.append((e.id, p, home))
-            else:
-                report.problems.append(Problem(
-                    "missing-parent", f"entry {e.id[:12]} names parent {p[:12]}, which no line holds"))
-    report.problems = _unique(report.problems)
-    return report
 
 
 def _diff_commits(gr, commits: list):
@@ -391,7 +315,7 @@ def _diff_commits(gr, commits: list):
                   input="".join(f"{c.id}\n" for c in commits).encode("ascii"), check=False)
     if proc.returncode != 0:
         reason = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise IntegrityError(f"cannot read the history to verify it: {reason[-1] if reason else 'git diff-tree failed'}")
+        raise _HistoryUnreadable(reason[-1] if reason else "git diff-tree failed")
     tokens = proc.stdout.split(b"\0")
     current, changes, seen = None, [], set()
     i, n = 0, len(tokens)
@@ -414,31 +338,3 @@ def _diff_commits(gr, commits: list):
     for c in commits:  # commits whose tree equals their parents' print nothing
         if str(c.id) not in seen:
             yield str(c.id), []
-
-
-def _check_change(v: Verifier, commit: pygit2.Commit, status: str, new_mode: str, new_oid: str, path: str,
-                  report: Report) -> None:
-    """The append-only and shape rules of `Verifier._check_commit`, for one changed path."""
-    cid = str(commit.id)
-    prefix = ENTRIES_DIR + "/"
-    if not path.startswith(prefix):
-        if status != "D":
-            top = path.split("/", 1)[0]
-            report.problems.append(Problem("foreign-file", f"unexpected '{top}' at the root of the tree", cid))
-        return
-    rel = path[len(prefix):]
-    if status == "D":
-        if is_entry_path(rel):
-            report.problems.append(Problem(
-                "removed", f"entry {rel.replace('/', '')[:12]} was removed (history must only grow)", cid))
-        return
-    if new_mode != "100644" or not is_entry_path(rel):
-        report.problems.append(Problem("foreign-file", f"{path} is not an entry blob", cid))
-        return
-    oid = pygit2.Oid(hex=new_oid)
-    problem = v._check_blob(rel, oid)
-    if problem:
-        report.problems.append(Problem(blob_problem_code(problem), f"{path}: {problem}", cid))
-        return
-    if status != "A" and not v._merge_pick_ok(commit, rel, oid):
-        report.problems.append(Problem("rewritten", f"entry {rel.replace('/', '')[:12]} was rewritten in place", cid))

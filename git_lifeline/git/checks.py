@@ -1,0 +1,243 @@
+"""What verification checks, per namespace, on top of the shared walk of verify.py.
+
+The walk (verify.verify_range) applies the rules every namespace shares: tree shape,
+append-only history, the merge pick rule. A namespace's `Checks` add the rest:
+
+* how one blob is judged (`blob`: parses, recomputes to its id, is stored at its id);
+* what a record may add to the history it joins (`added`: a decision names a proposal
+  the commit holds, and a proposal is decided once);
+* what the records a range adds must satisfy together (`finish`: the ledger's parents
+  and origins, against the repository's real lines only).
+
+`CHECKS` maps every namespace of namespaces.NAMESPACES to its checks; a namespace
+without checks is refused at import, so none can go unverified.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import pygit2
+
+from ..core.rules import parse_blob
+from ..errors import LifelineError
+from .fanout import FanoutLog
+from .namespaces import LEDGER, NAMESPACES, REVIEW
+from .trees import blob_data, diff_entry_trees, is_entry_path, lookup
+
+
+@dataclass
+class Problem:
+    code: str
+    message: str
+    commit: Optional[str] = None
+
+
+@dataclass
+class Report:
+    """The verdict on one log (a line or a review trail), whole or a range of it."""
+
+    line: str                                     # the log's name
+    head: Optional[str]
+    entries: int = 0                              # valid records at the head (full) or added (range)
+    commits: int = 0
+    problems: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)  # never fail (a trail naming an entry not pulled yet)
+    external: list = field(default_factory=list)  # (entry id, parent id, line)
+    origins: list = field(default_factory=list)   # (copy id, source id, line): promoted copies, anchored
+    unresolved_origins: list = field(default_factory=list)  # origin line/id not in this repository
+    added: dict = field(default_factory=dict)     # id -> record the range adds
+    namespace: str = LEDGER.name
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def records(self) -> int:
+        return self.entries
+
+    @property
+    def label(self) -> str:
+        """`line main`, `review trail main`: how messages name the log."""
+        noun = next((ns.noun for ns in NAMESPACES if ns.name == self.namespace), self.namespace)
+        return f"{noun} {self.line}"
+
+
+class SecretProblem(str):
+    """A blob problem that is a credential found in the entry (problem code `secret`)."""
+
+
+class Checks:
+    """The rules of one namespace (see the module's docstring)."""
+
+    bad_code = "bad-record"
+
+    def __init__(self, log: FanoutLog, hide: list, pending: Optional[dict] = None):
+        self.log = log
+        self.repo = log.repo
+        self.hide = hide          # commits already trusted: the walk starts after them
+        self.pending = pending or {}
+        self._parsed: dict = {}  # blob oid -> record, for blobs that passed
+
+    def blob(self, rel: str, oid: pygit2.Oid) -> Optional[tuple[str, str]]:
+        """(code, why) when the blob stored at `rel` (below the tree dir) is not a valid record."""
+        raise NotImplementedError
+
+    def record(self, oid: pygit2.Oid) -> Any:
+        return self._parsed[str(oid)]
+
+    def added(self, commit: pygit2.Commit, rel: str, rec: Any, report: Report) -> None:
+        """A valid record `commit` adds (called in history order)."""
+
+    def finish(self, report: Report, added: dict, tip_tree: Optional[pygit2.Tree]) -> None:
+        """The records the range adds, together."""
+
+
+class LedgerChecks(Checks):
+    bad_code = "bad-entry"
+
+    def __init__(self, log: FanoutLog, hide: list, pending: Optional[dict] = None):
+        super().__init__(log, hide, pending)
+        self._blob_ok: dict = {}  # blob oid -> problem or None
+
+    def blob(self, rel: str, oid: pygit2.Oid) -> Optional[tuple[str, str]]:
+        # What the blob holds is checked once per blob; where it is stored, at every path
+        # (the same blob copied or moved under another id's path is a renamed entry).
+        key = str(oid)
+        if key not in self._blob_ok:
+            problem: Optional[str] = None
+            try:
+                e = parse_blob(blob_data(self.repo, oid))
+            except LifelineError as exc:
+                problem = f"unreadable entry: {exc}"
+            else:
+                self._parsed[key] = e
+                if not e.verify():
+                    problem = f"content does not match its id {e.id[:12]} (tampered)"
+                else:
+                    problem = _secret_problem(e)
+            self._blob_ok[key] = problem
+        problem = self._blob_ok[key]
+        e = self._parsed.get(key)
+        if problem is None and e is not None and e.id != rel.replace("/", ""):
+            problem = f"entry {e.id[:12]} is stored under another id's path (renamed)"
+        if problem is None:
+            return None
+        return ("secret" if isinstance(problem, SecretProblem) else self.bad_code), problem
+
+    def finish(self, report: Report, added: dict, tip_tree: Optional[pygit2.Tree]) -> None:
+        # Only the repository's real lines count (lines.LineIndex: refs/lifeline/<name> whose
+        # head has the ledger's shape, plus the heads this same verification lets in), and
+        # only a blob that recomputes to the parent's id: no stray file, branch, foreign ref
+        # or renamed blob can excuse a missing parent or vouch for an origin.
+        from .lines import LineIndex, check_origins
+        index = LineIndex.scan(self.log.gr, self.pending)
+        for e in added.values():
+            for p in e.parents:
+                if p in added or (self.hide and lookup(tip_tree, p) is not None):
+                    continue  # in this line (what `hide` holds was verified before)
+                home = index.locate(p, exclude=self.log.name)
+                if home:
+                    report.external.append((e.id, p, home))
+                else:
+                    report.problems.append(Problem(
+                        "missing-parent", f"entry {e.id[:12]} names parent {p[:12]}, which no line holds"))
+        anchored, unresolved, forged = check_origins(index, added.values())
+        report.origins = anchored
+        report.unresolved_origins = unresolved
+        for copy, source, line in forged:
+            report.problems.append(Problem(
+                "bad-origin", f"entry {copy[:12]} names origin {line}:{source[:12]} but does not match that entry"))
+
+
+class TrailChecks(Checks):
+    def __init__(self, log: FanoutLog, hide: list, pending: Optional[dict] = None):
+        super().__init__(log, hide, pending)
+        self._checked: dict = {}      # (blob oid, path) -> problem or None
+        self._decisions: Optional[dict] = None  # pid -> decision ids of the hidden and walked history
+
+    def blob(self, rel: str, oid: pygit2.Oid) -> Optional[tuple[str, str]]:
+        from .records import check_record_blob  # records load the pydantic model: only once a trail is read
+        key = (str(oid), rel)
+        if key not in self._checked:
+            rec, problem = check_record_blob(self.log.name, rel, blob_data(self.repo, oid))
+            if rec is not None:
+                self._parsed[str(oid)] = rec
+            self._checked[key] = problem
+        problem = self._checked[key]
+        return (self.bad_code, problem) if problem is not None else None
+
+    def decisions(self) -> dict:
+        """pid -> ids of the decisions the trusted (hidden) history holds; grown by the walk."""
+        if self._decisions is None:
+            from .records import DECISIONS
+            self._decisions = {}
+            for h in self.hide:
+                for rec in self.log.load(h).records.values():
+                    if rec.type in DECISIONS:
+                        self._decisions.setdefault(rec.doc["proposal"], []).append(rec.id)
+        return self._decisions
+
+    def added(self, commit: pygit2.Commit, rel: str, rec: Any, report: Report) -> None:
+        from .records import DECISIONS
+        if rec.type not in DECISIONS or len(commit.parents) > 1:
+            return  # a merge only unites what each side added, and each side was checked
+        cid = str(commit.id)
+        pid = rec.doc["proposal"]
+        if lookup(self.log.tree(cid), pid) is None:
+            report.problems.append(Problem(
+                "orphan-decision", f"{rec.type} record {rec.short} names proposal {pid[:12]}, "
+                                   "which the trail does not hold", cid))
+        base = self.log.tree(str(commit.parents[0].id)) if commit.parents else None
+        known = self.decisions().setdefault(pid, [])
+        earlier = [d for d in known if d != rec.id and lookup(base, d) is not None]
+        if earlier:
+            report.problems.append(Problem(
+                "decided-twice", f"proposal {pid[:12]} was already decided ({earlier[0][:12]}) when "
+                                 f"{rec.type} record {rec.short} was added", cid))
+        known.append(rec.id)
+
+    def finish(self, report: Report, added: dict, tip_tree: Optional[pygit2.Tree]) -> None:
+        line = FanoutLog(self.log.gr, LEDGER, self.log.name)
+        entries = line.tree(line.head())
+        for rec in added.values():
+            entry_id = rec.doc.get("entry")
+            if entry_id and rec.type in ("approved", "duplicate", "direct") and lookup(entries, entry_id) is None:
+                report.warnings.append(f"{rec.type} record {rec.short} names entry {entry_id[:12]}, which line "
+                                       f"{self.log.name!r} does not hold here (pull the ledger?)")
+
+
+CHECKS: dict[str, type[Checks]] = {LEDGER.name: LedgerChecks, REVIEW.name: TrailChecks}
+if set(CHECKS) != {ns.name for ns in NAMESPACES}:  # pragma: no cover - caught by any import
+    raise ImportError(f"namespaces without verification: {sorted({ns.name for ns in NAMESPACES} - set(CHECKS))}")
+
+
+def checks_for(log: FanoutLog, hide: list, pending: Optional[dict] = None) -> Checks:
+    return CHECKS[log.ns.name](log, hide, pending)
+
+
+def added_records(log: FanoutLog, checks: Checks, base: Optional[pygit2.Tree],
+                  tip: Optional[pygit2.Tree]) -> dict:
+    """id -> record for every valid record `tip` holds that `base` does not."""
+    added = {}
+    for path, _old, new, kind in diff_entry_trees(log.repo, base, tip):
+        if new is None or kind != "blob" or not is_entry_path(path) or checks.blob(path, new):
+            continue
+        added[path.replace("/", "")] = checks.record(new)
+    return added
+
+
+def _secret_problem(e) -> Optional[SecretProblem]:
+    from ..core.secrets import entry_findings
+    findings = entry_findings(e)
+    if not findings:
+        return None
+    shown = "; ".join(f.describe() for f in findings[:3]) + (" ..." if len(findings) > 3 else "")
+    return SecretProblem(f"entry {e.id[:12]} holds what looks like a credential ({shown}); rotate it, "
+                         "it is in the line's history")
+
+
+__all__ = ["CHECKS", "Checks", "LedgerChecks", "Problem", "Report", "SecretProblem", "TrailChecks",
+           "added_records", "checks_for"]

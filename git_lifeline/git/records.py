@@ -1,0 +1,291 @@
+"""Review trail records, the pure half: what a record is, how it is written and read,
+and what proposals and their decisions are (no git here; trails.py stores them).
+
+docs/FORMAT.md, "Review trail", is the normative description. Each record is one blob
+of canonical JSON whose id is the sha256 of its bytes, so a record cannot change
+without changing its name.
+
+Records: ``proposed`` (an entry waiting for a human), ``approved`` (naming the entry it
+became), ``duplicate`` (the entry was already in the line), ``rejected`` (with a why),
+and ``direct`` (an audit record of an agent's policy-direct write). A decision is
+final: once a proposal is decided, the writer refuses a second decision under the
+same compare-and-swap that appends it, so a reject can never overwrite an approval.
+Concurrent decisions made on two machines meet only at a merge; then an approval
+wins (its entry is in the ledger), and the other decision is shown as a conflict.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Optional
+
+from ..core.model import HEX64, MAX_FIELD_CHARS, Entry, build_entry, format_ts, parse_ts, utcnow
+from ..errors import InputError
+
+RECORDS_DIR = "records"
+FORMAT_VERSION = 1
+MIN_PID_PREFIX = 4
+TYPES = ("proposed", "approved", "duplicate", "rejected", "direct")
+DECISIONS = ("approved", "duplicate", "rejected")
+VIAS = ("mcp", "cli")
+MAX_WHY_CHARS = 2000
+CONTENT_KEYS = ("agent", "author", "body", "kind", "model", "parents", "provider", "summary")
+_COMMON = ("by", "line", "ts", "type", "v")
+KEYS = {
+    "proposed": _COMMON + ("content", "via"),
+    "approved": _COMMON + ("entry", "proposal"),
+    "duplicate": _COMMON + ("entry", "proposal"),
+    "rejected": _COMMON + ("proposal", "why"),
+    "direct": _COMMON + ("agent", "entry", "kind", "model", "provider", "rule", "summary", "via"),
+}
+
+
+class ReviewError(InputError):
+    """A review action that cannot be done (unknown proposal, already decided...)."""
+
+
+# ---- records ----------------------------------------------------------------
+def canonical_bytes(doc: dict) -> bytes:
+    return (json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def _single_line(value, name: str, limit: int = MAX_FIELD_CHARS) -> Optional[str]:
+    if not isinstance(value, str) or not value.strip():
+        return f"{name} must be a non-empty string"
+    if value != value.strip() or any(ch in value for ch in "\r\n") or len(value) > limit:
+        return f"{name} must be one line of at most {limit} characters without surrounding spaces"
+    return None
+
+
+def doc_problems(doc) -> list:
+    """Every rule a record document must satisfy (empty when valid)."""
+    if not isinstance(doc, dict):
+        return ["not a JSON object"]
+    try:
+        canonical_bytes(doc)
+    except UnicodeEncodeError:  # JSON can spell a lone surrogate (\ud800); UTF-8 cannot hold it
+        return ["holds text that is not valid Unicode (an unpaired surrogate)"]
+    kind = doc.get("type")
+    if kind not in TYPES:
+        return [f"unknown record type {kind!r}"]
+    expected = set(KEYS[kind])
+    problems = []
+    if set(doc) != expected:
+        missing, extra = sorted(expected - set(doc)), sorted(set(doc) - expected)
+        problems.append(f"{kind} record keys: missing {missing or '-'}, unexpected {extra or '-'}")
+        return problems
+    if doc["v"] != FORMAT_VERSION or isinstance(doc["v"], bool):
+        problems.append(f"unsupported record version {doc['v']!r}")
+    for name in ("by", "line"):
+        why = _single_line(doc[name], name)
+        if why:
+            problems.append(why)
+    try:
+        if not isinstance(doc["ts"], str) or format_ts(parse_ts(doc["ts"])) != doc["ts"]:
+            problems.append("ts must be written as YYYY-MM-DDTHH:MM:SS.ffffffZ")
+    except InputError:
+        problems.append("ts is not a timestamp")
+    for name in ("entry", "proposal"):
+        if name in expected and (not isinstance(doc[name], str) or not HEX64.fullmatch(doc[name])):
+            problems.append(f"{name} must be a full 64-hex id")
+    if "via" in expected and doc["via"] not in VIAS:
+        problems.append(f"via must be one of {', '.join(VIAS)}")
+    if kind == "rejected" and (not isinstance(doc["why"], str) or len(doc["why"]) > MAX_WHY_CHARS):
+        problems.append(f"why must be a string of at most {MAX_WHY_CHARS} characters")
+    if kind == "direct":
+        for name in ("agent", "kind", "model", "provider", "rule"):
+            why = _single_line(doc[name], name)
+            if why:
+                problems.append(why)
+        if not isinstance(doc["summary"], str):
+            problems.append("summary must be a string")
+    if kind == "proposed":
+        content = doc["content"]
+        if not isinstance(content, dict) or set(content) != set(CONTENT_KEYS):
+            problems.append(f"content must be an object with exactly: {', '.join(CONTENT_KEYS)}")
+        else:
+            try:
+                content_entry(content)
+            except InputError as exc:
+                problems.append(f"content: {exc}")
+    return problems
+
+
+def content_entry(content: dict, ts: Optional[datetime] = None) -> Entry:
+    """The entry a proposal's content becomes (validated like every write)."""
+    fields = {k: content[k] for k in CONTENT_KEYS}
+    if ts is not None:
+        fields["ts"] = ts
+    return build_entry(**fields)
+
+
+@dataclass(frozen=True)
+class Record:
+    """One immutable review record; `id` is the sha256 of its canonical JSON bytes."""
+
+    id: str
+    doc: dict
+
+    @property
+    def type(self) -> str:
+        return self.doc["type"]
+
+    @property
+    def ts(self) -> datetime:
+        return parse_ts(self.doc["ts"])
+
+    @property
+    def by(self) -> str:
+        return self.doc["by"]
+
+    @property
+    def short(self) -> str:
+        return self.id[:8]
+
+    def get(self, key: str, default=None):
+        return self.doc.get(key, default)
+
+    def to_json(self) -> bytes:
+        return canonical_bytes(self.doc)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "Record":
+        try:
+            doc = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InputError(f"not valid JSON: {exc}") from None
+        problems = doc_problems(doc)
+        if problems:
+            raise InputError("; ".join(problems))
+        if canonical_bytes(doc) != data:
+            raise InputError("not in canonical form (sorted keys, compact, one trailing newline)")
+        return cls(hashlib.sha256(data).hexdigest(), doc)
+
+
+def make_record(type_: str, line: str, by: str, ts: Optional[datetime] = None, **fields) -> Record:
+    doc = {"v": FORMAT_VERSION, "type": type_, "line": line, "by": by,
+           "ts": format_ts(ts or utcnow()), **fields}
+    problems = doc_problems(doc)
+    if problems:
+        raise InputError("; ".join(problems))
+    if isinstance(doc.get("why"), str):  # free text a human types into the trail (a proposal's
+        from ..core.secrets import refusal, scan  # content is an entry: the model's gate already ran)
+        findings = scan(doc["why"], "why")
+        if findings:
+            from ..errors import SecretError
+            raise SecretError(refusal(findings, "the rejection's why"))
+    data = canonical_bytes(doc)
+    return Record(hashlib.sha256(data).hexdigest(), doc)
+
+
+def check_record_blob(line: str, path: str, data: bytes) -> tuple[Optional[Record], Optional[str]]:
+    """(record, None) when `data` is a valid record of `line` stored at its own path
+    (`ab/cd/<rest>`, relative to records/), else (None, why)."""
+    try:
+        rec = Record.from_bytes(data)
+    except InputError as exc:
+        return None, f"unreadable record: {exc}"
+    if rec.id != path.replace("/", ""):
+        return None, f"content hashes to {rec.id[:12]}, not to its path (tampered)"
+    if rec.doc["line"] != line:
+        return None, f"record of line {rec.doc['line']!r} in the trail of line {line!r}"
+    return rec, None
+
+
+def entry_content(e: Entry) -> dict:
+    return {"agent": e.agent, "author": e.author, "body": e.body, "kind": e.kind, "model": e.model,
+            "parents": list(e.parents), "provider": e.provider, "summary": e.summary}
+
+
+# ---- proposals and their status -------------------------------------------------
+@dataclass
+class Proposal:
+    record: Record
+    decisions: list = field(default_factory=list)   # decision records, (ts, id) order
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+    @property
+    def short(self) -> str:
+        return self.record.short
+
+    @property
+    def content(self) -> dict:
+        return self.record.doc["content"]
+
+    @property
+    def decision(self) -> Optional[Record]:
+        """The decision that counts: an approval wins, then a duplicate, then a rejection
+        (several exist only where concurrent decisions from two clones were merged)."""
+        for wanted in ("approved", "duplicate", "rejected"):
+            for d in self.decisions:
+                if d.type == wanted:
+                    return d
+        return None
+
+    @property
+    def status(self) -> str:
+        d = self.decision
+        return d.type if d is not None else "pending"
+
+    @property
+    def conflicts(self) -> list:
+        d = self.decision
+        return [x for x in self.decisions if x is not d]
+
+
+def order_key(r: Record) -> tuple:
+    return (r.doc["ts"], r.id)
+
+
+def build_proposals(records: dict) -> dict:
+    """pid -> Proposal, with the decisions that name it attached."""
+    proposals = {rid: Proposal(r) for rid, r in records.items() if r.type == "proposed"}
+    for r in sorted(records.values(), key=order_key):
+        if r.type in DECISIONS and r.doc["proposal"] in proposals:
+            proposals[r.doc["proposal"]].decisions.append(r)
+    return proposals
+
+
+def trailers(rec: Record) -> str:
+    return f"Lifeline-Review: {rec.id}\nLifeline-Review-Type: {rec.type}\n"
+
+
+def already_decided(p: Proposal) -> str:
+    d = p.decision
+    assert d is not None, "only a decided proposal was already decided"
+    when = d.doc["ts"][:19].replace("T", " ")
+    if d.type == "approved":
+        return (f"proposal {p.short} was already approved as entry {d.doc['entry'][:12]} by {d.by} on {when}; "
+                "an approval is final (record a correction to change the ledger)")
+    if d.type == "duplicate":
+        return (f"proposal {p.short} was already closed as a duplicate of entry {d.doc['entry'][:12]} by {d.by} "
+                f"on {when}")
+    return (f"proposal {p.short} was already rejected by {d.by} on {when}; file it again with "
+            "git lifeline propose to reconsider it")
+
+
+def parse_since(text: str, now: Optional[datetime] = None) -> datetime:
+    """`7d`, `24h`, `30m`, `2w`, a date (YYYY-MM-DD) or an ISO timestamp with offset."""
+    from datetime import timedelta
+    raw = text.strip()
+    m = re.fullmatch(r"(\d+)\s*([mhdw])", raw)
+    now = now or datetime.now(timezone.utc)
+    if m:
+        n, unit = int(m.group(1)), m.group(2)
+        return now - {"m": timedelta(minutes=n), "h": timedelta(hours=n), "d": timedelta(days=n),
+                      "w": timedelta(weeks=n)}[unit]
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", raw):
+        return parse_ts(raw + "T00:00:00+00:00")
+    try:
+        return parse_ts(raw)
+    except InputError:
+        raise InputError(f"--since {text!r}: use 30m, 24h, 7d, 2w, a date (YYYY-MM-DD) or an ISO timestamp") \
+            from None
+
