@@ -1,0 +1,13 @@
+"""Text helpers both faces use to show entries, taken from the views so that a face
+needs nothing below app/."""
+
+from __future__ import annotations
+
+from ..views.context import one_line, who
+
+__all__ = ["one_line", "who", "short_ts"]
+
+
+def short_ts(e) -> str:
+    """An entry's time as the faces print it (UTC, microseconds)."""
+    return f"{e.ts:%Y-%m-%dT%H:%M:%S.%fZ}"
