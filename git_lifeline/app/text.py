@@ -5,9 +5,4 @@ from __future__ import annotations
 
 from ..views.context import one_line, who
 
-__all__ = ["one_line", "who", "short_ts"]
-
-
-def short_ts(e) -> str:
-    """An entry's time as the faces print it (UTC, microseconds)."""
-    return f"{e.ts:%Y-%m-%dT%H:%M:%S.%fZ}"
+__all__ = ["one_line", "who"]
