@@ -10,17 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-from ..git.fs import read_text_exact, write_atomic
 from ..git.repo import GitRepo, open_repo
 from ..git.store import DEFAULT_LINE
 from . import exchange, interop, setup
 from .agents import Agents, AgentWrite, ReviewOutcome, policy_in_effect
-from .ledger import DEFAULT_BUDGET, LogOutcome, commit_message
+from .ledger import LogOutcome, commit_message
 from .ledger import Ledger as LineLedger
 from .workspace import Workspace
 
-__all__ = ["Ledger", "LogOutcome", "AgentWrite", "ReviewOutcome", "commit_message", "write_atomic",
-           "read_text_exact", "DEFAULT_BUDGET"]
+__all__ = ["Ledger", "LogOutcome", "AgentWrite", "ReviewOutcome", "commit_message"]
 
 
 class Ledger(LineLedger):
