@@ -14,8 +14,8 @@ from ..git.repo import GitRepo, open_repo
 from ..git.store import DEFAULT_LINE
 from . import exchange, interop, setup
 from .agents import Agents, AgentWrite, ReviewOutcome, policy_in_effect
-from .ledger import LogOutcome, commit_message
 from .ledger import Ledger as LineLedger
+from .ledger import LogOutcome, commit_message
 from .workspace import Workspace
 
 __all__ = ["Ledger", "LogOutcome", "AgentWrite", "ReviewOutcome", "commit_message"]
