@@ -35,6 +35,9 @@ class Ledger(LineLedger):
 
     make_entry = LineLedger.plan_entry
 
+    def refresh_projection(self, prev_head: Optional[str], added: list, head: str) -> Optional[Path]:
+        return self.projection.refresh(prev_head, added, head)
+
     # ---- across lines ----------------------------------------------------------
     def lines(self) -> list:
         return self.workspace.lines()
