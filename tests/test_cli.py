@@ -274,3 +274,15 @@ def test_every_failure_is_described_in_one_sentence_with_its_exit_code():
     assert code == 4 and "No space left on device" in message
     assert describe_failure(ValueError("oops")) == ("internal error: ValueError: oops", 3)
     assert describe_failure(KeyboardInterrupt()) == ("interrupted", 130)
+
+
+def test_migrate_with_the_projection_disabled_succeeds_once_it_has_written(repo, tmp_path):
+    assert cli(repo, "log", "--kind", "note", "--summary", "Kept", "--body", "b").code == 0
+    source = tmp_path / "LIFELINE.md"
+    shutil.copy(repo / "LIFELINE.md", source)
+    other = repo.parent / "other"
+    git(repo.parent, "init", "-q", str(other))
+    git(other, "config", "lifeline.projection", "false")
+    res = cli(other, "migrate", "--from", str(source))
+    assert res.code == 0 and "1 added" in res.out, res   # it used to write, then fail: "projection is disabled"
+    assert not (other / "LIFELINE.md").exists()

@@ -144,7 +144,10 @@ class ProjectionFile:
         return self.path
 
     def render_quietly(self) -> None:
-        """`render` after a write that has succeeded: a failure is a warning."""
+        """`render` after a write that has succeeded: a failure is a warning, and a
+        disabled projection is no failure at all."""
+        if self.path is None:
+            return
         try:
             self.render()
         except OSError as exc:
