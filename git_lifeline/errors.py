@@ -40,3 +40,36 @@ class RepositoryError(LifelineError):
 
     exit_code = 4
 
+
+
+# ---- the one error boundary -----------------------------------------------------
+# Lower layers name the failures of the libraries they wrap (git/ knows pygit2's), and
+# register that knowledge here, so this module imports nothing and still says it clearly.
+_EXPLAINERS: list = []
+
+INTERRUPTED = 130  # the shell's code for a process ended by Ctrl-C
+
+
+def explain_with(explain):
+    """Register `explain(exc) -> LifelineError | None`: a lower layer's reading of a failure
+    that is not a LifelineError (a full disk, a missing object). Returns `explain`."""
+    if explain not in _EXPLAINERS:
+        _EXPLAINERS.append(explain)
+    return explain
+
+
+def describe_failure(exc: BaseException) -> tuple[str, int]:
+    """(one readable sentence, exit code) for any failure: what every face shows.
+
+    A LifelineError says itself; a failure a lower layer recognises becomes its clear
+    error (exit 4 for the repository itself); anything else is a bug of ours (exit 3),
+    named with its type so it can be reported, never as a traceback."""
+    if isinstance(exc, LifelineError):
+        return str(exc), exc.exit_code
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted", INTERRUPTED
+    for explain in _EXPLAINERS:
+        known = explain(exc)
+        if known is not None:
+            return str(known), known.exit_code
+    return f"internal error: {type(exc).__name__}: {exc}", 3

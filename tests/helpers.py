@@ -17,7 +17,9 @@ from typing import Callable, Optional, Union
 
 import pygit2
 
-from git_lifeline.app.service import Ledger
+from git_lifeline.app import exchange
+from git_lifeline.app.service import Ledger  # the old one-object API: the tests written against it
+from git_lifeline.app.workspace import Workspace
 from git_lifeline.core.canonical import compute_id
 from git_lifeline.core.model import KINDS, Entry, build_entry, format_ts
 
@@ -262,9 +264,9 @@ def path_of(entry_id: str) -> str:
 # ---- concurrent writers -----------------------------------------------------------
 APPEND_WORKER = """
 import os, sys, time
-from git_lifeline.app.service import Ledger
+from git_lifeline.app.workspace import Workspace
 repo, worker, count, gate = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-led = Ledger.open(repo)
+led = Workspace.open(repo).ledger()
 while not os.path.exists(gate):
     time.sleep(0.002)
 for i in range(count):
@@ -379,20 +381,22 @@ def assert_ledger_whole(repo: Path, line: str = "main") -> Optional[str]:
 ZYGOTE = r"""
 import json, os, sys, time
 from pathlib import Path
-import git_lifeline.app.service, git_lifeline.core.seed, git_lifeline.views.projection, git_lifeline.views.cache  # warm
-from git_lifeline.app.service import Ledger
+import git_lifeline.core.seed, git_lifeline.views.projection, git_lifeline.views.cache  # warm
+from git_lifeline.app import exchange, interop
+from git_lifeline.app.workspace import Workspace
 
 def workload(cmd):
-    led = Ledger.open(cmd["repo"], line=cmd.get("line"))
+    ws = Workspace.open(cmd["repo"])
+    led = ws.ledger(cmd.get("line"))
     kind = cmd["workload"]
     yield
     if kind == "append":
         for i in range(cmd.get("count", 10**6)):
             led.log(kind="note", summary=f"{cmd['tag']} note {i}", body=f"appended by {cmd['tag']}")
     elif kind == "import":
-        led.import_from(Path(cmd["source"]))
+        interop.import_from(led, Path(cmd["source"]))
     elif kind == "pull":
-        led.pull(cmd["remote"])
+        exchange.pull(ws, cmd["remote"])
     else:
         raise SystemExit(f"unknown workload {kind}")
 
@@ -537,11 +541,12 @@ def fill_disk(mount: Path, leave_bytes: int) -> Path:
 # ---- pulls racing appends -------------------------------------------------------------------
 PULL_WORKER = """
 import os, sys, time
-from git_lifeline.app.service import Ledger
+from git_lifeline.app import exchange
+from git_lifeline.app.workspace import Workspace
 repo, stop = sys.argv[1], sys.argv[2]
 pulls = merges = 0
 while not os.path.exists(stop):
-    _, lines = Ledger.open(repo).pull("origin")
+    lines = exchange.pull(Workspace.open(repo), "origin").lines
     pulls += 1
     merges += sum(1 for pl in lines if pl.action == "merged")
     time.sleep(0.1)  # a busy user's pace, not a fetch storm (each pull runs git fetch)
@@ -550,12 +555,13 @@ print(pulls, merges)
 
 REMOTE_WRITER = """
 import sys
-from git_lifeline.app.service import Ledger
+from git_lifeline.app import exchange
+from git_lifeline.app.workspace import Workspace
 clone, count = sys.argv[1], int(sys.argv[2])
 for i in range(count):
-    led = Ledger.open(clone)
-    led.log(kind="note", summary=f"remote note {i}", body="written on another clone")
-    led.sync("origin")
+    ws = Workspace.open(clone)
+    ws.ledger().log(kind="note", summary=f"remote note {i}", body="written on another clone")
+    exchange.sync_with(ws, "origin")
 """
 
 
@@ -579,9 +585,9 @@ def remote_and_clones(base: Path, names=("a", "b")) -> tuple:
         clone = base / name
         git(base, "clone", "-q", str(remote), str(clone))
         clones.append(clone)
-    first = open_ledger(clones[0])
-    first.log(kind="bootstrap", summary="Shared project", body="the remote's first entry")
-    first.sync("origin")
+    first = Workspace.open(str(clones[0]))
+    first.ledger().log(kind="bootstrap", summary="Shared project", body="the remote's first entry")
+    exchange.sync_with(first, "origin")
     for clone in clones[1:]:
-        open_ledger(clone).pull("origin")
+        exchange.pull(Workspace.open(str(clone)), "origin")
     return (remote, *clones)

@@ -139,7 +139,7 @@ def git_daemon(base: Path):
                     break
             except OSError:
                 if time.monotonic() > deadline:
-                    raise RuntimeError("git daemon did not start listening in time")
+                    raise RuntimeError("git daemon did not start listening in time") from None
                 time.sleep(0.05)
         yield f"git://127.0.0.1:{port}"
     finally:

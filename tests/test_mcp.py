@@ -15,7 +15,8 @@ from mcp import Client  # the [mcp] extra; the test extra installs it
 from mcp.client.stdio import StdioServerParameters
 from review_support import cli, cli_process, commit_policy, git, hermetic, make_repo, ref_value, repo, snapshot  # noqa: F401
 
-from git_lifeline.app.service import Ledger
+from git_lifeline.app.agents import Agents
+from git_lifeline.app.workspace import Workspace
 
 SEED_TOOLS = {
     "lifeline_context": {"query", "thread", "budget", "line"},
@@ -60,7 +61,7 @@ async def ok(client, tool, **args) -> str:
 def test_lists_the_seed_tools_serves_the_context_resource_and_every_line(repo):
     commit_policy(repo, TRUSTING)
     cli(repo, "log", "--kind", "decision", "--summary", "Database: PostgreSQL", "--body", "Auditors need ACID.")
-    decision = Ledger.open(str(repo)).entries()[0]
+    decision = Workspace.open(str(repo)).ledger().entries()[0]
 
     async def scenario():
         async with server(repo) as c:
@@ -111,11 +112,11 @@ def test_append_is_routed_by_each_policy_mode_and_the_policy_is_read_per_call(re
             text = await ok(c, "lifeline_append", kind="note", summary="n", body="why", agent="blocked")
             assert "recorded directly" in text
     drive(scenario)
-    led = Ledger.open(str(repo))
+    led = Workspace.open(str(repo)).ledger()
     assert {e.summary for e in led.entries()} >= {"Queue: SQS", "n"}
     assert "Cache: Redis" not in {e.summary for e in led.entries()}
-    assert [p.content["summary"] for p in led.proposals()] == ["Cache: Redis"]
-    assert [r.doc["agent"] for r, _, _ in led.audit()] == ["trusted", "codex", "blocked"]
+    assert [p.content["summary"] for p in Agents(led).proposals()] == ["Cache: Redis"]
+    assert [row.record.doc["agent"] for row in Agents(led).audit()] == ["trusted", "codex", "blocked"]
 
 
 def test_tool_errors_are_mcp_errors_and_the_server_keeps_serving(repo):
@@ -199,7 +200,7 @@ def test_server_in_a_linked_worktree_never_writes_outside_the_git_dir(tmp_path):
     assert {"main": snapshot(main), "wt": snapshot(wt)} == before, "the server wrote into a work tree"
     assert not (wt / "LIFELINE.md").exists() and not (wt / "LIFELINE.feature.md").exists()
     # The refs are shared by every worktree: the main checkout sees what the agent wrote.
-    assert {e.summary for e in Ledger.open(str(main), line="feature").entries()} >= {"Direct"}
+    assert {e.summary for e in Workspace.open(str(main)).ledger("feature").entries()} >= {"Direct"}
     assert ref_value(main, "refs/lifeline-review/feature")
 
 
@@ -215,3 +216,21 @@ def test_missing_sdk_is_a_clear_message_not_a_traceback(repo, tmp_path):
 def test_mcp_outside_a_repository_exits_2_before_serving(tmp_path):
     r = cli_process(tmp_path, "mcp")
     assert r.code == 2 and "not a git repository" in r.err, r
+
+
+def test_a_line_rewound_by_hand_is_reported_after_the_tool_result(repo):
+    for summary in ("Database: PostgreSQL", "Queue: RabbitMQ"):
+        cli(repo, "log", "--kind", "decision", "--summary", summary, "--body", "Why.")
+
+    async def scenario():
+        async with server(repo) as c:
+            assert "Queue: RabbitMQ" in await ok(c, "lifeline_context")   # the cache holds both
+            git(repo, "update-ref", "refs/lifeline/main", "refs/lifeline/main~1")
+            result = await c.call_tool("lifeline_context", {})
+            texts = [block.text for block in result.content]
+            assert not result.is_error and len(texts) == 2, texts
+            assert "PostgreSQL" in texts[0] and "RabbitMQ" not in texts[0]
+            assert texts[1].startswith("warning: the line lost entries since the cache was built"), texts
+            again = await c.call_tool("lifeline_context", {})
+            assert len(again.content) == 1, "a warning is reported once"
+    drive(scenario)

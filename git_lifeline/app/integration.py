@@ -7,8 +7,11 @@ snippets are described in docs/INTEGRATION.md.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Optional
+
+from ..git.fs import write_atomic
 
 SERVER_NAME = "lifeline"
 MCP_JSON = ".mcp.json"
@@ -59,9 +62,6 @@ def _write(path: Path, doc: dict) -> None:
 def write_shared_file(path: Path, text: str) -> None:
     """Write a file meant to be committed, atomically, with the permissions the umask gives
     a new file (the temporary file behind an atomic write is private to its owner)."""
-    import os
-
-    from .service import write_atomic
     write_atomic(path, text)
     mask = os.umask(0)
     os.umask(mask)

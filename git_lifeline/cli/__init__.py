@@ -1,4 +1,4 @@
-"""The click face: `git lifeline <command>`."""
+"""The click face: `git lifeline <command>` (the group and its commands: main.py)."""
 
 from .main import main, run
 

@@ -1,43 +1,22 @@
-"""CLI commands for interop with lifeline-context and for lines: import, export,
-promote, where, graph; and `--line NAME` accepted after every command name.
-
-Faces hold no logic: each command parses, calls one Ledger method, prints.
-Imports stay inside the functions (start-up time of every `git lifeline` call).
-"""
+"""Commands across lines and with lifeline-context: lines, where, graph, promote, import,
+export."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import click
 
-from .main import _echo_json, _ledger, _split, main
-
-# Commands that span every line: a `--line` after their name would mean nothing.
-_LINE_AGNOSTIC = {"lines", "where", "promote"}
-
-
-def _set_line(ctx: click.Context, param: click.Parameter, value: Optional[str]) -> Optional[str]:
-    if value is not None:
-        from ..git.store import validate_line
-        validate_line(value)
-        ctx.ensure_object(dict)["line"] = value
-    return value
-
-
-def _line_option() -> click.Option:
-    return click.Option(["--line", "line_after"], metavar="NAME", default=None, expose_value=False,
-                        is_eager=True, callback=_set_line,
-                        help="The line to work on (same as `git lifeline --line NAME <command>`).")
+from .common import chosen_line, echo_json, line_option, open_ledger, open_workspace, split_ids, write_output
 
 
 class _Progress:
     """A progress bar per stage on stderr, only when stderr is a terminal."""
 
     def __init__(self) -> None:
-        self.bar = None
+        self.bar: Any = None  # a click progress bar while a stage runs
         self.stage: Optional[str] = None
         self.done = 0
 
@@ -56,12 +35,26 @@ class _Progress:
             self.bar = None
 
 
-@main.command("import")
+@click.command()
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def lines(ctx, as_json):
+    """List the repository's lines with entry counts and heads."""
+    rows = open_workspace(ctx).lines()
+    if as_json:
+        echo_json(rows)
+        return
+    for r in rows:
+        click.echo(f"{r['line']:<20} {r['entries']:>7} entries  head {r['head'][:12]}")
+
+
+@click.command("import")
 @click.option("--from", "source", required=True, type=click.Path(dir_okay=False),
               help="A lifeline-context LIFELINE.md (current or legacy format) or .lifeline/<line>.db.")
 @click.option("--strict", is_flag=True, help="Abort, writing nothing, if any recorded id does not match.")
 @click.option("--assume-utc", is_flag=True, help="Read timestamps without a UTC offset as UTC.")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
+@line_option
 @click.pass_context
 def import_cmd(ctx, source, strict, assume_utc, as_json):
     """Import a lifeline-context ledger with every id, parent and timestamp intact.
@@ -71,54 +64,51 @@ def import_cmd(ctx, source, strict, assume_utc, as_json):
     seed itself cannot round-trip are refused by name and nothing is written (exit 2).
     Importing twice adds nothing.
     """
-    led = _ledger(ctx)
+    from ..app.interop import import_from
+    led = open_ledger(ctx)
     bars = _Progress() if sys.stderr.isatty() and not as_json else None
     try:
-        out = led.import_from(Path(source), strict=strict, assume_utc=assume_utc, progress=bars)
+        out = import_from(led, Path(source), strict=strict, assume_utc=assume_utc, progress=bars)
     finally:
         if bars is not None:
             bars.close()
     if as_json:
-        _echo_json(out)
+        echo_json(out.to_json())
     else:
-        commit = f" (commit {out['commit'][:12]})" if out["commit"] else ""
-        click.echo(f"read {out['read']} entries ({out['format']}) into line {out['line']}: "
-                   f"{out['added']} added, {out['existing']} already present{commit}")
-        if out["external"]:
-            lines = sorted({x["line"] for x in out["external"]})
-            click.echo(f"{len(out['external'])} parent(s) anchored in other lines: {', '.join(lines)}")
-        if out["reordered"]:
-            click.echo(f"note: {out['reordered']} entries were recorded out of time order in the source; "
+        commit = f" (commit {out.commit[:12]})" if out.commit else ""
+        click.echo(f"read {out.read} entries ({out.format}) into line {out.line}: "
+                   f"{out.added} added, {out.existing} already present{commit}")
+        if out.external:
+            names = sorted({line for _, _, line in out.external})
+            click.echo(f"{len(out.external)} parent(s) anchored in other lines: {', '.join(names)}")
+        if out.reordered:
+            click.echo(f"note: {out.reordered} entries were recorded out of time order in the source; "
                        "git-lifeline lists every line by (ts, id)")
-        if out["unrecorded"]:
-            click.echo(f"note: {out['unrecorded']} entries had no recorded id to compare")
-        for m in out["mismatched"]:
-            click.echo(f"skipped {m['where']} '{m['summary'][:50]}': recorded id {m['recorded'][:12]} but the "
-                       f"content hashes to {m['computed'][:12]}", err=True)
-        for s in out["skipped"]:
-            click.echo(f"skipped {s['id'][:12]} '{s['summary'][:50]}': {s['why']}", err=True)
-    if out["mismatched"]:
+        if out.unrecorded:
+            click.echo(f"note: {out.unrecorded} entries had no recorded id to compare")
+        for m in out.mismatched:
+            click.echo(f"skipped {m.where} '{m.summary[:50]}': recorded id {m.recorded[:12]} but the "
+                       f"content hashes to {m.computed[:12]}", err=True)
+        for e, why in out.skipped:
+            click.echo(f"skipped {e.id[:12]} '{e.summary[:50]}': {why}", err=True)
+    if out.mismatched:
         sys.exit(1)
 
 
-@main.command("export")
+@click.command("export")
 @click.option("--format", "fmt", type=click.Choice(["lifeline-md"]), default="lifeline-md", show_default=True,
               help="lifeline-md: lifeline-context's LIFELINE.md, read back by its `migrate`.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
               help="Write to FILE instead of standard output.")
+@line_option
 @click.pass_context
 def export_cmd(ctx, fmt, output):
     """Write the line in lifeline-context's format, with identical ids (no lock-in)."""
-    text = _ledger(ctx).export_seed()
-    if output == "-":
-        click.echo(text, nl=False)
-        return
-    from ..app.service import write_atomic
-    write_atomic(Path(output), text)
-    click.echo(f"wrote {output}", err=True)
+    from ..app.interop import export_seed
+    write_output(output, export_seed(open_ledger(ctx)))
 
 
-@main.command()
+@click.command()
 @click.option("--from", "src", required=True, metavar="LINE", help="The line to copy from.")
 @click.option("--to", "dst", required=True, metavar="LINE", help="The line to copy into.")
 @click.option("--id", "ids", multiple=True, required=True, metavar="ID[,ID]",
@@ -129,28 +119,27 @@ def export_cmd(ctx, fmt, output):
 @click.pass_context
 def promote(ctx, src, dst, ids, parents, as_json):
     """Copy entries from one line into another, each with an origin block (line + full id)."""
-    out = _ledger(ctx, dst).promote(src, _split(ids), _split(parents))
+    from ..app.interop import promote as promote_entries
+    out = promote_entries(open_ledger(ctx, dst), src, split_ids(ids), split_ids(parents))
     if as_json:
-        _echo_json({"promoted": [e.id for e in out["promoted"]], "commit": out["commit"],
-                    "already": [{"source": s, "copy": c} for s, c in out["already"]]})
+        echo_json({"promoted": [e.id for e in out.promoted], "commit": out.commit,
+                   "already": [{"source": s, "copy": c} for s, c in out.already]})
         return
-    for e in out["promoted"]:
+    for e in out.promoted:
         click.echo(f"promoted {e.short} {e.kind}: {e.summary} -> {dst}")
-    for source, copy in out["already"]:
+    for source, copy in out.already:
         click.echo(f"already in {dst}: {copy[:12]}" + (f" (copy of {src}:{source[:12]})" if source else ""))
 
 
-@main.command()
+@click.command()
 @click.argument("prefix")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 def where(ctx, prefix, as_json):
     """Which lines hold an id (full id or prefix of >= 6 hex). Exit 1 when none does."""
-    from ..app.service import Ledger
-    from ..git.repo import open_repo
-    hits = Ledger(open_repo()).where(prefix)
+    hits = open_workspace(ctx).where(prefix)
     if as_json:
-        _echo_json(hits)
+        echo_json(hits)
     else:
         for h in hits:
             click.echo(f"{h['line']:<20} {h['id'][:12]}  {h['kind']:<11} {h['summary']}")
@@ -160,31 +149,13 @@ def where(ctx, prefix, as_json):
         sys.exit(1)
 
 
-@main.command()
+@click.command()
 @click.option("--format", "fmt", type=click.Choice(["mermaid", "dot"]), default="mermaid", show_default=True,
               help="mermaid: a ```mermaid block that git hosts draw in markdown; dot: Graphviz.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
               help="Write to FILE instead of standard output.")
+@line_option
 @click.pass_context
 def graph(ctx, fmt, output):
     """Supersession, thread, relation and cross-line links as a picture (all lines, or --line)."""
-    from ..app.service import Ledger
-    from ..git.repo import open_repo
-    text = Ledger(open_repo()).graph(ctx.obj.get("line"), fmt)
-    if output == "-":
-        click.echo(text, nl=False)
-        return
-    from ..app.service import write_atomic
-    write_atomic(Path(output), text)
-    click.echo(f"wrote {output}", err=True)
-
-
-def _accept_line_everywhere() -> None:
-    for name, command in main.commands.items():
-        if name in _LINE_AGNOSTIC:
-            continue
-        if not any(getattr(p, "name", None) in ("line", "line_after") for p in command.params):
-            command.params.append(_line_option())
-
-
-_accept_line_everywhere()
+    write_output(output, open_workspace(ctx).graph(chosen_line(ctx), fmt))

@@ -1,8 +1,4 @@
-"""CLI face of the agent's door: propose, review, approve, reject, audit, policy, mcp.
-
-Registered on `cli.main` (cli.py imports this module at its end). Imports stay inside
-the functions: `git lifeline` must start fast, and only `mcp` needs the MCP SDK.
-"""
+"""The human side of the agents' door: propose, review, approve, reject, audit, policy."""
 
 from __future__ import annotations
 
@@ -10,7 +6,12 @@ import sys
 
 import click
 
-from .main import _echo_json, _ledger, entry_fields, entry_options, main
+from .common import echo_json, entry_fields, entry_options, line_option, open_ledger, open_workspace
+
+
+def _agents(ctx: click.Context):
+    from ..app.agents import Agents
+    return Agents(open_ledger(ctx))
 
 
 def _one_line(text: str, width: int) -> str:
@@ -34,41 +35,42 @@ def _proposal_json(p) -> dict:
             "conflicts": [{"type": c.type, "id": c.id, "by": c.by, "ts": c.doc["ts"]} for c in p.conflicts]}
 
 
-@main.command()
+@click.command()
 @entry_options
 @click.option("--thread", default=None, help="Record into a thread once approved (chains to its head now).")
 @click.option("--json", "as_json", is_flag=True, help="Print the proposal as JSON.")
+@line_option
 @click.pass_context
 def propose(ctx, kind, summary, body, body_file, parents, thread, author, agent, provider, model, as_json):
     """File a proposal: the entry waits in the review trail until someone approves it."""
     fields = entry_fields(kind, summary, body, body_file, parents, author, agent, provider, model)
-    led = _ledger(ctx)
-    rec = led.propose(fields, thread=thread, via="cli")
+    rec = _agents(ctx).propose(fields, thread=thread, via="cli")
     if as_json:
-        _echo_json({"proposal": rec.id, "content": rec.doc["content"], "ts": rec.doc["ts"]})
+        echo_json({"proposal": rec.id, "content": rec.doc["content"], "ts": rec.doc["ts"]})
         return
     click.echo(f"proposal {rec.short} filed ({kind}: {rec.doc['content']['summary']})")
     click.echo(f"approve it with: git lifeline approve {rec.short}")
 
 
-@main.command()
+@click.command()
 @click.option("--all", "everything", is_flag=True, help="Every proposal with its status, not only pending ones.")
 @click.option("--json", "as_json", is_flag=True)
+@line_option
 @click.pass_context
 def review(ctx, everything, as_json):
     """List the proposals waiting for a human (oldest first)."""
-    led = _ledger(ctx)
-    props = led.proposals(everything=everything)
+    agents = _agents(ctx)
+    props = agents.proposals(everything=everything)
     if as_json:
-        _echo_json([_proposal_json(p) for p in props])
+        echo_json([_proposal_json(p) for p in props])
         return
-    _other_lines_hint(led)
+    _other_lines_hint(ctx, agents.line)
     if not props:
-        click.echo(f"no pending proposals in line {led.line}" if not everything else f"no proposals in line {led.line}")
+        click.echo(f"no pending proposals in line {agents.line}" if not everything else f"no proposals in line {agents.line}")
         return
     pending = sum(1 for p in props if p.status == "pending")
-    click.echo(f"{pending} pending proposal(s) in line {led.line}:" if not everything
-               else f"{len(props)} proposal(s) in line {led.line} ({pending} pending):")
+    click.echo(f"{pending} pending proposal(s) in line {agents.line}:" if not everything
+               else f"{len(props)} proposal(s) in line {agents.line} ({pending} pending):")
     for p in props:
         c = p.content
         status = "" if p.status == "pending" else f"  [{p.status}]"
@@ -85,16 +87,10 @@ def review(ctx, everything, as_json):
         click.echo("\napprove: git lifeline approve <id|all>    reject: git lifeline reject <id|all> --why TEXT")
 
 
-def _other_lines_hint(led) -> None:
+def _other_lines_hint(ctx: click.Context, line: str) -> None:
     """Agents may write to any line (the MCP `line` argument): say where else work waits."""
-    from ..app.service import Ledger
-    from ..git.review import list_trails
-    waiting = []
-    for name in list_trails(led.gr):
-        if name != led.line:
-            count = len(Ledger(led.gr, name).proposals())
-            if count:
-                waiting.append(f"{name} ({count})")
+    from ..app.agents import pending_elsewhere
+    waiting = [f"{name} ({count})" for name, count in pending_elsewhere(open_workspace(ctx), line)]
     if waiting:
         click.echo(f"also pending in other lines: {', '.join(waiting)} — git lifeline --line NAME review", err=True)
 
@@ -120,34 +116,36 @@ def _report(results: list, verb: str) -> None:
         sys.exit(2)
 
 
-@main.command()
+@click.command()
 @click.argument("pids", nargs=-1, required=True, metavar="PID...|all")
+@line_option
 @click.pass_context
 def approve(ctx, pids):
     """Approve proposals: each becomes an entry of the line. Exit 2 if any of them fails."""
-    _report(_ledger(ctx).approve(list(pids)), "approve")
+    _report(_agents(ctx).approve(list(pids)), "approve")
 
 
-@main.command()
+@click.command()
 @click.argument("pids", nargs=-1, required=True, metavar="PID...|all")
 @click.option("--why", default="", help="Why it was rejected (kept in the review trail).")
+@line_option
 @click.pass_context
 def reject(ctx, pids, why):
     """Reject proposals (an approved one cannot be rejected). Exit 2 if any of them fails."""
-    _report(_ledger(ctx).reject(list(pids), why), "reject")
+    _report(_agents(ctx).reject(list(pids), why), "reject")
 
 
-@main.command()
+@click.command()
 @click.option("--since", default=None, metavar="WHEN", help="30m, 24h, 7d, 2w, a date or an ISO timestamp.")
 @click.option("--json", "as_json", is_flag=True)
+@line_option
 @click.pass_context
 def audit(ctx, since, as_json):
     """Every direct agent write and every decision on a proposal, with who and when."""
-    led = _ledger(ctx)
-    rows = led.audit(since)
+    rows = _agents(ctx).audit(since)
     if as_json:
         out = []
-        for r, p, counts in rows:
+        for r, p, counts in ((row.record, row.proposal, row.counts) for row in rows):
             item = {"id": r.id, "type": r.type, "ts": r.doc["ts"], "by": r.by, "counts": counts}
             for key in ("entry", "why", "rule", "via", "kind", "summary", "agent", "provider", "model"):
                 if key in r.doc:
@@ -156,12 +154,12 @@ def audit(ctx, since, as_json):
                 item["proposal"] = {"id": p.id, "ts": p.record.doc["ts"], "by": p.record.by,
                                     "content": p.content}
             out.append(item)
-        _echo_json(out)
+        echo_json(out)
         return
     if not rows:
         click.echo("no direct agent writes and no review decisions" + (f" since {since}" if since else ""))
         return
-    for r, p, counts in rows:
+    for r, p, counts in ((row.record, row.proposal, row.counts) for row in rows):
         when = r.doc["ts"][:19].replace("T", " ")
         if r.type == "direct":
             d = r.doc
@@ -178,7 +176,7 @@ def audit(ctx, since, as_json):
                    f"— proposed by {_who(c)}; {r.type} by {r.by}{why}{note}")
 
 
-@main.command()
+@click.command()
 @click.option("--init", "init_", is_flag=True, help="Write a starter .lifeline/policy.json (never overwrites).")
 @click.option("--agent", "agents", multiple=True, metavar="NAME",
               help="With --init: let this agent write checkpoints and notes directly (repeatable).")
@@ -186,27 +184,21 @@ def audit(ctx, since, as_json):
 @click.pass_context
 def policy(ctx, init_, agents, as_json):
     """Show the write policy in effect for agents (HEAD's .lifeline/policy.json), or start one."""
-    from ..core.policy import MODES, POLICY_PATH, inspect_policy, parse_policy, render_policy, starter_policy
+    from ..app.agents import MODES, POLICY_PATH, policy_report
+    from ..app.setup import init_policy
     from ..errors import InputError
-    from ..git.repo import open_repo
-    gr = open_repo()
     if agents and not init_:
         raise InputError("--agent goes with --init")
+    ws = open_workspace(ctx)
     if init_:
-        if gr.workdir is None:
-            raise InputError("a bare repository has no work tree to write .lifeline/policy.json into")
-        path = gr.workdir / POLICY_PATH
-        if path.exists():
-            raise InputError(f"{path} already exists; edit it instead (nothing was written)")
-        from ..app.integration import write_shared_file
-        write_shared_file(path, render_policy(starter_policy(tuple(agents))))
+        path = init_policy(ws, tuple(agents))
         click.echo(f"wrote {path}")
         click.echo(f"it applies once committed: git add {POLICY_PATH} && git commit -m 'lifeline: write policy'")
         return
-    info = inspect_policy(gr)
-    pol = info.policy
+    report = policy_report(ws)
+    pol = report.policy
     if as_json:
-        _echo_json({"source": pol.source, "builtin": pol.builtin, **pol.to_dict()})
+        echo_json({"source": pol.source, "builtin": pol.builtin, **pol.to_dict()})
         return
     click.echo(f"policy in effect: {pol.source}")
     click.echo(f"  default: {pol.default}")
@@ -217,39 +209,5 @@ def policy(ctx, init_, agents, as_json):
             click.echo(f"  agents.{agent}.{kind}: {mode}")
     click.echo(f"modes: {', '.join(MODES)}; precedence: agents.<agent>.<kind> > agents.<agent>.* > "
                "kinds.<kind> > default")
-    if info.worktree_differs:
-        note = "differs from HEAD's and applies only once committed"
-        try:
-            parse_policy(info.worktree_text, f"{POLICY_PATH} (work tree)")
-        except InputError as exc:
-            note += f"; as it stands it is invalid: {exc}"
-        click.echo(f"note: {POLICY_PATH} in the work tree {note}", err=True)
-
-
-@main.command()
-@click.option("--line", "line", metavar="NAME", default=None,
-              help="The line served by default (every tool also takes a `line` argument).")
-@click.option("--repo", type=click.Path(file_okay=False), default=None,
-              help="The repository (default: the one containing the working directory).")
-@click.pass_context
-def mcp(ctx, line, repo):
-    """Run the MCP server on stdio, for AI agents (needs the [mcp] extra)."""
-    from ..mcp.server import serve
-    serve(repo, line or ctx.obj.get("line"))
-
-
-def print_mcp_setup(led) -> None:
-    """What `git lifeline init` says about MCP: .mcp.json for Claude Code, snippets for the rest."""
-    from ..app.integration import snippets
-    status, detail = led.install_mcp_config()
-    if status in ("created", "added"):
-        click.echo(f"mcp: {status} {detail} (server 'lifeline': git lifeline mcp) — Claude Code picks it up here")
-    else:
-        click.echo(f"mcp: {detail}")
-    if led.gr.workdir is None:
-        return
-    import json
-    click.echo("other MCP clients: add under \"mcpServers\" (details in docs/INTEGRATION.md):")
-    for client, where, entry in snippets(led.gr.workdir):
-        click.echo(f"  {client}, {where}:")
-        click.echo(f"    \"lifeline\": {json.dumps(entry, ensure_ascii=False)}")
+    if report.worktree_note:
+        click.echo(f"note: {POLICY_PATH} in the work tree {report.worktree_note}", err=True)

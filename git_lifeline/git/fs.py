@@ -1,11 +1,10 @@
-"""Files next to the repository: the advisory locks that queue this machine's writers.
-
-(`write_atomic` and `read_text_exact` belong here too; they move out of app/service.py
-with the split of the faces, which is not part of the storage engine's change.)
-"""
+"""Files beside the repository: atomic writes a reader never sees half of, and the
+advisory locks that queue this machine's writers."""
 
 from __future__ import annotations
 
+import os
+import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -46,3 +45,25 @@ def file_lock(lock_path: Path) -> Iterator[None]:
         finally:
             _HELD_LOCKS.pop(key, None)
             fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+
+
+def read_text_exact(path: Path) -> str:
+    """Read UTF-8 text byte-for-byte (no newline translation: CRLF in a body survives)."""
+    with open(path, encoding="utf-8", newline="") as f:
+        return f.read()
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace `path` with `text` in one rename: a crash leaves the old file or the new one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=str(path.parent), prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

@@ -15,7 +15,7 @@ from typing import Optional
 
 import pygit2
 
-from ..errors import InputError, LifelineError, NotARepoError
+from ..errors import InputError, LifelineError, NotARepoError, explain_with
 
 
 class GitCommandError(LifelineError):
@@ -107,6 +107,33 @@ class GitRepo:
         """Where the rebuildable cache lives: inside the shared git dir, never the tree."""
         return self.common_dir / "lifeline"
 
+    # ---- reading revisions (for the app layer, which never touches pygit2) ----------------
+    def resolve_commit(self, rev: str) -> Optional[str]:
+        """The commit `rev` names (an oid, a prefix, a ref, HEAD~2...), or None when it names none."""
+        try:
+            return str(self.repo.revparse_single(rev).peel(pygit2.Commit).id)
+        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+            return None
+
+    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        """Whether commit `ancestor` is `descendant` or in its history."""
+        return ancestor == descendant or self.repo.descendant_of(pygit2.Oid(hex=descendant),
+                                                                 pygit2.Oid(hex=ancestor))
+
+    def read_at_head(self, path: str) -> Optional[bytes]:
+        """The bytes of `path` as committed at HEAD; None when HEAD has no commit or no such path.
+        Raises IsADirectoryError when HEAD holds something other than a file there."""
+        head = self.resolve_commit("HEAD")
+        if head is None:
+            return None
+        try:
+            obj = self.repo[self.repo[head].tree[path].id]
+        except KeyError:
+            return None
+        if not isinstance(obj, pygit2.Blob):
+            raise IsADirectoryError(path)
+        return obj.data
+
 
 def _object_format(git_dir: Path) -> str:
     try:
@@ -179,3 +206,5 @@ def run_program(argv: list[str], stdin: bytes) -> int:
     """Run a program (a user's own hook) with our standard streams and `stdin` as its
     input; its exit code."""
     return subprocess.run(argv, input=stdin).returncode
+
+explain_with(repository_failure)  # lets errors.describe_failure, the faces' one boundary, read pygit2's failures

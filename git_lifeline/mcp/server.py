@@ -1,6 +1,6 @@
 """The agent's door: `git lifeline mcp`, an MCP server over stdio.
 
-A thin face: every tool calls one Ledger method and turns its result into text.
+A thin face: every tool calls app/ (a Ledger, its Agents) and turns the result into text.
 Tool names and parameters are those of lifeline-context's server, so agent rules
 written for it keep working; writes go through the project's policy (policy.py),
 and proposals wait in the review trail (review.py) for a human.
@@ -11,7 +11,9 @@ git dir: refs, objects and the cache only, never the work tree.
 
 The MCP Python SDK (2.x, extra `[mcp]`) is imported only when the server starts,
 so the rest of the CLI never needs it. Every failure becomes an MCP tool error
-(isError) with a clear message; nothing a caller sends can crash the server.
+(isError) with a clear message (errors.describe_failure, the boundary every face
+shares); nothing a caller sends can crash the server. What the user should know after
+a call succeeded (the workspace's warnings) comes back as a second text block.
 """
 
 # No `from __future__ import annotations`: the SDK reads the tools' annotations at
@@ -19,16 +21,20 @@ so the rest of the CLI never needs it. Every failure becomes an MCP tool error
 import asyncio
 import logging
 from concurrent.futures import ThreadPoolExecutor
-from typing import Annotated, Callable, Optional
+from typing import Annotated, Callable, Optional, Union
 
 from pydantic import Field
 
-from ..errors import InputError, LifelineError
+from ..app.agents import Agents
+from ..app.text import one_line, who
+from ..app.workspace import Workspace
+from ..errors import InputError, LifelineError, describe_failure
 
 SERVER_NAME = "lifeline"
 CONTEXT_URI = "lifeline://project/context"
 RESOURCE_BUDGET = 8000
 SDK_HINT = "pip install 'git-lifeline[mcp]'  (the MCP Python SDK 2.x)"
+INTERNAL = 3  # describe_failure's exit code for a bug of ours
 log = logging.getLogger("git_lifeline.mcp")
 
 INSTRUCTIONS = """\
@@ -58,22 +64,18 @@ then propose one bootstrap entry, the decisions in force and the open items, one
 
 
 class Door:
-    """The repository the server serves, and one Ledger per line (kept warm between calls)."""
+    """The repository the server serves: a confined Workspace (nothing written outside the
+    git dir), one Ledger per line kept warm between calls."""
 
     def __init__(self, start: Optional[str] = None, line: Optional[str] = None):
-        from ..git.repo import open_repo
-        from ..git.store import DEFAULT_LINE, validate_line
-        self.gr = open_repo(start)
-        self.default_line = validate_line(line or self.gr.config_get("lifeline.defaultLine") or DEFAULT_LINE)
-        self._ledgers: dict = {}
+        self.workspace = Workspace.open(start, confined=True)
+        self.default_line = self.workspace.ledger(line).line  # a bad line fails here, before serving
 
     def ledger(self, line: str = ""):
-        from ..app.service import ConfinedLedger
-        from ..git.store import validate_line
-        name = (line or "").strip() or self.default_line
-        if name not in self._ledgers:
-            self._ledgers[name] = ConfinedLedger(self.gr, validate_line(name))
-        return self._ledgers[name]
+        return self.workspace.ledger((line or "").strip() or self.default_line)
+
+    def agents(self, line: str = "") -> Agents:
+        return Agents(self.ledger(line))
 
 
 # ---- text for the agent (presentation only) ---------------------------------
@@ -98,15 +100,13 @@ def write_message(out, replaced: Optional[str] = None) -> str:
 
 
 def resume_text(ledger, thread: str) -> str:
-    from ..views.context import one_line, who
     cps = ledger.resume(thread or None)
     if not cps:
         return ("No checkpoint recorded yet: nothing to resume. When you stop, record where you are with "
                 "lifeline_checkpoint.")
-    st = ledger.state()
     lines = ["## Resume (where work stopped)"]
     for cp in cps:
-        name = st.by_id[cp.thread].summary if cp.thread in st.by_id else cp.thread
+        name = ledger.thread_name(cp.thread)
         lines.append(f"- **{name}** `[{cp.entry.short}]` — {who(cp.entry)}, {cp.entry.ts:%Y-%m-%d %H:%M}: "
                      f"{cp.entry.summary}")
         for section, items in cp.sections.items():
@@ -117,16 +117,12 @@ def resume_text(ledger, thread: str) -> str:
 def recall_text(ledger, query: str, k: int) -> str:
     if k < 1:
         raise InputError("k must be at least 1")
-    hits = ledger.recall(query, k=k)
-    st = ledger.state()
     rows = []
-    for h in hits:
-        if h.id not in st.by_id:
-            continue
-        e = st.by_id[h.id]
-        mark = " [SUPERSEDED]" if h.id in st.superseded else ""
-        rows.append(f"- [{e.kind}]{mark} {e.summary} (id={e.id[:12]}, score={h.score:.2f}, "
-                    f"coverage={h.coverage:.2f})")
+    for f in ledger.find(query, k=k):
+        e = f.entry
+        mark = "" if f.in_force else " [SUPERSEDED]"
+        rows.append(f"- [{e.kind}]{mark} {e.summary} (id={e.id[:12]}, score={f.score:.2f}, "
+                    f"coverage={f.coverage:.2f})")
     if not rows:
         return "Nothing in the ledger is about that (recall abstained)."
     return "\n".join(rows) + "\n"
@@ -164,6 +160,7 @@ Agent = Annotated[str, Field(description="Your agent's name (e.g. claude-code); 
 Provider = Annotated[str, Field(description="Your model's provider (e.g. anthropic, openai, google).")]
 Model = Annotated[str, Field(description="Your model's name.")]
 Items = Annotated[Optional[list[str]], Field(description="One line per item.")]
+Reply = Union[str, list[str]]  # the text, then the call's warnings when there are any
 
 
 def build_server(door: Door):
@@ -181,18 +178,24 @@ def build_server(door: Door):
     def guarded(fn: Callable[[], str], error) -> str:
         try:
             return fn()
-        except LifelineError as exc:
-            raise error(str(exc)) from None
-        except Exception as exc:  # a bug of ours must not take the server down
-            from ..git.repo import repository_failure
-            known = repository_failure(exc)  # a full or read-only disk, a missing object
-            if known is not None:
-                raise error(str(known)) from None
-            log.exception("internal error")
-            raise error(f"internal error: {type(exc).__name__}: {exc}") from None
+        except Exception as exc:  # the one boundary; a bug of ours must not take the server down
+            message, code = describe_failure(exc)
+            if code == INTERNAL:
+                log.exception("internal error")
+            raise error(with_warnings(message, door.workspace.take_warnings())) from None
 
-    async def call(fn: Callable[[], str], error=ToolError) -> str:
-        return await asyncio.get_running_loop().run_in_executor(worker, guarded, fn, error)
+    async def call(fn: Callable[[], str], error=ToolError) -> Reply:
+        """The tool's text, and the warnings of the call as a second text block."""
+        text = await asyncio.get_running_loop().run_in_executor(worker, guarded, fn, error)
+        warnings = door.workspace.take_warnings()
+        return [text, with_warnings("", warnings)] if warnings else text
+
+    async def read(fn: Callable[[], str]) -> str:
+        """A resource's text; its warnings go to the server's log (a resource is one text)."""
+        text = await asyncio.get_running_loop().run_in_executor(worker, guarded, fn, ResourceError)
+        for w in door.workspace.take_warnings():
+            log.warning("%s", w)
+        return text
 
     tool = server.tool(structured_output=False)
 
@@ -200,7 +203,7 @@ def build_server(door: Door):
                      description="The project's context (what, decisions in force, open, resume, recent) "
                                  f"within {RESOURCE_BUDGET} characters.")
     async def project_context() -> str:
-        return await call(lambda: context_text(door.ledger(), RESOURCE_BUDGET, None), error=ResourceError)
+        return await read(lambda: context_text(door.ledger(), RESOURCE_BUDGET, None))
 
     @tool
     async def lifeline_context(
@@ -211,7 +214,7 @@ def build_server(door: Door):
         budget_tokens: Annotated[Optional[int], Field(
             description="Hard limit in estimated tokens instead of characters.")] = None,
         as_of: Annotated[str, Field(description="The context as the ledger stood then: a date or a commit.")] = "",
-    ) -> str:
+    ) -> Reply:
         """The project's context: what it is, the decisions in force (with their why), open items, where
         work stopped and recent entries, within the budget. Call it when a session starts and after any
         compaction. Every item carries its entry id: cite it, never invent one."""
@@ -221,7 +224,7 @@ def build_server(door: Door):
     async def lifeline_resume(
         thread: Annotated[str, Field(description="Only this thread (name or open item id); empty = all.")] = "",
         line: Line = "",
-    ) -> str:
+    ) -> Reply:
         """Where work stopped: the live checkpoint of each thread (goal, done, next, blocked, tried), newest
         first. Read it after lifeline_context and continue from `next`."""
         return await call(lambda: resume_text(door.ledger(line), thread))
@@ -231,7 +234,7 @@ def build_server(door: Door):
         task_or_thread: Annotated[str, Field(description="A thread name, an open item's id, or the task.")],
         budget: Annotated[int, Field(description="Hard limit on the answer, in characters.")] = 4000,
         line: Line = "",
-    ) -> str:
+    ) -> Reply:
         """The brief for a sub-agent: the project's identity, the decisions that matter for the thread or
         task, and where its work stopped, within the budget. A known thread gives a thread brief; anything
         else is treated as a task description and adds the relevant entries."""
@@ -242,7 +245,7 @@ def build_server(door: Door):
         query: Annotated[str, Field(description="What you want to know, in a few words.")],
         k: Annotated[int, Field(description="At most this many entries.")] = 5,
         line: Line = "",
-    ) -> str:
+    ) -> Reply:
         """Find the entries about a topic ("did we already decide X?"), by relevance, not recency.
         Superseded entries are marked [SUPERSEDED]: do not act on them. Abstains when nothing is about it."""
         return await call(lambda: recall_text(door.ledger(line), query, k))
@@ -260,12 +263,12 @@ def build_server(door: Door):
         line: Line = "",
         parents: Annotated[Optional[list[str]], Field(
             description="Entries this one builds on (ids or unique prefixes).")] = None,
-    ) -> str:
+    ) -> Reply:
         """Record a decision, feature, fix, incident or other entry. By the project's policy it is either
         written directly (audited) or filed as a proposal that a human approves; the answer says which."""
         def run() -> str:
-            out = door.ledger(line).agent_write(kind, summary, body, parents=parents, thread=thread or None,
-                                                agent=agent, provider=provider, model=model)
+            out = door.agents(line).write(kind, summary, body, parents=parents, thread=thread or None,
+                                          agent=agent, provider=provider, model=model)
             return write_message(out)
         return await call(run)
 
@@ -280,15 +283,15 @@ def build_server(door: Door):
         line: Line = "",
         revert: Annotated[bool, Field(
             description="True when the entry is withdrawn and nothing replaces it.")] = False,
-    ) -> str:
+    ) -> Reply:
         """Supersede an earlier entry with a correction (a reversed decision, a closed open item, an updated
         fact). The ledger is append-only: this never edits, it adds. Routed by the policy like any write."""
         def run() -> str:
             text = body.strip()
             if revert:
                 text = "action: revert\n\n" + text if text else ""
-            out = door.ledger(line).agent_write("correction", summary, text, parents=[parent_id], agent=agent,
-                                                provider=provider, model=model)
+            out = door.agents(line).write("correction", summary, text, parents=[parent_id], agent=agent,
+                                          provider=provider, model=model)
             return write_message(out)
         return await call(run)
 
@@ -305,31 +308,26 @@ def build_server(door: Door):
         provider: Provider = "none",
         model: Model = "unknown",
         line: Line = "",
-    ) -> str:
+    ) -> Reply:
         """Record where work stopped on a thread: goal, done, next, blocked, tried (what failed and why).
         Call it when a step completes, when blocked, and before the session ends. It replaces the thread's
         previous checkpoint; the next session resumes from it."""
         def run() -> str:
-            led = door.ledger(line)
             sections = {"goal": list(goal or []), "done": list(done or []), "next": list(next or []),
                         "blocked": list(blocked or []), "tried": list(tried or [])}
-            previous = {c.thread: c.entry.id for c in led.resume()}
-            out = led.agent_checkpoint(thread or None, sections, summary or None, agent=agent, provider=provider,
-                                       model=model)
-            replaced = None
-            if out.mode == "direct" and out.written:
-                key = next_key(out.entry)
-                replaced = previous.get(key)
-            return write_message(out, replaced)
+            out = door.agents(line).checkpoint(thread or None, sections, summary or None, agent=agent,
+                                               provider=provider, model=model)
+            return write_message(out, out.replaced)
         return await call(run)
 
     return server
 
 
-def next_key(entry) -> Optional[str]:
-    """The thread key a checkpoint entry was written for (its `thread:` header)."""
-    from ..core import blocks
-    return blocks.field(entry.body, "thread")
+def with_warnings(text: str, warnings: list) -> str:
+    """`text` followed by one `warning:` line per warning."""
+    lines = [text] if text else []
+    lines.extend(f"warning: {w}" for w in warnings)
+    return "\n".join(lines)
 
 
 def serve(start: Optional[str] = None, line: Optional[str] = None) -> None:

@@ -14,8 +14,6 @@ import os
 import sqlite3
 from typing import Optional
 
-import pygit2
-
 from ..core import truth
 from ..core.canonical import compute_id
 from ..core.record import Record
@@ -46,11 +44,13 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
 
 
 class LineCache:
-    def __init__(self, store: LineStore):
+    def __init__(self, store: LineStore, warnings: Optional[list] = None):
         self.store = store
         self.path = store.gr.lifeline_dir() / f"{store.line}.sqlite3"
         self.db: Optional[sqlite3.Connection] = None
-        self.warnings: list = []
+        # What the user should know (a rebuilt cache, a rewound line): the caller's warning
+        # sink when it gives one, so that every face prints them.
+        self.warnings: list = warnings if warnings is not None else []
 
     # ---- connection ------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
@@ -153,7 +153,7 @@ class LineCache:
                 if new is None or kind != "blob" or not is_entry_path(path):
                     continue
                 entry_id = path.replace("/", "")
-                record, ok, row = self._parse(entry_id, repo[new])
+                record, ok, row = self._parse(entry_id, str(new), repo[new].data)
                 if old is not None:
                     replaced = True
                     self._drop(db, entry_id)
@@ -207,21 +207,21 @@ class LineCache:
         except (ValueError, TypeError):
             return None
 
-    def _parse(self, entry_id: str, blob: pygit2.Blob):
-        """(Record or None, ok, row) for one blob at an entry path.
+    def _parse(self, entry_id: str, blob_id: str, data: bytes):
+        """(Record or None, ok, row) for one blob (its oid and bytes) at an entry path.
 
         `ok` says the content hashes to its id and its path; content rules are
         verify's business. An unreadable blob is kept as a broken row, so the truth
         warns about it instead of dropping it silently. No pydantic here, so a cold
         build stays cheap."""
-        text = blob.data.decode("utf-8", "replace")
+        text = data.decode("utf-8", "replace")
         try:
             r = Record.from_json(text)
             ok = int(r.id == entry_id and compute_id(r.kind, r.author, r.agent, r.provider, r.model,
                                                      r.summary, r.body, r.parents) == r.id)
         except (ValueError, KeyError, TypeError, AttributeError):
-            return None, False, (entry_id, str(blob.id), "", "", 0, "", "", None, text)
-        row = (entry_id, str(blob.id), f"{r.ts:%Y-%m-%dT%H:%M:%S.%f}Z", r.kind, ok, r.summary, r.body,
+            return None, False, (entry_id, blob_id, "", "", 0, "", "", None, text)
+        row = (entry_id, blob_id, f"{r.ts:%Y-%m-%dT%H:%M:%S.%f}Z", r.kind, ok, r.summary, r.body,
                r.dedup_key, text)
         return r, bool(ok), row
 

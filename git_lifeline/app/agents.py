@@ -1,0 +1,288 @@
+"""The agents' door to a line: writes routed by the write policy, and the human review.
+
+An agent's write is planned exactly like a human's (Ledger.plan_*: the same validation,
+parents, thread and checkpoint rules), then the project's policy decides where it goes:
+written with an audit record, filed as a proposal, or refused. Policy: core/policy.py;
+review trail: git/review.py; formats: docs/FORMAT.md, "Review trail".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional
+
+from ..core.policy import MODES, POLICY_PATH, Policy, PolicyDenied, PolicyError, parse_policy
+from ..errors import InputError, LifelineError
+from ..git.repo import GitRepo
+from ..git.review import (
+    DECISIONS,
+    MAX_WHY_CHARS,
+    Proposal,
+    ReviewError,
+    ReviewTrail,
+    already_decided,
+    build_proposals,
+    list_trails,
+    order_key,
+    parse_since,
+)
+from .ledger import Ledger
+from .workspace import Workspace
+
+if TYPE_CHECKING:
+    from ..core.model import Entry
+
+__all__ = ["Agents", "AgentWrite", "ReviewOutcome", "AuditRow", "PolicyReport", "MODES", "POLICY_PATH",
+           "policy_in_effect", "policy_report", "pending_elsewhere"]
+
+
+@dataclass
+class AgentWrite:
+    """What became of an agent's write."""
+
+    mode: str                      # direct | propose | unchanged (a checkpoint that says nothing new)
+    rule: str                      # the policy rule that decided ("" when unchanged)
+    entry: Entry                   # the entry written, found, or proposed
+    written: bool                  # True only when the line grew
+    proposal: object = None        # review record of the proposal (mode propose)
+    audit: object = None           # review record of the direct write (mode direct, written)
+    replaced: Optional[str] = None  # the checkpoint a direct checkpoint replaced as where work stopped
+
+
+@dataclass
+class ReviewOutcome:
+    """One proposal's result in an approve/reject batch."""
+
+    ref: str                       # what the user typed (or the short pid for `all`)
+    proposal: Optional[Proposal]   # None when the ref did not resolve
+    ok: bool
+    status: str                    # approved | duplicate | rejected, or the failure message
+    entry: Optional[Entry] = None  # the entry an approval sealed (or found)
+
+
+@dataclass
+class AuditRow:
+    """A direct agent write or a decision on a proposal."""
+
+    record: object                 # the review record
+    proposal: Optional[Proposal]   # the proposal it decides (None for a direct write)
+    counts: bool                   # False for a decision overruled by another on the same proposal
+
+
+@dataclass
+class PolicyReport:
+    policy: Policy
+    worktree_note: Optional[str]   # what to say about an uncommitted edit of the file, or None
+
+
+# ---- the write policy (HEAD's .lifeline/policy.json) ------------------------------
+def _committed_policy(gr: GitRepo) -> tuple:
+    """(the policy file's text at HEAD or None, where the policy in effect comes from)."""
+    if gr.resolve_commit("HEAD") is None:
+        return None, "built-in default (HEAD has no commit yet)"
+    source = f"HEAD:{POLICY_PATH}"
+    try:
+        data = gr.read_at_head(POLICY_PATH)
+    except IsADirectoryError:
+        raise PolicyError(f"policy {source}: is not a file") from None
+    if data is None:
+        return None, f"built-in default (no {POLICY_PATH} at HEAD)"
+    try:
+        return data.decode("utf-8"), source
+    except UnicodeDecodeError as exc:
+        raise PolicyError(f"policy {source}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
+
+
+def policy_in_effect(gr: GitRepo) -> Policy:
+    """HEAD's policy, else the built-in one. The work tree's copy never counts: an agent
+    that edits the file does not change its own rights until someone commits the change."""
+    text, source = _committed_policy(gr)
+    return Policy(source=source) if text is None else parse_policy(text, source)
+
+
+def policy_report(ws: Workspace) -> PolicyReport:
+    """The policy in effect, and a note when the work tree's file differs from HEAD's."""
+    gr = ws.gr
+    committed, _ = _committed_policy(gr)
+    policy = policy_in_effect(gr)
+    worktree = None
+    if gr.workdir is not None:
+        try:
+            worktree = (gr.workdir / POLICY_PATH).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            worktree = None
+    if worktree is None or worktree == committed:
+        return PolicyReport(policy, None)
+    note = "differs from HEAD's and applies only once committed"
+    try:
+        parse_policy(worktree, f"{POLICY_PATH} (work tree)")
+    except InputError as exc:
+        note += f"; as it stands it is invalid: {exc}"
+    return PolicyReport(policy, note)
+
+
+def pending_elsewhere(ws: Workspace, line: str) -> list:
+    """(line, pending proposals) for every other line with work waiting for review."""
+    out = []
+    for name in list_trails(ws.gr):
+        if name != line:
+            count = len(Agents(ws.ledger(name)).proposals())
+            if count:
+                out.append((name, count))
+    return out
+
+
+class Agents:
+    """One line's agents' door."""
+
+    def __init__(self, led: Ledger):
+        self.led = led
+        self.gr = led.gr
+        self.line = led.line
+
+    def trail(self) -> ReviewTrail:
+        return ReviewTrail(self.gr, self.line)
+
+    def policy(self) -> Policy:
+        return policy_in_effect(self.gr)
+
+    # ---- writes ------------------------------------------------------------------
+    def write(self, kind: str, summary: str, body: str = "", parents: Optional[list] = None,
+              thread: Optional[str] = None, agent: str = "mcp-agent", provider: str = "none",
+              model: str = "unknown", via: str = "mcp") -> AgentWrite:
+        """An agent's append, routed by the policy (direct | propose | deny)."""
+        fields: dict = dict(kind=kind, summary=summary, body=body, parents=list(parents or []), agent=agent,
+                            provider=provider, model=model)
+        entry = self.led.plan_in_thread(thread, fields) if thread else self.led.plan_entry(**fields)
+        return self.route(entry, via)
+
+    def checkpoint(self, thread: Optional[str], sections: dict, summary: Optional[str] = None,
+                   agent: str = "mcp-agent", provider: str = "none", model: str = "unknown",
+                   via: str = "mcp") -> AgentWrite:
+        """An agent's checkpoint: an unchanged one writes nothing; the rest are routed by the policy."""
+        from ..core import blocks
+        previous = {c.thread: c.entry.id for c in self.led.resume()}
+        planned = self.led.plan_checkpoint(thread, sections, summary, agent=agent, provider=provider, model=model)
+        if not planned.new:
+            return AgentWrite("unchanged", "", planned.entry, written=False)
+        out = self.route(planned.entry, via)
+        if out.mode == "direct" and out.written:
+            out.replaced = previous.get(blocks.field(out.entry.body, "thread"))
+        return out
+
+    def route(self, entry: Entry, via: str) -> AgentWrite:
+        if via == "mcp" and entry.agent == "human":
+            raise InputError("agent 'human' is kept for people writing with the CLI; pass your agent's name "
+                             "(e.g. claude-code) as agent")
+        policy = self.policy()
+        decision = policy.decide(entry.agent, entry.kind)
+        if decision.mode == "deny":
+            raise PolicyDenied(f"denied by policy: agent {entry.agent!r} may not write kind {entry.kind!r} "
+                               f"(rule {decision.rule} in {policy.source}); nothing was written")
+        if decision.mode == "propose":
+            rec = self.trail().propose(entry, by=self.led.default_author(), via=via)
+            return AgentWrite("propose", decision.rule, entry, written=False, proposal=rec)
+        result = self.led.append([entry])
+        if not result.added:
+            return AgentWrite("direct", decision.rule, result.existing[0], written=False)
+        audit = self.trail().record_direct(entry, decision.rule, by=self.led.default_author(), via=via)
+        return AgentWrite("direct", decision.rule, entry, written=True, audit=audit)
+
+    def propose(self, fields: dict, thread: Optional[str] = None, via: str = "cli"):
+        """File a proposal explicitly (whatever the policy says); returns its review record."""
+        entry = self.led.plan_in_thread(thread, fields) if thread else self.led.plan_entry(**fields)
+        return self.trail().propose(entry, by=self.led.default_author(), via=via)
+
+    # ---- review --------------------------------------------------------------------
+    def proposals(self, everything: bool = False) -> list:
+        """Pending proposals (or all of them), oldest first."""
+        props = self.trail().proposals().values()
+        return sorted((p for p in props if everything or p.status == "pending"), key=lambda p: order_key(p.record))
+
+    def _targets(self, trail: ReviewTrail, refs: list, props: dict) -> list:
+        """(ref, Proposal or None, error or None) for each requested pid; `all` = every pending one."""
+        refs = [r.strip() for r in refs if r.strip()]
+        if not refs:
+            raise InputError("name at least one proposal id, or all")
+        if "all" in refs:
+            if len(refs) > 1:
+                raise InputError("give proposal ids or all, not both")
+            pending = sorted((p for p in props.values() if p.status == "pending"), key=lambda p: order_key(p.record))
+            return [(p.short, p, None) for p in pending]
+        out: list = []
+        seen = set()
+        for ref in refs:
+            try:
+                p = trail.resolve(ref, props)
+            except ReviewError as exc:
+                out.append((ref, None, str(exc)))
+                continue
+            if p.id not in seen:
+                seen.add(p.id)
+                out.append((ref, p, None))
+        return out
+
+    def _decide_each(self, refs: list, decide) -> list:
+        """Run `decide(trail, proposal, by) -> (status, entry)` on each targeted pending
+        proposal, under the trail's lock. Each is independent: a failure is reported
+        for that proposal and the others go on."""
+        trail = self.trail()
+        by = self.led.default_author()
+        results = []
+        with trail.lock():
+            props = trail.proposals()
+            for ref, p, error in self._targets(trail, refs, props):
+                if error is not None:
+                    results.append(ReviewOutcome(ref, None, False, error))
+                elif p.decision is not None:
+                    results.append(ReviewOutcome(ref, p, False, already_decided(p)))
+                else:
+                    try:
+                        status, entry = decide(trail, p, by)
+                    except LifelineError as exc:
+                        results.append(ReviewOutcome(ref, p, False, str(exc)))
+                    else:
+                        results.append(ReviewOutcome(ref, p, True, status, entry=entry))
+        return results
+
+    def approve(self, refs: list) -> list:
+        """Seal proposals into the line. Each is independent: one failure does not stop the others."""
+        def seal(trail, p, by):
+            c = p.content
+            try:
+                entry = self.led.plan_entry(kind=c["kind"], summary=c["summary"], body=c["body"],
+                                            parents=c["parents"], author=c["author"], agent=c["agent"],
+                                            provider=c["provider"], model=c["model"])
+                result = self.led.append([entry])
+                stored = (result.added or result.existing)[0]
+                status = "approved" if result.added else "duplicate"
+                trail.decide(p.id, status, by, entry=stored.id)
+            except LifelineError as exc:
+                raise LifelineError(f"proposal {p.short} not approved: {exc}") from None
+            return status, stored
+        return self._decide_each(refs, seal)
+
+    def reject(self, refs: list, why: str = "") -> list:
+        """Close proposals without writing to the line; an approved one can never be rejected."""
+        why = (why or "").strip()
+        if len(why) > MAX_WHY_CHARS:
+            raise InputError(f"--why is longer than {MAX_WHY_CHARS} characters")
+
+        def close(trail, p, by):
+            trail.decide(p.id, "rejected", by, why=why)
+            return "rejected", None
+        return self._decide_each(refs, close)
+
+    def audit(self, since: Optional[str] = None) -> list:
+        """Every direct agent write and every decision on a proposal, oldest first."""
+        limit = parse_since(since) if since else None
+        records = self.trail().load().records
+        props = build_proposals(records)
+        out = []
+        for r in sorted(records.values(), key=order_key):
+            if r.type == "proposed" or (limit is not None and r.ts < limit):
+                continue
+            p = props.get(r.doc["proposal"]) if r.type in DECISIONS else None
+            out.append(AuditRow(r, p, p is None or p.decision is r))
+        return out
+

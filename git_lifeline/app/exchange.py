@@ -1,0 +1,125 @@
+"""Exchanging the ledger with remotes: fetch, pull, push, sync, clone (docs/SYNC.md).
+
+The network and the merges are git/sync.py's; here each pull also brings the review
+trails in and levels the projection files of the lines it changed. `lines=None`
+means every line; the faces pass [name] when the user chose one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from ..git import sync
+from ..git.review import ReviewTrail, list_trails
+from .workspace import Workspace
+
+no_progress = sync.no_progress  # the progress callback that shows nothing
+
+__all__ = ["FetchReport", "PullReport", "SyncReport", "CloneReport", "RemoteSetup", "no_progress",
+           "fetch", "pull", "push", "sync_with", "clone", "remote_setup", "unpushed"]
+
+
+@dataclass
+class FetchReport:
+    remote: str
+    lines: list                    # sync.FetchLine: how each line relates to the remote's
+
+
+@dataclass
+class PullReport:
+    remote: str
+    lines: list                    # sync.PullLine: created, fast-forwarded, merged...
+
+
+@dataclass
+class SyncReport:
+    remote: str
+    pulls: list                    # the sync.PullLine of every pull that changed a line
+    push: sync.PushResult
+
+
+@dataclass
+class CloneReport:
+    workspace: Workspace
+    directory: Path
+    remote: str
+    pulls: list                    # sync.PullLine
+
+
+@dataclass
+class RemoteSetup:
+    remote: str
+    added: bool                    # False when the refspec was there already
+    refspec: str
+
+
+def fetch(ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = None) -> FetchReport:
+    name = sync.resolve_remote(ws.gr, remote)
+    return FetchReport(name, sync.fetch(ws.gr, name, lines))
+
+
+def pull(ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = None, progress=None,
+         fetch: bool = True) -> PullReport:
+    """Fetch, then bring each remote line in (create, fast-forward or merge)."""
+    name = sync.resolve_remote(ws.gr, remote)
+    if fetch:
+        sync.fetch(ws.gr, name, lines)
+    results = sync.integrate(ws.gr, name, lines, progress or sync.no_progress)
+    for pl in results:
+        if pl.changed:
+            ws.ledger(pl.line).projection.after_pull(pl)
+    _integrate_review_trails(ws, name, lines)
+    return PullReport(name, results)
+
+
+def _integrate_review_trails(ws: Workspace, remote: str, lines: Optional[list]) -> None:
+    """Bring the remote's review trails in (verified, then created, fast-forwarded or merged)."""
+    for line, commit in sorted(sync.review_tracking_heads(ws.gr, remote).items()):
+        if lines is None or line in lines:
+            ReviewTrail(ws.gr, line).integrate(commit)
+
+
+def push(ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = None,
+         progress=None) -> sync.PushResult:
+    """Push every line and its review trail (never forced)."""
+    name = sync.resolve_remote(ws.gr, remote)
+    result = sync.push(ws.gr, name, lines, progress or sync.no_progress)
+    trails = [t for t in list_trails(ws.gr) if lines is None or t in lines]
+    result.lines.extend(sync.push_review(ws.gr, name, trails))
+    return result
+
+
+def sync_with(ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = None, progress=None,
+              attempts: int = 3) -> SyncReport:
+    """Pull then push; when someone pushed in between, pull and push again (bounded)."""
+    name = sync.resolve_remote(ws.gr, remote)
+    pulls: list = []
+    result = sync.PushResult(name)
+    for _ in range(max(1, attempts)):
+        pulls.extend(p for p in pull(ws, name, lines, progress).lines if p.changed)
+        result = push(ws, name, lines, progress)
+        if not any(p.needs_sync for p in result.rejected):
+            break
+    return SyncReport(name, pulls, result)
+
+
+def remote_setup(ws: Workspace, remote: Optional[str] = None) -> RemoteSetup:
+    """Make a plain `git fetch REMOTE` bring the ledger too (a fetch refspec)."""
+    name = sync.resolve_remote(ws.gr, remote)
+    return RemoteSetup(name, sync.remote_setup(ws.gr, name), sync.fetch_refspec(name))
+
+
+def clone(url: str, directory: Optional[str] = None, progress=None) -> CloneReport:
+    """git clone, then pull the ledger from the new clone's first remote."""
+    dest = sync.clone(url, directory)
+    ws = Workspace.open(str(dest))
+    names = sync.remotes(ws.gr)
+    remote = names[0] if names else "origin"
+    return CloneReport(ws, dest, remote, pull(ws, remote, None, progress).lines)
+
+
+def unpushed(ws: Workspace, remote: Optional[str] = None) -> list:
+    """[(line, entries not on the remote as last seen)]."""
+    return sync.unpushed(ws.gr, sync.resolve_remote(ws.gr, remote))

@@ -1,0 +1,185 @@
+"""Moving entries in and out of a line: import and export with lifeline-context,
+migrate from a projection file, promote between lines.
+
+Every id is recomputed on the way in; a batch is written as one pack and one commit.
+The formats are core/seed.py's and views/projection.py's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from ..errors import InputError
+from ..git.fs import read_text_exact, write_atomic
+from ..git.store import AppendResult, BulkWriter
+from .ledger import Ledger, commit_message
+
+
+@dataclass
+class Mismatch:
+    where: str                     # where the record sits in the source
+    summary: str
+    recorded: str                  # the id the source recorded
+    computed: str                  # the id its content hashes to
+
+
+@dataclass
+class ImportReport:
+    format: str
+    read: int
+    added: int
+    existing: int
+    commit: Optional[str]
+    line: str
+    mismatched: list = field(default_factory=list)   # Mismatch: skipped (exit 1)
+    skipped: list = field(default_factory=list)      # (entry, why): not written, not refused
+    duplicates: int = 0
+    unrecorded: int = 0                              # records with no id to compare
+    reordered: int = 0                               # recorded out of time order in the source
+    external: list = field(default_factory=list)     # (entry id, parent id, line): parents in other lines
+
+    def to_json(self) -> dict:
+        return {"format": self.format, "read": self.read, "added": self.added, "existing": self.existing,
+                "commit": self.commit, "line": self.line,
+                "mismatched": [{"where": m.where, "summary": m.summary, "recorded": m.recorded,
+                                "computed": m.computed} for m in self.mismatched],
+                "skipped": [{"id": e.id, "summary": e.summary, "why": why} for e, why in self.skipped],
+                "duplicates": self.duplicates, "unrecorded": self.unrecorded, "reordered": self.reordered,
+                "external": [{"id": i, "parent": p, "line": ln} for i, p, ln in self.external]}
+
+
+@dataclass
+class MigrateReport:
+    read: int
+    added: int
+    existing: int
+    mismatched: list               # ids whose content does not match (skipped)
+
+
+@dataclass
+class PromoteReport:
+    promoted: list                 # the copies written
+    already: list                  # (source id or None, id of the copy already there)
+    commit: Optional[str]
+
+
+def write_output(path: Path, text: str) -> None:
+    """Write a file a command produced (export -o, graph -o) in one rename."""
+    write_atomic(path, text)
+
+
+def _bulk_append(led: Ledger, entries: list) -> AppendResult:
+    """Append many entries as one pack (git fast-import) and one commit, ref by CAS."""
+    writer = BulkWriter(led.store)
+    try:
+        for e in entries:
+            writer.add(e)
+        return writer.publish(entries, commit_message)
+    except BaseException:
+        writer.abort()
+        raise
+
+
+def migrate(led: Ledger, source: Path, strict: bool = False) -> MigrateReport:
+    """Rebuild the line from a projection file; every recorded id is checked first."""
+    from ..git.lines import LineIndex
+    from ..views import projection
+    try:
+        text = read_text_exact(source)
+    except FileNotFoundError:
+        raise InputError(f"{source}: no such file") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{source}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
+    parsed = projection.parse(text, str(source))
+    good: list = []
+    bad: list = []
+    for e in parsed:
+        (good if e.verify() else bad).append(e)
+    if bad and strict:
+        raise InputError(
+            f"{len(bad)} entr{'y' if len(bad) == 1 else 'ies'} in {source} do not match their recorded id "
+            f"(first: {bad[0].id[:12]} '{bad[0].summary[:40]}'); nothing was written")
+    known = {e.id for e in good}
+    index = LineIndex.scan(led.gr)
+    for e in good:
+        missing = [p for p in e.parents if p not in known and not led.store.has(p)
+                   and index.locate(p, exclude=led.line) is None]  # cross-line parents count
+        if missing:
+            raise InputError(f"{source}: entry {e.id[:12]} names parent {missing[0][:12]} which is in "
+                             "neither the file nor the line; nothing was written")
+    result = _bulk_append(led, good) if good else AppendResult([], [], None)
+    if result.commit:
+        led.projection.render_quietly()
+    return MigrateReport(len(parsed), len(result.added), len(result.existing), [e.id for e in bad])
+
+
+def import_from(led: Ledger, source: Path, strict: bool = False, assume_utc: bool = False,
+                progress=None) -> ImportReport:
+    """Import a lifeline-context ledger (LIFELINE.md, legacy markdown or .db) into the line.
+
+    Every id is recomputed; refused records raise (nothing written); mismatches are
+    skipped and listed (or abort with `strict`). One commit, written as a pack.
+    `progress(stage, done, total)` is called while checking and writing.
+    """
+    from ..core import seed
+    from ..git.lines import LineIndex
+
+    fmt, records = seed.read_source(Path(source))
+    total = len(records)
+    store = led.store
+    head = store.head()
+    tree = store.entries_tree(head)
+    index = LineIndex.scan(led.gr)
+
+    def in_line(entry_id: str) -> bool:
+        return tree is not None and store._lookup_blob(tree, entry_id) is not None
+
+    def dedup_used() -> dict:
+        if head is None:
+            return {}
+        return {e.dedup_key: e.id for e in store.load(head).entries.values() if e.dedup_key}
+
+    def counted(items):
+        for n, rec in enumerate(items, 1):
+            if progress is not None and (n % 1000 == 0 or n == total):
+                progress("checking", n, total)
+            yield rec
+
+    writer = BulkWriter(store)
+    try:
+        plan = seed.check_records(
+            counted(records), str(source), strict=strict, assume_utc=assume_utc, in_line=in_line,
+            elsewhere=lambda p: index.locate(p, exclude=led.line), dedup_used=dedup_used, sink=writer.add)
+        write_progress = (lambda done, n: progress("writing", done, n)) if progress is not None else None
+        result = writer.publish(plan.entries, commit_message, write_progress)
+    except BaseException:
+        writer.abort()
+        raise
+    if result.commit:
+        if head is None:
+            led.projection.write_entries(result.added, result.commit)
+        else:
+            led.projection.refresh(head, result.added, result.commit)
+    return ImportReport(
+        format=fmt, read=total, added=len(result.added), existing=len(result.existing), commit=result.commit,
+        line=led.line, mismatched=[Mismatch(r.where, r.summary, r.recorded_id, c) for r, c in plan.mismatched],
+        skipped=list(plan.skipped), duplicates=plan.duplicates, unrecorded=plan.unrecorded,
+        reordered=plan.reordered, external=list(plan.external))
+
+
+def export_seed(led: Ledger) -> str:
+    """The line in lifeline-context's markdown; refuses entries it would misread."""
+    from ..core import seed
+    entries = led.entries()
+    seed.check_export(entries, led.line)
+    return seed.render_seed_markdown(entries, led.line)
+
+
+def promote(led: Ledger, src: str, refs: list, parents: Optional[list] = None) -> PromoteReport:
+    """Copy entries of line `src` into this line, each with an origin block."""
+    from ..git.lines import plan_promote
+    plan = plan_promote(led.gr, src, led.line, refs, parents)
+    result = led.append(plan.copies) if plan.copies else AppendResult([], [], None)
+    return PromoteReport(result.added, plan.already + [(None, e.id) for e in result.existing], result.commit)

@@ -1,0 +1,394 @@
+"""One line of the ledger: its truth, what is read from it, and writing to it.
+
+Writing is two steps: *plan* an entry (every write rule, the secret scan, parents,
+thread chaining, "does this checkpoint say anything new?") without touching the
+repository, then *persist* it. The agents' door plans the same way and lets the
+write policy choose where the entry goes (agents.py).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional
+
+from ..core import truth
+from ..core.rules import KINDS
+from ..errors import InputError
+from ..git.repo import GitRepo
+from ..git.store import DEFAULT_LINE, AppendResult, LineStore
+from ..views import context as ctx
+from .projection_file import ProjectionFile
+
+if TYPE_CHECKING:  # annotations only: importing the model loads pydantic
+    from ..core.model import Entry
+    from ..views.cache import LineCache
+
+# The pydantic model is imported where an entry is built or read in full: read paths
+# served from the cache (context, recall) never load it.
+
+DEFAULT_BUDGET = 8000  # characters, when neither --budget nor lifeline.budget says otherwise
+
+
+@dataclass
+class LogOutcome:
+    """What became of a write: the entry written (or the one already there)."""
+
+    entry: Entry
+    written: bool
+    commit: Optional[str]
+    projection: Optional[Path]
+
+
+@dataclass
+class Planned:
+    """A planned entry. `new` is False when the line already says it (an unchanged
+    checkpoint, a decision already pinned): `entry` is then the one in the line."""
+
+    entry: Entry
+    new: bool = True
+
+
+@dataclass(frozen=True)
+class Found:
+    """A recall hit, with the entry and whether it is still in force."""
+
+    entry: object
+    score: float
+    coverage: float
+    in_force: bool
+
+
+def order_key(e) -> tuple:
+    return (e.ts, e.id)
+
+
+def commit_message(entries: list) -> str:
+    if len(entries) == 1:
+        e = entries[0]
+        body = f"\n\n{e.body}" if e.body else ""
+        return f"{e.kind}: {e.summary}{body}\n\nLifeline-Id: {e.id}\n"
+    return (f"lifeline: add {len(entries)} entries\n\n"
+            + "".join(f"Lifeline-Id: {e.id}\n" for e in sorted(entries, key=order_key)))
+
+
+def delivered(parts: ctx.ContextParts, fmt: str) -> str:
+    """The context in a provider's system-message shape (generic: the markdown itself)."""
+    from ..views.delivery import deliver
+    return deliver(parts.stable, parts.volatile, fmt)
+
+
+class Ledger:
+    """One line of a repository's ledger.
+
+    `warnings` is the sink for what the user should hear about after an operation has
+    succeeded (a projection that could not be refreshed, a cache rebuilt because the line
+    was rewound); the faces print it. `confined` keeps every write inside the git dir
+    (the MCP server's rule): no projection file."""
+
+    def __init__(self, gr: GitRepo, line: str = DEFAULT_LINE, warnings: Optional[list] = None,
+                 confined: bool = False):
+        self.gr = gr
+        self.store = LineStore(gr, line)
+        self.line = line
+        self.warnings: list = warnings if warnings is not None else []
+        self.projection = ProjectionFile(self.store, self.warnings, confined)
+        self._cache: Optional[LineCache] = None
+        # The truth is a pure function of the head commit: kept while the head is the same
+        # (a long-running face answers many calls from it), recomputed when anyone appends.
+        self._memo: Optional[tuple] = None
+
+    def default_author(self) -> str:
+        name, email = self.gr.identity()
+        return f"{name} <{email}>"
+
+    def projection_path(self) -> Optional[Path]:
+        return self.projection.path
+
+    # ---- reading -----------------------------------------------------------------
+    def head(self) -> Optional[str]:
+        return self.store.head()
+
+    def entries(self, commit: Optional[str] = None, kind: Optional[str] = None) -> list:
+        """The line's entries, oldest first (only those of `kind` when given)."""
+        if kind is not None and kind not in KINDS:
+            raise InputError(f"unknown kind {kind!r}; known kinds: {', '.join(KINDS)}")
+        loaded = self.store.load(commit)
+        return [e for e in sorted(loaded.entries.values(), key=order_key) if kind is None or e.kind == kind]
+
+    def show(self, ref: str):
+        return self.store.get(self.store.resolve(ref))
+
+    def cache(self) -> LineCache:
+        if self._cache is None:
+            from ..views.cache import LineCache
+            self._cache = LineCache(self.store, self.warnings)
+        return self._cache
+
+    def state(self, commit: Optional[str] = None) -> truth.State:
+        """Current truth at `commit` (default: head); the head's goes through the cache."""
+        head = self.store.head()
+        if commit is not None and commit != head:
+            return truth.reduce(self.store.load(commit).entries.values())
+        if self._memo is None or self._memo[0] != head:
+            self._memo = (head, self.cache().state(head))
+        return self._memo[1]
+
+    def state_as_of(self, when: str) -> truth.State:
+        """The truth as the ledger stood then: a ledger commit, or a date (entries recorded by then)."""
+        from ..core.rules import parse_ts
+        text = when.strip()
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+            limit = parse_ts(text + "T00:00:00+00:00") + timedelta(days=1) - timedelta(microseconds=1)
+        elif re.fullmatch(r"\d{4}-\d{2}-\d{2}T.*", text):
+            limit = parse_ts(text)
+        else:
+            limit = None
+        if limit is not None:
+            # Bitemporal: entries recorded by then, with validity windows read at then.
+            return truth.reduce((e for e in self.store.load().entries.values() if e.ts <= limit),
+                                now=f"{limit:%Y-%m-%dT%H:%M:%S.%f}")
+        commit = self.gr.resolve_commit(text)
+        if commit is None:
+            raise InputError(f"--as-of {when!r}: not a date (YYYY-MM-DD[THH:MM:SSZ]) nor a commit")
+        head = self.head()
+        if head is None or not self.gr.is_ancestor(commit, head):
+            raise InputError(f"--as-of {when!r}: not a commit of line {self.line!r}")
+        return self.state(commit)
+
+    def thread_key(self, thread: str, st: Optional[truth.State] = None) -> str:
+        st = st or self.state()
+        key = truth.thread_key(thread, st.fold.opens)
+        if key not in st.threads and key not in st.checkpoints:
+            known = ", ".join(sorted(k[:8] if len(k) == 64 else k for k in st.threads)) or "none"
+            raise InputError(f"unknown thread {thread!r} in line {self.line!r} (threads: {known})")
+        return key
+
+    def stale(self, since: Optional[str] = None, st: Optional[truth.State] = None) -> list:
+        """Decisions in force whose code (their `paths:`) changed after they were made."""
+        from ..git.history import find_stale
+        st = st or self.state()
+        if since is not None and self.gr.git(["rev-parse", "--verify", "--quiet", f"{since}^{{commit}}"],
+                                             check=False).returncode != 0:
+            raise InputError(f"--since {since!r}: not a commit")
+        return find_stale(self.gr, st.fold.facts, st.fold.touched, st.decision_ids, since_rev=since)
+
+    def recall(self, query: str, k: int = 5) -> list:
+        """Search hits (views.recall.Hit), best first; empty when recall abstains."""
+        from ..views import recall
+        if k < 1:
+            raise InputError("-k must be at least 1")
+        st = self.state()
+        db = self.cache().ensure(self.store.head())
+        return recall.search(db, query, k, truth=recall.truth_of(st), semantic=self.semantic_index())
+
+    recall_mode: tuple = ("lexical", "no model configured (git config lifeline.semantic.model DIR)")
+
+    def semantic_index(self):
+        """The semantic index when `lifeline.semantic.model` names a usable model, else None
+        (recall is then lexical; `recall_mode` says which and why)."""
+        from ..views import semantic
+        configured = self.gr.config_get("lifeline.semantic.model")
+        self.recall_mode = ("lexical", "no model configured (git config lifeline.semantic.model DIR)")
+        if not configured:
+            return None
+        try:
+            index = semantic.Index(Path(configured).expanduser())
+        except semantic.ModelUnavailable as exc:
+            self.recall_mode = ("lexical", str(exc))
+            self.warnings.append(f"recall is lexical: {exc}")
+            return None
+        self.recall_mode = ("semantic", configured)
+        return index
+
+    def find(self, query: str, k: int = 5) -> list:
+        """Recall hits with their entries and whether each is still in force."""
+        hits = self.recall(query, k=k)
+        st = self.state()
+        return [Found(st.by_id[h.id], h.score, h.coverage, h.id not in st.superseded)
+                for h in hits if h.id in st.by_id]
+
+    def resume(self, thread: Optional[str] = None) -> list:
+        """The live checkpoint of each thread (truth.Checkpoint), newest first."""
+        st = self.state()
+        cps = sorted(st.checkpoints.values(), key=lambda c: (c.entry.ts, c.entry.id), reverse=True)
+        if thread is not None:
+            key = self.thread_key(thread, st)
+            cps = [c for c in cps if c.thread == key]
+        return cps
+
+    def thread_name(self, key: str) -> str:
+        """What a thread is called: its open item's summary, or its name."""
+        st = self.state()
+        return st.by_id[key].summary if key in st.by_id else key
+
+    def context(self, budget: Optional[int] = None, budget_tokens: Optional[int] = None,
+                query: Optional[str] = None, thread: Optional[str] = None,
+                as_of: Optional[str] = None, k: int = 5) -> ctx.ContextParts:
+        from ..views.tokens import measure_for
+        if budget is not None and budget_tokens is not None:
+            raise InputError("give --budget or --budget-tokens, not both")
+        for name, value in (("--budget", budget), ("--budget-tokens", budget_tokens)):
+            if value is not None and value < 0:
+                raise InputError(f"{name} must be zero or more")
+        if budget is None and budget_tokens is None:
+            # What a fresh AI reads must fit a prompt: bounded by default, whatever the ledger's size.
+            budget = self.gr.config_int("lifeline.budget", DEFAULT_BUDGET)
+            if budget < 0:
+                raise InputError("git config lifeline.budget must be zero or more")
+        st = self.state_as_of(as_of) if as_of else self.state()
+        if thread is not None:
+            st = truth.for_thread(st, self.thread_key(thread, st))
+        relevant = []
+        if query:
+            relevant = [(st.by_id[h.id], h.id not in st.superseded)
+                        for h in self.recall(query, k=k) if h.id in st.by_id]
+        inp = ctx.ContextInput(state=st, line=self.line, head_commit=self.store.head(), relevant=relevant,
+                               query=query, thread=thread, conflicts=st.conflicting(),
+                               stale={s.decision: s.mark() for s in self.stale(st=st)})
+        if budget_tokens is not None:
+            return ctx.assemble(inp, budget_tokens, measure_for(self.gr.config_get("lifeline.tokenizer") or "estimate"))
+        return ctx.assemble(inp, budget)
+
+    def why(self, target: str) -> list:
+        """Entries linked (by `Lifeline:` trailers) to the commits that touched `target`,
+        newest commit first, each entry once: [(Entry or None, Link)]."""
+        from ..git import links
+        out, seen = [], set()
+        for link in links.links_for(self.gr, target, self.line):
+            key = link.entry_id or link.value
+            if key in seen:
+                continue
+            seen.add(key)
+            entry = None
+            if link.entry_id:
+                store = self.store if link.line == self.line else LineStore(self.gr, link.line)
+                entry = store.get(link.entry_id)
+            out.append((entry, link))
+        return out
+
+    # ---- planning: every write rule, nothing written ---------------------------------
+    def resolve_parents(self, refs: list) -> list:
+        if any(":" in r for r in refs):  # `line:prefix` names a parent in another line
+            from ..git.lines import LineIndex, resolve_ref
+            index = LineIndex.scan(self.gr)
+            return sorted({resolve_ref(self.gr, self.store, r, index) for r in refs})
+        return sorted({self.store.resolve(r) for r in refs})
+
+    def plan_entry(self, kind: str, summary: str, body: str = "", parents: Optional[list] = None,
+                   author: Optional[str] = None, agent: str = "human", provider: str = "none",
+                   model: str = "human", dedup_key: Optional[str] = None, ts: Optional[str] = None,
+                   allow_secret: Optional[str] = None):
+        """A new entry under every write rule, the secret scan included (rules.new_record).
+        `allow_secret` records a reasoned override of the secret scan in the body's header."""
+        from ..core.rules import new_record, parse_ts  # the model's rules, without pydantic's start-up cost
+        if allow_secret is not None:
+            from ..core.secrets import record_override
+            body = record_override(body, allow_secret)
+        return new_record(kind=kind, summary=summary.strip(), body=body,
+                          author=(author or self.default_author()).strip(), agent=agent, provider=provider,
+                          model=model, parents=self.resolve_parents(parents or []), dedup_key=dedup_key,
+                          ts=parse_ts(ts) if ts is not None else None)
+
+    def plan_in_thread(self, thread: str, fields: dict):
+        """An entry of a thread: its body starts with `thread:` and it chains to the thread's head."""
+        from ..core import blocks
+        st = self.state()
+        key = truth.thread_key(thread, st.fold.opens)
+        fields = dict(fields)
+        body = fields.get("body", "")
+        if blocks.field(body, "thread") is None:
+            fields["body"] = blocks.render_header({"thread": key}) + body
+        head = st.threads.get(key, [])[-1:] or ([key] if key in st.by_id else [])
+        fields["parents"] = sorted(set(fields.get("parents") or []) | set(head))
+        return self.plan_entry(**fields)
+
+    def plan_checkpoint(self, thread: Optional[str], sections: dict, summary: Optional[str] = None,
+                        **who) -> Planned:
+        """A checkpoint of a thread; not new when the live one already says exactly this."""
+        from ..core import blocks
+        thread = (thread or truth.MAIN_THREAD).strip()
+        st = self.state()
+        key = truth.thread_key(thread, st.fold.opens)
+        if not any(sections.get(s) for s in blocks.CHECKPOINT_SECTIONS):
+            raise InputError("a checkpoint needs at least one of --goal/--done/--next/--blocked/--tried")
+        for name, items in sections.items():
+            for item in items:
+                if not item.strip() or "\n" in item or "\r" in item:
+                    raise InputError(f"--{name} items must be single non-empty lines")
+        body = blocks.render_header({"thread": key}) + "".join(
+            blocks.render_list_block(s, [i.strip() for i in sections.get(s, [])]) for s in blocks.CHECKPOINT_SECTIONS)
+        name = st.by_id[key].summary if key in st.by_id else key
+        first = next((sections[s][0] for s in ("next", "goal", "blocked", "done", "tried") if sections.get(s)), "")
+        summary = summary or f"checkpoint {name[:60]}: {first}"[:300].strip()
+        live = st.checkpoints.get(key)
+        if live is not None and live.entry.body == body.strip() and live.entry.summary == summary:
+            return Planned(live.entry, new=False)
+        parents = [st.threads[key][-1]] if st.threads.get(key) else ([key] if key in st.by_id else [])
+        return Planned(self.plan_entry(kind="checkpoint", summary=summary, body=body, parents=parents, **who))
+
+    def plan_pin(self, ref: str, **who) -> Planned:
+        st = self.state()
+        target = self.store.resolve(ref)
+        if target not in set(st.decision_ids):
+            raise InputError(f"{ref!r} is not a decision in force; only those can be pinned")
+        if target in st.pinned:
+            return Planned(st.by_id[target], new=False)
+        d = st.by_id[target]
+        return Planned(self.plan_entry(kind="note", summary=f"pin: {d.summary}"[:300], parents=[target],
+                                       body=f"pin: {target}\n\nPinned as a foundation of the context.", **who))
+
+    def plan_unpin(self, ref: str, **who):
+        st = self.state()
+        target = self.store.resolve(ref)
+        notes = st.pin_notes_of(target)
+        if not notes:
+            raise InputError(f"{ref!r} is not pinned")
+        return self.plan_entry(kind="correction", summary=f"unpin: {st.by_id[target].summary}"[:300],
+                               parents=notes, body="action: revert\n\nUnpinned.", **who)
+
+    # ---- persisting ----------------------------------------------------------------
+    def _dedup_hit(self, e: Entry, head: Optional[str]) -> bool:
+        if e.dedup_key is None or head is None:
+            return False
+        return self.cache().has_dedup_key(head, e.dedup_key)
+
+    def append(self, entries: list) -> AppendResult:
+        """Write planned entries in one commit (those already present are not written again)."""
+        prev = self.store.head()
+        result = self.store.append(entries, commit_message, self._dedup_hit)
+        if result.commit:
+            self.projection.refresh(prev, result.added, result.commit)
+        return result
+
+    def persist(self, entry) -> LogOutcome:
+        result = self.append([entry])
+        stored = result.added[0] if result.added else result.existing[0]
+        return LogOutcome(stored, bool(result.added), result.commit, self.projection.path)
+
+    def unchanged(self, planned: Planned) -> LogOutcome:
+        return LogOutcome(planned.entry, False, None, self.projection.path)
+
+    def log(self, **fields) -> LogOutcome:
+        return self.persist(self.plan_entry(**fields))
+
+    def log_in_thread(self, thread: str, fields: dict) -> LogOutcome:
+        return self.persist(self.plan_in_thread(thread, fields))
+
+    def checkpoint(self, thread: Optional[str], sections: dict, summary: Optional[str] = None,
+                   **who) -> LogOutcome:
+        planned = self.plan_checkpoint(thread, sections, summary, **who)
+        return self.persist(planned.entry) if planned.new else self.unchanged(planned)
+
+    def pin(self, ref: str, **who) -> LogOutcome:
+        planned = self.plan_pin(ref, **who)
+        return self.persist(planned.entry) if planned.new else self.unchanged(planned)
+
+    def unpin(self, ref: str, **who) -> LogOutcome:
+        return self.persist(self.plan_unpin(ref, **who))
+
+    def render(self) -> Path:
+        """Rewrite the projection file from the ref."""
+        return self.projection.render()

@@ -1,0 +1,140 @@
+"""A repository's ledger as a whole: where the faces start.
+
+A Workspace opens the repository once, hands out one Ledger per line, answers what
+spans the lines (list, where, graph, verify) and holds the warning sink: what the user
+should hear after an operation succeeded (a cache rebuilt because a line was rewound,
+a projection file that could not be written). Every Ledger it hands out, and their
+caches, report into that one list; every face prints it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional
+
+from ..git.repo import GitRepo, open_repo
+from ..git.store import DEFAULT_LINE, validate_line
+from .ledger import Ledger
+from .projection_file import projection_path
+
+if TYPE_CHECKING:
+    from ..git.review import TrailReport
+    from ..git.verify import Report
+
+__all__ = ["Workspace", "validate_line", "LineCheck", "TrailCheck", "VerifyRun"]
+
+# git/lines.py, git/verify.py and git/review.py load the pydantic model: they are
+# imported by the methods that need them, so `context` and `recall` start without it.
+
+
+@dataclass
+class LineCheck:
+    """A line's verification: the report, signatures checked (None: not asked), and
+    the conflicting decisions in force (asked with lint)."""
+
+    name: str
+    report: Report
+    signatures: Optional[int] = None
+    conflicts: list = field(default_factory=list)
+
+
+@dataclass
+class TrailCheck:
+    name: str
+    report: TrailReport
+
+
+@dataclass
+class VerifyRun:
+    lines: list
+    trails: list
+
+    @property
+    def ok(self) -> bool:
+        return all(c.report.ok for c in self.lines) and all(c.report.ok for c in self.trails)
+
+
+class Workspace:
+    def __init__(self, gr: GitRepo, confined: bool = False):
+        self.gr = gr
+        self.confined = confined     # a long-running face: never write outside the git dir
+        self.warnings: list = []
+        self._ledgers: dict = {}
+
+    @classmethod
+    def open(cls, start: Optional[str] = None, confined: bool = False) -> "Workspace":
+        return cls(open_repo(start), confined)
+
+    @property
+    def default_line(self) -> str:
+        return self.gr.config_get("lifeline.defaultLine") or DEFAULT_LINE
+
+    @property
+    def location(self) -> Path:
+        """The git dir that holds the ledger (shared by every linked worktree)."""
+        return self.gr.common_dir
+
+    @property
+    def workdir(self) -> Optional[Path]:
+        return self.gr.workdir
+
+    def ledger(self, line: Optional[str] = None) -> Ledger:
+        """The Ledger of `line` (default: lifeline.defaultLine, else main), one per line."""
+        name = validate_line((line or "").strip() or self.default_line)
+        if name not in self._ledgers:
+            self._ledgers[name] = Ledger(self.gr, name, self.warnings, self.confined)
+        return self._ledgers[name]
+
+    def take_warnings(self) -> list:
+        """The warnings so far, emptying the sink (a face that serves many calls)."""
+        taken = list(self.warnings)
+        self.warnings.clear()
+        return taken
+
+    # ---- across lines ------------------------------------------------------------
+    def line_names(self) -> list:
+        from ..git.store import list_lines
+        return list_lines(self.gr)
+
+    def lines(self) -> list:
+        """One row per real line: {line, head, entries, ref, projection}. A stray or
+        foreign ref under refs/lifeline/ is not a line (git.lines.LineIndex)."""
+        from ..git.lines import describe_lines
+        rows = describe_lines(self.gr)
+        for row in rows:
+            path = None if self.confined else projection_path(self.gr, row["line"])
+            row["projection"] = str(path) if path else None
+        return rows
+
+    def where(self, prefix: str) -> list:
+        """Every line holding an id that starts with `prefix`: [{line, id, kind, summary}]."""
+        from ..git.lines import where
+        return where(self.gr, prefix)
+
+    def graph(self, only: Optional[str] = None, fmt: str = "mermaid") -> str:
+        from ..errors import InputError
+        from ..git.lines import build_graph, render_dot, render_mermaid
+        if fmt not in ("mermaid", "dot"):
+            raise InputError(f"unknown graph format {fmt!r}: use mermaid or dot")
+        g = build_graph(self.gr, only)
+        return render_mermaid(g) if fmt == "mermaid" else render_dot(g)
+
+    def verify(self, only: Optional[str] = None, signatures: bool = False, lint: bool = False) -> VerifyRun:
+        """Verify every line (or `only`) and its review trail."""
+        from ..git.review import list_trails, verify_trail
+        from ..git.verify import signature_problems, verify_line
+        names = [only] if only else (self.line_names() or [DEFAULT_LINE])
+        checks = []
+        for name in names:
+            led = self.ledger(name)
+            check = LineCheck(name, verify_line(led.store))
+            if signatures:
+                check.signatures, problems = signature_problems(led.store, check.report.head)
+                check.report.problems.extend(problems)
+            if lint and check.report.head:
+                check.conflicts = list(led.state().conflicts)
+            checks.append(check)
+        trails = [TrailCheck(name, verify_trail(self.gr, name)) for name in list_trails(self.gr)
+                  if name in names or not only]
+        return VerifyRun(checks, trails)

@@ -1,0 +1,154 @@
+"""What every command module of the CLI shares: opening the workspace, the --line option,
+the entry options, JSON output. Commands import the app/ modules they call inside
+their functions, so that `git lifeline --help` and the hooks start fast.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import click
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+KIND_HELP = ("bootstrap decision feature fix incident milestone release note open correction "
+             "service api test requirement debt relation checkpoint")
+WARNING_PREFIX = "git-lifeline: warning: "
+
+
+# ---- the workspace of this invocation ------------------------------------------------
+def open_workspace(ctx: click.Context):
+    """The invocation's Workspace (one per run). Its warnings are printed on stderr when
+    the command ends, whether it succeeded or not."""
+    root = ctx.find_root()
+    root.ensure_object(dict)
+    ws = root.obj.get("workspace")
+    if ws is None:
+        from ..app.workspace import Workspace
+        ws = Workspace.open()
+        root.obj["workspace"] = ws
+        root.call_on_close(lambda: print_warnings(ws.take_warnings()))
+    return ws
+
+
+def print_warnings(warnings: list) -> None:
+    for w in warnings:
+        click.echo(f"{WARNING_PREFIX}{w}", err=True)
+
+
+def chosen_line(ctx: click.Context) -> Optional[str]:
+    """The line named with --line (before or after the command's name), or None."""
+    obj = ctx.find_root().obj or {}
+    return obj.get("line")
+
+
+def open_ledger(ctx: click.Context, line: Optional[str] = None):
+    """The Ledger of `line`, else of the line chosen with --line, else the default line."""
+    return open_workspace(ctx).ledger(line or chosen_line(ctx))
+
+
+def chosen_lines(ctx: click.Context) -> Optional[list]:
+    """[the line chosen with --line], or None for every line."""
+    line = chosen_line(ctx)
+    return [line] if line else None
+
+
+# ---- --line ------------------------------------------------------------------------------
+def set_line(ctx: click.Context, param: click.Parameter, value: Optional[str]) -> Optional[str]:
+    """Record --line for the whole invocation (checked before anything runs)."""
+    if value is not None:
+        from ..app.workspace import validate_line
+        validate_line(value)
+        ctx.find_root().ensure_object(dict)["line"] = value
+    return value
+
+
+def line_option(func):
+    """`--line NAME` after a command's name, the same as `git lifeline --line NAME <command>`.
+    Applied to every command that works on one line (or limits itself to one)."""
+    return click.option("--line", "line", metavar="NAME", default=None, expose_value=False, is_eager=True,
+                        callback=set_line,
+                        help="The line to work on (same as `git lifeline --line NAME <command>`).")(func)
+
+
+# ---- entries -------------------------------------------------------------------------------
+def entry_options(func):
+    """The options that describe an entry, shared by `log` and `propose`."""
+    options = [
+        click.option("--kind", required=True, metavar="KIND", help=f"One of: {KIND_HELP}."),
+        click.option("--summary", required=True, help="One line: the what."),
+        click.option("--body", default=None, help="The why (required except for checkpoints)."),
+        click.option("--body-file", type=click.Path(dir_okay=False, allow_dash=True), default=None,
+                     help="Read the body from a file ('-' for stdin)."),
+        click.option("--parents", multiple=True, metavar="ID[,ID]",
+                     help="Parent entries: full ids, unique prefixes (>= 6 hex) or LINE:PREFIX; "
+                          "repeatable or comma-separated."),
+        click.option("--author", default=None, help="Default: git's user.name <user.email>."),
+        click.option("--agent", default="human", show_default=True),
+        click.option("--provider", default="none", show_default=True),
+        click.option("--model", default="human", show_default=True),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def entry_fields(kind, summary, body, body_file, parents, author, agent, provider, model) -> dict:
+    """The app's fields from the shared options (the body read from its file)."""
+    from ..errors import InputError
+    if body is not None and body_file is not None:
+        raise InputError("give --body or --body-file, not both")
+    if body_file is not None:
+        body = read_text(body_file)
+    return dict(kind=kind, summary=summary, body=body or "", parents=split_ids(parents), author=author,
+                agent=agent, provider=provider, model=model)
+
+
+def split_ids(values) -> list:
+    """Repeatable, comma-separated ids: `--id a,b --id c` -> [a, b, c]."""
+    out: list = []
+    for v in values:
+        out.extend(p.strip() for p in v.split(",") if p.strip())
+    return out
+
+
+def read_text(path: str) -> str:
+    """A UTF-8 file ('-': stdin), read exactly; a clear error when it cannot be."""
+    from ..errors import InputError
+    try:
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
+
+
+# ---- output ---------------------------------------------------------------------------------
+def echo_json(data) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True))
+
+
+def entry_dict(e) -> dict:
+    return json.loads(e.to_json())
+
+
+def short(sha: Optional[str]) -> str:
+    return sha[:12] if sha else "-"
+
+
+def plural(k: int, one: str = "entry", many: str = "entries") -> str:
+    return f"{k} {one if k == 1 else many}"
+
+
+def write_output(output: str, text: str) -> None:
+    """Standard output for '-', else the file (atomically), saying so on stderr."""
+    if output == "-":
+        click.echo(text, nl=False)
+        return
+    from ..app.interop import write_output as write_file
+    write_file(Path(output), text)
+    click.echo(f"wrote {output}", err=True)

@@ -1,0 +1,105 @@
+"""The git hooks: `hooks install|uninstall|status`, and `hook`, what the installed scripts run."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..errors import describe_failure
+from .common import echo_json, open_workspace
+
+
+@click.group()
+def hooks():
+    """Install, remove or inspect the git hooks (pre-push, post-commit, commit-msg, pre-receive)."""
+
+
+def echo_changes(changes: list, where) -> None:
+    """What `hooks install|uninstall` (and `init --hooks`) did, hook by hook."""
+    click.echo(f"hooks directory: {where}")
+    for c in changes:
+        chained = f" (runs your previous hook first: {c.chained.name})" if c.chained else ""
+        if c.action in ("installed", "updated"):
+            click.echo(f"{c.action} {c.name}{chained}")
+        elif c.action == "unchanged":
+            click.echo(f"{c.name} already installed{chained}")
+        elif c.action == "restored":
+            click.echo(f"removed {c.name}; restored your previous hook")
+        elif c.action == "removed":
+            click.echo(f"removed {c.name}")
+        elif c.action == "left":
+            click.echo(f"{c.name} is not git-lifeline's; left alone")
+        else:
+            click.echo(f"{c.name} was not installed")
+
+
+@hooks.command("install")
+@click.argument("names", nargs=-1, metavar="[HOOK]...")
+@click.pass_context
+def hooks_install(ctx, names):
+    """Install hooks (default: pre-push and post-commit; in a bare repo: pre-receive).
+
+    commit-msg is opt-in: git lifeline hooks install commit-msg. An existing hook is
+    never overwritten: it is kept as <hook>.lifeline-chained and run first."""
+    from ..app import setup
+    ws = open_workspace(ctx)
+    echo_changes(setup.install_hooks(ws, list(names) or None), setup.hooks_dir(ws))
+
+
+@hooks.command("uninstall")
+@click.argument("names", nargs=-1, metavar="[HOOK]...")
+@click.pass_context
+def hooks_uninstall(ctx, names):
+    """Remove git-lifeline's hooks (default: all), restoring any chained hook."""
+    from ..app import setup
+    ws = open_workspace(ctx)
+    echo_changes(setup.uninstall_hooks(ws, list(names) or None), setup.hooks_dir(ws))
+
+
+@hooks.command("status")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def hooks_status(ctx, as_json):
+    """Show which hooks are installed and what they chain to."""
+    from ..app import setup
+    ws = open_workspace(ctx)
+    rows = setup.hook_status(ws)
+    if as_json:
+        echo_json([{"hook": r.name, "path": str(r.path), "state": r.state,
+                    "chained": str(r.chained) if r.chained else None} for r in rows])
+        return
+    click.echo(f"hooks directory: {setup.hooks_dir(ws)}")
+    for r in rows:
+        state = {"installed": "installed", "absent": "not installed",
+                 "foreign": "not installed (another hook is there)"}[r.state]
+        chained = f", chains to {r.chained.name}" if r.chained and r.state == "installed" else ""
+        click.echo(f"{r.name:<12} {state}{chained}")
+
+
+@click.command("hook", hidden=True, context_settings={"ignore_unknown_options": True})
+@click.argument("name")
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@click.pass_context
+def hook(ctx, name, args):
+    """Entry point of the installed hook scripts (not for direct use).
+
+    Its own error boundary: post-commit never fails a commit; the other hooks fail
+    with one line that names the hook."""
+    from ..app import setup
+    from .common import chosen_line
+    stdin = b""
+    if name in ("pre-push", "pre-receive") and sys.stdin is not None and not sys.stdin.isatty():
+        stdin = sys.stdin.buffer.read()
+    try:
+        outcome = setup.run_hook(open_workspace(ctx), name, list(args), stdin, chosen_line(ctx))
+    except Exception as exc:  # noqa: BLE001 - a hook fails with a message, never a traceback
+        message, code = describe_failure(exc)
+        if name == "post-commit":  # never blocks a commit, never fails it
+            click.echo(f"git-lifeline: post-commit: {message}", err=True)
+            sys.exit(0)
+        click.echo(f"git-lifeline: {name} hook: {message}", err=True)
+        sys.exit(code)
+    for msg in outcome.messages:
+        click.echo(msg, err=True)
+    sys.exit(outcome.code)

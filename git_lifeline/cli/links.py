@@ -1,0 +1,33 @@
+"""`git lifeline why`: the ledger entries linked to the code by `Lifeline:` trailers."""
+
+from __future__ import annotations
+
+import click
+
+from .common import echo_json, line_option, open_ledger
+
+
+@click.command()
+@click.argument("target", metavar="PATH|COMMIT")
+@click.option("--json", "as_json", is_flag=True)
+@line_option
+@click.pass_context
+def why(ctx, target, as_json):
+    """The entries linked (Lifeline: trailers) to the commits that touched PATH, newest first."""
+    rows = open_ledger(ctx).why(target)
+    if as_json:
+        echo_json([{"entry": None if e is None else {"id": e.id, "kind": e.kind, "summary": e.summary,
+                                                     "ts": f"{e.ts:%Y-%m-%dT%H:%M:%S.%fZ}"},
+                    "trailer": link.value, "line": link.line, "commit": link.commit, "subject": link.subject}
+                   for e, link in rows])
+        return
+    if not rows:
+        click.echo(f"no commit touching {target} links to a ledger entry (add a 'Lifeline: <id>' trailer)")
+        return
+    for e, link in rows:
+        where = f"(commit {link.commit[:10]} {link.subject})"
+        if e is None:
+            click.echo(f"{link.value[:12]:<8}  unknown entry: not in this clone's ledger (git lifeline pull?)  "
+                       f"{where}")
+        else:
+            click.echo(f"{e.short}  {e.ts:%Y-%m-%d}  {e.kind}: {e.summary}  {where}")

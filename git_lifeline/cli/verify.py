@@ -1,0 +1,48 @@
+"""`git lifeline verify`: every line and review trail, or the one chosen with --line."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .common import chosen_line, line_option, open_workspace
+
+
+def _problems(problems: list) -> None:
+    for p in problems:
+        click.echo(f"  {p.code}: {p.message}" + (f" (commit {p.commit[:12]})" if p.commit else ""))
+
+
+@click.command()
+@click.option("--lint", is_flag=True, help="Also warn about conflicting decisions (warnings never fail).")
+@click.option("--signatures", is_flag=True,
+              help="Also check that every commit of the line has a good signature by a trusted key.")
+@line_option
+@click.pass_context
+def verify(ctx, lint, signatures):
+    """Verify the ledger: ids, history (append-only), parents, refs. Exit 1 on failure."""
+    run = open_workspace(ctx).verify(chosen_line(ctx), signatures=signatures, lint=lint)
+    for check in run.lines:
+        report = check.report
+        if report.ok:
+            ext = f", {len(report.external)} external anchor(s)" if report.external else ""
+            signed = f", {check.signatures} signatures good" if check.signatures is not None else ""
+            click.echo(f"ok: line {check.name}: {report.entries} entries, {report.commits} commits verified"
+                       f"{ext}{signed}")
+        else:
+            click.echo(f"FAILED: line {check.name}: {len(report.problems)} problem(s)")
+            _problems(report.problems)
+        for subj, ids in check.conflicts:
+            click.echo(f"  warning: conflict on '{subj}': {', '.join(i[:8] for i in ids)} are all in force")
+    for check in run.trails:
+        trail = check.report
+        if trail.ok:
+            click.echo(f"ok: review trail {check.name}: {trail.records} records, {trail.commits} commits verified")
+        else:
+            click.echo(f"FAILED: review trail {check.name}: {len(trail.problems)} problem(s)")
+            _problems(trail.problems)
+        for w in trail.warnings:
+            click.echo(f"  warning: {w}")
+    if not run.ok:
+        sys.exit(1)
