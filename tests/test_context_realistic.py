@@ -13,7 +13,7 @@ import pytest
 from helpers import init_repo, open_ledger
 from realistic_ledger import build
 
-from git_lifeline.app.service import DEFAULT_BUDGET
+from git_lifeline.app.ledger import DEFAULT_BUDGET
 from git_lifeline.views.tokens import estimate
 
 ANCHOR = re.compile(r"\[([0-9a-f]{8})\]")
@@ -65,10 +65,11 @@ def test_the_ledger_is_the_one_the_tests_describe(tally):
     assert st.conflicts and st.pinned == [facts.pinned]
 
 
-def test_default_budget_names_every_decision_and_every_correction_keeps_its_why(tally):
+@pytest.mark.parametrize("budget", [None, 8000])  # the default, and the old default of 8,000 characters
+def test_default_budget_names_every_decision_and_every_correction_keeps_its_why(tally, budget):
     ledger, facts = tally
-    text = ledger.context().text
-    assert len(text) <= DEFAULT_BUDGET
+    text = ledger.context(budget=budget).text
+    assert len(text) <= (budget or DEFAULT_BUDGET)
     decided = items(sections(text)["Decisions in force"])
     st = ledger.state()
     assert {i[:8] for i in st.decision_ids} == set(decided), "a decision in force is not named"
@@ -79,7 +80,7 @@ def test_default_budget_names_every_decision_and_every_correction_keeps_its_why(
 
 def test_open_items_and_checkpoints_degrade_instead_of_starving_the_decisions(tally):
     ledger, _ = tally
-    secs = sections(ledger.context().text)
+    secs = sections(ledger.context(budget=8000).text)  # a budget where the decisions' why competes
     assert len(items(secs["Open"])) == 15
     resume = items(secs["Resume"])
     assert len(resume) == 6

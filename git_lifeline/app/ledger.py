@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # annotations only: importing the model loads pydantic
 # The pydantic model is imported where an entry is built or read in full: read paths
 # served from the cache (context, recall) never load it.
 
-DEFAULT_BUDGET = 8000  # characters, when neither --budget nor lifeline.budget says otherwise
+DEFAULT_BUDGET = 16000  # characters (~4,000 tokens; measured in docs/CONTEXT.md), when neither --budget nor lifeline.budget says otherwise
 
 
 @dataclass

@@ -72,7 +72,7 @@ def list_cmd(ctx, kind, as_json):
 
 @click.command()
 @click.option("--budget", type=int, default=None, metavar="CHARS",
-              help="Hard limit on the output, in characters (default: git config lifeline.budget, else 8000).")
+              help="Hard limit on the output, in characters (default: git config lifeline.budget, else 16000).")
 @click.option("--budget-tokens", type=int, default=None, metavar="N",
               help="Hard limit in estimated tokens (git config lifeline.tokenizer: estimate|tiktoken).")
 @click.option("--query", default=None, help="Add a Relevant section from recall.")

@@ -32,7 +32,7 @@ from ..errors import InputError, LifelineError, describe_failure
 
 SERVER_NAME = "lifeline"
 CONTEXT_URI = "lifeline://project/context"
-RESOURCE_BUDGET = 8000
+RESOURCE_BUDGET = 16000
 SDK_HINT = "pip install 'git-lifeline[mcp]'  (the MCP Python SDK 2.x)"
 INTERNAL = 3  # describe_failure's exit code for a bug of ours
 log = logging.getLogger("git_lifeline.mcp")
@@ -138,7 +138,7 @@ def context_text(ledger, budget: int, budget_tokens: Optional[int], query: str =
                            query=query or None, thread=thread or None, as_of=as_of or None)
     if not parts.text:
         asked = f"{budget_tokens} tokens" if budget_tokens is not None else f"{budget} characters"
-        raise InputError(f"nothing fits in a budget of {asked}; ask for a larger budget (the default is 8000 "
+        raise InputError(f"nothing fits in a budget of {asked}; ask for a larger budget (the default is 16000 "
                          "characters)")
     return parts.text
 
@@ -209,7 +209,7 @@ def build_server(door: Door):
     async def lifeline_context(
         query: Annotated[str, Field(description="Your task in a few words: adds the entries relevant to it.")] = "",
         thread: Annotated[str, Field(description="Scope to one thread: its name or an open item's id.")] = "",
-        budget: Annotated[int, Field(description="Hard limit on the answer, in characters.")] = 8000,
+        budget: Annotated[int, Field(description="Hard limit on the answer, in characters.")] = 16000,
         line: Line = "",
         budget_tokens: Annotated[Optional[int], Field(
             description="Hard limit in estimated tokens instead of characters.")] = None,
