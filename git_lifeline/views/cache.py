@@ -214,9 +214,9 @@ class LineCache:
         verify's business. An unreadable blob is kept as a broken row, so the truth
         warns about it instead of dropping it silently. No pydantic here, so a cold
         build stays cheap."""
-        text = data.decode("utf-8", "replace")
+        text = data.decode("utf-8", "replace")  # for the row only: the parse judges the bytes, as verify does
         try:
-            r = Record.from_json(text)
+            r = Record.from_json(data)
             ok = int(r.id == entry_id and compute_id(r.kind, r.author, r.agent, r.provider, r.model,
                                                      r.summary, r.body, r.parents) == r.id)
         except (ValueError, KeyError, TypeError, AttributeError):
