@@ -166,9 +166,10 @@ def _git(repo: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=str(repo), check=True, capture_output=True)
 
 
-def build_demo(repo: Path) -> dict:
+def build_demo(repo: Path, hostile: bool = True) -> dict:
     """A small, realistic ledger: ADRs imported, conflicting and stale decisions, a revision,
-    a revert, a pin, open items, two threads with checkpoints. Returns the ids by name."""
+    a revert, a pin, open items, two threads with checkpoints, and (`hostile`) an entry made
+    of markup and script. Returns the ids by name."""
     from git_lifeline.app.adr import import_adrs
     from git_lifeline.app.service import Ledger
     led = Ledger.open(str(repo))
@@ -204,9 +205,10 @@ def build_demo(repo: Path) -> dict:
         "Every client retried at the same moments; the PSP rate-limited us for 20 minutes.", "2024-04-02T16:00:00Z")
     log("recon-open", "open", "How do we reconcile payments the PSP reports a day late?",
         "Late reports leave invoices unpaid overnight and trigger wrong reminders.", "2024-05-02T10:00:00Z")
-    log("xss", "note", "Summary with <script>document.body.dataset.pwned = 1</script> & <b>tags</b>",
-        "Body </script><script>document.body.dataset.pwned = 2</script> <img src=x onerror=\"document.title='x'\">",
-        "2024-05-03T10:00:00Z")
+    if hostile:
+        log("xss", "note", "Summary with <script>document.body.dataset.pwned = 1</script> & <b>tags</b>",
+            "Body </script><script>document.body.dataset.pwned = 2</script> "
+            "<img src=x onerror=\"document.title='x'\">", "2024-05-03T10:00:00Z")
     led.log_in_thread("reconciliation", dict(kind="note", summary="Late PSP reports arrive as a nightly CSV",
                                              body="Field 7 is the settlement date, not the payment date.",
                                              ts="2024-05-06T10:00:00Z"))
@@ -254,11 +256,12 @@ def synthetic(repo: Path, n: int) -> None:
                 f"The chosen one keeps the {area} code simple and lets us revisit it after the next release.\n\n"
                 f"Measured: p95 latency {20 + i % 50} ms, error rate {(i % 9) / 10:.1f}%.")
         parents: list = []
-        summary = f"{area.capitalize()}: option {i % 5} chosen for item {i}"
+        # subjects ("Billing 12: ...") repeat now and then, as decisions on one question do
+        summary = f"{area.capitalize()} {i % 41}: option {i % 5} chosen for item {i}"
         if kind == "correction" and decisions:
             target = decisions.pop(-(1 + i % 3) if len(decisions) > 3 else -1)
             parents = [target]
-            summary = f"{area.capitalize()}: revised choice {i}"
+            summary = f"{area.capitalize()} {i % 41}: revised choice {i}"
             if i % 3 == 0:
                 body = "action: revert\n\n" + body
         elif kind == "checkpoint":

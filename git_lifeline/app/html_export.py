@@ -18,8 +18,10 @@ _RESUME_ORDER = ("next", "blocked", "goal", "done", "tried")   # what to do firs
 
 def build_view_model(led: "Ledger", now: Optional[datetime] = None) -> ViewModel:
     """What the page shows, from the line's entries, its truth, conflicts and staleness."""
-    entries = led.entries()
     st = led.state()
+    entries = st.entries               # through the cache: no blob parsed twice
+    if len(entries) != st.count:
+        entries = led.entries()
     stale = {s.decision: s.mark() for s in led.stale(st=st)} if st.decision_ids else {}
     conflicting = st.conflicting()
     in_force = set(st.decision_ids)

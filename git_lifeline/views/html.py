@@ -26,7 +26,9 @@ from ..core import adr, blocks
 from . import html_graph
 
 _WHY_LEAD = 420   # characters of a decision's why shown before "full why"
+_SHOWN_CONFLICTS = 8
 _HEADING = re.compile(r"#{1,6}[ \t]+(.*?)[ \t]*#*")
+_BLOCK_START = re.compile(r"[ \t]*(?:[-*+][ \t]|\d+[.)][ \t]|>|```|\|)|[ \t]{4}")
 
 
 @dataclass(frozen=True)
@@ -89,16 +91,20 @@ def _island(value) -> str:
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
 
-def _row(e: EntryView) -> list:
-    # the field order is page.js's (ID, TS, KIND, ...)
-    return [e.id, e.ts, e.kind, e.author, e.summary, e.body, list(e.parents), e.thread or "", e.status,
-            list(e.replaced_by), 1 if e.revert else 0, e.stale or "", list(e.conflicts),
-            "" if e.agent == "human" else e.agent]
+def _row(e: EntryView, pos: dict) -> list:
+    # the field order is page.js's (ID, TS, KIND, ...); links are positions in the array (an id
+    # is 64 characters, a position a few), and a decision lists a few of its conflicts, and how many
+    def refs(ids) -> list:
+        return [pos.get(i, i) for i in ids]
+    return [e.id, e.ts, e.kind, e.author, e.summary, e.body, refs(e.parents), e.thread or "", e.status,
+            refs(e.replaced_by), 1 if e.revert else 0, e.stale or "", refs(e.conflicts[:_SHOWN_CONFLICTS]),
+            "" if e.agent == "human" else e.agent, len(e.conflicts)]
 
 
 def render(vm: ViewModel) -> str:
     """The whole page."""
     by_id = {e.id: e for e in vm.entries}
+    pos = {e.id: n for n, e in enumerate(vm.entries)}
     labels = {t.key: t.label for t in vm.threads}
     for e in vm.entries:
         if e.thread and e.thread not in labels:
@@ -146,7 +152,7 @@ def render(vm: ViewModel) -> str:
     out += _timeline(n)
     out += ["</main>",
             f'<script type="application/json" id="view-meta">{_island({"threads": labels})}</script>',
-            f'<script type="application/json" id="entries-data">{_island([_row(e) for e in vm.entries])}</script>',
+            f'<script type="application/json" id="entries-data">{_island([_row(e, pos) for e in vm.entries])}</script>',
             f"<script>{script}</script>",
             "</body>",
             "</html>"]
@@ -159,13 +165,26 @@ def _prose(body: str) -> str:
 
 
 def _rich(text: str) -> str:
-    """Escaped text with markdown headings made bold (the rest keeps its lines: pre-wrap)."""
-    out = []
+    """Escaped text read as light markdown: headings bold, the lines of a paragraph joined
+    (ADRs are wrapped at 80 columns), list items and indented lines kept as they are."""
+    parts: list = []   # [kind, text]: h(eading), p(aragraph line), b(lank)
     for line in text.split("\n"):
-        m = _HEADING.fullmatch(line.strip())
-        out.append(f'<span class="h">{escape(m.group(1))}</span>' if m else escape(line))
-    text = re.sub(r"\n{3,}", "\n\n", "\n".join(out))
-    return re.sub(r"(</span>)\n\n", r"\1\n", text)   # a heading sits on its paragraph
+        stripped = line.strip()
+        heading = _HEADING.fullmatch(stripped)
+        if heading:
+            parts.append(["h", heading.group(1)])
+        elif not stripped:
+            parts.append(["b", ""])
+        elif parts and parts[-1][0] == "p" and not _BLOCK_START.match(line):
+            parts[-1][1] += " " + stripped
+        else:
+            parts.append(["p", line.rstrip()])
+    out = []
+    for n, (kind, value) in enumerate(parts):
+        if kind == "b" and (not out or parts[n - 1][0] in ("h", "b")):
+            continue   # a heading sits on its paragraph; one blank line between paragraphs
+        out.append(f'<span class="h">{escape(value)}</span>' if kind == "h" else escape(value))
+    return "\n".join(out).strip("\n")
 
 
 def _plain(text: str) -> str:
@@ -222,7 +241,9 @@ def _decisions(vm: ViewModel, by_id: dict) -> list:
         if replaced:
             extra += f"<div class=\"meta\">replaces {_id_links(replaced, by_id)}</div>"
         if e.conflicts:
-            extra += f"<div class=\"meta\">conflicts with {_id_links(e.conflicts, by_id)}</div>"
+            more = len(e.conflicts) - _SHOWN_CONFLICTS
+            extra += (f"<div class=\"meta\">conflicts with {_id_links(e.conflicts[:_SHOWN_CONFLICTS], by_id)}"
+                      + (f" and {more} more" if more > 0 else "") + "</div>")
         if e.stale:
             extra += f'<div class="meta">{escape(e.stale)}</div>'
         out.append(f'<article class="{classes}" id="d-{e.id}"><h3><a href="#e-{e.id}">{escape(e.summary)}</a>'

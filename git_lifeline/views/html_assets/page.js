@@ -2,7 +2,8 @@
   "use strict";
   /* Field order of each entry in the JSON island (views/html.py, _row). */
   var ID = 0, TS = 1, KIND = 2, AUTHOR = 3, SUMMARY = 4, BODY = 5, PARENTS = 6, THREAD = 7, STATUS = 8,
-      BY = 9, REVERT = 10, STALE = 11, CONFLICTS = 12, AGENT = 13;
+      BY = 9, REVERT = 10, STALE = 11, CONFLICTS = 12, AGENT = 13, CONFLICT_COUNT = 14;
+  /* PARENTS, BY and CONFLICTS hold positions in the array (or a full id outside it). */
   var FIRST = 120, STEP = 300;
   var root = document.documentElement;
 
@@ -123,17 +124,18 @@
       m.appendChild(document.createTextNode(e[AUTHOR] + (e[AGENT] ? " via " + e[AGENT] : "") + " · "));
       m.appendChild(el("span", "id", e[ID].slice(0, 12)));
       if (e[THREAD]) { m.appendChild(document.createTextNode(" · thread " + (labels[e[THREAD]] || e[THREAD]))); }
-      function refs(title, ids) {
-        if (!ids.length) { return; }
+      function refs(title, list, total) {
+        if (!list.length) { return; }
         m.appendChild(document.createTextNode(" · " + title + " "));
-        ids.forEach(function (p, k) {
+        list.forEach(function (p, k) {
           if (k) { m.appendChild(document.createTextNode(", ")); }
-          if (index[p] !== undefined) { m.appendChild(link(p)); } else { m.appendChild(el("span", "id", p.slice(0, 8))); }
+          if (typeof p === "number") { m.appendChild(link(data[p][ID])); } else { m.appendChild(el("span", "id", p.slice(0, 8))); }
         });
+        if (total > list.length) { m.appendChild(document.createTextNode(" and " + (total - list.length) + " more")); }
       }
-      refs("parents", e[PARENTS]);
-      refs(e[STATUS] === "superseded" ? "replaced by" : "corrected by", e[BY]);
-      refs("conflicts with", e[CONFLICTS]);
+      refs("parents", e[PARENTS], 0);
+      refs(e[STATUS] === "superseded" ? "replaced by" : "corrected by", e[BY], 0);
+      refs("conflicts with", e[CONFLICTS], e[CONFLICT_COUNT]);
       if (e[STALE]) { m.appendChild(document.createTextNode(" · " + e[STALE])); }
       art.appendChild(m);
       if (e[BODY]) {
