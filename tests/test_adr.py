@@ -319,3 +319,19 @@ def test_lifeline_md_export_to_a_directory_is_a_clear_error(repo, tmp_path):
     open_ledger(repo).log(kind="note", summary="n", body="b")
     out = cli(repo, "export", "-o", str(tmp_path))
     assert out.code == 2 and "is a directory" in out.err
+
+
+def test_a_hand_correction_of_an_imported_decision_is_not_undone_by_reimport(repo, tmp_path):
+    imp(repo, DATA / "adr-tools")
+    _, by = truth(repo)
+    first = by["Record architecture decisions"][0]
+    open_ledger(repo).log(kind="correction", summary="Decisions live in the ledger, not in ADR files",
+                          body="The agents read the ledger.", parents=[first.id])
+    assert imp(repo, DATA / "adr-tools")["added"] == 0
+    assert "Record architecture decisions" not in in_force(repo)
+
+
+def test_adr_tools_amend_links_stay_in_the_body():
+    a = core_adr.parse_adr("0003-x.md", "# 3. X\n\nDate: 2024-01-01\n\n## Status\n\nAccepted\n\n"
+                                        "Amended by [5. Y](0005-y.md)\n\n## Context\n\nWhy.\n")
+    assert a.status == "accepted" and a.body == "## Context\n\nWhy.\n\n## Status notes\n\nAmended by [5. Y](0005-y.md)"
