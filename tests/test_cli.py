@@ -122,7 +122,7 @@ def test_git_help_opens_the_installed_man_page(tmp_path, argv):
 LINE_COMMANDS = {
     "init", "mcp", "log", "show", "list", "context", "recall", "checkpoint", "resume", "pin", "unpin", "stale",
     "conflicts", "render", "migrate", "verify", "import", "export", "graph", "fetch", "pull", "push", "sync",
-    "why", "propose", "review", "approve", "reject", "audit",
+    "why", "propose", "review", "approve", "reject", "audit", "view",
 }
 REPOSITORY_COMMANDS = {"lines", "where", "promote", "policy", "clone", "remote-setup", "hooks", "hook"}
 
@@ -157,10 +157,12 @@ def two_line_repo(tmp_path_factory):
         return res.out
 
     for line, topic in (("main", "Database: PostgreSQL"), ("ops", "Paging: on-call rota")):
-        paths = "paths: app.py\n\n" if line == "ops" else ""
+        paths = "paths: app.py\n" if line == "ops" else ""
+        subject = f"subject: {topic.split(':')[0]}\n"  # two decisions in force on one subject: a conflict
         decision = ok("--line", line, "log", "--kind", "decision", "--summary", topic, "--body",
-                      f"{paths}Why {line}", "--json")
-        ok("--line", line, "log", "--kind", "decision", "--summary", topic + " (backup)", "--body", "And " + line)
+                      f"{paths}{subject}\nWhy {line}", "--json")
+        ok("--line", line, "log", "--kind", "decision", "--summary", topic + " (backup)", "--body",
+           f"{subject}\nAnd {line}")
         ok("--line", line, "pin", json.loads(decision)["entry"]["id"][:12])
         ok("--line", line, "checkpoint", "--next", f"continue on {line}")
         shared = json.loads(ok("--line", line, "log", "--kind", "note", "--summary", "Shared: rollout",
@@ -210,11 +212,13 @@ def _line_case_args(name: str, fixture: dict) -> list:
         "approve": ["approve", "all"],
         "reject": ["reject", "all", "--why", "no"],
         "audit": ["audit"],
+        "view": ["view", "--no-open"],
     }[name]
 
 
 def _masked(text: str) -> str:
     """Output with object ids and times masked: a proposal's id and a commit's hold its time."""
+    text = re.sub(r"\S*/lifeline-([\w-]+?)-\w+\.html", r"<tmp>/lifeline-\1-<random>.html", text)  # view's page
     text = re.sub(r"\b[0-9a-f]{7,64}\b", "<id>", text)
     return re.sub(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d(:\d\d(\.\d+)?Z?)?", "<time>", text)
 

@@ -49,8 +49,9 @@ def lines(ctx, as_json):
 
 
 @click.command("import")
-@click.option("--from", "source", required=True, type=click.Path(dir_okay=False),
-              help="A lifeline-context LIFELINE.md (current or legacy format) or .lifeline/<line>.db.")
+@click.option("--from", "source", required=True, type=click.Path(),
+              help="A lifeline-context LIFELINE.md (current or legacy format) or .lifeline/<line>.db; "
+                   "or a directory of ADRs (adr-tools, log4brains, MADR).")
 @click.option("--strict", is_flag=True, help="Abort, writing nothing, if any recorded id does not match.")
 @click.option("--assume-utc", is_flag=True, help="Read timestamps without a UTC offset as UTC.")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
@@ -66,6 +67,9 @@ def import_cmd(ctx, source, strict, assume_utc, as_json):
     """
     from ..app.interop import import_from
     led = open_ledger(ctx)
+    if Path(source).is_dir():
+        from .formats import import_adr_dir
+        return import_adr_dir(led, source, as_json)
     bars = _Progress() if sys.stderr.isatty() and not as_json else None
     try:
         out = import_from(led, Path(source), strict=strict, assume_utc=assume_utc, progress=bars)
@@ -96,14 +100,18 @@ def import_cmd(ctx, source, strict, assume_utc, as_json):
 
 
 @click.command("export")
-@click.option("--format", "fmt", type=click.Choice(["lifeline-md"]), default="lifeline-md", show_default=True,
-              help="lifeline-md: lifeline-context's LIFELINE.md, read back by its `migrate`.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
-              help="Write to FILE instead of standard output.")
+@click.option("--format", "fmt", type=click.Choice(["lifeline-md", "html", "adr"]), default="lifeline-md",
+              show_default=True, help="lifeline-md: lifeline-context's LIFELINE.md, read back by its `migrate`; "
+                                      "html: one self-contained page; adr: the decisions in force as MADR files.")
+@click.option("-o", "--output", type=click.Path(allow_dash=True), default="-",
+              help="Write to FILE (a DIR for adr) instead of standard output.")
 @line_option
 @click.pass_context
 def export_cmd(ctx, fmt, output):
-    """Write the line in lifeline-context's format, with identical ids (no lock-in)."""
+    """Write the line in lifeline-context's format, with identical ids (no lock-in); or as a page or ADRs."""
+    if fmt != "lifeline-md" or (output != "-" and Path(output).is_dir()):
+        from .formats import export_other
+        return export_other(open_ledger(ctx), fmt, output)
     from ..app.interop import export_seed
     write_output(output, export_seed(open_ledger(ctx)))
 

@@ -174,3 +174,21 @@ def _union(sets: list) -> frozenset:
     if len(sets) == 1:
         return sets[0]  # shared, so a chain of N revisions holds one set, not N
     return frozenset().union(*sets)
+
+
+def acting(corrections: list) -> frozenset:
+    """The corrections (rows [id, parents, is revert]) that act: not undone by an acting revert."""
+    graph: dict = {}
+    reverts: list = []
+    for cid, parents, revert in corrections:
+        if cid not in graph:
+            graph[cid] = (list(parents), bool(revert))
+            if revert:
+                reverts.append(cid)
+    return frozenset(graph) - _not_acting(graph, reverts)
+
+
+def superseded_by(corrections: list) -> frozenset:
+    """The ids named by an acting correction (rows [id, parents, is revert])."""
+    live = acting(corrections)
+    return frozenset(p for cid, parents, _ in corrections if cid in live for p in parents)

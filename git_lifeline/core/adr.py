@@ -1,0 +1,323 @@
+"""Architecture Decision Records: reading the markdown files adr-tools, log4brains and MADR
+write, and writing MADR files. Pure: text in, values out (the app reads the directory).
+
+What is read from one ADR file:
+
+* the title: the first `# ` heading, without adr-tools' `2. ` numbering;
+* the status: a `## Status` section (adr-tools), a `* Status:` / `- Status:` line before the
+  first section (MADR 2, log4brains) or the front matter's `status:` (MADR 3/4), with the
+  ADRs named after `Superseded by` and `Supersedes`;
+* the date: a `Date: YYYY-MM-DD` line (also as a `*`/`-` item) or front matter `date:`;
+* the body: everything else, verbatim, with front matter keys other than status and date
+  written as `- Key: value` lines at its top (the lifeline header keys `subject`, `paths`,
+  `thread`, `valid-from`, `valid-until` and `commit` become header fields instead).
+
+The mapping onto entries (kinds, supersession, re-import) is app/adr.py's; docs/VIEW.md has it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Optional
+
+from ..errors import InputError
+
+STATUSES = ("accepted", "proposed", "rejected", "deprecated", "superseded")
+_STATUS_WORDS = {
+    "accepted": "accepted", "approved": "accepted", "adopted": "accepted", "agreed": "accepted",
+    "decided": "accepted", "done": "accepted", "implemented": "accepted", "active": "accepted",
+    "proposed": "proposed", "draft": "proposed", "open": "proposed", "pending": "proposed",
+    "wip": "proposed", "review": "proposed", "in progress": "proposed", "under review": "proposed",
+    "rejected": "rejected", "declined": "rejected", "refused": "rejected",
+    "deprecated": "deprecated", "obsolete": "deprecated", "retired": "deprecated", "withdrawn": "deprecated",
+    "abandoned": "deprecated",
+    "superseded": "superseded", "replaced": "superseded",
+}
+# Front matter keys that are the entry's own header fields (docs/FORMAT.md §8).
+HEADER_KEYS = ("thread", "subject", "paths", "valid-from", "valid-until", "commit")
+MARKER = "adr"  # the last line of an imported body: `adr: <file name>`
+
+_FILENAME = re.compile(r"(?P<digits>\d+)[-_.].*\.(?:md|markdown)", re.IGNORECASE)
+_TITLE = re.compile(r"#[ \t]+(?P<title>.*?)[ \t]*#*[ \t]*")
+_NUMBERING = re.compile(r"(?:(?:ADR|RFC)[- ]?\d+|\d+)(?:[.:)]|[ \t]+[-\u2013\u2014:])[ \t]+", re.IGNORECASE)
+_SECTION = re.compile(r"##[ \t]+(?P<name>.*?)[ \t]*#*[ \t]*")
+_META = re.compile(r"(?:[*-][ \t]+)?(?P<key>[A-Za-z][A-Za-z -]{0,30}?)[ \t]*:[ \t]*(?P<value>.*)")
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_DATE = re.compile(r"['\"]?(\d{4}-\d{2}-\d{2})(?:[T ][0-9:.]+Z?)?['\"]?")
+_LINK = re.compile(r"\[(?P<text>[^\]]*)\]\((?P<target>[^)\s]*)[^)]*\)")
+_SUPERSEDED_BY = re.compile(r"superseded[ \t]+by\b[ \t:]*(?P<rest>.*)", re.IGNORECASE)
+_SUPERSEDES = re.compile(r"\bsupersedes\b[ \t:]*(?P<rest>.*)", re.IGNORECASE)
+_ADR_NUMBER = re.compile(r"(?:ADR|RFC)?[- #]?0*(\d{1,6})\b", re.IGNORECASE)
+_MARKER_LINE = re.compile(rf"(?:\A|\n){MARKER}: (?P<file>[^\s/\\]+)\Z")
+
+
+@dataclass(frozen=True)
+class Adr:
+    """One ADR file, read."""
+
+    filename: str
+    key: str                    # what identifies the ADR across edits (its number, see adr_key)
+    number: Optional[int]
+    title: str
+    status: str                 # one of STATUSES
+    status_text: str            # as written, for messages
+    date: Optional[str]         # YYYY-MM-DD
+    body: str
+    header: dict = field(default_factory=dict)
+    supersedes: tuple = ()      # references as written: file names or numbers
+    superseded_by: tuple = ()
+
+    @property
+    def label(self) -> str:
+        return f"ADR {self.number:04d}" if self.number is not None else f"ADR {self.key}"
+
+
+def adr_key(filename: str) -> Optional[tuple]:
+    """(key, number) of an ADR file name, or None when the name is not one.
+
+    A short numeric prefix (`0002-use-postgres.md`) is the ADR's number, which stays when a
+    retitled ADR is renamed; a long one (log4brains' `20240102-use-postgres.md`) is a date,
+    so the whole stem is the key."""
+    m = _FILENAME.fullmatch(filename)
+    if not m:
+        return None
+    digits = m.group("digits")
+    if len(digits) <= 6:
+        return str(int(digits)), int(digits)
+    return filename.rsplit(".", 1)[0], None
+
+
+def is_adr_file(filename: str) -> bool:
+    return adr_key(filename) is not None
+
+
+# ---- reading ------------------------------------------------------------------------
+def parse_adr(filename: str, text: str) -> Adr:
+    """Read one ADR file; raises InputError naming the file when it cannot be read as one."""
+    ident = adr_key(filename)
+    if ident is None:
+        raise InputError(f"{filename}: not an ADR file name (expected NNNN-title.md)")
+    key, number = ident
+    text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    front, lines = _front_matter(filename, text.split("\n"))
+    title_at = next((i for i, line in enumerate(lines) if _TITLE.fullmatch(line)), None)
+    if title_at is None:
+        raise InputError(f"{filename}: no title (a '# ' heading)")
+    heading = _TITLE.fullmatch(lines[title_at])
+    title = _clean_title(heading.group("title")) if heading else ""
+    if not title:
+        raise InputError(f"{filename}: the title is empty")
+    rest = lines[title_at + 1:]
+    status_raw = front.get("status")
+    date_raw = front.get("date")
+    kept: list = []
+    status_notes: list = []
+    in_status = False
+    seen_section = False
+    for line in rest:
+        section = _SECTION.fullmatch(line)
+        if section:
+            seen_section = True
+            in_status = section.group("name").strip().lower() == "status"
+            if in_status:
+                continue
+        if in_status:
+            value = _strip_comment(line).strip()
+            if value and status_raw is None:
+                status_raw = value
+            elif value:
+                status_notes.append(value)
+            continue
+        meta = _META.fullmatch(line) if not seen_section else None
+        if meta:
+            name = meta.group("key").strip().lower()
+            if name == "status" and status_raw is None:
+                status_raw = _strip_comment(meta.group("value")).strip()
+                continue
+            if name == "date" and date_raw is None:
+                date_raw = _strip_comment(meta.group("value")).strip()
+                continue
+        kept.append(line)
+    status_text = (status_raw or "").strip()
+    status = _status_class(filename, status_text)
+    refs_by, refs_sup = _references([status_text] + status_notes)
+    other_notes = [n for n in status_notes if not (_SUPERSEDED_BY.search(n) or _SUPERSEDES.search(n))]
+    body = "\n".join(kept).strip()
+    if other_notes:
+        body = (body + "\n\n" if body else "") + "## Status notes\n\n" + "\n".join(other_notes)
+    header, extra = {}, []
+    for k, v in front.items():
+        if k in ("status", "date") or not v:
+            continue
+        if k in HEADER_KEYS:
+            header[k] = v
+        else:
+            extra.append(f"- {k[:1].upper()}{k[1:]}: {v}")
+    if extra:
+        body = "\n".join(extra) + ("\n\n" + body if body else "")
+    return Adr(filename=filename, key=key, number=number, title=title, status=status, status_text=status_text,
+               date=_parse_date(filename, date_raw), body=body, header=header,
+               supersedes=tuple(refs_sup), superseded_by=tuple(refs_by))
+
+
+def _front_matter(filename: str, lines: list) -> tuple:
+    """A YAML front matter block's scalar keys (a small subset of YAML: `key: value`, lists
+    as `key: [a, b]` or `- item` lines, quotes), and the lines after it."""
+    if not lines or lines[0].strip() != "---":
+        return {}, lines
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
+    if end is None:
+        raise InputError(f"{filename}: the front matter (---) is not closed")
+    out: dict = {}
+    current: Optional[str] = None
+    for raw in lines[1:end]:
+        if not raw.strip() or raw.lstrip().startswith("#"):
+            continue
+        item = re.fullmatch(r"[ \t]+-[ \t]+(.*)", raw)
+        if item and current is not None:
+            out[current] = (out[current] + ", " if out[current] else "") + _unquote(item.group(1))
+            continue
+        m = re.fullmatch(r"([A-Za-z][A-Za-z0-9_-]*)[ \t]*:[ \t]*(.*)", raw)
+        if not m:
+            raise InputError(f"{filename}: front matter line not understood: {raw.strip()[:60]!r}")
+        current = m.group(1).lower()
+        value = _strip_comment(m.group(2)).strip()
+        if value.startswith("[") and value.endswith("]") and not _LINK.search(value):
+            value = ", ".join(_unquote(v) for v in value[1:-1].split(",") if v.strip())
+        out[current] = _unquote(value)
+    return out, lines[end + 1:]
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        return re.sub(r"\\(.)", r"\1", value[1:-1])
+    if len(value) >= 2 and value[0] == value[-1] == "'":
+        return value[1:-1].replace("''", "'")
+    return value
+
+
+def _strip_comment(text: str) -> str:
+    return _COMMENT.sub("", text)
+
+
+def _clean_title(title: str) -> str:
+    title = _NUMBERING.sub("", title, count=1) if _NUMBERING.match(title) else title
+    return " ".join(title.split())
+
+
+def _status_class(filename: str, text: str) -> str:
+    if not text:
+        return "accepted"  # MADR makes the status optional: an ADR that says nothing stands
+    low = " ".join(_LINK.sub(" ", text).lower().replace("*", " ").split())
+    for words in sorted(_STATUS_WORDS, key=len, reverse=True):
+        if re.match(rf"{re.escape(words)}\b", low):
+            return _STATUS_WORDS[words]
+    raise InputError(f"{filename}: unknown status {text[:60]!r} (known: {', '.join(STATUSES)})")
+
+
+def _references(texts: list) -> tuple:
+    """The ADRs named after `Superseded by` and after `Supersedes`, as written."""
+    by, sup = [], []
+    for text in texts:
+        m = _SUPERSEDED_BY.search(text)
+        if m:
+            by.extend(_refs_in(m.group("rest")))
+            continue
+        m = _SUPERSEDES.search(text)
+        if m:
+            sup.extend(_refs_in(m.group("rest")))
+    return by, sup
+
+
+def _refs_in(text: str) -> list:
+    links = list(_LINK.finditer(text))
+    if links:
+        out = []
+        for link in links:
+            target = link.group("target").split("#", 1)[0].rsplit("/", 1)[-1]
+            out.append(target if target else link.group("text"))
+        return out
+    m = _ADR_NUMBER.search(text)
+    return [m.group(1)] if m else []
+
+
+def _parse_date(filename: str, raw: Optional[str]) -> Optional[str]:
+    if raw is None or not raw.strip():
+        return None
+    m = _DATE.fullmatch(raw.strip())
+    if not m:
+        raise InputError(f"{filename}: date {raw.strip()[:40]!r} is not YYYY-MM-DD")
+    try:
+        date.fromisoformat(m.group(1))
+    except ValueError:
+        raise InputError(f"{filename}: date {m.group(1)!r} does not exist") from None
+    return m.group(1)
+
+
+def resolve_reference(ref: str, by_file: dict, by_number: dict) -> Optional[str]:
+    """The key of the ADR a reference names: a file name in the directory, else a number."""
+    if ref in by_file:
+        return by_file[ref]
+    ident = adr_key(ref)
+    if ident is not None and ident[1] is not None and ident[1] in by_number:
+        return by_number[ident[1]]
+    m = _ADR_NUMBER.fullmatch(ref.strip()) or _ADR_NUMBER.match(ref.strip())
+    if m and int(m.group(1)) in by_number:
+        return by_number[int(m.group(1))]
+    return None
+
+
+# ---- the entry's body ------------------------------------------------------------------
+def entry_body(adr: Adr) -> str:
+    """The body of an ADR's entry: its header fields, its text, and the marker line that
+    ties every version of the ADR together (`adr: <file name>`)."""
+    head = "".join(f"{k}: {' '.join(v.split())}\n" for k, v in adr.header.items())
+    text = f"{head}{adr.body}".strip()
+    return f"{text}\n\n{MARKER}: {adr.filename}" if text else f"{MARKER}: {adr.filename}"
+
+
+def marker_of(body: str) -> Optional[str]:
+    """The ADR file an entry was imported from (its body's last line), or None."""
+    m = _MARKER_LINE.search(body)
+    return m.group("file") if m else None
+
+
+def strip_marker(body: str) -> str:
+    m = _MARKER_LINE.search(body)
+    return body[: m.start()].rstrip() if m else body
+
+
+# ---- writing MADR ----------------------------------------------------------------------
+def slug(title: str, limit: int = 60) -> str:
+    words = re.findall(r"[a-z0-9]+", title.lower())
+    out = "-".join(words)[:limit].strip("-")
+    return out or "decision"
+
+
+def madr_filename(number: int, title: str) -> str:
+    return f"{number:04d}-{slug(title)}.md"
+
+
+def render_madr(title: str, date_text: str, body: str, meta: Optional[dict] = None, status: str = "accepted") -> str:
+    """One MADR file (front matter, title, sections). A body that has its own `## ` sections
+    (an imported ADR) is written as it is; a plain why becomes the context, and the title the
+    outcome."""
+    front = {"status": status, "date": date_text, **(meta or {})}
+    lines = ["---"] + [f"{k}: {_yaml_scalar(v)}" for k, v in front.items() if v] + ["---", "", f"# {title}", ""]
+    text = body.strip()
+    if re.search(r"(?m)^##[ \t]", text):
+        lines.append(text)
+    else:
+        lines += ["## Context and Problem Statement", "", text or "(no reasons recorded)", "",
+                  "## Decision Outcome", "", title]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _yaml_scalar(value: str) -> str:
+    value = " ".join(str(value).split())
+    if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9 ._/@<>()+*,-]*", value) and not value.endswith(":"):
+        return value
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
