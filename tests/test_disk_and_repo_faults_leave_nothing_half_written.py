@@ -96,7 +96,7 @@ def test_a_full_disk_never_leaves_a_half_written_line(tmp_path, record_counts):
     try:
         repo = init_repo(tmp_path / "disk" / "repo")
         open_ledger(repo).append([make_entry(0)])
-        for n, kib in enumerate(FREE_KIB):
+        for _n, kib in enumerate(FREE_KIB):
             head = open_ledger(repo).head()
             filler = fill_disk(tmp_path / "disk", kib * 1024)
             try:
