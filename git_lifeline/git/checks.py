@@ -120,9 +120,9 @@ class LedgerChecks(Checks):
                     problem = _secret_problem(e)
             self._blob_ok[key] = problem
         problem = self._blob_ok[key]
-        e = self._parsed.get(key)
-        if problem is None and e is not None and e.id != rel.replace("/", ""):
-            problem = f"entry {e.id[:12]} is stored under another id's path (renamed)"
+        parsed = self._parsed.get(key)
+        if problem is None and parsed is not None and parsed.id != rel.replace("/", ""):
+            problem = f"entry {parsed.id[:12]} is stored under another id's path (renamed)"
         if problem is None:
             return None
         return ("secret" if isinstance(problem, SecretProblem) else self.bad_code), problem
