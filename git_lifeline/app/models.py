@@ -19,18 +19,12 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from ..errors import InputError, LifelineError
+from ..views.minilm_files import PINNED_SHA256
 
 NAME = "all-MiniLM-L6-v2"
 SOURCE = "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2/resolve/main/"
-# The files the numpy encoder reads, with the sha256 of the published revision.
-FILES = {
-    "config.json": "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
-    "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
-    "model.safetensors": "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
-    "modules.json": "84e40c8e006c9b1d6c122e02cba9b02458120b5fb0c87b746c41e0207cf642cf",
-    "1_Pooling/config.json": "4be450dde3b0273bb9787637cfbd28fe04a7ba6ab9d36ac48e92b11e350ffc23",
-    "sentence_bert_config.json": "fc1993fde0a95c24ec6c022539d41cf6e2f7c9721e5415d6fb6897472a9cd4b7",
-}
+# Every file of the published model directory, checked against its pinned sha256.
+FILES = dict(PINNED_SHA256)
 _CHUNK = 1 << 16
 Progress = Callable[[str, int, int], None]
 
@@ -107,3 +101,24 @@ def remove(dest: Optional[Path] = None) -> bool:
         return False
     shutil.rmtree(dest)
     return True
+
+
+def configure(where: Path) -> str:
+    """Name the model in this repository's git config (when run inside one)."""
+    from ..git.repo import open_repo
+    try:
+        gr = open_repo(None)
+    except LifelineError:
+        return f"not in a git repository: run `git config lifeline.semantic.model {where}` where you want it"
+    gr.git(["config", "lifeline.semantic.model", str(where)])
+    return f"git config lifeline.semantic.model {where}"
+
+
+def describe(dest: Optional[Path] = None) -> str:
+    dest = Path(dest or default_dir())
+    if not dest.exists():
+        return f"{NAME}: not downloaded (git lifeline model fetch)"
+    bad = missing_or_changed(dest)
+    if bad:
+        return f"{NAME} in {dest}: incomplete or changed ({', '.join(bad)}); run git lifeline model fetch"
+    return f"{NAME} in {dest}: complete, every file matches its pinned sha256"

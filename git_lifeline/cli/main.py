@@ -15,7 +15,7 @@ import click
 
 from .. import __version__
 from ..errors import describe_failure
-from . import entries, hooks, lines, links, review, setup, sync, verify, view
+from . import entries, hooks, lines, links, model, review, setup, sync, verify, view
 from .common import CONTEXT_SETTINGS, set_line
 
 
@@ -47,7 +47,7 @@ for command in (
     hooks.hooks, hooks.hook,
     links.why,
     review.propose, review.review, review.approve, review.reject, review.audit, review.policy,
-    view.view,
+    view.view, model.model,
 ):
     main.add_command(command)
 
