@@ -153,3 +153,22 @@ def test_git_pathspec_settings_in_the_environment_do_not_change_the_verdict(repo
     code_commit(repo, "db/schema.sql", 3, "2030-01-01T00:00:00Z", "schema")
     res = cli(repo, "stale", "--json", env={"GIT_LITERAL_PATHSPECS": "1"})
     assert res.code == 0 and len(json.loads(res.out)) == 1, res
+
+
+def test_a_damaged_code_changes_cache_is_never_served(repo):
+    code_commit(repo, "src/a.py", 3, "2026-01-01T10:00:00Z", "a")
+    led = open_ledger(repo)
+    led.log(kind="decision", summary="Src rules", body="paths: src/\n\nWhy.", ts="2026-01-01T10:00:01Z")
+    c = code_commit(repo, "src/a.py", 2, "2026-01-02T00:00:00Z", "b")
+    assert [s.commits for s in led.stale()] == [[c]]
+    cache = repo / ".git" / "lifeline" / "code-changes.json"
+    doc = json.loads(cache.read_text())
+    assert doc["head"] == c and len(doc["entries"]) == 1  # remembered for this HEAD
+    for key in doc["entries"]:
+        doc["entries"][key] = []  # the answer emptied, the digest left as it was
+    cache.write_text(json.dumps(doc))
+    assert [s.commits for s in led.stale()] == [[c]]
+    cache.write_text("{not json")
+    assert [s.commits for s in led.stale()] == [[c]]
+    d = code_commit(repo, "src/a.py", 1, "2026-01-03T00:00:00Z", "c")
+    assert [s.commits for s in led.stale()] == [[d, c]]  # a new HEAD: the old answers are not used

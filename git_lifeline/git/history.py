@@ -22,21 +22,18 @@ import os
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Iterable, Optional
+from typing import Optional
 
 import pygit2
 
+from .codelog import CodeLog
 from .repo import GitRepo
 from .store import CODE_TRAILER, LineStore
 
 PATHSPEC_LIMIT = 256        # pathspecs read from one `paths:` header
-RENAME_ROUNDS = 3           # times a rename out of the pathspecs is followed
-RENAMED_LIMIT = 256         # new names added by following renames
 CLOCK_SKEW = 86400          # how far a ledger commit may be dated before what it adds
 _OBJECT = re.compile(r"[0-9a-fA-F]{7,64}")
 _FULL_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-_HEADER = re.compile(rb"([0-9a-f]{40,64}) (\d+)")
-_NUMSTAT = re.compile(rb"(\d+|-)\t(\d+|-)\t(.*)", re.S)
 # git's pathspec settings from the environment (GIT_LITERAL_PATHSPECS and friends) must
 # not change what a ledger's `paths:` mean from one shell to the next
 # Files git leaves in the git dir while it replays commits (rebase, am, cherry-pick,
@@ -44,9 +41,6 @@ _NUMSTAT = re.compile(rb"(\d+|-)\t(\d+|-)\t(.*)", re.S)
 # them under: a commit made then is not new work (the post-commit hook stays silent).
 REPLAY_STATE = ("rebase-merge", "rebase-apply", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "sequencer")
 REPLAY_ACTIONS = ("rebase", "cherry-pick", "am", "merge", "pull", "revert")
-_PATHSPEC_ENV = {"GIT_LITERAL_PATHSPECS": "0", "GIT_GLOB_PATHSPECS": "0", "GIT_NOGLOB_PATHSPECS": "0",
-                 "GIT_ICASE_PATHSPECS": "0"}
-
 
 @dataclass
 class Staleness:
@@ -215,128 +209,6 @@ def _seen_by(gr: GitRepo, facts: dict, touched: dict, wanted: list, store: Optio
     return out
 
 
-# ---- what the code did ----------------------------------------------------------------
-@dataclass
-class Change:
-    status: str
-    old: str
-    new: str
-    lines: int = 0
-
-
-def parse_log(raw: bytes) -> list:
-    """[(commit, commit time, [Change])] from `git log -z --raw --numstat --format=%x00%H %ct`."""
-    tokens = raw.split(b"\0")
-    commits: list = []
-    numstat: dict = {}
-    current: Optional[list] = None
-
-    def close():
-        if current is not None:
-            for ch in current[2]:
-                ch.lines = numstat.get(ch.new, 0)
-
-    i, n = 0, len(tokens)
-    while i < n:
-        tok = tokens[i].lstrip(b"\n")
-        if not tok:
-            i += 1
-            continue
-        if tok.startswith(b":") and current is not None:
-            status = tok.rsplit(b" ", 1)[-1][:1].decode("ascii", "replace")
-            if status in ("R", "C") and i + 2 < n:
-                old, new = tokens[i + 1], tokens[i + 2]
-                i += 3
-            else:
-                old = new = tokens[i + 1] if i + 1 < n else b""
-                i += 2
-            current[2].append(Change(status, old.decode("utf-8", "surrogateescape"),
-                                     new.decode("utf-8", "surrogateescape")))
-            continue
-        m = _NUMSTAT.fullmatch(tok)
-        if m and current is not None:
-            if m.group(3) == b"" and i + 2 < n:
-                path = tokens[i + 2]
-                i += 3
-            else:
-                path = m.group(3)
-                i += 1
-            added = int(m.group(1)) if m.group(1).isdigit() else 0
-            deleted = int(m.group(2)) if m.group(2).isdigit() else 0
-            numstat[path.decode("utf-8", "surrogateescape")] = added + deleted
-            continue
-        h = _HEADER.fullmatch(tok)
-        if h:
-            close()
-            numstat = {}
-            current = [h.group(1).decode("ascii"), int(h.group(2)), []]
-            commits.append(current)
-        i += 1
-    close()
-    return [tuple(c) for c in commits]
-
-
-def _log(gr: GitRepo, head: str, hide: Iterable, since: Optional[int], specs: list) -> Optional[list]:
-    args = ["log", "-z", "--raw", "--numstat", "-M", "--full-history", "--format=%x00%H %ct"]
-    if since is not None:
-        args.append(f"--since=@{since}")
-    # only full object ids (checked) reach git as revisions; pathspecs only after `--`
-    args += ["--end-of-options", head, *(f"^{h}" for h in hide), "--", *specs]
-    proc = gr.git(args, check=False, env=dict(os.environ, **_PATHSPEC_ENV))
-    if proc.returncode != 0:
-        return None  # a pathspec git refuses (outside the repository, unknown magic)
-    return parse_log(proc.stdout)
-
-
-def _renamed_away(gr: GitRepo, commit: str, gone: set) -> list:
-    """New names of the paths in `gone` that `commit` renamed (to outside the pathspecs)."""
-    proc = gr.git(["diff-tree", "-z", "-r", "-M", "--raw", "--no-commit-id", "--end-of-options", commit],
-                  check=False)
-    if proc.returncode != 0:
-        return []
-    out = []
-    tokens = proc.stdout.split(b"\0")
-    i = 0
-    while i < len(tokens):
-        tok = tokens[i].lstrip(b"\n")
-        if tok.startswith(b":") and tok.rsplit(b" ", 1)[-1][:1] == b"R" and i + 2 < len(tokens):
-            old = tokens[i + 1].decode("utf-8", "surrogateescape")
-            if old in gone:
-                out.append(tokens[i + 2].decode("utf-8", "surrogateescape"))
-            i += 3
-        elif tok.startswith(b":"):
-            i += 2
-        else:
-            i += 1
-    return out
-
-
-def code_changes(gr: GitRepo, head: str, hide: Iterable, since: Optional[int], specs: list) -> list:
-    """Commits on `head`, not in the history of `hide`, made after `since` (when given),
-    that touched the pathspecs, following renames; [(commit, time, [Change])], newest first."""
-    hide, specs = list(hide), list(specs)
-    renames: dict = {}   # commit -> new names of what it deleted, diffed once
-    added = 0
-    for round_ in range(RENAME_ROUNDS + 1):
-        log = _log(gr, head, hide, since, specs)
-        if not log or round_ == RENAME_ROUNDS or added >= RENAMED_LIMIT:
-            return log or []
-        followed: set = set()
-        for commit, _when, changes in log:
-            gone = {c.old for c in changes if c.status == "D"}
-            if gone:
-                if commit not in renames:
-                    renames[commit] = _renamed_away(gr, commit, gone)
-                followed.update(f":(top,literal){new}" for new in renames[commit])
-        followed -= set(specs)
-        if not followed:
-            return log
-        new_specs = sorted(followed)[:RENAMED_LIMIT - added]
-        added += len(new_specs)
-        specs += new_specs
-    return []
-
-
 def find_stale(gr: GitRepo, facts: dict, touched: dict, decision_ids: list, rev: str = "HEAD",
                since_rev: Optional[str] = None, store: Optional[LineStore] = None) -> list:
     """Staleness of every decision in `decision_ids` that names paths, most-changed first.
@@ -357,18 +229,17 @@ def find_stale(gr: GitRepo, facts: dict, touched: dict, decision_ids: list, rev:
             return []
         hide_also.append(since)
     seen = _seen_by(gr, facts, touched, wanted, store)
-    memo: dict = {}
+    asked = {}
+    for i in wanted:
+        anchors = tuple(sorted({c for s in seen[i] for c in s.code} | set(hide_also)))
+        untimed = [s.ts for s in seen[i] if not s.code]
+        asked[i] = (tuple(pathspecs(facts[i]["paths"])), anchors, max(untimed) if untimed else None)
+    answers = CodeLog(gr, head).changes([q for q in dict.fromkeys(asked.values()) if q[0]])
     out = []
     for i in wanted:
-        specs = pathspecs(facts[i]["paths"])
-        anchors = sorted({c for s in seen[i] for c in s.code} | set(hide_also))
-        untimed = [s.ts for s in seen[i] if not s.code]
-        floor = max(untimed) if untimed else None
-        key = (tuple(specs), tuple(anchors), floor)
-        if key not in memo:
-            memo[key] = code_changes(gr, head, anchors, floor, specs) if specs else []
+        floor = asked[i][2]
         st = Staleness(i, split_pathspecs(facts[i]["paths"]))
-        for commit, when, changes in memo[key]:
+        for commit, when, changes in answers.get(asked[i], []):
             if floor is not None and when <= floor:
                 continue  # by time: made no later than an entry that has no record of its code
             if not changes:
