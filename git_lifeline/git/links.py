@@ -65,16 +65,24 @@ def resolve(gr: GitRepo, value: str, prefer_line: str) -> tuple:
                      "record it first, or pull it: git lifeline pull")
 
 
-def _git_here(gr: GitRepo, args: list):
-    """git run from the user's directory when it is inside the work tree, so a relative
-    PATH (and `..`) is read as git reads it there; else from the top."""
+def _here(gr: GitRepo) -> Optional[Path]:
+    """The user's directory when it is inside the work tree (None: a bare repository,
+    or a command run from elsewhere)."""
     try:
         cwd = Path.cwd().resolve()
     except OSError:
-        cwd = None
+        return None
     top = gr.workdir.resolve() if gr.workdir is not None else None
-    if cwd is not None and top is not None and (cwd == top or top in cwd.parents):
-        return run_git(["--git-dir", str(gr.git_dir), "--work-tree", str(top), *args], cwd=str(cwd), check=False)
+    return cwd if top is not None and (cwd == top or top in cwd.parents) else None
+
+
+def _git_here(gr: GitRepo, args: list):
+    """git run from the user's directory when it is inside the work tree, so a relative
+    PATH (and `..`) is read as git reads it there; else from the top."""
+    here = _here(gr)
+    if here is not None and gr.workdir is not None:
+        return run_git(["--git-dir", str(gr.git_dir), "--work-tree", str(gr.workdir.resolve()), *args],
+                       cwd=str(here), check=False)
     return gr.git(args, check=False)
 
 
@@ -82,10 +90,11 @@ def _path_kind(gr: GitRepo, target: str) -> Optional[str]:
     """"file" (one file, followed across renames), "paths" (a directory or a pathspec)
     or None (git knows no such path, now or in the history)."""
     magic = target.startswith(":") or any(c in target for c in "*?[")
-    here = Path.cwd() / target if not magic else None
-    if here is not None and here.is_dir():
+    here = _here(gr)
+    on_disk = here / target if here is not None and not magic else None
+    if on_disk is not None and on_disk.is_dir():
         return "paths"
-    if here is not None and (here.exists() or here.is_symlink()):
+    if on_disk is not None and (on_disk.exists() or on_disk.is_symlink()):
         return "file"
     proc = _git_here(gr, ["ls-files", "--error-unmatch", "--", target])
     known = proc.returncode == 0
