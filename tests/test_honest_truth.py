@@ -9,8 +9,6 @@ from pathlib import Path
 import pytest
 from helpers import cli, git, open_ledger
 
-from git_lifeline.git.history import glob_regex
-
 
 def code_commit(repo: Path, path: str, lines: int, when: str, message: str = "change") -> str:
     """A real code commit touching `path` with `lines` new lines, dated `when`."""
@@ -106,13 +104,19 @@ def test_stale_since_an_unknown_rev_is_an_error(code_repo):
     assert r.code == 2 and "--since" in r.err
 
 
-@pytest.mark.parametrize("glob,path,hit", [
+@pytest.mark.parametrize("spec,path,hit", [
     ("src/db/**", "src/db/a/b.sql", True), ("src/db/**", "src/dbx/a.sql", False),
-    ("src/*.py", "src/a.py", True), ("src/*.py", "src/x/a.py", False),
-    ("src/db", "src/db/schema.sql", True), ("**/*.sql", "a/b/c.sql", True), ("**/*.sql", "c.sql", True),
+    ("src/*.py", "src/a.py", True), ("src/*.py", "src/x/a.py", True), (":(glob)src/*.py", "src/x/a.py", False),
+    ("src/db", "src/db/schema.sql", True), ("src/db", "src/dbx/a.sql", False), ("**/*.sql", "a/b/c.sql", True),
+    ("*.sql", "db/schema.sql", True), (":(glob)**/*.sql", "c.sql", True), ("/src/db", "src/db/x.sql", True),
 ])
-def test_path_globs_match_only_what_they_say(glob, path, hit):
-    assert bool(glob_regex(glob).fullmatch(path)) is hit
+def test_paths_are_git_pathspecs_matched_as_git_log_matches_them(code_repo, spec, path, hit):
+    ledger = open_ledger(code_repo)
+    decide(ledger, "Scope", f"paths: {spec}\n\nWhy.", "2026-01-02T00:00:00Z")
+    code_commit(code_repo, path, 3, "2026-01-03T00:00:00Z", "touch")
+    assert bool(ledger.stale()) is hit
+    by_git = git(code_repo, "log", "--format=%s", "-1", "--", spec.lstrip("/")).strip() == "touch"
+    assert by_git is hit  # the same verdict as git's own pathspec matching
 
 
 def warned_with(text: str, other) -> bool:

@@ -105,16 +105,18 @@ def test_install_is_idempotent_and_never_clobbers_a_second_foreign_hook(pair):
     write_user_hook(hooks / "post-commit.lifeline-chained", "exit 0\n")
     write_user_hook(hooks / "post-commit", "echo mine\n")  # the user replaced ours meanwhile
     before = {p.name: p.read_bytes() for p in hooks.iterdir()}
-    proc = gl(a, "hooks", "install", check=2)
-    assert "already exists" in proc.stderr.decode()
-    assert {p.name: p.read_bytes() for p in hooks.iterdir()} == before
     assert "not installed (another hook is there)" in gl(a, "hooks", "status", check=0).stdout.decode()
+    out = gl(a, "hooks", "install", check=0).stdout.decode()
+    assert "kept aside as post-commit.lifeline-chained.1" in out
+    # every byte is still there: the newest hook runs first, the older one is kept aside
+    assert (hooks / "post-commit.lifeline-chained").read_bytes() == before["post-commit"]
+    assert (hooks / "post-commit.lifeline-chained.1").read_bytes() == before["post-commit.lifeline-chained"]
     # ours deleted by hand: uninstall still gives the user's hook its name back
     (hooks / "post-commit").unlink()
     from git_lifeline.app.hooks import uninstall
     from git_lifeline.git.repo import open_repo
     assert [c.action for c in uninstall(open_repo(str(a)), ["post-commit"])] == ["restored"]
-    assert (hooks / "post-commit").read_bytes() == before["post-commit.lifeline-chained"]
+    assert (hooks / "post-commit").read_bytes() == before["post-commit"]
 
 
 def test_install_honours_relative_core_hooks_path(pair):

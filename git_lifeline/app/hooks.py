@@ -1,19 +1,14 @@
-"""Git hooks: installing them without harm, and what each one checks.
+"""Git hooks: what each one checks (installing them: hook_files.py).
 
-The installed scripts are thin: `exec git lifeline hook <name> "$@"`. Everything
-else lives here, behind the service:
+The installed scripts are thin: `exec git lifeline hook <name> "$@"`, after running
+any hook they replaced. Everything else lives here, behind the service:
 
-* install never overwrites a user's hook. An existing one is renamed to
-  `<hook>.lifeline-chained` and run by ours first (with the same arguments and
-  standard input); when it fails, its exit code stands. Uninstall puts it back.
-* the hooks directory is where git runs hooks from: `core.hooksPath` (read through
-  `git config`; relative to the top of the work tree, or the git dir when bare),
-  else `hooks/` in the common git dir, which every linked worktree shares.
 * pre-push verifies each ref of ours being pushed, lines and review trails alike
   (git/gates.py: valid records, append-only history, fast-forward of what the remote
   has) and refuses the push when anything fails; when only code goes out while
   ledger entries wait, it says so (never blocks).
-* post-commit reminds, in one line, when code commits pile up with no new entry.
+* post-commit reminds, in one line, when code commits pile up with no new entry; it
+  says nothing for a commit git replays (rebase, cherry-pick, am, the end of a merge).
 * commit-msg (opt-in) checks `Lifeline: <id>` trailers and writes full ids.
 * pre-receive (server) refuses updates of lines and review trails that are not
   fast-forwards, that delete one, or that fail verification (the same gates).
@@ -23,179 +18,43 @@ from __future__ import annotations
 
 import os
 import shlex
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
 
 from ..errors import InputError, LifelineError
 from ..git.gates import RefUpdate, check_updates, is_ours, outgoing_updates, see_quarantine
-from ..git.history import unrecorded_commits
+from ..git.history import replaying, unrecorded_commits
 from ..git.repo import GitRepo, run_program
 from ..git.store import last_append_time
 from ..git.sync import ZERO, remotes, unpushed
+from .hook_files import (
+    CHAIN_SUFFIX,
+    CLIENT_DEFAULT,
+    FAIL_CLOSED,
+    HOOKS,
+    SERVER_DEFAULT,
+    SH_SHEBANGS,
+    HookChange,
+    HookState,
+    default_hooks,
+    hooks_dir,
+    install,
+    script_text,
+    status,
+    uninstall,
+)
 
-HOOKS = ("pre-push", "post-commit", "commit-msg", "pre-receive")
-CLIENT_DEFAULT = ("pre-push", "post-commit")
-SERVER_DEFAULT = ("pre-receive",)
-CHAIN_SUFFIX = ".lifeline-chained"
-MARKER = "git lifeline hook"
+__all__ = ["CHAIN_SUFFIX", "CLIENT_DEFAULT", "FAIL_CLOSED", "HOOKS", "SERVER_DEFAULT", "HookChange", "HookOutcome",
+           "HookState", "default_hooks", "hooks_dir", "install", "replaying", "run", "script_text", "status",
+           "uninstall"]
+
 # Hooks whose failure git honours; the others (post-commit) can never block.
 BLOCKING = frozenset({"pre-push", "commit-msg", "pre-receive"})
-# Where the ledger tool is missing, a client hook lets git go on (the user may not
-# have the tool on this machine); a server hook fails closed (never vouch blindly).
-FAIL_CLOSED = frozenset({"pre-receive"})
 REMIND_SCAN_LIMIT = 1000
-
-
-def script_text(name: str) -> str:
-    """The thin sh script installed as hook `name` (identical to the one in hooks/)."""
-    if name not in HOOKS:
-        raise InputError(f"unknown hook {name!r}; known: {', '.join(HOOKS)}")
-    missing = ('echo "git-lifeline: not on PATH; refusing ledger updates until it is installed" >&2\nexit 1'
-               if name in FAIL_CLOSED else
-               f'echo "git-lifeline: not on PATH; its {name} check was skipped" >&2\nexit 0')
-    return (
-        "#!/bin/sh\n"
-        f"# git-lifeline {name} hook. Installed by `git lifeline hooks install`;\n"
-        "# removed (restoring any hook it chains to) by `git lifeline hooks uninstall`.\n"
-        "if command -v git-lifeline >/dev/null 2>&1; then\n"
-        f"\texec {MARKER} {name} \"$@\"\n"
-        "fi\n"
-        f"if [ -x \"$0{CHAIN_SUFFIX}\" ]; then\n"
-        f"\t\"$0{CHAIN_SUFFIX}\" \"$@\" || exit $?\n"
-        "fi\n"
-        f"{missing}\n")
-
-
-def hooks_dir(gr: GitRepo) -> Path:
-    """Where git looks for hooks in this repository."""
-    configured = gr.config_get("core.hooksPath")
-    if configured:
-        p = Path(os.path.expanduser(configured))
-        if not p.is_absolute():
-            p = (gr.workdir if gr.workdir is not None else gr.git_dir) / p
-        return p
-    return gr.common_dir / "hooks"
-
-
-def _is_ours(path: Path) -> bool:
-    try:
-        with open(path, "rb") as f:
-            head = f.read(4096)
-    except OSError:
-        return False
-    return MARKER.encode() in head and b"git-lifeline" in head
-
-
-def _executable(path: Path) -> bool:
-    return path.is_file() and os.access(path, os.X_OK)
-
-
-@dataclass
-class HookState:
-    name: str
-    path: Path
-    state: str                      # installed | absent | foreign (a hook that is not ours)
-    chained: Optional[Path] = None  # the user's hook ours runs first
-
-
-@dataclass
-class HookChange:
-    name: str
-    path: Path
-    action: str                     # installed | updated | unchanged | removed | restored | left | absent
-    chained: Optional[Path] = None
-
-
-def status(gr: GitRepo) -> list:
-    d = hooks_dir(gr)
-    out = []
-    for name in HOOKS:
-        path, chained = d / name, d / (name + CHAIN_SUFFIX)
-        if not path.exists():
-            state = "absent"
-        elif _is_ours(path):
-            state = "installed"
-        else:
-            state = "foreign"
-        out.append(HookState(name, path, state, chained if chained.exists() else None))
-    return out
-
-
-def default_hooks(gr: GitRepo) -> tuple:
-    return SERVER_DEFAULT if gr.is_bare else CLIENT_DEFAULT
-
-
-def _check_names(names) -> list:
-    bad = [n for n in names if n not in HOOKS]
-    if bad:
-        raise InputError(f"unknown hook(s) {', '.join(bad)}; known: {', '.join(HOOKS)}")
-    return list(dict.fromkeys(names))
-
-
-def install(gr: GitRepo, names: Optional[list] = None) -> list:
-    """Install hooks (default: pre-push and post-commit; pre-receive in a bare repo).
-
-    Every check runs before anything is written: either all hooks are installed or
-    none is."""
-    names = _check_names(names or default_hooks(gr))
-    d = hooks_dir(gr)
-    plan = []
-    for name in names:
-        path, chained = d / name, d / (name + CHAIN_SUFFIX)
-        text = script_text(name)
-        if path.is_dir() or chained.is_dir():
-            raise InputError(f"{path} is a directory; nothing was installed")
-        if path.exists() and not _is_ours(path) and chained.exists():
-            raise InputError(f"{path} is not ours and {chained.name} already exists; move one of them away "
-                             "(nothing was installed)")
-        if path.exists() and _is_ours(path):
-            same = path.read_text(encoding="utf-8", errors="replace") == text and _executable(path)
-            plan.append((name, path, chained, text, "unchanged" if same else "updated"))
-        elif path.exists() or path.is_symlink():
-            plan.append((name, path, chained, text, "chain"))
-        else:
-            plan.append((name, path, chained, text, "installed"))
-    d.mkdir(parents=True, exist_ok=True)
-    out = []
-    for name, path, chained, text, action in plan:
-        if action == "chain":
-            # a non-executable hook stays so: git would not run it, and neither do we
-            os.rename(path, chained)
-            action = "installed"
-        if action != "unchanged":
-            tmp = path.with_name(f".{name}.lifeline-tmp")
-            tmp.write_text(text, encoding="utf-8")
-            tmp.chmod(tmp.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH | stat.S_IRUSR)
-            os.replace(tmp, path)
-        out.append(HookChange(name, path, action, chained if chained.exists() else None))
-    return out
-
-
-def uninstall(gr: GitRepo, names: Optional[list] = None) -> list:
-    names = _check_names(names or HOOKS)
-    d = hooks_dir(gr)
-    out = []
-    for name in names:
-        path, chained = d / name, d / (name + CHAIN_SUFFIX)
-        if path.exists() and not _is_ours(path):
-            out.append(HookChange(name, path, "left"))
-            continue
-        if not path.exists():
-            if chained.exists():  # ours was deleted by hand: give the user's hook its name back
-                os.rename(chained, path)
-                out.append(HookChange(name, path, "restored", chained))
-            else:
-                out.append(HookChange(name, path, "absent"))
-            continue
-        path.unlink()
-        if chained.exists() or chained.is_symlink():
-            os.rename(chained, path)
-            out.append(HookChange(name, path, "restored", chained))
-        else:
-            out.append(HookChange(name, path, "removed"))
-    return out
+# `hook post-commit --exit-code`: exit 1 when it reminds, so that a runner which shows
+# a hook's output only when it fails (the pre-commit framework) shows the reminder;
+# git ignores a post-commit hook's exit code.
+EXIT_CODE_FLAG = "--exit-code"
 
 
 # ---- running -------------------------------------------------------------------------
@@ -206,10 +65,20 @@ class HookOutcome:
 
 
 def run_chained(gr: GitRepo, name: str, args: list, stdin: bytes) -> int:
-    """Run the user's own hook that ours replaced; 0 when there is none."""
-    chained = hooks_dir(gr) / (name + CHAIN_SUFFIX)
-    if not _executable(chained):
+    """Run the user's own hook that ours replaced; 0 when there is none. A shell script
+    is sourced in a subshell whose $0 is the hook's own path, as the installed script
+    does: hook managers (husky) find what to run from their own name."""
+    path = hooks_dir(gr) / name
+    chained = path.with_name(name + CHAIN_SUFFIX)
+    if not (chained.is_file() and os.access(chained, os.X_OK)):
         return 0
+    try:
+        with open(chained, "rb") as f:
+            first = f.readline().rstrip(b"\n").decode("utf-8", "replace")
+    except OSError:
+        first = ""
+    if first in SH_SHEBANGS:
+        return run_program(["sh", "-c", f". {shlex.quote(str(chained))}", str(path), *args], stdin)
     return run_program([str(chained), *args], stdin)
 
 
@@ -252,9 +121,9 @@ def pre_push(gr: GitRepo, args: list, stdin: bytes) -> HookOutcome:
     return out
 
 
-def post_commit(gr: GitRepo) -> HookOutcome:
+def post_commit(gr: GitRepo, args: list = ()) -> HookOutcome:
     out = HookOutcome()
-    if not gr.config_bool("lifeline.remind", True):
+    if replaying(gr) or not gr.config_bool("lifeline.remind", True):
         return out
     threshold = gr.config_int("lifeline.remindAfter", 1)
     if threshold <= 0:
@@ -269,6 +138,8 @@ def post_commit(gr: GitRepo) -> HookOutcome:
         f"git-lifeline: {more} {word} since the last ledger entry; record why: "
         f"git lifeline log --kind decision --summary {shlex.quote(subject)} --body \"...\" "
         "(silence: git config lifeline.remindAfter 0)")
+    if EXIT_CODE_FLAG in args:
+        out.code = 1
     return out
 
 
@@ -344,7 +215,7 @@ def run(gr: GitRepo, name: str, args: list, stdin: bytes, prefer_line: str) -> H
         if name == "pre-push":
             return pre_push(gr, args, stdin)
         if name == "post-commit":
-            return post_commit(gr)
+            return post_commit(gr, args)
         if name == "commit-msg":
             return commit_msg(gr, args, prefer_line)
         return pre_receive(gr, stdin)

@@ -173,7 +173,8 @@ class Ledger:
         if since is not None and self.gr.git(["rev-parse", "--verify", "--quiet", f"{since}^{{commit}}"],
                                              check=False).returncode != 0:
             raise InputError(f"--since {since!r}: not a commit")
-        return find_stale(self.gr, st.fold.facts, st.fold.touched, st.decision_ids, since_rev=since)
+        return find_stale(self.gr, st.fold.facts, st.fold.touched, st.decision_ids, since_rev=since,
+                          store=self.store)
 
     def recall(self, query: str, k: int = 5) -> list:
         """Search hits (views.recall.Hit), best first; empty when recall abstains."""

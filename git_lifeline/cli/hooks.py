@@ -22,6 +22,8 @@ def echo_changes(changes: list, where) -> None:
         chained = f" (runs your previous hook first: {c.chained.name})" if c.chained else ""
         if c.action in ("installed", "updated"):
             click.echo(f"{c.action} {c.name}{chained}")
+            if c.kept:
+                click.echo(f"  an older, different hook was kept aside as {c.kept.name} (it no longer runs)")
         elif c.action == "unchanged":
             click.echo(f"{c.name} already installed{chained}")
         elif c.action == "restored":
@@ -30,6 +32,10 @@ def echo_changes(changes: list, where) -> None:
             click.echo(f"removed {c.name}")
         elif c.action == "left":
             click.echo(f"{c.name} is not git-lifeline's; left alone")
+        elif c.action == "tracked":
+            tail = " || exit $?" if c.name != "post-commit" else ""
+            click.echo(f"{c.name} is tracked by the repository ({c.path}); left as it is. To run git-lifeline's "
+                       f"check from it, add the line: git lifeline hook {c.name} \"$@\"{tail}")
         else:
             click.echo(f"{c.name} was not installed")
 
@@ -41,7 +47,8 @@ def hooks_install(ctx, names):
     """Install hooks (default: pre-push and post-commit; in a bare repo: pre-receive).
 
     commit-msg is opt-in: git lifeline hooks install commit-msg. An existing hook is
-    never overwritten: it is kept as <hook>.lifeline-chained and run first."""
+    never overwritten: it is kept, byte for byte, as <hook>.lifeline-chained and run
+    first; a hook tracked by the repository is left as it is."""
     from ..app import setup
     ws = open_workspace(ctx)
     echo_changes(setup.install_hooks(ws, list(names) or None), setup.hooks_dir(ws))
@@ -51,7 +58,7 @@ def hooks_install(ctx, names):
 @click.argument("names", nargs=-1, metavar="[HOOK]...")
 @click.pass_context
 def hooks_uninstall(ctx, names):
-    """Remove git-lifeline's hooks (default: all), restoring any chained hook."""
+    """Remove git-lifeline's hooks (default: all), restoring the hooks they replaced byte for byte."""
     from ..app import setup
     ws = open_workspace(ctx)
     echo_changes(setup.uninstall_hooks(ws, list(names) or None), setup.hooks_dir(ws))
@@ -72,7 +79,8 @@ def hooks_status(ctx, as_json):
     click.echo(f"hooks directory: {setup.hooks_dir(ws)}")
     for r in rows:
         state = {"installed": "installed", "absent": "not installed",
-                 "foreign": "not installed (another hook is there)"}[r.state]
+                 "foreign": "not installed (another hook is there)",
+                 "tracked": "not installed (a hook tracked by the repository is there)"}[r.state]
         chained = f", chains to {r.chained.name}" if r.chained and r.state == "installed" else ""
         click.echo(f"{r.name:<12} {state}{chained}")
 

@@ -6,7 +6,27 @@ import sys
 
 import click
 
-from .common import chosen_line, line_option, open_workspace
+from .common import chosen_line, echo_json, line_option, open_workspace
+
+
+def _problem_rows(problems: list) -> list:
+    return [{"code": p.code, "message": p.message, "commit": p.commit} for p in problems]
+
+
+def _as_json(run) -> dict:
+    """The verdict for machines (CI): one object, the same facts as the text."""
+    lines = []
+    for check in run.lines:
+        r = check.report
+        lines.append({"line": check.name, "ok": r.ok, "head": r.head, "entries": r.entries, "commits": r.commits,
+                      "external": [{"entry": e, "parent": p, "line": ln} for e, p, ln in r.external],
+                      "signatures": check.signatures, "problems": _problem_rows(r.problems),
+                      "conflicts": [{"subject": subj, "ids": list(ids)} for subj, ids in check.conflicts]})
+    trails = [{"line": check.name, "ok": check.report.ok, "head": check.report.head,
+               "records": check.report.records, "commits": check.report.commits,
+               "problems": _problem_rows(check.report.problems), "warnings": list(check.report.warnings)}
+              for check in run.trails]
+    return {"ok": run.ok, "lines": lines, "trails": trails}
 
 
 def _problems(problems: list) -> None:
@@ -18,11 +38,20 @@ def _problems(problems: list) -> None:
 @click.option("--lint", is_flag=True, help="Also warn about conflicting decisions (warnings never fail).")
 @click.option("--signatures", is_flag=True,
               help="Also check that every commit of the line has a good signature by a trusted key.")
+@click.option("--json", "as_json", is_flag=True, help="The verdict as one JSON object (same exit codes).")
 @line_option
 @click.pass_context
-def verify(ctx, lint, signatures):
-    """Verify the ledger: ids, history (append-only), parents, refs. Exit 1 on failure."""
+def verify(ctx, lint, signatures, as_json):
+    """Verify the ledger: ids, history (append-only), parents, refs. Exit 1 on failure.
+
+    A shallow code checkout is fine when the ledger's own history is whole (CI: fetch
+    refs/lifeline/* without --depth); a ledger history cut by a shallow fetch is not."""
     run = open_workspace(ctx).verify(chosen_line(ctx), signatures=signatures, lint=lint)
+    if as_json:
+        echo_json(_as_json(run))
+        if not run.ok:
+            sys.exit(1)
+        return
     for check in run.lines:
         report = check.report
         if report.ok:

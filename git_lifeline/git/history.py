@@ -1,14 +1,24 @@
 """Staleness from code history: which decisions' code changed after they were made.
 
-A decision names the code it is about with a `paths:` header (globs, comma or space
-separated) and may name the commit it was recorded alongside (`commit:` header, or
-the `Lifeline:` trailer a code commit carries). One `git log --numstat` over the
-code's HEAD answers every decision at once: commits that touched a decision's paths
-after it was made (or re-checked by an entry naming it), with their churn.
+A decision names the code it is about with a `paths:` header: git pathspecs, comma or
+space separated, read from the top of the repository (as `git log -- <pathspec>` run
+there reads them: `*.sql` matches `db/schema.sql`, a directory covers what is below it,
+`:(glob)` gives `**` its directory meaning, `:(exclude)` or `:!` leaves paths out).
+Git itself matches them: they are passed to `git log` after `--`, never parsed here.
+
+What the decision saw is exact by the DAG when the ledger knows it: every append
+records the code commit HEAD was at in its ledger commit (the `Lifeline-Code:` trailer,
+store.py), outside the hashed entry. A commit counts against a decision when it touched
+the paths and is not in the history of that recorded commit (nor of a `commit:` header,
+nor of the commit recorded by the latest entry naming the decision: a re-check). An
+entry without such a record (older ledgers, imports, a commit this clone does not have)
+falls back to time: commits made after it. Renames are followed: a path renamed out of
+the pathspecs is followed under its new name.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -16,8 +26,21 @@ from typing import Optional
 
 import pygit2
 
+from .codelog import CodeLog
 from .repo import GitRepo
+from .store import CODE_TRAILER, LineStore
 
+PATHSPEC_LIMIT = 256        # pathspecs read from one `paths:` header
+CLOCK_SKEW = 86400          # how far a ledger commit may be dated before what it adds
+_OBJECT = re.compile(r"[0-9a-fA-F]{7,64}")
+_FULL_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+# git's pathspec settings from the environment (GIT_LITERAL_PATHSPECS and friends) must
+# not change what a ledger's `paths:` mean from one shell to the next
+# Files git leaves in the git dir while it replays commits (rebase, am, cherry-pick,
+# revert of several commits, a merge being concluded), and the reflog actions it runs
+# them under: a commit made then is not new work (the post-commit hook stays silent).
+REPLAY_STATE = ("rebase-merge", "rebase-apply", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "sequencer")
+REPLAY_ACTIONS = ("rebase", "cherry-pick", "am", "merge", "pull", "revert")
 
 @dataclass
 class Staleness:
@@ -37,31 +60,23 @@ class Staleness:
                 f" in {self.top_dir}")
 
 
-def split_globs(value: str) -> list:
+def split_pathspecs(value: str) -> list:
+    """The pathspecs of a `paths:` header (comma or whitespace separated)."""
     return [g for g in re.split(r"[,\s]+", value.strip()) if g]
 
 
-def glob_regex(glob: str) -> re.Pattern:
-    """`**` spans directories, `*` and `?` do not; a plain path also covers what is below it."""
-    out, i = [], 0
-    g = glob.strip().lstrip("./").rstrip("/")
-    while i < len(g):
-        if g.startswith("**", i):
-            out.append(".*")
-            i += 2
-            if i < len(g) and g[i] == "/":
-                i += 1
-                out[-1] = "(?:.*/)?"
-        elif g[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif g[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(g[i]))
-            i += 1
-    return re.compile("".join(out) + "(?:/.*)?")
+split_globs = split_pathspecs  # the name the header had when it held home-made globs
+
+
+def pathspecs(value: str) -> list:
+    """What is passed to git for a `paths:` header: a leading `/` (the top of the
+    repository, as in .gitignore) is dropped, since every pathspec is read from the top."""
+    out = []
+    for spec in split_pathspecs(value)[:PATHSPEC_LIMIT]:
+        if spec.startswith("/"):
+            spec = spec.lstrip("/") or "."
+        out.append(spec)
+    return out
 
 
 def _ts_seconds(key: str) -> int:
@@ -69,76 +84,190 @@ def _ts_seconds(key: str) -> int:
     return int(t.timestamp())
 
 
-def code_log(gr: GitRepo, rev: str, since: int) -> list:
-    """[(commit, commit time, [(added, deleted, path)])] for commits after `since` on `rev`."""
-    proc = gr.git(["log", "--no-renames", "--numstat", "--format=%x00%H %ct", f"--since=@{since}", rev, "--"],
-                  check=False)
-    if proc.returncode != 0:
-        return []
-    commits = []
-    for chunk in proc.stdout.decode("utf-8", "replace").split("\0")[1:]:
-        lines = chunk.strip("\n").split("\n")
-        head = lines[0].split()
-        if len(head) != 2:
-            continue
-        files = []
-        for line in lines[1:]:
-            parts = line.split("\t", 2)
-            if len(parts) == 3:
-                added = int(parts[0]) if parts[0].isdigit() else 0
-                deleted = int(parts[1]) if parts[1].isdigit() else 0
-                files.append((added, deleted, parts[2]))
-        commits.append((head[0], int(head[1]), files))
-    return commits
+def _ts_key(ts: datetime) -> str:
+    return f"{ts:%Y-%m-%dT%H:%M:%S.%f}"  # the fold's key (truth.Fold.key_of)
 
 
-def anchored_since(gr: GitRepo, rev: str, commit: str) -> Optional[set]:
-    """Commits reachable from `rev` but not from the anchor commit (None: unknown anchor)."""
-    proc = gr.git(["rev-list", f"{commit}..{rev}", "--"], check=False)
-    if proc.returncode != 0:
+def _commit_oid(gr: GitRepo, rev: str) -> Optional[str]:
+    proc = gr.git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"], check=False)
+    out = proc.stdout.decode("ascii", "replace").strip()
+    return out if proc.returncode == 0 and _FULL_OID.fullmatch(out) else None
+
+
+def _present_commit(gr: GitRepo, value: Optional[str]) -> Optional[str]:
+    """The full id of the commit `value` (a hex object name from the ledger) names in this
+    repository; None for anything else. Never reaches git as an argument unchecked."""
+    if not value or not _OBJECT.fullmatch(value):
         return None
-    return set(proc.stdout.decode().split())
+    try:
+        obj = gr.repo.get(value.lower())  # an object name (a prefix expands), never a ref name
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        return None
+    if obj is None:
+        return None
+    try:
+        return str(obj.peel(pygit2.Commit).id)
+    except (pygit2.InvalidSpecError, ValueError, pygit2.GitError):
+        return None
+
+
+# ---- what the ledger recorded ---------------------------------------------------------
+def code_trailer(message: str) -> tuple:
+    """(recorded code commit or None, entry ids) from a ledger commit's final trailer block."""
+    block = message.rstrip("\n").rsplit("\n\n", 1)[-1]
+    code, ids = None, set()
+    for line in block.split("\n"):
+        key, sep, value = line.partition(":")
+        if not sep:
+            continue
+        value = value.strip()
+        if key == CODE_TRAILER and _FULL_OID.fullmatch(value):
+            code = value
+        elif key == "Lifeline-Id" and _FULL_OID.fullmatch(value):
+            ids.add(value)
+    return code, ids
+
+
+def _added(store: LineStore, commit: pygit2.Commit, entry_id: str) -> bool:
+    """Whether `commit` is the one that added `entry_id` (a message can claim anything)."""
+    if store.lookup(store.tree(str(commit.id)), entry_id) is None:
+        return False
+    return not commit.parents or store.lookup(store.tree(str(commit.parents[0].id)), entry_id) is None
+
+
+def recorded_code(store: LineStore, decisions: dict, rechecks: dict) -> tuple:
+    """The code commits recorded at append time: ({decision id: commit}, {decision id:
+    commit of its latest re-check}). `decisions` maps ids to their ts key, `rechecks`
+    maps decision ids to the ts key of the latest entry naming them.
+
+    One walk of the line's commits, newest first, stopping when everything is found or
+    the commits are older than what is looked for; a ledger commit is dated by what it
+    adds, so the walk stays short for recent decisions."""
+    made: dict = {}
+    rechecked: dict = {}
+    head = store.head()
+    if head is None or not (decisions or rechecks):
+        return made, rechecked
+    want_made = set(decisions)
+    want_re = dict(rechecks)
+    re_seconds = {_ts_seconds(t) for t in want_re.values()}
+    oldest = min(_ts_seconds(t) for t in list(decisions.values()) + list(rechecks.values()))
+    walker = store.repo.walk(pygit2.Oid(hex=head), pygit2.enums.SortMode.TIME)
+    for commit in walker:
+        if not (want_made or want_re) or commit.commit_time < oldest - CLOCK_SKEW:
+            break
+        if len(commit.parents) > 1:
+            continue  # a merge of a pull adds what was appended elsewhere, with its own record
+        code, ids = code_trailer(commit.message)
+        if code is None or not ids:
+            continue
+        for eid in ids & want_made:
+            if _added(store, commit, eid):
+                made[eid] = code
+                want_made.discard(eid)
+        # the commit of one entry is dated by it: read only the entries a re-check can be
+        if want_re and ((commit.commit_time in re_seconds) if len(ids) == 1
+                        else commit.commit_time >= min(re_seconds)):
+            for eid in ids:
+                if not _added(store, commit, eid):
+                    continue
+                try:
+                    e = store.read(eid, str(commit.id))
+                    key, parents = _ts_key(e.ts), list(e.parents)
+                except Exception:  # noqa: BLE001 - an unreadable entry records nothing
+                    continue
+                for p in parents:
+                    if want_re.get(p) == key:
+                        rechecked[p] = code
+                        del want_re[p]
+    return made, rechecked
+
+
+@dataclass(frozen=True)
+class Seen:
+    """The code one entry was made against: the commits whose history it had seen
+    (`code`), else only its time."""
+
+    ts: int
+    code: tuple = ()
+
+
+def _seen_by(gr: GitRepo, facts: dict, touched: dict, wanted: list, store: Optional[LineStore]) -> dict:
+    """{decision id: [Seen]}: the decision itself and its latest re-check."""
+    decisions = {i: facts[i]["ts"] for i in wanted}
+    rechecks = {i: touched[i] for i in wanted if touched.get(i)}
+    made, rechecked = recorded_code(store, decisions, rechecks) if store is not None else ({}, {})
+    out = {}
+    for i in wanted:
+        own = tuple(c for c in (_present_commit(gr, made.get(i)), _present_commit(gr, facts[i].get("commit")))
+                    if c)
+        seen = [Seen(_ts_seconds(facts[i]["ts"]), own)]
+        if i in rechecks:
+            again = _present_commit(gr, rechecked.get(i))
+            seen.append(Seen(_ts_seconds(rechecks[i]), (again,) if again else ()))
+        out[i] = seen
+    return out
 
 
 def find_stale(gr: GitRepo, facts: dict, touched: dict, decision_ids: list, rev: str = "HEAD",
-               since_rev: Optional[str] = None) -> list:
-    """Staleness of every decision in `decision_ids` that names paths, most-changed first."""
-    wanted = {i: facts[i] for i in decision_ids if facts.get(i, {}).get("paths")}
+               since_rev: Optional[str] = None, store: Optional[LineStore] = None) -> list:
+    """Staleness of every decision in `decision_ids` that names paths, most-changed first.
+
+    `store` is the line the decisions are in: its ledger commits say which code commit
+    each entry was made against (without it, or for entries without that record, time
+    decides). `since_rev` keeps only code commits not in the history of that revision."""
+    wanted = [i for i in decision_ids if facts.get(i, {}).get("paths")]
     if not wanted:
         return []
-    if gr.git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], check=False).returncode != 0:
+    head = _commit_oid(gr, rev)
+    if head is None:
         return []  # no code history yet
-    starts = {i: _ts_seconds(max(f["ts"], touched.get(i, ""))) for i, f in wanted.items()}
-    restrict = None
+    hide_also = []
     if since_rev is not None:
-        restrict = anchored_since(gr, rev, since_rev)
-    log = code_log(gr, rev, min(starts.values()))
+        since = _commit_oid(gr, since_rev)
+        if since is None:
+            return []
+        hide_also.append(since)
+    seen = _seen_by(gr, facts, touched, wanted, store)
+    asked = {}
+    for i in wanted:
+        anchors = tuple(sorted({c for s in seen[i] for c in s.code} | set(hide_also)))
+        untimed = [s.ts for s in seen[i] if not s.code]
+        asked[i] = (tuple(pathspecs(facts[i]["paths"])), anchors, max(untimed) if untimed else None)
+    answers = CodeLog(gr, head).changes([q for q in dict.fromkeys(asked.values()) if q[0]])
     out = []
-    for i, f in wanted.items():
-        globs = [glob_regex(g) for g in split_globs(f["paths"])]
-        after = anchored_since(gr, rev, f["commit"]) if f.get("commit") else None
-        st = Staleness(i, split_globs(f["paths"]))
-        for commit, when, files in log:
-            if after is not None:
-                if commit not in after:
-                    continue
-            elif when <= starts[i]:
-                continue
-            if restrict is not None and commit not in restrict:
-                continue
-            hit = False
-            for added, deleted, path in files:
-                if any(g.fullmatch(path) for g in globs):
-                    hit = True
-                    st.lines += added + deleted
-                    d = path.rsplit("/", 1)[0] + "/" if "/" in path else "./"
-                    st.where[d] = st.where.get(d, 0) + added + deleted
-            if hit:
-                st.commits.append(commit)
+    for i in wanted:
+        floor = asked[i][2]
+        st = Staleness(i, split_pathspecs(facts[i]["paths"]))
+        for commit, when, changes in answers.get(asked[i], []):
+            if floor is not None and when <= floor:
+                continue  # by time: made no later than an entry that has no record of its code
+            if not changes:
+                continue  # a merge: its sides are counted, not the merge
+            st.commits.append(commit)
+            for ch in changes:
+                st.lines += ch.lines
+                path = ch.old if ch.status == "D" else ch.new
+                d = path.rsplit("/", 1)[0] + "/" if "/" in path else "./"
+                st.where[d] = st.where.get(d, 0) + ch.lines
         if st.commits:
             out.append(st)
     out.sort(key=lambda s: (-len(s.commits), -s.lines, s.decision))
     return out
+
+
+def replaying(gr: GitRepo) -> bool:
+    """Whether git is replaying commits (rebase, am, cherry-pick, revert of several, the
+    end of a merge): the commit just made is not new work."""
+    action = os.environ.get("GIT_REFLOG_ACTION", "")
+    if any(action.startswith(a) for a in REPLAY_ACTIONS):
+        return True
+    if any((gr.git_dir / f).exists() for f in REPLAY_STATE):
+        return True
+    try:
+        return len(gr.repo.head.peel(pygit2.Commit).parents) > 1
+    except (pygit2.GitError, KeyError, ValueError):
+        return False
 
 
 @dataclass

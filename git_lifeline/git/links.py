@@ -5,8 +5,9 @@ A commit says which entry explains it with a trailer in its message:
     Lifeline: 3f2a9c1e...   (a full id, or a unique prefix of at least 6 hex)
 
 `why(path)` walks the commits that touched a path (newest first, through
-`git log`, so renames, pathspecs and `git -c` settings behave as in git) and lists
-the entries they link to: the blame of the why.
+`git log` run from the user's directory, so a PATH, a pathspec and `git -c` settings
+mean what they mean to git; one file is followed across renames with `--follow`) and
+lists the entries they link to: the blame of the why.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Optional
 
 from ..errors import InputError
-from .repo import GitRepo
+from .repo import GitRepo, run_git
 from .store import LineStore, list_lines
 
 TRAILER = "Lifeline"
@@ -64,31 +65,68 @@ def resolve(gr: GitRepo, value: str, prefer_line: str) -> tuple:
                      "record it first, or pull it: git lifeline pull")
 
 
-def _is_path(gr: GitRepo, target: str) -> bool:
-    if gr.workdir is not None and (Path.cwd() / target).exists():
-        return True
-    proc = gr.git(["ls-files", "--error-unmatch", "--", target], check=False)
-    if proc.returncode == 0:
-        return True
-    proc = gr.git(["cat-file", "-e", f"HEAD:{target}"], check=False)
-    return proc.returncode == 0
+def _here(gr: GitRepo) -> Optional[Path]:
+    """The user's directory when it is inside the work tree (None: a bare repository,
+    or a command run from elsewhere)."""
+    try:
+        cwd = Path.cwd().resolve()
+    except OSError:
+        return None
+    top = gr.workdir.resolve() if gr.workdir is not None else None
+    return cwd if top is not None and (cwd == top or top in cwd.parents) else None
+
+
+def _git_here(gr: GitRepo, args: list):
+    """git run from the user's directory when it is inside the work tree, so a relative
+    PATH (and `..`) is read as git reads it there; else from the top."""
+    here = _here(gr)
+    if here is not None and gr.workdir is not None:
+        return run_git(["--git-dir", str(gr.git_dir), "--work-tree", str(gr.workdir.resolve()), *args],
+                       cwd=str(here), check=False)
+    return gr.git(args, check=False)
+
+
+def _path_kind(gr: GitRepo, target: str) -> Optional[str]:
+    """"file" (one file, followed across renames), "paths" (a directory or a pathspec)
+    or None (git knows no such path, now or in the history)."""
+    magic = target.startswith(":") or any(c in target for c in "*?[")
+    here = _here(gr)
+    on_disk = here / target if here is not None and not magic else None
+    if on_disk is not None and on_disk.is_dir():
+        return "paths"
+    if on_disk is not None and (on_disk.exists() or on_disk.is_symlink()):
+        return "file"
+    proc = _git_here(gr, ["ls-files", "--error-unmatch", "--", target])
+    known = proc.returncode == 0
+    if not known:
+        proc = _git_here(gr, ["log", "-1", "--format=%H", "--", target])
+        known = proc.returncode == 0 and bool(proc.stdout.strip())
+    if not known:
+        return None
+    if magic:
+        return "paths"
+    # a tree at HEAD is a directory; anything else git knows under that name is a file
+    proc = _git_here(gr, ["cat-file", "-t", f"HEAD:./{target}"])
+    return "paths" if proc.stdout.strip() == b"tree" else "file"
 
 
 def links_for(gr: GitRepo, target: str, prefer_line: str, limit: int = 10000) -> list:
-    """Links of the commits that touched `target` (a path), or of one commit; newest first."""
+    """Links of the commits that touched `target` (a path or pathspec, as git reads it
+    from the current directory), or of one commit; newest first."""
     if not target or target.startswith("-"):
         raise InputError(f"invalid path or commit {target!r}")
     fmt = f"--format=%H{_FIELD_SEP}%ct{_FIELD_SEP}%s{_FIELD_SEP}" \
           f"%(trailers:key={TRAILER},valueonly,separator=%x1e){_RECORD_SEP}"
-    if _is_path(gr, target):
-        args = ["log", fmt, f"--max-count={limit}", "--", target]
+    kind = _path_kind(gr, target)
+    if kind is not None:
+        follow = ["--follow"] if kind == "file" else []
+        proc = _git_here(gr, ["log", fmt, f"--max-count={limit}", *follow, "--", target])
     else:
         proc = gr.git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{target}^{{commit}}"], check=False)
         sha = proc.stdout.decode().strip()
         if proc.returncode != 0 or not sha:
             raise InputError(f"{target!r} is neither a path in this repository nor a commit")
-        args = ["log", "-1", fmt, sha]
-    proc = gr.git(args, check=False)
+        proc = gr.git(["log", "-1", fmt, "--end-of-options", sha], check=False)
     if proc.returncode != 0:
         # an unborn branch has no history: nothing links to anything yet
         return []

@@ -40,9 +40,13 @@ validate_line = validate_name
 _LISTED_IN_MESSAGE = 10
 _HEX = re.compile(r"[0-9a-f]+")
 REMIND_SCAN_LIMIT = 1000
+# The code commit HEAD was at when entries were appended, as a trailer of their ledger
+# commit: outside the hashed entries, so it changes no id (history.py reads it).
+CODE_TRAILER = "Lifeline-Code"
 
 __all__ = [  # what other layers import from here (several live in the engine's modules)
-    "AppendResult", "BulkWriter", "CAS_SECONDS", "DEFAULT_LINE", "ENTRIES_DIR", "HEX40", "LINE_RE", "LineStore",
+    "AppendResult", "BulkWriter", "CAS_SECONDS", "CODE_TRAILER", "DEFAULT_LINE", "ENTRIES_DIR", "HEX40", "LINE_RE",
+    "LineStore",
     "LoadResult", "REF_PREFIX", "STALE_REF_LOCK_SECONDS", "cas_ref", "diff_entry_trees", "drop_phantom_reflog",
     "ensure_reflog", "entry_path", "file_lock", "insert_fanout", "is_entry_path", "last_append_time", "list_lines",
     "make_commit", "ref_value", "rewound_value", "subtree", "validate_line",
@@ -102,8 +106,12 @@ class LineStore(FanoutLog):
         `message_for(new_entries)` builds the commit message from what is really new.
         `existing_check(entry, head)` may report an entry as already present (dedup_key).
         Entries already in the line are skipped, so appending twice is a no-op.
+        The commit message ends with the code commit the entries were made against
+        (`with_code_trailer`).
         """
-        return self.add(entries, message_for, existing=existing_check)
+        code = code_head(self.gr)
+        return self.add(entries, lambda new: with_code_trailer(message_for(new), code, new),
+                        existing=existing_check)
 
     def merge_message(self, source: str, theirs: str, u: Union, parsed: dict) -> str:
         def n(k, word="entry", plural="entries"):
@@ -122,6 +130,25 @@ class LineStore(FanoutLog):
                 lines.append(f"+ ... and {len(summaries) - _LISTED_IN_MESSAGE} more")
         lines += ["", f"Lifeline-Merged: {theirs}", ""]
         return "\n".join(lines)
+
+
+def code_head(gr: GitRepo) -> Optional[tuple]:
+    """(commit id, commit time) of the code's HEAD, or None (unborn, or no HEAD)."""
+    try:
+        head = gr.repo.head.peel(pygit2.Commit)
+    except (pygit2.GitError, KeyError, ValueError, pygit2.InvalidSpecError):
+        return None
+    return str(head.id), head.commit_time
+
+
+def with_code_trailer(message: str, code: Optional[tuple], entries: list) -> str:
+    """`message` with a `Lifeline-Code: <commit>` trailer naming the code commit the
+    entries were made against. Left out when HEAD is younger than an entry (an entry
+    dated in the past, as tests and imports write, was not made against it): such
+    entries are judged by time."""
+    if code is None or not entries or code[1] > min(int(e.ts.timestamp()) for e in entries):
+        return message
+    return message.rstrip("\n") + f"\n{CODE_TRAILER}: {code[0]}\n"
 
 
 def list_lines(gr: GitRepo) -> list:

@@ -3,9 +3,9 @@
 `verify_range(log, tip, hide)` checks what `tip` adds on top of the `hide` commits
 (already trusted); with no `hide` it checks the whole history. The full verification
 (`verify_log`: `git lifeline verify`) is that range from the root, plus what only the
-local repository can tell: it is not shallow, and the reflog never saw a value the head
-does not contain. Pull, push, the pre-push and pre-receive hooks and verify all use
-this one engine, for every namespace (namespaces.NAMESPACES), so what one gate refuses
+local repository can tell: the reflog never saw a value the head does not contain (a
+shallow clone is fine when no commit of the log's own history is a shallow boundary).
+Pull, push, the pre-push and pre-receive hooks and verify all use this one engine, for every namespace (namespaces.NAMESPACES), so what one gate refuses
 every gate refuses.
 
 The shared walk (each a problem with a code, so tests and hooks can tell them apart):
@@ -81,8 +81,10 @@ def verify_range(log: FanoutLog, tip: str, hide: Iterable = (), progress: Option
     for commit in commits:
         if str(commit.id) in shallow or "?" in shallow:
             report.problems.append(Problem(
-                "shallow", f"commit {str(commit.id)[:12]} is a shallow-clone boundary: its history is missing, "
-                           "so it cannot be vouched for (run: git fetch --unshallow)"))
+                "shallow", f"commit {str(commit.id)[:12]} is where a shallow clone cut the history: the rest is "
+                           f"missing, so the {log.ns.whole} cannot be vouched for (fetch it whole: git fetch "
+                           f"--unshallow, or git fetch <remote> '+{log.ns.ref_prefix}*:{log.ns.ref_prefix}*' "
+                           "without --depth)"))
             return report
     report.commits = len(commits)
     checks = checks_for(log, hide, pending)
@@ -137,14 +139,14 @@ def problem_lines(problems: list, limit: int = 20) -> str:
 
 def verify_log(log: FanoutLog) -> Report:
     """The full verification of a log: its whole history (verify_range with nothing
-    hidden), in a repository that is not shallow, with a reflog that was never rewound."""
+    hidden), every commit of it present (none a shallow-clone boundary), with a reflog
+    that was never rewound.
+
+    A shallow clone is fine when the log's own history is whole: CI checks out the code
+    with `--depth 1` and fetches `refs/lifeline/*` in full (the ledger shares no commit
+    with the code). A log fetched with a depth is cut, and refused by verify_range."""
     head = log.head()
     report = Report(log.name, head, namespace=log.ns.name)
-    if log.repo.is_shallow:
-        report.problems.append(Problem(
-            "shallow", f"this is a shallow clone: its history is incomplete, so the {log.ns.whole} cannot be "
-                       "vouched for (run: git fetch --unshallow)"))
-        return report
     if head is None:
         return report
     report = verify_range(log, head, ())

@@ -1,0 +1,237 @@
+"""What the code did to a set of paths: `git log` over git's own pathspec matching.
+
+`code_changes` runs one `git log` for one set of pathspecs (passed after `--`, never
+parsed here) over the commits of the code's HEAD outside some commits' history, and
+follows a path renamed out of the pathspecs under its new name. `CodeLog` answers many
+such questions at once, in parallel, and remembers the answers for the HEAD they were
+read at (`$GIT_COMMON_DIR/lifeline/code-changes.json`, a rebuildable cache that checks
+itself): reading the context again at the same HEAD starts no git process for it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+from .fs import write_atomic
+from .repo import GitRepo
+
+RENAME_ROUNDS = 3           # times a rename out of the pathspecs is followed
+RENAMED_LIMIT = 256         # new names added by following renames
+WORKERS = 4                 # git processes at once
+CACHE_FILE = "code-changes.json"
+CACHE_VERSION = 1
+CACHE_MAX_BYTES = 16 << 20
+CACHE_MAX_COMMITS = 5000    # a longer answer is not remembered
+_FULL_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_HEADER = re.compile(rb"([0-9a-f]{40,64}) (\d+)")
+_NUMSTAT = re.compile(rb"(\d+|-)\t(\d+|-)\t(.*)", re.S)
+# git's pathspec settings from the environment (GIT_LITERAL_PATHSPECS and friends) must
+# not change what a ledger's `paths:` mean from one shell to the next
+_PATHSPEC_ENV = {"GIT_LITERAL_PATHSPECS": "0", "GIT_GLOB_PATHSPECS": "0", "GIT_NOGLOB_PATHSPECS": "0",
+                 "GIT_ICASE_PATHSPECS": "0"}
+
+
+@dataclass
+class Change:
+    status: str
+    old: str
+    new: str
+    lines: int = 0
+
+
+def parse_log(raw: bytes) -> list:
+    """[(commit, commit time, [Change])] from `git log -z --raw --numstat --format=%x00%H %ct`."""
+    tokens = raw.split(b"\0")
+    commits: list = []
+    numstat: dict = {}
+    current: Optional[list] = None
+
+    def close():
+        if current is not None:
+            for ch in current[2]:
+                ch.lines = numstat.get(ch.new, 0)
+
+    i, n = 0, len(tokens)
+    while i < n:
+        tok = tokens[i].lstrip(b"\n")
+        if not tok:
+            i += 1
+            continue
+        if tok.startswith(b":") and current is not None:
+            status = tok.rsplit(b" ", 1)[-1][:1].decode("ascii", "replace")
+            if status in ("R", "C") and i + 2 < n:
+                old, new = tokens[i + 1], tokens[i + 2]
+                i += 3
+            else:
+                old = new = tokens[i + 1] if i + 1 < n else b""
+                i += 2
+            current[2].append(Change(status, old.decode("utf-8", "surrogateescape"),
+                                     new.decode("utf-8", "surrogateescape")))
+            continue
+        m = _NUMSTAT.fullmatch(tok)
+        if m and current is not None:
+            if m.group(3) == b"" and i + 2 < n:
+                path = tokens[i + 2]
+                i += 3
+            else:
+                path = m.group(3)
+                i += 1
+            added = int(m.group(1)) if m.group(1).isdigit() else 0
+            deleted = int(m.group(2)) if m.group(2).isdigit() else 0
+            numstat[path.decode("utf-8", "surrogateescape")] = added + deleted
+            continue
+        h = _HEADER.fullmatch(tok)
+        if h:
+            close()
+            numstat = {}
+            current = [h.group(1).decode("ascii"), int(h.group(2)), []]
+            commits.append(current)
+        i += 1
+    close()
+    return [tuple(c) for c in commits]
+
+
+def _log(gr: GitRepo, head: str, hide: Iterable, since: Optional[int], specs: list) -> Optional[list]:
+    args = ["log", "-z", "--raw", "--numstat", "-M", "--full-history", "--format=%x00%H %ct"]
+    if since is not None:
+        args.append(f"--since=@{since}")
+    # only full object ids (checked) reach git as revisions; pathspecs only after `--`
+    args += ["--end-of-options", head, *(f"^{h}" for h in hide), "--", *specs]
+    proc = gr.git(args, check=False, env=dict(os.environ, **_PATHSPEC_ENV))
+    if proc.returncode != 0:
+        return None  # a pathspec git refuses (outside the repository, unknown magic)
+    return parse_log(proc.stdout)
+
+
+def _renamed_away(gr: GitRepo, commit: str, gone: set) -> list:
+    """New names of the paths in `gone` that `commit` renamed (to outside the pathspecs)."""
+    proc = gr.git(["diff-tree", "-z", "-r", "-M", "--raw", "--no-commit-id", "--end-of-options", commit],
+                  check=False)
+    if proc.returncode != 0:
+        return []
+    out = []
+    tokens = proc.stdout.split(b"\0")
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i].lstrip(b"\n")
+        if tok.startswith(b":") and tok.rsplit(b" ", 1)[-1][:1] == b"R" and i + 2 < len(tokens):
+            old = tokens[i + 1].decode("utf-8", "surrogateescape")
+            if old in gone:
+                out.append(tokens[i + 2].decode("utf-8", "surrogateescape"))
+            i += 3
+        elif tok.startswith(b":"):
+            i += 2
+        else:
+            i += 1
+    return out
+
+
+def code_changes(gr: GitRepo, head: str, hide: Iterable, since: Optional[int], specs: list) -> list:
+    """Commits on `head`, not in the history of `hide`, made after `since` (when given),
+    that touched the pathspecs, following renames; [(commit, time, [Change])], newest first."""
+    hide, specs = list(hide), list(specs)
+    renames: dict = {}   # commit -> new names of what it deleted, diffed once
+    added = 0
+    for round_ in range(RENAME_ROUNDS + 1):
+        log = _log(gr, head, hide, since, specs)
+        if not log or round_ == RENAME_ROUNDS or added >= RENAMED_LIMIT:
+            return log or []
+        followed: set = set()
+        for commit, _when, changes in log:
+            gone = {c.old for c in changes if c.status == "D"}
+            if gone:
+                if commit not in renames:
+                    renames[commit] = _renamed_away(gr, commit, gone)
+                followed.update(f":(top,literal){new}" for new in renames[commit])
+        followed -= set(specs)
+        if not followed:
+            return log
+        new_specs = sorted(followed)[:RENAMED_LIMIT - added]
+        added += len(new_specs)
+        specs += new_specs
+    return []
+
+
+def _key(specs: list, hide: Iterable, since: Optional[int]) -> str:
+    return json.dumps([list(specs), sorted(hide), since], ensure_ascii=True)
+
+
+def _to_json(log: list) -> list:
+    return [[c, t, [[ch.status, ch.old, ch.new, ch.lines] for ch in changes]] for c, t, changes in log]
+
+
+def _from_json(rows) -> Optional[list]:
+    """The log a cache row holds, or None when the row is not one we wrote."""
+    if not isinstance(rows, list):
+        return None
+    out = []
+    for row in rows:
+        if not (isinstance(row, list) and len(row) == 3 and isinstance(row[0], str) and _FULL_OID.fullmatch(row[0])
+                and isinstance(row[1], int) and isinstance(row[2], list)):
+            return None
+        changes = []
+        for ch in row[2]:
+            if not (isinstance(ch, list) and len(ch) == 4 and all(isinstance(x, str) for x in ch[:3])
+                    and isinstance(ch[3], int)):
+                return None
+            changes.append(Change(ch[0], ch[1], ch[2], ch[3]))
+        out.append((row[0], row[1], changes))
+    return out
+
+
+def _digest(head: str, entries: dict) -> str:
+    return hashlib.sha256(json.dumps([head, entries], sort_keys=True, ensure_ascii=True).encode()).hexdigest()
+
+
+class CodeLog:
+    """`code_changes` for many questions about one code HEAD, remembered for that HEAD."""
+
+    def __init__(self, gr: GitRepo, head: str):
+        self.gr, self.head = gr, head
+        self.path = gr.lifeline_dir() / CACHE_FILE
+        self.known: dict = {}
+        self._load()
+
+    def _load(self) -> None:
+        try:
+            if self.path.stat().st_size > CACHE_MAX_BYTES:
+                return
+            doc = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        # a cache for another HEAD, torn, or edited by hand is simply not used
+        if not (isinstance(doc, dict) and doc.get("version") == CACHE_VERSION and doc.get("head") == self.head
+                and isinstance(doc.get("entries"), dict) and doc.get("digest") == _digest(self.head, doc["entries"])):
+            return
+        for key, rows in doc["entries"].items():
+            log = _from_json(rows)
+            if log is not None:
+                self.known[key] = log
+
+    def _save(self) -> None:
+        entries = {k: _to_json(v) for k, v in self.known.items() if len(v) <= CACHE_MAX_COMMITS}
+        doc = {"version": CACHE_VERSION, "head": self.head, "entries": entries,
+               "digest": _digest(self.head, entries)}
+        try:
+            write_atomic(self.path, json.dumps(doc, ensure_ascii=True))
+        except OSError:
+            pass  # a read-only repository: the answers are still right, only not remembered
+
+    def changes(self, questions: list) -> dict:
+        """{(specs, hide, since): log} for each question `(specs tuple, hide tuple, since)`."""
+        wanted = {q: _key(*q) for q in questions}
+        missing = [q for q, k in wanted.items() if k not in self.known]
+        if missing:
+            def one(q):
+                return code_changes(self.gr, self.head, q[1], q[2], list(q[0]))
+            with ThreadPoolExecutor(max_workers=min(WORKERS, len(missing))) as pool:
+                for q, log in zip(missing, pool.map(one, missing), strict=True):
+                    self.known[wanted[q]] = log
+            self._save()
+        return {q: self.known[k] for q, k in wanted.items()}

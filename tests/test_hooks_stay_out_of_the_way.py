@@ -1,0 +1,354 @@
+"""Hooks that stay out of the way, each through real git commands in temp repositories:
+silent (and fast) while git replays commits, under husky, lefthook, the pre-commit
+framework and a tracked core.hooksPath; and a team's own hook kept byte for byte."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's git_lifeline
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from lifeline_git import ROOT, git, gitenv, gl, ledger  # noqa: E402,F401
+
+HOUR_AGO = (datetime.now(timezone.utc) - timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+REMINDER = "since the last ledger entry"
+SILENT_BUDGET = 0.050   # seconds a silent post-commit hook may cost
+
+
+@pytest.fixture
+def repo(gitenv):
+    r = gitenv / "repo"
+    git(gitenv, "init", "--quiet", "-b", "main", str(r))
+    commit(r, "base", "base.txt")
+    ledger(r).log(kind="decision", summary="Baseline", body="why", ts=HOUR_AGO)
+    return r
+
+
+def commit(repo: Path, message: str, path: str = "file.txt", check: bool = True):
+    p = repo / path
+    p.parent.mkdir(parents=True, exist_ok=True)
+    with open(p, "a", encoding="utf-8") as f:
+        f.write(message + "\n")
+    git(repo, "add", path)
+    return git(repo, "commit", "--quiet", "-m", message, check=check)
+
+
+def branch_of(repo: Path, name: str, n: int, path: str) -> None:
+    git(repo, "checkout", "--quiet", "-b", name, "main")
+    for i in range(n):
+        commit(repo, f"{name} {i}", path)
+    git(repo, "checkout", "--quiet", "main")
+
+
+def lifeline_said(proc) -> bool:
+    return b"git-lifeline" in proc.stderr or b"git-lifeline" in proc.stdout
+
+
+# ---- silent while git replays ----------------------------------------------------------
+def test_a_ten_commit_rebase_reminds_nothing_and_costs_little(repo):
+    gl(repo, "hooks", "install", check=0)
+    branch_of(repo, "feature", 10, "feature.txt")
+    commit(repo, "main moves on", "main.txt")
+    git(repo, "branch", "before", "feature")
+
+    def rebase() -> tuple:
+        git(repo, "checkout", "--quiet", "-B", "work", "before")
+        start = time.perf_counter()
+        proc = git(repo, "rebase", "--force-rebase", "main")
+        return time.perf_counter() - start, proc
+
+    with_hook, proc = min(rebase() for _ in range(2))
+    assert not lifeline_said(proc), proc.stderr.decode()
+    assert len(git(repo, "rev-list", "main..work").stdout.split()) == 10
+    gl(repo, "hooks", "uninstall", check=0)
+    without = min(rebase()[0] for _ in range(2))
+    assert (with_hook - without) / 10 <= SILENT_BUDGET, (with_hook, without)
+
+
+def test_the_silent_post_commit_hook_returns_within_50_ms(repo):
+    gl(repo, "hooks", "install", "post-commit", check=0)
+    hook = repo / ".git" / "hooks" / "post-commit"
+    (repo / ".git" / "rebase-merge").mkdir()
+    times = []
+    for _ in range(7):
+        start = time.perf_counter()
+        proc = subprocess.run([str(hook)], cwd=repo, capture_output=True)
+        times.append(time.perf_counter() - start)
+        assert proc.returncode == 0 and proc.stderr == b""
+    assert sorted(times)[len(times) // 2] <= SILENT_BUDGET, times
+
+
+def test_cherry_picks_reverts_am_and_a_concluded_merge_remind_nothing(repo, gitenv):
+    gl(repo, "hooks", "install", check=0)
+    branch_of(repo, "side", 3, "side.txt")
+    proc = git(repo, "cherry-pick", "side~2")
+    assert not lifeline_said(proc)
+    proc = git(repo, "cherry-pick", "side~1", "side")
+    assert not lifeline_said(proc)
+    proc = git(repo, "revert", "--no-edit", "HEAD~1..HEAD")
+    assert not lifeline_said(proc)
+    patches = gitenv / "patches"
+    git(repo, "format-patch", "--quiet", "-2", "side", "-o", str(patches))
+    git(repo, "checkout", "--quiet", "-b", "applied", "main~3")
+    proc = git(repo, "am", "--quiet", *sorted(str(p) for p in patches.iterdir()))
+    assert not lifeline_said(proc)
+    # a merge that stopped on a conflict, concluded by `git commit`
+    git(repo, "checkout", "--quiet", "-b", "left", "main")
+    commit(repo, "left side", "clash.txt")
+    git(repo, "checkout", "--quiet", "-b", "right", "main")
+    commit(repo, "right side", "clash.txt")
+    assert git(repo, "merge", "left", check=False).returncode != 0
+    (repo / "clash.txt").write_text("both\n", encoding="utf-8")
+    git(repo, "add", "clash.txt")
+    proc = git(repo, "commit", "--no-edit")
+    assert not lifeline_said(proc)
+    # new work still gets its reminder: the hook is there and alive
+    assert REMINDER in commit(repo, "new work").stderr.decode()
+
+
+def test_a_rebase_stopped_on_a_conflict_and_continued_reminds_nothing(repo):
+    gl(repo, "hooks", "install", check=0)
+    branch_of(repo, "topic", 2, "clash.txt")
+    commit(repo, "main edits it too", "clash.txt")
+    git(repo, "checkout", "--quiet", "topic")
+    assert git(repo, "rebase", "main", check=False).returncode != 0
+    (repo / "clash.txt").write_text("resolved\n", encoding="utf-8")
+    git(repo, "add", "clash.txt")
+    proc = git(repo, "-c", "core.editor=true", "rebase", "--continue", check=False)
+    while (repo / ".git" / "rebase-merge").exists():  # the second pick clashes too
+        assert not lifeline_said(proc)
+        (repo / "clash.txt").write_text("resolved again\n", encoding="utf-8")
+        git(repo, "add", "clash.txt")
+        proc = git(repo, "-c", "core.editor=true", "rebase", "--continue", check=False)
+    assert proc.returncode == 0 and not lifeline_said(proc)
+
+
+def test_the_user_hook_still_runs_for_every_replayed_commit(repo, gitenv):
+    hooks = repo / ".git" / "hooks"
+    trace = gitenv / "trace"
+    (hooks / "post-commit").write_text(f'#!/bin/sh\necho "$0" >> "{trace}"\n', encoding="utf-8")
+    (hooks / "post-commit").chmod(0o755)
+    gl(repo, "hooks", "install", check=0)
+    branch_of(repo, "feature", 3, "f.txt")
+    commit(repo, "main moves", "m.txt")
+    git(repo, "checkout", "--quiet", "feature")
+    trace.write_text("", encoding="utf-8")
+    proc = git(repo, "rebase", "main")
+    assert not lifeline_said(proc)
+    # three replays, each run under its own name (not post-commit.lifeline-chained)
+    assert [Path(p).name for p in trace.read_text().splitlines()] == ["post-commit"] * 3
+
+
+def test_the_tool_itself_is_silent_when_called_during_a_rebase(repo):
+    """What a hook manager runs (`git lifeline hook post-commit`, no shell script of
+    ours in between) is silent too: a real rebase runs it after every pick."""
+    branch_of(repo, "feature", 3, "f.txt")
+    commit(repo, "main moves", "m.txt")
+    git(repo, "checkout", "--quiet", "feature")
+    proc = git(repo, "rebase", "--exec", "git lifeline hook post-commit", "main")
+    assert proc.returncode == 0 and REMINDER not in proc.stderr.decode()
+    assert REMINDER in gl(repo, "hook", "post-commit", check=0).stderr.decode()
+
+
+# ---- hook managers ---------------------------------------------------------------------
+HUSKY_HOOKS = ("pre-commit", "pre-merge-commit", "prepare-commit-msg", "commit-msg", "post-commit",
+               "applypatch-msg", "pre-applypatch", "post-applypatch", "pre-rebase", "post-rewrite",
+               "post-checkout", "post-merge", "pre-push", "pre-auto-gc")
+HUSKY_STUB = '#!/usr/bin/env sh\n. "$(dirname "$0")/h"'
+HUSKY_RUNNER = """#!/usr/bin/env sh
+# what husky 9 runs: the project's .husky/<name of this hook>, found from $0
+n=$(basename "$0")
+s=$(dirname "$(dirname "$0")")/$n
+[ ! -f "$s" ] && exit 0
+sh -e "$s" "$@"
+"""
+
+
+def husky_install(repo: Path) -> None:
+    """What `npm install` does in a project using husky 9 (its `prepare` script): point
+    core.hooksPath at .husky/_ and write a stub there for every hook, over what is there."""
+    git(repo, "config", "core.hooksPath", ".husky/_")
+    d = repo / ".husky" / "_"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / ".gitignore").write_text("*", encoding="utf-8")
+    (d / "h").write_text(HUSKY_RUNNER, encoding="utf-8")
+    for name in HUSKY_HOOKS:
+        stub = d / name
+        existed = stub.exists()
+        stub.write_text(HUSKY_STUB, encoding="utf-8")  # like writeFileSync: content over, mode kept
+        if not existed:
+            stub.chmod(0o755)
+
+
+def test_husky_hooks_run_ours_and_theirs_and_survive_npm_install(repo, gitenv):
+    trace = gitenv / "husky-trace"
+    (repo / ".husky").mkdir()
+    (repo / ".husky" / "post-commit").write_text(f'echo "husky post-commit ran" >> "{trace}"\n', encoding="utf-8")
+    git(repo, "add", ".husky/post-commit")
+    git(repo, "commit", "--quiet", "--no-verify", "-m", "husky hook")
+    husky_install(repo)
+    stub = (repo / ".husky" / "_" / "post-commit").read_bytes()
+    out = gl(repo, "hooks", "install", check=0).stdout.decode()
+    assert "installed post-commit" in out and ".husky/_" in out
+    proc = commit(repo, "work under husky")
+    assert REMINDER in proc.stderr.decode() and trace.read_text() == "husky post-commit ran\n"
+    # npm install rewrites every stub, ours included; installing again just works
+    husky_install(repo)
+    proc = gl(repo, "hooks", "install", check=0)
+    assert "kept aside" not in proc.stdout.decode()  # the same stub: nothing to keep twice
+    trace.write_text("", encoding="utf-8")
+    proc = commit(repo, "more work under husky")
+    assert REMINDER in proc.stderr.decode() and trace.read_text() == "husky post-commit ran\n"
+    # a rebase stays quiet, husky's own hook still runs
+    branch_of(repo, "feature", 2, "f.txt")
+    git(repo, "checkout", "--quiet", "feature")
+    commit_count = len(trace.read_text().splitlines())
+    proc = git(repo, "rebase", "--force-rebase", "main")
+    assert not lifeline_said(proc) and len(trace.read_text().splitlines()) == commit_count + 2
+    gl(repo, "hooks", "uninstall", check=0)
+    assert (repo / ".husky" / "_" / "post-commit").read_bytes() == stub
+    assert git(repo, "status", "--porcelain", "--ignored", "--", ".husky").stdout == b"!! .husky/_/\n"
+
+
+LEFTHOOK_HOOK = """#!/bin/sh
+if [ "$LEFTHOOK" = "0" ]; then
+  exit 0
+fi
+call_lefthook()
+{
+  lefthook "$@"
+}
+call_lefthook run "post-commit" "$@"
+"""
+LEFTHOOK_RUNNER = """#!/bin/sh
+# stands in for the lefthook binary: `run HOOK` runs each `run:` command of lefthook.yml
+# listed under HOOK
+[ "$1" = run ] || exit 2
+hook=$2; shift 2
+awk -v h="$hook:" '$0 == h {on=1; next} /^[^ ]/ {on=0} on && $1 == "run:" {sub(/^ *run: */, ""); print}' \
+  lefthook.yml | while IFS= read -r cmd; do sh -c "$cmd" || exit $?; done
+"""
+
+
+def test_under_lefthook_the_reminder_comes_on_new_work_only(repo, gitenv):
+    bindir = gitenv / "home" / "bin"
+    (bindir / "lefthook").write_text(LEFTHOOK_RUNNER, encoding="utf-8")
+    (bindir / "lefthook").chmod(0o755)
+    (repo / "lefthook.yml").write_text(
+        "post-commit:\n  commands:\n    lifeline:\n      run: git lifeline hook post-commit\n", encoding="utf-8")
+    hook = repo / ".git" / "hooks" / "post-commit"
+    hook.write_text(LEFTHOOK_HOOK, encoding="utf-8")
+    hook.chmod(0o755)
+    proc = commit(repo, "work under lefthook")
+    assert REMINDER in proc.stderr.decode()
+    branch_of(repo, "feature", 3, "f.txt")
+    git(repo, "checkout", "--quiet", "feature")
+    proc = git(repo, "rebase", "--force-rebase", "main~1")
+    assert proc.returncode == 0 and REMINDER not in proc.stderr.decode()
+
+
+def pre_commit_hook(hook_id: str) -> dict:
+    """The fields of one hook of .pre-commit-hooks.yaml (a flat `key: value` list)."""
+    text = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    block = re.split(rf"^- id: {hook_id}$", text, maxsplit=1, flags=re.M)[1].split("\n- id: ", 1)[0]
+    return dict(m.groups() for m in re.finditer(r"^  (\w+): (.*)$", block, re.M))
+
+
+def test_the_pre_commit_framework_shows_the_reminder_without_verbose(repo):
+    spec = pre_commit_hook("lifeline-remind")
+    assert spec["stages"] == "[post-commit]" and "verbose" not in spec
+    argv = spec["entry"].split()
+    # the framework shows a hook's output when it fails: the reminder exits 1 ...
+    commit(repo, "new work")
+    proc = subprocess.run(argv, cwd=repo, capture_output=True)
+    assert proc.returncode == 1 and REMINDER in proc.stderr.decode()
+    # ... and passes in silence when there is nothing to say, or while git replays
+    (repo / ".git" / "rebase-merge").mkdir()
+    proc = subprocess.run(argv, cwd=repo, capture_output=True)
+    assert proc.returncode == 0 and proc.stderr == b""
+    assert pre_commit_hook("lifeline-verify")["verbose"] == "true"  # push notes shown too
+
+
+@pytest.mark.skipif(shutil.which("pre-commit") is None, reason="the pre-commit framework is not installed")
+def test_the_real_pre_commit_framework_prints_the_reminder(repo):
+    spec = pre_commit_hook("lifeline-remind")
+    (repo / ".pre-commit-config.yaml").write_text(
+        "repos:\n- repo: local\n  hooks:\n"
+        f"  - id: lifeline-remind\n    name: {spec['name']}\n    entry: {spec['entry']}\n"
+        "    language: system\n    stages: [post-commit]\n    pass_filenames: false\n    always_run: true\n",
+        encoding="utf-8")
+    git(repo, "add", ".pre-commit-config.yaml")
+    git(repo, "commit", "--quiet", "-m", "framework config")
+    subprocess.run(["pre-commit", "install", "--hook-type", "post-commit"], cwd=repo, check=True,
+                   capture_output=True)
+    proc = commit(repo, "work under the framework")
+    assert REMINDER in proc.stdout.decode() + proc.stderr.decode()
+
+
+# ---- tracked hooks and a team's own hooks ----------------------------------------------
+def test_a_tracked_hook_in_core_hooks_path_is_never_renamed(repo):
+    d = repo / ".githooks"
+    d.mkdir()
+    (d / "pre-push").write_text("#!/bin/sh\nexec make check\n", encoding="utf-8")
+    (d / "pre-push").chmod(0o755)
+    git(repo, "add", ".githooks")
+    git(repo, "commit", "--quiet", "-m", "team hooks")
+    git(repo, "config", "core.hooksPath", ".githooks")
+    before = (d / "pre-push").read_bytes()
+    out = gl(repo, "hooks", "install", check=0).stdout.decode()
+    assert "pre-push is tracked by the repository" in out and 'git lifeline hook pre-push "$@"' in out
+    assert "installed post-commit" in out
+    assert (d / "pre-push").read_bytes() == before and not (d / "pre-push.lifeline-chained").exists()
+    assert git(repo, "status", "--porcelain", "--", ".githooks/pre-push").stdout == b""
+    assert "a hook tracked by the repository" in gl(repo, "hooks", "status", check=0).stdout.decode()
+    out = gl(repo, "hooks", "uninstall", check=0).stdout.decode()
+    assert (d / "pre-push").read_bytes() == before and not (d / "post-commit").exists()
+
+
+def test_a_team_hook_that_calls_git_lifeline_is_kept_and_restored_byte_for_byte(repo):
+    hook = repo / ".git" / "hooks" / "pre-push"
+    team = (b"#!/bin/sh\r\n# team checks, and git-lifeline's\r\n"
+            b"git lifeline hook pre-push \"$@\" || exit $?\r\nmake lint \xff\xfe\r\n")
+    hook.write_bytes(team)
+    hook.chmod(0o750)
+    out = gl(repo, "hooks", "install", check=0).stdout.decode()
+    assert "runs your previous hook first: pre-push.lifeline-chained" in out
+    assert (hook.parent / "pre-push.lifeline-chained").read_bytes() == team
+    assert "not installed" not in gl(repo, "hooks", "status", check=0).stdout.decode().split("post-commit")[0]
+    gl(repo, "hooks", "uninstall", check=0)
+    assert hook.read_bytes() == team and stat.S_IMODE(hook.stat().st_mode) == 0o750
+    assert not (hook.parent / "pre-push.lifeline-chained").exists()
+
+
+def test_a_symlinked_hook_is_kept_as_the_same_symlink(repo, gitenv):
+    shared = gitenv / "shared-hook"
+    shutil.copy(ROOT / "hooks" / "post-commit", shared)  # even one pointing at our own script
+    hook = repo / ".git" / "hooks" / "post-commit"
+    hook.symlink_to(shared)
+    gl(repo, "hooks", "install", "post-commit", check=0)
+    chained = hook.parent / "post-commit.lifeline-chained"
+    assert chained.is_symlink() and os.readlink(chained) == str(shared) and not hook.is_symlink()
+    gl(repo, "hooks", "uninstall", check=0)
+    assert hook.is_symlink() and os.readlink(hook) == str(shared)
+
+
+def test_hooks_installed_by_an_earlier_release_are_upgraded_not_chained(repo):
+    from git_lifeline.app.hook_files import _first_script_text
+    hook = repo / ".git" / "hooks" / "post-commit"
+    hook.write_text(_first_script_text("post-commit"), encoding="utf-8")
+    hook.chmod(0o755)
+    out = gl(repo, "hooks", "install", "post-commit", check=0).stdout.decode()
+    assert "updated post-commit" in out and "chained" not in out
+    assert hook.read_text(encoding="utf-8") == (ROOT / "hooks" / "post-commit").read_text(encoding="utf-8")
+    gl(repo, "hooks", "uninstall", check=0)
+    assert not hook.exists()
