@@ -20,6 +20,7 @@ import os
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 from ..errors import InputError, LifelineError
 from ..git.gates import RefUpdate, check_updates, is_ours, outgoing_updates, see_quarantine
@@ -121,7 +122,7 @@ def pre_push(gr: GitRepo, args: list, stdin: bytes) -> HookOutcome:
     return out
 
 
-def post_commit(gr: GitRepo, args: list = ()) -> HookOutcome:
+def post_commit(gr: GitRepo, args: Sequence[str] = ()) -> HookOutcome:
     out = HookOutcome()
     if replaying(gr) or not gr.config_bool("lifeline.remind", True):
         return out
