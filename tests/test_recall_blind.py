@@ -76,5 +76,5 @@ def test_semantic_recall_answers_paraphrases_and_refuses_uncovered_topics(tmp_pa
     assert report["abstention"] >= SEMANTIC_ABSTENTION, report["false_alarms"]
 
 
-SEMANTIC_HIT5 = 0.0        # set from the measurement in docs/RECALL.md
-SEMANTIC_ABSTENTION = 0.0
+SEMANTIC_HIT5 = 0.73        # measured 0.76 (29/38) on the report half, docs/RECALL.md
+SEMANTIC_ABSTENTION = 0.9   # measured 1.00 (11/11)
