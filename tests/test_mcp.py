@@ -66,7 +66,7 @@ def test_lists_the_seed_tools_serves_the_context_resource_and_every_line(repo):
     async def scenario():
         async with server(repo) as c:
             tools = {t.name: t for t in (await c.list_tools()).tools}
-            assert set(tools) == set(SEED_TOOLS)
+            assert set(tools) == set(SEED_TOOLS) | {"lifeline_show", "lifeline_pending"}
             for name, params in SEED_TOOLS.items():
                 assert params <= set(tools[name].input_schema["properties"]), name
             assert tools["lifeline_recall"].input_schema["required"] == ["query"]
@@ -123,7 +123,7 @@ def test_tool_errors_are_mcp_errors_and_the_server_keeps_serving(repo):
     async def scenario():
         async with server(repo) as c:
             cases = [
-                ("lifeline_append", dict(kind="bogus", summary="s", body="b"), "unknown kind 'bogus'"),
+                ("lifeline_append", dict(kind="bogus", summary="s", body="b"), "kind must be one of 'bootstrap'"),
                 ("lifeline_append", dict(kind="decision", summary="s", body="  "), "needs its why"),
                 ("lifeline_append", dict(kind="decision", summary="two\nlines", body="b"), "line break"),
                 ("lifeline_recontextualize", dict(parent_id="deadbeef", summary="s", body="b"), "no entry 'deadbeef'"),
