@@ -124,7 +124,8 @@ LINE_COMMANDS = {
     "conflicts", "render", "migrate", "verify", "import", "export", "graph", "fetch", "pull", "push", "sync",
     "why", "propose", "review", "approve", "reject", "audit",
 }
-REPOSITORY_COMMANDS = {"lines", "where", "promote", "policy", "clone", "remote-setup", "hooks", "hook"}
+REPOSITORY_COMMANDS = {"lines", "where", "promote", "policy", "clone", "remote-setup", "hooks", "hook", "status", "doctor",
+                       "agent-hook"}
 
 
 def takes_line_after_its_name(command) -> bool:

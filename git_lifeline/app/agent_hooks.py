@@ -29,7 +29,8 @@ from ..errors import LifelineError
 from ..git.fs import write_atomic
 from .workspace import Workspace
 
-HOOK_BUDGET = 6000          # characters; clients cut a hook's output beyond ~10,000
+HOOK_BUDGET = 9000          # characters: Claude Code keeps a hook's output whole up to 10,000
+HOOK_LIMIT = 10000          # ... counted in UTF-16 units; beyond it the model gets a 2 KB preview
 MAX_PAYLOAD = 1024 * 1024   # what a client sends on stdin is a small JSON object
 MARKER_DAYS = 14            # session notes older than this are removed
 _SESSION_ID = re.compile(r"[A-Za-z0-9_.-]{1,100}")
@@ -147,10 +148,17 @@ def session_start(payload: dict, line: Optional[str] = None, budget: int = HOOK_
         return text_for_agents(ws.gr, led.line)[:budget]
     from .agents import Agents
     pending = pending_section(Agents(led), budget // 4)
-    parts = led.context(budget=max(0, budget - len(pending)))
-    if not parts.text:
+    room = max(0, budget - len(pending))
+    while True:
+        text = led.context(budget=room).text
+        # a character outside the BMP counts twice where the client measures
+        over = len(text.encode("utf-16-le")) // 2 + len(pending) - min(budget, HOOK_LIMIT)
+        if not text or over <= 0:
+            break
+        room -= over
+    if not text:
         return f"git-lifeline: the context of line {led.line} does not fit in {budget} characters\n"[:budget]
-    return parts.text + pending
+    return text + pending
 
 
 def stop(payload: dict, line: Optional[str] = None) -> Optional[str]:

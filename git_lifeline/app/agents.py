@@ -197,11 +197,12 @@ class Agents:
 
     def checkpoint(self, thread: Optional[str], sections: dict, summary: Optional[str] = None,
                    agent: str = "mcp-agent", provider: str = "none", model: str = "unknown",
-                   via: str = "mcp") -> AgentWrite:
+                   via: str = "mcp", **extra) -> AgentWrite:
         """An agent's checkpoint: an unchanged one writes nothing; the rest are routed by the policy."""
         from ..core import blocks
         previous = {c.thread: c.entry.id for c in self.led.resume()}
-        planned = self.led.plan_checkpoint(thread, sections, summary, agent=agent, provider=provider, model=model)
+        planned = self.led.plan_checkpoint(thread, sections, summary, agent=agent, provider=provider, model=model,
+                                           **extra)
         if not planned.new:
             return AgentWrite("unchanged", "", planned.entry, written=False)
         out = self.route(planned.entry, via)

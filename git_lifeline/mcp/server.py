@@ -32,6 +32,7 @@ from ..app.agent_hooks import pending_section
 from ..app.agents import Agents
 from ..app.empty_ledger import text_for_agents
 from ..app.entry_view import view_entry
+from ..app.ledger import DEFAULT_BUDGET
 from ..app.workspace import Workspace
 from ..errors import InputError, LifelineError, describe_failure
 from .schema import Agent, Budget, Items, Kind, Line, Model, Provider, compact, optional_int, readable
@@ -39,7 +40,7 @@ from .text import pending_answer, recall_answer, resume_text, show_answer, with_
 
 SERVER_NAME = "lifeline"
 CONTEXT_URI = "lifeline://project/context"
-RESOURCE_BUDGET = 8000
+RESOURCE_BUDGET = DEFAULT_BUDGET
 SDK_HINT = "pip install 'git-lifeline[mcp]'  (the MCP Python SDK 2.x)"
 INTERNAL = 3  # describe_failure's exit code for a bug of ours
 log = logging.getLogger("git_lifeline.mcp")
@@ -104,7 +105,7 @@ def context_text(ledger, budget: int, budget_tokens: Optional[int], query: str =
         text = text_for_agents(ledger.gr, ledger.line)
         if budget_tokens is None and len(text) > budget:
             raise InputError(f"nothing fits in a budget of {budget} characters; ask for a larger budget (the "
-                             "default is 8000 characters)")
+                             f"default is {DEFAULT_BUDGET} characters)")
         return text
     pending = pending_section(Agents(ledger), budget // 5) if budget_tokens is None and not as_of else ""
     parts = ledger.context(budget=None if budget_tokens is not None else budget - len(pending),
@@ -112,8 +113,8 @@ def context_text(ledger, budget: int, budget_tokens: Optional[int], query: str =
                            as_of=as_of or None)
     if not parts.text:
         asked = f"{budget_tokens} tokens" if budget_tokens is not None else f"{budget} characters"
-        raise InputError(f"nothing fits in a budget of {asked}; ask for a larger budget (the default is 8000 "
-                         "characters)")
+        raise InputError(f"nothing fits in a budget of {asked}; ask for a larger budget (the default is "
+                         f"{DEFAULT_BUDGET} characters)")
     return parts.text + pending
 
 
@@ -213,7 +214,7 @@ def build_server(door: Door):
     async def lifeline_context(
         query: Annotated[str, Field(description="Your task in a few words: adds the entries relevant to it.")] = "",
         thread: Annotated[str, Field(description="Scope to one thread: its name or an open item's id.")] = "",
-        budget: Budget = 8000,
+        budget: Budget = DEFAULT_BUDGET,
         line: Line = "",
         budget_tokens: optional_int("Hard limit in estimated tokens instead of characters.") = None,
         as_of: Annotated[str, Field(description="The context as the ledger stood then: a date or a commit.")] = "",
