@@ -83,8 +83,9 @@ def _hooks(ws: Workspace) -> list:
     out = []
     configured = ws.gr.config_get("core.hooksPath")
     default = ws.gr.common_dir / "hooks"
+    active = {r.name for r in installed}
     stray = [n for n in hooks.HOOKS if configured and default.resolve() != where.resolve()
-             and _written_by_us(default / n)]
+             and _written_by_us(default / n) and n not in active]
     if stray:
         out.append(Check("hooks", PROBLEM, f"{', '.join(stray)} installed in {ws.gr.common_dir / 'hooks'}, but "
                                            f"core.hooksPath makes git run hooks from {where}",
