@@ -199,5 +199,7 @@ def snippets(repo: Path, launcher: Launcher) -> list:
          launcher.server_entry(repo)),
         ("Cursor", ".cursor/mcp.json in the repository", launcher.server_entry()),
         ("Gemini CLI", ".gemini/settings.json in the repository", launcher.server_entry()),
+        ("Codex", ".codex/config.toml in the repository (a trusted project), as [mcp_servers.lifeline]",
+         launcher.server_entry()),
     ]
 

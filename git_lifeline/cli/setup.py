@@ -133,7 +133,11 @@ def _echo_snippets(snippets) -> None:
     click.echo("other MCP clients: add under \"mcpServers\" (details in docs/INTEGRATION.md):")
     for client, where, entry in snippets:
         click.echo(f"  {client}, {where}:")
-        click.echo(f"    \"lifeline\": {json.dumps(entry, ensure_ascii=False)}")
+        if client == "Codex":  # TOML: strings and arrays of strings are written as JSON writes them
+            click.echo(f"    command = {json.dumps(entry['command'], ensure_ascii=False)}")
+            click.echo(f"    args = {json.dumps(entry['args'], ensure_ascii=False)}")
+        else:
+            click.echo(f"    \"lifeline\": {json.dumps(entry, ensure_ascii=False)}")
 
 
 def _echo_agent_file(change, workdir: Path) -> None:
