@@ -76,7 +76,7 @@ def _remote_default(gr: GitRepo) -> Optional[PolicyRef]:
     target = head.target if isinstance(head.target, str) else head.name
     ref = gr.repo.references.get(target)
     commit = _commit_of(gr.repo, ref) if ref is not None else None
-    if commit is None:
+    if ref is None or commit is None:
         return None
     return PolicyRef(ref.name, commit, f"{remote}'s default branch ({head.name})")
 
@@ -88,7 +88,7 @@ def _local_default(gr: GitRepo) -> Optional[PolicyRef]:
     for branch, why in candidates:
         ref = gr.repo.references.get(f"refs/heads/{branch}")
         commit = _commit_of(gr.repo, ref) if ref is not None else None
-        if commit is not None:
+        if ref is not None and commit is not None:
             return PolicyRef(ref.name, commit, why)
     return None
 
@@ -113,4 +113,6 @@ def read_file_at(gr: GitRepo, commit: str, path: str) -> Optional[bytes]:
         raise IsADirectoryError(path)
     if size > MAX_POLICY_BYTES:
         raise PolicyError(f"policy {commit[:12]}:{path} is {size} bytes; a policy file is at most {MAX_POLICY_BYTES}")
-    return gr.repo[entry.id].data
+    blob = gr.repo[entry.id]
+    assert isinstance(blob, pygit2.Blob)
+    return blob.data
