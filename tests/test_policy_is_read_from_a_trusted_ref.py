@@ -105,3 +105,14 @@ def test_a_cli_write_that_names_an_agent_goes_through_the_policy(repo):
     assert r.code == 2 and "denied by policy" in r.err, r
     # a human's write (no --agent) is direct whatever the policy says
     assert cli(repo, "log", "--kind", "note", "--summary", "h", "--body", "why").code == 0
+
+
+def test_without_a_default_branch_the_built_in_policy_applies_until_one_is_named(tmp_path):
+    repo = make_repo(tmp_path / "trunk")
+    git(repo, "branch", "-m", "main", "trunk")
+    commit_policy(repo, DIRECT)
+    assert agents(repo).write("note", "n", "why", agent="bot").mode == "propose"
+    r = cli(repo, "policy")
+    assert "built-in default" in r.out and "lifeline.policyRef" in r.err, r
+    git(repo, "config", "lifeline.policyRef", "trunk")
+    assert agents(repo).write("note", "n", "why", agent="bot").mode == "direct"

@@ -138,7 +138,10 @@ def policy_report(ws: Workspace) -> PolicyReport:
             head_text = _decode(data, f"HEAD:{POLICY_PATH}") if data is not None else None
         except (IsADirectoryError, InputError):
             head_text = None
-        if head_text is not None and head_text != trusted:
+        if head_text is not None and ref is None:
+            notes.append(f"HEAD's {POLICY_PATH} does not apply: no trusted branch was found to read the policy "
+                         f"from (git config {POLICY_REF_KEY} <branch> names one)")
+        elif head_text is not None and head_text != trusted:
             notes.append(f"HEAD's {POLICY_PATH} differs from {where}'s and does not apply: the policy is read "
                          f"from {where} whatever branch is checked out")
     else:
