@@ -50,6 +50,7 @@ def test_reads_in_a_clone_without_its_ledger_point_at_pull_not_at_empty(tmp_path
     for argv in (["context"], ["list"], ["resume"]):
         r = cli(b, *argv)
         assert r.code == 0 and "git lifeline pull origin" in r.err and "plain git clone" in r.err, (argv, r)
+    assert "it may hold the ledger (git lifeline pull origin)" in cli(b, "status").out
     agent_text = text_for_agents(Workspace.open(str(b)).gr, "main")
     assert "Do not propose a bootstrap" in agent_text and "git lifeline pull origin" in agent_text
     assert "git lifeline log" not in agent_text

@@ -37,6 +37,7 @@ class LineStatus:
     stale: int = 0                       # decisions in force whose code changed since
     conflicts: int = 0                   # groups of decisions in force that disagree
     projection: dict = field(default_factory=dict)   # path, state, detail
+    remote_known: Optional[str] = None   # with no entries here: has-line | unknown (never looked) | absent
 
 
 @dataclass
@@ -122,6 +123,10 @@ def line_status(ws: Workspace, name: str, remote: Optional[str], tracking: dict,
         row.incoming = len(led.store.incoming_by_diff(None, theirs)[0])
     elif head is not None and remote is not None:
         row.unpushed = entries
+    if head is None and remote is not None:
+        from .empty_ledger import remote_ledger
+        known = remote_ledger(ws.gr, name)
+        row.remote_known = known.state if known is not None else None
     row.pending = len(Agents(led).proposals())
     if head is not None and deep:
         st = led.state()

@@ -51,7 +51,9 @@ def _echo_line(row, remote) -> None:
     head = f"head {short(row.head)}, {plural(row.entries)}" if row.head else "no entries here"
     click.echo(f"line {row.line}: {head}")
     if remote is not None:
-        if row.remote_head is None:
+        if row.remote_head is None and row.remote_known == "unknown":
+            click.echo(f"  {remote}: never fetched: it may hold the ledger (git lifeline pull {remote})")
+        elif row.remote_head is None:
             where = "not on the remote as last fetched" + (f" (git lifeline push {remote})" if row.head else "")
             click.echo(f"  {remote}: {where}")
         elif row.head is None:
