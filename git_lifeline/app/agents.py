@@ -16,7 +16,7 @@ from ..core.entry import KINDS
 from ..core.policy import MODES, POLICY_PATH, Policy, PolicyDenied, PolicyError, parse_policy
 from ..errors import InputError, LifelineError
 from ..git.policy_ref import CONFIG_KEY as POLICY_REF_KEY
-from ..git.policy_ref import PolicyRef, find_policy_ref, read_file_at
+from ..git.policy_ref import MAX_POLICY_BYTES, PolicyRef, find_policy_ref, read_file_at
 from ..git.repo import GitRepo
 from ..git.review import (
     DECISIONS,
@@ -122,6 +122,19 @@ def policy_in_effect(gr: GitRepo) -> Policy:
     return Policy(source=source) if text is None else parse_policy(text, source)
 
 
+def _worktree_policy(gr: GitRepo) -> Optional[str]:
+    """The work tree's copy, for a note only: never through a symbolic link, never unbounded."""
+    if gr.workdir is None:
+        return None
+    path = gr.workdir / POLICY_PATH
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_POLICY_BYTES:
+            return None
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def policy_report(ws: Workspace) -> PolicyReport:
     """The policy in effect, where it comes from, and the copies that differ and do not apply
     (the checked-out branch's, the work tree's)."""
@@ -146,12 +159,7 @@ def policy_report(ws: Workspace) -> PolicyReport:
                          f"from {where} whatever branch is checked out")
     else:
         head_text = trusted
-    worktree = None
-    if gr.workdir is not None:
-        try:
-            worktree = (gr.workdir / POLICY_PATH).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            worktree = None
+    worktree = _worktree_policy(gr)
     if worktree is not None and worktree != trusted and worktree != head_text:
         note = f"{POLICY_PATH} in the work tree differs from {where}'s and applies only once committed on {where}"
         try:

@@ -28,6 +28,7 @@ MCP_JSON = ".mcp.json"
 PORTABLE = ("git", "lifeline")
 # What a client would not pass on to the program it starts: the check runs without it.
 CLIENT_DROPS = ("PYTHONPATH",)
+MAX_CONFIG_BYTES = 1024 * 1024  # a client's configuration; never read a hostile file unbounded
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,8 @@ def read_mcp_json(workdir: Path) -> tuple:
         return None, None
     if path.is_symlink() or not path.is_file():
         return None, f"{path} is not a regular file; left it untouched"
+    if path.stat().st_size > MAX_CONFIG_BYTES:
+        return None, f"{path} is larger than {MAX_CONFIG_BYTES} bytes; left it untouched"
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
