@@ -124,7 +124,8 @@ LINE_COMMANDS = {
     "conflicts", "render", "migrate", "verify", "import", "export", "graph", "fetch", "pull", "push", "sync",
     "why", "propose", "review", "approve", "reject", "audit", "view",
 }
-REPOSITORY_COMMANDS = {"lines", "where", "promote", "policy", "clone", "remote-setup", "hooks", "hook", "model"}
+REPOSITORY_COMMANDS = {"lines", "where", "promote", "policy", "clone", "remote-setup", "hooks", "hook", "status",
+                       "doctor", "agent-hook", "model"}
 
 
 def takes_line_after_its_name(command) -> bool:

@@ -7,10 +7,12 @@ it with the SDK's own client, with bounded timeouts.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sys
 
 import anyio
+import pytest
 from mcp import Client  # the [mcp] extra; the test extra installs it
 from mcp.client.stdio import StdioServerParameters
 from review_support import cli, cli_process, commit_policy, git, hermetic, make_repo, ref_value, repo, snapshot  # noqa: F401
@@ -66,7 +68,7 @@ def test_lists_the_seed_tools_serves_the_context_resource_and_every_line(repo):
     async def scenario():
         async with server(repo) as c:
             tools = {t.name: t for t in (await c.list_tools()).tools}
-            assert set(tools) == set(SEED_TOOLS)
+            assert set(tools) == set(SEED_TOOLS) | {"lifeline_show", "lifeline_pending"}
             for name, params in SEED_TOOLS.items():
                 assert params <= set(tools[name].input_schema["properties"]), name
             assert tools["lifeline_recall"].input_schema["required"] == ["query"]
@@ -123,7 +125,7 @@ def test_tool_errors_are_mcp_errors_and_the_server_keeps_serving(repo):
     async def scenario():
         async with server(repo) as c:
             cases = [
-                ("lifeline_append", dict(kind="bogus", summary="s", body="b"), "unknown kind 'bogus'"),
+                ("lifeline_append", dict(kind="bogus", summary="s", body="b"), "kind must be one of 'bootstrap'"),
                 ("lifeline_append", dict(kind="decision", summary="s", body="  "), "needs its why"),
                 ("lifeline_append", dict(kind="decision", summary="two\nlines", body="b"), "line break"),
                 ("lifeline_recontextualize", dict(parent_id="deadbeef", summary="s", body="b"), "no entry 'deadbeef'"),
@@ -233,4 +235,155 @@ def test_a_line_rewound_by_hand_is_reported_after_the_tool_result(repo):
             assert texts[1].startswith("warning: the line lost entries since the cache was built"), texts
             again = await c.call_tool("lifeline_context", {})
             assert len(again.content) == 1, "a warning is reported once"
+    drive(scenario)
+
+
+# ---- the first minute: the server init configured, whole entries, pending work, schemas ------------
+TOOLS_TOKEN_BUDGET = 2300  # chars/4 of tools/list: 7 tools cost ~2,140 before; 9 must stay about that
+
+
+def client_env() -> dict:
+    return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # a client passes no PYTHONPATH
+
+
+@contextlib.asynccontextmanager
+async def configured_server(repo, cwd):
+    """The server exactly as .mcp.json (written by init) tells a client to start it."""
+    entry = json.loads((repo / ".mcp.json").read_text())["mcpServers"]["lifeline"]
+    params = StdioServerParameters(command=entry["command"], args=entry["args"], cwd=str(cwd), env=client_env())
+    async with Client(params, read_timeout_seconds=30) as client:
+        yield client
+
+
+@pytest.mark.parametrize("on_path", [False, True], ids=["interpreter", "git-lifeline-on-path"])
+def test_the_server_init_configured_starts_from_the_root_and_from_a_subdirectory(repo, monkeypatch, on_path):
+    if on_path:
+        monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
+    cli(repo, "log", "--kind", "decision", "--summary", "Database: PostgreSQL", "--body", "Auditors need ACID.")
+    r = cli(repo, "init", "--no-hooks", "--no-agents")
+    assert r.code == 0 and "checked: the server starts" in r.out, r
+    command = json.loads((repo / ".mcp.json").read_text())["mcpServers"]["lifeline"]["command"]
+    assert (command == "git") == on_path
+    sub = repo / "src" / "deep"
+    sub.mkdir(parents=True)
+
+    async def scenario():
+        for cwd in (repo, sub):
+            async with configured_server(repo, cwd) as c:
+                assert "Database: PostgreSQL" in await ok(c, "lifeline_context")
+    drive(scenario)
+
+
+def test_show_returns_the_whole_entry_with_its_parents_and_what_superseded_it(repo):
+    commit_policy(repo, TRUSTING)
+
+    async def scenario():
+        async with server(repo) as c:
+            who = dict(agent="trusted", provider="anthropic", model="opus")
+            inc = await c.call_tool("lifeline_append", dict(kind="incident", summary="Disk full on db-1", body=(
+                "Logs were not rotated.\n\nLesson: rotate daily and alert at 80%."), **who))
+            incident = inc.structured_content["id"]
+            text = await ok(c, "lifeline_append", kind="decision", summary="Database: MongoDB",
+                            body="Flexible schema.", parents=[incident[:10]], **who)
+            mongo = text.split("id=")[1][:12]
+            await ok(c, "lifeline_recontextualize", parent_id=mongo, summary="Database: PostgreSQL",
+                     body="Auditors need ACID.", **who)
+            shown = await c.call_tool("lifeline_show", {"id": incident[:8]})
+            assert not shown.is_error and "Lesson: rotate daily and alert at 80%." in shown.content[0].text
+            data = shown.structured_content
+            assert data["body"].endswith("alert at 80%.") and "Lesson" in data["text"], "the text travels with the data"
+            old = (await c.call_tool("lifeline_show", {"id": mongo})).structured_content
+            assert old["superseded"] and old["decision_in_force"] is False
+            assert [p["id"] for p in old["parents"]] == [incident]
+            assert [s["summary"] for s in old["superseded_by"]] == ["Database: PostgreSQL"]
+            new_id = old["superseded_by"][0]["id"]
+            new = (await c.call_tool("lifeline_show", {"id": new_id})).structured_content
+            assert new["decision_in_force"] is True and [s["summary"] for s in new["supersedes"]] == ["Database: MongoDB"]
+            error, text = await call(c, "lifeline_show", id="ffffff")
+            assert error and "ffffff" in text and "\n" not in text
+    drive(scenario)
+
+
+def test_pending_proposals_are_visible_and_the_same_proposal_is_not_filed_twice(repo):
+    cli(repo, "log", "--kind", "bootstrap", "--summary", "A shop", "--body", "Sells shoes.")
+
+    async def scenario():
+        async with server(repo) as c:
+            args = dict(kind="decision", summary="Cache: Redis", body="Sessions need it.", agent="codex")
+            first = await c.call_tool("lifeline_append", args)
+            assert first.structured_content["mode"] == "propose" and first.structured_content["already"] is None
+            trail = ref_value(repo, "refs/lifeline-review/main")
+            again = await c.call_tool("lifeline_append", {**args, "kind": "Decision"})
+            assert again.structured_content["already"] == "pending" and "already proposed" in again.content[0].text
+            assert ref_value(repo, "refs/lifeline-review/main") == trail, "filed twice"
+            assert again.structured_content["proposal"] == first.structured_content["proposal"]
+            pending = await c.call_tool("lifeline_pending", {})
+            assert [p["summary"] for p in pending.structured_content["pending"]] == ["Cache: Redis"]
+            assert "Cache: Redis" in pending.content[0].text
+            resource = (await c.read_resource("lifeline://project/context")).contents[0].text
+            assert "Waiting for review" in resource and "Cache: Redis" in resource
+            assert "Waiting for review" in await ok(c, "lifeline_context")
+            cli(repo, "approve", "all")
+            later = await c.call_tool("lifeline_append", args)
+            assert later.structured_content["already"] == "ledger", "approved already: nothing to propose"
+            assert "No proposal waits" in (await ok(c, "lifeline_pending"))
+    drive(scenario)
+
+
+def test_schemas_an_llm_cannot_misuse_and_their_token_budget(repo):
+    async def scenario():
+        async with server(repo) as c:
+            listed = (await c.list_tools()).tools
+            tools = {t.name: t for t in listed}
+            doc = json.dumps({"tools": [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed]})
+            assert len(doc) / 4 <= TOOLS_TOKEN_BUDGET, f"tools/list costs ~{len(doc) // 4} tokens"
+            assert '"title"' not in doc and '"null"' not in doc, "generated titles and null options only cost tokens"
+            append = tools["lifeline_append"].input_schema
+            assert "decision" in append["properties"]["kind"]["enum"] and "checkpoint" not in append["properties"]["kind"]["enum"]
+            assert set(append["required"]) == {"kind", "summary", "body"}
+            assert set(tools["lifeline_recontextualize"].input_schema["required"]) == {"parent_id", "summary", "body"}
+            assert append["properties"]["parents"]["items"] == {"type": "string"}
+            assert tools["lifeline_checkpoint"].input_schema["properties"]["next"]["type"] == "array"
+            for name, t in tools.items():
+                writes = name in ("lifeline_append", "lifeline_recontextualize", "lifeline_checkpoint")
+                assert t.annotations.read_only_hint is (not writes), name
+                assert t.annotations.open_world_hint is False
+                if writes:
+                    assert t.annotations.destructive_hint is False
+            cases = [
+                ("lifeline_checkpoint", dict(next="write the tests"), "next must be a list of strings"),
+                ("lifeline_append", dict(kind="decision", summary="s"), "body is required"),
+                ("lifeline_append", dict(kind="checkpoint", summary="s", body="b"), "kind must be one of"),
+                ("lifeline_recall", dict(query="x", k="many"), "k must be a whole number"),
+            ]
+            for tool, args, message in cases:
+                error, text = await call(c, tool, **args)
+                assert error and message in text and "\n" not in text, (tool, text)
+                assert "pydantic" not in text and "Error executing tool" not in text, text
+            text = await ok(c, "lifeline_append", kind=" Decision ", summary="Queue: SQS", body="Managed.",
+                            agent="codex")
+            assert "proposal" in text and "(decision: Queue: SQS)" in text
+    drive(scenario)
+
+
+def test_the_server_never_asks_for_a_bootstrap_while_a_remote_may_hold_the_ledger(tmp_path):
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    a = make_repo(tmp_path / "a")
+    git(a, "remote", "add", "origin", remote.as_uri())
+    git(a, "push", "-q", "origin", "main")
+    cli(a, "log", "--kind", "bootstrap", "--summary", "A shop", "--body", "Sells shoes.")
+    assert cli(a, "push").code == 0
+    b = tmp_path / "b"
+    git(tmp_path, "clone", "-q", remote.as_uri(), str(b))
+
+    async def scenario():
+        async with server(b) as c:
+            assert "git lifeline log" not in c.instructions, "a direct write around the policy"
+            result = await c.call_tool("lifeline_context", {})
+            texts = [block.text for block in result.content]
+            assert "Do not propose a bootstrap" in texts[0] and "git lifeline pull origin" in texts[0], texts
+            assert "git lifeline log" not in " ".join(texts)
+        async with server(a) as c:
+            assert "A shop" in await ok(c, "lifeline_context")
     drive(scenario)

@@ -4,6 +4,8 @@ it travels between clones, and a broken policy never lets an agent write directl
 from __future__ import annotations
 
 import json
+import os
+import sys
 
 import pygit2
 import pytest
@@ -310,7 +312,9 @@ def test_audit_lists_direct_writes_and_decisions_with_who_and_when(repo):
     assert cli(repo, "audit", "--since", "yesterday-ish").code == 2
 
 
-def test_init_writes_mcp_json_and_never_overwrites_an_existing_server(repo):
+def test_init_writes_mcp_json_and_never_overwrites_an_existing_server(repo, monkeypatch):
+    # git-lifeline on PATH (as an installed package puts it): the portable entry
+    monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
     r = cli(repo, "init")
     assert r.code == 0, r
     doc = json.loads((repo / ".mcp.json").read_text())

@@ -2,7 +2,8 @@
 
 An agent's write is planned exactly like a human's (Ledger.plan_*: the same validation,
 parents, thread and checkpoint rules), then the project's policy decides where it goes:
-written with an audit record, filed as a proposal, or refused. Policy: core/policy.py;
+written with an audit record, filed as a proposal, or refused. The policy's rules:
+core/policy.py; the ref it is read from, which a checkout cannot move: git/policy_ref.py;
 review trail: git/review.py; formats: docs/FORMAT.md, "Review trail".
 """
 
@@ -11,8 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
+from ..core.entry import KINDS
 from ..core.policy import MODES, POLICY_PATH, Policy, PolicyDenied, PolicyError, parse_policy
 from ..errors import InputError, LifelineError
+from ..git.policy_ref import CONFIG_KEY as POLICY_REF_KEY
+from ..git.policy_ref import MAX_POLICY_BYTES, PolicyRef, find_policy_ref, read_file_at
 from ..git.repo import GitRepo
 from ..git.review import (
     DECISIONS,
@@ -22,6 +26,7 @@ from ..git.review import (
     ReviewTrail,
     already_decided,
     build_proposals,
+    entry_content,
     list_trails,
     order_key,
     parse_since,
@@ -32,7 +37,7 @@ from .workspace import Workspace
 if TYPE_CHECKING:
     from ..core.model import Entry
 
-__all__ = ["Agents", "AgentWrite", "ReviewOutcome", "AuditRow", "PolicyReport", "MODES", "POLICY_PATH",
+__all__ = ["Agents", "AgentWrite", "ReviewOutcome", "AuditRow", "PolicyReport", "KINDS", "MODES", "POLICY_PATH",
            "policy_in_effect", "policy_report", "pending_elsewhere"]
 
 
@@ -47,6 +52,7 @@ class AgentWrite:
     proposal: object = None        # review record of the proposal (mode propose)
     audit: object = None           # review record of the direct write (mode direct, written)
     replaced: Optional[str] = None  # the checkpoint a direct checkpoint replaced as where work stopped
+    already: Optional[str] = None  # "pending": the same proposal waits already; "ledger": the line has it
 
 
 @dataclass
@@ -72,53 +78,96 @@ class AuditRow:
 @dataclass
 class PolicyReport:
     policy: Policy
-    worktree_note: Optional[str]   # what to say about an uncommitted edit of the file, or None
+    ref: Optional[PolicyRef]       # the trusted ref the policy is read from (None: built-in, none found)
+    notes: list                    # copies of the file that differ from it and do not apply, and why
 
 
-# ---- the write policy (HEAD's .lifeline/policy.json) ------------------------------
-def _committed_policy(gr: GitRepo) -> tuple:
-    """(the policy file's text at HEAD or None, where the policy in effect comes from)."""
-    if gr.resolve_commit("HEAD") is None:
-        return None, "built-in default (HEAD has no commit yet)"
-    source = f"HEAD:{POLICY_PATH}"
+# ---- the write policy (.lifeline/policy.json on a trusted ref) ------------------------
+def _short_ref(ref: str) -> str:
+    for prefix in ("refs/heads/", "refs/remotes/", "refs/tags/"):
+        if ref.startswith(prefix):
+            return ref[len(prefix):]
+    return ref
+
+
+def _decode(data: bytes, source: str) -> str:
     try:
-        data = gr.read_at_head(POLICY_PATH)
-    except IsADirectoryError:
-        raise PolicyError(f"policy {source}: is not a file") from None
-    if data is None:
-        return None, f"built-in default (no {POLICY_PATH} at HEAD)"
-    try:
-        return data.decode("utf-8"), source
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise PolicyError(f"policy {source}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
 
 
+def _trusted_policy(gr: GitRepo) -> tuple:
+    """(the policy file's text on the trusted ref or None, where the policy comes from, the PolicyRef)."""
+    ref = find_policy_ref(gr)
+    if ref is None:
+        return None, ("built-in default (no default branch to read the policy from; "
+                      f"set it with git config {POLICY_REF_KEY} <branch>)"), None
+    source = f"{_short_ref(ref.ref)}:{POLICY_PATH}"
+    try:
+        data = read_file_at(gr, ref.commit, POLICY_PATH)
+    except IsADirectoryError:
+        raise PolicyError(f"policy {source}: is not a file") from None
+    if data is None:
+        return None, f"built-in default (no {POLICY_PATH} on {_short_ref(ref.ref)}, {ref.why})", ref
+    return _decode(data, source), source, ref
+
+
 def policy_in_effect(gr: GitRepo) -> Policy:
-    """HEAD's policy, else the built-in one. The work tree's copy never counts: an agent
-    that edits the file does not change its own rights until someone commits the change."""
-    text, source = _committed_policy(gr)
+    """The policy committed on the trusted ref (git/policy_ref.py), else the built-in one.
+    Neither the work tree's copy nor the checked-out branch's counts: an agent that edits the
+    file, or a branch that carries another one, changes no one's rights until the change is
+    on the branch the team trusts."""
+    text, source, _ref = _trusted_policy(gr)
     return Policy(source=source) if text is None else parse_policy(text, source)
 
 
-def policy_report(ws: Workspace) -> PolicyReport:
-    """The policy in effect, and a note when the work tree's file differs from HEAD's."""
-    gr = ws.gr
-    committed, _ = _committed_policy(gr)
-    policy = policy_in_effect(gr)
-    worktree = None
-    if gr.workdir is not None:
-        try:
-            worktree = (gr.workdir / POLICY_PATH).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            worktree = None
-    if worktree is None or worktree == committed:
-        return PolicyReport(policy, None)
-    note = "differs from HEAD's and applies only once committed"
+def _worktree_policy(gr: GitRepo) -> Optional[str]:
+    """The work tree's copy, for a note only: never through a symbolic link, never unbounded."""
+    if gr.workdir is None:
+        return None
+    path = gr.workdir / POLICY_PATH
     try:
-        parse_policy(worktree, f"{POLICY_PATH} (work tree)")
-    except InputError as exc:
-        note += f"; as it stands it is invalid: {exc}"
-    return PolicyReport(policy, note)
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_POLICY_BYTES:
+            return None
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def policy_report(ws: Workspace) -> PolicyReport:
+    """The policy in effect, where it comes from, and the copies that differ and do not apply
+    (the checked-out branch's, the work tree's)."""
+    gr = ws.gr
+    trusted, _source, ref = _trusted_policy(gr)
+    policy = policy_in_effect(gr)
+    where = _short_ref(ref.ref) if ref is not None else "a trusted branch"
+    notes = []
+    head_text: Optional[str] = None
+    head = gr.resolve_commit("HEAD")
+    if head is not None and (ref is None or head != ref.commit):
+        try:
+            data = read_file_at(gr, head, POLICY_PATH)
+            head_text = _decode(data, f"HEAD:{POLICY_PATH}") if data is not None else None
+        except (IsADirectoryError, InputError):
+            head_text = None
+        if head_text is not None and ref is None:
+            notes.append(f"HEAD's {POLICY_PATH} does not apply: no trusted branch was found to read the policy "
+                         f"from (git config {POLICY_REF_KEY} <branch> names one)")
+        elif head_text is not None and head_text != trusted:
+            notes.append(f"HEAD's {POLICY_PATH} differs from {where}'s and does not apply: the policy is read "
+                         f"from {where} whatever branch is checked out")
+    else:
+        head_text = trusted
+    worktree = _worktree_policy(gr)
+    if worktree is not None and worktree != trusted and worktree != head_text:
+        note = f"{POLICY_PATH} in the work tree differs from {where}'s and applies only once committed on {where}"
+        try:
+            parse_policy(worktree, f"{POLICY_PATH} (work tree)")
+        except InputError as exc:
+            note += f"; as it stands it is invalid: {exc}"
+        notes.append(note)
+    return PolicyReport(policy, ref, notes)
 
 
 def pending_elsewhere(ws: Workspace, line: str) -> list:
@@ -149,20 +198,22 @@ class Agents:
     # ---- writes ------------------------------------------------------------------
     def write(self, kind: str, summary: str, body: str = "", parents: Optional[list] = None,
               thread: Optional[str] = None, agent: str = "mcp-agent", provider: str = "none",
-              model: str = "unknown", via: str = "mcp") -> AgentWrite:
-        """An agent's append, routed by the policy (direct | propose | deny)."""
+              model: str = "unknown", via: str = "mcp", **extra) -> AgentWrite:
+        """An agent's append, routed by the policy (direct | propose | deny). `extra`: the other
+        fields of Ledger.plan_entry a face lets the agent give (author, dedup_key, allow_secret)."""
         fields: dict = dict(kind=kind, summary=summary, body=body, parents=list(parents or []), agent=agent,
-                            provider=provider, model=model)
+                            provider=provider, model=model, **extra)
         entry = self.led.plan_in_thread(thread, fields) if thread else self.led.plan_entry(**fields)
         return self.route(entry, via)
 
     def checkpoint(self, thread: Optional[str], sections: dict, summary: Optional[str] = None,
                    agent: str = "mcp-agent", provider: str = "none", model: str = "unknown",
-                   via: str = "mcp") -> AgentWrite:
+                   via: str = "mcp", **extra) -> AgentWrite:
         """An agent's checkpoint: an unchanged one writes nothing; the rest are routed by the policy."""
         from ..core import blocks
         previous = {c.thread: c.entry.id for c in self.led.resume()}
-        planned = self.led.plan_checkpoint(thread, sections, summary, agent=agent, provider=provider, model=model)
+        planned = self.led.plan_checkpoint(thread, sections, summary, agent=agent, provider=provider, model=model,
+                                           **extra)
         if not planned.new:
             return AgentWrite("unchanged", "", planned.entry, written=False)
         out = self.route(planned.entry, via)
@@ -171,22 +222,40 @@ class Agents:
         return out
 
     def route(self, entry: Entry, via: str) -> AgentWrite:
-        if via == "mcp" and entry.agent == "human":
-            raise InputError("agent 'human' is kept for people writing with the CLI; pass your agent's name "
-                             "(e.g. claude-code) as agent")
+        if entry.agent == "human":
+            raise InputError("agent 'human' is kept for people writing without an agent name; pass your agent's "
+                             "name (e.g. claude-code) as agent")
         policy = self.policy()
         decision = policy.decide(entry.agent, entry.kind)
         if decision.mode == "deny":
             raise PolicyDenied(f"denied by policy: agent {entry.agent!r} may not write kind {entry.kind!r} "
                                f"(rule {decision.rule} in {policy.source}); nothing was written")
         if decision.mode == "propose":
-            rec = self.trail().propose(entry, by=self.led.default_author(), via=via)
-            return AgentWrite("propose", decision.rule, entry, written=False, proposal=rec)
+            return self._propose_once(entry, decision.rule, via)
         result = self.led.append([entry])
         if not result.added:
-            return AgentWrite("direct", decision.rule, result.existing[0], written=False)
+            return AgentWrite("direct", decision.rule, result.existing[0], written=False, already="ledger")
         audit = self.trail().record_direct(entry, decision.rule, by=self.led.default_author(), via=via)
         return AgentWrite("direct", decision.rule, entry, written=True, audit=audit)
+
+    def _propose_once(self, entry: Entry, rule: str, via: str) -> AgentWrite:
+        """File a proposal, unless the line already holds the entry or the same proposal waits
+        (an agent that retries, or two sessions that agree, file nothing twice)."""
+        stored = self.led.store.get(entry.id)
+        if stored is not None:
+            return AgentWrite("propose", rule, stored, written=False, already="ledger")
+        trail = self.trail()
+        with trail.lock():
+            waiting = self.pending_like(entry)
+            if waiting is not None:
+                return AgentWrite("propose", rule, entry, written=False, proposal=waiting.record, already="pending")
+            rec = trail.propose(entry, by=self.led.default_author(), via=via)
+        return AgentWrite("propose", rule, entry, written=False, proposal=rec)
+
+    def pending_like(self, entry: Entry) -> Optional[Proposal]:
+        """The pending proposal whose content is exactly this entry's, if one waits."""
+        content = entry_content(entry)
+        return next((p for p in self.proposals() if p.content == content), None)
 
     def propose(self, fields: dict, thread: Optional[str] = None, via: str = "cli"):
         """File a proposal explicitly (whatever the policy says); returns its review record."""

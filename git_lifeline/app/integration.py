@@ -1,58 +1,183 @@
-"""How MCP clients start the server: the `.mcp.json` entry and the other clients' snippets.
+"""How clients start git-lifeline: the command they run, the `.mcp.json` entry, the other
+clients' snippets.
 
-No MCP SDK here: `git lifeline init` uses this, and init must stay light. The
-snippets are described in docs/INTEGRATION.md.
+A client (an MCP client, an agent's hook) runs a command with its own PATH, which is often
+not the shell's. `git lifeline ...` is the portable form (no machine path: fit to commit) and
+is used when `git-lifeline` is on PATH and actually starts; otherwise the command names this
+machine's interpreter (`<python> -m git_lifeline ...`). Either way it is checked by running
+it (`mcp --check`), never assumed. No MCP SDK here: `init` must stay light.
+The snippets are described in docs/INTEGRATION.md.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 from ..git.fs import write_atomic
+from ..git.programs import Probe, probe
 
 SERVER_NAME = "lifeline"
 MCP_JSON = ".mcp.json"
+PORTABLE = ("git", "lifeline")
+# What a client would not pass on to the program it starts: the check runs without it.
+CLIENT_DROPS = ("PYTHONPATH",)
+MAX_CONFIG_BYTES = 1024 * 1024  # a client's configuration; never read a hostile file unbounded
 
 
-def server_entry(repo: Optional[Path] = None) -> dict:
-    """The stdio server entry. Without `repo` the client must start it in the repository
-    (Claude Code and Cursor do, for a project file); with it, `git -C` points git there."""
-    args = ["lifeline", "mcp"]
-    if repo is not None:
-        args = ["-C", str(repo)] + args
-    return {"command": "git", "args": args}
+@dataclass(frozen=True)
+class Launcher:
+    """How a client starts git-lifeline: `prefix` + the command's own arguments."""
+
+    prefix: tuple
+
+    @property
+    def portable(self) -> bool:
+        return self.prefix == PORTABLE
+
+    def argv(self, *args: str) -> list:
+        return [*self.prefix, *args]
+
+    def shell(self, *args: str) -> str:
+        return shlex.join(self.argv(*args))
+
+    def server_entry(self, repo: Optional[Path] = None) -> dict:
+        """The stdio server entry. Without `repo` the client must start it in the repository
+        (Claude Code and Cursor do, for a project file); with it, the server is pointed there."""
+        if self.portable:
+            return {"command": "git", "args": (["-C", str(repo)] if repo is not None else []) + ["lifeline", "mcp"]}
+        args = [*self.prefix[1:], "mcp"] + (["--repo", str(repo)] if repo is not None else [])
+        return {"command": self.prefix[0], "args": args}
 
 
-def install_mcp_json(workdir: Path) -> tuple:
-    """Add the `lifeline` server to `<workdir>/.mcp.json`, never replacing anything.
+def interpreter() -> Launcher:
+    """This very installation, by its interpreter's path (a venv's python stays the venv's:
+    the path is made absolute, not resolved through its symlink)."""
+    return Launcher((os.path.abspath(sys.executable), "-m", "git_lifeline"))
 
-    Returns (status, detail): created | added | kept | invalid.
-    """
+
+def candidates() -> list:
+    """The launchers to try, portable first when git would find git-lifeline at all."""
+    found = shutil.which("git") and shutil.which("git-lifeline")
+    return ([Launcher(PORTABLE)] if found else []) + [interpreter()]
+
+
+MCP_CHECK = ("mcp", "--check")   # the server answers whether it could serve, and exits
+STARTS = ("--version",)          # enough for a hook's command
+
+
+def check_launcher(launcher: Launcher, cwd: Path, args: tuple = MCP_CHECK) -> Probe:
+    """Run the launcher the way a client would (from `cwd`, without what it would not pass on)."""
+    return probe(launcher.argv(*args), cwd=str(cwd), drop_env=CLIENT_DROPS)
+
+
+@dataclass(frozen=True)
+class Resolved:
+    launcher: Launcher
+    check: Optional[Probe]   # None: not checked
+
+
+def resolve_launcher(workdir: Path, args: Optional[tuple] = MCP_CHECK) -> Resolved:
+    """The first launcher that passes the check (`args`: default, the MCP server's) from
+    `workdir`; when none does, the first one, with the failed check (its output says what
+    to fix). `args` None: not checked."""
+    tried = candidates()
+    if args is None:
+        return Resolved(tried[0], None)
+    first: Optional[Resolved] = None
+    for launcher in tried:
+        result = Resolved(launcher, check_launcher(launcher, workdir, args))
+        if result.check is not None and result.check.ok:
+            return result
+        first = first or result
+    assert first is not None
+    return first
+
+
+# ---- .mcp.json ---------------------------------------------------------------------------
+def is_our_entry(entry) -> bool:
+    """Whether a server entry is one git-lifeline writes (any of its forms), so that init
+    may bring it up to date; anything else under the name is the user's and is kept."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("args"), list):
+        return False
+    command, args = entry.get("command"), [str(a) for a in entry["args"]]
+    if command == "git":
+        rest = args[2:] if args[:1] == ["-C"] else args
+        return rest == ["lifeline", "mcp"]
+    return isinstance(command, str) and len(args) >= 3 and args[:3] == ["-m", "git_lifeline", "mcp"]
+
+
+def entry_argv(entry: dict) -> list:
+    return [str(entry.get("command", "")), *[str(a) for a in entry.get("args", [])]]
+
+
+def check_entry(entry: dict, cwd: Path) -> Probe:
+    """Start an entry of ours as the client would, with `--check` (it answers and exits)."""
+    return probe(entry_argv(entry) + ["--check"], cwd=str(cwd), drop_env=CLIENT_DROPS)
+
+
+@dataclass
+class McpJsonResult:
+    status: str                    # created | added | updated | kept | invalid
+    detail: str
+    entry: Optional[dict] = None   # the lifeline entry the file holds now
+    check: Optional[Probe] = None  # the check of that entry, when one was run
+
+
+def read_mcp_json(workdir: Path) -> tuple:
+    """(the document or None, a problem or None). A missing file is (None, None)."""
     path = workdir / MCP_JSON
-    entry = server_entry()
-    if not path.exists():
-        _write(path, {"mcpServers": {SERVER_NAME: entry}})
-        return ("created", str(path))
+    if not path.exists() and not path.is_symlink():
+        return None, None
+    if path.is_symlink() or not path.is_file():
+        return None, f"{path} is not a regular file; left it untouched"
+    if path.stat().st_size > MAX_CONFIG_BYTES:
+        return None, f"{path} is larger than {MAX_CONFIG_BYTES} bytes; left it untouched"
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return ("invalid", f"{path} is not readable JSON ({exc}); left it untouched")
+        return None, f"{path} is not readable JSON ({exc}); left it untouched"
     servers = doc.get("mcpServers") if isinstance(doc, dict) else None
     if not isinstance(doc, dict) or (servers is not None and not isinstance(servers, dict)):
-        return ("invalid", f"{path} has no mcpServers object; left it untouched")
+        return None, f"{path} has no mcpServers object; left it untouched"
+    return doc, None
+
+
+def install_mcp_json(workdir: Path, resolved: Resolved) -> McpJsonResult:
+    """Add the `lifeline` server to `<workdir>/.mcp.json`. Another program's entry under that
+    name is never replaced; an entry of ours that does not start is replaced by one that does."""
+    path = workdir / MCP_JSON
+    entry = resolved.launcher.server_entry()
+    doc, problem = read_mcp_json(workdir)
+    if problem is not None:
+        return McpJsonResult("invalid", problem)
+    if doc is None:
+        _write(path, {"mcpServers": {SERVER_NAME: entry}})
+        return McpJsonResult("created", str(path), entry, resolved.check)
     servers = doc.setdefault("mcpServers", {})
-    if SERVER_NAME in servers:
-        current = servers[SERVER_NAME]
+    current = servers.get(SERVER_NAME)
+    if current is not None:
         if current == entry:
-            return ("kept", f"{path} already starts `git lifeline mcp`")
-        return ("kept", f"{path} already has a server named {SERVER_NAME!r} "
-                        f"({json.dumps(current, ensure_ascii=False)}); left it as it is")
+            return McpJsonResult("kept", f"{path} already starts the server", current, resolved.check)
+        if not is_our_entry(current):
+            return McpJsonResult("kept", f"{path} already has a server named {SERVER_NAME!r} "
+                                         f"({json.dumps(current, ensure_ascii=False)}); left it as it is", current)
+        works = check_entry(current, workdir)
+        if works.ok or not (resolved.check and resolved.check.ok):
+            return McpJsonResult("kept", f"{path} already starts the server", current, works)
+        servers[SERVER_NAME] = entry
+        _write(path, doc)
+        return McpJsonResult("updated", f"{path} (its entry did not start: {works.output or 'no output'})",
+                             entry, resolved.check)
     servers[SERVER_NAME] = entry
     _write(path, doc)
-    return ("added", str(path))
+    return McpJsonResult("added", str(path), entry, resolved.check)
 
 
 def _write(path: Path, doc: dict) -> None:
@@ -68,12 +193,16 @@ def write_shared_file(path: Path, text: str) -> None:
     os.chmod(path, 0o666 & ~mask)
 
 
-def snippets(repo: Path) -> list:
+def snippets(repo: Path, launcher: Launcher) -> list:
     """(client, where its configuration goes, the server entry under "mcpServers") for the
-    clients configured by hand. Project files keep the entry free of machine paths."""
+    clients configured by hand. Project files keep the entry free of machine paths when
+    the launcher allows it."""
     return [
         ("Claude Desktop", "claude_desktop_config.json (it starts servers outside the repository)",
-         server_entry(repo)),
-        ("Cursor", ".cursor/mcp.json in the repository", server_entry()),
-        ("Gemini CLI", ".gemini/settings.json in the repository", server_entry()),
+         launcher.server_entry(repo)),
+        ("Cursor", ".cursor/mcp.json in the repository", launcher.server_entry()),
+        ("Gemini CLI", ".gemini/settings.json in the repository", launcher.server_entry()),
+        ("Codex", ".codex/config.toml in the repository (a trusted project), as [mcp_servers.lifeline]",
+         launcher.server_entry()),
     ]
+

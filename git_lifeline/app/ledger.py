@@ -99,6 +99,16 @@ class Ledger:
         # The truth is a pure function of the head commit: kept while the head is the same
         # (a long-running face answers many calls from it), recomputed when anyone appends.
         self._memo: Optional[tuple] = None
+        self._told_empty = False
+
+    def _note_if_empty(self, head: Optional[str]) -> None:
+        """A read of a line with no entries here says where they may be (empty_ledger.py)."""
+        if head is None and not self._told_empty:
+            from .empty_ledger import hint_for_humans
+            self._told_empty = True
+            hint = hint_for_humans(self.gr, self.line)
+            if hint:
+                self.warnings.append(hint)
 
     def default_author(self) -> str:
         name, email = self.gr.identity()
@@ -116,6 +126,8 @@ class Ledger:
         if kind is not None and kind not in KINDS:
             raise InputError(f"unknown kind {kind!r}; known kinds: {', '.join(KINDS)}")
         loaded = self.store.load(commit)
+        if commit is None:
+            self._note_if_empty(self.store.head())
         return [e for e in sorted(loaded.entries.values(), key=order_key) if kind is None or e.kind == kind]
 
     def show(self, ref: str):
@@ -133,6 +145,7 @@ class Ledger:
         if commit is not None and commit != head:
             return truth.reduce(self.store.load(commit).entries.values())
         if self._memo is None or self._memo[0] != head:
+            self._note_if_empty(head)
             self._memo = (head, self.cache().state(head))
         return self._memo[1]
 

@@ -1,5 +1,7 @@
-"""Setting a repository up for git-lifeline: the git hooks, the MCP client configuration,
-the write policy file. The hooks' verdicts are hooks.py's; .mcp.json is integration.py's.
+"""Setting a repository up for git-lifeline (`git lifeline init` and `policy --init`): the
+remote's ledger brought in, the MCP client configuration, what the coding agents are told,
+the git hooks, the write policy file. The hooks' verdicts are hooks.py's; how a client
+starts git-lifeline is integration.py's; the agents' files are agent_files.py's.
 """
 
 from __future__ import annotations
@@ -8,16 +10,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from ..errors import InputError
+from ..errors import InputError, LifelineError, describe_failure
+from ..git.namespaces import LEDGER, REVIEW
+from ..git.sync import remote_setup
 from . import hooks
 from .workspace import Workspace, validate_line
 
 
 @dataclass
 class McpSetup:
-    status: str                    # created | added | kept | invalid | skipped
+    status: str                    # created | added | updated | kept | invalid | skipped
     detail: str
     snippets: list = field(default_factory=list)  # (client, where, server entry) for the other clients
+    entry: Optional[dict] = None   # the server entry .mcp.json holds now
+    check: object = None           # integration's Probe of that entry (None: not run)
+    launcher: object = None        # integration.Launcher chosen for this machine
+
+
+@dataclass
+class RemoteReport:
+    remote: Optional[str]          # None: the repository has no remote
+    added: list                    # fetch refspecs added to the remote's configuration
+    pulls: list                    # sync.PullLine per line the pull looked at
+    error: Optional[str] = None    # why the pull failed (init goes on)
 
 
 # ---- hooks ----------------------------------------------------------------------
@@ -47,15 +62,63 @@ def run_hook(ws: Workspace, name: str, args: list, stdin: bytes, line: Optional[
     return hooks.run(ws.gr, name, list(args), stdin, validate_line(line) if line else ws.default_line)
 
 
-# ---- MCP clients ----------------------------------------------------------------------
+# ---- the remote's ledger ----------------------------------------------------------------
+def connect_remote(ws: Workspace, pull: bool = True) -> RemoteReport:
+    """Make a plain `git fetch` bring the ledger and its review trails from the shared remote,
+    then pull them: a clone made with plain `git clone` finds the project's ledger."""
+    from .exchange import pull as pull_lines
+    from .status import shared_remote
+    remote = shared_remote(ws)
+    if remote is None:
+        return RemoteReport(None, [], [])
+    added = [LEDGER.fetch_refspec(remote)] if remote_setup(ws.gr, remote) else []
+    key, review_spec = f"remote.{remote}.fetch", REVIEW.fetch_refspec(remote)
+    if review_spec not in ws.gr.config_all(key):
+        ws.gr.git(["config", "--add", key, review_spec])
+        ws.gr._config = None  # the configuration read so far no longer holds (as in sync.remote_setup)
+        added.append(review_spec)
+    if not pull:
+        return RemoteReport(remote, added, [])
+    try:
+        report = pull_lines(ws, remote)
+    except LifelineError as exc:
+        return RemoteReport(remote, added, [], describe_failure(exc)[0])
+    return RemoteReport(remote, added, report.lines)
+
+
+# ---- MCP clients and agents ------------------------------------------------------------
 def setup_mcp(ws: Workspace) -> McpSetup:
     """Add the `lifeline` server to the work tree's .mcp.json (Claude Code's project file),
-    and the snippets for clients configured by hand."""
-    from .integration import install_mcp_json, snippets
+    with a command checked to start on this machine, and the snippets for other clients."""
+    from .integration import install_mcp_json, resolve_launcher, snippets
     if ws.workdir is None:
         return McpSetup("skipped", "a bare repository has no work tree for .mcp.json")
-    status, detail = install_mcp_json(ws.workdir)
-    return McpSetup(status, detail, snippets(ws.workdir))
+    resolved = resolve_launcher(ws.workdir)
+    result = install_mcp_json(ws.workdir, resolved)
+    return McpSetup(result.status, result.detail, snippets(ws.workdir, resolved.launcher), result.entry,
+                    result.check, resolved.launcher)
+
+
+def agent_launcher(ws: Workspace, mcp: Optional[McpSetup] = None):
+    """The launcher the agents' hooks run: the MCP server's when that one starts, else the
+    first that starts at all."""
+    from .integration import STARTS, resolve_launcher
+    if mcp is not None and mcp.launcher is not None and getattr(mcp.check, "ok", False):
+        return mcp.launcher
+    assert ws.workdir is not None
+    return resolve_launcher(ws.workdir, STARTS).launcher
+
+
+def setup_agents(ws: Workspace, clients: list, launcher) -> list:
+    """The git-lifeline section in each client's rules file, and Claude Code's session hooks
+    when Claude Code is among the clients (agent_files.FileChange each)."""
+    from .agent_files import install_claude_hooks, install_rules
+    if ws.workdir is None or not clients:
+        return []
+    changes = install_rules(ws.workdir, clients)
+    if "claude" in clients:
+        changes.append(install_claude_hooks(ws.workdir, launcher))
+    return changes
 
 
 # ---- the write policy ------------------------------------------------------------------

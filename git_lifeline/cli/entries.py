@@ -22,9 +22,12 @@ from .common import echo_json, entry_dict, entry_fields, entry_options, line_opt
 @click.pass_context
 def log(ctx, kind, summary, body, body_file, parents, author, agent, provider, model, dedup_key, thread,
         allow_secret, as_json):
-    """Append an entry to the line (a human's write: direct)."""
+    """Append an entry to the line (a human's write: direct; with --agent, routed by the write policy)."""
     fields = entry_fields(kind, summary, body, body_file, parents, author, agent, provider, model)
     fields.update(dedup_key=dedup_key, allow_secret=allow_secret)
+    if agent != "human":
+        from .review import agent_log
+        return agent_log(ctx, fields, thread, as_json)
     led = open_ledger(ctx)
     out = led.log_in_thread(thread, fields) if thread else led.log(**fields)
     if as_json:
@@ -133,6 +136,10 @@ def checkpoint(ctx, thread, summary, goal, done, next_, blocked, tried, agent, p
     """Record where work stopped on a thread (the next session resumes from it)."""
     sections = {"goal": list(goal), "done": list(done), "next": list(next_), "blocked": list(blocked),
                 "tried": list(tried)}
+    if agent != "human":
+        from .review import agent_checkpoint
+        return agent_checkpoint(ctx, thread, sections, summary, dict(agent=agent, provider=provider, model=model,
+                                                                     allow_secret=allow_secret))
     out = open_ledger(ctx).checkpoint(thread, sections, summary, agent=agent, provider=provider, model=model,
                                       allow_secret=allow_secret)
     if out.written:

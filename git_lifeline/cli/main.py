@@ -15,7 +15,7 @@ import click
 
 from .. import __version__
 from ..errors import describe_failure
-from . import entries, hooks, lines, links, model, review, setup, sync, verify, view
+from . import entries, hooks, lines, links, model, review, setup, status, sync, verify, view
 from .common import CONTEXT_SETTINGS, set_line
 
 
@@ -37,7 +37,7 @@ def main(ctx: click.Context, line: Optional[str]) -> None:
 # Every command, by module. A new command is written in the module of its concern
 # (or a new one) with @line_option when it works on one line, and added here.
 for command in (
-    setup.init, setup.mcp,
+    setup.init, setup.mcp, setup.agent_hook, status.status, status.doctor,
     entries.log, entries.show, entries.list_cmd, entries.context, entries.recall, entries.checkpoint,
     entries.resume, entries.pin, entries.unpin, entries.stale, entries.conflicts, entries.render,
     entries.migrate,

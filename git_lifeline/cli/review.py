@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from .common import echo_json, entry_fields, entry_options, line_option, open_ledger, open_workspace
+from .common import echo_json, entry_dict, entry_fields, entry_options, line_option, open_ledger, open_workspace
 
 
 def _agents(ctx: click.Context):
@@ -183,7 +183,10 @@ def audit(ctx, since, as_json):
 @click.option("--json", "as_json", is_flag=True, help="Print the effective policy as JSON.")
 @click.pass_context
 def policy(ctx, init_, agents, as_json):
-    """Show the write policy in effect for agents (HEAD's .lifeline/policy.json), or start one."""
+    """Show the write policy in effect for agents and where it comes from, or start one.
+
+    The policy is .lifeline/policy.json as committed on a branch a checkout cannot change:
+    git config lifeline.policyRef, else origin's default branch, else the local default branch."""
     from ..app.agents import MODES, POLICY_PATH, policy_report
     from ..app.setup import init_policy
     from ..errors import InputError
@@ -193,14 +196,20 @@ def policy(ctx, init_, agents, as_json):
     if init_:
         path = init_policy(ws, tuple(agents))
         click.echo(f"wrote {path}")
-        click.echo(f"it applies once committed: git add {POLICY_PATH} && git commit -m 'lifeline: write policy'")
+        click.echo(f"it applies once committed on the branch the policy is read from (git lifeline policy): "
+                   f"git add {POLICY_PATH} && git commit -m 'lifeline: write policy'")
         return
     report = policy_report(ws)
     pol = report.policy
+    ref = report.ref
     if as_json:
-        echo_json({"source": pol.source, "builtin": pol.builtin, **pol.to_dict()})
+        echo_json({"source": pol.source, "builtin": pol.builtin, "ref": ref.ref if ref else None,
+                   "commit": ref.commit if ref else None, "chosen_by": ref.why if ref else None,
+                   "notes": report.notes, **pol.to_dict()})
         return
     click.echo(f"policy in effect: {pol.source}")
+    if ref is not None:
+        click.echo(f"  read from: {ref.ref} at {ref.commit[:12]} ({ref.why}); a checkout does not change it")
     click.echo(f"  default: {pol.default}")
     for kind, mode in sorted(pol.kinds.items()):
         click.echo(f"  kinds.{kind}: {mode}")
@@ -209,5 +218,37 @@ def policy(ctx, init_, agents, as_json):
             click.echo(f"  agents.{agent}.{kind}: {mode}")
     click.echo(f"modes: {', '.join(MODES)}; precedence: agents.<agent>.<kind> > agents.<agent>.* > "
                "kinds.<kind> > default")
-    if report.worktree_note:
-        click.echo(f"note: {POLICY_PATH} in the work tree {report.worktree_note}", err=True)
+    for note in report.notes:
+        click.echo(f"note: {note}", err=True)
+
+
+# ---- an agent writing through the command line: the MCP door's policy --------------------------
+def _echo_agent_write(out, as_json: bool) -> None:
+    e = out.entry
+    if as_json:
+        echo_json({"entry": entry_dict(e), "written": out.written, "mode": out.mode, "rule": out.rule or None,
+                   "already": out.already, "proposal": out.proposal.id if out.proposal is not None else None})
+    elif out.mode == "unchanged":
+        click.echo(f"unchanged: the live checkpoint {e.short} already says this; nothing written")
+    elif out.already == "ledger":
+        click.echo(f"already recorded {e.short} (same content); nothing written")
+    elif out.mode == "propose" and out.already == "pending":
+        click.echo(f"already proposed: proposal {out.proposal.short} waits for review with exactly this content; "
+                   "nothing filed again")
+    elif out.mode == "propose":
+        click.echo(f"proposal {out.proposal.short} filed ({e.kind}: {e.summary}): policy {out.rule} = propose "
+                   f"for agent {e.agent}")
+        click.echo(f"it enters the line when approved: git lifeline approve {out.proposal.short}")
+    else:
+        click.echo(f"recorded {e.short} {e.kind}: {e.summary} (agent {e.agent}: policy {out.rule} = direct, "
+                   f"audited as {out.audit.short})")
+
+
+def agent_log(ctx: click.Context, fields: dict, thread, as_json: bool) -> None:
+    """`log --agent NAME`: the write goes through the write policy, as it would over MCP."""
+    _echo_agent_write(_agents(ctx).write(thread=thread, via="cli", **fields), as_json)
+
+
+def agent_checkpoint(ctx: click.Context, thread, sections: dict, summary, who: dict) -> None:
+    """`checkpoint --agent NAME`: routed by the write policy, as over MCP."""
+    _echo_agent_write(_agents(ctx).checkpoint(thread, sections, summary, via="cli", **who), False)

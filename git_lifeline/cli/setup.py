@@ -1,5 +1,5 @@
-"""Setting a repository up: `init` (MCP configuration, hooks) and `mcp`, which starts the
-MCP face."""
+"""Setting a repository up: `init` (the remote's ledger, MCP configuration, the agents' files,
+hooks), `mcp`, which starts the MCP face, and `agent-hook`, what an agent's session hooks run."""
 
 from __future__ import annotations
 
@@ -11,31 +11,83 @@ from pathlib import Path
 import click
 
 from .. import __version__
-from .common import chosen_line, line_option, open_ledger, open_workspace
+from .common import chosen_line, line_option, open_ledger, open_workspace, plural, short
 from .hooks import echo_changes
+
+AGENT_CLIENTS_HELP = "claude (CLAUDE.md and Claude Code's hooks), codex (AGENTS.md), cursor, gemini, copilot, all"
 
 
 @click.command()
 @click.option("--no-mcp", is_flag=True, help="Do not add the MCP server to .mcp.json.")
+@click.option("--no-agents", is_flag=True, help="Do not write the agents' rules files nor Claude Code's hooks.")
+@click.option("--agents", "agent_clients", multiple=True, metavar="LIST",
+              help=f"The agents to set up, comma-separated (default: claude,codex): {AGENT_CLIENTS_HELP}.")
+@click.option("--no-pull", is_flag=True, help="Do not pull the remote's ledger (the fetch refspecs are still set).")
 @click.option("--hooks/--no-hooks", "install_hooks", default=None,
               help="Install the git hooks (asked when on a terminal).")
 @line_option
 @click.pass_context
-def init(ctx: click.Context, no_mcp: bool, install_hooks) -> None:
-    """Check the repository, register the MCP server in .mcp.json, and show how to start."""
+def init(ctx: click.Context, no_mcp: bool, no_agents: bool, agent_clients, no_pull: bool, install_hooks) -> None:
+    """Set the repository up: bring the remote's ledger in, register the MCP server, tell the
+    coding agents when to read and write the ledger, offer the hooks."""
     from ..app import setup
+    from ..app.agent_files import DEFAULT_CLIENTS, parse_clients
+    from ..errors import InputError
+    if no_agents and agent_clients:
+        raise InputError("give --agents or --no-agents, not both")
+    clients = [] if no_agents else (parse_clients(agent_clients) if agent_clients else list(DEFAULT_CLIENTS))
     ws = open_workspace(ctx)
+    remote = setup.connect_remote(ws, pull=not no_pull)
     led = open_ledger(ctx)
     head = led.head()
-    state = "exists" if head else "is empty (its ref is created by the first entry)"
+    state = f"has {plural(led.state().count)}" if head else "is empty (its ref is created by the first entry)"
     click.echo(f"git-lifeline {__version__}: line '{led.line}' {state} in {ws.location}")
+    _echo_remote(remote)
     path = led.projection_path()
     click.echo(f"projection: {path if path else 'disabled'}")
+    mcp_setup = None
     if not no_mcp:
-        _echo_mcp_setup(setup.setup_mcp(ws))
+        mcp_setup = setup.setup_mcp(ws)
+        _echo_mcp_setup(mcp_setup)
+    if clients and ws.workdir is not None:
+        launcher = setup.agent_launcher(ws, mcp_setup)
+        for change in setup.setup_agents(ws, clients, launcher):
+            _echo_agent_file(change, ws.workdir)
+    if mcp_setup is not None and mcp_setup.snippets:
+        _echo_snippets(mcp_setup.snippets)
     if not head:
-        click.echo("start with:\n  git lifeline log --kind bootstrap --summary \"What this project is\" "
-                   "--body \"Why it exists\"")
+        hint = _empty_hint(remote)
+        click.echo(hint or "start with:\n  git lifeline log --kind bootstrap --summary \"What this project is\" "
+                           "--body \"Why it exists\"")
+    _offer_hooks(ws, install_hooks)
+
+
+def _empty_hint(remote) -> str:
+    if remote.remote is not None and remote.error:
+        return f"the ledger may be on {remote.remote}: once it can be reached, run git lifeline pull {remote.remote}"
+    return ""
+
+
+def _echo_remote(report) -> None:
+    if report.remote is None:
+        return
+    if report.added:
+        click.echo(f"remote: {report.remote}: a plain `git fetch` now brings the ledger and its review trails")
+    if report.error:
+        click.echo(f"remote: could not pull from {report.remote}: {report.error}", err=True)
+        return
+    for p in report.pulls:
+        if p.action == "created":
+            click.echo(f"remote: line {p.line}: created from {report.remote} ({plural(len(p.incoming))}, "
+                       f"head {short(p.after)})")
+        elif p.action in ("fast-forward", "merged"):
+            click.echo(f"remote: line {p.line}: {p.action}, {plural(len(p.incoming))} from {report.remote}")
+        elif p.action in ("ahead", "local-only"):
+            click.echo(f"remote: line {p.line}: not all on {report.remote} yet (git lifeline push {report.remote})")
+
+
+def _offer_hooks(ws, install_hooks) -> None:
+    from ..app import setup
     present = setup.installed_hooks(ws)
     if install_hooks is None and present:
         click.echo(f"hooks: {', '.join(present)} installed ({setup.hooks_dir(ws)})")
@@ -53,27 +105,69 @@ def init(ctx: click.Context, no_mcp: bool, install_hooks) -> None:
         click.echo("hooks: not installed; install them later with: git lifeline hooks install")
 
 
+def _command_of(entry) -> str:
+    return " ".join([str(entry.get("command", "")), *map(str, entry.get("args", []))]) if entry else ""
+
+
 def _echo_mcp_setup(report) -> None:
-    """What `init` says about MCP: .mcp.json for Claude Code, snippets for the other clients."""
-    if report.status in ("created", "added"):
-        click.echo(f"mcp: {report.status} {report.detail} (server 'lifeline': git lifeline mcp) — "
+    """What `init` says about MCP: .mcp.json for Claude Code, and whether its command starts."""
+    if report.status in ("created", "added", "updated"):
+        click.echo(f"mcp: {report.status} {report.detail} (server 'lifeline': {_command_of(report.entry)}) — "
                    "Claude Code picks it up here")
     else:
         click.echo(f"mcp: {report.detail}")
-    if not report.snippets:
-        return
+    check = report.check
+    if check is not None and check.ok:
+        click.echo("mcp: checked: the server starts from this repository")
+    elif check is not None:
+        click.echo(f"mcp: the server does not start yet: {check.output or 'no output'}", err=True)
+        click.echo("mcp: fix it, then check with: git lifeline doctor (the MCP SDK: pip install "
+                   "'git-lifeline[mcp]')", err=True)
+    launcher = report.launcher
+    if report.status in ("created", "added", "updated") and launcher is not None and not launcher.portable:
+        click.echo("mcp: note: git-lifeline is not on PATH, so .mcp.json names this machine's interpreter; "
+                   "keep it out of commits, or put git-lifeline on PATH and run init again")
+
+
+def _echo_snippets(snippets) -> None:
     click.echo("other MCP clients: add under \"mcpServers\" (details in docs/INTEGRATION.md):")
-    for client, where, entry in report.snippets:
+    for client, where, entry in snippets:
         click.echo(f"  {client}, {where}:")
-        click.echo(f"    \"lifeline\": {json.dumps(entry, ensure_ascii=False)}")
+        if client == "Codex":  # TOML: strings and arrays of strings are written as JSON writes them
+            click.echo(f"    command = {json.dumps(entry['command'], ensure_ascii=False)}")
+            click.echo(f"    args = {json.dumps(entry['args'], ensure_ascii=False)}")
+        else:
+            click.echo(f"    \"lifeline\": {json.dumps(entry, ensure_ascii=False)}")
+
+
+def _echo_agent_file(change, workdir: Path) -> None:
+    try:
+        rel = change.path.relative_to(workdir)
+    except ValueError:
+        rel = change.path
+    if change.what == "claude-hooks":
+        what = {"created": "created", "updated": "added the hooks to", "kept": "already has the hooks in"}.get(
+            change.status, change.status)
+        if change.status == "invalid":
+            click.echo(f"agents: {change.detail}", err=True)
+        else:
+            click.echo(f"agents: {what} {rel} (SessionStart prints the context; Stop asks for a checkpoint)")
+        return
+    words = {"created": "created with the git-lifeline section", "added": "added the git-lifeline section",
+             "updated": "updated the git-lifeline section", "kept": "the git-lifeline section is current"}
+    if change.status == "invalid":
+        click.echo(f"agents: {rel}: {change.detail}", err=True)
+    else:
+        click.echo(f"agents: {rel}: {words[change.status]}")
 
 
 @click.command()
 @line_option
 @click.option("--repo", type=click.Path(file_okay=False), default=None,
               help="The repository (default: the one containing the working directory).")
+@click.option("--check", is_flag=True, help="Check that the server could serve (repository, line, MCP SDK), then exit.")
 @click.pass_context
-def mcp(ctx, repo):
+def mcp(ctx, repo, check):
     """Run the MCP server on stdio, for AI agents (needs the [mcp] extra).
 
     --line names the line served by default; every tool also takes a `line` argument."""
@@ -83,6 +177,7 @@ def mcp(ctx, repo):
     argv = [sys.executable, "-m", "git_lifeline.mcp"]
     argv += ["--repo", repo] if repo else []
     argv += ["--line", line] if line else []
+    argv += ["--check"] if check else []
     # The MCP face is its own program: this process becomes it (same stdio, cwd, environment),
     # and finds this very package even when it was put on sys.path by hand.
     env = dict(os.environ)
@@ -91,3 +186,32 @@ def mcp(ctx, repo):
     sys.stdout.flush()
     sys.stderr.flush()
     os.execve(sys.executable, argv, env)
+
+
+@click.command("agent-hook", hidden=True)
+@click.argument("event", type=click.Choice(["session-start", "stop"]))
+@click.option("--budget", type=int, default=None, metavar="CHARS",
+              help="session-start: hard limit on what it prints (default 6000 characters).")
+@click.pass_context
+def agent_hook(ctx, event, budget):
+    """What a coding agent's session hooks run (Claude Code's SessionStart and Stop).
+
+    session-start prints the context, bounded; stop answers with a request for a checkpoint
+    when the session changed code and recorded none. Both read the client's JSON on stdin,
+    and say nothing outside a repository."""
+    from ..app import agent_hooks
+    from ..errors import describe_failure
+    data = b"" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.buffer.read(agent_hooks.MAX_PAYLOAD + 1)
+    payload = agent_hooks.parse_payload(data)
+    line = chosen_line(ctx)
+    try:
+        if event == "session-start":
+            text = agent_hooks.session_start(payload, line, budget if budget is not None else agent_hooks.HOOK_BUDGET)
+            click.echo(text, nl=False)
+        else:
+            answer = agent_hooks.stop(payload, line)
+            if answer:
+                click.echo(answer)
+    except Exception as exc:  # a hook never fails the agent's session
+        if event == "session-start":
+            click.echo(f"git-lifeline: the ledger could not be read: {describe_failure(exc)[0]}")

@@ -11,11 +11,11 @@ Precedence: ``agents[agent][kind]`` > ``agents[agent]["*"]`` > ``kinds[kind]`` >
 ``default``. With no policy the built-in one applies: everything is proposed except
 checkpoints, which are direct (working state, replaced by the next checkpoint).
 
-Where it lives: ``.lifeline/policy.json`` **as committed at HEAD** (read from the
-commit, not from the work tree). The policy is part of the project, reviewed and
-shared like code; an agent that edits the file in the work tree does not change its
-own rights until someone commits the change, which is visible in history and review.
-Human writes from the CLI never consult it (the human is the approver).
+Where it lives: ``.lifeline/policy.json`` as committed on a trusted ref that a checkout
+cannot move (git/policy_ref.py chooses it; app/agents.py reads it), never the work tree
+nor the checked-out branch. The policy is part of the project, reviewed and shared like
+code. Human writes from the CLI never consult it (the human is the approver). The HEAD
+readers at the end of this module are kept for old callers only.
 
 An invalid policy is an error that names the offending key; it never falls back to
 anything, least of all to ``direct``.

@@ -17,9 +17,14 @@ def main(argv: Optional[list] = None) -> int:
                                      description="Run the MCP server on stdio, for AI agents.")
     parser.add_argument("--repo", default=None, help="The repository (default: the one containing the cwd).")
     parser.add_argument("--line", default=None, help="The line served by default.")
+    parser.add_argument("--check", action="store_true",
+                        help="Check that the server could serve (repository, line, MCP SDK), say so, and exit.")
     args = parser.parse_args(argv)
     try:
-        from .server import serve
+        from .server import check, serve
+        if args.check:
+            print(check(args.repo, args.line))
+            return 0
         serve(args.repo, args.line)
     except KeyboardInterrupt:
         return INTERRUPTED

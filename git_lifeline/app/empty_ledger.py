@@ -1,0 +1,71 @@
+"""What to say when a line has no entries in this repository.
+
+A plain `git clone` does not fetch `refs/lifeline/*`, so a teammate's clone looks empty while
+its remote holds the project's ledger. "The ledger is empty" is then wrong, and telling an
+agent to write a new bootstrap would fork the project's history. Whether a remote may hold
+the line is read from what is known locally (no network): the remote's lines as last
+fetched, and whether its fetch refspec for the ledger is set (`git lifeline init` sets it
+and fetches, so afterwards "nothing fetched" means "nothing there").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from ..git.namespaces import LEDGER
+from ..git.repo import GitRepo
+from ..git.sync import default_remote, remotes
+
+
+@dataclass(frozen=True)
+class RemoteLedger:
+    remote: str
+    state: str   # has-line (fetched, pull it) | unknown (never looked) | absent (looked: not there)
+
+
+def remote_ledger(gr: GitRepo, line: str) -> Optional[RemoteLedger]:
+    """What is known of `line` on the shared remote, or None when there is no remote."""
+    names = remotes(gr)
+    if not names:
+        return None
+    remote = "origin" if "origin" in names else (names[0] if len(names) == 1 else default_remote(gr))
+    if remote not in names:
+        remote = names[0]
+    tracking = LEDGER.tracking_heads(gr, remote)
+    if line in tracking:
+        return RemoteLedger(remote, "has-line")
+    looked = bool(tracking) or LEDGER.fetch_refspec(remote) in gr.config_all(f"remote.{remote}.fetch")
+    return RemoteLedger(remote, "absent" if looked else "unknown")
+
+
+def hint_for_humans(gr: GitRepo, line: str) -> Optional[str]:
+    """A warning for a read of an empty line, when a remote may hold it."""
+    found = remote_ledger(gr, line)
+    if found is None or found.state == "absent":
+        return None
+    if found.state == "has-line":
+        return (f"line {line!r} has no entries here, but {found.remote} has it (as last fetched): "
+                f"run `git lifeline pull {found.remote}`")
+    return (f"line {line!r} has no entries in this clone, and {found.remote} may hold the project's ledger "
+            f"(a plain git clone does not fetch refs/lifeline/*): run `git lifeline pull {found.remote}`, "
+            "or `git lifeline init`, which also makes `git fetch` bring it")
+
+
+def text_for_agents(gr: GitRepo, line: str) -> str:
+    """The context an agent reads when the line is empty: never a bootstrap request while a
+    remote may hold the ledger, and never a command that would bypass the write policy."""
+    found = remote_ledger(gr, line)
+    if found is not None and found.state != "absent":
+        return (f"# Lifeline context: {line}\n\n"
+                f"This clone has no entries in ledger line '{line}', but the remote {found.remote} "
+                f"{'has it' if found.state == 'has-line' else 'may hold it'} (a plain git clone does not fetch "
+                "the ledger). Do not propose a bootstrap: that would start a second history of the project. "
+                f"Ask the human to run `git lifeline pull {found.remote}` (or `git lifeline init`), then read "
+                "the context again.\n")
+    where = f" (nor on {found.remote} when it was last fetched)" if found is not None else ""
+    return (f"# Lifeline context: {line}\n\n"
+            f"The ledger is empty: nothing is recorded for this project yet{where}. Ask the human three to "
+            "seven questions about what the project is and why it exists, then propose one bootstrap entry "
+            "with lifeline_append (kind bootstrap, the why in the body); a human approves it. Propose the "
+            "decisions in force and the open items the same way, one entry each.\n")

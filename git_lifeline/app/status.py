@@ -1,0 +1,193 @@
+"""The state of a repository's ledger at a glance (`git lifeline status`).
+
+Per line: its head, how it stands against the remote as last fetched (commits ahead and
+behind, entries not pushed, entries to pull), the proposals waiting for review, and the
+decisions in force that are stale or in conflict. For the repository: the remote and its
+fetch refspecs, the git hooks, what the agents are told (MCP configuration, rules files,
+Claude Code hooks), the projection file of each line and the semantic model. Nothing here
+touches the network or writes anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from ..git.namespaces import LEDGER, REVIEW
+from ..git.sync import default_remote, remotes
+from .workspace import Workspace
+
+MAX_PROJECTION_BYTES = 64 * 1024 * 1024
+PROJECTION_RULE = ("the MCP server never writes the work tree: LIFELINE.md catches up at the next "
+                   "`git lifeline` write on this machine, or with `git lifeline render`")
+
+
+@dataclass
+class LineStatus:
+    line: str
+    head: Optional[str]
+    entries: int
+    remote_head: Optional[str] = None    # the remote's head as last fetched
+    ahead: Optional[int] = None          # commits here and not there (None: no remote head)
+    behind: Optional[int] = None
+    unpushed: int = 0                    # entries here and not on the remote as last fetched
+    incoming: int = 0                    # entries there and not here (run pull)
+    pending: int = 0                     # proposals waiting for review
+    stale: int = 0                       # decisions in force whose code changed since
+    conflicts: int = 0                   # groups of decisions in force that disagree
+    projection: dict = field(default_factory=dict)   # path, state, detail
+    remote_known: Optional[str] = None   # with no entries here: has-line | unknown (never looked) | absent
+
+
+@dataclass
+class Status:
+    repository: str
+    workdir: Optional[str]
+    remote: Optional[str]
+    refspecs: dict                       # namespace -> configured on the remote (a plain git fetch brings it)
+    lines: list
+    hooks: dict                          # dir, states {name: installed|absent|foreign}
+    agents: dict                         # mcp, rules {file: state}, claude_hooks {event: command|None}
+    policy: str                          # where the policy in effect comes from (or its error)
+    semantic: dict                       # configured, state
+    shallow: bool = False
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def shared_remote(ws: Workspace) -> Optional[str]:
+    names = remotes(ws.gr)
+    if not names:
+        return None
+    if "origin" in names:
+        return "origin"
+    chosen = default_remote(ws.gr)
+    return chosen if chosen in names else names[0]
+
+
+def is_shallow(ws: Workspace) -> bool:
+    proc = ws.gr.git(["rev-parse", "--is-shallow-repository"], check=False)
+    return proc.stdout.decode("utf-8", "replace").strip() == "true"
+
+
+def _ahead_behind(ws: Workspace, ours: str, theirs: str) -> tuple:
+    proc = ws.gr.git(["rev-list", "--left-right", "--count", f"{ours}...{theirs}"], check=False)
+    parts = proc.stdout.decode("utf-8", "replace").split()
+    if proc.returncode != 0 or len(parts) != 2:
+        return None, None
+    return int(parts[0]), int(parts[1])
+
+
+def projection_state(led) -> dict:
+    """Whether the line's projection file shows the line's head."""
+    from ..views.projection import shown_tree
+    path = led.projection_path()
+    if path is None:
+        return {"path": None, "state": "disabled", "detail": "no projection (git config lifeline.projection, or bare)"}
+    out = {"path": str(path)}
+    head = led.head()
+    if not path.exists():
+        state = "absent" if head else "none yet"
+        return {**out, "state": state, "detail": "written by the next write, or `git lifeline render`"}
+    if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_PROJECTION_BYTES:
+        return {**out, "state": "unreadable", "detail": "not a regular file of a sane size"}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return {**out, "state": "unreadable", "detail": "not UTF-8 text"}
+    found, shown = shown_tree(text)
+    if not found:
+        return {**out, "state": "not a projection", "detail": "no git-lifeline footer; `git lifeline render` rewrites it"}
+    if shown == led.store.entries_tree_id(head):
+        return {**out, "state": "current", "detail": ""}
+    return {**out, "state": "behind", "detail": PROJECTION_RULE}
+
+
+def line_status(ws: Workspace, name: str, remote: Optional[str], tracking: dict, deep: bool = True) -> LineStatus:
+    from .agents import Agents
+    led = ws.ledger(name)
+    head = led.head()
+    theirs = tracking.get(name)
+    entries = 0
+    if head is not None:
+        entries = led.state().count
+    row = LineStatus(name, head, entries, remote_head=theirs)
+    if theirs is not None and head is not None and ws.gr.resolve_commit(theirs) is not None:
+        row.ahead, row.behind = _ahead_behind(ws, head, theirs)
+        row.unpushed = len(led.store.incoming_by_diff(theirs, head)[0]) if row.ahead else 0
+        row.incoming = len(led.store.incoming_by_diff(head, theirs)[0]) if row.behind else 0
+    elif theirs is not None and head is None:
+        row.behind = None
+        row.incoming = len(led.store.incoming_by_diff(None, theirs)[0])
+    elif head is not None and remote is not None:
+        row.unpushed = entries
+    if head is None and remote is not None:
+        from .empty_ledger import remote_ledger
+        known = remote_ledger(ws.gr, name)
+        row.remote_known = known.state if known is not None else None
+    row.pending = len(Agents(led).proposals())
+    if head is not None and deep:
+        st = led.state()
+        row.stale = len(led.stale(st=st))
+        row.conflicts = len(st.conflicts)
+    row.projection = projection_state(led)
+    return row
+
+
+def agents_state(ws: Workspace) -> dict:
+    from .agent_files import CLIENT_FILES, claude_hooks_state, section_state
+    from .integration import SERVER_NAME, read_mcp_json
+    if ws.workdir is None:
+        return {"mcp": "bare repository", "rules": {}, "claude_hooks": {}}
+    doc, problem = read_mcp_json(ws.workdir)
+    if problem is not None:
+        mcp = f"invalid: {problem}"
+    elif doc is None:
+        mcp = "no .mcp.json"
+    else:
+        entry = (doc.get("mcpServers") or {}).get(SERVER_NAME)
+        mcp = "no lifeline server in .mcp.json" if entry is None else \
+            " ".join([str(entry.get("command", "")), *map(str, entry.get("args", []))]) \
+            if isinstance(entry, dict) else "invalid lifeline entry"
+    rules = {rel: section_state(ws.workdir / rel) for rel in CLIENT_FILES.values()}
+    return {"mcp": mcp, "rules": rules, "claude_hooks": claude_hooks_state(ws.workdir)}
+
+
+def semantic_state(ws: Workspace) -> dict:
+    configured = ws.gr.config_get("lifeline.semantic.model")
+    if not configured:
+        return {"configured": None, "state": "not configured: recall is lexical "
+                                             "(git config lifeline.semantic.model DIR)"}
+    path = Path(configured).expanduser()
+    if not (path / "config.json").is_file():
+        return {"configured": configured, "state": "missing: no model there, recall is lexical"}
+    return {"configured": configured, "state": "present"}
+
+
+def policy_state(ws: Workspace) -> str:
+    from ..errors import InputError
+    from .agents import policy_in_effect
+    try:
+        return policy_in_effect(ws.gr).source
+    except InputError as exc:
+        return f"invalid: {exc}"
+
+
+def status(ws: Workspace, deep: bool = True) -> Status:
+    from . import hooks
+    remote = shared_remote(ws)
+    tracking = LEDGER.tracking_heads(ws.gr, remote) if remote else {}
+    names = sorted(set(ws.line_names()) | set(tracking) | {ws.default_line})
+    lines = [line_status(ws, name, remote, tracking, deep) for name in names]
+    refspecs = {}
+    if remote is not None:
+        configured = ws.gr.config_all(f"remote.{remote}.fetch")
+        refspecs = {ns.name: ns.fetch_refspec(remote) in configured for ns in (LEDGER, REVIEW)}
+    hook_rows = hooks.status(ws.gr)
+    return Status(
+        repository=str(ws.location), workdir=str(ws.workdir) if ws.workdir else None, remote=remote,
+        refspecs=refspecs, lines=lines,
+        hooks={"dir": str(hooks.hooks_dir(ws.gr)), "states": {r.name: r.state for r in hook_rows}},
+        agents=agents_state(ws), policy=policy_state(ws), semantic=semantic_state(ws), shallow=is_shallow(ws))

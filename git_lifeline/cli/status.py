@@ -1,0 +1,97 @@
+"""The state of the ledger at a glance (`status`) and a check of the setup (`doctor`)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .common import echo_json, open_workspace, plural, short
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the state as JSON.")
+@click.option("--quick", is_flag=True, help="Skip what reads code history (stale decisions) and the fold (conflicts).")
+@click.pass_context
+def status(ctx, as_json, quick):
+    """The ledger at a glance: each line against its remote, pending proposals, stale and
+    conflicting decisions; hooks, what the agents are told, projections, the semantic model."""
+    from ..app.status import status as read_status
+    st = read_status(open_workspace(ctx), deep=not quick)
+    if as_json:
+        echo_json(st.to_json())
+        return
+    where = f" (work tree {st.workdir})" if st.workdir else " (bare)"
+    click.echo(f"repository: {st.repository}{where}" + ("; shallow history" if st.shallow else ""))
+    if st.remote is None:
+        click.echo("remote: none (the ledger stays here until one is added)")
+    else:
+        plain = "yes" if st.refspecs.get("ledger") else f"no (git lifeline remote-setup {st.remote})"
+        click.echo(f"remote: {st.remote}; a plain git fetch brings the ledger: {plain}")
+    for row in st.lines:
+        _echo_line(row, st.remote)
+    states = ", ".join(f"{name} {state}" for name, state in st.hooks["states"].items() if state != "absent")
+    click.echo(f"hooks: {states or 'none installed (git lifeline hooks install)'} in {st.hooks['dir']}")
+    agents = st.agents
+    click.echo(f"agents: mcp: {agents['mcp']}")
+    rules = ", ".join(f"{name} {state}" for name, state in agents["rules"].items() if state != "absent")
+    click.echo(f"agents: rules: {rules or 'none (git lifeline init)'}")
+    hooks = agents["claude_hooks"]
+    if "invalid" in hooks:
+        click.echo(f"agents: Claude Code hooks: {hooks['invalid']}")
+    elif hooks:
+        set_ = [event for event, command in hooks.items() if command]
+        click.echo(f"agents: Claude Code hooks: {', '.join(set_) if set_ else 'none (git lifeline init)'}")
+    click.echo(f"policy: {st.policy}")
+    click.echo(f"semantic model: {st.semantic['configured'] + ' — ' if st.semantic['configured'] else ''}"
+               f"{st.semantic['state']}")
+
+
+def _echo_line(row, remote) -> None:
+    head = f"head {short(row.head)}, {plural(row.entries)}" if row.head else "no entries here"
+    click.echo(f"line {row.line}: {head}")
+    if remote is not None:
+        if row.remote_head is None and row.remote_known == "unknown":
+            click.echo(f"  {remote}: never fetched: it may hold the ledger (git lifeline pull {remote})")
+        elif row.remote_head is None:
+            where = "not on the remote as last fetched" + (f" (git lifeline push {remote})" if row.head else "")
+            click.echo(f"  {remote}: {where}")
+        elif row.head is None:
+            click.echo(f"  {remote}: has {plural(row.incoming)} this clone lacks (git lifeline pull {remote})")
+        else:
+            parts = [f"{row.ahead} ahead, {row.behind} behind"] if row.ahead is not None else []
+            if row.unpushed:
+                parts.append(f"{plural(row.unpushed)} to push (git lifeline push {remote})")
+            if row.incoming:
+                parts.append(f"{plural(row.incoming)} to pull (git lifeline pull {remote})")
+            click.echo(f"  {remote}: {'; '.join(parts) if parts else 'up to date'} (as last fetched)")
+    if row.pending:
+        click.echo(f"  review: {row.pending} proposal(s) pending (git lifeline review)")
+    if row.head:
+        click.echo(f"  decisions: {row.stale} stale, {row.conflicts} in conflict"
+                   + (" (git lifeline stale / conflicts)" if row.stale or row.conflicts else ""))
+    p = row.projection
+    detail = f" — {p['detail']}" if p.get("detail") and p["state"] not in ("current", "disabled") else ""
+    click.echo(f"  projection: {p['path'] + ' ' if p.get('path') else ''}{p['state']}{detail}")
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
+@click.pass_context
+def doctor(ctx, as_json):
+    """Check the setup (identity, history, remote, hooks, MCP server, agents' hooks, policy) and
+    print the fix for each problem. Exit 1 when a problem is found."""
+    from ..app.doctor import doctor as run_doctor
+    from ..app.doctor import problems
+    checks = run_doctor(open_workspace(ctx))
+    bad = problems(checks)
+    if as_json:
+        echo_json({"ok": not bad, "checks": [c.to_json() for c in checks]})
+    else:
+        for c in checks:
+            click.echo(f"{c.level:<8} {c.name}: {c.detail}")
+            if c.fix and c.level != "ok":
+                click.echo(f"{'':<8} fix: {c.fix}")
+        click.echo(f"git-lifeline doctor: {len(bad)} problem(s)" if bad else "git-lifeline doctor: no problem found")
+    if bad:
+        sys.exit(1)

@@ -1,0 +1,90 @@
+"""The tools' parameters as a model reads them: types it cannot misuse, and mistakes answered
+in one sentence.
+
+* `kind` is an enum of the ledger's kinds, read case-insensitively ("Decision" is a decision);
+* what a write needs is required in the schema (the why, `body`, included);
+* lists are lists of strings, and a string where a list belongs is named as such;
+* the schema the client sees is compact: no generated titles, no `null` alternatives, one-line
+  descriptions (every tool's schema is sent to the model on every turn).
+
+No MCP SDK import here: pydantic only, so the schema can be built and measured without it.
+"""
+
+from typing import Annotated, Literal, Optional
+
+from pydantic import BeforeValidator, Field, ValidationError
+
+from ..app.agents import KINDS
+
+# Checkpoints have their own tool (sections, replacing the previous one); every other kind is appended.
+APPEND_KINDS = tuple(k for k in KINDS if k != "checkpoint")
+
+
+def _lower(value):
+    return value.strip().lower() if isinstance(value, str) else value
+
+
+Kind = Annotated[Literal[APPEND_KINDS], BeforeValidator(_lower),  # type: ignore[valid-type]
+                 Field(description="The entry's kind (a checkpoint: lifeline_checkpoint).")]
+Line = Annotated[str, Field(description="Another ledger line of this repository; empty: the server's.")]
+Agent = Annotated[str, Field(description="Your agent's name (e.g. claude-code); the write policy is keyed on it.")]
+Provider = Annotated[str, Field(description="Your model's provider (e.g. anthropic).")]
+Model = Annotated[str, Field(description="Your model's name.")]
+Items = Annotated[list[str], Field(description="One string per item.")]
+Budget = Annotated[int, Field(description="Hard limit on the answer, in characters.")]
+
+
+def readable(tool: str, exc: ValidationError) -> str:
+    """A validation failure as one sentence naming each argument and what it must be."""
+    parts = []
+    for err in exc.errors():
+        name = ".".join(str(p) for p in err.get("loc", ()) if not isinstance(p, int)) or "the arguments"
+        kind, given = err.get("type", ""), err.get("input")
+        if kind == "missing":
+            parts.append(f"{name} is required")
+        elif kind == "list_type":
+            got = "a string" if isinstance(given, str) else f"a {type(given).__name__}"
+            parts.append(f'{name} must be a list of strings, one per item (e.g. ["first", "second"]), not {got}')
+        elif kind in ("literal_error", "enum"):
+            expected = (err.get("ctx") or {}).get("expected", "")
+            parts.append(f"{name} must be one of {expected}, not {given!r}")
+        elif kind.startswith("string"):
+            parts.append(f"{name} must be a string")
+        elif kind.startswith("int"):
+            parts.append(f"{name} must be a whole number")
+        elif kind.startswith("bool"):
+            parts.append(f"{name} must be true or false")
+        else:
+            parts.append(f"{name}: {err.get('msg', 'invalid')}")
+    return f"{tool}: invalid arguments: {'; '.join(dict.fromkeys(parts))}; nothing was done."
+
+
+def compact(schema: dict) -> dict:
+    """The schema without what only costs tokens: generated titles, `null` alternatives of
+    optional parameters (left out is the way to say none), whitespace in descriptions."""
+    def walk(node):
+        if isinstance(node, dict):
+            out = {}
+            for key, value in node.items():
+                if key == "title" and isinstance(value, str):
+                    continue
+                if key == "description" and isinstance(value, str):
+                    value = " ".join(value.split())
+                out[key] = walk(value)
+            options = out.get("anyOf")
+            if isinstance(options, list):
+                kept = [o for o in options if o != {"type": "null"}]
+                if len(kept) == 1 and len(kept) < len(options):
+                    del out["anyOf"]
+                    out = {**kept[0], **out}
+                    if out.get("default", 0) is None:
+                        del out["default"]
+            return out
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+    return walk(schema)
+
+
+def optional_int(description: str):
+    return Annotated[Optional[int], Field(description=description)]

@@ -1,0 +1,136 @@
+"""What the MCP door says to the agent: each tool's answer as text, and as data where the
+answer is data (an entry, a list of proposals, a write's outcome). Presentation only: every
+fact comes from app/.
+
+Some clients hand the model only the structured part of a result when there is one, so each
+structured answer carries its text too (`text`), and the call's warnings (`warnings`).
+"""
+
+from typing import Optional
+
+from ..app.text import one_line, who
+from ..errors import InputError
+
+PENDING_SHOWN = 20
+
+
+def write_message(out, replaced: Optional[str] = None) -> str:
+    e = out.entry
+    if out.mode == "unchanged":
+        return f"unchanged: the live checkpoint {e.id[:12]} of this thread already says exactly this; nothing recorded"
+    if out.already == "ledger":
+        return f"already in the ledger: {e.kind} {e.id[:12]} has exactly this content and parents; nothing written"
+    if out.mode == "propose":
+        pid = out.proposal.short
+        if out.already == "pending":
+            return (f"already proposed: proposal {pid} ({e.kind}: {e.summary}) waits for a human with exactly this "
+                    "content; nothing filed again (lifeline_pending lists what waits).")
+        extra = f" It supersedes {e.parents[0][:12]} once approved." if e.kind == "correction" and e.parents else ""
+        return (f"proposal {pid} filed ({e.kind}: {e.summary}). It enters the ledger when a human approves it "
+                f"(git lifeline review; git lifeline approve {pid}).{extra} Policy: {out.rule} = propose.")
+    text = (f"{e.kind} recorded directly: id={e.id[:12]} (policy: {out.rule} = direct; audited in the review "
+            f"trail as {out.audit.short}).")
+    if e.kind == "correction" and e.parents:
+        text += f" It supersedes {', '.join(p[:12] for p in e.parents)}."
+    if replaced:
+        text += f" It replaces checkpoint {replaced[:12]} as where work stopped on this thread."
+    return text
+
+
+def write_data(out, text: str) -> dict:
+    proposal = out.proposal.id if out.proposal is not None else None
+    return {"mode": out.mode, "written": out.written, "already": out.already, "id": out.entry.id,
+            "kind": out.entry.kind, "proposal": proposal, "rule": out.rule or None, "text": text}
+
+
+def resume_text(ledger, thread: str) -> str:
+    cps = ledger.resume(thread or None)
+    if not cps:
+        return ("No checkpoint recorded yet: nothing to resume. When you stop, record where you are with "
+                "lifeline_checkpoint.")
+    lines = ["## Resume (where work stopped)"]
+    for cp in cps:
+        name = ledger.thread_name(cp.thread)
+        lines.append(f"- **{name}** `[{cp.entry.short}]` — {who(cp.entry)}, {cp.entry.ts:%Y-%m-%d %H:%M}: "
+                     f"{cp.entry.summary}")
+        for section, items in cp.sections.items():
+            lines.extend(f"  - {section}: {one_line(item)}" for item in items)
+    return "\n".join(lines) + "\n"
+
+
+def recall_answer(ledger, query: str, k: int) -> tuple:
+    if k < 1:
+        raise InputError("k must be at least 1")
+    found = ledger.find(query, k=k)
+    rows = []
+    for f in found:
+        e = f.entry
+        mark = "" if f.in_force else " [SUPERSEDED]"
+        rows.append(f"- [{e.kind}]{mark} {e.summary} (id={e.id[:12]}, score={f.score:.2f}, "
+                    f"coverage={f.coverage:.2f})")
+    text = "\n".join(rows) + "\n" if rows else "Nothing in the ledger is about that (recall abstained)."
+    hits = [{"id": f.entry.id, "kind": f.entry.kind, "summary": f.entry.summary, "in_force": f.in_force,
+             "score": round(f.score, 4)} for f in found]
+    return text, {"hits": hits, "text": text}
+
+
+def pending_answer(agents) -> tuple:
+    pending = agents.proposals()
+    items = [{"proposal": p.id, "kind": p.content["kind"], "summary": p.content["summary"],
+              "agent": p.content["agent"], "ts": p.record.doc["ts"], "parents": list(p.content["parents"])}
+             for p in pending]
+    if not items:
+        text = (f"No proposal waits for review in line {agents.line}. What you propose appears here until a "
+                "human approves or rejects it.")
+    else:
+        rows = [f"- `[{p.short}]` {p.content['kind']}: {one_line(p.content['summary'])} — by "
+                f"{p.content['agent']}, {p.record.doc['ts'][:16].replace('T', ' ')}" for p in pending[:PENDING_SHOWN]]
+        more = [f"- … and {len(pending) - PENDING_SHOWN} more (git lifeline review)"] \
+            if len(pending) > PENDING_SHOWN else []
+        text = (f"{len(pending)} proposal(s) wait for a human in line {agents.line} (they enter the ledger when "
+                "approved: git lifeline approve <id>). Do not file them again.\n" + "\n".join(rows + more) + "\n")
+    return text, {"line": agents.line, "pending": items, "text": text}
+
+
+def _related_row(r) -> str:
+    if r.kind is None:
+        return f"`[{r.id[:8]}]` (not in this line)"
+    return f"`[{r.id[:8]}]` {r.kind}: {one_line(r.summary)}" + ("" if r.acting else " (itself withdrawn)")
+
+
+def show_answer(view) -> tuple:
+    e = view.entry
+    status = "superseded" if view.superseded else "current"
+    if view.in_force is True:
+        status = "a decision in force"
+    elif view.in_force is False:
+        status = "a decision no longer in force" + (" (superseded)" if view.superseded else " (its validity ended)")
+    lines = [f"## {e.kind} `[{e.id[:8]}]` {one_line(e.summary)}",
+             f"- id: {e.id}",
+             f"- recorded: {e.ts:%Y-%m-%d %H:%M} UTC by {who(e)}",
+             f"- status: {status}"]
+    if view.parents:
+        lines.append("- parents: " + "; ".join(_related_row(r) for r in view.parents))
+    if view.supersedes:
+        verb = "withdraws" if view.revert else "supersedes"
+        lines.append(f"- {verb}: " + "; ".join(_related_row(r) for r in view.supersedes))
+    if view.superseded_by:
+        lines.append("- superseded by: " + "; ".join(_related_row(r) for r in view.superseded_by))
+    body = e.body.strip()
+    text = "\n".join(lines) + ("\n\n### Why\n" + body + "\n" if body else "\n\n(no body)\n")
+
+    def rel(rs):
+        return [{"id": r.id, "kind": r.kind, "summary": r.summary, "acting": r.acting} for r in rs]
+    data = {"id": e.id, "kind": e.kind, "summary": e.summary, "body": e.body,
+            "ts": e.ts.strftime("%Y-%m-%dT%H:%M:%S.%fZ"), "author": e.author, "agent": e.agent,
+            "provider": e.provider, "model": e.model, "parents": rel(view.parents),
+            "supersedes": rel(view.supersedes), "superseded_by": rel(view.superseded_by),
+            "superseded": view.superseded, "decision_in_force": view.in_force, "text": text}
+    return text, data
+
+
+def with_warnings(text: str, warnings: list) -> str:
+    """`text` followed by one `warning:` line per warning."""
+    lines = [text] if text else []
+    lines.extend(f"warning: {w}" for w in warnings)
+    return "\n".join(lines)
