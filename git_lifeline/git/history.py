@@ -71,8 +71,8 @@ def _ts_seconds(key: str) -> int:
 
 def code_log(gr: GitRepo, rev: str, since: int) -> list:
     """[(commit, commit time, [(added, deleted, path)])] for commits after `since` on `rev`."""
-    proc = gr.git(["log", "--no-renames", "--numstat", "--format=%x00%H %ct", f"--since=@{since}", rev, "--"],
-                  check=False)
+    proc = gr.git(["log", "--no-renames", "--numstat", "--format=%x00%H %ct", f"--since=@{since}",
+                   "--end-of-options", rev, "--"], check=False)
     if proc.returncode != 0:
         return []
     commits = []
@@ -94,7 +94,7 @@ def code_log(gr: GitRepo, rev: str, since: int) -> list:
 
 def anchored_since(gr: GitRepo, rev: str, commit: str) -> Optional[set]:
     """Commits reachable from `rev` but not from the anchor commit (None: unknown anchor)."""
-    proc = gr.git(["rev-list", f"{commit}..{rev}", "--"], check=False)
+    proc = gr.git(["rev-list", "--end-of-options", f"{commit}..{rev}", "--"], check=False)
     if proc.returncode != 0:
         return None
     return set(proc.stdout.decode().split())
@@ -106,7 +106,8 @@ def find_stale(gr: GitRepo, facts: dict, touched: dict, decision_ids: list, rev:
     wanted = {i: facts[i] for i in decision_ids if facts.get(i, {}).get("paths")}
     if not wanted:
         return []
-    if gr.git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], check=False).returncode != 0:
+    if gr.git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"],
+              check=False).returncode != 0:
         return []  # no code history yet
     starts = {i: _ts_seconds(max(f["ts"], touched.get(i, ""))) for i, f in wanted.items()}
     restrict = None
