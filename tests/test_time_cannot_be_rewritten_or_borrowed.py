@@ -182,11 +182,23 @@ def redating_merge(repo, hours_before_parent: float) -> tuple:
 
 def test_a_merge_that_redates_an_entry_before_its_parent_is_refused(gates, tmp_path, record_counts):
     client, server, mirror = gates
-    _cp1, cp2 = redating_merge(client, hours_before_parent=2)  # within the tolerance: the merge rule holds
+    _cp1, cp2 = redating_merge(client, hours_before_parent=30)
     v = verdicts(tmp_path, client, server, mirror)
-    assert_refused(v, f"entry {cp2.id[:12]}: the merge keeps a copy dated")
+    assert_refused(v, f"entry {cp2.id[:12]}: a merge keeps a copy whose ts")
     record_counts("time: merge re-dating an entry before its parent (verify, pre-receive, pull)",
                   tried=3, held=3, lost=0)
+
+
+def test_a_merge_redating_a_checkpoint_within_the_tolerance_does_not_make_the_older_one_the_latest(repo):
+    """The issue's attack within the tolerance: the gates take it (it is what two clones
+    whose clocks disagree leave), and resume still shows where work stopped."""
+    cp1, cp2 = redating_merge(repo, hours_before_parent=2)
+    assert cli(repo, "verify").code == 0
+    led = open_ledger(repo)
+    assert led.store.get(cp2.id).ts < cp1.ts, "the merge did re-date it"
+    assert [c.entry.id for c in led.resume("work")] == [cp2.id]
+    res = cli(repo, "resume", "--thread", "work")
+    assert res.code == 0 and "ship the parser" in res.out and "write the parser" not in res.out, res
 
 
 def test_a_merge_keeping_the_earlier_of_two_real_copies_still_verifies(repo):

@@ -8,7 +8,7 @@ append-only history, the merge pick rule. A namespace's `Checks` add the rest:
 * what a record may add to the history it joins (`added`: a decision names a proposal
   the commit holds, and a proposal is decided once);
 * what a merge may change (`changed`: the ledger's pick of two blobs of one id never
-  dates the entry before its parents);
+  dates the entry before its parents beyond the tolerance);
 * what the records a range adds must satisfy together (`finish`: the ledger's parents
   and origins, against the repository's real lines only, and the time rules of
   core/clock.py: no entry before its parents or in the future, beyond the tolerance).
@@ -20,6 +20,7 @@ without checks is refused at import, so none can go unverified.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any, Optional
 
 import pygit2
@@ -111,6 +112,8 @@ class LedgerChecks(Checks):
     def __init__(self, log: FanoutLog, hide: list, pending: Optional[dict] = None):
         super().__init__(log, hide, pending)
         self._blob_ok: dict = {}  # blob oid -> problem or None
+        self._mistimed: set = set()  # ids already reported bad-time (at the merge that re-dated them)
+        self._skew_value: Optional[timedelta] = None
 
     def blob(self, rel: str, oid: pygit2.Oid) -> Optional[tuple[str, str]]:
         # What the blob holds is checked once per blob; where it is stored, at every path
@@ -139,16 +142,19 @@ class LedgerChecks(Checks):
 
     def changed(self, commit: pygit2.Commit, rel: str, rec: Any, report: Report) -> None:
         # The pick keeps the earliest ts, and ts is not hashed: a history made up to carry
-        # an earlier copy of an entry would re-date it. Never before what it names.
+        # an earlier copy of an entry re-dates it. Never before what it names (beyond the
+        # tolerance the copy's own side was held to: a merge this tool makes of two real
+        # copies must pass every gate), and reported at the merge that did it.
         tree = self.log.tree(str(commit.id))
+        times = []
         for p in rec.parents:
             parent = self._entry_at(tree, p)
-            if parent is not None and rec.ts < parent.ts:
-                report.problems.append(Problem(
-                    "bad-time", f"entry {rec.id[:12]}: the merge keeps a copy dated {rec.ts:%Y-%m-%dT%H:%M:%SZ}, "
-                                f"before its parent {p[:12]} ({parent.ts:%Y-%m-%dT%H:%M:%SZ}): re-dated",
-                    str(commit.id)))
-                return
+            times.append((p, parent.ts if parent is not None else None))
+        why = clock.parent_problem(rec.ts, times, self._skew(report))
+        if why and rec.id not in self._mistimed:
+            self._mistimed.add(rec.id)
+            report.problems.append(Problem("bad-time", f"entry {rec.id[:12]}: a merge keeps a copy whose {why[4:]} "
+                                                       "(re-dated)", str(commit.id)))
 
     def _entry_at(self, tree: Optional[pygit2.Tree], entry_id: str) -> Any:
         """The valid entry `tree` stores under `entry_id`, or None."""
@@ -191,7 +197,7 @@ class LedgerChecks(Checks):
                     report.problems.append(Problem(
                         "missing-parent", f"entry {e.id[:12]} names parent {p[:12]}, which no line holds"))
             why = clock.stored_problem(e.ts, times, now, skew)
-            if why:
+            if why and e.id not in self._mistimed:
                 report.problems.append(Problem("bad-time", f"entry {e.id[:12]}: {why}"))
         anchored, unresolved, forged = check_origins(index, added.values())
         report.origins = anchored
@@ -201,12 +207,14 @@ class LedgerChecks(Checks):
                 "bad-origin", f"entry {copy[:12]} names origin {line}:{source[:12]} but does not match that entry"))
 
 
-    def _skew(self, report: Report):
-        try:
-            return clock.parse_skew(self.log.gr.config_get(clock.SKEW_KEY))
-        except InputError as exc:
-            report.warnings.append(f"{exc}; used the default")
-            return clock.DEFAULT_MAX_SKEW
+    def _skew(self, report: Report) -> timedelta:
+        if self._skew_value is None:
+            try:
+                self._skew_value = clock.parse_skew(self.log.gr.config_get(clock.SKEW_KEY))
+            except InputError as exc:
+                report.warnings.append(f"{exc}; used the default")
+                self._skew_value = clock.DEFAULT_MAX_SKEW
+        return self._skew_value
 
 
 class TrailChecks(Checks):

@@ -19,7 +19,8 @@ The shared walk (each a problem with a code, so tests and hooks can tell them ap
 * append-only: each commit holds every record of each of its parents, unchanged,
   except that a merge may pick one of two blobs of one id by the namespace's rule
   (the ledger's: earliest ts, then smallest blob id), and what it keeps is judged
-  again (`Checks.changed`: the ledger's pick never dates an entry before its parents);
+  again (`Checks.changed`: the ledger's pick never dates an entry before its parents
+  beyond the tolerance of docs/FORMAT.md §5);
 then what the namespace asks of the records the range adds (checks.py): the ledger's
 parents and origins against the repository's real lines, a trail's decisions.
 """
