@@ -20,6 +20,8 @@ from git_lifeline.app.hooks import install
 from git_lifeline.git.history import anchored_since, code_log
 from git_lifeline.git.repo import open_repo
 
+PLANTED = "option injection: a planted commit: --output= header (context, stale, MCP context, verify, hooks, pull)"
+
 
 def hostile_bodies(target) -> dict:
     """Header values that would be options if they reached git (or are not of their type)."""
@@ -82,7 +84,7 @@ def test_log_refuses_a_header_value_that_is_not_of_its_type_and_writes_nothing(r
     record_counts("header values refused at write, nothing written", tried=len(bodies), held=held, lost=0)
 
 
-def test_a_planted_option_never_creates_the_file_it_names(planted, tmp_path):
+def test_a_planted_option_never_creates_the_file_it_names(planted, tmp_path, record_counts):
     """A clone that already holds such an entry (pulled by an older version): context,
     stale and the MCP context run git with it as data, never as an option."""
     attacker, _server, _mirror, target, bad = planted
@@ -91,6 +93,7 @@ def test_a_planted_option_never_creates_the_file_it_names(planted, tmp_path):
     assert cli(attacker, "stale").code == 0
     assert context_text(Door(str(attacker)).ledger(), 8000, None)
     assert not target.exists(), "an entry's header value reached git as an option"
+    record_counts(PLANTED, tried=3, held=3, lost=0)
 
 
 def test_git_commands_take_a_hostile_revision_as_a_revision(planted, tmp_path):
@@ -103,29 +106,32 @@ def test_git_commands_take_a_hostile_revision_as_a_revision(planted, tmp_path):
     assert not target.exists()
 
 
-def test_verify_reports_a_planted_option_as_a_bad_entry(planted):
+def test_verify_reports_a_planted_option_as_a_bad_entry(planted, record_counts):
     attacker, *_, bad = planted
     res = cli(attacker, "verify")
     assert res.code == 1, res
     assert "bad-entry" in res.out and "is not a hex object name" in res.out and bad.id[:12] in res.out, res
+    record_counts(PLANTED, tried=1, held=1, lost=0)
 
 
-def test_the_pre_receive_hook_refuses_a_planted_option(planted):
+def test_the_pre_receive_hook_refuses_a_planted_option(planted, record_counts):
     attacker, server, *_ = planted
     code, err = push(attacker, "origin", "refs/lifeline/main", flags=("--no-verify",))
     assert code != 0 and "bad-entry" in err and "is not a hex object name" in err, err
     assert head(server) is None
+    record_counts(PLANTED, tried=1, held=1, lost=0)
 
 
-def test_the_pre_push_hook_refuses_to_send_a_planted_option(planted):
+def test_the_pre_push_hook_refuses_to_send_a_planted_option(planted, record_counts):
     attacker, _server, mirror, *_ = planted
     install(open_repo(str(attacker)), ["pre-push"])
     code, err = push(attacker, "mirror", "refs/lifeline/main")
     assert code != 0 and "bad-entry" in err, err
     assert head(mirror) is None
+    record_counts(PLANTED, tried=1, held=1, lost=0)
 
 
-def test_pull_refuses_a_planted_option_from_a_remote_without_hooks(planted, tmp_path):
+def test_pull_refuses_a_planted_option_from_a_remote_without_hooks(planted, tmp_path, record_counts):
     attacker, _server, mirror, target, _bad = planted
     code, err = push(attacker, "mirror", "refs/lifeline/main", flags=("--no-verify",))
     assert code == 0, err
@@ -136,6 +142,7 @@ def test_pull_refuses_a_planted_option_from_a_remote_without_hooks(planted, tmp_
     assert res.code == 1 and "bad-entry" in res.err, res
     assert head(victim) is None, "a refused pull moved the line"
     assert not target.exists()
+    record_counts(PLANTED, tried=1, held=1, lost=0)
 
 
 @pytest.mark.parametrize("value,ok", [

@@ -19,6 +19,7 @@ from git_lifeline.app.agents import Agents
 from git_lifeline.app.workspace import Workspace
 
 AGENT = dict(agent="claude-code", provider="anthropic", model="claude")
+RECHECK = "re-check: who silences a stale mark (agent direct checkpoint, note, pending, rejected; human, approved)"
 
 
 def code_commit(repo, path: str, when: str) -> None:
@@ -53,23 +54,25 @@ def test_an_agents_direct_checkpoint_on_the_decisions_thread_does_not_silence_th
     assert d.id in planned.entry.parents  # the checkpoint names the decision, as the issue found
     led.append([planned.entry])  # what a direct write (policy: direct) does
     assert marked(led, d), "an agent's checkpoint re-checked a stale decision"
-    record_counts("re-check: an agent's direct entry does not silence a stale mark", tried=1, held=1, lost=0)
+    record_counts(RECHECK, tried=1, held=1, lost=0)
 
 
-def test_an_agents_direct_note_naming_the_decision_does_not_silence_the_mark(stale):
+def test_an_agents_direct_note_naming_the_decision_does_not_silence_the_mark(stale, record_counts):
     led, d = stale
     led.append([led.plan_entry(kind="note", summary="Looked at the schema", body="Still fine.", parents=[d.id],
                                **AGENT)])
     assert marked(led, d)
+    record_counts(RECHECK, tried=1, held=1, lost=0)
 
 
-def test_a_humans_note_naming_the_decision_re_checks_it(stale):
+def test_a_humans_note_naming_the_decision_re_checks_it(stale, record_counts):
     led, d = stale
     led.log(kind="note", summary="Re-checked the database decision", body="Still holds.", parents=[d.id])
     assert not marked(led, d)
+    record_counts(RECHECK, tried=1, held=1, lost=0)
 
 
-def test_an_agents_entry_approved_through_review_re_checks_it(stale):
+def test_an_agents_entry_approved_through_review_re_checks_it(stale, record_counts):
     led, d = stale
     agents = Agents(led)
     rec = agents.propose(dict(kind="note", summary="Re-checked the schema against the decision",
@@ -78,15 +81,17 @@ def test_an_agents_entry_approved_through_review_re_checks_it(stale):
     [outcome] = agents.approve([rec.short])
     assert outcome.ok, outcome
     assert not marked(led, d)
+    record_counts(RECHECK, tried=2, held=2, lost=0)  # pending, then approved
 
 
-def test_a_rejected_proposal_does_not_re_check_it(stale):
+def test_a_rejected_proposal_does_not_re_check_it(stale, record_counts):
     led, d = stale
     agents = Agents(led)
     rec = agents.propose(dict(kind="note", summary="Re-checked the schema", body="Trust me.", parents=[d.id],
                               **AGENT))
     assert agents.reject([rec.short], why="not looked at")[0].ok
     assert marked(led, d)
+    record_counts(RECHECK, tried=1, held=1, lost=0)
 
 
 def test_a_human_re_check_then_new_code_marks_it_again_even_after_agent_entries(stale):

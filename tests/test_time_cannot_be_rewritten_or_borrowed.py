@@ -84,10 +84,11 @@ def test_the_tolerance_is_configured_and_a_bad_setting_is_an_input_error(repo):
     assert res.code == 2 and "lifeline.maxClockSkew" in res.err and "Traceback" not in res.err, res
 
 
-def test_an_entry_dated_before_its_parent_is_refused_at_write(ledger):
+def test_an_entry_dated_before_its_parent_is_refused_at_write(ledger, record_counts):
     parent = ledger.log(kind="decision", summary="Use SQS", body="Managed.").entry
     refused(ledger, ledger.gr.workdir, f"before the ts of its parent {parent.id[:12]}", kind="correction",
             summary="Use Kafka", body="Replay.", parents=[parent.id], ts=iso(utcnow() - timedelta(days=3)))
+    record_counts("time: ts before a parent's refused at write", tried=1, held=1, lost=0)
 
 
 def test_a_write_from_a_clock_behind_its_parent_takes_the_parents_time(ledger):
@@ -150,13 +151,15 @@ def test_a_future_dated_entry_is_refused_by_verify_pull_and_pre_receive(gates, t
     record_counts("time: future-dated entry (verify, pre-receive, pull)", tried=3, held=3, lost=0)
 
 
-def test_an_entry_dated_far_before_its_parent_is_refused_by_verify_pull_and_pre_receive(gates, tmp_path):
+def test_an_entry_dated_far_before_its_parent_is_refused_by_verify_pull_and_pre_receive(gates, tmp_path,
+                                                                                       record_counts):
     client, server, mirror = gates
     led = open_ledger(client)
     parent = led.entries()[0]
     led.append([make_entry(kind="correction", summary="Use Kafka", body="Replay.", parents=[parent.id],
                            ts=parent.ts - timedelta(days=30))])
     assert_refused(verdicts(tmp_path, client, server, mirror), f"before the ts of its parent {parent.id[:12]}")
+    record_counts("time: entry dated before its parent (verify, pre-receive, pull)", tried=3, held=3, lost=0)
 
 
 def redating_merge(repo, hours_before_parent: float) -> tuple:
