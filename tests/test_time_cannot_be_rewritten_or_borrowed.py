@@ -332,3 +332,15 @@ def test_entries_pulled_out_of_order_fold_as_a_cold_fold_does(entries, rnd):
     for key, ids in cold_state.threads.items():  # a thread's order is causal
         pos = {i: n for n, i in enumerate(ids)}
         assert all(pos[p] < pos[i] for i in ids for p in by_id[i].parents if p in pos), key
+
+
+def test_an_entry_after_a_skewed_one_stays_after_it_in_its_thread():
+    """A chain whose second entry is dated before its parent: the third, dated after the
+    second but before the first, still comes last (causality is transitive)."""
+    from truth_reference import rec
+    a = rec("a", "note", body="thread: t\n\nFirst.", minute=10)
+    b = rec("b", "note", ["a"], body="thread: t\n\nSecond, from a clock behind.", minute=1)
+    c = rec("c", "checkpoint", ["b"], body="thread: t\nnext:\n  - third", minute=2)
+    st_ = truth.State(truth.fold([a, b, c]), {e.id: e for e in (a, b, c)}.get)
+    assert st_.threads["t"] == [a.id, b.id, c.id]
+    assert st_.checkpoint_ids["t"] == c.id

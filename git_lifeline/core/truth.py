@@ -118,7 +118,7 @@ class Fold:
     pins: list = field(default_factory=list)         # [note id, target id]
     checkpoints: list = field(default_factory=list)  # [id, thread key], in (ts, id) order
     threads: dict = field(default_factory=dict)      # key -> ids, in (ts, id) order
-    keys: dict = field(default_factory=dict)         # ts iso of every entry kept in a list above
+    keys: dict = field(default_factory=dict)         # ts iso of opens, reverts, checkpoints, thread members
     links: dict = field(default_factory=dict)        # parents of checkpoints and thread members
     contributors: dict = field(default_factory=dict)
     kinds: dict = field(default_factory=dict)
@@ -168,18 +168,18 @@ class Fold:
                 self._touch(p, key[0], e.id, e.agent == "human")
         if e.kind == "decision":
             self._derived = None
-            self.keys[e.id] = key[0]
+            self._remember_facts(e, header, key[0])
             self._insert_sorted(self.decisions, e.id, lambda i: i)
             named.add(e.id)
-            self._remember_facts(e, header, key[0])
         elif e.kind == "correction":
             self._derived = None
             revert = header.get("action") == "revert"
-            self.keys[e.id] = key[0]
-            self._insert_sorted(self.corrections, [e.id, list(e.parents), revert], lambda row: row[0])
-            if not revert:
+            if revert:
+                self.keys[e.id] = key[0]  # a revision's ts is in its facts
+            else:
                 named.add(e.id)
                 self._remember_facts(e, header, key[0])
+            self._insert_sorted(self.corrections, [e.id, list(e.parents), revert], lambda row: row[0])
         elif e.kind == "open":
             self.opens.append(e.id)
             self.keys[e.id] = key[0]
@@ -206,24 +206,37 @@ class Fold:
         return thread_key(ref, [o for o in self.opens if [self.keys.get(o, ""), o] <= key])
 
     def _remember_order(self, e, ts: str) -> None:
+        """Keep what causal order needs of a thread member or checkpoint: its ts and its
+        parents. (Every parent: whether one will be dated after it, or be delayed by its own
+        parents, is not known when it is folded.)"""
         self.keys[e.id] = ts
         if e.parents:
             self.links[e.id] = list(e.parents)
 
+    def ts_of(self, entry_id: str) -> str:
+        """The ts key of an entry kept in one of the ordered lists ("" when not kept)."""
+        return self.keys.get(entry_id) or self.facts.get(entry_id, {}).get("ts", "")
+
     def _insert_sorted(self, rows: list, row, id_of: Callable) -> None:
         """Insert `row` into `rows` kept in (ts, id) order (from the end: an append is O(1))."""
-        new = (self.keys[id_of(row)], id_of(row))
+        new = (self.ts_of(id_of(row)), id_of(row))
         i = len(rows)
-        while i > 0 and (self.keys.get(id_of(rows[i - 1]), ""), id_of(rows[i - 1])) > new:
+        while i > 0 and (self.ts_of(id_of(rows[i - 1])), id_of(rows[i - 1])) > new:
             i -= 1
         rows.insert(i, row)
 
     def _add_recent(self, e, ts: str) -> None:
-        meta = dict(self.recent_meta)
+        meta = self.recent_meta
+        if self.recent and len(self.recent) >= RECENT_COUNT:
+            first = self.recent[0]
+            if (ts, e.id) < (meta[first][0], first):
+                return  # sorts before every recent entry: not one of the latest
         meta[e.id] = [ts, list(e.parents)]
-        ranked = sorted(list(self.recent) + [e.id], key=lambda i: (meta[i][0], i))[-RECENT_COUNT:]
-        self.recent = ranked
-        self.recent_meta = {i: meta[i] for i in ranked}
+        self.recent.append(e.id)
+        if len(self.recent) > 1 and (ts, e.id) < tuple(meta[self.recent[-2]][0:1]) + (self.recent[-2],):
+            self.recent.sort(key=lambda i: (meta[i][0], i))
+        while len(self.recent) > RECENT_COUNT:
+            del meta[self.recent.pop(0)]
 
     def _touch(self, target: str, ts: str, by: str, human: bool) -> None:
         """An entry naming a decision re-checks it when a human wrote it; an agent's entry
@@ -277,10 +290,22 @@ class Fold:
                 facts[key] = value
         self.facts[e.id] = facts
 
-    def thread_order(self, key: str, extra: Iterable[str] = ()) -> list:
-        """The entries of a thread (and `extra` ids), parents before children, then (ts, id)."""
-        ids = list(dict.fromkeys([*self.threads.get(key, []), *extra]))
-        return causal_order(ids, lambda i: self.keys.get(i, ""), lambda i: self.links.get(i, ()))
+    def dated_before_a_parent(self) -> set:
+        """Checkpoints and thread members dated before one of their parents (the only ones
+        for which causal order differs from (ts, id) order; usually none)."""
+        keys = self.keys
+        return {i for i, parents in self.links.items()
+                if any(p in keys and (keys[p], p) > (keys[i], i) for p in parents)}
+
+    def thread_order(self, key: str, extra: Iterable[str] = (), skewed: Optional[set] = None) -> list:
+        """The entries of a thread (and `extra` ids), parents before children, then (ts, id).
+        `skewed` is `dated_before_a_parent()` when the caller has it: a thread holding none
+        of those is already in that order."""
+        members = self.threads.get(key, [])
+        ids = list(dict.fromkeys([*members, *extra])) if extra else list(members)
+        if skewed is not None and not any(i in skewed for i in ids):
+            return ids if not extra else sorted(ids, key=lambda i: (self.ts_of(i), i))
+        return causal_order(ids, self.ts_of, lambda i: self.links.get(i, ()))
 
     def recent_order(self) -> list:
         """The recent entries, parents before children, then (ts, id)."""
@@ -367,6 +392,7 @@ class State:
         for t in live_pins:
             if t not in self.superseded and t not in self.pinned:
                 self.pinned.append(t)
+        self._skewed: set = f.dated_before_a_parent()
         self.checkpoint_ids: dict = self._latest_checkpoints()
         boots = [b for b in f.bootstraps if b not in self.superseded]
         self.identity_id: Optional[str] = boots[-1] if boots else None
@@ -385,11 +411,11 @@ class State:
             live.setdefault(key, []).append(cid)
         out = {}
         for key, cids in live.items():
-            if len(cids) == 1:
-                out[key] = cids[0]
+            if len(cids) == 1 or not any(i in self._skewed for i in f.threads.get(key, cids)):
+                out[key] = cids[-1]  # f.checkpoints is in (ts, id) order, and so is this thread
                 continue
             wanted = set(cids)
-            out[key] = [i for i in f.thread_order(key, cids) if i in wanted][-1]
+            out[key] = [i for i in f.thread_order(key, cids, self._skewed) if i in wanted][-1]
         return out
 
     @property
@@ -397,7 +423,7 @@ class State:
         """thread key -> its entries, parents before children, then (ts, id): the last is
         the thread's head."""
         if self._threads is None:
-            self._threads = {k: self.fold.thread_order(k) for k in self.fold.threads}
+            self._threads = {k: self.fold.thread_order(k, skewed=self._skewed) for k in self.fold.threads}
         return self._threads
 
     # ---- entries, fetched on demand ---------------------------------------
