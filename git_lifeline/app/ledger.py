@@ -325,7 +325,12 @@ class Ledger:
         """(id, ts or None) of each parent: in `batch`, in this line, or in another line."""
         out, index = [], None
         for p in parents:
-            e = (batch or {}).get(p) or self.store.get(p)
+            e = (batch or {}).get(p)
+            if e is None:
+                try:
+                    e = self.store.get(p)
+                except LifelineError:
+                    e = None  # a malformed parent has no ts to compare with (verify reports it)
             if e is None:
                 from ..git.lines import LineIndex
                 index = index or LineIndex.scan(self.gr)
