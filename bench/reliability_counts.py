@@ -30,6 +30,10 @@ CORPORA = [
     "tests/test_validation.py",
     "tests/test_fuzz_ingest_never_crashes.py",
     "tests/test_ledger_commits_are_signed_when_git_asks.py",
+    "tests/test_a_header_value_never_reaches_git_as_an_option.py",
+    "tests/test_time_cannot_be_rewritten_or_borrowed.py",
+    "tests/test_only_a_human_rechecks_a_stale_decision.py",
+    "tests/test_lifeline_md_cannot_fake_ids_or_marks.py",
 ]
 
 

@@ -39,6 +39,10 @@ def random_step(ledger, rng, made, step):
         parents = [rng.choice(made)]
     if kind == "correction" and not parents:
         kind = "note"
+    when = T0 + timedelta(hours=step * 10 - rng.choice([0, 0, 0, 25]))
+    for p in parents:  # a child is written after what it names (the write refuses it otherwise)
+        when = max(when, ledger.show(p).ts)
+    ts = when.isoformat()
     body = f"why {step}"
     if kind == "correction" and rng.random() < 0.3:
         body = "action: revert\n\n" + body

@@ -202,7 +202,7 @@ def test_correcting_a_checkpoint_restores_the_previous_one(ledger):
     a = ledger.checkpoint("api", {"next": ["step one"]}).entry
     b = ledger.checkpoint("api", {"next": ["step two"]}).entry
     assert ledger.state().checkpoints["api"].entry.id == b.id
-    add(ledger, "correction", "That checkpoint was wrong", "Back to step one.", parents=[b.id], days=400)
+    ledger.log(kind="correction", summary="That checkpoint was wrong", body="Back to step one.", parents=[b.id])
     assert ledger.state().checkpoints["api"].entry.id == a.id
 
 
@@ -210,7 +210,7 @@ def test_closing_an_open_drops_its_threads_checkpoint(ledger):
     q = add(ledger, "open", "Pick a queue", "Need throughput numbers.")
     ledger.checkpoint(q.id[:8], {"next": ["benchmark RQ"]})
     assert q.id in ledger.state().checkpoints
-    add(ledger, "correction", "Queue picked: SQS", "Benchmarks done.", parents=[q.id], days=400)
+    ledger.log(kind="correction", summary="Queue picked: SQS", body="Benchmarks done.", parents=[q.id])
     assert q.id not in ledger.state().checkpoints
 
 

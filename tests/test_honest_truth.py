@@ -219,12 +219,17 @@ def test_revising_a_revision_never_resurrects_the_original_in_the_context(ledger
 
 
 def test_a_back_dated_correction_folds_through_the_cache_as_a_cold_fold_does(ledger):
-    """A clone with a slow clock: the revision sorts before the decision it replaces."""
+    """A clone with a slow clock: the revision sorts before the decision it replaces.
+    (This tool refuses to write such a ts; the revision comes in as another clone stored it.)"""
+    from helpers import make_entry
+
     from git_lifeline.core import truth
+    from git_lifeline.core.rules import parse_ts
     d = decide(ledger, "Use MongoDB", "Flexible.", "2026-01-05T00:00:00Z")
     ledger.state()  # the cache now holds a fold of D
-    c = ledger.log(kind="correction", summary="Use PostgreSQL", body="ACID.", parents=[d.id],
-                   ts="2026-01-01T00:00:00Z").entry
+    c = make_entry(kind="correction", summary="Use PostgreSQL", body="ACID.", parents=[d.id],
+                   ts=parse_ts("2026-01-04T12:00:00Z"))
+    ledger.append([c])
     cached = ledger.state()
     cold = truth.reduce(ledger.store.load().entries.values())
     assert cached.decision_ids == cold.decision_ids == [c.id]

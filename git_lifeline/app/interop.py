@@ -72,6 +72,7 @@ def write_output(path: Path, text: str) -> None:
 
 def _bulk_append(led: Ledger, entries: list) -> AppendResult:
     """Append many entries as one pack (git fast-import) and one commit, ref by CAS."""
+    led.check_batch(entries)  # what verify would refuse is never written
     writer = BulkWriter(led.store)
     try:
         for e in entries:
@@ -152,6 +153,7 @@ def import_from(led: Ledger, source: Path, strict: bool = False, assume_utc: boo
         plan = seed.check_records(
             counted(records), str(source), strict=strict, assume_utc=assume_utc, in_line=in_line,
             elsewhere=lambda p: index.locate(p, exclude=led.line), dedup_used=dedup_used, sink=writer.add)
+        led.check_batch(plan.entries)  # what verify would refuse is never written
         write_progress = (lambda done, n: progress("writing", done, n)) if progress is not None else None
         result = writer.publish(plan.entries, commit_message, write_progress)
     except BaseException:

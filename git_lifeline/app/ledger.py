@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Optional
 
 from ..core import truth
 from ..core.rules import KINDS
-from ..errors import InputError
+from ..errors import InputError, LifelineError
 from ..git.repo import GitRepo
 from ..git.store import DEFAULT_LINE, AppendResult, LineStore
 from ..views import context as ctx
@@ -183,11 +183,25 @@ class Ledger:
         """Decisions in force whose code (their `paths:`) changed after they were made."""
         from ..git.history import find_stale
         st = st or self.state()
-        if since is not None and self.gr.git(["rev-parse", "--verify", "--quiet", f"{since}^{{commit}}"],
-                                             check=False).returncode != 0:
+        if since is not None and self.gr.git(["rev-parse", "--verify", "--quiet", "--end-of-options",
+                                              f"{since}^{{commit}}"], check=False).returncode != 0:
             raise InputError(f"--since {since!r}: not a commit")
-        return find_stale(self.gr, st.fold.facts, st.fold.touched, st.decision_ids, since_rev=since,
+        return find_stale(self.gr, st.fold.facts, self.rechecked(st), st.decision_ids, since_rev=since,
                           store=self.store)
+
+    def rechecked(self, st: truth.State) -> dict:
+        """decision id -> ts of its latest re-check: a human's entry naming it, or an agent's
+        that a human approved through review (the trail is read only when that matters)."""
+        facts = st.fold.facts
+        if not any(facts.get(i, {}).get("paths") for i in st.fold.agent_touched):
+            return st.fold.touched  # no agent's entry names a decision staleness is asked of
+        from ..git.trails import ReviewTrail
+        try:
+            records = list(ReviewTrail(self.gr, self.line).load().records.values())
+        except LifelineError:
+            records = []
+        approved = {r.doc.get("entry") for r in records if r.type in ("approved", "duplicate")}
+        return st.fold.rechecked(a for a in approved if a)
 
     def recall(self, query: str, k: int = 5) -> list:
         """Search hits (views.recall.Hit), best first; empty when recall abstains."""
@@ -297,14 +311,62 @@ class Ledger:
                    allow_secret: Optional[str] = None):
         """A new entry under every write rule, the secret scan included (rules.new_record).
         `allow_secret` records a reasoned override of the secret scan in the body's header."""
-        from ..core.rules import new_record, parse_ts  # the model's rules, without pydantic's start-up cost
+        from ..core import clock
+        from ..core.headers import refuse_bad_headers
+        from ..core.rules import new_record, parse_ts, utcnow  # the model's rules, without pydantic's start-up
         if allow_secret is not None:
             from ..core.secrets import record_override
             body = record_override(body, allow_secret)
-        return new_record(kind=kind, summary=summary.strip(), body=body,
-                          author=(author or self.default_author()).strip(), agent=agent, provider=provider,
-                          model=model, parents=self.resolve_parents(parents or []), dedup_key=dedup_key,
-                          ts=parse_ts(ts) if ts is not None else None)
+        resolved = self.resolve_parents(parents or [])
+        times = self.parent_times(resolved)
+        now = utcnow()
+        # A child is written after what it names: a clock behind a parent's writes the parent's ts.
+        when = parse_ts(ts) if ts is not None else max([now, *(t for _, t in times if t is not None)])
+        entry = new_record(kind=kind, summary=summary.strip(), body=body,
+                           author=(author or self.default_author()).strip(), agent=agent, provider=provider,
+                           model=model, parents=resolved, dedup_key=dedup_key, ts=when)
+        refuse_bad_headers(entry)
+        why = clock.write_problem(entry.ts, times, now, self.max_clock_skew())
+        if why:
+            raise InputError(f"ts refused: {why}; nothing was written")
+        return entry
+
+    def max_clock_skew(self):
+        from ..core import clock
+        return clock.parse_skew(self.gr.config_get(clock.SKEW_KEY))
+
+    def parent_times(self, parents: list, batch: Optional[dict] = None) -> list:
+        """(id, ts or None) of each parent: in `batch`, in this line, or in another line."""
+        out, index = [], None
+        for p in parents:
+            e = (batch or {}).get(p)
+            if e is None:
+                try:
+                    e = self.store.get(p)
+                except LifelineError:
+                    e = None  # a malformed parent has no ts to compare with (verify reports it)
+            if e is None:
+                from ..git.lines import LineIndex
+                index = index or LineIndex.scan(self.gr)
+                home = index.locate(p, exclude=self.line)
+                e = index.get(home, p) if home else None
+            out.append((p, e.ts if e is not None else None))
+        return out
+
+    def check_batch(self, entries: list) -> None:
+        """What `verify` would refuse in entries about to be written in bulk (import,
+        migrate): a typed header value not of its type, a ts before a parent's or in the
+        future beyond the tolerance. Raises InputError; nothing is written then."""
+        from ..core import clock
+        from ..core.headers import header_problems
+        from ..core.rules import utcnow
+        batch = {e.id: e for e in entries}
+        now, skew = utcnow(), self.max_clock_skew()
+        for e in entries:
+            why = "; ".join(header_problems(e.kind, e.body)) or \
+                clock.stored_problem(e.ts, self.parent_times(e.parents, batch), now, skew)
+            if why:
+                raise InputError(f"entry {e.id[:12]} ('{e.summary[:40]}'): {why}; nothing was written")
 
     def plan_in_thread(self, thread: str, fields: dict):
         """An entry of a thread: its body starts with `thread:` and it chains to the thread's head."""

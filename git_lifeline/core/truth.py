@@ -1,8 +1,9 @@
 """Current truth, derived by pure functions from an entry set.
 
-Nothing here touches git. Entries are folded in (ts, id) order — identical on every
-clone — into a `Fold` of small accumulators (ids, not entries). A Fold serialises to
-JSON, so the cache can keep it per entries tree and fold only what an append adds.
+Nothing here touches git. Entries are folded into a `Fold` of small accumulators (ids,
+not entries), identical on every clone whatever order they arrive in. A Fold
+serialises to JSON, so the cache can keep it per entries tree and fold only what an
+append or a pull adds.
 `State` wraps a Fold with a loader (id -> entry) that fetches entries only when
 something is rendered.
 
@@ -19,6 +20,10 @@ Rules (docs/FORMAT.md §9, "Current truth"):
   same subject (`subjects.py`), or are versions of one decision (both are, or revise
   through revisions, the same decision). A word before a colon is not a subject.
 * Entries whose id does not match their content are dropped and listed.
+* "The latest" (a thread's head and live checkpoint, recent entries) is decided by
+  causality first, parents before children, and (ts, id) second (`causal.py`).
+* Only a human's entry naming a decision re-checks it (staleness); an agent's counts
+  once a human approved it through review (`Fold.rechecked`).
 
 The correction graph's truth is derived in one pass when it is read (`Fold.derived`,
 supersession.py), never per entry: folding N revisions is linear in N. It does not
@@ -32,12 +37,14 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
 from . import blocks
+from .causal import causal_order
+from .headers import valid_value
 from .subjects import display_subject, subject_key
 from .supersession import Derived, derive
 
 MAIN_THREAD = "main"
 RECENT_COUNT = 5
-FOLD_VERSION = 3
+FOLD_VERSION = 4
 _IDLIKE = re.compile(r"[0-9a-f]{6,64}")
 
 
@@ -89,28 +96,39 @@ def is_revert(body: str) -> bool:
 
 @dataclass
 class Fold:
-    """Accumulators of the fold. Everything is ids and counts: small, JSON-able.
+    """Accumulators of the fold. Everything is ids, keys and counts: small, JSON-able.
 
-    `add` takes entries in (ts, id) order (the cache refolds when an append would
-    sort before what was folded: `accepts_after`), which threads, checkpoints,
-    identity and recent rely on. The correction graph does not: a parent may be added
-    after its child (clocks skew), and `derived` is the same whatever the order."""
+    The fold is a function of the entry set, whatever order `add` is called in, for
+    every entry `accepts_after` accepts: lists whose order matters (threads,
+    checkpoints, recent) are kept sorted by (ts, id) as entries arrive, and "the latest"
+    is decided by causality first (parents before children) and ts second
+    (`causal_order`). So an entry pulled from a clone whose clock is behind, or a
+    future-dated entry folded earlier, does not force a refold of everything on the
+    next append. Only an `open`, a `bootstrap` or a pin that sorts before what was
+    folded does (they change how entries already folded read)."""
 
     count: int = 0
-    last: Optional[list] = None                 # [ts iso, id] of the last entry folded
-    recent: list = field(default_factory=list)  # last RECENT_COUNT ids
-    decisions: list = field(default_factory=list)    # decision ids
-    corrections: list = field(default_factory=list)  # [id, parents, is revert]
+    last: Optional[list] = None                 # [ts iso, id] of the largest (ts, id) folded
+    recent: list = field(default_factory=list)  # the RECENT_COUNT largest (ts, id), in that order
+    recent_meta: dict = field(default_factory=dict)  # recent id -> [ts iso, parents]
+    decisions: list = field(default_factory=list)    # decision ids, in (ts, id) order
+    corrections: list = field(default_factory=list)  # [id, parents, is revert], in (ts, id) order
     opens: list = field(default_factory=list)
     bootstraps: list = field(default_factory=list)
     pins: list = field(default_factory=list)         # [note id, target id]
-    checkpoints: list = field(default_factory=list)  # [id, thread key]
-    threads: dict = field(default_factory=dict)      # key -> ids
+    checkpoints: list = field(default_factory=list)  # [id, thread key], in (ts, id) order
+    threads: dict = field(default_factory=dict)      # key -> ids, in (ts, id) order
+    keys: dict = field(default_factory=dict)         # ts iso of opens, reverts, checkpoints, thread members
+    links: dict = field(default_factory=dict)        # parents of checkpoints and thread members
     contributors: dict = field(default_factory=dict)
     kinds: dict = field(default_factory=dict)
     broken: list = field(default_factory=list)
     facts: dict = field(default_factory=dict)  # decision/revision id -> {ts, subject, subject_key, paths, ...}
-    touched: dict = field(default_factory=dict)  # decision/revision id -> ts of the latest entry naming it
+    # decision/revision id -> ts of the latest *human* entry naming it (a re-check)
+    touched: dict = field(default_factory=dict)
+    # decision/revision id -> [[ts, entry id]] of agents' entries naming it after that:
+    # a re-check only once a human approved the entry through review (`rechecked`)
+    agent_touched: dict = field(default_factory=dict)
     version: int = FOLD_VERSION
     _derived: Optional[Derived] = field(default=None, init=False, repr=False, compare=False)
     _named: Optional[set] = field(default=None, init=False, repr=False, compare=False)
@@ -119,49 +137,139 @@ class Fold:
         return [f"{e.ts:%Y-%m-%dT%H:%M:%S.%f}", e.id]
 
     def accepts_after(self, entries: list) -> bool:
-        """True when every entry sorts after what was folded (an ordinary append)."""
+        """True when these entries can be folded onto what was folded (an ordinary
+        append, or entries that sort earlier but change nothing already folded)."""
         if self.last is None:
             return True
-        return all(self.key_of(e) > self.last for e in entries)
+        for e in entries:
+            if self.key_of(e) > self.last:
+                continue
+            if e.kind in ("open", "bootstrap"):
+                return False
+            if e.kind != "relation":
+                target = blocks.field(e.body, "pin")
+                if target and target in e.parents:
+                    return False
+        return True
 
     def add(self, e) -> None:
-        """Fold one verified entry (callers feed them in (ts, id) order)."""
+        """Fold one verified entry."""
         key = self.key_of(e)
         self.count += 1
         self.last = key if self.last is None or key > self.last else self.last
-        self.recent = (self.recent + [e.id])[-RECENT_COUNT:]
+        self._add_recent(e, key[0])
         who = f"{e.provider}/{e.model}"
         self.contributors[who] = self.contributors.get(who, 0) + 1
         self.kinds[e.kind] = self.kinds.get(e.kind, 0) + 1
         header = blocks.header_fields(e.body) if e.kind != "relation" else {}
         named = self._decisions_and_revisions()
         for p in e.parents:
-            if p in named and self.touched.get(p, "") < key[0]:
-                self.touched[p] = key[0]  # re-checking a decision (a note naming it) refreshes it
+            if p in named:
+                self._touch(p, key[0], e.id, e.agent == "human")
         if e.kind == "decision":
             self._derived = None
-            self.decisions.append(e.id)
-            named.add(e.id)
             self._remember_facts(e, header, key[0])
+            self._insert_sorted(self.decisions, e.id, lambda i: i)
+            named.add(e.id)
         elif e.kind == "correction":
             self._derived = None
             revert = header.get("action") == "revert"
-            self.corrections.append([e.id, list(e.parents), revert])
-            if not revert:
+            if revert:
+                self.keys[e.id] = key[0]  # a revision's ts is in its facts
+            else:
                 named.add(e.id)
                 self._remember_facts(e, header, key[0])
+            self._insert_sorted(self.corrections, [e.id, list(e.parents), revert], lambda row: row[0])
         elif e.kind == "open":
             self.opens.append(e.id)
+            self.keys[e.id] = key[0]
         elif e.kind == "bootstrap":
             self.bootstraps.append(e.id)
         target = header.get("pin")
         if target and target in e.parents:
             self.pins.append([e.id, target])
         if header.get("thread"):
-            thread = thread_key(header["thread"], self.opens)
-            self.threads.setdefault(thread, []).append(e.id)
+            thread = self._thread_of(header["thread"], key)
+            self._remember_order(e, key[0])
+            self._insert_sorted(self.threads.setdefault(thread, []), e.id, lambda i: i)
         if e.kind == "checkpoint":
-            self.checkpoints.append([e.id, thread_key(header.get("thread"), self.opens)])
+            thread = self._thread_of(header.get("thread"), key)
+            self._remember_order(e, key[0])
+            self._insert_sorted(self.checkpoints, [e.id, thread], lambda row: row[0])
+
+    def _thread_of(self, ref: Optional[str], key: list) -> str:
+        """The thread an entry names, as a fold in (ts, id) order resolves it: a prefix
+        resolves among the opens that sort before the entry."""
+        ref = (ref or "").strip()
+        if not ref or len(ref) == 64 or not _IDLIKE.fullmatch(ref):
+            return thread_key(ref, ())
+        return thread_key(ref, [o for o in self.opens if [self.keys.get(o, ""), o] <= key])
+
+    def _remember_order(self, e, ts: str) -> None:
+        """Keep what causal order needs of a thread member or checkpoint: its ts and its
+        parents. (Every parent: whether one will be dated after it, or be delayed by its own
+        parents, is not known when it is folded.)"""
+        self.keys[e.id] = ts
+        if e.parents:
+            self.links[e.id] = list(e.parents)
+
+    def ts_of(self, entry_id: str) -> str:
+        """The ts key of an entry kept in one of the ordered lists ("" when not kept)."""
+        return self.keys.get(entry_id) or self.facts.get(entry_id, {}).get("ts", "")
+
+    def _insert_sorted(self, rows: list, row, id_of: Callable) -> None:
+        """Insert `row` into `rows` kept in (ts, id) order (from the end: an append is O(1))."""
+        new = (self.ts_of(id_of(row)), id_of(row))
+        i = len(rows)
+        while i > 0 and (self.ts_of(id_of(rows[i - 1])), id_of(rows[i - 1])) > new:
+            i -= 1
+        rows.insert(i, row)
+
+    def _add_recent(self, e, ts: str) -> None:
+        meta = self.recent_meta
+        if self.recent and len(self.recent) >= RECENT_COUNT:
+            first = self.recent[0]
+            if (ts, e.id) < (meta[first][0], first):
+                return  # sorts before every recent entry: not one of the latest
+        meta[e.id] = [ts, list(e.parents)]
+        self.recent.append(e.id)
+        if len(self.recent) > 1 and (ts, e.id) < tuple(meta[self.recent[-2]][0:1]) + (self.recent[-2],):
+            self.recent.sort(key=lambda i: (meta[i][0], i))
+        while len(self.recent) > RECENT_COUNT:
+            del meta[self.recent.pop(0)]
+
+    def _touch(self, target: str, ts: str, by: str, human: bool) -> None:
+        """An entry naming a decision re-checks it when a human wrote it; an agent's entry
+        is kept aside, and counts only once a human approved it (`rechecked`)."""
+        if ts <= self.facts.get(target, {}).get("ts", ""):
+            return  # named before it was made (clocks skew): not a re-check, in any fold order
+        seen = self.touched.get(target, "")
+        if human:
+            if ts > seen:
+                self.touched[target] = ts
+                rows = [r for r in self.agent_touched.get(target, []) if r[0] > ts]
+                if rows:
+                    self.agent_touched[target] = rows
+                else:
+                    self.agent_touched.pop(target, None)
+        elif ts > seen:
+            rows = self.agent_touched.setdefault(target, [])
+            if [ts, by] not in rows:
+                rows.append([ts, by])
+                rows.sort()
+
+    def rechecked(self, approved: Iterable[str] = ()) -> dict:
+        """decision/revision id -> ts of its latest re-check: a human's entry naming it,
+        or an agent's entry naming it that a human approved through review."""
+        approved = set(approved)
+        out = dict(self.touched)
+        for target, rows in self.agent_touched.items():
+            for ts, by in reversed(rows):
+                if by in approved:
+                    if ts > out.get(target, ""):
+                        out[target] = ts
+                    break
+        return out
 
     def _decisions_and_revisions(self) -> set:
         if self._named is None:
@@ -175,9 +283,35 @@ class Fold:
             facts["subject"] = subject
             facts["subject_key"] = subject_key(header["subject"])
         for key in ("paths", "valid-from", "valid-until", "commit"):
-            if header.get(key):
-                facts[key] = header[key]
+            # a `commit:` or `paths:` value that is not of its type is never remembered:
+            # staleness hands these to git (verify reports the entry: core/headers.py)
+            value = valid_value(key, header.get(key))
+            if value:
+                facts[key] = value
         self.facts[e.id] = facts
+
+    def dated_before_a_parent(self) -> set:
+        """Checkpoints and thread members dated before one of their parents (the only ones
+        for which causal order differs from (ts, id) order; usually none)."""
+        keys = self.keys
+        return {i for i, parents in self.links.items()
+                if any(p in keys and (keys[p], p) > (keys[i], i) for p in parents)}
+
+    def thread_order(self, key: str, extra: Iterable[str] = (), skewed: Optional[set] = None) -> list:
+        """The entries of a thread (and `extra` ids), parents before children, then (ts, id).
+        `skewed` is `dated_before_a_parent()` when the caller has it: a thread holding none
+        of those is already in that order."""
+        members = self.threads.get(key, [])
+        ids = list(dict.fromkeys([*members, *extra])) if extra else list(members)
+        if skewed is not None and not any(i in skewed for i in ids):
+            return ids if not extra else sorted(ids, key=lambda i: (self.ts_of(i), i))
+        return causal_order(ids, self.ts_of, lambda i: self.links.get(i, ()))
+
+    def recent_order(self) -> list:
+        """The recent entries, parents before children, then (ts, id)."""
+        meta = self.recent_meta
+        return causal_order(list(self.recent), lambda i: meta[i][0] if i in meta else "",
+                            lambda i: meta[i][1] if i in meta else ())
 
     @property
     def derived(self) -> Derived:
@@ -248,26 +382,49 @@ class State:
         self.expired.sort(key=lambda i: f.facts[i].get("valid-until", ""), reverse=True)
         self.decision_ids: list = in_force_carriers
         self.open_ids: list = [i for i in f.opens if i not in self.superseded]
-        self.threads: dict = f.threads
         self.contributors: dict = f.contributors
         self.kinds: dict = f.kinds
         self.broken: list = f.broken
         self.count: int = f.count
-        self.recent_ids: list = list(f.recent)
+        self.recent_ids: list = f.recent_order()
         live_pins = [t for n, t in f.pins if n not in self.superseded]
         self.pinned: list = []
         for t in live_pins:
             if t not in self.superseded and t not in self.pinned:
                 self.pinned.append(t)
-        self.checkpoint_ids: dict = {}
+        self._skewed: set = f.dated_before_a_parent()
+        self.checkpoint_ids: dict = self._latest_checkpoints()
+        boots = [b for b in f.bootstraps if b not in self.superseded]
+        self.identity_id: Optional[str] = boots[-1] if boots else None
+        self._threads: Optional[dict] = None
+
+    def _latest_checkpoints(self) -> dict:
+        """thread key -> its latest live checkpoint: the one that continues the thread
+        (causality first), then the latest by (ts, id)."""
+        f = self.fold
+        live: dict = {}
         for cid, key in f.checkpoints:
             if cid in self.superseded:
                 continue
             if _IDLIKE.fullmatch(key) and len(key) == 64 and key in self.superseded:
                 continue  # the open this thread worked on was closed
-            self.checkpoint_ids[key] = cid
-        boots = [b for b in f.bootstraps if b not in self.superseded]
-        self.identity_id: Optional[str] = boots[-1] if boots else None
+            live.setdefault(key, []).append(cid)
+        out = {}
+        for key, cids in live.items():
+            if len(cids) == 1 or not any(i in self._skewed for i in f.threads.get(key, cids)):
+                out[key] = cids[-1]  # f.checkpoints is in (ts, id) order, and so is this thread
+                continue
+            wanted = set(cids)
+            out[key] = [i for i in f.thread_order(key, cids, self._skewed) if i in wanted][-1]
+        return out
+
+    @property
+    def threads(self) -> dict:
+        """thread key -> its entries, parents before children, then (ts, id): the last is
+        the thread's head."""
+        if self._threads is None:
+            self._threads = {k: self.fold.thread_order(k, skewed=self._skewed) for k in self.fold.threads}
+        return self._threads
 
     # ---- entries, fetched on demand ---------------------------------------
     def get(self, entry_id: str):
@@ -297,7 +454,7 @@ class State:
 
     @property
     def head(self):
-        return self.get(self.fold.recent[-1]) if self.fold.recent else None
+        return self.get(self.recent_ids[-1]) if self.recent_ids else None
 
     @property
     def entries(self) -> list:
@@ -416,6 +573,5 @@ def for_thread(st: State, key: str) -> State:
     brief._memo = st._memo
     brief.pinned = list(st.pinned) + [i for i in members if i in in_force and i not in st.pinned]
     brief.checkpoint_ids = {k: v for k, v in st.checkpoint_ids.items() if k == key}
-    ordered = sorted((st.get(i) for i in members if st.get(i) is not None), key=lambda e: (e.ts, e.id))
-    brief.recent_ids = [e.id for e in ordered[-RECENT_COUNT:]]
+    brief.recent_ids = [i for i in members if st.get(i) is not None][-RECENT_COUNT:]
     return brief

@@ -3,11 +3,15 @@
 The walk (verify.verify_range) applies the rules every namespace shares: tree shape,
 append-only history, the merge pick rule. A namespace's `Checks` add the rest:
 
-* how one blob is judged (`blob`: parses, recomputes to its id, is stored at its id);
+* how one blob is judged (`blob`: parses, recomputes to its id, is stored at its id;
+  for the ledger, its typed header values are of their type: core/headers.py);
 * what a record may add to the history it joins (`added`: a decision names a proposal
   the commit holds, and a proposal is decided once);
+* what a merge may change (`changed`: the ledger's pick of two blobs of one id never
+  dates the entry before its parents beyond the tolerance);
 * what the records a range adds must satisfy together (`finish`: the ledger's parents
-  and origins, against the repository's real lines only).
+  and origins, against the repository's real lines only, and the time rules of
+  core/clock.py: no entry before its parents or in the future, beyond the tolerance).
 
 `CHECKS` maps every namespace of namespaces.NAMESPACES to its checks; a namespace
 without checks is refused at import, so none can go unverified.
@@ -16,12 +20,15 @@ without checks is refused at import, so none can go unverified.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any, Optional
 
 import pygit2
 
-from ..core.rules import parse_blob
-from ..errors import LifelineError
+from ..core import clock
+from ..core.headers import header_problems
+from ..core.rules import parse_blob, utcnow
+from ..errors import InputError, LifelineError
 from .fanout import FanoutLog
 from .namespaces import LEDGER, NAMESPACES, REVIEW
 from .trees import blob_data, diff_entry_trees, is_entry_path, lookup
@@ -91,6 +98,10 @@ class Checks:
     def added(self, commit: pygit2.Commit, rel: str, rec: Any, report: Report) -> None:
         """A valid record `commit` adds (called in history order)."""
 
+    def changed(self, commit: pygit2.Commit, rel: str, rec: Any, report: Report) -> None:
+        """A valid record a merge `commit` keeps in place of a parent's blob of the same
+        id (the namespace's pick, already checked)."""
+
     def finish(self, report: Report, added: dict, tip_tree: Optional[pygit2.Tree]) -> None:
         """The records the range adds, together."""
 
@@ -101,6 +112,8 @@ class LedgerChecks(Checks):
     def __init__(self, log: FanoutLog, hide: list, pending: Optional[dict] = None):
         super().__init__(log, hide, pending)
         self._blob_ok: dict = {}  # blob oid -> problem or None
+        self._mistimed: set = set()  # ids already reported bad-time (at the merge that re-dated them)
+        self._skew_value: Optional[timedelta] = None
 
     def blob(self, rel: str, oid: pygit2.Oid) -> Optional[tuple[str, str]]:
         # What the blob holds is checked once per blob; where it is stored, at every path
@@ -117,7 +130,7 @@ class LedgerChecks(Checks):
                 if not e.verify():
                     problem = f"content does not match its id {e.id[:12]} (tampered)"
                 else:
-                    problem = _secret_problem(e)
+                    problem = _secret_problem(e) or _header_problem(e)
             self._blob_ok[key] = problem
         problem = self._blob_ok[key]
         parsed = self._parsed.get(key)
@@ -127,6 +140,36 @@ class LedgerChecks(Checks):
             return None
         return ("secret" if isinstance(problem, SecretProblem) else self.bad_code), problem
 
+    def changed(self, commit: pygit2.Commit, rel: str, rec: Any, report: Report) -> None:
+        # The pick keeps the earliest ts, and ts is not hashed: a history made up to carry
+        # an earlier copy of an entry re-dates it. Never before what it names (beyond the
+        # tolerance the copy's own side was held to: a merge this tool makes of two real
+        # copies must pass every gate), and reported at the merge that did it.
+        tree = self.log.tree(str(commit.id))
+        times = []
+        for p in rec.parents:
+            parent = self._entry_at(tree, p)
+            times.append((p, parent.ts if parent is not None else None))
+        why = clock.parent_problem(rec.ts, times, self._skew(report))
+        if why and rec.id not in self._mistimed:
+            self._mistimed.add(rec.id)
+            report.problems.append(Problem("bad-time", f"entry {rec.id[:12]}: a merge keeps a copy whose {why[4:]} "
+                                                       "(re-dated)", str(commit.id)))
+
+    def _entry_at(self, tree: Optional[pygit2.Tree], entry_id: str) -> Any:
+        """The valid entry `tree` stores under `entry_id`, or None."""
+        oid = lookup(tree, entry_id)
+        if oid is None:
+            return None
+        key = str(oid)
+        if key not in self._parsed:
+            try:
+                self._parsed[key] = parse_blob(blob_data(self.repo, oid))
+            except (LifelineError, KeyError):
+                return None
+        e = self._parsed[key]
+        return e if e.id == entry_id else None
+
     def finish(self, report: Report, added: dict, tip_tree: Optional[pygit2.Tree]) -> None:
         # Only the repository's real lines count (lines.LineIndex: refs/lifeline/<name> whose
         # head has the ledger's shape, plus the heads this same verification lets in), and
@@ -134,22 +177,44 @@ class LedgerChecks(Checks):
         # or renamed blob can excuse a missing parent or vouch for an origin.
         from .lines import LineIndex, check_origins
         index = LineIndex.scan(self.log.gr, self.pending)
+        now, skew = utcnow(), self._skew(report)
         for e in added.values():
+            times = []
             for p in e.parents:
-                if p in added or (self.hide and lookup(tip_tree, p) is not None):
+                if p in added:
+                    times.append((p, added[p].ts))
+                    continue
+                if self.hide and lookup(tip_tree, p) is not None:
+                    here = self._entry_at(tip_tree, p)
+                    times.append((p, here.ts if here is not None else None))
                     continue  # in this line (what `hide` holds was verified before)
                 home = index.locate(p, exclude=self.log.name)
                 if home:
                     report.external.append((e.id, p, home))
+                    there = index.get(home, p)
+                    times.append((p, there.ts if there is not None else None))
                 else:
                     report.problems.append(Problem(
                         "missing-parent", f"entry {e.id[:12]} names parent {p[:12]}, which no line holds"))
+            why = clock.stored_problem(e.ts, times, now, skew)
+            if why and e.id not in self._mistimed:
+                report.problems.append(Problem("bad-time", f"entry {e.id[:12]}: {why}"))
         anchored, unresolved, forged = check_origins(index, added.values())
         report.origins = anchored
         report.unresolved_origins = unresolved
         for copy, source, line in forged:
             report.problems.append(Problem(
                 "bad-origin", f"entry {copy[:12]} names origin {line}:{source[:12]} but does not match that entry"))
+
+
+    def _skew(self, report: Report) -> timedelta:
+        if self._skew_value is None:
+            try:
+                self._skew_value = clock.parse_skew(self.log.gr.config_get(clock.SKEW_KEY))
+            except InputError as exc:
+                report.warnings.append(f"{exc}; used the default")
+                self._skew_value = clock.DEFAULT_MAX_SKEW
+        return self._skew_value
 
 
 class TrailChecks(Checks):
@@ -227,6 +292,11 @@ def added_records(log: FanoutLog, checks: Checks, base: Optional[pygit2.Tree],
             continue
         added[path.replace("/", "")] = checks.record(new)
     return added
+
+
+def _header_problem(e) -> Optional[str]:
+    problems = header_problems(e.kind, e.body)
+    return f"entry {e.id[:12]}: " + "; ".join(problems) if problems else None
 
 
 def _secret_problem(e) -> Optional[SecretProblem]:

@@ -160,7 +160,7 @@ def fetch(gr: GitRepo, remote: str, only: Optional[list] = None) -> list:
     relates to ours."""
     before = tracking_heads(gr, remote)
     try:
-        gr.git(["fetch", "--quiet", "--prune", "--no-tags", "--no-write-fetch-head", remote,
+        gr.git(["fetch", "--quiet", "--prune", "--no-tags", "--no-write-fetch-head", "--", remote,
                 *(ns.fetch_refspec(remote) for ns in NAMESPACES)])
     except GitCommandError as exc:
         raise LifelineError(f"fetching the ledger from {remote!r} failed: {_git_reason(exc)}") from None
@@ -269,7 +269,7 @@ def push(gr: GitRepo, remote: str, only: Optional[list] = None, progress: Progre
         return result
     verify_outgoing(gr, remote, outgoing, progress)
     heads = {ns.ref(name): head for ns, name, head in outgoing}
-    proc = gr.git(["push", "--porcelain", remote, *(f"{ref}:{ref}" for ref in heads)], check=False)
+    proc = gr.git(["push", "--porcelain", "--", remote, *(f"{ref}:{ref}" for ref in heads)], check=False)
     out = proc.stdout.decode("utf-8", "replace")
     err = proc.stderr.decode("utf-8", "replace")
     result.remote_messages = [ln[len("remote: "):].rstrip() for ln in err.splitlines()

@@ -18,7 +18,9 @@ The shared walk (each a problem with a code, so tests and hooks can tell them ap
   to its path and belongs to the trail's line);
 * append-only: each commit holds every record of each of its parents, unchanged,
   except that a merge may pick one of two blobs of one id by the namespace's rule
-  (the ledger's: earliest ts, then smallest blob id);
+  (the ledger's: earliest ts, then smallest blob id), and what it keeps is judged
+  again (`Checks.changed`: the ledger's pick never dates an entry before its parents
+  beyond the tolerance of docs/FORMAT.md §5);
 then what the namespace asks of the records the range adds (checks.py): the ledger's
 parents and origins against the repository's real lines, a trail's decisions.
 """
@@ -213,6 +215,8 @@ def _check_change(log: FanoutLog, checks: Checks, commit: pygit2.Commit, status:
         if not _merge_pick_ok(log, commit, rel, oid):
             report.problems.append(Problem(
                 "rewritten", f"{log.ns.item} {rel.replace('/', '')[:12]} was rewritten in place", cid))
+        else:
+            checks.changed(commit, rel, checks.record(oid), report)
         return
     checks.added(commit, rel, checks.record(oid), report)
 
@@ -276,7 +280,7 @@ def signature_problems(store: FanoutLog, head: Optional[str] = None) -> tuple:
     head = head or store.head()
     if head is None:
         return 0, []
-    proc = store.gr.git(["log", "--format=%H%x00%G?", head, "--"], check=False)
+    proc = store.gr.git(["log", "--format=%H%x00%G?", "--end-of-options", head, "--"], check=False)
     if proc.returncode != 0:
         err = proc.stderr.decode("utf-8", "replace").strip()
         return 0, [Problem("unverifiable-signature", f"cannot check signatures: {err}")]

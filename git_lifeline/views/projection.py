@@ -4,11 +4,20 @@ The render and the parse are exact inverses for every valid entry. Bodies sit in
 a backtick fence longer than any backtick run inside them, so no body text —
 headings, `---`, our own markers, CRLF — can end an entry early; there is no
 sentinel an author must avoid.
+
+The file is read rendered (a forge's file view, an editor's preview), so every value
+taken from an entry into a heading or a field line is escaped (`escape_text`): markdown
+and HTML punctuation gets a backslash, an emoji shortcode's colon too, and an invisible
+character (bidi control, zero-width space) is written as `\\u{XXXX}`. A summary cannot
+fake an id, a mark, a link or a comment that hides the rest of the file, and the parse
+undoes it exactly (`unescape_text`). Files written before (projection v1) hold raw
+values and are read as they were written.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import TYPE_CHECKING, Iterable, Optional
 
 from ..core.canonical import format_ts
@@ -21,12 +30,47 @@ if TYPE_CHECKING:  # annotations only: importing the model loads pydantic
 # The pydantic model is imported only by `parse` (migrate): refreshing the projection
 # after a `log` renders Records and must not pay pydantic's start-up.
 
-MAGIC = "<!-- git-lifeline projection v1"
+MAGIC = "<!-- git-lifeline projection v2"     # values escaped (what `render` writes)
+MAGIC_V1 = "<!-- git-lifeline projection v1"  # values raw (read, never written)
+_ANY_MAGIC = re.compile(r"<!-- git-lifeline projection v(?P<v>[12]) line ")
 _FOOT_LINE = (r"<!-- lifeline:tree (?P<head>[0-9a-f]{40}|none) entries (?P<n>\d+)"
               r"(?: last (?P<ts>\S+) (?P<id>[0-9a-f]{64}))? -->")
 _FOOT = re.compile(_FOOT_LINE + r"\n\Z")
 _FIELD = re.compile(r"- (?P<k>[a-z_]+): (?P<v>.*)")
 _RUN = re.compile(r"`+")
+
+
+# ASCII punctuation markdown or HTML gives a meaning to within a line; `\\` first, so
+# every backslash in the output is the start of an escape.
+_ESCAPED = frozenset("\\`*_[]<>!|~&#")
+_SHORTCODE_START = re.compile(r"[A-Za-z0-9_+-]")
+_ESCAPE = re.compile(r"\\(?:u\{(?P<hex>[0-9A-F]{4,6})\}|(?P<ch>.))", re.S)
+_TEXT_FIELDS = ("summary", "author", "agent", "provider", "model", "dedup_key")
+
+
+def _invisible(ch: str) -> bool:
+    return unicodedata.category(ch) in ("Cf", "Cc", "Zl", "Zp", "Cs") or ch in "\u034f\u115f\u1160\u3164\uffa0"
+
+
+def escape_text(value: str) -> str:
+    """An entry's single-line value as inert markdown that `unescape_text` undoes exactly."""
+    out = []
+    for i, ch in enumerate(value):
+        if ch in _ESCAPED or ch == "⚠":
+            out.append("\\" + ch)
+        elif ch == ":" and _SHORTCODE_START.match(value, i + 1):
+            out.append("\\:")  # `:warning:` renders as an emoji on some forges
+        elif _invisible(ch):
+            out.append(f"\\u{{{ord(ch):04X}}}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def unescape_text(text: str) -> str:
+    def one(m: re.Match) -> str:
+        return chr(int(m.group("hex"), 16)) if m.group("hex") else m.group("ch")
+    return _ESCAPE.sub(one, text)
 
 
 def order_key(e: Entry):
@@ -41,21 +85,22 @@ def _fence_for(body: str) -> str:
 
 def render_entry(e: Entry) -> str:
     parents = ", ".join(e.parents) if e.parents else "-"
+    summary = escape_text(e.summary)
     lines = [
-        f"### {e.kind}: {e.summary}",
+        f"### {e.kind}: {summary}",
         "",
         f"- id: {e.id}",
         f"- ts: {format_ts(e.ts)}",
         f"- kind: {e.kind}",
-        f"- summary: {e.summary}",
-        f"- author: {e.author}",
-        f"- agent: {e.agent}",
-        f"- provider: {e.provider}",
-        f"- model: {e.model}",
+        f"- summary: {summary}",
+        f"- author: {escape_text(e.author)}",
+        f"- agent: {escape_text(e.agent)}",
+        f"- provider: {escape_text(e.provider)}",
+        f"- model: {escape_text(e.model)}",
         f"- parents: {parents}",
     ]
     if e.dedup_key is not None:
-        lines.append(f"- dedup_key: {e.dedup_key}")
+        lines.append(f"- dedup_key: {escape_text(e.dedup_key)}")
     out = "\n".join(lines) + "\n"
     if e.body:
         fence = _fence_for(e.body)
@@ -90,6 +135,8 @@ def append_rendered(text: str, prev_head: Optional[str], new_entries: list, head
     m = _FOOT.search(text)
     if not m or (m.group("head") if m.group("head") != "none" else None) != prev_head:
         return None
+    if MAGIC not in text[:4096]:
+        return None  # an older file: values written raw, so it is rendered anew in full
     new = sorted(new_entries, key=order_key)
     if m.group("id") and (parse_ts(m.group("ts")), m.group("id")) >= order_key(new[0]):
         return None
@@ -112,8 +159,10 @@ class ParseError(InputError):
 
 def parse(text: str, source: str = "LIFELINE.md") -> list:
     """Entries of a projection, in file order. Raises ParseError naming the line."""
-    if MAGIC not in text:
+    version = _ANY_MAGIC.search(text)
+    if version is None:
         raise ParseError(f"{source} is not a git-lifeline projection (no '{MAGIC}' header)")
+    escaped = version.group("v") != "1"
     lines = text.split("\n")
     while lines and lines[-1] == "":
         lines.pop()
@@ -160,6 +209,8 @@ def parse(text: str, source: str = "LIFELINE.md") -> list:
                 raise ParseError(f"{source}:{i + 2}: body fence opened here is never closed")
             body = "\n".join(body_lines)
             i = j + 1
+        if escaped:
+            fields = {k: unescape_text(v) if k in _TEXT_FIELDS else v for k, v in fields.items()}
         entries.append(_entry_from_fields(fields, body, source, start))
     expected = int(footer_m.group("n"))
     if expected != len(entries):
