@@ -149,10 +149,11 @@ class Agents:
     # ---- writes ------------------------------------------------------------------
     def write(self, kind: str, summary: str, body: str = "", parents: Optional[list] = None,
               thread: Optional[str] = None, agent: str = "mcp-agent", provider: str = "none",
-              model: str = "unknown", via: str = "mcp") -> AgentWrite:
-        """An agent's append, routed by the policy (direct | propose | deny)."""
+              model: str = "unknown", via: str = "mcp", headers: Optional[dict] = None) -> AgentWrite:
+        """An agent's append, routed by the policy (direct | propose | deny). `headers`:
+        {paths, subject, valid_from, valid_until}, as Ledger.plan_entry takes them."""
         fields: dict = dict(kind=kind, summary=summary, body=body, parents=list(parents or []), agent=agent,
-                            provider=provider, model=model)
+                            provider=provider, model=model, headers=headers)
         entry = self.led.plan_in_thread(thread, fields) if thread else self.led.plan_entry(**fields)
         return self.route(entry, via)
 

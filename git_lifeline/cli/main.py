@@ -46,6 +46,9 @@ def main(ctx: click.Context, line: Optional[str], no_pager: bool, paginate: bool
     out.no_pager = no_pager
     out.paginate = paginate and not no_pager
     out.color_option = "never" if no_color else color
+    if out.paginate and ctx.invoked_subcommand is not None:
+        from .common import config_reader
+        out.start_pager(config_reader(ctx), by_default=True)
 
 
 # Every command, by module. A new command is written in the module of its concern

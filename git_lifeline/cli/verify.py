@@ -7,6 +7,7 @@ import sys
 import click
 
 from .common import chosen_line, line_option, open_workspace
+from .terminal import visible
 
 
 def _problems(problems: list) -> None:
@@ -34,7 +35,9 @@ def verify(ctx, lint, signatures):
             click.echo(f"FAILED: line {check.name}: {len(report.problems)} problem(s)")
             _problems(report.problems)
         for subj, ids in check.conflicts:
-            click.echo(f"  warning: conflict on '{subj}': {', '.join(i[:8] for i in ids)} are all in force")
+            click.echo(f"  warning: conflict on '{visible(subj)}': {', '.join(i[:8] for i in ids)} are all in force")
+        for entry_id, why in check.headers:
+            click.echo(f"  warning: entry {entry_id[:12]}: {visible(why)}")
     for check in run.trails:
         trail = check.report
         if trail.ok:
