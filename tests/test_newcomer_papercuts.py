@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import tomllib
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -20,6 +19,7 @@ from git_lifeline.core.seed import render_seed_markdown
 # ---- install -----------------------------------------------------------------------------
 def test_the_install_lines_install_from_a_checkout_with_extras_that_exist():
     # `pip install 'git-lifeline[mcp]'` failed: the package is on no registry
+    tomllib = pytest.importorskip("tomllib")
     extras = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"])
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     lines = [line for doc in (readme, (ROOT / "docs" / "INTEGRATION.md").read_text(encoding="utf-8"))
