@@ -54,7 +54,8 @@ def test_push_with_remotes_but_no_origin_names_them(repo, tmp_path):
 
 # ---- a mistyped --line ---------------------------------------------------------------------------
 READS = [["list"], ["show", "abcdef"], ["context"], ["recall", "x"], ["resume"], ["stale"], ["conflicts"],
-         ["export"], ["graph"], ["render"], ["revise", "abcdef", "--body", "b"], ["revert", "abcdef"]]
+         ["export"], ["graph"], ["render"], ["revise", "abcdef", "--body", "b"], ["revert", "abcdef"],
+         ["verify"], ["why", "README"], ["review"], ["audit"], ["approve", "all"], ["reject", "all"]]
 
 
 @pytest.mark.parametrize("argv", READS, ids=lambda a: a[0])

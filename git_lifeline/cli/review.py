@@ -10,9 +10,11 @@ from .common import echo_json, entry_fields, entry_options, line_option, open_le
 from .terminal import say
 
 
-def _agents(ctx: click.Context):
+def _agents(ctx: click.Context, existing: bool = True):
+    """The agents' door of the line; a mistyped --line (no ledger, no trail) is an error
+    except for propose, which may start a line."""
     from ..app.agents import Agents
-    return Agents(open_ledger(ctx))
+    return Agents(open_ledger(ctx, existing=existing))
 
 
 def _one_line(text: str, width: int) -> str:
@@ -46,7 +48,7 @@ def propose(ctx, kind, summary, body, body_file, parents, thread, author, agent,
             **headers):
     """File a proposal: the entry waits in the review trail until someone approves it."""
     fields = entry_fields(kind, summary, body, body_file, parents, author, agent, provider, model, **headers)
-    rec = _agents(ctx).propose(fields, thread=thread, via="cli")
+    rec = _agents(ctx, existing=False).propose(fields, thread=thread, via="cli")
     if as_json:
         echo_json({"proposal": rec.id, "content": rec.doc["content"], "ts": rec.doc["ts"]})
         return

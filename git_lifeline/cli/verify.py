@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from .common import chosen_line, line_option, open_workspace
+from .common import chosen_line, line_option, open_ledger, open_workspace
 from .terminal import visible
 
 
@@ -23,6 +23,8 @@ def _problems(problems: list) -> None:
 @click.pass_context
 def verify(ctx, lint, signatures):
     """Verify the ledger: ids, history (append-only), parents, refs. Exit 1 on failure."""
+    if chosen_line(ctx):
+        open_ledger(ctx, existing=True)  # a mistyped --line is an error, not "ok: 0 entries"
     run = open_workspace(ctx).verify(chosen_line(ctx), signatures=signatures, lint=lint)
     for check in run.lines:
         report = check.report
