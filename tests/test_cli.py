@@ -122,10 +122,10 @@ def test_git_help_opens_the_installed_man_page(tmp_path, argv):
 LINE_COMMANDS = {
     "init", "mcp", "log", "show", "list", "context", "recall", "checkpoint", "resume", "pin", "unpin", "stale",
     "conflicts", "render", "migrate", "verify", "import", "export", "graph", "fetch", "pull", "push", "sync",
-    "why", "propose", "review", "approve", "reject", "audit", "view",
+    "why", "propose", "review", "approve", "reject", "audit", "view", "revise", "revert", "close", "resolve",
 }
 REPOSITORY_COMMANDS = {"lines", "where", "promote", "policy", "clone", "remote-setup", "hooks", "hook", "status",
-                       "doctor", "agent-hook", "model"}
+                       "doctor", "agent-hook", "model", "completion"}
 
 
 def takes_line_after_its_name(command) -> bool:
@@ -140,8 +140,8 @@ def test_every_command_is_classified_as_taking_a_line_or_spanning_the_repository
 
 @pytest.fixture(scope="module")
 def two_line_repo(tmp_path_factory):
-    """Lines main and ops that answer every command differently: two decisions on one subject,
-    a pin, a checkpoint, a pending and a rejected proposal each; a shared entry (same id in both
+    """Lines main and ops that answer every command differently: two decisions on one subject
+    (declared with --subject), an open item, a pin, a checkpoint, a pending and a rejected proposal each; a shared entry (same id in both
     lines) named by a code commit's trailer; an ops decision whose code changed since; an empty
     bare remote. Built at `case/` (the path every run uses, so outputs compare), kept in `template/`."""
     base = tmp_path_factory.mktemp("line-after")
@@ -158,12 +158,13 @@ def two_line_repo(tmp_path_factory):
         return res.out
 
     for line, topic in (("main", "Database: PostgreSQL"), ("ops", "Paging: on-call rota")):
-        paths = "paths: app.py\n" if line == "ops" else ""
-        subject = f"subject: {topic.split(':')[0]}\n"  # two decisions in force on one subject: a conflict
+        paths = "paths: app.py\n\n" if line == "ops" else ""
+        subject = topic.split(":")[0]
         decision = ok("--line", line, "log", "--kind", "decision", "--summary", topic, "--body",
-                      f"{paths}{subject}\nWhy {line}", "--json")
-        ok("--line", line, "log", "--kind", "decision", "--summary", topic + " (backup)", "--body",
-           f"{subject}\nAnd {line}")
+                      f"{paths}Why {line}", "--subject", subject, "--json")
+        ok("--line", line, "log", "--kind", "decision", "--summary", topic + " (backup)", "--body", "And " + line,
+           "--subject", subject)
+        ok("--line", line, "log", "--kind", "open", "--summary", f"Open on {line}", "--body", "To be answered.")
         ok("--line", line, "pin", json.loads(decision)["entry"]["id"][:12])
         ok("--line", line, "checkpoint", "--next", f"continue on {line}")
         shared = json.loads(ok("--line", line, "log", "--kind", "note", "--summary", "Shared: rollout",
@@ -172,14 +173,16 @@ def two_line_repo(tmp_path_factory):
         rejected = json.loads(ok("--line", line, "propose", "--kind", "note", "--summary", f"Rejected on {line}",
                                  "--body", "b", "--json"))["proposal"]
         ok("--line", line, "reject", rejected[:8], "--why", "not now")
-    ops_id = json.loads(ok("--line", "ops", "list", "--json"))[0]["id"]
+    ops_entries = json.loads(ok("--line", "ops", "list", "--json"))
+    ops_id = ops_entries[0]["id"]
+    ops_open = next(e["id"] for e in ops_entries if e["kind"] == "open")
     (repo / "app.py").write_text("print('hi')\n")
     git(repo, "add", "app.py")
     later = f"@{int(time.time()) + 3600} +0000"  # after the decisions, whatever the clock's resolution
     subprocess.run(["git", "commit", "-q", "-m", f"add app\n\nLifeline: {shared[:12]}"], cwd=repo, check=True,
                    env=dict(os.environ, GIT_AUTHOR_DATE=later, GIT_COMMITTER_DATE=later))
     shutil.copytree(case, template, symlinks=True)
-    return {"case": case, "template": template, "repo": repo, "ops_id": ops_id}
+    return {"case": case, "template": template, "repo": repo, "ops_id": ops_id, "ops_open": ops_open}
 
 
 def _line_case_args(name: str, fixture: dict) -> list:
@@ -214,6 +217,10 @@ def _line_case_args(name: str, fixture: dict) -> list:
         "reject": ["reject", "all", "--why", "no"],
         "audit": ["audit"],
         "view": ["view", "--no-open"],
+        "revise": ["revise", fixture["ops_id"][:10], "--body", "Changed since."],
+        "revert": ["revert", fixture["ops_id"][:10]],
+        "close": ["close", fixture["ops_open"][:10], "--answer", "Answered."],
+        "resolve": ["resolve", fixture["ops_id"][:10]],
     }[name]
 
 

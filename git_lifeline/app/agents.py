@@ -198,11 +198,13 @@ class Agents:
     # ---- writes ------------------------------------------------------------------
     def write(self, kind: str, summary: str, body: str = "", parents: Optional[list] = None,
               thread: Optional[str] = None, agent: str = "mcp-agent", provider: str = "none",
-              model: str = "unknown", via: str = "mcp", **extra) -> AgentWrite:
-        """An agent's append, routed by the policy (direct | propose | deny). `extra`: the other
-        fields of Ledger.plan_entry a face lets the agent give (author, dedup_key, allow_secret)."""
+              model: str = "unknown", via: str = "mcp", headers: Optional[dict] = None,
+              **extra) -> AgentWrite:
+        """An agent's append, routed by the policy (direct | propose | deny). `headers`:
+        {paths, subject, valid_from, valid_until}, as Ledger.plan_entry takes them; `extra`: the
+        other fields of Ledger.plan_entry a face lets the agent give (author, dedup_key, allow_secret)."""
         fields: dict = dict(kind=kind, summary=summary, body=body, parents=list(parents or []), agent=agent,
-                            provider=provider, model=model, **extra)
+                            provider=provider, model=model, headers=headers, **extra)
         entry = self.led.plan_in_thread(thread, fields) if thread else self.led.plan_entry(**fields)
         return self.route(entry, via)
 

@@ -12,15 +12,16 @@ import re
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from ..core import truth
 from ..core.rules import KINDS
-from ..errors import InputError, LifelineError
+from ..errors import InputError
 from ..git.repo import GitRepo
 from ..git.store import DEFAULT_LINE, AppendResult, LineStore
 from ..views import context as ctx
 from .projection_file import ProjectionFile
+from .write_checks import check_batch, max_clock_skew, parent_times, rechecked
 
 if TYPE_CHECKING:  # annotations only: importing the model loads pydantic
     from ..core.model import Entry
@@ -65,13 +66,67 @@ def order_key(e) -> tuple:
     return (e.ts, e.id)
 
 
-def commit_message(entries: list) -> str:
+MESSAGE_IDS = 20  # a batch's commit message names at most this many entries (its tree holds them all)
+
+
+def _correction_lines(entries: list, describe: Optional[Callable[[str], Optional[str]]]) -> tuple:
+    """(sentences, trailers) naming what the corrections among `entries` correct."""
+    from ..core.truth import is_revert
+    sentences: list = []
+    trailers: list = []
+    for e in entries:
+        if e.kind != "correction":
+            continue
+        verb = "Reverts" if is_revert(e.body) else "Revises"
+        for p in e.parents:
+            what = describe(p) if describe is not None else None
+            sentences.append(f"{verb} {p[:12]}" + (f" ({what})" if what else "") + ".")
+            trailers.append(f"Lifeline-{verb}: {p}\n")
+    return sentences, trailers
+
+
+def commit_message(entries: list, describe: Optional[Callable[[str], Optional[str]]] = None,
+                   subject: Optional[str] = None) -> str:
+    """The ledger commit's message (docs/FORMAT.md §4): one entry's kind, summary and body,
+    or a batch's count; what a correction corrects (`describe(id)` says what that entry is);
+    trailers naming the entries (a batch names its first MESSAGE_IDS, so an import of
+    10,000 entries writes a message of a few kilobytes)."""
+    ordered = sorted(entries, key=order_key)
+    sentences, trailers = _correction_lines(ordered[:MESSAGE_IDS], describe)
+    corrects = " ".join(sentences)
     if len(entries) == 1:
         e = entries[0]
         body = f"\n\n{e.body}" if e.body else ""
-        return f"{e.kind}: {e.summary}{body}\n\nLifeline-Id: {e.id}\n"
-    return (f"lifeline: add {len(entries)} entries\n\n"
-            + "".join(f"Lifeline-Id: {e.id}\n" for e in sorted(entries, key=order_key)))
+        note = f"\n\n{corrects}" if corrects else ""
+        return f"{subject or f'{e.kind}: {e.summary}'}{body}{note}\n\nLifeline-Id: {e.id}\n{''.join(trailers)}"
+    listed = ordered[:MESSAGE_IDS]
+    paragraphs = [subject or f"lifeline: add {len(entries)} entries"]
+    if corrects:
+        paragraphs.append(corrects)
+    if len(ordered) > len(listed):
+        paragraphs.append(f"The first {len(listed)} are named below, in (ts, id) order; the commit's tree holds "
+                          f"all {len(entries)}.")
+    return "\n\n".join(paragraphs) + "\n\n" + "".join(f"Lifeline-Id: {e.id}\n" for e in listed) + "".join(trailers)
+
+
+def with_headers(body: str, headers: Optional[dict]) -> str:
+    """`body` with the header fields `headers` asks for ({paths, subject, valid_from,
+    valid_until}) on top, checked and normalised (core/blocks.py)."""
+    if not headers:
+        return body
+    from ..core import blocks
+    unknown = set(headers) - {"paths", "subject", "valid_from", "valid_until"}
+    if unknown:
+        raise InputError(f"unknown header option(s): {', '.join(sorted(unknown))}")
+    paths = headers.get("paths") or ()
+    if isinstance(paths, str):
+        paths = [paths]
+    fields = blocks.header_from_options(paths=paths, subject=headers.get("subject"),
+                                        valid_from=headers.get("valid_from"), valid_until=headers.get("valid_until"))
+    try:
+        return blocks.with_header(body, fields)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
 
 
 def delivered(parts: ctx.ContextParts, fmt: str) -> str:
@@ -133,6 +188,23 @@ class Ledger:
     def show(self, ref: str):
         return self.store.get(self.store.resolve(ref))
 
+    def exists(self) -> bool:
+        """Whether the line has entries or a review trail (a mistyped --line has neither)."""
+        if self.store.head() is not None:
+            return True
+        from ..git.review import list_trails
+        return self.line in list_trails(self.gr)
+
+    def require(self) -> "Ledger":
+        """This ledger, or InputError naming the lines there are: for a command that reads
+        a line named with --line (a typo would otherwise read as an empty ledger)."""
+        if not self.exists():
+            from ..git.store import list_lines
+            names = ", ".join(list_lines(self.gr)) or "none yet"
+            raise InputError(f"unknown line {self.line!r} (lines: {names}); a line is created by its first "
+                             "write (log, import, promote --to)")
+        return self
+
     def cache(self) -> LineCache:
         if self._cache is None:
             from ..views.cache import LineCache
@@ -186,22 +258,31 @@ class Ledger:
         if since is not None and self.gr.git(["rev-parse", "--verify", "--quiet", "--end-of-options",
                                               f"{since}^{{commit}}"], check=False).returncode != 0:
             raise InputError(f"--since {since!r}: not a commit")
-        return find_stale(self.gr, st.fold.facts, self.rechecked(st), st.decision_ids, since_rev=since,
+        return find_stale(self.gr, st.fold.facts, rechecked(self, st), st.decision_ids, since_rev=since,
                           store=self.store)
 
-    def rechecked(self, st: truth.State) -> dict:
-        """decision id -> ts of its latest re-check: a human's entry naming it, or an agent's
-        that a human approved through review (the trail is read only when that matters)."""
-        facts = st.fold.facts
-        if not any(facts.get(i, {}).get("paths") for i in st.fold.agent_touched):
-            return st.fold.touched  # no agent's entry names a decision staleness is asked of
-        from ..git.trails import ReviewTrail
+    def stale_since(self, since: Optional[str] = None, since_commit: Optional[str] = None) -> list:
+        """`stale` bounded by a date (`since`: any form of core/dates.py, the same meaning as
+        every other --since) or by a code commit (`since_commit`). A `since` that is no date
+        but names a commit is read as one, as before, with a warning."""
+        from ..core.dates import DateError, parse_when
+        if since is not None and since_commit is not None:
+            raise InputError("give --since or --since-commit, not both")
+        if since is None:
+            return self.stale(since=since_commit)
         try:
-            records = list(ReviewTrail(self.gr, self.line).load().records.values())
-        except LifelineError:
-            records = []
-        approved = {r.doc.get("entry") for r in records if r.type in ("approved", "duplicate")}
-        return st.fold.rechecked(a for a in approved if a)
+            when = parse_when(since, what="--since")
+        except DateError:
+            if self.gr.resolve_commit(since) is None:
+                raise
+            self.warnings.append(f"--since {since!r} names a commit: that form is deprecated, "
+                                 f"use --since-commit {since} (--since takes a date, as everywhere else)")
+            return self.stale(since=since)
+        # The newest commit on HEAD recorded before then: commits after it are "since".
+        proc = self.gr.git(["rev-list", "-1", f"--before=@{int(when.start.timestamp()) - 1}", "HEAD", "--"],
+                           check=False)
+        rev = proc.stdout.decode("ascii", "replace").strip() if proc.returncode == 0 else ""
+        return self.stale(since=rev or None)
 
     def recall(self, query: str, k: int = 5) -> list:
         """Search hits (views.recall.Hit), best first; empty when recall abstains."""
@@ -308,17 +389,27 @@ class Ledger:
     def plan_entry(self, kind: str, summary: str, body: str = "", parents: Optional[list] = None,
                    author: Optional[str] = None, agent: str = "human", provider: str = "none",
                    model: str = "human", dedup_key: Optional[str] = None, ts: Optional[str] = None,
-                   allow_secret: Optional[str] = None):
+                   allow_secret: Optional[str] = None, headers: Optional[dict] = None):
         """A new entry under every write rule, the secret scan included (rules.new_record).
-        `allow_secret` records a reasoned override of the secret scan in the body's header."""
-        from ..core import clock
+
+        `headers` are the header fields the options ask for ({paths: [pathspec], subject,
+        valid_from, valid_until}, each optional; dates in any form of core/dates.py): checked,
+        normalised and written on top of the body. A header value the truth cannot read is
+        refused; a line that looks like a header but is not one (a typo, a header below the
+        prose) is a warning. `allow_secret` records a reasoned override of the secret scan.
+        A ts before a parent's or too far in the future is refused (core/clock.py)."""
+        from ..core import blocks, clock
         from ..core.headers import refuse_bad_headers
         from ..core.rules import new_record, parse_ts, utcnow  # the model's rules, without pydantic's start-up
+        body = with_headers(body, headers)
         if allow_secret is not None:
             from ..core.secrets import record_override
             body = record_override(body, allow_secret)
+        problems = blocks.header_value_problems(blocks.header_fields(body)) if kind != "relation" else []
+        if problems:
+            raise InputError(f"body header: {problems[0]}")
         resolved = self.resolve_parents(parents or [])
-        times = self.parent_times(resolved)
+        times = parent_times(self, resolved)
         now = utcnow()
         # A child is written after what it names: a clock behind a parent's writes the parent's ts.
         when = parse_ts(ts) if ts is not None else max([now, *(t for _, t in times if t is not None)])
@@ -326,47 +417,15 @@ class Ledger:
                            author=(author or self.default_author()).strip(), agent=agent, provider=provider,
                            model=model, parents=resolved, dedup_key=dedup_key, ts=when)
         refuse_bad_headers(entry)
-        why = clock.write_problem(entry.ts, times, now, self.max_clock_skew())
+        why = clock.write_problem(entry.ts, times, now, max_clock_skew(self))
         if why:
             raise InputError(f"ts refused: {why}; nothing was written")
+        for warning in blocks.header_warnings(entry.body, entry.kind):
+            if warning not in self.warnings:
+                self.warnings.append(warning)
         return entry
 
-    def max_clock_skew(self):
-        from ..core import clock
-        return clock.parse_skew(self.gr.config_get(clock.SKEW_KEY))
-
-    def parent_times(self, parents: list, batch: Optional[dict] = None) -> list:
-        """(id, ts or None) of each parent: in `batch`, in this line, or in another line."""
-        out, index = [], None
-        for p in parents:
-            e = (batch or {}).get(p)
-            if e is None:
-                try:
-                    e = self.store.get(p)
-                except LifelineError:
-                    e = None  # a malformed parent has no ts to compare with (verify reports it)
-            if e is None:
-                from ..git.lines import LineIndex
-                index = index or LineIndex.scan(self.gr)
-                home = index.locate(p, exclude=self.line)
-                e = index.get(home, p) if home else None
-            out.append((p, e.ts if e is not None else None))
-        return out
-
-    def check_batch(self, entries: list) -> None:
-        """What `verify` would refuse in entries about to be written in bulk (import,
-        migrate): a typed header value not of its type, a ts before a parent's or in the
-        future beyond the tolerance. Raises InputError; nothing is written then."""
-        from ..core import clock
-        from ..core.headers import header_problems
-        from ..core.rules import utcnow
-        batch = {e.id: e for e in entries}
-        now, skew = utcnow(), self.max_clock_skew()
-        for e in entries:
-            why = "; ".join(header_problems(e.kind, e.body)) or \
-                clock.stored_problem(e.ts, self.parent_times(e.parents, batch), now, skew)
-            if why:
-                raise InputError(f"entry {e.id[:12]} ('{e.summary[:40]}'): {why}; nothing was written")
+    check_batch = check_batch
 
     def plan_in_thread(self, thread: str, fields: dict):
         """An entry of a thread: its body starts with `thread:` and it chains to the thread's head."""
@@ -431,10 +490,17 @@ class Ledger:
             return False
         return self.cache().has_dedup_key(head, e.dedup_key)
 
-    def append(self, entries: list) -> AppendResult:
-        """Write planned entries in one commit (those already present are not written again)."""
+    def describe(self, entry_id: str) -> Optional[str]:
+        """`kind: summary` of an entry of the line, or None (what a commit message names)."""
+        e = self.store.get(entry_id)
+        return f"{e.kind}: {e.summary}" if e is not None else None
+
+    def append(self, entries: list, subject: Optional[str] = None) -> AppendResult:
+        """Write planned entries in one commit (those already present are not written again).
+        `subject` replaces the commit message's first line (a verb that writes several entries)."""
         prev = self.store.head()
-        result = self.store.append(entries, commit_message, self._dedup_hit)
+        result = self.store.append(entries, lambda new: commit_message(new, self.describe, subject),
+                                   self._dedup_hit)
         if result.commit:
             self.projection.refresh(prev, result.added, result.commit)
         return result

@@ -37,6 +37,7 @@ class LineCheck:
     report: Report
     signatures: Optional[int] = None
     conflicts: list = field(default_factory=list)
+    headers: list = field(default_factory=list)   # (entry id, what is wrong with its body header), with lint
 
 
 @dataclass
@@ -134,7 +135,20 @@ class Workspace:
                 check.report.problems.extend(problems)
             if lint and check.report.head:
                 check.conflicts = list(led.state().conflicts)
+                check.headers = header_findings(led.entries())
             checks.append(check)
         trails = [TrailCheck(name, verify_trail(self.gr, name)) for name in list_trails(self.gr)
                   if name in names or not only]
         return VerifyRun(checks, trails)
+
+
+def header_findings(entries: list) -> list:
+    """(entry id, sentence) for each body line that looks like a header but is not read as
+    one, and each header value the truth cannot read (core/blocks.py)."""
+    from ..core import blocks
+    out = []
+    for e in entries:
+        problems = [] if e.kind == "relation" else blocks.header_value_problems(blocks.header_fields(e.body))
+        for why in problems + blocks.header_warnings(e.body, e.kind):
+            out.append((e.id, why))
+    return out

@@ -34,8 +34,41 @@ def open_workspace(ctx: click.Context):
 
 
 def print_warnings(warnings: list) -> None:
+    from .terminal import visible
     for w in warnings:
-        click.echo(f"{WARNING_PREFIX}{w}", err=True)
+        click.echo(f"{WARNING_PREFIX}{visible(str(w))}", err=True)
+
+
+def config_reader(ctx: click.Context):
+    """`key -> value or None` from the repository's git config (None outside a repository)."""
+    try:
+        ws = open_workspace(ctx)
+    except Exception:  # outside a repository: git's defaults and the environment
+        return None
+    return ws.gr.config_get
+
+
+def page(ctx: click.Context, colour: bool = True) -> None:
+    """A listing command's start: the pager by git's rules, then colour (which the pager allows)."""
+    from .terminal import output
+    config = config_reader(ctx)
+    out = output()
+    out.start_pager(config, by_default=True)
+    if colour:
+        out.settle_colour(config)
+
+
+def quiet_option(func):
+    """`-q/--quiet` after a command's name, the same as `git lifeline -q <command>`."""
+    return click.option("-q", "--quiet", is_flag=True, expose_value=False, callback=set_quiet,
+                        help="Say nothing on success (errors and warnings still go to stderr).")(func)
+
+
+def set_quiet(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    if value:
+        from .terminal import output
+        output().quiet = True
+    return value
 
 
 def chosen_line(ctx: click.Context) -> Optional[str]:
@@ -44,9 +77,16 @@ def chosen_line(ctx: click.Context) -> Optional[str]:
     return obj.get("line")
 
 
-def open_ledger(ctx: click.Context, line: Optional[str] = None):
-    """The Ledger of `line`, else of the line chosen with --line, else the default line."""
-    return open_workspace(ctx).ledger(line or chosen_line(ctx))
+def open_ledger(ctx: click.Context, line: Optional[str] = None, existing: bool = False):
+    """The Ledger of `line`, else of the line chosen with --line, else the default line.
+    With `existing` (a command that only reads), a line named with --line that does not
+    exist is an error: a typo would otherwise read as an empty ledger. The default line
+    may be empty (a fresh repository)."""
+    ws = open_workspace(ctx)
+    led = ws.ledger(line or chosen_line(ctx))
+    if existing and (line or chosen_line(ctx)) and led.line != ws.default_line:
+        led.require()
+    return led
 
 
 def chosen_lines(ctx: click.Context) -> Optional[list]:
@@ -74,10 +114,36 @@ def line_option(func):
 
 
 # ---- entries -------------------------------------------------------------------------------
+def header_options(func):
+    """The header fields an entry can carry, as options (written on top of its body)."""
+    options = [
+        click.option("--paths", "paths", multiple=True, metavar="PATHSPEC",
+                     help="The code this is about (a git pathspec, e.g. 'src/db/**'); repeatable. "
+                          "Written as the body's `paths:` header (staleness)."),
+        click.option("--subject", default=None, metavar="TEXT",
+                     help="What it is about: decisions in force on one subject that disagree are a conflict."),
+        click.option("--valid-from", "valid_from", default=None, metavar="DATE",
+                     help="In force from DATE (YYYY-MM-DD, an ISO time, or git's forms: 'next monday', "
+                          "'in 2 weeks'); stored as a UTC date or time."),
+        click.option("--valid-until", "valid_until", default=None, metavar="DATE",
+                     help="In force until DATE (same forms); a bare date covers the whole UTC day."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def headers_from(paths=(), subject=None, valid_from=None, valid_until=None) -> Optional[dict]:
+    """The app's `headers` argument from the header options (None when none was given)."""
+    headers = {"paths": list(paths or ()), "subject": subject, "valid_from": valid_from, "valid_until": valid_until}
+    return headers if any(headers.values()) else None
+
+
 def entry_options(func):
     """The options that describe an entry, shared by `log` and `propose`."""
     options = [
-        click.option("--kind", required=True, metavar="KIND", help=f"One of: {KIND_HELP}."),
+        click.option("--kind", required=True, metavar="KIND", help=f"One of: {KIND_HELP}.",
+                     shell_complete=complete_kinds),
         click.option("--summary", required=True, help="One line: the what."),
         click.option("--body", default=None, help="The why (required except for checkpoints)."),
         click.option("--body-file", type=click.Path(dir_okay=False, allow_dash=True), default=None,
@@ -92,10 +158,10 @@ def entry_options(func):
     ]
     for option in reversed(options):
         func = option(func)
-    return func
+    return header_options(func)
 
 
-def entry_fields(kind, summary, body, body_file, parents, author, agent, provider, model) -> dict:
+def entry_fields(kind, summary, body, body_file, parents, author, agent, provider, model, **headers) -> dict:
     """The app's fields from the shared options (the body read from its file)."""
     from ..errors import InputError
     if body is not None and body_file is not None:
@@ -103,7 +169,11 @@ def entry_fields(kind, summary, body, body_file, parents, author, agent, provide
     if body_file is not None:
         body = read_text(body_file)
     return dict(kind=kind, summary=summary, body=body or "", parents=split_ids(parents), author=author,
-                agent=agent, provider=provider, model=model)
+                agent=agent, provider=provider, model=model, headers=headers_from(**headers))
+
+
+def complete_kinds(ctx, param, incomplete: str) -> list:
+    return [k for k in KIND_HELP.split() if k.startswith(incomplete)]
 
 
 def split_ids(values) -> list:

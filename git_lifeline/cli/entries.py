@@ -1,13 +1,28 @@
 """Commands on one line's entries: write (log, checkpoint, pin, unpin), read (show, list,
-context, recall, resume, stale, conflicts), and its projection file (render, migrate)."""
+context, recall, resume, stale, conflicts), and its projection file (render, migrate).
+Everything printed for a human goes through cli/terminal.py (hidden characters made
+visible); JSON is printed exact."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
 
-from .common import echo_json, entry_dict, entry_fields, entry_options, line_option, open_ledger
+from .common import (
+    complete_kinds,
+    echo_json,
+    entry_dict,
+    entry_fields,
+    entry_options,
+    line_option,
+    open_ledger,
+    page,
+    quiet_option,
+)
+from .listing import ONELINE
+from .terminal import echo_painted, info, output, say, visible
 
 
 @click.command()
@@ -18,12 +33,13 @@ from .common import echo_json, entry_dict, entry_fields, entry_options, line_opt
               help="Write even though the secret scan flags the text (a false positive); "
                    "REASON is recorded in the entry.")
 @click.option("--json", "as_json", is_flag=True, help="Print the entry as JSON.")
+@quiet_option
 @line_option
 @click.pass_context
 def log(ctx, kind, summary, body, body_file, parents, author, agent, provider, model, dedup_key, thread,
-        allow_secret, as_json):
+        allow_secret, as_json, **headers):
     """Append an entry to the line (a human's write: direct; with --agent, routed by the write policy)."""
-    fields = entry_fields(kind, summary, body, body_file, parents, author, agent, provider, model)
+    fields = entry_fields(kind, summary, body, body_file, parents, author, agent, provider, model, **headers)
     fields.update(dedup_key=dedup_key, allow_secret=allow_secret)
     if agent != "human":
         from .review import agent_log
@@ -33,9 +49,9 @@ def log(ctx, kind, summary, body, body_file, parents, author, agent, provider, m
     if as_json:
         echo_json({"entry": entry_dict(out.entry), "written": out.written, "commit": out.commit})
     elif out.written:
-        click.echo(f"recorded {out.entry.short} {out.entry.kind}: {out.entry.summary}")
+        info(f"recorded {out.entry.short} {out.entry.kind}: {out.entry.summary}")
     else:
-        click.echo(f"already recorded {out.entry.short} (same content or dedup key); nothing written")
+        info(f"already recorded {out.entry.short} (same content or dedup key); nothing written")
 
 
 @click.command()
@@ -44,33 +60,91 @@ def log(ctx, kind, summary, body, body_file, parents, author, agent, provider, m
 @line_option
 @click.pass_context
 def show(ctx, ref, as_json):
-    """Show one entry by id or unique prefix."""
-    e = open_ledger(ctx).show(ref)
+    """Show one entry by id or unique prefix: every field, the whole body, and where it
+    stands (what superseded it, what it supersedes)."""
+    from ..app.edits import history as history_of
+    led = open_ledger(ctx, existing=True)
+    e = led.show(ref)
+    history = history_of(led, e.id)
     if as_json:
-        echo_json(entry_dict(e))
+        doc = entry_dict(e)
+        doc["status"] = history.status
+        doc["superseded_by"] = [{"id": x.entry.id, "how": x.how, "acts": x.acts} for x in history.superseded_by]
+        doc["supersedes"] = [{"id": x.entry.id, "how": x.how, "acts": x.acts} for x in history.supersedes]
+        echo_json(doc)
         return
-    click.echo(f"id:       {e.id}\nts:       {e.ts:%Y-%m-%dT%H:%M:%S.%fZ}\nkind:     {e.kind}\n"
-               f"summary:  {e.summary}\nauthor:   {e.author}\nagent:    {e.agent}\nprovider: {e.provider}\n"
-               f"model:    {e.model}\nparents:  {', '.join(e.parents) if e.parents else '-'}")
+    page(ctx)
+    o = output()
+
+    def field(name: str, value: str, style: str = "") -> None:
+        shown = o.paint(value, style) if style else visible(value)
+        label = name + ":"
+        echo_painted(o.paint(label.ljust(max(10, len(label) + 1)), "field") + shown)
+
+    field("id", e.id, "id")
+    field("ts", f"{e.ts:%Y-%m-%dT%H:%M:%S.%fZ}")
+    field("kind", e.kind, "kind")
+    field("summary", e.summary)
+    field("author", e.author)
+    field("agent", e.agent)
+    field("provider", e.provider)
+    field("model", e.model)
+    field("parents", ", ".join(e.parents) if e.parents else "-")
     if e.dedup_key is not None:
-        click.echo(f"dedup:    {e.dedup_key}")
+        field("dedup", e.dedup_key)
+    field("status", history.status, {"in force": "good", "open": "good", "superseded": "bad",
+                                     "withdrawn": "bad", "expired": "bad"}.get(history.status, ""))
+    for link in history.supersedes:
+        field(link.how, f"{link.entry.id[:12]} {link.entry.kind}: {link.entry.summary}"
+              + ("" if link.acts else "  (no longer: this correction was reverted)"))
+    for missing in history.missing:
+        field("names", f"{missing[:12]} (not in this line)")
+    for link in history.superseded_by:
+        field("reverted by" if link.how == "reverts" else "revised by",
+              f"{link.entry.id[:12]} {link.entry.kind}: {link.entry.summary}"
+              + ("" if link.acts else "  (itself reverted: it does not act)"))
     if e.body:
-        click.echo("\n" + e.body)
+        say("\n" + e.body)
 
 
 @click.command("list")
-@click.option("--kind", default=None, metavar="KIND", help="Only entries of this kind.")
+@click.option("--kind", default=None, metavar="KIND", help="Only entries of this kind.",
+              shell_complete=complete_kinds)
+@click.option("-n", "--max-count", "limit", type=int, default=None, metavar="N",
+              help="Only the newest N (still listed oldest first).")
+@click.option("--since", "--after", "since", default=None, metavar="DATE",
+              help="Only entries recorded since DATE (YYYY-MM-DD, an ISO time, or git's forms: '2 weeks ago', "
+                   "yesterday, 'last friday').")
+@click.option("--until", "--before", "until", default=None, metavar="DATE",
+              help="Only entries recorded until DATE (a bare date includes the whole UTC day).")
+@click.option("--author", default=None, metavar="PATTERN",
+              help="Only entries whose author, agent or model matches PATTERN (a regular expression, "
+                   "case-insensitive).")
+@click.option("--oneline", is_flag=True, help=f"One short line per entry: --format='{ONELINE}'.")
+@click.option("--format", "--pretty", "fmt", default=None, metavar="FORMAT",
+              help="Each entry through FORMAT: %H %h %s %b %k %an %ae %ad %ai %aI %as %ar %at %g %gp %gm "
+                   "%p %P %d %n %% and colours %Cred %Cgreen %Cblue %Cyellow %Creset %C(name); "
+                   "or 'oneline'.")
 @click.option("--json", "as_json", is_flag=True)
 @line_option
 @click.pass_context
-def list_cmd(ctx, kind, as_json):
-    """List the line's entries, oldest first."""
-    entries = open_ledger(ctx).entries(kind=kind)
+def list_cmd(ctx, kind, limit, since, until, author, oneline, fmt, as_json):
+    """List the line's entries, oldest first (filters like git log's)."""
+    from ..errors import InputError
+    from .listing import check_format, default_line, now_utc, render
+    if oneline and fmt:
+        raise InputError("give --oneline or --format, not both")
+    template = check_format(ONELINE if oneline else fmt) if (oneline or fmt) else None
+    from ..app.listing import select
+    entries = select(open_ledger(ctx, existing=True), kind=kind, since=since, until=until, author=author,
+                     limit=limit)
     if as_json:
         echo_json([entry_dict(e) for e in entries])
         return
+    page(ctx)
+    o, now = output(), now_utc()
     for e in entries:
-        click.echo(f"{e.short}  {e.ts:%Y-%m-%d %H:%M}  {e.kind:<11} {e.summary}")
+        echo_painted(render(e, template, o, now) if template is not None else default_line(e, o))
 
 
 @click.command()
@@ -88,13 +162,18 @@ def list_cmd(ctx, kind, as_json):
 def context(ctx, budget, budget_tokens, query, thread, as_of, fmt):
     """Print the context a fresh AI reads: what, decisions in force, open, resume, recent."""
     from ..app.ledger import delivered
-    parts = open_ledger(ctx).context(budget=budget, budget_tokens=budget_tokens, query=query, thread=thread,
-                                     as_of=as_of)
+    parts = open_ledger(ctx, existing=True).context(budget=budget, budget_tokens=budget_tokens, query=query,
+                                                    thread=thread, as_of=as_of)
     if not parts.text:
         click.echo(f"git-lifeline: nothing fits in a budget of {budget if budget is not None else budget_tokens}",
                    err=True)
     if parts.text or fmt != "generic":
-        click.echo(delivered(parts, fmt), nl=False)
+        text = delivered(parts, fmt)
+        if sys.stdout.isatty():  # a human reads it: hidden characters shown; piped to an AI: exact
+            page(ctx, colour=False)
+            say(text, nl=False)
+        else:
+            click.echo(text, nl=False)
 
 
 @click.command()
@@ -105,16 +184,19 @@ def context(ctx, budget, budget_tokens, query, thread, as_of, fmt):
 @click.pass_context
 def recall(ctx, query, k, as_json):
     """Full-text search (BM25); abstains when nothing is really about the query."""
-    found = open_ledger(ctx).find(query, k=k)
+    found = open_ledger(ctx, existing=True).find(query, k=k)
     if as_json:
         echo_json([{"id": f.entry.id, "score": round(f.score, 4), "coverage": round(f.coverage, 3),
                     "in_force": f.in_force, "kind": f.entry.kind, "summary": f.entry.summary} for f in found])
         return
+    page(ctx)
+    o = output()
     if not found:
-        click.echo("no entry is about that (recall abstained)")
+        say("no entry is about that (recall abstained)")
     for f in found:
-        mark = "" if f.in_force else "  (superseded)"
-        click.echo(f"{f.entry.id[:8]}  {f.entry.kind:<11} {f.entry.summary}{mark}")
+        mark = "" if f.in_force else "  " + o.paint("(superseded)", "bad")
+        echo_painted(f"{o.paint(f.entry.id[:8], 'id')}  {o.paint(f'{f.entry.kind:<11}', 'kind')} "
+                     f"{visible(f.entry.summary)}{mark}")
 
 
 @click.command()
@@ -130,6 +212,7 @@ def recall(ctx, query, k, as_json):
 @click.option("--model", default="human", show_default=True)
 @click.option("--allow-secret", "allow_secret", metavar="REASON", default=None,
               help="Write even though the secret scan flags the text; REASON is recorded in the entry.")
+@quiet_option
 @line_option
 @click.pass_context
 def checkpoint(ctx, thread, summary, goal, done, next_, blocked, tried, agent, provider, model, allow_secret):
@@ -143,9 +226,9 @@ def checkpoint(ctx, thread, summary, goal, done, next_, blocked, tried, agent, p
     out = open_ledger(ctx).checkpoint(thread, sections, summary, agent=agent, provider=provider, model=model,
                                       allow_secret=allow_secret)
     if out.written:
-        click.echo(f"recorded {out.entry.short} checkpoint: {out.entry.summary}")
+        info(f"recorded {out.entry.short} checkpoint: {out.entry.summary}")
     else:
-        click.echo(f"unchanged: the live checkpoint {out.entry.short} already says this; nothing written")
+        info(f"unchanged: the live checkpoint {out.entry.short} already says this; nothing written")
 
 
 @click.command()
@@ -155,59 +238,66 @@ def checkpoint(ctx, thread, summary, goal, done, next_, blocked, tried, agent, p
 @click.pass_context
 def resume(ctx, thread, as_json):
     """Where work stopped: the live checkpoint of each thread, newest first."""
-    cps = open_ledger(ctx).resume(thread)
+    cps = open_ledger(ctx, existing=True).resume(thread)
     if as_json:
         echo_json([{"thread": c.thread, "id": c.entry.id, "summary": c.entry.summary,
                     "ts": c.entry.ts.strftime("%Y-%m-%dT%H:%M:%S.%fZ"), **c.sections} for c in cps])
         return
+    page(ctx)
     if not cps:
-        click.echo("no checkpoint yet")
+        say("no checkpoint yet")
     for c in cps:
-        click.echo(f"{c.thread if len(c.thread) != 64 else c.thread[:8]}  {c.entry.short}  {c.entry.summary}")
+        say(f"{visible(c.thread if len(c.thread) != 64 else c.thread[:8])}  {c.entry.short}  "
+            f"{visible(c.entry.summary)}")
         for name, items in c.sections.items():
             for item in items:
-                click.echo(f"  {name}: {item}")
+                say(f"  {name}: {visible(item)}")
 
 
 @click.command()
 @click.argument("ref")
+@quiet_option
 @line_option
 @click.pass_context
 def pin(ctx, ref):
     """Pin a decision in force: always shown first in the context."""
-    out = open_ledger(ctx).pin(ref)
-    click.echo(f"pinned {ref} ({out.entry.short})" if out.written else f"{ref} is already pinned")
+    out = open_ledger(ctx, existing=True).pin(ref)
+    info(f"pinned {ref} ({out.entry.short})" if out.written else f"{ref} is already pinned")
 
 
 @click.command()
 @click.argument("ref")
+@quiet_option
 @line_option
 @click.pass_context
 def unpin(ctx, ref):
     """Unpin a decision (a correction of its pin entry)."""
-    out = open_ledger(ctx).unpin(ref)
-    click.echo(f"unpinned {ref} ({out.entry.short})")
+    out = open_ledger(ctx, existing=True).unpin(ref)
+    info(f"unpinned {ref} ({out.entry.short})")
 
 
 @click.command()
-@click.option("--since", default=None, metavar="REV", help="Only code commits after REV.")
+@click.option("--since", default=None, metavar="DATE",
+              help="Only code commits after DATE (YYYY-MM-DD, an ISO time, or git's forms: '2 weeks ago').")
+@click.option("--since-commit", "since_commit", default=None, metavar="REV", help="Only code commits after REV.")
 @click.option("--json", "as_json", is_flag=True)
 @line_option
 @click.pass_context
-def stale(ctx, since, as_json):
+def stale(ctx, since, since_commit, as_json):
     """Decisions in force whose code (their `paths:`) changed since they were made."""
-    led = open_ledger(ctx)
-    found = led.stale(since=since)
+    led = open_ledger(ctx, existing=True)
+    found = led.stale_since(since, since_commit)
     if as_json:
         echo_json([{"id": s.decision, "paths": s.paths, "commits": s.commits, "lines": s.lines,
                     "where": s.where} for s in found])
         return
+    page(ctx)
     if not found:
-        click.echo("no decision in force has seen its code change since it was made")
+        say("no decision in force has seen its code change since it was made")
     st = led.state()
     for s in found:
-        click.echo(f"{s.decision[:8]}  {st.get(s.decision).summary}\n  {s.mark()} "
-                   f"({', '.join(c[:8] for c in s.commits[:5])}{' …' if len(s.commits) > 5 else ''})")
+        say(f"{s.decision[:8]}  {visible(st.get(s.decision).summary)}\n  {visible(s.mark())} "
+            f"({', '.join(c[:8] for c in s.commits[:5])}{' …' if len(s.commits) > 5 else ''})")
 
 
 @click.command()
@@ -216,18 +306,22 @@ def stale(ctx, since, as_json):
 @click.pass_context
 def conflicts(ctx, as_json):
     """Decisions in force about the same subject that disagree (no correction between them)."""
-    st = open_ledger(ctx).state()
+    st = open_ledger(ctx, existing=True).state()
     groups = st.conflicts
     if as_json:
         echo_json([{"subject": subj, "ids": ids, "summaries": [st.get(i).summary for i in ids]}
                    for subj, ids in groups])
         return
+    page(ctx)
     if not groups:
-        click.echo("no conflicting decisions in force")
+        say("no conflicting decisions in force")
     for subj, ids in groups:
-        click.echo(f"'{subj}': {len(ids)} decisions in force")
+        say(f"'{visible(subj)}': {len(ids)} decisions in force")
         for i in ids:
-            click.echo(f"  {i[:8]}  {st.get(i).summary}")
+            say(f"  {i[:8]}  {visible(st.get(i).summary)}")
+    if groups:
+        say("resolve one: git lifeline resolve ID (keep ID, revert the others) "
+            "or git lifeline resolve ID --summary TEXT --body WHY (one new decision for them all)")
 
 
 @click.command()
@@ -235,19 +329,20 @@ def conflicts(ctx, as_json):
 @click.pass_context
 def render(ctx):
     """Rewrite the projection (LIFELINE.md) from the ref."""
-    path = open_ledger(ctx).render()
-    click.echo(f"wrote {path}")
+    path = open_ledger(ctx, existing=True).render()
+    info(f"wrote {path}")
 
 
 @click.command()
 @click.option("--from", "source", required=True, type=click.Path(dir_okay=False), help="A LIFELINE.md projection.")
 @click.option("--strict", is_flag=True, help="Abort, writing nothing, if any recorded id does not match.")
+@quiet_option
 @line_option
 @click.pass_context
 def migrate(ctx, source, strict):
     """Rebuild the line from a LIFELINE.md projection (ids are checked)."""
     from ..app.interop import migrate as migrate_file
     report = migrate_file(open_ledger(ctx), Path(source), strict=strict)
-    click.echo(f"read {report.read} entries: {report.added} added, {report.existing} already present")
+    info(f"read {report.read} entries: {report.added} added, {report.existing} already present")
     for m in report.mismatched:
         click.echo(f"skipped {m[:12]}: content does not match its recorded id", err=True)

@@ -9,7 +9,18 @@ from typing import Any, Optional
 
 import click
 
-from .common import chosen_line, echo_json, line_option, open_ledger, open_workspace, split_ids, write_output
+from .common import (
+    chosen_line,
+    echo_json,
+    line_option,
+    open_ledger,
+    open_workspace,
+    page,
+    quiet_option,
+    split_ids,
+    write_output,
+)
+from .terminal import info, say
 
 
 class _Progress:
@@ -44,8 +55,9 @@ def lines(ctx, as_json):
     if as_json:
         echo_json(rows)
         return
+    page(ctx, colour=False)
     for r in rows:
-        click.echo(f"{r['line']:<20} {r['entries']:>7} entries  head {r['head'][:12]}")
+        say(f"{r['line']:<20} {r['entries']:>7} entries  head {r['head'][:12]}")
 
 
 @click.command("import")
@@ -55,6 +67,7 @@ def lines(ctx, as_json):
 @click.option("--strict", is_flag=True, help="Abort, writing nothing, if any recorded id does not match.")
 @click.option("--assume-utc", is_flag=True, help="Read timestamps without a UTC offset as UTC.")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
+@quiet_option
 @line_option
 @click.pass_context
 def import_cmd(ctx, source, strict, assume_utc, as_json):
@@ -80,21 +93,21 @@ def import_cmd(ctx, source, strict, assume_utc, as_json):
         echo_json(out.to_json())
     else:
         commit = f" (commit {out.commit[:12]})" if out.commit else ""
-        click.echo(f"read {out.read} entries ({out.format}) into line {out.line}: "
+        info(f"read {out.read} entries ({out.format}) into line {out.line}: "
                    f"{out.added} added, {out.existing} already present{commit}")
         if out.external:
             names = sorted({line for _, _, line in out.external})
-            click.echo(f"{len(out.external)} parent(s) anchored in other lines: {', '.join(names)}")
+            info(f"{len(out.external)} parent(s) anchored in other lines: {', '.join(names)}")
         if out.reordered:
-            click.echo(f"note: {out.reordered} entries were recorded out of time order in the source; "
+            info(f"note: {out.reordered} entries were recorded out of time order in the source; "
                        "git-lifeline lists every line by (ts, id)")
         if out.unrecorded:
-            click.echo(f"note: {out.unrecorded} entries had no recorded id to compare")
+            info(f"note: {out.unrecorded} entries had no recorded id to compare")
         for m in out.mismatched:
-            click.echo(f"skipped {m.where} '{m.summary[:50]}': recorded id {m.recorded[:12]} but the "
+            say(f"skipped {m.where} '{m.summary[:50]}': recorded id {m.recorded[:12]} but the "
                        f"content hashes to {m.computed[:12]}", err=True)
         for e, why in out.skipped:
-            click.echo(f"skipped {e.id[:12]} '{e.summary[:50]}': {why}", err=True)
+            say(f"skipped {e.id[:12]} '{e.summary[:50]}': {why}", err=True)
     if out.mismatched:
         sys.exit(1)
 
@@ -113,7 +126,7 @@ def export_cmd(ctx, fmt, output):
         from .formats import export_other
         return export_other(open_ledger(ctx), fmt, output)
     from ..app.interop import export_seed
-    write_output(output, export_seed(open_ledger(ctx)))
+    write_output(output, export_seed(open_ledger(ctx, existing=True)))
 
 
 @click.command()
@@ -124,6 +137,7 @@ def export_cmd(ctx, fmt, output):
 @click.option("--parents", multiple=True, metavar="REF[,REF]",
               help="Parents of the copies: ids in the destination or LINE:PREFIX in another line.")
 @click.option("--json", "as_json", is_flag=True)
+@quiet_option
 @click.pass_context
 def promote(ctx, src, dst, ids, parents, as_json):
     """Copy entries from one line into another, each with an origin block (line + full id)."""
@@ -134,9 +148,9 @@ def promote(ctx, src, dst, ids, parents, as_json):
                    "already": [{"source": s, "copy": c} for s, c in out.already]})
         return
     for e in out.promoted:
-        click.echo(f"promoted {e.short} {e.kind}: {e.summary} -> {dst}")
+        info(f"promoted {e.short} {e.kind}: {e.summary} -> {dst}")
     for source, copy in out.already:
-        click.echo(f"already in {dst}: {copy[:12]}" + (f" (copy of {src}:{source[:12]})" if source else ""))
+        info(f"already in {dst}: {copy[:12]}" + (f" (copy of {src}:{source[:12]})" if source else ""))
 
 
 @click.command()
@@ -150,9 +164,9 @@ def where(ctx, prefix, as_json):
         echo_json(hits)
     else:
         for h in hits:
-            click.echo(f"{h['line']:<20} {h['id'][:12]}  {h['kind']:<11} {h['summary']}")
+            say(f"{h['line']:<20} {h['id'][:12]}  {h['kind']:<11} {h['summary']}")
         if not hits:
-            click.echo(f"git-lifeline: no line holds an entry {prefix!r}", err=True)
+            say(f"git-lifeline: no line holds an entry {prefix!r}", err=True)
     if not hits:
         sys.exit(1)
 
@@ -166,4 +180,6 @@ def where(ctx, prefix, as_json):
 @click.pass_context
 def graph(ctx, fmt, output):
     """Supersession, thread, relation and cross-line links as a picture (all lines, or --line)."""
+    if chosen_line(ctx):
+        open_ledger(ctx, existing=True)  # a mistyped --line is an error, not an empty graph
     write_output(output, open_workspace(ctx).graph(chosen_line(ctx), fmt))

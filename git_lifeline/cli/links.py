@@ -14,7 +14,7 @@ from .common import echo_json, line_option, open_ledger
 @click.pass_context
 def why(ctx, target, as_json):
     """The entries linked (Lifeline: trailers) to the commits that touched PATH, newest first."""
-    rows = open_ledger(ctx).why(target)
+    rows = open_ledger(ctx, existing=True).why(target)
     if as_json:
         echo_json([{"entry": None if e is None else {"id": e.id, "kind": e.kind, "summary": e.summary,
                                                      "ts": f"{e.ts:%Y-%m-%dT%H:%M:%S.%fZ}"},

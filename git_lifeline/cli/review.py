@@ -6,12 +6,15 @@ import sys
 
 import click
 
-from .common import echo_json, entry_dict, entry_fields, entry_options, line_option, open_ledger, open_workspace
+from .common import echo_json, entry_dict, entry_fields, entry_options, line_option, open_ledger, open_workspace, page
+from .terminal import say
 
 
-def _agents(ctx: click.Context):
+def _agents(ctx: click.Context, existing: bool = True):
+    """The agents' door of the line; a mistyped --line (no ledger, no trail) is an error
+    except for propose, which may start a line."""
     from ..app.agents import Agents
-    return Agents(open_ledger(ctx))
+    return Agents(open_ledger(ctx, existing=existing))
 
 
 def _one_line(text: str, width: int) -> str:
@@ -41,15 +44,16 @@ def _proposal_json(p) -> dict:
 @click.option("--json", "as_json", is_flag=True, help="Print the proposal as JSON.")
 @line_option
 @click.pass_context
-def propose(ctx, kind, summary, body, body_file, parents, thread, author, agent, provider, model, as_json):
+def propose(ctx, kind, summary, body, body_file, parents, thread, author, agent, provider, model, as_json,
+            **headers):
     """File a proposal: the entry waits in the review trail until someone approves it."""
-    fields = entry_fields(kind, summary, body, body_file, parents, author, agent, provider, model)
-    rec = _agents(ctx).propose(fields, thread=thread, via="cli")
+    fields = entry_fields(kind, summary, body, body_file, parents, author, agent, provider, model, **headers)
+    rec = _agents(ctx, existing=False).propose(fields, thread=thread, via="cli")
     if as_json:
         echo_json({"proposal": rec.id, "content": rec.doc["content"], "ts": rec.doc["ts"]})
         return
-    click.echo(f"proposal {rec.short} filed ({kind}: {rec.doc['content']['summary']})")
-    click.echo(f"approve it with: git lifeline approve {rec.short}")
+    say(f"proposal {rec.short} filed ({kind}: {rec.doc['content']['summary']})")
+    say(f"approve it with: git lifeline approve {rec.short}")
 
 
 @click.command()
@@ -64,27 +68,28 @@ def review(ctx, everything, as_json):
     if as_json:
         echo_json([_proposal_json(p) for p in props])
         return
+    page(ctx, colour=False)
     _other_lines_hint(ctx, agents.line)
     if not props:
-        click.echo(f"no pending proposals in line {agents.line}" if not everything else f"no proposals in line {agents.line}")
+        say(f"no pending proposals in line {agents.line}" if not everything else f"no proposals in line {agents.line}")
         return
     pending = sum(1 for p in props if p.status == "pending")
-    click.echo(f"{pending} pending proposal(s) in line {agents.line}:" if not everything
+    say(f"{pending} pending proposal(s) in line {agents.line}:" if not everything
                else f"{len(props)} proposal(s) in line {agents.line} ({pending} pending):")
     for p in props:
         c = p.content
         status = "" if p.status == "pending" else f"  [{p.status}]"
-        click.echo(f"\n  {p.short}  {c['kind']}: {c['summary']}{status}")
-        click.echo(f"            by {_who(c)}, {p.record.doc['ts'][:16].replace('T', ' ')} via {p.record.doc['via']}")
+        say(f"\n  {p.short}  {c['kind']}: {c['summary']}{status}")
+        say(f"            by {_who(c)}, {p.record.doc['ts'][:16].replace('T', ' ')} via {p.record.doc['via']}")
         why = _one_line(c["body"], 160)
         if why:
-            click.echo(f"            why: {why}")
+            say(f"            why: {why}")
         if c["parents"]:
-            click.echo(f"            parents: {', '.join(x[:12] for x in c['parents'])}")
+            say(f"            parents: {', '.join(x[:12] for x in c['parents'])}")
         for conflict in p.conflicts:
-            click.echo(f"            conflict: also {conflict.type} by {conflict.by} (merged from another clone)")
+            say(f"            conflict: also {conflict.type} by {conflict.by} (merged from another clone)")
     if pending:
-        click.echo("\napprove: git lifeline approve <id|all>    reject: git lifeline reject <id|all> --why TEXT")
+        say("\napprove: git lifeline approve <id|all>    reject: git lifeline reject <id|all> --why TEXT")
 
 
 def _other_lines_hint(ctx: click.Context, line: str) -> None:
@@ -92,27 +97,27 @@ def _other_lines_hint(ctx: click.Context, line: str) -> None:
     from ..app.agents import pending_elsewhere
     waiting = [f"{name} ({count})" for name, count in pending_elsewhere(open_workspace(ctx), line)]
     if waiting:
-        click.echo(f"also pending in other lines: {', '.join(waiting)} — git lifeline --line NAME review", err=True)
+        say(f"also pending in other lines: {', '.join(waiting)} — git lifeline --line NAME review", err=True)
 
 
 def _report(results: list, verb: str) -> None:
     failed = [r for r in results if not r.ok]
     for r in results:
         if r.ok and r.status == "approved":
-            click.echo(f"approved {r.proposal.short} -> entry {r.entry.short} "
+            say(f"approved {r.proposal.short} -> entry {r.entry.short} "
                        f"{r.entry.kind}: {r.entry.summary}")
         elif r.ok and r.status == "duplicate":
-            click.echo(f"duplicate {r.proposal.short}: entry {r.entry.short} was already in the line; "
+            say(f"duplicate {r.proposal.short}: entry {r.entry.short} was already in the line; "
                        "closed as duplicate")
         elif r.ok:
-            click.echo(f"rejected {r.proposal.short} {r.proposal.content['kind']}: {r.proposal.content['summary']}")
+            say(f"rejected {r.proposal.short} {r.proposal.content['kind']}: {r.proposal.content['summary']}")
         else:
-            click.echo(f"git-lifeline: {r.status}", err=True)
+            say(f"git-lifeline: {r.status}", err=True)
     if not results:
-        click.echo(f"nothing to {verb}: no pending proposals")
+        say(f"nothing to {verb}: no pending proposals")
     if failed:
         names = ", ".join(r.proposal.short if r.proposal is not None else r.ref for r in failed)
-        click.echo(f"git-lifeline: {len(failed)} of {len(results)} not {verb.rstrip('e')}ed: {names}", err=True)
+        say(f"git-lifeline: {len(failed)} of {len(results)} not {verb.rstrip('e')}ed: {names}", err=True)
         sys.exit(2)
 
 
@@ -156,14 +161,15 @@ def audit(ctx, since, as_json):
             out.append(item)
         echo_json(out)
         return
+    page(ctx, colour=False)
     if not rows:
-        click.echo("no direct agent writes and no review decisions" + (f" since {since}" if since else ""))
+        say("no direct agent writes and no review decisions" + (f" since {since}" if since else ""))
         return
     for r, p, counts in ((row.record, row.proposal, row.counts) for row in rows):
         when = r.doc["ts"][:19].replace("T", " ")
         if r.type == "direct":
             d = r.doc
-            click.echo(f"{when}  direct     entry {d['entry'][:8]}  {d['kind']}: {d['summary']}  "
+            say(f"{when}  direct     entry {d['entry'][:8]}  {d['kind']}: {d['summary']}  "
                        f"— {d['agent']} ({d['provider']}/{d['model']}) for {r.by}, rule {d['rule']}")
             continue
         c = p.content if p is not None else {"kind": "?", "summary": "?", "agent": "?", "provider": "?",
@@ -172,7 +178,7 @@ def audit(ctx, since, as_json):
         target = f" -> entry {r.doc['entry'][:8]}" if r.doc.get("entry") else ""
         why = f": {r.doc['why']}" if r.doc.get("why") else ""
         note = "" if counts else "  (overruled: an approval of the same proposal wins)"
-        click.echo(f"{when}  {r.type:<9}  proposal {pid}{target}  {c['kind']}: {c['summary']}  "
+        say(f"{when}  {r.type:<9}  proposal {pid}{target}  {c['kind']}: {c['summary']}  "
                    f"— proposed by {_who(c)}; {r.type} by {r.by}{why}{note}")
 
 

@@ -7,7 +7,8 @@ import sys
 
 import click
 
-from .common import chosen_lines, line_option, open_workspace, plural, print_warnings, short
+from .common import chosen_lines, line_option, open_workspace, plural, print_warnings, quiet_option, short
+from .terminal import info, say
 
 
 def _progress():
@@ -25,56 +26,57 @@ def _progress():
 
 def _echo_pulls(remote: str, pulls: list) -> None:
     if not pulls:
-        click.echo(f"{remote} has no ledger lines yet")
+        info(f"{remote} has no ledger lines yet")
     for p in pulls:
         if p.action == "created":
-            click.echo(f"line {p.line}: created from {remote} ({plural(len(p.incoming))}, head {short(p.after)})")
+            info(f"line {p.line}: created from {remote} ({plural(len(p.incoming))}, head {short(p.after)})")
         elif p.action == "fast-forward":
-            click.echo(f"line {p.line}: fast-forward {short(p.before)}..{short(p.after)} "
-                       f"({plural(len(p.incoming))} from {remote})")
+            info(f"line {p.line}: fast-forward {short(p.before)}..{short(p.after)} "
+                 f"({plural(len(p.incoming))} from {remote})")
         elif p.action == "merged":
             extra = f", {plural(len(p.rewritten))} kept at the earliest timestamp" if p.rewritten else ""
-            click.echo(f"line {p.line}: merged {plural(len(p.incoming))} from {remote} with {p.local_only} "
-                       f"local (merge {short(p.after)}){extra}")
+            info(f"line {p.line}: merged {plural(len(p.incoming))} from {remote} with {p.local_only} "
+                 f"local (merge {short(p.after)}){extra}")
         elif p.action == "ahead":
-            click.echo(f"line {p.line}: ahead of {remote}; push with: git lifeline push {remote}")
+            info(f"line {p.line}: ahead of {remote}; push with: git lifeline push {remote}")
         elif p.action == "local-only":
-            click.echo(f"line {p.line}: not on {remote} yet; push with: git lifeline push {remote}")
+            info(f"line {p.line}: not on {remote} yet; push with: git lifeline push {remote}")
         else:
-            click.echo(f"line {p.line}: up to date")
+            info(f"line {p.line}: up to date")
 
 
 def _echo_push(result) -> bool:
     """Print a push result; True when every line went through."""
     for msg in result.remote_messages:
-        click.echo(f"remote: {msg}", err=True)
+        say(f"remote: {msg}", err=True)
     if not result.lines:
-        click.echo("nothing to push: this repository has no ledger lines")
+        info("nothing to push: this repository has no ledger lines")
         return True
     for p in result.lines:
         if p.flag == "=":
-            click.echo(f"line {p.line}: up to date on {result.remote}")
+            info(f"line {p.line}: up to date on {result.remote}")
         elif p.flag == "*":
-            click.echo(f"line {p.line}: pushed (new on {result.remote}, head {short(p.sha)})")
+            info(f"line {p.line}: pushed (new on {result.remote}, head {short(p.sha)})")
         elif p.ok:
-            click.echo(f"line {p.line}: pushed {p.summary} to {result.remote}")
+            info(f"line {p.line}: pushed {p.summary} to {result.remote}")
         else:
-            click.echo(f"line {p.line}: REJECTED by {result.remote}: {p.summary}", err=True)
+            say(f"line {p.line}: REJECTED by {result.remote}: {p.summary}", err=True)
     rejected = result.rejected
     if not rejected:
         return True
     names = ", ".join(p.line for p in rejected)
     if any(p.needs_sync for p in rejected):
-        click.echo(f"git-lifeline: {result.remote} has ledger entries this clone has not pulled yet "
-                   f"(line {names}); nothing was overwritten. Run: git lifeline sync {result.remote}", err=True)
+        say(f"git-lifeline: {result.remote} has ledger entries this clone has not pulled yet "
+            f"(line {names}); nothing was overwritten. Run: git lifeline sync {result.remote}", err=True)
     else:
-        click.echo(f"git-lifeline: {result.remote} refused line {names} (see the remote's message above); "
-                   "run git lifeline verify, then git lifeline sync", err=True)
+        say(f"git-lifeline: {result.remote} refused line {names} (see the remote's message above); "
+            "run git lifeline verify, then git lifeline sync", err=True)
     return False
 
 
 @click.command()
 @click.argument("remote", required=False)
+@quiet_option
 @line_option
 @click.pass_context
 def fetch(ctx, remote):
@@ -83,7 +85,7 @@ def fetch(ctx, remote):
     report = exchange.fetch(open_workspace(ctx), remote, chosen_lines(ctx))
     name = report.remote
     if not report.lines:
-        click.echo(f"{name} has no ledger lines, and neither has this repository")
+        info(f"{name} has no ledger lines, and neither has this repository")
     words = {"same": "up to date", "new": f"new on {name}: git lifeline pull {name}",
              "behind": f"behind {name}: git lifeline pull {name}",
              "ahead": f"ahead of {name}: git lifeline push {name}",
@@ -92,11 +94,12 @@ def fetch(ctx, remote):
              "unknown": "unknown state: fetch again"}
     for r in report.lines:
         moved = f" ({short(r.before)}..{short(r.after)})" if r.before != r.after else ""
-        click.echo(f"line {r.line}: {words.get(r.state, r.state)}{moved}")
+        info(f"line {r.line}: {words.get(r.state, r.state)}{moved}")
 
 
 @click.command()
 @click.argument("remote", required=False)
+@quiet_option
 @line_option
 @click.pass_context
 def pull(ctx, remote):
@@ -108,6 +111,7 @@ def pull(ctx, remote):
 
 @click.command()
 @click.argument("remote", required=False)
+@quiet_option
 @line_option
 @click.pass_context
 def push(ctx, remote):
@@ -120,6 +124,7 @@ def push(ctx, remote):
 
 @click.command("sync")
 @click.argument("remote", required=False)
+@quiet_option
 @line_option
 @click.pass_context
 def sync_cmd(ctx, remote):
@@ -139,10 +144,10 @@ def clone(url, directory):
     """git clone URL [DIRECTORY], then pull the ledger into the new clone."""
     from ..app import exchange
     report = exchange.clone(url, directory, _progress())
-    click.echo(f"cloned into {report.directory}")
+    info(f"cloned into {report.directory}")
     _echo_pulls(report.remote, report.pulls)
     print_warnings(report.workspace.take_warnings())
-    click.echo("hint: git lifeline hooks install   (verify before push, remind after commits)")
+    info("hint: git lifeline hooks install   (verify before push, remind after commits)")
 
 
 @click.command("remote-setup")
@@ -154,9 +159,9 @@ def remote_setup(ctx, remote):
     report = exchange.remote_setup(open_workspace(ctx), remote)
     name, spec = report.remote, report.refspec
     if report.added:
-        click.echo(f"added remote.{name}.fetch {spec}")
+        info(f"added remote.{name}.fetch {spec}")
     else:
-        click.echo(f"remote.{name}.fetch already has {spec}")
-    click.echo(f"`git fetch {name}` now updates refs/remotes/{name}/lifeline/*; bring it into your lines "
-               f"with `git lifeline pull {name}`. No push refspec was added: it would change what a plain "
-               "`git push` pushes; share the ledger with `git lifeline push`.")
+        info(f"remote.{name}.fetch already has {spec}")
+    info(f"`git fetch {name}` now updates refs/remotes/{name}/lifeline/*; bring it into your lines "
+         f"with `git lifeline pull {name}`. No push refspec was added: it would change what a plain "
+         "`git push` pushes; share the ledger with `git lifeline push`.")

@@ -6,7 +6,8 @@ import sys
 
 import click
 
-from .common import chosen_line, echo_json, line_option, open_workspace
+from .common import chosen_line, echo_json, line_option, open_ledger, open_workspace
+from .terminal import visible
 
 
 def _problem_rows(problems: list) -> list:
@@ -46,6 +47,8 @@ def verify(ctx, lint, signatures, as_json):
 
     A shallow code checkout is fine when the ledger's own history is whole (CI: fetch
     refs/lifeline/* without --depth); a ledger history cut by a shallow fetch is not."""
+    if chosen_line(ctx):
+        open_ledger(ctx, existing=True)  # a mistyped --line is an error, not "ok: 0 entries"
     run = open_workspace(ctx).verify(chosen_line(ctx), signatures=signatures, lint=lint)
     if as_json:
         echo_json(_as_json(run))
@@ -63,7 +66,9 @@ def verify(ctx, lint, signatures, as_json):
             click.echo(f"FAILED: line {check.name}: {len(report.problems)} problem(s)")
             _problems(report.problems)
         for subj, ids in check.conflicts:
-            click.echo(f"  warning: conflict on '{subj}': {', '.join(i[:8] for i in ids)} are all in force")
+            click.echo(f"  warning: conflict on '{visible(subj)}': {', '.join(i[:8] for i in ids)} are all in force")
+        for entry_id, why in check.headers:
+            click.echo(f"  warning: entry {entry_id[:12]}: {visible(why)}")
     for check in run.trails:
         trail = check.report
         if trail.ok:

@@ -13,6 +13,7 @@ where they are defined to stand (docs/FORMAT.md, "Body blocks"):
 from __future__ import annotations
 
 import re
+from difflib import get_close_matches
 from typing import Optional
 
 HEADER_KEYS = ("thread", "pin", "action", "subject", "paths", "valid-from", "valid-until", "commit",
@@ -82,3 +83,147 @@ def render_list_block(name: str, items: list) -> str:
     if not items:
         return ""
     return f"{name}:\n" + "".join(f"  - {item}\n" for item in items)
+
+
+# ---- what a writer meant as a header, and did not get -----------------------------------
+# A header the reader does not take is silently prose: a typo (`path:`) or a header
+# written below the first line of prose. These are reported (warned at write, listed
+# by `verify --lint`); nothing is refused for them, since a body may well start with
+# "note: ..." as prose.
+FLAG_KEYS = ("subject", "paths", "valid-from", "valid-until")  # the keys the writing commands' flags set
+_FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
+
+
+def header_warnings(body: str, kind: str = "") -> list:
+    """Lines that look like header fields but are not read as such, one sentence each."""
+    if kind == "relation":  # a relation's body is its own `rel:`/`from:`/`to:` record
+        return []
+    lines = [line.rstrip("\r") for line in body.split("\n")]
+    i = 0
+    while i < len(lines) and _is_header(lines[i]):  # the header: known fields at the very top
+        i += 1
+    out: list = []
+    top = True     # every line since the header ended looks like a header line
+    blank = False  # the header ended at a blank line, and only blank or header-like lines followed
+    fence = None
+    for n in range(i, len(lines)):
+        line = lines[n]
+        f = _FENCE.match(line)
+        if f or fence is not None:
+            if f:
+                fence = f.group(1) if fence is None else (None if f.group(1)[0] == fence[0]
+                                                          and len(f.group(1)) >= len(fence) else fence)
+            top = blank = False
+            continue
+        m = _HEADER_LINE.fullmatch(line)
+        if not m:
+            blank = (n == i or blank) and not line.strip()
+            top = False
+            continue
+        key = m.group("key")
+        where = f"body line {n + 1} '{key}:'"
+        if key not in HEADER_KEYS:
+            if top:
+                near = get_close_matches(key, HEADER_KEYS, n=1, cutoff=0.6)
+                hint = f" (did you mean '{near[0]}:'?)" if near else ""
+                out.append(f"{where} looks like a header but '{key}' is not a known header key{hint}, so it is "
+                           f"prose; known keys: {', '.join(HEADER_KEYS)}")
+            continue
+        if top:
+            reason = f"it follows '{lines[i].split(':', 1)[0]}:' on line {i + 1}, which is not a header key"
+        elif blank:
+            reason = f"the header ended at the blank line {i + 1}"
+        else:
+            reason = "it comes after the first line of prose"
+        out.append(f"{where} is prose, not a header: {reason}; headers go at the very top of the body, "
+                   "one per line" + (f" (or use --{key})" if key in FLAG_KEYS else ""))
+    return out
+
+
+def _is_header(line: str) -> bool:
+    m = _HEADER_LINE.fullmatch(line)
+    return m is not None and m.group("key") in HEADER_KEYS
+
+
+def header_value_problems(fields: dict) -> list:
+    """Header values the truth cannot read (a validity window that is not a UTC date or time,
+    or that closes before it opens), one sentence each. `fields` is header_fields(body)."""
+    from .dates import header_date_problem
+    out: list = []
+    for key in ("valid-from", "valid-until"):
+        value = fields.get(key)
+        if value is not None:
+            why = header_date_problem(value)
+            if why:
+                out.append(f"{key}: {why}")
+    start, end = fields.get("valid-from"), fields.get("valid-until")
+    if start and end and not out:
+        from .dates import parse_when
+        if parse_when(start).start > parse_when(end).end:
+            out.append(f"valid-from {start} is after valid-until {end}: the decision would never be in force")
+    return out
+
+
+def with_header(body: str, fields: dict) -> str:
+    """`fields` (key -> value, in order) as header lines on top of `body`. A body that
+    already starts with header fields keeps them right below (one header); prose is
+    separated by a blank line. A key the body's header already gives is refused unless
+    the values agree (then it is written once)."""
+    own = header_fields(body)
+    fresh: dict = {}
+    for key, value in fields.items():
+        if not value:
+            continue
+        if key in own:
+            if own[key] != value:
+                raise ValueError(f"the body's header says '{key}: {own[key]}' and the option says {value!r}")
+            continue
+        fresh[key] = value
+    if not fresh:
+        return body
+    top = body.lstrip("\n").split("\n", 1)[0].rstrip("\r")
+    m = _HEADER_LINE.fullmatch(top)
+    joint = "" if (m and m.group("key") in HEADER_KEYS) or not body.strip() else "\n"
+    return render_header(fresh) + joint + body.lstrip("\n")
+
+
+# ---- header fields from options --------------------------------------------------------------
+MAX_SUBJECT_CHARS = 200
+
+
+def header_from_options(paths=(), subject: Optional[str] = None, valid_from: Optional[str] = None,
+                        valid_until: Optional[str] = None, now=None) -> dict:
+    """The header fields the writing commands' options ask for, checked and normalised:
+    paths joined as `a, b`, dates as a UTC day or time (core/dates.py). Raises InputError
+    naming the option."""
+    from ..errors import InputError
+    from .dates import parse_when
+    out: dict = {}
+    if subject is not None:
+        text = subject.strip()
+        if not text or any(ch in text for ch in "\r\n") or any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in text):
+            raise InputError(f"--subject {subject!r}: one non-empty line without control characters")
+        if len(text) > MAX_SUBJECT_CHARS:
+            raise InputError(f"--subject is longer than {MAX_SUBJECT_CHARS} characters")
+        out["subject"] = text
+    specs: list = []
+    for raw in paths or ():
+        spec = raw.strip()
+        if not spec:
+            raise InputError("--paths: an empty pathspec")
+        if spec.startswith("-"):
+            raise InputError(f"--paths {raw!r}: a pathspec cannot start with '-'")
+        if any(ch.isspace() or ch == "," or ord(ch) < 32 or ord(ch) == 127 for ch in spec):
+            raise InputError(f"--paths {raw!r}: a pathspec in a header cannot hold whitespace, a comma or a "
+                             "control character (they separate pathspecs); give one --paths per pathspec")
+        if spec not in specs:
+            specs.append(spec)
+    if specs:
+        out["paths"] = ", ".join(specs)
+    for key, value in (("valid-from", valid_from), ("valid-until", valid_until)):
+        if value is not None:
+            out[key] = parse_when(value, now, what=f"--{key}").header()
+    problems = header_value_problems(out)
+    if problems:
+        raise InputError(problems[0])
+    return out

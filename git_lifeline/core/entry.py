@@ -41,7 +41,9 @@ HEX64 = re.compile(r"[0-9a-f]{64}")
 MIN_PREFIX = 6  # the shortest id prefix a command accepts
 TS_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"  # a blob's ts (format_ts writes it)
 
-# Kinds whose entry may carry an empty body: a checkpoint's content is its blocks.
+# Kinds whose new entry may carry an empty body: a checkpoint's content is its blocks.
+# Every other kind needs its why when git-lifeline writes it (`Entry.new`); a stored
+# entry may have an empty body, as lifeline-context allows (an import keeps its ids).
 BODY_OPTIONAL_KINDS = frozenset({"checkpoint"})
 
 MAX_SUMMARY_CHARS = 300
@@ -177,6 +179,13 @@ def _bad_body(value: str) -> Optional[str]:
     return None
 
 
+def missing_why(kind: str, body: str) -> Optional[str]:
+    """The write rule on the body: every kind but a checkpoint says why."""
+    if kind not in BODY_OPTIONAL_KINDS and not body.strip():
+        return f"a {kind} needs its why: the body is empty"
+    return None
+
+
 def content_problems(e: Entry) -> list[str]:
     """Every content rule, as human-readable problems (empty when valid)."""
     problems: list[str] = []
@@ -198,8 +207,6 @@ def content_problems(e: Entry) -> list[str]:
             problems.append(f"{name} {why}")
         if len(value) > MAX_FIELD_CHARS:
             problems.append(f"{name} is longer than {MAX_FIELD_CHARS} characters")
-    if e.kind not in BODY_OPTIONAL_KINDS and not e.body.strip():
-        problems.append(f"a {e.kind} needs its why: the body is empty")
     why = _bad_body(e.body)
     if why:
         problems.append(f"body {why}")
@@ -276,16 +283,18 @@ class Entry:
     @classmethod
     def new(cls, *, kind: str, summary: str, author: str, body: str = "", agent: str = "human",
             provider: str = "none", model: str = "human", parents: Iterable[str] = (),
-            dedup_key: Optional[str] = None, ts: Optional[datetime] = None, id: Optional[str] = None) -> Entry:
+            dedup_key: Optional[str] = None, ts: Optional[datetime] = None, id: Optional[str] = None,
+            require_why: bool = True) -> Entry:
         """New content as an Entry under every write rule, the secret scan included;
         raises EntryError (or SecretError) before anything can be written.
 
         The body is stripped and the parents sorted (the id hashes them so: one
         representation per id); `ts` defaults to now and is stored in UTC. `id` is the
         id a source recorded (a projection's): kept as given, so `verify()` can tell a
-        record that does not match it; None computes it."""
+        record that does not match it; None computes it. `require_why` False takes an
+        empty body of any kind: content another tool stored (an import), not a new write."""
         return _build(kind=kind, summary=summary, author=author, body=body, agent=agent, provider=provider,
-                      model=model, parents=parents, dedup_key=dedup_key, ts=ts, id=id)
+                      model=model, parents=parents, dedup_key=dedup_key, ts=ts, id=id, require_why=require_why)
 
 
 _STAND_IN_ID = "0" * 64
@@ -323,7 +332,7 @@ def _shape_problem(e: Entry) -> Optional[str]:
 
 
 def _build(*, kind: Any, summary: Any, author: Any, body: Any, agent: Any, provider: Any, model: Any,
-           parents: Any, dedup_key: Any, ts: Any, id: Any) -> Entry:
+           parents: Any, dedup_key: Any, ts: Any, id: Any, require_why: bool = True) -> Entry:
     for name, value in (("kind", kind), ("summary", summary), ("author", author), ("body", body),
                         ("agent", agent), ("provider", provider), ("model", model)):
         if not isinstance(value, str):
@@ -352,6 +361,9 @@ def _build(*, kind: Any, summary: Any, author: Any, body: Any, agent: Any, provi
         # A lone surrogate cannot be hashed; a stand-in id lets the rules name the field that holds it.
         entry_id = _STAND_IN_ID
     e = Entry(entry_id, ts, kind, author, agent, provider, model, summary, body, parents, dedup_key)
+    why = missing_why(kind, body) if require_why else None
+    if why is not None:
+        raise EntryError(why)
     # Imported here: the scan's patterns are compiled on first use, and read paths never need them.
     from .secrets import refuse_credentials
     refuse_credentials(e)

@@ -35,21 +35,22 @@ class EntryFields(BaseModel):
     ts: Optional[datetime] = None
     id: Optional[str] = None
 
-    def to_entry(self) -> Entry:
+    def to_entry(self, require_why: bool = True) -> Entry:
         return Entry.new(kind=self.kind, summary=self.summary, author=self.author, body=self.body,
                          agent=self.agent, provider=self.provider, model=self.model, parents=self.parents,
-                         dedup_key=self.dedup_key, ts=self.ts, id=self.id)
+                         dedup_key=self.dedup_key, ts=self.ts, id=self.id, require_why=require_why)
 
 
-def entry_from_dict(doc: Any) -> Entry:
-    """A new Entry from an untrusted mapping; raises InputError naming every bad field."""
+def entry_from_dict(doc: Any, require_why: bool = True) -> Entry:
+    """A new Entry from an untrusted mapping; raises InputError naming every bad field.
+    `require_why` False: another tool's stored entry, whose body may be empty."""
     if not isinstance(doc, dict):
         raise InputError("an entry must be given as an object of fields")
     try:
         fields = EntryFields.model_validate(doc)
     except ValidationError as exc:
         raise InputError(describe_validation_error(exc)) from None
-    return fields.to_entry()
+    return fields.to_entry(require_why)
 
 
 def describe_validation_error(exc: ValidationError) -> str:

@@ -359,7 +359,8 @@ def check_records(records: Iterable[SeedRecord], source: str, *, strict: bool, a
         try:
             e = entry_from_dict(dict(kind=rec.kind, author=rec.author, agent=rec.agent, provider=rec.provider,
                                      model=rec.model, summary=rec.summary, body=rec.body, parents=rec.parents,
-                                     ts=parse_ts(rec.ts, assume_utc), dedup_key=rec.dedup_key))
+                                     ts=parse_ts(rec.ts, assume_utc), dedup_key=rec.dedup_key),
+                               require_why=False)  # lifeline-context stores empty bodies; ids must not change
         except NaiveTimestamp as exc:
             refused.append((rec, f"{exc} (rerun with --assume-utc if the source wrote UTC)"))
             continue

@@ -96,6 +96,15 @@ def derive(decisions: list, corrections: list, facts: dict) -> Derived:
                    {r: ids for r, ids in sorted(by_root.items()) if len(ids) > 1})
 
 
+def not_acting(corrections: list) -> set:
+    """The corrections (`[id, parents, is revert]` rows) that do not act: each reverted by
+    a revert that acts (what `show` says of a correction)."""
+    graph: dict = {}
+    for cid, parents, revert in corrections:
+        graph.setdefault(cid, (list(parents), bool(revert)))
+    return _not_acting(graph, [cid for cid, (_, revert) in graph.items() if revert])
+
+
 def _not_acting(graph: dict, reverts: list) -> set:
     """The corrections that do not act. A correction is undone when an acting revert
     names it, and acts when every revert naming it is undone (or none does). Decided

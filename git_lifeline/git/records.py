@@ -18,9 +18,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Optional
 
 from ..core.model import HEX64, MAX_FIELD_CHARS, Entry, build_entry, format_ts, parse_ts, utcnow
@@ -272,20 +271,8 @@ def already_decided(p: Proposal) -> str:
 
 
 def parse_since(text: str, now: Optional[datetime] = None) -> datetime:
-    """`7d`, `24h`, `30m`, `2w`, a date (YYYY-MM-DD) or an ISO timestamp with offset."""
-    from datetime import timedelta
-    raw = text.strip()
-    m = re.fullmatch(r"(\d+)\s*([mhdw])", raw)
-    now = now or datetime.now(timezone.utc)
-    if m:
-        n, unit = int(m.group(1)), m.group(2)
-        return now - {"m": timedelta(minutes=n), "h": timedelta(hours=n), "d": timedelta(days=n),
-                      "w": timedelta(weeks=n)}[unit]
-    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", raw):
-        return parse_ts(raw + "T00:00:00+00:00")
-    try:
-        return parse_ts(raw)
-    except InputError:
-        raise InputError(f"--since {text!r}: use 30m, 24h, 7d, 2w, a date (YYYY-MM-DD) or an ISO timestamp") \
-            from None
+    """Any date form of core/dates.py (`7d`, `2 weeks ago`, `yesterday`, a date, an ISO time):
+    `--since` means the same in audit as in list and stale."""
+    from ..core.dates import parse_when
+    return parse_when(text, now, what="--since").start
 

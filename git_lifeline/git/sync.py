@@ -135,10 +135,14 @@ def resolve_remote(gr: GitRepo, remote: Optional[str]) -> str:
     name = remote if remote is not None else default_remote(gr)
     known = remotes(gr)
     if name not in known:
+        if remote is None and not known:
+            raise InputError("this repository has no remote to exchange the ledger with; add one: "
+                             "git remote add origin <url>")
         if remote is None:
-            raise InputError("no remote given, the current branch has no upstream and there is no 'origin'; "
-                             "name one: git lifeline pull <remote> (see: git remote -v)")
-        hint = f" (known: {', '.join(known)})" if known else " (this repository has none; add one: git remote add)"
+            raise InputError(f"no remote given, the current branch has no upstream and there is no 'origin'; "
+                             f"name one of {', '.join(known)} (e.g. git lifeline push {known[0]})")
+        hint = (f" (known: {', '.join(known)})" if known
+                else " (this repository has none; add one: git remote add origin <url>)")
         raise InputError(f"{name!r} is not a configured remote{hint}; sync takes a remote's name, not a URL")
     if not _REMOTE_NAME.fullmatch(name):
         raise InputError(f"remote name {name!r} cannot be used in a tracking ref")

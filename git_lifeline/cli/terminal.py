@@ -1,0 +1,194 @@
+"""What reaches a human's terminal: visible text, colour and the pager, by git's rules.
+
+* `visible(text)`: every character a terminal would act on or hide instead of showing —
+  control characters (a carriage return that rewrites the line, escape sequences), bidi
+  overrides, zero-width and other invisible format characters, line separators, lone
+  surrogates — is written visibly (`\\r`, `<U+202E>`), as git quotes an odd path. So a
+  human sees the text the AI reads. JSON output is never passed through it: it stays exact.
+* colour: `--color[=WHEN]` / `--no-color`, else git config color.lifeline, else color.ui,
+  else auto (on for a terminal or the pager, off for TERM=dumb), as git decides.
+* pager: on a terminal only, for the commands that print a listing; `--no-pager`,
+  `pager.lifeline` (false: never; a command: that pager), then GIT_PAGER, core.pager,
+  PAGER, `less`; LESS=FRX and LV=-c unless set, as git sets them; nothing when git
+  already pages us (GIT_PAGER_IN_USE).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import unicodedata
+from typing import Any, Optional
+
+import click
+
+# Invisible or ambiguous characters that are not Cc/Cf/Zl/Zp/Cs: fillers that draw as
+# blanks, the combining grapheme joiner, Mongolian and Khmer invisibles, the
+# supplementary variation selectors (used to smuggle text). U+FE00-FE0F are left alone:
+# they pick an emoji's presentation.
+_INVISIBLE = frozenset([0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180C, 0x180D, 0x180F, 0x3164, 0xFFA0])
+_NAMED = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r"}
+
+
+def _shown(ch: str, multiline: bool) -> Optional[str]:
+    code = ord(ch)
+    if 0x20 <= code < 0x7F:
+        return None
+    if multiline and ch in "\n\t":
+        return None
+    if ch in _NAMED:
+        return _NAMED[ch]
+    if code < 0xA0 and (code < 0x20 or code >= 0x7F):
+        return f"<U+{code:04X}>"
+    if code in _INVISIBLE or 0xE0100 <= code <= 0xE01EF:
+        return f"<U+{code:04X}>"
+    if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn") and not 0xFE00 <= code <= 0xFE0F:
+        if unicodedata.category(ch) in ("Co", "Cn"):
+            return None  # private use and unassigned: drawn as boxes, not hidden
+        return f"<U+{code:04X}>"
+    return None
+
+
+def visible(text: str, multiline: bool = False) -> str:
+    """`text` with every hidden or terminal-controlling character written visibly. With
+    `multiline`, line breaks (LF, and CRLF as one) and tabs stay as they are."""
+    if not isinstance(text, str):
+        text = str(text)
+    if text.isascii() and text.isprintable():
+        return text
+    out = []
+    i = 0
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if multiline and ch == "\r" and i + 1 < n and text[i + 1] == "\n":
+            out.append("\n")
+            i += 2
+            continue
+        shown = _shown(ch, multiline)
+        out.append(ch if shown is None else shown)
+        i += 1
+    return "".join(out)
+
+
+# ---- colour ----------------------------------------------------------------------------
+STYLES = {"id": "yellow", "kind": "cyan", "field": "bold", "bad": "red", "good": "green", "dim": "bright_black",
+          "warn": "yellow"}
+_ANSI = {"black": 30, "red": 31, "green": 32, "yellow": 33, "blue": 34, "magenta": 35, "cyan": 36, "white": 37,
+         "bright_black": 90, "bold": 1, "dim": 2, "ul": 4, "reverse": 7}
+
+
+def _want_colour(setting: Optional[str], to_terminal: bool) -> bool:
+    value = (setting or "auto").strip().lower()
+    if value in ("always",):
+        return True
+    if value in ("never", "false", "no", "off", "0"):
+        return False
+    if value not in ("auto", "true", "yes", "on", "1"):
+        return False
+    return to_terminal and os.environ.get("TERM", "") != "dumb"
+
+
+class Output:
+    """One invocation's terminal: whether to colour, the pager, quiet."""
+
+    def __init__(self) -> None:
+        self.colour = False
+        self.quiet = False
+        self.pager: Optional[Any] = None   # the pager's process while it runs
+        self.color_option: Optional[str] = None
+        self.no_pager = False
+        self.paginate = False
+
+    def paint(self, text: str, style: str, multiline: bool = False) -> str:
+        shown = visible(text, multiline)
+        if not self.colour or not shown:
+            return shown
+        codes = ";".join(str(_ANSI[s]) for s in STYLES.get(style, style).split("+") if s in _ANSI)
+        return f"\x1b[{codes}m{shown}\x1b[m" if codes else shown
+
+    def raw(self, code: str) -> str:
+        """A colour code for `--format`'s %C placeholders ('' when colour is off)."""
+        if not self.colour:
+            return ""
+        if code == "reset":
+            return "\x1b[m"
+        codes = ";".join(str(_ANSI[s]) for s in code.split() if s in _ANSI)
+        return f"\x1b[{codes}m" if codes else ""
+
+    def settle_colour(self, config) -> None:
+        """Decide colour: the option, else color.lifeline, else color.ui (git's fallback)."""
+        setting = self.color_option
+        if setting is None and config is not None:
+            setting = config("color.lifeline") or config("color.ui")
+            if self.pager is not None or os.environ.get("GIT_PAGER_IN_USE"):
+                if (config("color.pager") or "true").lower() in ("false", "no", "off", "0"):
+                    setting = "never"
+        to_terminal = sys.stdout.isatty() or self.pager is not None or bool(os.environ.get("GIT_PAGER_IN_USE"))
+        self.colour = _want_colour(setting, to_terminal)
+
+    # ---- pager ------------------------------------------------------------------------
+    def start_pager(self, config, by_default: bool) -> None:
+        """Pipe stdout (and stderr, when it is a terminal) into the pager, by git's rules."""
+        from ..app.terminal import choose_pager, spawn
+        if self.no_pager or self.pager is not None:
+            return
+        command = choose_pager(config, by_default, self.paginate, sys.stdout.isatty())
+        if command is None:
+            return
+        sys.stdout.flush()
+        proc = spawn(command)
+        if proc is None or proc.stdin is None:
+            return
+        os.dup2(proc.stdin.fileno(), sys.stdout.fileno())
+        if sys.stderr.isatty():
+            sys.stderr.flush()
+            os.dup2(proc.stdin.fileno(), sys.stderr.fileno())
+        proc.stdin.close()
+        os.environ["GIT_PAGER_IN_USE"] = "true"
+        self.pager = proc
+
+    def finish(self) -> None:
+        """Close our end of the pager's pipe and wait for the human to quit it."""
+        proc, self.pager = self.pager, None
+        if proc is None:
+            return
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, sys.stdout.fileno())
+            os.dup2(devnull, sys.stderr.fileno())
+        finally:
+            os.close(devnull)
+        try:
+            proc.wait()
+        except KeyboardInterrupt:
+            proc.wait()
+
+
+_OUTPUT = Output()
+
+
+def output() -> Output:
+    """The invocation's terminal settings (one process, one invocation)."""
+    return _OUTPUT
+
+
+def say(text: str = "", err: bool = False, nl: bool = True) -> None:
+    """Print text for a human: every hidden character made visible (line breaks kept)."""
+    click.echo(visible(text, multiline=True), err=err, nl=nl, color=_OUTPUT.colour or None)
+
+
+def info(text: str) -> None:
+    """What a command says when it succeeded; nothing with -q."""
+    if not _OUTPUT.quiet:
+        say(text)
+
+
+def echo_painted(text: str) -> None:
+    """Print a line built with Output.paint (already visible)."""
+    click.echo(text, color=_OUTPUT.colour or None)
