@@ -1,0 +1,216 @@
+"""Markdown tables from a bench/bench.py results file, ready for docs/PERFORMANCE.md.
+
+    python bench/report.py results.json
+
+Times are wall-clock medians of whole processes; "x faster" is lifeline-context's
+time over ours, so above 1 is better for git-lifeline.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+SEED = "lifeline-context"
+
+
+def fmt_s(t: Optional[dict]) -> str:
+    if not t:
+        return "—"
+    s = t.get("s")
+    if s is None:
+        limit = t.get("timed_out_after_s")
+        return f"> {limit:.0f} s" if limit else "—"
+    return f"{s * 1000:.0f} ms" if s < 1 else f"{s:.2f} s" if s < 100 else f"{s:.0f} s"
+
+
+def sec(t: Optional[dict]) -> Optional[float]:
+    return t.get("s") if t else None
+
+
+def rate(n: int, t: Optional[dict]) -> str:
+    s = sec(t)
+    if s is None:
+        return fmt_s(t)
+    return f"{n / s:,.0f}/s"
+
+
+def mb(t: Optional[dict]) -> str:
+    return f"{t['rss_kb'] / 1024:.0f} MB" if t and t.get("rss_kb") else "—"
+
+
+def faster(ours: Optional[dict], theirs: Optional[dict]) -> str:
+    a, b = sec(ours), sec(theirs)
+    if a is None or b is None:
+        if a is not None and theirs and theirs.get("timed_out_after_s"):
+            return f"> {theirs['timed_out_after_s'] / a:.0f}x faster"
+        return ""
+    return f"{b / a:.1f}x faster" if b >= a else f"{a / b:.1f}x slower"
+
+
+def size_label(n: int) -> str:
+    return f"{n // 1000}k" if n >= 1000 and n % 1000 == 0 else str(n)
+
+
+def realistic_table(sizes: list) -> list:
+    head = "| |" + "".join(f" {size_label(r['entries'])} ours | {size_label(r['entries'])} {SEED} | |"
+                           for r in sizes)
+    lines = [head, "|---|" + "---|---|---|" * len(sizes)]
+
+    def row(label, cells):
+        lines.append(f"| {label} |" + "".join(f" {a} | {b} | {c} |" for a, b, c in cells))
+
+    def pair(key, seed_key):
+        return [(fmt_s(r.get(key)), fmt_s(r.get(seed_key)), faster(r.get(key), r.get(seed_key))) for r in sizes]
+
+    row("`context`, warm", pair("context_warm", "seed_context"))
+    row("`context`, cold: cache deleted", pair("context_cold", "seed_context"))
+    row("`context`, cold: fresh clone", pair("context_clone", "seed_context"))
+    row("`context` after a merge of older entries",
+        [(fmt_s(r.get("context_merge_older")), "", "") for r in sizes])
+    row("`context --query`", pair("query_warm", "seed_query"))
+    row("`recall`", pair("recall_warm", "seed_recall"))
+    row("`verify`", pair("verify", "seed_verify"))
+    row("`verify`, entries/s", [(rate(r["entries"], r.get("verify")), rate(r["entries"], r.get("seed_verify")), "")
+                                for r in sizes])
+    row("`log` (one append)", pair("log", "seed_log"))
+    row("floor: `python -c \"import pygit2, pydantic, click\"`", [(fmt_s(r.get("floor")), "", "") for r in sizes])
+    row("`log` / floor", [(_ratio(r.get("log"), r.get("floor")), "", "") for r in sizes])
+    row("import / migrate, entries/s", [(rate(r["entries"], r.get("import")), rate(r["entries"], r.get("migrate")),
+                                         faster(r.get("import"), r.get("migrate"))) for r in sizes])
+    row("peak RSS: `context` cold / warm",
+        [(f"{mb(r.get('context_cold'))} / {mb(r.get('context_warm'))}", mb(r.get("seed_context")), "")
+         for r in sizes])
+    row("pull of 1,000 new entries / `git fetch` of them",
+        [(f"{fmt_s((r.get('pull') or {}).get('pull'))} / {fmt_s((r.get('pull') or {}).get('fetch'))}", "",
+          _ratio((r.get("pull") or {}).get("pull"), (r.get("pull") or {}).get("fetch"))) for r in sizes])
+    row("post-commit hook, nothing to say (the hook alone)",
+        [(fmt_s((r.get("hook") or {}).get("silent")), "", "") for r in sizes])
+    row("`git commit --allow-empty` with / without the hook",
+        [(f"{fmt_s((r.get('hook') or {}).get('commit_with_hook'))} / "
+          f"{fmt_s((r.get('hook') or {}).get('commit_without_hook'))}", "", "") for r in sizes])
+    return lines
+
+
+def _ratio(a: Optional[dict], b: Optional[dict]) -> str:
+    x, y = sec(a), sec(b)
+    return f"{x / y:.2f}x" if x is not None and y else "—"
+
+
+def pathological_table(rows: list) -> list:
+    lines = ["| ledger | entries | import | migrate (lifeline-context) | `context` cold | `context` warm | "
+             f"`context` ({SEED}) |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        what = (f"one decision revised {r['n']:,} times" if r["scenario"] == "chain"
+                else f"{r['n']:,} decision+correction pairs")
+        lines.append(f"| {what} | {r['ledger']['entries']:,} | {fmt_s(r.get('import'))} | {fmt_s(r.get('migrate'))} | "
+                     f"{fmt_s(r.get('context_cold'))} | {fmt_s(r.get('context_warm'))} | "
+                     f"{fmt_s(r.get('seed_context'))} |")
+    return lines
+
+
+def _at(sizes: list, n: int) -> Optional[dict]:
+    return next((r for r in sizes if r["entries"] == n), None)
+
+
+def goals_table(res: dict) -> list:
+    sizes, patho = res.get("sizes", []), res.get("pathological", [])
+    r10, r100 = _at(sizes, 10000), _at(sizes, 100000)
+    big = max(sizes, key=lambda r: r["entries"]) if sizes else None
+    lines = ["| goal | measured | |", "|---|---|---|"]
+
+    def goal(text, measured, ok):
+        verdict = "not measured" if ok is None else ("met" if ok else "missed")
+        lines.append(f"| {text} | {measured} | {verdict} |")
+
+    def ratio_of(a, b):
+        x, y = sec(a), sec(b)
+        return None if x is None or y is None else y / x
+
+    if r10:
+        f = ratio_of(r10.get("context_warm"), r10.get("seed_context"))
+        goal("`context` warm at 10k ≥ 5x faster than lifeline-context",
+             f"{fmt_s(r10.get('context_warm'))} vs {fmt_s(r10.get('seed_context'))}"
+             + (f" ({f:.1f}x)" if f else ""), None if f is None else f >= 5)
+        f = ratio_of(r10.get("context_cold"), r10.get("seed_context"))
+        goal("`context` cold (cache deleted) at 10k no slower than lifeline-context",
+             f"{fmt_s(r10.get('context_cold'))} vs {fmt_s(r10.get('seed_context'))}",
+             None if f is None else f >= 1)
+        f = ratio_of(r10.get("context_clone"), r10.get("seed_context"))
+        goal("`context` in a fresh clone at 10k no slower than lifeline-context",
+             f"{fmt_s(r10.get('context_clone'))} vs {fmt_s(r10.get('seed_context'))}",
+             None if f is None else f >= 1)
+        f = ratio_of(r10.get("context_merge_older"), r10.get("seed_context"))
+        goal("`context` after a merge of older entries at 10k no slower than lifeline-context",
+             f"{fmt_s(r10.get('context_merge_older'))} vs {fmt_s(r10.get('seed_context'))}",
+             None if f is None else f >= 1)
+        f = ratio_of(r10.get("verify"), r10.get("seed_verify"))
+        goal("`verify` at 10k no slower than lifeline-context",
+             f"{fmt_s(r10.get('verify'))} vs {fmt_s(r10.get('seed_verify'))}", None if f is None else f >= 1)
+        x = _ratio(r10.get("log"), r10.get("floor"))
+        goal("`log` at 10k ≤ 1.2x the floor", f"{fmt_s(r10.get('log'))} vs {fmt_s(r10.get('floor'))} ({x})",
+             None if x == "—" else sec(r10["log"]) <= 1.2 * sec(r10["floor"]))
+    v = sec(r100.get("verify")) if r100 else None
+    goal("`verify` at 100k ≥ 50,000 entries/s", rate(100000, r100.get("verify")) if r100 else "—",
+         None if v is None else 100000 / v >= 50000)
+    if big:
+        s = sec(big.get("import"))
+        goal(f"import ≥ 20,000 entries/s (at {size_label(big['entries'])})", rate(big["entries"], big.get("import")),
+             None if s is None else big["entries"] / s >= 20000)
+    c = r100.get("context_cold") if r100 else None
+    goal("cold cache build (`context` after deleting the cache) at 100k ≤ 5 s and ≤ 150 MB",
+         f"{fmt_s(c)}, {mb(c)}" if c else "—",
+         None if sec(c) is None else sec(c) <= 5 and c["rss_kb"] <= 150 * 1024)
+    for r in patho:
+        if r["scenario"] != "chain":
+            continue
+        limit = 2.0 if r["n"] <= 1000 else 10.0
+        s = sec(r.get("context_cold"))
+        goal(f"one decision revised {r['n']:,} times, cold `context` ≤ {limit:.0f} s"
+             + (" (\"in seconds\")" if r["n"] > 1000 else ""),
+             fmt_s(r.get("context_cold")), s is not None and s <= limit)
+    hooks = [r for r in sizes if r.get("hook")]
+    if hooks:
+        h = hooks[-1]
+        s = sec(h["hook"].get("silent"))
+        goal(f"post-commit hook ≤ 50 ms when it has nothing to say (at {size_label(h['entries'])})",
+             fmt_s(h["hook"].get("silent")), None if s is None else s <= 0.05)
+    return lines
+
+
+def machine_lines(res: dict) -> list:
+    m = res.get("machine", {})
+    cfg = res.get("config", {})
+    return [
+        f"Machine: {m.get('nproc')} cores ({m.get('cpu')}), {m.get('memory')}, {m.get('os')}; "
+        f"Python {m.get('python')} (lifeline-context on Python {m.get('seed_python')}, version "
+        f"{m.get('lifeline_context')}); {m.get('libraries')}; {m.get('git')}. "
+        f"Load average at start {m.get('load_average_at_start')}, at end {m.get('load_average_at_end')}.",
+        f"Code measured: commit {m.get('commit')}, {m.get('date')}. Medians of {cfg.get('runs')} runs "
+        f"({cfg.get('import_runs')} for import/migrate, {cfg.get('cold_runs')} for the pathological ledgers); "
+        f"timeout {cfg.get('timeout')} s; generator seed {cfg.get('seed')}.",
+    ]
+
+
+def render(res: dict) -> str:
+    out = ["### Realistic ledgers", ""]
+    out += realistic_table(res.get("sizes", []))
+    if res.get("pathological"):
+        out += ["", "### Pathological ledgers", ""]
+        out += pathological_table(res["pathological"])
+    out += ["", "### Against the goals", ""]
+    out += goals_table(res)
+    out += [""] + machine_lines(res) + [""]
+    return "\n".join(out)
+
+
+def main() -> None:
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    print(render(json.loads(Path(sys.argv[1]).read_text())))
+
+
+if __name__ == "__main__":
+    main()
