@@ -32,7 +32,9 @@ start included), the median of --runs (bench/harness.py says how a figure is tak
 and the pathological ledgers: one decision revised N times (--chains) and N
 independent decision+correction pairs (--pairs), imported by both, then `context`
 cold and warm (lifeline-context has no persistent cache: its figure is its only one).
-A command that outlives --timeout is killed and reported as "> timeout".
+A command that outlives --timeout is killed and reported as "> timeout". --skip
+leaves groups out (at 100k, lifeline-context's context/recall/verify take minutes
+each: `--skip seed,clone,merge,query,pull,hook` keeps a run near 15 minutes).
 
 The results go to --out (JSON) and, rendered by bench/report.py, to stdout and --md.
 """
@@ -68,7 +70,7 @@ from harness import (  # noqa: E402
 
 QUERY = "storage retention decision"
 FLOOR = "import pygit2, pydantic, click"
-GROUPS = ("import", "context", "clone", "merge", "query", "verify", "pull", "log", "hook")
+GROUPS = ("context", "clone", "merge", "query", "verify", "pull", "log", "hook", "seed")
 
 
 def fresh_repo(path: Path, env: dict) -> None:
@@ -103,6 +105,8 @@ class Bench:
         self.skip = set(args.skip.split(",")) if args.skip else set()
 
     def m(self, cmd, cwd, runs=None, before=None, seed=False):
+        if seed and "seed" in self.skip and "migrate" not in cmd:
+            return None
         env = self.senv if seed else self.env
         return measure(cmd, cwd, env, runs or self.args.runs, before, self.args.timeout).to_json()
 
@@ -114,7 +118,7 @@ class Bench:
         res["ledger"] = gen.make(src, "realistic", n, seed=a.seed)
         repo, proj = tmp / f"repo-{n}", tmp / f"proj-{n}"
         db = proj / "ledger.db"
-        runs_import = a.import_runs if "import" not in self.skip else 1
+        runs_import = a.import_runs
         res["import"] = self.m(ours("import", "--from", src), repo, runs_import, lambda: fresh_repo(repo, env))
         res["migrate"] = self.m(theirs(db, "migrate", "--from", src), proj, runs_import, lambda: fresh_dir(proj),
                                 seed=True)
@@ -280,7 +284,8 @@ def main() -> None:
     ap.add_argument("--older", type=int, default=200, help="older entries merged for the 'context merge' figure")
     ap.add_argument("--timeout", type=float, default=300, help="seconds before a command is killed")
     ap.add_argument("--seed", type=int, default=1, help="the generator's seed")
-    ap.add_argument("--skip", default="", help=f"comma-separated groups to skip: {', '.join(GROUPS)}")
+    ap.add_argument("--skip", default="", help=f"comma-separated groups to skip: {', '.join(GROUPS)} "
+                    "(seed: every lifeline-context figure but migrate)")
     ap.add_argument("--out", type=Path, default=None, help="write the results as JSON")
     ap.add_argument("--md", type=Path, default=None, help="also write the markdown tables")
     args = ap.parse_args()
