@@ -113,9 +113,9 @@ class Bench:
     # ---- one realistic ledger -------------------------------------------------------------
     def size(self, n: int) -> dict:
         a, tmp, env = self.args, self.tmp, self.env
-        res: dict = {"entries": n, "load_average": load_average()}
+        res: dict = {"entries": n, "scenario": a.scenario, "load_average": load_average()}
         src = tmp / f"ledger-{n}.md"
-        res["ledger"] = gen.make(src, "realistic", n, seed=a.seed)
+        res["ledger"] = gen.make(src, a.scenario, n, seed=a.seed)
         repo, proj = tmp / f"repo-{n}", tmp / f"proj-{n}"
         db = proj / "ledger.db"
         runs_import = a.import_runs
@@ -275,7 +275,9 @@ def _ints(text: str) -> list:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sizes", default="1000,10000,100000", help="realistic ledgers (entries); '' for none")
+    ap.add_argument("--sizes", default="1000,10000,100000", help="ledgers of --scenario (entries); '' for none")
+    ap.add_argument("--scenario", default="realistic", choices=("realistic", "plain"),
+                    help="the shape of the --sizes ledgers (plain: the earlier benchmarks' chain of eight kinds)")
     ap.add_argument("--chains", default="1000,10000", help="one decision revised N times; '' for none")
     ap.add_argument("--pairs", default="1000,10000", help="N decision+correction pairs; '' for none")
     ap.add_argument("--runs", type=int, default=5, help="runs per figure (the median is reported)")
@@ -301,7 +303,7 @@ def main() -> None:
         tmp = Path(d)
         b = Bench(tmp, hermetic_env(tmp), args)
         for n in _ints(args.sizes):
-            print(f"# realistic ledger of {n} entries", file=sys.stderr, flush=True)
+            print(f"# {args.scenario} ledger of {n} entries", file=sys.stderr, flush=True)
             results["sizes"].append(b.size(n))
             save()
         for scenario, sizes in (("chain", args.chains), ("pairs", args.pairs)):

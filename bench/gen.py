@@ -3,6 +3,7 @@
     python bench/gen.py --scenario realistic --size 10000 --seed 1 --out LIFELINE.md
     python bench/gen.py --scenario chain --size 1000 --out chain.md    # one decision revised 1,000 times
     python bench/gen.py --scenario pairs --size 1000 --out pairs.md    # 1,000 decision+correction pairs
+    python bench/gen.py --scenario plain --size 10000 --out plain.md   # the earlier benchmarks' ledger shape
 
 Both tools import the same file (`git lifeline import --from`, `lifeline migrate
 --from`), so every measurement compares the same content. Everything is drawn from
@@ -41,7 +42,7 @@ if str(ROOT) not in sys.path:
 
 from git_lifeline.core.canonical import compute_id  # noqa: E402
 
-SCENARIOS = ("realistic", "chain", "pairs")
+SCENARIOS = ("realistic", "chain", "pairs", "plain")
 T0 = datetime(2023, 1, 1, tzinfo=timezone.utc)
 
 # Shares of the realistic scenario (bootstrap: the first entry only).
@@ -269,7 +270,7 @@ class Generator:
         rel = self.rng.choice(RELATIONS)
         self._emit("relation", f"{rel}: {a[:8]} -> {b[:8]}", f"rel: {rel}\nfrom: {a}\nto: {b}", [a, b])
 
-    def plain(self, kind: str) -> None:
+    def simple(self, kind: str) -> None:
         r = self.rng
         comp = r.choice(COMPONENTS)
         summaries = {
@@ -407,7 +408,7 @@ class Generator:
         elif kind == "relation":
             self.relation()
         else:
-            self.plain(kind)
+            self.simple(kind)
 
     def chain(self, n: int) -> list:
         """One decision revised `n` times, each revision correcting the previous one."""
@@ -418,6 +419,15 @@ class Generator:
         for k in range(1, n + 1):
             prev = self._emit("correction", f"Data retention: keep {30 + k} days (revision {k})",
                               f"Revision {k}: {self.rng.choice(REASONS)}.", [prev]).id
+        return self.entries
+
+    def plain(self, n: int) -> list:
+        """The earlier benchmarks' ledger: one chain of eight kinds in turn, no correction,
+        no header (kept to compare with figures taken on it)."""
+        kinds = ("decision", "note", "feature", "fix", "open", "incident", "test", "debt")
+        for k in range(n):
+            comp = COMPONENTS[k % len(COMPONENTS)]
+            self._emit(kinds[k % len(kinds)], f"Entry {k}: a decision about {comp}", self._prose(3), self._head())
         return self.entries
 
     def pairs(self, n: int) -> list:
@@ -435,7 +445,7 @@ def generate(scenario: str, size: int, seed: int = 0, salt: str = "", start: dat
     """(entries oldest first, counts of the shapes written) of `scenario`.
 
     realistic: `size` entries; chain: one decision revised `size` times; pairs: `size`
-    decision+correction pairs. `salt` is appended to every summary (a second ledger
+    decision+correction pairs; plain: `size` entries of eight kinds in one chain. `salt` is appended to every summary (a second ledger
     of the same shape with other ids); `start` is the time of the first entry."""
     if scenario not in SCENARIOS:
         raise ValueError(f"unknown scenario {scenario!r}; known: {', '.join(SCENARIOS)}")

@@ -191,6 +191,8 @@ def machine() -> dict:
     seed_version = _first_line([seed_python(), "-c", "import importlib.metadata as m; "
                                 "print(m.version('lifeline-context'))"])
     commit = _first_line(["git", "-C", str(ROOT), "rev-parse", "--short=12", "HEAD"])
+    # the figures depend on the package, not on the bench's own commits
+    code = _first_line(["git", "-C", str(ROOT), "log", "-1", "--format=%h", "--", "git_lifeline"])
     dirty = _first_line(["sh", "-c", f"git -C '{ROOT}' status --porcelain -- git_lifeline | head -1"])
     return {
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -204,5 +206,6 @@ def machine() -> dict:
         "lifeline_context": seed_version,
         "git": _first_line(["git", "--version"]),
         "commit": commit + (" (with uncommitted changes in git_lifeline/)" if dirty not in ("", "?") else ""),
+        "package_commit": code,
         "load_average_at_start": load_average(),
     }
