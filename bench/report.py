@@ -254,7 +254,8 @@ def _machine_lines(res: dict) -> list:
 
 
 def render(res: dict) -> str:
-    out = ["### Realistic ledgers", ""]
+    shapes = sorted({r.get("scenario", "realistic") for r in res.get("sizes", [])})
+    out = [f"### {' and '.join(shapes).capitalize()} ledgers", ""]
     out += realistic_table(res.get("sizes", []))
     out += ["", "The same, in CPU time (user + system of the process and the children it waited for; "
             "steadier than wall time on a loaded machine):", ""]
@@ -271,8 +272,23 @@ def render(res: dict) -> str:
 
 
 def merge(runs: list) -> dict:
-    """One result of several runs: their sizes and pathological ledgers, each run's machine kept."""
-    return {"sizes": sorted((r for run in runs for r in run.get("sizes", [])), key=lambda r: r["entries"]),
+    """One result of several runs: their sizes and pathological ledgers, each run's machine kept.
+    Two runs of the same size and scenario become one column: a figure one of them measured
+    wins over one the other skipped or timed out on (e.g. a long-timeout rerun of one row)."""
+    by_size: dict = {}
+    for run in runs:
+        for r in run.get("sizes", []):
+            key = (r.get("scenario", "realistic"), r["entries"])
+            if key not in by_size:
+                by_size[key] = dict(r)
+                continue
+            into = by_size[key]
+            for k, v in r.items():
+                was = into.get(k)
+                if was is None or (isinstance(was, dict) and "s" in was and was["s"] is None
+                                   and isinstance(v, dict) and v.get("s") is not None):
+                    into[k] = v
+    return {"sizes": sorted(by_size.values(), key=lambda r: r["entries"]),
             "pathological": [p for run in runs for p in run.get("pathological", [])], "runs": runs}
 
 
