@@ -2,8 +2,8 @@
 
     python bench/bench_import.py [--sizes 10000,100000] [--runs 3]
 
-For each size, one LIFELINE.md in lifeline-context's format (a chained ledger with
-varied kinds and multi-line bodies, as its `log` writes them) is imported into a
+For each size, one LIFELINE.md in lifeline-context's format (bench/gen.py's realistic
+ledger: every kind, revisions, threads, pins, multi-line bodies) is imported into a
 fresh git repository by `git lifeline import` and into a fresh project by
 `lifeline migrate` (the real lifeline-context from LIFELINE_SEED_PYTHON, or
 .venv-seed/). Both are timed end to end as separate processes (interpreter start
@@ -15,53 +15,22 @@ git fast-import): on a shared machine the second is the steadier figure.
 from __future__ import annotations
 
 import argparse
-import os
 import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-KINDS = ("decision", "note", "feature", "fix", "open", "incident", "test", "debt")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import gen  # noqa: E402
+from harness import hermetic_env, seed_python  # noqa: E402,F401  (re-exported for older scripts)
 
 
 def make_file(path: Path, n: int, salt: str = "") -> None:
-    from git_lifeline.core.model import build_entry
-    from git_lifeline.core.seed import render_seed_markdown
-    t0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
-    entries, prev = [], None
-    for i in range(n):
-        body = (f"Entry {i} records why: the team compared the options on cost, risk and time to ship, "
-                f"and chose this one because it keeps the ledger in git.\n\n- measured: {i * 7 % 1000} ms\n"
-                f"- reviewed by: reviewer {i % 13}")
-        e = build_entry(kind=KINDS[i % len(KINDS)], author=f"Dev {i % 17} <dev{i % 17}@example.com>",
-                        summary=f"Entry {i}{salt}: a decision about component {i % 101}", body=body,
-                        parents=[prev] if prev else [], ts=t0 + timedelta(seconds=i, microseconds=i % 997))
-        entries.append(e)
-        prev = e.id
-    path.write_text(render_seed_markdown(entries, "bench"), encoding="utf-8", newline="")
-
-
-def seed_python() -> str:
-    py = os.environ.get("LIFELINE_SEED_PYTHON") or str(ROOT / ".venv-seed" / "bin" / "python")
-    if not Path(py).exists():
-        sys.exit("lifeline-context not found: set LIFELINE_SEED_PYTHON or run .ci/run once (it creates .venv-seed)")
-    return py
-
-
-def hermetic_env(tmp: Path) -> dict:
-    env = dict(os.environ)
-    cfg = tmp / "gitconfig"
-    cfg.write_text("[user]\n\tname = Bench\n\temail = bench@example.com\n")
-    env.update(HOME=str(tmp), GIT_CONFIG_GLOBAL=str(cfg), GIT_CONFIG_NOSYSTEM="1")
-    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return env
+    """A realistic ledger of `n` entries (bench/gen.py), in lifeline-context's format."""
+    gen.make(path, "realistic", n, seed=1, salt=salt)
 
 
 def _cpu() -> float:
@@ -87,7 +56,8 @@ def time_seed(src: Path, tmp: Path, env: dict) -> tuple:
     seed_env = {k: v for k, v in env.items() if k != "PYTHONPATH"}
     c = _cpu()
     t = time.perf_counter()
-    out = subprocess.run([seed_python(), "-m", "lifeline.cli", "migrate", "--from", str(src)], cwd=proj,
+    out = subprocess.run([seed_python(), "-m", "lifeline", "--db", str(proj / "ledger.db"), "migrate", "--from",
+                          str(src)], cwd=proj,
                          env=seed_env, capture_output=True, text=True)
     elapsed, cpu = time.perf_counter() - t, _cpu() - c
     if out.returncode != 0:
