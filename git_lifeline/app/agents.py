@@ -76,6 +76,9 @@ class PolicyReport:
 
 
 # ---- the write policy (HEAD's .lifeline/policy.json) ------------------------------
+MAX_POLICY_FILE_BYTES = 1 << 20  # the work tree's copy, read only to say it differs
+
+
 def _committed_policy(gr: GitRepo) -> tuple:
     """(the policy file's text at HEAD or None, where the policy in effect comes from)."""
     if gr.resolve_commit("HEAD") is None:
@@ -105,12 +108,7 @@ def policy_report(ws: Workspace) -> PolicyReport:
     gr = ws.gr
     committed, _ = _committed_policy(gr)
     policy = policy_in_effect(gr)
-    worktree = None
-    if gr.workdir is not None:
-        try:
-            worktree = (gr.workdir / POLICY_PATH).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            worktree = None
+    worktree = gr.worktree_text(POLICY_PATH, MAX_POLICY_FILE_BYTES)  # bounded, never through a link out
     if worktree is None or worktree == committed:
         return PolicyReport(policy, None)
     note = "differs from HEAD's and applies only once committed"

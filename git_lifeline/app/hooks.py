@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Optional
 
 from ..errors import InputError, LifelineError
+from ..git.fs import read_head
 from ..git.gates import RefUpdate, check_updates, is_ours, outgoing_updates, see_quarantine
 from ..git.history import unrecorded_commits
 from ..git.repo import GitRepo, run_program
@@ -81,8 +82,7 @@ def hooks_dir(gr: GitRepo) -> Path:
 
 def _is_ours(path: Path) -> bool:
     try:
-        with open(path, "rb") as f:
-            head = f.read(4096)
+        head = read_head(path, 4096)  # a FIFO planted in a hooks path must not hang us
     except OSError:
         return False
     return MARKER.encode() in head and b"git-lifeline" in head

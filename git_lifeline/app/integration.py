@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Optional
 
-from ..git.fs import write_atomic
+from ..git.fs import read_worktree_file, write_atomic
 
 SERVER_NAME = "lifeline"
 MCP_JSON = ".mcp.json"
@@ -26,6 +26,9 @@ def server_entry(repo: Optional[Path] = None) -> dict:
     return {"command": "git", "args": args}
 
 
+MAX_MCP_JSON_BYTES = 1 << 20
+
+
 def install_mcp_json(workdir: Path) -> tuple:
     """Add the `lifeline` server to `<workdir>/.mcp.json`, never replacing anything.
 
@@ -33,12 +36,14 @@ def install_mcp_json(workdir: Path) -> tuple:
     """
     path = workdir / MCP_JSON
     entry = server_entry()
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         _write(path, {"mcpServers": {SERVER_NAME: entry}})
         return ("created", str(path))
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    try:  # bounded, and never through a link out of the work tree
+        doc = json.loads(read_worktree_file(workdir, path, MAX_MCP_JSON_BYTES).decode("utf-8"))
+    except OSError as exc:
+        return ("invalid", f"{path} is not readable ({exc.strerror or exc}); left it untouched")
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         return ("invalid", f"{path} is not readable JSON ({exc}); left it untouched")
     servers = doc.get("mcpServers") if isinstance(doc, dict) else None
     if not isinstance(doc, dict) or (servers is not None and not isinstance(servers, dict)):

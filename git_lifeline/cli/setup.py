@@ -29,8 +29,7 @@ def init(ctx: click.Context, no_mcp: bool, install_hooks) -> None:
     head = led.head()
     state = "exists" if head else "is empty (its ref is created by the first entry)"
     click.echo(f"git-lifeline {__version__}: line '{led.line}' {state} in {ws.location}")
-    path = led.projection_path()
-    click.echo(f"projection: {path if path else 'disabled'}")
+    click.echo(f"projection: {led.projection.settle()}")
     if not no_mcp:
         _echo_mcp_setup(setup.setup_mcp(ws))
     if not head:
