@@ -185,15 +185,16 @@ def _git_reason(exc: GitCommandError) -> str:
 # ---- pull ----------------------------------------------------------------------------
 @dataclass
 class Refused:
-    """A log of the remote that failed verification and was left out of a pull."""
+    """A line of the remote left out of a pull, with its review trail: one of the two
+    failed verification."""
 
-    namespace: str                # namespaces.Namespace.name
+    namespace: str                # the log that failed: namespaces.Namespace.name
     name: str                     # the line
     why: str                      # the verifier's words (CorruptionError)
 
     @property
     def label(self) -> str:
-        return self.name if self.namespace == LEDGER.name else f"review:{self.name}"
+        return f"line {self.name}" if self.namespace == LEDGER.name else f"line {self.name} (its review trail)"
 
 
 class PartlyPulled(CorruptionError):
@@ -208,17 +209,20 @@ class PartlyPulled(CorruptionError):
         self.refused = refused
         self.pulled = pulled
         names = [r.label for r in refused]
-        lines = sorted({r.name for r in refused})
-        others = [p.line for p in pulled.get(LEDGER.name, []) if p.line not in lines]
-        brought = f"the other lines were brought in ({', '.join(others)})" if others else "no other line was brought in"
+        first = refused[0].name
+        gone = {r.name for r in refused}
+        others = [p.line for p in pulled.get(LEDGER.name, []) if p.line not in gone]
+        brought = f"The other lines were brought in ({', '.join(others)})" if others else "No other line was brought in"
         shown = "\n".join(f"{r.why}" for r in refused[:5])
         more = f"\n... and {len(refused) - 5} more" if len(refused) > 5 else ""
+        they = "it fails" if len(names) == 1 else "they fail"
         super().__init__(
-            f"{', '.join(names)} from {remote} failed verification and {'was' if len(names) == 1 else 'were'} "
-            f"left out; {brought}:\n{shown}{more}\n"
-            f"Until whoever pushed it repairs it (git lifeline verify --line {lines[0]} on their clone), "
-            f"pull and push the good lines alone with --line, e.g. git lifeline sync {remote} --line "
-            f"{others[0] if others else 'NAME'}")
+            f"{' and '.join(names)} from {remote} {'was' if len(names) == 1 else 'were'} left out: {they} "
+            f"verification (nothing of {'it' if len(names) == 1 else 'them'} was written). {brought}. "
+            f"What failed:\n{shown}{more}\n"
+            f"Until whoever pushed {first} repairs it (git lifeline verify --line {first}, on their clone), "
+            f"this command exits 1; pull or sync the good lines alone with --line, e.g. "
+            f"git lifeline sync {remote} --line {others[0] if others else 'NAME'}")
 
     @property
     def lines(self) -> list:
@@ -245,10 +249,11 @@ def integrate_all(gr: GitRepo, remote: str, only: Optional[list] = None,
                 plan.append((open_log(gr, ns, name), theirs_all.get(name)))
     arriving = [(log, theirs) for log, theirs in plan
                 if theirs is not None and relation(gr.repo, log.head(), theirs) in ("new", "behind", "diverged")]
-    refused: dict = {}  # (namespace, name) -> Refused
+    # A line and its review trail travel together: when either fails, both are left out.
+    refused: dict = {}  # line -> Refused
 
-    def key(log: FanoutLog) -> tuple:
-        return (log.ns.name, log.name)
+    def key(log: FanoutLog) -> str:
+        return log.name
 
     # Lines that land together may anchor each other's parents and origins: when one is
     # left out, the others are verified again without it, until no more are left out.
