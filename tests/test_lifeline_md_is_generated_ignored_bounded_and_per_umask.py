@@ -203,3 +203,19 @@ def test_a_bad_size_setting_is_a_warning_and_the_default_limit(code_repo):
     res = cli(code_repo, "log", "--kind", "note", "--summary", "Still", "--body", "b")
     assert res.code == 0 and "lifeline.projectionMaxBytes" in res.err, res
     assert "### note: Still" in (code_repo / "LIFELINE.md").read_text()
+
+
+@pytest.mark.parametrize("cap", [2_500, 7_777, 20_000, 0])
+def test_cutting_as_entries_arrive_gives_the_bytes_of_a_fresh_bounded_render(cap):
+    # bodies of every width, multi-byte text and fences: the cut counts bytes and entry starts
+    bodies = ["short", "ünïcødé 漢字 🚀 " * 40, "```\nfenced\n### not an entry\n```", "x" * 1500, ""]
+    entries = [make_entry(i, kind="checkpoint" if i % 5 == 4 else "note", body=bodies[i % len(bodies)])
+               for i in range(60)]
+    trees = [f"{i:040x}" for i in range(len(entries) + 1)]
+    text = projection.render_bounded("main", entries[:1], trees[1], cap)
+    for n in range(2, len(entries) + 1):
+        text = projection.append_rendered(text, trees[n - 1], [entries[n - 1]], trees[n])
+        assert text is not None
+        text = projection.bound(text, "main", cap)
+        assert text == projection.render_bounded("main", entries[:n], trees[n], cap), n
+        assert cap == 0 or len(text.encode()) <= cap or len(projection.parse(text)) == 1

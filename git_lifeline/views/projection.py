@@ -221,10 +221,10 @@ def omitted(text: str) -> int:
     return int(m.group("k")) if m else 0
 
 
-def _entry_spans(text: str, start: int, end: int) -> list:
-    """[(offset, offset)] of each rendered entry in text[start:end]: an entry starts at a
-    `### ` line outside a body fence (a body's lines are all inside its fence)."""
-    starts = []
+def _entry_starts(text: str, start: int, end: int):
+    """The offset of each rendered entry in text[start:end], lazily, from the first: an
+    entry starts at a `### ` line outside a body fence (a body's lines are all inside its
+    fence)."""
     fence = None
     pos = start
     while pos < end:
@@ -235,13 +235,12 @@ def _entry_spans(text: str, start: int, end: int) -> list:
             if row == fence:
                 fence = None
         elif row.startswith("### "):
-            starts.append(pos)
+            yield pos
         else:
             m = _FENCE_OPEN.fullmatch(row)
             if m:
                 fence = m.group(1)
         pos = stop + 1
-    return list(zip(starts, starts[1:] + [end], strict=True))
 
 
 def _bytes(s: str) -> int:
@@ -292,31 +291,36 @@ def render_bounded(line: str, entries: Iterable[Entry], head: Optional[str], max
 
 def bound(text: str, line: str, max_bytes: int) -> str:
     """A projection text (whole or already bounded) cut to the newest entries that fit
-    in `max_bytes`, exactly as render_bounded would render its entries."""
+    in `max_bytes`, exactly as render_bounded would render its entries.
+
+    Only the entries cut are scanned (an append to a file at its limit cuts a few from
+    the front): past the first entry, each entry cut makes the file smaller (an entry is
+    far longer than the digit the note may gain), so the first count that fits, walking
+    from the front, is the one render_bounded finds walking from the back."""
     if max_bytes <= 0 or len(text) <= max_bytes // 4 or _bytes(text) <= max_bytes:
         return text
     foot = _FOOT.search(text)
-    if foot is None:
+    head_text = header(line)
+    if foot is None or not text.startswith(head_text):
         return text
     before = omitted(text)
-    head_text = header(line)
-    if not text.startswith(head_text):
-        return text
     body_start = len(head_text) + len(omitted_note(line, before))
-    spans = _entry_spans(text, body_start, foot.start())
-    if not spans:
-        return text
-    sizes = [_bytes(text[a:b]) for a, b in spans]
-    foot_text = text[foot.start():]
     shown = int(foot.group("n"))
-
-    def foot_size(n: int) -> int:
-        return _bytes(foot_text) - len(str(shown)) + len(str(n))
-
-    first = _first_kept(_bytes(head_text), sizes, before, lambda k: _bytes(omitted_note(line, k)),
-                        foot_size, max_bytes)
-    if first == 0:
+    foot_text = text[foot.start():]
+    fixed = _bytes(head_text) + _bytes(foot_text) - len(str(shown))
+    remaining = _bytes(text[body_start:foot.start()])
+    cut, at = 0, body_start
+    starts = _entry_starts(text, body_start, foot.start())
+    next(starts, None)  # the first entry starts at body_start
+    for nxt in starts:
+        if cut + 1 >= shown:
+            break  # the newest entry is always kept
+        remaining -= _bytes(text[at:nxt])
+        cut, at = cut + 1, nxt
+        if fixed + _bytes(omitted_note(line, before + cut)) + remaining + len(str(shown - cut)) <= max_bytes:
+            break
+    if cut == 0:
         return text
-    kept_from = spans[first][0]
-    new_foot = foot_text[: foot.start("n") - foot.start()] + str(shown - first) + foot_text[foot.end("n") - foot.start():]
-    return head_text + omitted_note(line, before + first) + text[kept_from:foot.start()] + new_foot
+    new_foot = (foot_text[: foot.start("n") - foot.start()] + str(shown - cut)
+                + foot_text[foot.end("n") - foot.start():])
+    return head_text + omitted_note(line, before + cut) + text[at:foot.start()] + new_foot
