@@ -30,6 +30,11 @@ CORPORA = [
     "tests/test_validation.py",
     "tests/test_fuzz_ingest_never_crashes.py",
     "tests/test_ledger_commits_are_signed_when_git_asks.py",
+    "tests/test_hostile_worktree_files_are_never_followed_or_read_unbounded.py",
+    "tests/test_sizes_are_checked_before_anything_is_parsed.py",
+    "tests/test_sync_under_three_clone_contention_never_gives_up.py",
+    "tests/test_one_bad_line_on_a_hookless_remote_leaves_the_others_pullable.py",
+    "tests/test_lifeline_md_is_generated_ignored_bounded_and_per_umask.py",
 ]
 
 

@@ -57,7 +57,8 @@ PLANTED = {
 
 
 @pytest.mark.parametrize("kind", sorted(PLANTED))
-def test_a_planted_lifeline_md_is_neither_read_nor_written_and_the_entry_is_kept(code_repo, tmp_path, kind):
+def test_a_planted_lifeline_md_is_neither_read_nor_written_and_the_entry_is_kept(code_repo, tmp_path, kind,
+                                                                                record_counts):
     outside = tmp_path / "victim.txt"
     outside.write_text("not yours\n")
     PLANTED[kind](code_repo, outside)
@@ -71,18 +72,21 @@ def test_a_planted_lifeline_md_is_neither_read_nor_written_and_the_entry_is_kept
     code, out, err = capped_cli(code_repo, "render")
     assert code == 2 and "LIFELINE.md" in err, err
     assert outside.read_text() == "not yours\n"
+    record_counts("planted work-tree files, never followed or read unbounded", tried=1, held=1, lost=0)
 
 
-def test_a_link_inside_the_work_tree_is_followed_and_its_file_kept_level(code_repo):
+def test_a_link_inside_the_work_tree_is_followed_and_its_file_kept_level(code_repo, record_counts):
     (code_repo / "docs").mkdir()
     os.symlink("docs/ledger.md", code_repo / "LIFELINE.md")
     code, _out, err = capped_cli(code_repo, "log", "--kind", "note", "--summary", "Inside", "--body", "b")
     assert code == 0 and not err, err
     assert os.path.islink(code_repo / "LIFELINE.md")
     assert "### note: Inside" in (code_repo / "docs" / "ledger.md").read_text()
+    record_counts("planted work-tree files, never followed or read unbounded", tried=1, held=1, lost=0)
 
 
-def test_a_configured_projection_under_a_directory_link_out_of_the_tree_writes_nothing_there(code_repo, tmp_path):
+def test_a_configured_projection_under_a_directory_link_out_of_the_tree_writes_nothing_there(code_repo, tmp_path,
+                                                                                             record_counts):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     os.symlink(elsewhere, code_repo / "docs")
@@ -90,9 +94,10 @@ def test_a_configured_projection_under_a_directory_link_out_of_the_tree_writes_n
     code, _out, err = capped_cli(code_repo, "log", "--kind", "note", "--summary", "Kept", "--body", "b")
     assert code == 0 and "leads out of the work tree" in err, err
     assert list(elsewhere.iterdir()) == []
+    record_counts("planted work-tree files, never followed or read unbounded", tried=1, held=1, lost=0)
 
 
-def test_a_projection_larger_than_the_read_limit_is_rendered_afresh_not_read(code_repo):
+def test_a_projection_larger_than_the_read_limit_is_rendered_afresh_not_read(code_repo, record_counts):
     cli(code_repo, "log", "--kind", "note", "--summary", "First", "--body", "b")
     with open(code_repo / "LIFELINE.md", "ab") as f:  # sparse: 100 MB that cost no disk
         f.truncate(100 << 20)
@@ -100,10 +105,11 @@ def test_a_projection_larger_than_the_read_limit_is_rendered_afresh_not_read(cod
     assert code == 0, err
     text = (code_repo / "LIFELINE.md").read_text()
     assert len(text) < 10_000 and "### note: First" in text and "### note: Second" in text
+    record_counts("planted work-tree files, never followed or read unbounded", tried=1, held=1, lost=0)
 
 
 # ---- the policy, .mcp.json, hooks --------------------------------------------------------
-def test_a_policy_file_linked_to_dev_zero_does_not_hang_policy_or_writes(code_repo):
+def test_a_policy_file_linked_to_dev_zero_does_not_hang_policy_or_writes(code_repo, record_counts):
     (code_repo / ".lifeline").mkdir()
     os.symlink("/dev/zero", code_repo / ".lifeline" / "policy.json")
     code, out, err = capped_cli(code_repo, "policy")
@@ -111,9 +117,10 @@ def test_a_policy_file_linked_to_dev_zero_does_not_hang_policy_or_writes(code_re
     code, _out, err = capped_cli(code_repo, "log", "--kind", "note", "--summary", "Still writes", "--body", "b")
     assert code == 0, err
     assert entries(code_repo) == ["Still writes"]
+    record_counts("planted work-tree files, never followed or read unbounded", tried=1, held=1, lost=0)
 
 
-def test_a_policy_file_linked_out_of_the_tree_is_not_read(code_repo, tmp_path):
+def test_a_policy_file_linked_out_of_the_tree_is_not_read(code_repo, tmp_path, record_counts):
     secret = tmp_path / "secret.json"
     secret.write_text('{"default": "direct"}\n')
     (code_repo / ".lifeline").mkdir()
@@ -121,22 +128,25 @@ def test_a_policy_file_linked_out_of_the_tree_is_not_read(code_repo, tmp_path):
     code, out, err = capped_cli(code_repo, "policy")
     assert code == 0, err
     assert "differs from HEAD" not in err  # the outside file was never read to compare
+    record_counts("planted work-tree files, never followed or read unbounded", tried=1, held=1, lost=0)
 
 
-def test_an_mcp_json_linked_to_dev_zero_is_left_alone_by_init(code_repo):
+def test_an_mcp_json_linked_to_dev_zero_is_left_alone_by_init(code_repo, record_counts):
     os.symlink("/dev/zero", code_repo / ".mcp.json")
     code, out, err = capped_cli(code_repo, "init", "--no-hooks")
     assert code == 0, err
     assert "left it untouched" in out
     assert os.readlink(code_repo / ".mcp.json") == "/dev/zero"
+    record_counts("planted work-tree files, never followed or read unbounded", tried=1, held=1, lost=0)
 
 
-def test_a_fifo_in_a_work_tree_hooks_path_does_not_hang_hooks_install(code_repo):
+def test_a_fifo_in_a_work_tree_hooks_path_does_not_hang_hooks_install(code_repo, record_counts):
     (code_repo / ".hooks").mkdir()
     os.mkfifo(code_repo / ".hooks" / "pre-push")
     git(code_repo, "config", "core.hooksPath", ".hooks")
     code, _out, err = capped_cli(code_repo, "hooks", "status")
     assert code == 0, err
+    record_counts("planted work-tree files, never followed or read unbounded", tried=1, held=1, lost=0)
 
 
 # ---- projections of a remote's many lines ---------------------------------------------------
@@ -170,7 +180,7 @@ def test_cloning_a_remote_with_many_lines_writes_only_the_default_lines_projecti
     assert head(mate, "refs/lifeline/line0042") == head(many_lines, "refs/lifeline/line0042")
     assert projections(mate) == ["LIFELINE.md"]
     assert git(mate, "status", "--porcelain") == ""
-    record_counts("hostile work-tree files: lines pulled without a projection", tried=LINES,
+    record_counts("a remote's lines cloned without a projection file", tried=LINES,
                   held=LINES - (len(projections(mate)) - 1), lost=0)
 
 

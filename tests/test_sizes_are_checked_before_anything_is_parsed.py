@@ -109,7 +109,8 @@ def repo(tmp_path):
     return r
 
 
-def test_an_import_record_larger_than_any_entry_is_refused_before_its_fields_are_parsed(repo, tmp_path):
+def test_an_import_record_larger_than_any_entry_is_refused_before_its_fields_are_parsed(repo, tmp_path,
+                                                                                        record_counts):
     text = (SEED / "LIFELINE.md").read_text(encoding="utf-8")
     swollen = text.replace("Schemaless documents fit the first prototype.", "x" * (2 * MAX_BLOB_BYTES), 1)
     assert swollen != text
@@ -119,9 +120,10 @@ def test_an_import_record_larger_than_any_entry_is_refused_before_its_fields_are
     res = cli(repo, "import", "--from", str(source))
     assert res.code == 2 and "#0002" in res.err and "larger than any entry can be" in res.err, res
     assert snapshot(repo) == before
+    record_counts("sizes checked before parsing", tried=1, held=1, lost=0)
 
 
-def test_a_sqlite_payload_larger_than_any_entry_is_not_even_fetched(repo, tmp_path):
+def test_a_sqlite_payload_larger_than_any_entry_is_not_even_fetched(repo, tmp_path, record_counts):
     db = tmp_path / "ledger.db"
     shutil.copy(SEED / "ledger.db", db)
     con = sqlite3.connect(db)
@@ -132,6 +134,7 @@ def test_a_sqlite_payload_larger_than_any_entry_is_not_even_fetched(repo, tmp_pa
     res = cli(repo, "import", "--from", str(db))
     assert res.code == 2 and "seq 2" in res.err and "payload is larger than any entry can be" in res.err, res
     assert snapshot(repo) == before
+    record_counts("sizes checked before parsing", tried=1, held=1, lost=0)
 
 
 def _sparse(path: Path) -> Path:
