@@ -342,3 +342,12 @@ def test_a_recall_hit_as_the_faces_print_it_carries_the_why(ledger):
     text = recall_hit(d, in_force=False)
     assert text.startswith(f"- `[{d.short}]` decision: Queue: SQS \\*\\*managed\\*\\* _(superseded)_\n")
     assert "  > A Redis failover lost 214 emails" in text
+
+
+def test_a_recall_hit_carries_its_why_not_only_its_summary(ledger):
+    pg = add(ledger, "decision", "Database: PostgreSQL", "subject: database\n\nAuditors need ACID across invoices.")
+    out = cli(ledger.gr.workdir, "recall", "postgresql").out
+    assert pg.id[:8] in out and "Auditors need ACID across invoices." in out
+    assert "subject:" not in out  # headers are structure, not the why
+    rows = json.loads(cli(ledger.gr.workdir, "recall", "postgresql", "--json").out)
+    assert rows[0]["why"] == "Auditors need ACID across invoices."

@@ -3,6 +3,14 @@ needs nothing below app/."""
 
 from __future__ import annotations
 
+from ..core.blocks import strip_header
 from ..views.context import one_line, who
 
-__all__ = ["one_line", "who"]
+__all__ = ["one_line", "who", "why_line"]
+
+
+def why_line(body: str, width: int = 200) -> str:
+    """An entry's why as one plain line of at most `width` characters (headers left out):
+    what a recall hit shows under its summary, so a reader can act on it."""
+    text = one_line(strip_header(body))
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"

@@ -184,10 +184,12 @@ def context(ctx, budget, budget_tokens, query, thread, as_of, fmt):
 @click.pass_context
 def recall(ctx, query, k, as_json):
     """Full-text search (BM25); abstains when nothing is really about the query."""
+    from ..app.text import why_line
     found = open_ledger(ctx, existing=True).find(query, k=k)
     if as_json:
         echo_json([{"id": f.entry.id, "score": round(f.score, 4), "coverage": round(f.coverage, 3),
-                    "in_force": f.in_force, "kind": f.entry.kind, "summary": f.entry.summary} for f in found])
+                    "in_force": f.in_force, "kind": f.entry.kind, "summary": f.entry.summary,
+                    "why": why_line(f.entry.body, 400)} for f in found])
         return
     page(ctx)
     o = output()
@@ -197,6 +199,9 @@ def recall(ctx, query, k, as_json):
         mark = "" if f.in_force else "  " + o.paint("(superseded)", "bad")
         echo_painted(f"{o.paint(f.entry.id[:8], 'id')}  {o.paint(f'{f.entry.kind:<11}', 'kind')} "
                      f"{visible(f.entry.summary)}{mark}")
+        why = why_line(f.entry.body)
+        if why:
+            echo_painted(f"          {visible(why)}")
 
 
 @click.command()
