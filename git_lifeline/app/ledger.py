@@ -304,7 +304,7 @@ class Ledger:
         if not configured:
             return None
         try:
-            index = semantic.Index(Path(configured).expanduser())
+            index = semantic.index_for(Path(configured).expanduser())
         except semantic.ModelUnavailable as exc:
             self.recall_mode = ("lexical", str(exc))
             self.warnings.append(f"recall is lexical: {exc}")

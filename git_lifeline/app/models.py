@@ -10,7 +10,6 @@ names the directory.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import tempfile
@@ -19,7 +18,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from ..errors import InputError, LifelineError
-from ..views.minilm_files import PINNED_SHA256
+from ..views.minilm_files import PINNED_SHA256, file_sha256
 
 NAME = "all-MiniLM-L6-v2"
 SOURCE = "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2/resolve/main/"
@@ -34,19 +33,11 @@ def default_dir() -> Path:
     return Path(base) / "git-lifeline" / "models" / NAME
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(_CHUNK), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def missing_or_changed(dest: Path, files: Optional[dict] = None) -> list:
     """The files of `dest` that are absent or differ from their pinned sha256."""
     files = files or FILES
     return [name for name, digest in files.items()
-            if not (dest / name).is_file() or _sha256(dest / name) != digest]
+            if not (dest / name).is_file() or file_sha256(dest / name) != digest]
 
 
 def fetch(dest: Optional[Path] = None, source: str = SOURCE, files: Optional[dict] = None,
@@ -65,7 +56,7 @@ def fetch(dest: Optional[Path] = None, source: str = SOURCE, files: Optional[dic
         try:
             with os.fdopen(fd, "wb") as out:
                 _download(source + name, out, name, progress, timeout)
-            got = _sha256(Path(tmp))
+            got = file_sha256(Path(tmp))
             if got != files[name]:
                 raise LifelineError(f"{name}: sha256 {got} is not the pinned {files[name]}; "
                                     "the download was refused and nothing was kept")

@@ -41,6 +41,18 @@ def fingerprint(model_dir: Path) -> str:
     return h.hexdigest()[:16]
 
 
+_INDEXES: dict = {}  # (model dir, floor) -> Index: a long-running process keeps its fingerprint and vectors
+
+
+def index_for(model_dir: Path, floor: float = SEMANTIC_FLOOR) -> "Index":
+    """The Index of a model directory, made once per process (the fingerprint reads the
+    tokenizer and the matrix of vectors is kept between questions)."""
+    key = (str(model_dir), floor)
+    if key not in _INDEXES:
+        _INDEXES[key] = Index(model_dir, floor)
+    return _INDEXES[key]
+
+
 def text_of(summary: str, body: str) -> str:
     return f"{summary}\n{body[:_BODY_CHARS]}" if body else summary
 
