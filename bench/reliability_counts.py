@@ -34,6 +34,11 @@ CORPORA = [
     "tests/test_time_cannot_be_rewritten_or_borrowed.py",
     "tests/test_only_a_human_rechecks_a_stale_decision.py",
     "tests/test_lifeline_md_cannot_fake_ids_or_marks.py",
+    "tests/test_hostile_worktree_files_are_never_followed_or_read_unbounded.py",
+    "tests/test_sizes_are_checked_before_anything_is_parsed.py",
+    "tests/test_sync_under_three_clone_contention_never_gives_up.py",
+    "tests/test_one_bad_line_on_a_hookless_remote_leaves_the_others_pullable.py",
+    "tests/test_lifeline_md_is_generated_ignored_bounded_and_per_umask.py",
 ]
 
 

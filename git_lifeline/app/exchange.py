@@ -7,17 +7,20 @@ means every line; the faces pass [name] when the user chose one.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 from ..git import sync
+from ..git.namespaces import REVIEW
 from ..git.review import ReviewTrail, list_trails
 from .workspace import Workspace
 
 no_progress = sync.no_progress  # the progress callback that shows nothing
+PartlyPulled = sync.PartlyPulled  # raised by pull and sync when a line was left out; `.report` says what came
 
-__all__ = ["FetchReport", "PullReport", "SyncReport", "CloneReport", "RemoteSetup", "no_progress",
+__all__ = ["FetchReport", "PullReport", "SyncReport", "CloneReport", "RemoteSetup", "PartlyPulled", "no_progress",
            "fetch", "pull", "push", "sync_with", "clone", "remote_setup", "unpushed"]
 
 
@@ -62,22 +65,34 @@ def fetch(ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = N
 
 def pull(ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = None, progress=None,
          fetch: bool = True) -> PullReport:
-    """Fetch, then bring each remote line in (create, fast-forward or merge)."""
+    """Fetch, then bring each remote line in (create, fast-forward or merge). A line that
+    fails verification is left out and the others still come in; then PartlyPulled is
+    raised with `report` set to what came in."""
     name = sync.resolve_remote(ws.gr, remote)
     if fetch:
         sync.fetch(ws.gr, name, lines)
-    results = sync.integrate(ws.gr, name, lines, progress or sync.no_progress)
+    partial: Optional[sync.PartlyPulled] = None
+    try:
+        results = sync.integrate(ws.gr, name, lines, progress or sync.no_progress)
+    except sync.PartlyPulled as exc:
+        partial, results = exc, exc.lines
     for pl in results:
         if pl.changed:
             ws.ledger(pl.line).projection.after_pull(pl)
-    _integrate_review_trails(ws, name, lines)
-    return PullReport(name, results)
+    left_out = {r.name for r in partial.refused if r.namespace == REVIEW.name} if partial else set()
+    _integrate_review_trails(ws, name, lines, left_out)
+    report = PullReport(name, results)
+    if partial is not None:
+        partial.report = report
+        raise partial
+    return report
 
 
-def _integrate_review_trails(ws: Workspace, remote: str, lines: Optional[list]) -> None:
+def _integrate_review_trails(ws: Workspace, remote: str, lines: Optional[list],
+                            left_out: frozenset | set = frozenset()) -> None:
     """Bring the remote's review trails in (verified, then created, fast-forwarded or merged)."""
     for line, commit in sorted(sync.review_tracking_heads(ws.gr, remote).items()):
-        if lines is None or line in lines:
+        if (lines is None or line in lines) and line not in left_out:
             ReviewTrail(ws.gr, line).integrate(commit)
 
 
@@ -91,18 +106,48 @@ def push(ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = No
     return result
 
 
+# Another clone's push landing between our pull and push costs one more round; several
+# clones syncing at once need a few, spaced at random (sync.retry_pause).
+SYNC_ATTEMPTS = 8
+SYNC_SECONDS = 60.0
+
+
 def sync_with(ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = None, progress=None,
-              attempts: int = 3) -> SyncReport:
-    """Pull then push; when someone pushed in between, pull and push again (bounded)."""
+              attempts: int = SYNC_ATTEMPTS, seconds: float = SYNC_SECONDS) -> SyncReport:
+    """Pull then push; when someone pushed in between, pull and push again after a
+    jittered, growing pause (at most `attempts` rounds within about `seconds`).
+
+    A line of the remote that fails verification is left out of both: the others are
+    pulled and pushed, then PartlyPulled is raised with `report` set to the SyncReport."""
     name = sync.resolve_remote(ws.gr, remote)
     pulls: list = []
     result = sync.PushResult(name)
-    for _ in range(max(1, attempts)):
-        pulls.extend(p for p in pull(ws, name, lines, progress).lines if p.changed)
-        result = push(ws, name, lines, progress)
+    deadline = time.monotonic() + seconds
+    partial: Optional[sync.PartlyPulled] = None
+    for attempt in range(1, max(1, attempts) + 1):
+        if attempt > 1:
+            pause = sync.retry_pause(attempt)
+            if time.monotonic() + pause > deadline:
+                break
+            time.sleep(pause)
+        try:
+            pulled = pull(ws, name, lines, progress).lines
+            partial = None
+        except sync.PartlyPulled as exc:
+            partial, pulled = exc, exc.lines
+        pulls.extend(p for p in pulled if p.changed)
+        wanted = lines
+        if partial is not None:
+            every = set(sync.local_heads(ws.gr)) | set(list_trails(ws.gr))
+            wanted = sorted((set(lines) if lines is not None else every) - partial.refused_names)
+        result = push(ws, name, wanted, progress) if wanted is None or wanted else sync.PushResult(name)
         if not any(p.needs_sync for p in result.rejected):
             break
-    return SyncReport(name, pulls, result)
+    report = SyncReport(name, pulls, result)
+    if partial is not None:
+        partial.report = report
+        raise partial
+    return report
 
 
 def remote_setup(ws: Workspace, remote: Optional[str] = None) -> RemoteSetup:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Optional
 
 from ..errors import InputError
-from ..git.fs import read_text_exact, write_atomic
+from ..git.fs import UnsafeFile, read_text_exact, write_atomic
 from ..git.store import AppendResult, BulkWriter
 from .ledger import Ledger, commit_message
 
@@ -65,6 +65,10 @@ class PromoteReport:
     commit: Optional[str]
 
 
+# A file read whole to be imported or migrated: ~40 times a 10,000-entry projection.
+MAX_SOURCE_BYTES = 256 << 20
+
+
 def write_output(path: Path, text: str) -> None:
     """Write a file a command produced (export -o, graph -o) in one rename."""
     write_atomic(path, text)
@@ -88,12 +92,22 @@ def migrate(led: Ledger, source: Path, strict: bool = False) -> MigrateReport:
     from ..git.lines import LineIndex
     from ..views import projection
     try:
-        text = read_text_exact(source)
+        text = read_text_exact(source, MAX_SOURCE_BYTES)
     except FileNotFoundError:
         raise InputError(f"{source}: no such file") from None
+    except UnsafeFile as exc:
+        raise InputError(f"{exc.strerror}; a projection to migrate is a regular file of at most "
+                         f"{MAX_SOURCE_BYTES} bytes") from None
     except UnicodeDecodeError as exc:
         raise InputError(f"{source}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
     parsed = projection.parse(text, str(source))
+    left_out = projection.omitted(text)
+    if left_out:
+        raise InputError(
+            f"{source} shows only the newest {len(parsed)} entries of its line: {left_out} earlier ones were left "
+            "out to keep it under lifeline.projectionMaxBytes, so it cannot rebuild the line; nothing was "
+            "written. Render a whole one where the line is: git -c lifeline.projectionMaxBytes=0 lifeline "
+            "render (or copy the ledger itself: git lifeline push, git fetch)")
     good: list = []
     bad: list = []
     for e in parsed:

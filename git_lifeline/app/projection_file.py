@@ -3,6 +3,13 @@
 The file is derived: a write to the line has succeeded before the file is touched, so a
 file that cannot be written (a full or read-only work tree) is a warning in the sink,
 never a failed write. Writers are serialised by a lock under the git dir.
+
+It is generated and ignored (docs/FORMAT.md §6): created, it is listed in the git dir's
+info/exclude; a tracked one is never rewritten unless asked (`render`); a link out of
+the work tree, a device or a FIFO in its place is never read or written; it keeps the
+newest entries that fit in lifeline.projectionMaxBytes. A pull keeps the files of the
+lines worked on here (the default line, a configured one, one whose file exists) and
+creates none for the others.
 """
 
 from __future__ import annotations
@@ -11,7 +18,7 @@ from pathlib import Path
 from typing import Any, Iterable, Optional
 
 from ..errors import InputError, LifelineError
-from ..git.fs import read_text_exact, write_atomic
+from ..git.fs import UnsafeFile, ensure_excluded, is_tracked, read_bounded, worktree_target, write_atomic
 from ..git.repo import GitRepo
 from ..git.store import DEFAULT_LINE, LineStore, file_lock
 
@@ -20,6 +27,9 @@ from ..git.store import DEFAULT_LINE, LineStore, file_lock
 
 _DISABLED = ("", "false", "off", "no", "none", "0")
 _ENABLED = ("true", "on", "yes", "1")
+# A file past this is not read back to be extended (it is rendered afresh instead).
+_READ_LIMIT = 64 << 20
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
 
 
 def projection_path(gr: GitRepo, line: str) -> Optional[Path]:
@@ -42,6 +52,25 @@ def projection_path(gr: GitRepo, line: str) -> Optional[Path]:
     return gr.workdir / (value or default)
 
 
+def max_bytes(gr: GitRepo) -> tuple[int, Optional[str]]:
+    """(lifeline.projectionMaxBytes, why it was not usable or None); 0 means no bound.
+    Takes git's k/m/g suffixes."""
+    from ..views.projection import DEFAULT_MAX_BYTES
+    raw = gr.config_get("lifeline.projectionMaxBytes")
+    if raw is None:
+        return DEFAULT_MAX_BYTES, None
+    text = raw.strip().lower()
+    unit = text[-1:] if text[-1:] in _UNITS and text[-1:] else ""
+    try:
+        value = int(text[: len(text) - len(unit)]) * _UNITS[unit]
+    except ValueError:
+        value = -1
+    if value < 0:
+        return DEFAULT_MAX_BYTES, (f"git config lifeline.projectionMaxBytes {raw!r} is not a size "
+                                   f"(bytes, with k, m or g; 0 for no limit): using {DEFAULT_MAX_BYTES}")
+    return value, None
+
+
 def _order_key(e):
     return (e.ts, e.id)
 
@@ -56,6 +85,7 @@ class ProjectionFile:
         self.line = store.line
         self.warnings = warnings
         self.path = None if confined else projection_path(self.gr, self.line)
+        self._said: set = set()
 
     def _lock(self):
         return file_lock(self.gr.git_dir / f"lifeline-{self.line}-projection.lock")
@@ -63,10 +93,90 @@ class ProjectionFile:
     def _entries(self, head: Optional[str]) -> list:
         return sorted(self.store.load(head).entries.values(), key=_order_key)
 
-    def failed(self, exc: OSError) -> None:
-        self.warnings.append(f"the entry is recorded, but {self.path} could not be refreshed "
-                             f"({exc.strerror or exc}); run `git lifeline render` when that is fixed")
+    def _warn(self, text: str) -> None:
+        if text not in self._said:  # once per command, however many writes it makes
+            self._said.add(text)
+            self.warnings.append(text)
 
+    def failed(self, exc: OSError) -> None:
+        self._warn(f"the entry is recorded, but {self.path} could not be refreshed "
+                   f"({exc.strerror or exc}); run `git lifeline render` when that is fixed")
+
+    def _bound(self) -> int:
+        limit, why = max_bytes(self.gr)
+        if why:
+            self._warn(why)
+        return limit
+
+    # ---- where it may be written -------------------------------------------------------
+    def _target(self, asked: bool = False) -> Optional[Path]:
+        """The file to write: the path, or the file a link inside the work tree names.
+        None (with a warning) when it is not ours to write: a link out of the work tree,
+        not a regular file, or tracked by git and not asked for. Raises UnsafeFile for an
+        explicit render of an unsafe place (a tracked file is written when asked)."""
+        assert self.path is not None and self.gr.workdir is not None
+        try:
+            target = worktree_target(self.gr.workdir, self.path)
+        except UnsafeFile as exc:
+            if asked:
+                raise
+            self._warn(f"{exc.strerror}: the projection was not written there (nothing is read or written "
+                       "through it); remove it, or point git config lifeline.projection elsewhere")
+            return None
+        if not asked and (is_tracked(self.gr, self.path) or (target != self.path and is_tracked(self.gr, target))):
+            self._warn(f"{self.path.name} is tracked by git, so it is not rewritten on every write (a generated "
+                       "file in history conflicts on merges and fills it with noise commits); "
+                       f"`git lifeline render` writes it when you ask, or stop tracking it: "
+                       f"git rm --cached {self.path.name}")
+            return None
+        return target
+
+    def _read(self, target: Path) -> Optional[str]:
+        try:
+            return read_bounded(target, _READ_LIMIT, follow=False).decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def _write(self, target: Path, text: str) -> None:
+        created = not target.exists()
+        write_atomic(target, text)
+        if created:
+            self._exclude()
+
+    def _exclude(self) -> None:
+        assert self.path is not None
+        try:
+            ensure_excluded(self.gr, self.path)
+        except OSError as exc:
+            self._warn(f"{self.path.name} is written but could not be listed in the git dir's info/exclude "
+                       f"({exc.strerror or exc}); git status will show it until it is ignored")
+
+    def settle(self) -> str:
+        """What `init` decides and says about the file: ignored through info/exclude
+        (whether it exists yet or not), left alone when git tracks it, or disabled."""
+        if self.path is None:
+            return "disabled (git config lifeline.projection)" if self.gr.workdir is not None else "none (bare)"
+        if is_tracked(self.gr, self.path):
+            return (f"{self.path} is tracked by git: it is not rewritten on writes (`git lifeline render` "
+                    f"writes it when asked; to let it be generated: git rm --cached {self.path.name})")
+        self._exclude()
+        return f"{self.path} (generated from the ref, ignored by git through info/exclude; never committed)"
+
+    def kept_after_pull(self) -> bool:
+        """Whether a pull levels this line's file: the default line's, a line given its
+        own `lifeline.<line>.projection`, or a file already here (a line written or
+        rendered in this clone). A remote's other lines get none: a remote with 2,000
+        lines must not put 2,000 files into every teammate's work tree."""
+        if self.path is None:
+            return False
+        default = self.gr.config_get("lifeline.defaultLine") or DEFAULT_LINE
+        if self.line in (DEFAULT_LINE, default):
+            return True
+        if self.gr.config_get(f"lifeline.{self.line}.projection") is not None:
+            return True
+        return self.path.is_file() and not self.path.is_symlink() and not is_tracked(self.gr, self.path)
+
+    # ---- keeping it level --------------------------------------------------------------
     def refresh(self, prev_head: Optional[str], added: list, head: Optional[str]) -> Optional[Path]:
         """Bring the file up to the ref after an append that moved it prev_head -> head.
 
@@ -77,32 +187,34 @@ class ProjectionFile:
             return None
         try:
             with self._lock():
+                target = self._target()
+                if target is None:
+                    return None
                 current_head = self.store.head()
                 if current_head != head:
                     added, head = [], current_head
-                self._level(prev_head, added, head)
+                self._level(target, prev_head, added, head)
         except OSError as exc:
             self.failed(exc)
             return None
         return self.path
 
-    def _level(self, prev_head: Optional[str], added: list, head: Optional[str]) -> None:
+    def _level(self, target: Path, prev_head: Optional[str], added: list, head: Optional[str]) -> None:
         from ..views import projection
-        assert self.path is not None
-        try:
-            current = read_text_exact(self.path)
-        except (OSError, UnicodeDecodeError):
-            current = None
+        current = self._read(target)
+        limit = self._bound()
         text = None
-        target = self.store.entries_tree_id(head)
-        if current is not None and added and target is not None:
-            text = projection.append_rendered(current, self.store.entries_tree_id(prev_head), added, target)
+        tree = self.store.entries_tree_id(head)
+        if current is not None and added and tree is not None:
+            text = projection.append_rendered(current, self.store.entries_tree_id(prev_head), added, tree)
         if text is None and current is not None:
             text = self._catch_up(current, head)
         if text is None:
-            text = projection.render(self.line, self._entries(head), self.store.entries_tree_id(head))
+            text = projection.render_bounded(self.line, self._entries(head), tree, limit)
+        else:
+            text = projection.bound(text, self.line, limit)
         if text != current:
-            write_atomic(self.path, text)
+            self._write(target, text)
 
     def _catch_up(self, current: str, head: Optional[str]) -> Optional[str]:
         """Extend the file from the entries tree its footer names to the head's, reading
@@ -133,23 +245,34 @@ class ProjectionFile:
         return projection.append_rendered(current, shown, added, target) if added else None
 
     def render(self) -> Path:
-        """Rewrite the file from the ref (`git lifeline render`)."""
+        """Rewrite the file from the ref (`git lifeline render`): written even when git
+        tracks it (asked for), never through a link out of the work tree."""
         if self.path is None:
             raise InputError("the projection is disabled (git config lifeline.projection) or this repo is bare")
         from ..views import projection
         with self._lock():
+            try:
+                target = self._target(asked=True)
+            except UnsafeFile as exc:
+                raise InputError(f"{exc.strerror}; nothing was written (remove it, or point git config "
+                                 "lifeline.projection elsewhere)") from None
+            assert target is not None
             head = self.store.head()
-            write_atomic(self.path, projection.render(self.line, self._entries(head),
-                                                      self.store.entries_tree_id(head)))
+            self._write(target, projection.render_bounded(self.line, self._entries(head),
+                                                          self.store.entries_tree_id(head), self._bound()))
         return self.path
 
     def render_quietly(self) -> None:
-        """`render` after a write that has succeeded: a failure is a warning, and a
-        disabled projection is no failure at all."""
+        """Level the file after a write that has succeeded (migrate): a failure is a
+        warning, and a disabled projection is no failure at all."""
         if self.path is None:
             return
         try:
-            self.render()
+            with self._lock():
+                target = self._target()
+                if target is None:
+                    return
+                self._level(target, None, [], self.store.head())
         except OSError as exc:
             self.failed(exc)
 
@@ -159,13 +282,19 @@ class ProjectionFile:
             return
         from ..views import projection
         try:
-            write_atomic(self.path, projection.render(self.line, entries, self.store.entries_tree_id(head)))
+            with self._lock():
+                target = self._target()
+                if target is None:
+                    return
+                self._write(target, projection.render_bounded(self.line, entries, self.store.entries_tree_id(head),
+                                                              self._bound()))
         except OSError as exc:
             self.failed(exc)
 
     def after_pull(self, pl) -> None:
-        """Level the file after a pull changed the line (a sync.PullLine)."""
-        if self.path is None:
+        """Level the file after a pull changed the line (a sync.PullLine), when the line
+        is one worked on here (kept_after_pull)."""
+        if not self.kept_after_pull():
             return
         # Extending the file needs only the incoming entries; a missing file, a new line
         # or a replaced blob (ts tie-break changes an entry already shown) renders in full.
@@ -173,6 +302,7 @@ class ProjectionFile:
             # a new line: everything was parsed while verifying it; render from that
             self.write_entries(pl.parsed.values(), pl.after)
             return
+        assert self.path is not None
         extend = self.path.exists() and pl.before is not None and not pl.rewritten
         added = [pl.parsed.get(i) or self.store.get(i, pl.after) for i in pl.incoming] if extend else []
         self.refresh(pl.before, added, pl.after)

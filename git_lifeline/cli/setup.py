@@ -43,8 +43,7 @@ def init(ctx: click.Context, no_mcp: bool, no_agents: bool, agent_clients, no_pu
     state = f"has {plural(led.state().count)}" if head else "is empty (its ref is created by the first entry)"
     click.echo(f"git-lifeline {__version__}: line '{led.line}' {state} in {ws.location}")
     _echo_remote(remote)
-    path = led.projection_path()
-    click.echo(f"projection: {path if path else 'disabled'}")
+    click.echo(f"projection: {led.projection.settle()}")
     mcp_setup = None
     if not no_mcp:
         mcp_setup = setup.setup_mcp(ws)

@@ -105,7 +105,12 @@ def fetch(ctx, remote):
 def pull(ctx, remote):
     """Fetch the remote's ledger and bring it in: create, fast-forward or merge each line."""
     from ..app import exchange
-    report = exchange.pull(open_workspace(ctx), remote, chosen_lines(ctx), _progress())
+    try:
+        report = exchange.pull(open_workspace(ctx), remote, chosen_lines(ctx), _progress())
+    except exchange.PartlyPulled as exc:  # what did come in is shown before the error
+        if exc.report.lines:
+            _echo_pulls(exc.report.remote, exc.report.lines)
+        raise
     _echo_pulls(report.remote, report.lines)
 
 
@@ -130,7 +135,13 @@ def push(ctx, remote):
 def sync_cmd(ctx, remote):
     """Pull then push (again, a bounded number of times, if someone pushed in between)."""
     from ..app import exchange
-    report = exchange.sync_with(open_workspace(ctx), remote, chosen_lines(ctx), _progress())
+    try:
+        report = exchange.sync_with(open_workspace(ctx), remote, chosen_lines(ctx), _progress())
+    except exchange.PartlyPulled as exc:  # what did come in and go out is shown before the error
+        if exc.report.pulls:
+            _echo_pulls(exc.report.remote, exc.report.pulls)
+        _echo_push(exc.report.push)
+        raise
     if report.pulls:
         _echo_pulls(report.remote, report.pulls)
     if not _echo_push(report.push):

@@ -210,12 +210,8 @@ def read_at_head(gr: Any) -> tuple[Optional[bytes], str]:
 
 
 def _worktree_text(gr: Any) -> Optional[str]:
-    if gr.workdir is None:
-        return None
-    try:
-        return (gr.workdir / POLICY_PATH).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
+    # bounded, and never through a link out of the work tree (GitRepo.worktree_text)
+    return gr.worktree_text(POLICY_PATH, 1 << 20)
 
 
 def load_policy(gr: Any, read: Reader = read_at_head) -> Policy:

@@ -19,16 +19,22 @@ in service.py drive it.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
 from ..errors import InputError, LifelineError
-from .entry import HEX64, Entry, NaiveTimestamp, compute_id, parse_ts
+from .entry import HEX64, MAX_BLOB_BYTES, Entry, NaiveTimestamp, compute_id, parse_ts
 
 SEED_SENTINEL = "<!-- lifeline:end -->"
+# Sizes checked before anything is parsed: a source file is read whole (a 10,000-entry
+# ledger is ~6 MB), a payload holds one entry (and what else the other tool stored).
+MAX_SOURCE_BYTES = 256 << 20
+MAX_PAYLOAD_BYTES = 2 * MAX_BLOB_BYTES
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 _HEADING = re.compile(r"### #(?P<n>\d+)\s+—\s+(?P<ts>\S+)\s+—\s+(?P<kind>\w+)[ \t]*")
@@ -81,21 +87,33 @@ class SeedRecord:
 
 # ---- reading --------------------------------------------------------------------------
 def read_source(path: Path) -> tuple:
-    """(format name, records) for a lifeline-context ledger file."""
+    """(format name, records) for a lifeline-context ledger file (a regular file of at
+    most MAX_SOURCE_BYTES, told before a byte of it is parsed)."""
     try:
-        with open(path, "rb") as f:
-            head = f.read(16)
+        # non-blocking: opening a FIFO must not wait for a writer (it is refused below)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise InputError(f"{path} is a directory: give a LIFELINE.md or a .lifeline/<line>.db file") from None
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror}") from None
-    if head == SQLITE_MAGIC:
-        return "lifeline-context db", read_seed_db(path)
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise InputError(f"{path} is a directory: give a LIFELINE.md or a .lifeline/<line>.db file")
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_SOURCE_BYTES:
+            what = "is not a regular file" if not stat.S_ISREG(st.st_mode) else f"has {st.st_size} bytes"
+            raise InputError(f"{path} {what}; a ledger to import is a regular file of at most "
+                             f"{MAX_SOURCE_BYTES} bytes")
+        head = f.read(16)
+        if head == SQLITE_MAGIC:
+            return "lifeline-context db", read_seed_db(path)
+        data = head + f.read(MAX_SOURCE_BYTES + 1 - len(head))  # checked again: a file can grow
+    if len(data) > MAX_SOURCE_BYTES:
+        raise InputError(f"{path} grew past {MAX_SOURCE_BYTES} bytes while it was read")
     try:
-        with open(path, encoding="utf-8", newline="") as f:
-            text = f.read()
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
     if SEED_SENTINEL in text:
@@ -209,6 +227,12 @@ def parse_seed_markdown(text: str, source: str = "LIFELINE.md") -> list:
             records.append(SeedRecord(where=where, kind=m.group("kind"),
                                       problem="the entry is not closed by the end sentinel (truncated file?)"))
             break
+        if len(seg) - h > MAX_BLOB_BYTES:  # sized before its fields are parsed
+            records.append(SeedRecord(where=where, kind=m.group("kind"), problem=(
+                f"it is larger than any entry can be ({len(seg) - h} characters; at most {MAX_BLOB_BYTES})")))
+            prev = None
+            offset_line += seg.count("\n")
+            continue
         mark = seg.find("\n" + _BODY_MARK, h)
         std = _STD_BLOCK.fullmatch(seg, eol, mark) if mark >= 0 and eol >= 0 else None
         if std is not None:
@@ -297,14 +321,21 @@ def read_seed_db(path: Path) -> list:
         raise InputError(f"{path}: cannot open the SQLite file: {exc}") from None
     try:
         try:
-            rows = con.execute("SELECT seq, id, payload FROM entries ORDER BY seq").fetchall()
+            # a payload's size is known before it is fetched: no entry is larger than a blob
+            rows = con.execute("SELECT seq, id, CASE WHEN length(CAST(payload AS BLOB)) <= ? THEN payload END, "
+                               "length(CAST(payload AS BLOB)) FROM entries ORDER BY seq",
+                               (MAX_PAYLOAD_BYTES,)).fetchall()
         except sqlite3.Error as exc:
             raise InputError(f"{path} is not a lifeline-context ledger (no readable entries table: {exc})") from None
     finally:
         con.close()
     records = []
-    for seq, row_id, payload in rows:
+    for seq, row_id, payload, size in rows:
         rec = SeedRecord(where=f"seq {seq}", recorded_id=row_id)
+        if payload is None and size is not None:
+            rec.problem = f"its payload is larger than any entry can be ({size} bytes; at most {MAX_PAYLOAD_BYTES})"
+            records.append(rec)
+            continue
         try:
             doc = json.loads(payload)
             if not isinstance(doc, dict):

@@ -1,15 +1,29 @@
-"""Files beside the repository: atomic writes a reader never sees half of, and the
-advisory locks that queue this machine's writers."""
+"""Files beside the repository: atomic writes a reader never sees half of, the advisory
+locks that queue this machine's writers, and bounded reads of files a clone may have
+planted (a work tree is as hostile as the remote it came from)."""
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Optional
 
 _HELD_LOCKS: dict[str, int] = {}  # lock path -> depth, for the locks this process holds
+_CHUNK = 1 << 16
+
+
+class UnsafeFile(OSError):
+    """A file the tool will not read or write: a link out of the work tree, something
+    other than a regular file (a device, a FIFO, a directory), or larger than allowed.
+    An OSError, so a caller that already treats an unreadable file as absent (or a
+    failed write as a warning) stays correct; `strerror` says which."""
+
+    def __init__(self, path: Path, why: str):
+        super().__init__(errno.EPERM, why, str(path))
 
 
 @contextmanager
@@ -47,19 +61,116 @@ def file_lock(lock_path: Path) -> Iterator[None]:
             fcntl.flock(f.fileno(), fcntl.LOCK_UN)
 
 
-def read_text_exact(path: Path) -> str:
-    """Read UTF-8 text byte-for-byte (no newline translation: CRLF in a body survives)."""
+# ---- bounded reads -------------------------------------------------------------------
+def read_bounded(path: Path, limit: int, follow: bool = True) -> bytes:
+    """The bytes of the regular file `path`, at most `limit` of them.
+
+    UnsafeFile for anything else: a device such as /dev/zero (endless), a FIFO (opening
+    it would wait for a writer: it is opened non-blocking), a directory, a file larger
+    than `limit` (told by fstat before a byte is read, and checked again while reading,
+    since a file can grow), or with follow=False a symbolic link."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    if not follow:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and not follow:
+            raise UnsafeFile(path, f"{path} is a symbolic link") from None
+        raise
+    with os.fdopen(fd, "rb", buffering=0) as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise UnsafeFile(path, f"{path} is not a regular file")
+        if st.st_size > limit:
+            raise UnsafeFile(path, f"{path} is larger than {limit} bytes ({st.st_size})")
+        parts = []
+        total = 0
+        while True:
+            chunk = f.read(min(_CHUNK, limit + 1 - total))
+            if not chunk:
+                break
+            parts.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise UnsafeFile(path, f"{path} grew past {limit} bytes while it was read")
+    return b"".join(parts)
+
+
+def read_head(path: Path, size: int) -> bytes:
+    """The first `size` bytes of the regular file `path` (UnsafeFile for anything else:
+    a FIFO in its place must not hang the reader)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb", buffering=0) as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise UnsafeFile(path, f"{path} is not a regular file")
+        return f.read(size)
+
+
+def read_text_exact(path: Path, limit: Optional[int] = None) -> str:
+    """Read UTF-8 text byte-for-byte (no newline translation: CRLF in a body survives),
+    bounded by `limit` when given (UnsafeFile past it, or for a non-regular file)."""
+    if limit is not None:
+        return read_bounded(path, limit).decode("utf-8")
     with open(path, encoding="utf-8", newline="") as f:
         return f.read()
 
 
+def within(root: Path, path: Path) -> Path:
+    """`path` with every link resolved, when it stays inside `root` (itself resolved);
+    UnsafeFile when a link (of the file or of a directory above it) leads out."""
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(path)
+    if real != real_root and os.path.commonpath([real_root, real]) != real_root:
+        raise UnsafeFile(path, f"{path} leads out of the work tree (to {real})")
+    return Path(real)
+
+
+def read_worktree_file(root: Path, path: Path, limit: int) -> bytes:
+    """A file of the work tree `root` as read_bounded reads it, never through a link
+    that leads out of the work tree (a link inside it is followed)."""
+    return read_bounded(within(root, path), limit, follow=False)
+
+
+# ---- writes --------------------------------------------------------------------------
+def current_umask() -> int:
+    """The process's umask, read without changing it where the system says (Linux);
+    elsewhere set and restored at once."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _mode_for(path: Path) -> int:
+    """What a rewritten file's permission bits should be: those of the file it replaces,
+    else what the umask gives a new file (as git gives the files it checks out)."""
+    try:
+        st = os.lstat(path)
+        if stat.S_ISREG(st.st_mode):
+            return stat.S_IMODE(st.st_mode)
+    except OSError:
+        pass
+    return 0o666 & ~current_umask()
+
+
 def write_atomic(path: Path, text: str) -> None:
-    """Replace `path` with `text` in one rename: a crash leaves the old file or the new one."""
+    """Replace `path` with `text` in one rename: a crash leaves the old file or the new one.
+    The file gets the mode of the one it replaces, else the umask's (the temporary file
+    behind the rename is created private to its owner)."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    mode = _mode_for(path)
     fd, tmp = tempfile.mkstemp(dir=str(path.parent), prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
+            os.fchmod(f.fileno(), mode)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -67,3 +178,80 @@ def write_atomic(path: Path, text: str) -> None:
         except OSError:
             pass
         raise
+
+
+def worktree_target(root: Path, path: Path) -> Path:
+    """Where a file the tool keeps in the work tree may be written: `path` itself, or
+    the file a link inside the work tree points at. UnsafeFile when the file or a
+    directory above it leads out of the work tree, or when what is there is not a
+    regular file (a device, a FIFO, a directory are never replaced)."""
+    target = within(root, path)
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        return target
+    if not stat.S_ISREG(st.st_mode):
+        raise UnsafeFile(path, f"{path} is not a regular file")
+    return target
+
+
+# ---- generated files in a work tree ----------------------------------------------------
+def relative_to_worktree(root: Path, path: Path) -> Optional[str]:
+    """`path` as git names it (relative to the top of the work tree, with /), or None
+    when it is not under `root`."""
+    try:
+        return Path(os.path.abspath(path)).relative_to(os.path.abspath(root)).as_posix()
+    except ValueError:
+        return None
+
+
+def is_tracked(gr, path: Path) -> bool:
+    """Whether git tracks `path` in this work tree's index (a file the user shares: the
+    tool never rewrites one behind their back). An index that cannot be read counts as
+    tracking it."""
+    if gr.workdir is None:
+        return False
+    rel = relative_to_worktree(gr.workdir, path)
+    if rel is None:
+        return False
+    try:
+        index = gr.repo.index
+        index.read(False)
+        return rel in index
+    except Exception:  # a damaged index: do not write what we cannot tell is ours
+        return True
+
+
+_GLOB_SPECIAL = set("*?[]\\!# ")
+
+
+def exclude_pattern(rel: str) -> str:
+    """An info/exclude line that matches exactly the file `rel` (anchored, escaped)."""
+    return "/" + "".join("\\" + ch if ch in _GLOB_SPECIAL else ch for ch in rel)
+
+
+def ensure_excluded(gr, path: Path) -> bool:
+    """Make git ignore the generated file `path` through the common git dir's
+    info/exclude (never a tracked .gitignore); True when a line was added. Nothing is
+    added when git already ignores it."""
+    if gr.workdir is None:
+        return False
+    rel = relative_to_worktree(gr.workdir, path)
+    if rel is None:
+        return False
+    if gr.git(["check-ignore", "-q", "--", rel], check=False).returncode == 0:
+        return False
+    exclude = gr.common_dir / "info" / "exclude"
+    try:
+        current = read_bounded(exclude, 1 << 20).decode("utf-8", "replace")
+    except FileNotFoundError:
+        current = ""
+    line = exclude_pattern(rel)
+    if line in current.splitlines():
+        return False
+    note = "# git-lifeline: generated projection, rebuilt by `git lifeline render`\n"
+    sep = "" if not current or current.endswith("\n") else "\n"
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    with open(exclude, "a", encoding="utf-8") as f:
+        f.write(f"{sep}{note}{line}\n")
+    return True

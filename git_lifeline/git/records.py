@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Optional
 
+from ..core.entry import MAX_BLOB_BYTES
 from ..core.model import HEX64, MAX_FIELD_CHARS, Entry, build_entry, format_ts, parse_ts, utcnow
 from ..errors import InputError
 
@@ -32,6 +33,9 @@ TYPES = ("proposed", "approved", "duplicate", "rejected", "direct")
 DECISIONS = ("approved", "duplicate", "rejected")
 VIAS = ("mcp", "cli")
 MAX_WHY_CHARS = 2000
+# No valid record is larger: a proposal carries one entry's content (at most a blob's
+# size), and every other record field together stays far under 16 KiB.
+MAX_RECORD_BYTES = MAX_BLOB_BYTES + 16 * 1024
 CONTENT_KEYS = ("agent", "author", "body", "kind", "model", "parents", "provider", "summary")
 _COMMON = ("by", "line", "ts", "type", "v")
 KEYS = {
@@ -153,6 +157,8 @@ class Record:
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "Record":
+        if len(data) > MAX_RECORD_BYTES:  # before the JSON parser sees it
+            raise InputError(f"larger than any record can be ({len(data)} bytes; at most {MAX_RECORD_BYTES})")
         try:
             doc = json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:

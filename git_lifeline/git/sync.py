@@ -25,10 +25,11 @@ refs travels unverified or is left behind:
 from __future__ import annotations
 
 import functools
+import random
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import pygit2
 
@@ -49,10 +50,10 @@ from .store import LINE_RE, LineStore
 from .trails import ReviewTrail
 from .verify import pick_blob, problem_lines, verified_incoming, verify_range
 
-__all__ = ["CorruptionError", "FetchLine", "PullLine", "PushLine", "PushResult", "Union", "ZERO", "clone",
-           "default_remote", "fetch", "fetch_refspec", "integrate", "integrate_all", "local_heads", "no_progress",
+__all__ = ["CorruptionError", "FetchLine", "PartlyPulled", "PullLine", "PushLine", "PushResult", "Refused", "Union",
+           "ZERO", "clone", "default_remote", "fetch", "fetch_refspec", "integrate", "integrate_all", "local_heads", "no_progress",
            "open_log", "pick_blob", "push", "push_review", "relation", "remote_setup", "remotes", "resolve_remote",
-           "review_fetch_refspec", "review_tracking_heads", "review_tracking_prefix", "tracking_heads",
+           "retry_pause", "review_fetch_refspec", "review_tracking_heads", "review_tracking_prefix", "tracking_heads",
            "tracking_prefix", "union_trees", "unpushed", "verify_outgoing"]
 
 ZERO = "0" * 40
@@ -186,11 +187,64 @@ def _git_reason(exc: GitCommandError) -> str:
 
 
 # ---- pull ----------------------------------------------------------------------------
+@dataclass
+class Refused:
+    """A line of the remote left out of a pull, with its review trail: one of the two
+    failed verification."""
+
+    namespace: str                # the log that failed: namespaces.Namespace.name
+    name: str                     # the line
+    why: str                      # the verifier's words (CorruptionError)
+
+    @property
+    def label(self) -> str:
+        return f"line {self.name}" if self.namespace == LEDGER.name else f"line {self.name} (its review trail)"
+
+
+class PartlyPulled(CorruptionError):
+    """Some logs of the remote failed verification and were left out (nothing of them
+    was written); every other log was brought in. `pulled` is what integrate_all would
+    have returned for those, `refused` the logs left out."""
+
+    report: Any = None  # set by the app layer: what the command did for the other lines
+
+    def __init__(self, remote: str, refused: list, pulled: dict):
+        self.remote = remote
+        self.refused = refused
+        self.pulled = pulled
+        names = [r.label for r in refused]
+        first = refused[0].name
+        gone = {r.name for r in refused}
+        others = [p.line for p in pulled.get(LEDGER.name, []) if p.line not in gone]
+        brought = f"The other lines were brought in ({', '.join(others)})" if others else "No other line was brought in"
+        shown = "\n".join(f"{r.why}" for r in refused[:5])
+        more = f"\n... and {len(refused) - 5} more" if len(refused) > 5 else ""
+        they = "it fails" if len(names) == 1 else "they fail"
+        super().__init__(
+            f"{' and '.join(names)} from {remote} {'was' if len(names) == 1 else 'were'} left out: {they} "
+            f"verification (nothing of {'it' if len(names) == 1 else 'them'} was written). {brought}. "
+            f"What failed:\n{shown}{more}\n"
+            f"Until whoever pushed {first} repairs it (git lifeline verify --line {first}, on their clone), "
+            f"this command exits 1; pull or sync the good lines alone with --line, e.g. "
+            f"git lifeline sync {remote} --line {others[0] if others else 'NAME'}")
+
+    @property
+    def lines(self) -> list:
+        """The PullLine of every ledger line that was brought in (or was up to date)."""
+        return list(self.pulled.get(LEDGER.name, []))
+
+    @property
+    def refused_names(self) -> set:
+        return {r.name for r in self.refused}
+
+
 def integrate_all(gr: GitRepo, remote: str, only: Optional[list] = None,
                   progress: Progress = no_progress) -> dict[str, list[PullLine]]:
     """Bring every fetched log of `remote`, in every namespace, into ours (no network):
     {namespace name: [PullLine]}. Everything that would arrive is verified before
-    anything moves."""
+    anything moves. A log that fails is left out whole and the others still come in
+    (a hosted remote runs no hook: one bad line must not hold every line back); then
+    PartlyPulled is raised, carrying what was brought in."""
     plan = []
     for ns in NAMESPACES:
         theirs_all = ns.tracking_heads(gr, remote)
@@ -199,21 +253,43 @@ def integrate_all(gr: GitRepo, remote: str, only: Optional[list] = None,
                 plan.append((open_log(gr, ns, name), theirs_all.get(name)))
     arriving = [(log, theirs) for log, theirs in plan
                 if theirs is not None and relation(gr.repo, log.head(), theirs) in ("new", "behind", "diverged")]
-    # lines that land together may anchor each other's parents and origins
-    pending = {log.name: theirs for log, theirs in arriving if log.ns is LEDGER}
-    verified: dict = {}
+    # A line and its review trail travel together: when either fails, both are left out.
+    refused: dict = {}  # line -> Refused
 
-    def verify(log: FanoutLog, local: Optional[str], theirs: str) -> dict:
-        key = (log.ns.name, log.name, local, theirs)
-        if key not in verified:  # re-checked only when a local append slipped in since the first check
-            verified[key] = verified_incoming(log, local, theirs, remote, progress, pending)
-        return verified[key]
+    def key(log: FanoutLog) -> str:
+        return log.name
 
-    for log, head in arriving:
-        verify(log, log.head(), head)
+    # Lines that land together may anchor each other's parents and origins: when one is
+    # left out, the others are verified again without it, until no more are left out.
+    while True:
+        pending = {log.name: theirs for log, theirs in arriving if log.ns is LEDGER and key(log) not in refused}
+        verified: dict = {}
+
+        def verify(log: FanoutLog, local: Optional[str], theirs: str, pending=pending, verified=verified) -> dict:
+            k = (log.ns.name, log.name, local, theirs)
+            if k not in verified:  # re-checked only when a local append slipped in since the first check
+                verified[k] = verified_incoming(log, local, theirs, remote, progress, pending)
+            return verified[k]
+
+        before = len(refused)
+        for log, head in arriving:
+            if key(log) not in refused:
+                try:
+                    verify(log, log.head(), head)
+                except CorruptionError as exc:
+                    refused[key(log)] = Refused(log.ns.name, log.name, str(exc))
+        if len(refused) == before:
+            break
     out: dict[str, list[PullLine]] = {ns.name: [] for ns in NAMESPACES}
     for log, theirs in plan:
-        out[log.ns.name].append(integrate_head(log, theirs, functools.partial(verify, log), remote, progress))
+        if key(log) in refused:
+            continue
+        try:
+            out[log.ns.name].append(integrate_head(log, theirs, functools.partial(verify, log), remote, progress))
+        except CorruptionError as exc:  # e.g. one id with two contents, found by the merge
+            refused[key(log)] = Refused(log.ns.name, log.name, str(exc))
+    if refused:
+        raise PartlyPulled(remote, list(refused.values()), out)
     return out
 
 
@@ -299,6 +375,15 @@ def push(gr: GitRepo, remote: str, only: Optional[list] = None, progress: Progre
             # keep the tracking ref in step, as git does for branches, so "unpushed" is known
             gr.repo.references.create(found[0].tracking_prefix(remote) + found[1], pygit2.Oid(hex=p.sha), force=True)
     return result
+
+
+def retry_pause(attempt: int, rng: Optional[random.Random] = None) -> float:
+    """Seconds to wait before sync's attempt `attempt` (2, 3...) after a push lost to
+    another clone's: exponential from 0.25 s, capped at 4 s, each drawn at random from
+    half to one and a half times that, so clones that collided do not collide again in
+    step (three clones retrying at once, without a pause, lost ~1 sync in 10)."""
+    base = min(0.25 * 2 ** max(0, attempt - 2), 4.0)
+    return (rng or random).uniform(0.5 * base, 1.5 * base)
 
 
 def push_review(gr: GitRepo, remote: str, lines: list) -> list:

@@ -240,3 +240,139 @@ def _entry_from_fields(fields: dict, body: str, source: str, lineno: int) -> "En
             require_why=False)  # a stored entry's body may be empty (an import from lifeline-context)
     except LifelineError as exc:
         raise ParseError(f"{source}:{lineno}: {exc}") from None
+
+
+# ---- size bound -----------------------------------------------------------------------
+# At 10,000 entries a whole projection is ~6 MB: past any reader, and rewritten on every
+# append. The file keeps the newest entries that fit in a byte budget; the entries left
+# out are counted in a note under the header and stay one command away. The choice of
+# what fits depends only on the entry set, so extending a bounded file and rendering
+# the same entries afresh give the same bytes.
+DEFAULT_MAX_BYTES = 1 << 20
+_OMITTED = re.compile(r"<!-- lifeline:omitted (?P<k>\d+) -->\n")
+_FENCE_OPEN = re.compile(r"(`{3,})text")
+
+
+def omitted_note(line: str, k: int) -> str:
+    """The note under the header of a file that leaves its `k` oldest entries out."""
+    if not k:
+        return ""
+    return (f"<!-- lifeline:omitted {k} -->\n"
+            f"_{k} earlier entr{'y is' if k == 1 else 'ies are'} not shown here (this file keeps the newest "
+            f"that fit its size limit, git config lifeline.projectionMaxBytes); list them with "
+            f"`git lifeline list --line {line}`, read one with `git lifeline show ID`._\n\n")
+
+
+def omitted(text: str) -> int:
+    """How many entries of its line a projection leaves out (0 for a whole one). The
+    note is read only where it belongs, right under the header: a body quoting it is
+    never taken for it."""
+    start = text.find(MAGIC)
+    end = text.find("-->\n\n", start) if start >= 0 else -1
+    m = _OMITTED.match(text, end + 5) if end >= 0 else None
+    return int(m.group("k")) if m else 0
+
+
+def _entry_starts(text: str, start: int, end: int):
+    """The offset of each rendered entry in text[start:end], lazily, from the first: an
+    entry starts at a `### ` line outside a body fence (a body's lines are all inside its
+    fence)."""
+    fence = None
+    pos = start
+    while pos < end:
+        nl = text.find("\n", pos, end)
+        stop = end if nl < 0 else nl
+        row = text[pos:stop]
+        if fence is not None:
+            if row == fence:
+                fence = None
+        elif row.startswith("### "):
+            yield pos
+        else:
+            m = _FENCE_OPEN.fullmatch(row)
+            if m:
+                fence = m.group(1)
+        pos = stop + 1
+
+
+def _bytes(s: str) -> int:
+    return len(s) if s.isascii() else len(s.encode("utf-8"))
+
+
+def _first_kept(fixed: int, sizes: list, before: int, note_size, foot_size, max_bytes: int) -> int:
+    """The index of the first entry kept: walking back from the newest (always kept),
+    stop at the first that would take the file past `max_bytes`. `before` entries are
+    already left out ahead of `sizes`; note_size(k)/foot_size(n) price the note for k
+    left out and the footer for n shown."""
+    n = len(sizes)
+    total = 0
+    first = n
+    for i in range(n - 1, -1, -1):
+        total += sizes[i]
+        if first < n and fixed + note_size(before + i) + total + foot_size(n - i) > max_bytes:
+            break
+        first = i
+    return first
+
+
+def render_bounded(line: str, entries: Iterable[Entry], head: Optional[str], max_bytes: int) -> str:
+    """`render`, keeping the newest entries that fit in `max_bytes` (0: no bound)."""
+    ordered = sorted(entries, key=order_key)
+    if max_bytes <= 0 or not ordered:
+        return render(line, ordered, head)
+    last = ordered[-1]
+    fixed = _bytes(header(line))
+    pieces: list = []
+    total = 0
+    # render from the newest back, only as far as the budget can reach
+    for e in reversed(ordered):
+        piece = render_entry(e)
+        pieces.append(piece)
+        total += _bytes(piece)
+        if total > max_bytes:
+            break
+    pieces.reverse()
+    skipped = len(ordered) - len(pieces)
+    first = _first_kept(fixed, [_bytes(p) for p in pieces], skipped,
+                        lambda k: _bytes(omitted_note(line, k)),
+                        lambda n: _bytes(footer(head, n, last)), max_bytes)
+    kept = pieces[first:]
+    return (header(line) + omitted_note(line, skipped + first) + "".join(kept)
+            + footer(head, len(kept), last))
+
+
+def bound(text: str, line: str, max_bytes: int) -> str:
+    """A projection text (whole or already bounded) cut to the newest entries that fit
+    in `max_bytes`, exactly as render_bounded would render its entries.
+
+    Only the entries cut are scanned (an append to a file at its limit cuts a few from
+    the front): past the first entry, each entry cut makes the file smaller (an entry is
+    far longer than the digit the note may gain), so the first count that fits, walking
+    from the front, is the one render_bounded finds walking from the back."""
+    if max_bytes <= 0 or len(text) <= max_bytes // 4 or _bytes(text) <= max_bytes:
+        return text
+    foot = _FOOT.search(text)
+    head_text = header(line)
+    if foot is None or not text.startswith(head_text):
+        return text
+    before = omitted(text)
+    body_start = len(head_text) + len(omitted_note(line, before))
+    shown = int(foot.group("n"))
+    foot_text = text[foot.start():]
+    fixed = _bytes(head_text) + _bytes(foot_text) - len(str(shown))
+    remaining = _bytes(text[body_start:foot.start()])
+    cut, at = 0, body_start
+    starts = _entry_starts(text, body_start, foot.start())
+    next(starts, None)  # the first entry starts at body_start
+    for nxt in starts:
+        if cut + 1 >= shown:
+            break  # the newest entry is always kept
+        remaining -= _bytes(text[at:nxt])
+        cut, at = cut + 1, nxt
+        if fixed + _bytes(omitted_note(line, before + cut)) + remaining + len(str(shown - cut)) <= max_bytes:
+            break
+    if cut == 0:
+        return text
+    new_foot = (foot_text[: foot.start("n") - foot.start()] + str(shown - cut)
+                + foot_text[foot.end("n") - foot.start():])
+    return head_text + omitted_note(line, before + cut) + text[at:foot.start()] + new_foot
