@@ -99,6 +99,29 @@ def test_incremental_projection_equals_a_full_render(ledger, repo):
     assert projection_text(repo) == full_render(ledger)
 
 
+def test_an_entry_appended_while_another_writer_waits_is_not_lost_from_the_projection(ledger, repo):
+    """Writer B appends after writer A read the head and before A's commit: A's refresh
+    must extend the file from the head A's commit was built on. Extended from the head A
+    saw first, the file names A's head while missing B's entry, and B's refresh, finding
+    the file already at a newer head, adds nothing (seen as LIFELINE.md one entry short
+    after concurrent appends)."""
+    ledger.append([make_entry(0)])
+    other = open_ledger(repo)
+    written_by_b = {}
+    real_append = ledger.store.append
+
+    def b_lands_first(entries, *args, **kwargs):
+        written_by_b["result"] = other.store.append([make_entry(1, summary="Writer B")], lambda new: "b")
+        return real_append(entries, *args, **kwargs)
+
+    ledger.store.append = b_lands_first
+    ledger.append([make_entry(2, summary="Writer A")])
+    b = written_by_b["result"]
+    other.projection.refresh(b.parent, b.added, b.commit)  # B's refresh comes last
+    assert projection_text(repo) == full_render(ledger)
+    assert len(projection.parse(projection_text(repo))) == 3
+
+
 def test_a_hand_edited_projection_is_rebuilt_not_extended(ledger, repo):
     ledger.append([make_entry(0)])
     (repo / "LIFELINE.md").write_text("# scribbled over\n", encoding="utf-8")

@@ -174,10 +174,10 @@ def import_from(led: Ledger, source: Path, strict: bool = False, assume_utc: boo
         writer.abort()
         raise
     if result.commit:
-        if head is None:
+        if result.parent is None:
             led.projection.write_entries(result.added, result.commit)
         else:
-            led.projection.refresh(head, result.added, result.commit)
+            led.projection.refresh(result.parent, result.added, result.commit)
     return ImportReport(
         format=fmt, read=total, added=len(result.added), existing=len(result.existing), commit=result.commit,
         line=led.line, mismatched=[Mismatch(r.where, r.summary, r.recorded_id, c) for r, c in plan.mismatched],

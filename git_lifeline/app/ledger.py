@@ -498,11 +498,10 @@ class Ledger:
     def append(self, entries: list, subject: Optional[str] = None) -> AppendResult:
         """Write planned entries in one commit (those already present are not written again).
         `subject` replaces the commit message's first line (a verb that writes several entries)."""
-        prev = self.store.head()
         result = self.store.append(entries, lambda new: commit_message(new, self.describe, subject),
                                    self._dedup_hit)
         if result.commit:
-            self.projection.refresh(prev, result.added, result.commit)
+            self.projection.refresh(result.parent, result.added, result.commit)
         return result
 
     def persist(self, entry) -> LogOutcome:

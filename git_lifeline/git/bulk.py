@@ -196,7 +196,7 @@ class BulkWriter:
             self.store.check_written(pygit2.Oid(hex=commit), [e.id for e in new])
             if self.store._move_ref(head, pygit2.Oid(hex=commit), f"lifeline: import {len(new)}"):
                 self.store._maybe_gc()
-                return AppendResult(new, existing, commit)
+                return AppendResult(new, existing, commit, head)
             pause = self.store.retry_pause(attempt + 1, deadline)
             if pause is None:
                 break

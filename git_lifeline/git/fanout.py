@@ -136,6 +136,10 @@ class AppendResult:
     added: list            # records newly written
     existing: list         # records already present (idempotent no-op)
     commit: Optional[str]  # the new head, or None when nothing was written
+    # The head the commit was built on (its parent). Not the head a caller saw before
+    # asking: another writer may have appended in between, and a view extended from what
+    # the caller saw would miss that writer's entries while naming the new head.
+    parent: Optional[str] = None
 
 
 class _NullProgress:
@@ -382,7 +386,7 @@ class FanoutLog:
             moved = reflog(new) if reflog else f"{self.ns.label}: append {len(new)}"
             if self._move_ref(head, commit, moved):
                 self._maybe_gc()
-                return AppendResult(new, present, str(commit))
+                return AppendResult(new, present, str(commit), head)
             pause = self.retry_pause(attempt, deadline)
             if pause is None:
                 raise self._cas_failure()
