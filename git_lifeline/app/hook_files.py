@@ -76,8 +76,41 @@ def _replaying_sh() -> str:
         "fi\n")
 
 
-def script_text(name: str) -> str:
-    """The sh script installed as hook `name` (identical to the one in hooks/)."""
+def _recorded_sh() -> str:
+    """The post-commit reminder's common silences, told from git alone (a few ms) so
+    that an ordinary commit needing no reminder does not start the tool: reminders
+    off, a commit naming a ledger entry, or a commit no newer than the last entry
+    recorded on a line. What it cannot be sure of (a line whose tip is a pull's merge,
+    a threshold above one) is left to the tool, which decides the same way
+    (hooks.post_commit)."""
+    return (
+        "# An ordinary commit that needs no reminder does not start the tool either: reminders\n"
+        "# off, a commit naming a ledger entry, or one no newer than a line's last append.\n"
+        "lifeline_recorded() {\n"
+        "\t[ \"$(git config --type=bool lifeline.remind 2>/dev/null)\" = false ] && return 0\n"
+        "\tlifeline_after=$(git config --type=int lifeline.remindAfter 2>/dev/null) &&\n"
+        "\t\t[ \"$lifeline_after\" -le 0 ] && return 0\n"
+        "\tgit log -1 --format=%B HEAD 2>/dev/null | grep -qi '^lifeline:' && return 0\n"
+        "\tlifeline_ct=$(git log -1 --format=%ct HEAD 2>/dev/null) || return 1\n"
+        "\tgit for-each-ref --format='%(committerdate:unix) %(refname) %(parent)' refs/lifeline/ 2>/dev/null | {\n"
+        "\t\twhile read -r lifeline_t lifeline_ref lifeline_p lifeline_p2; do\n"
+        "\t\t\tlifeline_line=${lifeline_ref#refs/lifeline/}\n"
+        "\t\t\tcase $lifeline_line in [A-Za-z0-9]*) ;; *) continue ;; esac\n"
+        "\t\t\tcase $lifeline_line in *[!A-Za-z0-9_-]*) continue ;; esac\n"
+        "\t\t\t[ ${#lifeline_line} -le 63 ] && [ -z \"$lifeline_p2\" ] && [ \"$lifeline_t\" -ge \"$lifeline_ct\" ] && exit 0\n"
+        "\t\tdone\n"
+        "\t\texit 1\n"
+        "\t}\n"
+        "}\n"
+        "if lifeline_recorded; then\n"
+        "\tlifeline_run_chained \"$@\"\n"
+        "\texit 0\n"
+        "fi\n")
+
+
+def script_text(name: str, recorded_check: bool = True) -> str:
+    """The sh script installed as hook `name` (identical to the one in hooks/).
+    `recorded_check=False` gives the previous release's post-commit script (still ours)."""
     if name not in HOOKS:
         raise InputError(f"unknown hook {name!r}; known: {', '.join(HOOKS)}")
     missing = ('echo "git-lifeline: not on PATH; refusing ledger updates until it is installed" >&2\nexit 1'
@@ -89,6 +122,7 @@ def script_text(name: str) -> str:
         "# removed (restoring the hook it replaced) by `git lifeline hooks uninstall`.\n"
         + _run_chained_sh()
         + (_replaying_sh() if name == "post-commit" else "")
+        + (_recorded_sh() if name == "post-commit" and recorded_check else "")
         + "if command -v git-lifeline >/dev/null 2>&1; then\n"
         f"\texec git lifeline hook {name} \"$@\"\n"
         "fi\n"
@@ -124,7 +158,8 @@ def ours(path: Path, name: str) -> bool:
             data = f.read(16384)
     except OSError:
         return False
-    return data in (script_text(name).encode("utf-8"), _first_script_text(name).encode("utf-8"))
+    return data in {script.encode("utf-8") for script in
+                    (script_text(name), script_text(name, recorded_check=False), _first_script_text(name))}
 
 
 def hooks_dir(gr: GitRepo) -> Path:
