@@ -238,14 +238,41 @@ def _needle_index(fold: bool) -> tuple:
     return tuple(index.items())
 
 
-# needle -> the rules it may trigger; one pass over ~80 substrings per text is the
-# whole cost of scanning text that holds no credential (most text).
+# needle -> the rules it may trigger
 _CASED_NEEDLES = _needle_index(False)
 _FOLDED_NEEDLES = _needle_index(True)
+
+# Characters by how often prose holds them, most often first (a guess: it only decides speed).
+_COMMON_CHARS = " etaoinsrhldcumfpgwybvk.,-\nTSAIMNOCBDPHWFRLEGj:xqz/"
+
+
+def _any_needle(needles: Iterable[str]) -> re.Pattern:
+    """One pattern that matches wherever any of `needles` occurs, and nowhere else.
+
+    Most text holds no needle, and ~80 `in` tests cost ~15 us per entry (half of
+    verifying one). An alternation of the needles as they are is no faster: nearly
+    every letter of prose starts one. So each alternative starts at its needle's
+    rarest character and looks behind for the rest of the needle before it
+    (`K(?<=AK)IA` for `AKIA`): the regex engine skips, in C, every position that holds
+    none of those characters. A match means exactly that the needle occurs."""
+    def rank(ch: str) -> int:
+        return _COMMON_CHARS.find(ch) if ch in _COMMON_CHARS else len(_COMMON_CHARS)
+    alternatives = []
+    for needle in sorted(set(needles)):
+        k = max(range(len(needle)), key=lambda i: rank(needle[i]))
+        behind = f"(?<={re.escape(needle[:k + 1])})" if k else ""
+        alternatives.append(re.escape(needle[k]) + behind + re.escape(needle[k + 1:]))
+    return re.compile("|".join(alternatives))
+
+
+_ANY_CASED = _any_needle(needle for needle, _ in _CASED_NEEDLES)
+_ANY_FOLDED = _any_needle(needle for needle, _ in _FOLDED_NEEDLES)
 
 
 def _candidates(text: str, folded: str) -> set:
     """The rules whose literals occur in the text (the only ones whose regex can match)."""
+    if _ANY_CASED.search(text) is None and _ANY_FOLDED.search(folded) is None:
+        return set()  # most text: no literal at all
     found = {i for needle, rules in _CASED_NEEDLES if needle in text for i in rules}
     found.update(i for needle, rules in _FOLDED_NEEDLES if needle in folded for i in rules)
     return found
@@ -295,8 +322,10 @@ SCANNED_FIELDS = ("summary", "body", "author", "agent", "provider", "model", "de
 
 def allowed(body: str) -> Optional[str]:
     """The reason recorded by `--allow-secret`, when the body's header carries one."""
+    if not body or ALLOW_HEADER not in body:
+        return None  # the header's key is this literal text: without it, no header to parse
     from .blocks import field
-    return field(body or "", ALLOW_HEADER)
+    return field(body, ALLOW_HEADER)
 
 
 def entry_findings(entry) -> list:
