@@ -348,17 +348,13 @@ def allowed(body: str) -> Optional[str]:
 
 def entry_findings(entry) -> list:
     """Findings in an entry's text fields; empty when its body records an override."""
-    if allowed(getattr(entry, "body", "")) is not None:
-        return []
-    values: list[tuple[str, str]] = []
-    for name in SCANNED_FIELDS:
-        value = getattr(entry, name, None)
-        if isinstance(value, str) and value:
-            values.append((name, value))
-    # one pass of the literal tests over every field at once; most entries stop here
-    joined = "\n\0\n".join(v for _, v in values)
+    values = [(name, value) for name in SCANNED_FIELDS
+              if isinstance(value := getattr(entry, name, None), str) and value]
+    # one pass of the literal tests over every field at once; most entries stop here (with no
+    # finding, whatever their body's header says)
+    joined = "\n\0\n".join([v for _, v in values])
     candidates = _candidates(joined, joined.lower())
-    if not candidates:
+    if not candidates or allowed(getattr(entry, "body", "")) is not None:
         return []
     out: list = []
     for name, value in values:
