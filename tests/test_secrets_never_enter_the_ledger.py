@@ -77,6 +77,21 @@ def test_at_most_one_percent_of_realistic_ledger_entries_are_flagged():
     assert len(flagged) <= MAX_FALSE_POSITIVE_RATE * len(ENTRIES), flagged
 
 
+def test_the_literal_prefilter_misses_no_needle_of_any_rule():
+    # The one-regex test that skips most text must say "a needle is here" wherever one is:
+    # at the start, the end, inside prose, next to another needle, in any case for the folded rules.
+    for i, rule in enumerate(secrets.RULES):
+        for needle in rule.needles:
+            for text in (needle, f"plain words {needle}", f"{needle} plain words", f"ab{needle}cd\nmore"):
+                variants = [text, text.upper(), text.title()] if rule.fold else [text]
+                for variant in variants:
+                    assert i in secrets._candidates(variant, variant.lower()), (rule.name, variant)
+    for text in ("", "plain prose with no literal", "The decision: keep the cache warm."):
+        assert secrets._candidates(text, text.lower()) == {
+            i for needle, rules in secrets._CASED_NEEDLES + secrets._FOLDED_NEEDLES
+            if needle in (text.lower() if any(secrets.RULES[r].fold for r in rules) else text) for i in rules}
+
+
 def test_scanning_costs_well_under_a_millisecond_per_entry():
     texts = [(e["summary"], e["body"]) for e in ENTRIES]
     best = None

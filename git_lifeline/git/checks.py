@@ -294,6 +294,27 @@ def added_records(log: FanoutLog, checks: Checks, base: Optional[pygit2.Tree],
     return added
 
 
+_BLOB_MODES = frozenset({"100644", "100755", "120000"})  # what git stores as a blob
+
+
+def added_from_changes(log: FanoutLog, checks: Checks, changes: list) -> dict:
+    """added_records, from git's diff of the two trees ([(status, new mode, new oid, path)],
+    as verify reads `git diff-tree -r`): the same records, without walking the trees."""
+    prefix = log.ns.tree_dir + "/"
+    added = {}
+    for status, mode, new, path in changes:
+        if status == "D" or mode not in _BLOB_MODES or not path.startswith(prefix):
+            continue
+        rel = path[len(prefix):]
+        if not is_entry_path(rel):
+            continue
+        oid = pygit2.Oid(hex=new)
+        if checks.blob(rel, oid):
+            continue
+        added[rel.replace("/", "")] = checks.record(oid)
+    return added
+
+
 def _header_problem(e) -> Optional[str]:
     problems = header_problems(e.kind, e.body)
     return f"entry {e.id[:12]}: " + "; ".join(problems) if problems else None
@@ -310,4 +331,4 @@ def _secret_problem(e) -> Optional[SecretProblem]:
 
 
 __all__ = ["CHECKS", "Checks", "LedgerChecks", "Problem", "Report", "SecretProblem", "TrailChecks",
-           "added_records", "checks_for"]
+           "added_from_changes", "added_records", "checks_for"]

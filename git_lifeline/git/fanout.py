@@ -400,10 +400,14 @@ class FanoutLog:
         try:
             c = commit_at(self.repo, commit)
             top = tree_at(self.repo, c.tree[self.ns.tree_dir].id)
+            odb = self.repo.odb
+            subtrees: dict = {}  # each first-level tree read once (an import adds thousands of ids)
             for key in new_ids:
                 a, b, rest = entry_path(key)
-                leaf = tree_at(self.repo, tree_at(self.repo, top[a].id)[b].id)
-                if leaf[rest].id not in self.repo:
+                if a not in subtrees:
+                    subtrees[a] = tree_at(self.repo, top[a].id)
+                leaf = tree_at(self.repo, subtrees[a][b].id)
+                if not odb.exists(leaf[rest].id):
                     raise KeyError(str(leaf[rest].id))
         except KeyError as exc:
             raise RepositoryError(

@@ -32,11 +32,14 @@ def tree_at(repo: pygit2.Repository, oid: pygit2.Oid) -> pygit2.Tree:
 
 
 def blob_data(repo: pygit2.Repository, oid: pygit2.Oid) -> bytes:
-    """The bytes of blob `oid`; KeyError (the oid) when it is missing or not a blob."""
-    obj = repo[oid]
-    if not isinstance(obj, pygit2.Blob):
+    """The bytes of blob `oid`; KeyError (the oid) when it is missing or not a blob.
+
+    Read from the object database by its full id: no object is built around the bytes
+    (verify reads every blob of a line, and `repo[oid]` cost a fifth more)."""
+    kind, data = repo.odb.read(oid)
+    if kind != pygit2.GIT_OBJECT_BLOB:
         raise KeyError(str(oid))
-    return obj.data
+    return data
 
 
 def commit_at(repo: pygit2.Repository, oid) -> pygit2.Commit:

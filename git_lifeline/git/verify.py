@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterable, Optional
 import pygit2
 
 from ..errors import LifelineError
-from .checks import Checks, Problem, Report, SecretProblem, added_records, checks_for
+from .checks import Checks, Problem, Report, SecretProblem, added_from_changes, added_records, checks_for
 from .fanout import CorruptionError, FanoutLog, Progress, no_progress
 from .namespaces import NAMESPACES, REVIEW, pick_blob
 from .refs import rewound_value
@@ -92,8 +92,18 @@ def verify_range(log: FanoutLog, tip: str, hide: Iterable = (), progress: Option
     checks = checks_for(log, hide, pending)
     bar = progress(len(commits)) if progress is not None else None
     by_id = {str(c.id): c for c in commits}
+    # What the range adds in all (base tree -> tip tree): the same git process diffs it,
+    # unless the range is one commit on top of the base, whose own diff is that.
+    one_step = len(commits) == 1 and [str(p) for p in commits[0].parent_ids] == [str(h) for h in hide[:1]]
+    pair = None if one_step else _tree_pair(repo, hide, obj)
+    whole: Optional[list] = None
     try:
-        for cid, changes in _diff_commits(log.gr, commits):
+        for cid, changes in _diff_commits(log.gr, commits, pair):
+            if cid == pair:
+                whole = changes
+                continue
+            if one_step:
+                whole = changes
             if bar is not None:
                 bar.update(1)
             try:
@@ -105,11 +115,14 @@ def verify_range(log: FanoutLog, tip: str, hide: Iterable = (), progress: Option
         report.problems.append(Problem("missing-object", f"the history cannot be read ({exc}): a damaged or "
                                                          "incomplete object database (run `git fsck`)"))
     try:
-        base = log.tree(hide[0]) if hide else None
-        added = added_records(log, checks, base, log.tree(tip))
+        tip_tree = log.tree(tip)
+        if whole is None:  # git could not diff the trees: what the tip adds, from the trees themselves
+            added = added_records(log, checks, log.tree(hide[0]) if hide else None, tip_tree)
+        else:
+            added = added_from_changes(log, checks, whole)
         report.entries = len(added)
         report.added = added
-        checks.finish(report, added, log.tree(tip))
+        checks.finish(report, added, tip_tree)
     except KeyError as exc:
         report.problems.append(_missing(exc))
     report.problems = _unique(report.problems)
@@ -308,8 +321,21 @@ def _shallow_commits(repo: pygit2.Repository, common_dir) -> set:
         return {"?"}  # shallow but unreadable: refuse to vouch for anything
 
 
-def _diff_commits(gr, commits: list):
-    """(commit id, [(status, new mode, new oid, path)]) for each commit against each parent.
+_EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's id of the empty tree
+
+
+def _tree_pair(repo: pygit2.Repository, hide: list, tip: pygit2.Commit) -> Optional[tuple]:
+    """(base's root tree, tip's root tree) for git to diff; None when the base cannot be read
+    (the trees are then walked from Python, which reports what is missing)."""
+    if not hide:
+        return _EMPTY_TREE, str(tip.tree_id)
+    base = repo.get(hide[0])
+    return (str(base.tree_id), str(tip.tree_id)) if isinstance(base, pygit2.Commit) else None
+
+
+def _diff_commits(gr, commits: list, pair: Optional[tuple] = None):
+    """(commit id, [(status, new mode, new oid, path)]) for each commit against each parent,
+    then, when `pair` (old tree, new tree) is given, (`pair`, its changes).
 
     One `git diff-tree --stdin` process diffs the whole range: in C, skipping equal
     subtrees, it is ~6x faster than walking the trees from Python one commit at a
@@ -317,8 +343,9 @@ def _diff_commits(gr, commits: list):
     """
     if not commits:
         return
+    lines = "".join(f"{c.id}\n" for c in commits) + (f"{pair[0]} {pair[1]}\n" if pair else "")
     proc = gr.git(["diff-tree", "--stdin", "-r", "-m", "--root", "--no-renames", "-z"],
-                  input="".join(f"{c.id}\n" for c in commits).encode("ascii"), check=False)
+                  input=lines.encode("ascii"), check=False)
     if proc.returncode != 0:
         reason = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         raise _HistoryUnreadable(reason[-1] if reason else "git diff-tree failed")
@@ -336,11 +363,21 @@ def _diff_commits(gr, commits: list):
         if tok:
             if current is not None:
                 yield current, changes
-            current, changes = tok.decode("ascii").split(" ", 1)[0], []
+            # a commit's header is its id (then "(from <parent>)" at a merge), ended by NUL; the
+            # pair's is both trees, ended by a newline even under -z
+            head, newline, rest = tok.partition(b"\n")
+            header = head.decode("ascii")
+            current = pair if pair and header == f"{pair[0]} {pair[1]}" else header.split(" ", 1)[0]
+            changes = []
             seen.add(current)
+            if newline and rest:
+                tokens[i] = rest  # the first change's status line follows the newline
+                continue
         i += 1
     if current is not None:
         yield current, changes
     for c in commits:  # commits whose tree equals their parents' print nothing
         if str(c.id) not in seen:
             yield str(c.id), []
+    if pair and pair not in seen:  # two equal trees
+        yield pair, []
