@@ -42,7 +42,8 @@ CANDIDATES = 200
 PREFIX_FROM = 4
 COVERAGE_FLOOR = 0.41   # share of the question's idf weight its best entry must match ; tune half: the highest hit@5 with abstention >= 0.9
 BODY_ONLY = 0.9        # a concept found only in the why counts for less than one in the summary
-SEMANTIC_FLOOR = 0.5    # best cosine a question needs to be answered (semantic); tuned on the blind set
+SEMANTIC_FLOOR = 0.49   # with a model: answered when the best cosine reaches this ...
+SEMANTIC_LEXICAL_FLOOR = 0.44  # ... or the best entry's coverage reaches this (tune half, as above)
 SEMANTIC_WEIGHT = 0.7  # the fused score: w * cosine + (1 - w) * normalised lexical score
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 # Generic English function words, and the words a question is framed with ("what happens
@@ -293,7 +294,7 @@ def fuse(db, query: str, semantic, recency: bool = True) -> list:
     if not sims:
         return lexical(db, query, recency=recency)
     lex = {h.id: h for h in lexical(db, query, floor=0.0, recency=recency)}
-    strong_lexical = any(h.coverage + 1e-9 >= COVERAGE_FLOOR for h in lex.values())
+    strong_lexical = any(h.coverage + 1e-9 >= SEMANTIC_LEXICAL_FLOOR for h in lex.values())
     best = max(sims.values())
     if best < semantic.floor and not strong_lexical:
         return []
