@@ -27,8 +27,8 @@ def blind(tmp_path_factory, hermetic_git):
 def test_lexical_recall_answers_paraphrases_and_refuses_what_the_ledger_never_covered(blind):
     led, entries, questions, ids = blind
     report = eval_blind.score(eval_blind.ours(led, questions), entries, ids, questions, "report")
-    assert report["hit@5"] >= 0.47, report["misses"]        # measured 0.50 (19/38)
-    assert report["abstention"] >= 0.9, report["false_alarms"]  # measured 1.00 (11/11)
+    assert report["hit@5"] >= 0.71, report["misses"]        # measured 0.74 (28/38)
+    assert report["abstention"] >= 0.9, report["false_alarms"]  # measured 0.91 (10/11)
 
 
 def test_a_question_about_an_uncovered_topic_returns_nothing_even_when_a_common_word_matches(blind):
@@ -76,5 +76,5 @@ def test_semantic_recall_answers_paraphrases_and_refuses_uncovered_topics(tmp_pa
     assert report["abstention"] >= SEMANTIC_ABSTENTION, report["false_alarms"]
 
 
-SEMANTIC_HIT5 = 0.73        # measured 0.76 (29/38) on the report half, docs/RECALL.md
-SEMANTIC_ABSTENTION = 0.9   # measured 1.00 (11/11)
+SEMANTIC_HIT5 = 0.76        # measured 0.79 (30/38) on the report half, docs/RECALL.md
+SEMANTIC_ABSTENTION = 0.9   # measured 0.91 (10/11)
