@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Optional
 
 from ..errors import InputError
-from .integration import Launcher, write_shared_file
+from ..git.fs import write_atomic
+from .integration import Launcher
 
 BEGIN = "<!-- git-lifeline:begin"
 END = "<!-- git-lifeline:end -->"
@@ -116,7 +117,7 @@ def _read(path: Path) -> str:
 def upsert_section(path: Path, section: str, header: str = "") -> tuple:
     """(status, detail): the section written into `path`, replacing only a previous one."""
     if not path.exists() and not path.is_symlink():
-        write_shared_file(path, header + section)
+        write_atomic(path, header + section)
         return "created", ""
     try:
         text = _read(path)
@@ -128,12 +129,12 @@ def upsert_section(path: Path, section: str, header: str = "") -> tuple:
     if span is None:
         nl = "\r\n" if crlf else "\n"
         sep = "" if not text or text.endswith(nl * 2) else (nl if text.endswith(nl) else nl * 2)
-        write_shared_file(path, text + sep + ours)
+        write_atomic(path, text + sep + ours)
         return "added", ""
     start, end = span
     if text[start:end] == ours:
         return "kept", ""
-    write_shared_file(path, text[:start] + ours + text[end:])
+    write_atomic(path, text[:start] + ours + text[end:])
     return "updated", ""
 
 
@@ -227,7 +228,7 @@ def install_claude_hooks(workdir: Path, launcher: Launcher) -> FileChange:
                 changed = True
     if not changed:
         return FileChange("claude-hooks", path, "kept")
-    write_shared_file(path, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+    write_atomic(path, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
     return FileChange("claude-hooks", path, "updated" if existed else "created")
 
 

@@ -181,16 +181,7 @@ def install_mcp_json(workdir: Path, resolved: Resolved) -> McpJsonResult:
 
 
 def _write(path: Path, doc: dict) -> None:
-    write_shared_file(path, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
-
-
-def write_shared_file(path: Path, text: str) -> None:
-    """Write a file meant to be committed, atomically, with the permissions the umask gives
-    a new file (the temporary file behind an atomic write is private to its owner)."""
-    write_atomic(path, text)
-    mask = os.umask(0)
-    os.umask(mask)
-    os.chmod(path, 0o666 & ~mask)
+    write_atomic(path, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
 
 
 def snippets(repo: Path, launcher: Launcher) -> list:

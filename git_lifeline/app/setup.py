@@ -125,11 +125,11 @@ def setup_agents(ws: Workspace, clients: list, launcher) -> list:
 def init_policy(ws: Workspace, agents: tuple = ()) -> Path:
     """Write a starter .lifeline/policy.json; never overwrites one."""
     from ..core.policy import POLICY_PATH, render_policy, starter_policy
-    from .integration import write_shared_file
+    from ..git.fs import write_atomic
     if ws.workdir is None:
         raise InputError("a bare repository has no work tree to write .lifeline/policy.json into")
     path = ws.workdir / POLICY_PATH
     if path.exists():
         raise InputError(f"{path} already exists; edit it instead (nothing was written)")
-    write_shared_file(path, render_policy(starter_policy(tuple(agents))))
+    write_atomic(path, render_policy(starter_policy(tuple(agents))))
     return path
