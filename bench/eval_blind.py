@@ -5,10 +5,13 @@ The ledger (ledger.json) was written by one helper from a topic list; the questi
 answered when one of its top-k hits is an entry labelled with one of the question's topics;
 an "abstain" question (a topic the ledger never covers) is answered correctly by nothing.
 
-Questions are split by number: odd ids tune (the floors and weights were chosen on them),
-even ids report (docs/RECALL.md gives these). Usage:
+questions.json (ids q001..) is split by number: odd ids tune (the floors and weights were
+chosen on them), even ids report. questions_fresh.json (ids h001..) is a second held-out
+set, written by a third helper from topics.md alone after the floors were chosen, never
+tuned on: the split `fresh`; `held-out` is report and fresh together (docs/RECALL.md gives
+these). Usage:
 
-    python bench/eval_blind.py [--model DIR] [--seed-python PATH] [--split tune|report|all]
+    python bench/eval_blind.py [--model DIR] [--seed-python PATH] [--split tune|report|fresh|held-out|all]
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,11 +32,22 @@ DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "blind"
 def load() -> tuple:
     ledger = json.loads((DATA / "ledger.json").read_text(encoding="utf-8"))
     questions = json.loads((DATA / "questions.json").read_text(encoding="utf-8"))
+    questions += json.loads((DATA / "questions_fresh.json").read_text(encoding="utf-8"))
     return ledger, questions
 
 
+SPLITS = ("tune", "report", "fresh", "held-out")
+
+
 def split_of(q: dict) -> str:
+    if q["id"].startswith("h"):
+        return "fresh"
     return "tune" if int(q["id"][1:]) % 2 == 1 else "report"
+
+
+def in_split(q: dict, split: str) -> bool:
+    mine = split_of(q)
+    return split == "all" or mine == split or (split == "held-out" and mine in ("report", "fresh"))
 
 
 def build(ledger_obj, entries: list) -> dict:
@@ -53,7 +68,7 @@ def relevant(entries: list, ids: dict, q: dict) -> set:
 
 def score(results: dict, entries: list, ids: dict, questions: list, split: str) -> dict:
     """results: question id -> ranked entry ids."""
-    chosen = [q for q in questions if split == "all" or split_of(q) == split]
+    chosen = [q for q in questions if in_split(q, split)]
     answerable = [q for q in chosen if q["type"] != "abstain"]
     refuse = [q for q in chosen if q["type"] == "abstain"]
     h1 = sum(1 for q in answerable if results[q["id"]][:1] and results[q["id"]][0] in relevant(entries, ids, q))
@@ -114,8 +129,9 @@ def fresh_ledger(workdir: Path, model: str | None = None):
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", help="a sentence-transformers model directory (semantic recall)")
-    ap.add_argument("--seed-python", default=os.environ.get("LIFELINE_SEED_PYTHON"))
-    ap.add_argument("--split", default="all", choices=["tune", "report", "all"])
+    ap.add_argument("--seed-python", default=os.environ.get("LIFELINE_SEED_PYTHON"),
+                    type=lambda p: os.path.abspath(p) if os.sep in p else (shutil.which(p) or p))
+    ap.add_argument("--split", default="all", choices=[*SPLITS, "all"])
     args = ap.parse_args()
     os.environ.setdefault("GIT_AUTHOR_NAME", "Eval")
     os.environ.setdefault("GIT_AUTHOR_EMAIL", "eval@example.com")
@@ -129,7 +145,7 @@ def main() -> None:
         t = time.perf_counter()
         res = ours(led, questions)
         ms = (time.perf_counter() - t) * 1000 / len(questions)
-        for split in ("tune", "report") if args.split == "all" else (args.split,):
+        for split in SPLITS if args.split == "all" else (args.split,):
             rows.append(("git-lifeline lexical", score(res, entries, ids, questions, split), ms))
         if args.model:
             sem = fresh_ledger(Path(d) / "semantic", args.model)
@@ -138,11 +154,11 @@ def main() -> None:
             t = time.perf_counter()
             res = ours(sem, questions)
             ms = (time.perf_counter() - t) * 1000 / len(questions)
-            for split in ("tune", "report") if args.split == "all" else (args.split,):
+            for split in SPLITS if args.split == "all" else (args.split,):
                 rows.append(("git-lifeline semantic", score(res, entries, ids, questions, split), ms))
         if args.seed_python:
             res = seed(args.seed_python, led.export_seed(), questions)
-            for split in ("tune", "report") if args.split == "all" else (args.split,):
+            for split in SPLITS if args.split == "all" else (args.split,):
                 rows.append(("lifeline-context 0.6.1", score(res, entries, ids, questions, split), None))
     for name, r, ms in rows:
         per = f"{ms:.1f} ms/query" if ms is not None else ""
