@@ -5,13 +5,12 @@ The ledger (ledger.json) was written by one helper from a topic list; the questi
 answered when one of its top-k hits is an entry labelled with one of the question's topics;
 an "abstain" question (a topic the ledger never covers) is answered correctly by nothing.
 
-questions.json (ids q001..) is split by number: odd ids tune (the floors and weights were
-chosen on them), even ids report. questions_fresh.json (ids h001..) is a second held-out
-set, written by a third helper from topics.md alone after the floors were chosen, never
-tuned on: the split `fresh`; `held-out` is report and fresh together (docs/RECALL.md gives
-these). Usage:
+Three question files, each written by a helper from topics.md alone: questions.json (ids
+q001..) and questions_fresh.json (h001..) — the floors were chosen on these two (split
+`tune`) — and questions_held_out.json (g001..), written afterwards and never tuned on
+(split `held-out`: docs/RECALL.md reports it). Usage:
 
-    python bench/eval_blind.py [--model DIR] [--seed-python PATH] [--split tune|report|fresh|held-out|all]
+    python bench/eval_blind.py [--model DIR] [--seed-python PATH] [--split tune|held-out|all]
 """
 
 from __future__ import annotations
@@ -32,22 +31,20 @@ DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "blind"
 def load() -> tuple:
     ledger = json.loads((DATA / "ledger.json").read_text(encoding="utf-8"))
     questions = json.loads((DATA / "questions.json").read_text(encoding="utf-8"))
-    questions += json.loads((DATA / "questions_fresh.json").read_text(encoding="utf-8"))
+    for name in ("questions_fresh.json", "questions_held_out.json"):
+        questions += json.loads((DATA / name).read_text(encoding="utf-8"))
     return ledger, questions
 
 
-SPLITS = ("tune", "report", "fresh", "held-out")
+SPLITS = ("tune", "held-out")
 
 
 def split_of(q: dict) -> str:
-    if q["id"].startswith("h"):
-        return "fresh"
-    return "tune" if int(q["id"][1:]) % 2 == 1 else "report"
+    return "held-out" if q["id"].startswith("g") else "tune"
 
 
 def in_split(q: dict, split: str) -> bool:
-    mine = split_of(q)
-    return split == "all" or mine == split or (split == "held-out" and mine in ("report", "fresh"))
+    return split == "all" or split_of(q) == split
 
 
 def build(ledger_obj, entries: list) -> dict:
