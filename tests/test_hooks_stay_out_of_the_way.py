@@ -154,6 +154,23 @@ def test_a_newer_merge_at_a_lines_tip_does_not_silence_a_due_reminder(repo, star
     assert started(starts) == ["hook post-commit"]
 
 
+def test_an_append_dated_a_year_ahead_does_not_silence_reminders_for_a_year(repo, starts):
+    """A teammate's clock a year ahead (or a crafted commit date) pulled into every clone
+    must not count as 'recorded after your commit' — in the shell or in the tool."""
+    gl(repo, "hooks", "install", "post-commit", check=0)
+    tip = git(repo, "rev-parse", "refs/lifeline/main").stdout.decode().strip()
+    tree = git(repo, "rev-parse", f"{tip}^{{tree}}").stdout.decode().strip()
+    next_year = (datetime.now(timezone.utc) + timedelta(days=365)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    ahead = git(repo, "commit-tree", tree, "-p", tip, "-m", "lifeline: append 1",
+                env=dict(os.environ, GIT_COMMITTER_DATE=next_year, GIT_AUTHOR_DATE=next_year)).stdout.decode().strip()
+    git(repo, "update-ref", "refs/lifeline/main", ahead)
+    starts.write_text("", encoding="utf-8")
+    proc = commit(repo, "unrecorded work")
+    assert REMINDER in proc.stderr.decode()
+    assert started(starts) == ["hook post-commit"]
+    assert REMINDER in gl(repo, "hook", "post-commit", check=0).stderr.decode()
+
+
 def test_a_newer_ref_that_is_no_line_does_not_silence_a_due_reminder(repo, starts):
     gl(repo, "hooks", "install", "post-commit", check=0)
     tip = git(repo, "rev-parse", "refs/lifeline/main").stdout.decode().strip()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -129,7 +130,7 @@ def post_commit(gr: GitRepo, args: Sequence[str] = ()) -> HookOutcome:
     threshold = gr.config_int("lifeline.remindAfter", 1)
     if threshold <= 0:
         return out
-    run = unrecorded_commits(gr, last_append_time(gr), REMIND_SCAN_LIMIT)
+    run = unrecorded_commits(gr, last_append_time(gr, not_after=_latest_believable(gr)), REMIND_SCAN_LIMIT)
     if run is None or run.count < threshold:
         return out
     subject = run.subject or "What changed"
@@ -142,6 +143,17 @@ def post_commit(gr: GitRepo, args: Sequence[str] = ()) -> HookOutcome:
     if EXIT_CODE_FLAG in args:
         out.code = 1
     return out
+
+
+def _latest_believable(gr: GitRepo) -> int:
+    """The latest time an append may carry and still count: now plus the clock skew
+    tolerated (lifeline.maxClockSkew); an unreadable setting counts as the default."""
+    from ..core.clock import DEFAULT_MAX_SKEW, SKEW_KEY, parse_skew
+    try:
+        skew = parse_skew(gr.config_get(SKEW_KEY))
+    except InputError:
+        skew = DEFAULT_MAX_SKEW
+    return int(time.time() + skew.total_seconds())
 
 
 def commit_msg(gr: GitRepo, args: list, prefer_line: str) -> HookOutcome:

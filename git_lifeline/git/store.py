@@ -156,8 +156,10 @@ def list_lines(gr: GitRepo) -> list:
     return LEDGER.names(gr)
 
 
-def last_append_time(gr: GitRepo) -> Optional[int]:
-    """Time of the newest append on any line (merges made by a pull do not count)."""
+def last_append_time(gr: GitRepo, not_after: Optional[int] = None) -> Optional[int]:
+    """Time of the newest append on any line (merges made by a pull do not count). An
+    append dated after `not_after` is no evidence: a teammate's clock a year ahead (or a
+    crafted commit date) must not silence every clone's reminders for that year."""
     latest = None
     for line in list_lines(gr):
         head = LineStore(gr, line).head()
@@ -166,6 +168,6 @@ def last_append_time(gr: GitRepo) -> Optional[int]:
             if commit is None or len(commit.parents) < 2:
                 break
             commit = commit.parents[0]
-        if commit is not None:
+        if commit is not None and (not_after is None or commit.commit_time <= not_after):
             latest = commit.commit_time if latest is None else max(latest, commit.commit_time)
     return latest
