@@ -69,6 +69,8 @@ class LineCache:
         if self.path.is_symlink() or (self.path.is_dir() and not any(self.path.iterdir())):
             raise Corrupt("a symlink or an empty directory stands where the file belongs")
         if self.path.is_dir():
+            self.warnings.append(f"{self.path} is a directory, not the cache: the line was folded in memory "
+                                 "(remove it to let the cache be rebuilt)")
             raise _ReadOnly()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
