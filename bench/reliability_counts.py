@@ -34,6 +34,8 @@ CORPORA = [
     "tests/test_time_cannot_be_rewritten_or_borrowed.py",
     "tests/test_only_a_human_rechecks_a_stale_decision.py",
     "tests/test_lifeline_md_cannot_fake_ids_or_marks.py",
+    "tests/test_a_corrupt_cache_is_rebuilt_never_served.py",
+    "tests/test_reads_work_on_a_read_only_repository.py",
 ]
 
 
