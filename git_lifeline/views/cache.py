@@ -114,10 +114,20 @@ class LineCache:
         """The seal, and the full check when the file is not as this module left it."""
         db.execute("PRAGMA synchronous=NORMAL")
         sealed = check.read_sealed(db, cr.SCHEMA_VERSION)
-        if sealed is not None and not check.stamp_matches(self.path, sealed.seal):
-            check.full_check(db, sealed)
-            if writable:
-                check.write_stamp(self.path, sealed.seal)
+        if sealed is None or check.stamp_matches(self.path, sealed.seal):
+            return sealed
+        # The seal and every row from one snapshot, no writer committing in between (else a
+        # write of another process would read as damage); readers go on meanwhile.
+        db.execute("BEGIN IMMEDIATE" if writable else "BEGIN")
+        try:
+            sealed = check.read_sealed(db, cr.SCHEMA_VERSION, in_transaction=True)
+            if sealed is not None:
+                check.full_check(db, sealed)
+        finally:
+            if db.in_transaction:
+                db.execute("COMMIT")
+        if writable and sealed is not None:
+            check.write_stamp(self.path, sealed.seal)
         return sealed
 
     def _writable_here(self) -> bool:
