@@ -39,6 +39,8 @@ CORPORA = [
     "tests/test_sync_under_three_clone_contention_never_gives_up.py",
     "tests/test_one_bad_line_on_a_hookless_remote_leaves_the_others_pullable.py",
     "tests/test_lifeline_md_is_generated_ignored_bounded_and_per_umask.py",
+    "tests/test_a_corrupt_cache_is_rebuilt_never_served.py",
+    "tests/test_reads_work_on_a_read_only_repository.py",
 ]
 
 

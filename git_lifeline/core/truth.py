@@ -84,6 +84,11 @@ def thread_key(ref: Optional[str], open_ids: Iterable[str]) -> str:
     return ref
 
 
+def header_of(e) -> dict:
+    """The body header fields the fold reads (a relation's body is data, never a header)."""
+    return blocks.header_fields(e.body) if e.kind != "relation" else {}
+
+
 def subject_of(summary: str, header: dict) -> Optional[str]:
     """What a decision declares it is about: its `subject:` header as shown, or None.
     The summary is not read: a word before a colon in it declares nothing."""
@@ -132,6 +137,7 @@ class Fold:
     version: int = FOLD_VERSION
     _derived: Optional[Derived] = field(default=None, init=False, repr=False, compare=False)
     _named: Optional[set] = field(default=None, init=False, repr=False, compare=False)
+    _opens_by_prefix: Optional[dict] = field(default=None, init=False, repr=False, compare=False)
 
     def key_of(self, e) -> list:
         return [f"{e.ts:%Y-%m-%dT%H:%M:%S.%f}", e.id]
@@ -152,16 +158,19 @@ class Fold:
                     return False
         return True
 
-    def add(self, e) -> None:
-        """Fold one verified entry."""
-        key = self.key_of(e)
+    def add(self, e, header: Optional[dict] = None, key: Optional[list] = None) -> None:
+        """Fold one verified entry. A caller that already has its `header_of(e)` and its
+        `key_of(e)` may pass them; then only id, kind, agent, provider, model, summary and
+        parents are read from `e` (a cold cache build folds such slim records)."""
+        key = key if key is not None else self.key_of(e)
         self.count += 1
         self.last = key if self.last is None or key > self.last else self.last
         self._add_recent(e, key[0])
         who = f"{e.provider}/{e.model}"
         self.contributors[who] = self.contributors.get(who, 0) + 1
         self.kinds[e.kind] = self.kinds.get(e.kind, 0) + 1
-        header = blocks.header_fields(e.body) if e.kind != "relation" else {}
+        if header is None:
+            header = header_of(e)
         named = self._decisions_and_revisions()
         for p in e.parents:
             if p in named:
@@ -182,6 +191,8 @@ class Fold:
             self._insert_sorted(self.corrections, [e.id, list(e.parents), revert], lambda row: row[0])
         elif e.kind == "open":
             self.opens.append(e.id)
+            if self._opens_by_prefix is not None:
+                self._opens_by_prefix.setdefault(e.id[:6], []).append(e.id)
             self.keys[e.id] = key[0]
         elif e.kind == "bootstrap":
             self.bootstraps.append(e.id)
@@ -203,7 +214,14 @@ class Fold:
         ref = (ref or "").strip()
         if not ref or len(ref) == 64 or not _IDLIKE.fullmatch(ref):
             return thread_key(ref, ())
-        return thread_key(ref, [o for o in self.opens if [self.keys.get(o, ""), o] <= key])
+        # Only opens sharing the ref's first six characters can match it: looked up, not
+        # scanned, so a fold of N thread entries and M opens is not N x M.
+        if self._opens_by_prefix is None:
+            self._opens_by_prefix = {}
+            for o in self.opens:
+                self._opens_by_prefix.setdefault(o[:6], []).append(o)
+        near = self._opens_by_prefix.get(ref[:6], ())
+        return thread_key(ref, [o for o in near if o.startswith(ref) and [self.keys.get(o, ""), o] <= key])
 
     def _remember_order(self, e, ts: str) -> None:
         """Keep what causal order needs of a thread member or checkpoint: its ts and its

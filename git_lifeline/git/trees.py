@@ -23,7 +23,7 @@ def name_of(item: pygit2.Object) -> str:
     return item.name or ""
 
 
-def tree_at(repo: pygit2.Repository, oid: pygit2.Oid) -> pygit2.Tree:
+def tree_at(repo: pygit2.Repository, oid: pygit2.Oid | str) -> pygit2.Tree:
     """The tree `oid` names; KeyError (the oid) when the object is missing or not a tree."""
     obj = repo[oid]
     if not isinstance(obj, pygit2.Tree):

@@ -2,9 +2,15 @@
 
 Never the source of truth: it is keyed by the `entries` tree oid it reflects and
 advanced by a tree diff from that tree to the head's (cost follows the change, not
-the ledger). Deleting it loses nothing. A corrupt file is detected and rebuilt.
-Several processes may use it at once: writers serialise on SQLite's write lock and
-re-check the key inside their transaction.
+the ledger). Deleting it loses nothing. It checks itself before serving anything
+(views/cache_check.py: a seal over tip, rows and fold on every read; a full check when
+the file changed behind its back): a cache that fails is discarded and rebuilt with a
+one-line warning, never served. Several processes may use it at once: writers
+serialise on SQLite's write lock and re-check the key inside their transaction.
+
+Where the file cannot be written (a read-only mount, a CI cache, another user's
+repository) the cache is opened read-only and served when it is current and sound;
+otherwise the line is folded into an in-memory database for this process.
 """
 
 from __future__ import annotations
@@ -15,32 +21,19 @@ import sqlite3
 from typing import Optional
 
 from ..core import truth
-from ..core.canonical import compute_id
-from ..core.record import Record
+from ..core.entry import Entry
+from ..git.blobs import tree_blobs
 from ..git.store import LineStore, diff_entry_trees, is_entry_path
+from ..git.trees import blob_data, tree_at
+from . import cache_check as check
+from . import cache_rows as cr
+from .cache_check import Corrupt, Sealed
 
-SCHEMA_VERSION = "5"
-_BATCH = 2000
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS entries (
-    rowid INTEGER PRIMARY KEY,
-    id TEXT UNIQUE NOT NULL,
-    blob TEXT NOT NULL,
-    ts TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    ok INTEGER NOT NULL,
-    summary TEXT NOT NULL,
-    body TEXT NOT NULL,
-    dedup TEXT,
-    json TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS entries_dedup ON entries(dedup) WHERE dedup IS NOT NULL;
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
-    summary, body, content='entries', content_rowid='rowid',
-    tokenize="unicode61 remove_diacritics 2"
-);
-"""
+_DAMAGED = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB
+
+
+class _ReadOnly(Exception):
+    """The cache file cannot be created or written here."""
 
 
 class LineCache:
@@ -48,38 +41,155 @@ class LineCache:
         self.store = store
         self.path = store.gr.lifeline_dir() / f"{store.line}.sqlite3"
         self.db: Optional[sqlite3.Connection] = None
+        # "file" (read-write), "read-only" (a sound, current file we cannot write) or
+        # "memory" (this process's own fold)
+        self.mode = "file"
+        self._sealed: Optional[Sealed] = None
+        self._fold: Optional[tuple] = None  # (seal, Fold) this process made or read
         # What the user should know (a rebuilt cache, a rewound line): the caller's warning
         # sink when it gives one, so that every face prints them.
         self.warnings: list = warnings if warnings is not None else []
 
-    # ---- connection ------------------------------------------------------
-    def _connect(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
-        db.executescript(_SCHEMA)
-        row = db.execute("SELECT value FROM meta WHERE key='version'").fetchone()
-        if row is None:
-            db.execute("INSERT OR IGNORE INTO meta VALUES ('version', ?)", (SCHEMA_VERSION,))
-        elif row[0] != SCHEMA_VERSION:
-            raise sqlite3.DatabaseError("cache schema version changed")
-        db.execute("PRAGMA quick_check").fetchone()
-        return db
-
+    # ---- opening: a sound file, a read-only one, or memory ----------------------------------
     def open(self) -> sqlite3.Connection:
         if self.db is not None:
             return self.db
         try:
-            self.db = self._connect()
-        except sqlite3.DatabaseError:
-            self._discard("the cache was unreadable; rebuilt it")
-            self.db = self._connect()
+            self.db = self._open_file()
+        except _ReadOnly:
+            self.db = self._open_read_only()
+        except sqlite3.DatabaseError as exc:
+            self._warn_corrupt(exc)
+            self.db = self._reopen_fresh()
         return self.db
 
-    def _discard(self, why: str) -> None:
-        self.warnings.append(why)
-        for suffix in ("", "-wal", "-shm"):
+    def _open_file(self) -> sqlite3.Connection:
+        """The cache file, read-write and sound (raises _ReadOnly, or DatabaseError when
+        it is damaged; an empty or other-version file is replaced silently)."""
+        if self.path.is_symlink() or (self.path.is_dir() and not any(self.path.iterdir())):
+            raise Corrupt("a symlink or an empty directory stands where the file belongs")
+        if self.path.is_dir():
+            self.warnings.append(f"{self.path} is a directory, not the cache: the line was folded in memory "
+                                 "(remove it to let the cache be rebuilt)")
+            raise _ReadOnly()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
+        except (OSError, sqlite3.OperationalError) as exc:
+            raise _ReadOnly() from exc
+        try:
+            version = self._version(db)
+            if version is not None and version != cr.SCHEMA_VERSION:  # another release's cache
+                db.close()
+                self._discard()
+                db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
+                version = None
+            if version is None:
+                self._create(db)
+            self._sealed = self._checked(db, writable=True)
+            return db
+        except sqlite3.DatabaseError as exc:
+            db.close()
+            if not isinstance(exc, Corrupt) and not self._writable_here():
+                raise _ReadOnly() from exc
+            raise
+
+    def _version(self, db: sqlite3.Connection) -> Optional[str]:
+        """The schema version the file holds; None for an empty file."""
+        if db.execute("SELECT 1 FROM sqlite_master WHERE name='meta'").fetchone() is None:
+            if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+                raise Corrupt("it holds tables of another program")
+            return None
+        row = db.execute("SELECT value FROM meta WHERE key='version'").fetchone()
+        if row is None:
+            raise Corrupt("its schema version is missing")
+        return row[0]
+
+    def _create(self, db: sqlite3.Connection) -> None:
+        db.execute("PRAGMA journal_mode=DELETE")
+        db.executescript(cr.SCHEMA)
+        db.execute("INSERT OR IGNORE INTO meta VALUES ('version', ?)", (cr.SCHEMA_VERSION,))
+
+    def _checked(self, db: sqlite3.Connection, writable: bool) -> Optional[Sealed]:
+        """The seal, and the full check when the file is not as this module left it."""
+        db.execute("PRAGMA synchronous=NORMAL")
+        sealed = check.read_sealed(db, cr.SCHEMA_VERSION)
+        if sealed is None or check.stamp_matches(self.path, sealed.seal):
+            return sealed
+        # The seal and every row from one snapshot, no writer committing in between (else a
+        # write of another process would read as damage); readers go on meanwhile.
+        db.execute("BEGIN IMMEDIATE" if writable else "BEGIN")
+        try:
+            sealed = check.read_sealed(db, cr.SCHEMA_VERSION, in_transaction=True)
+            if sealed is not None:
+                check.full_check(db, sealed)
+        finally:
+            if db.in_transaction:
+                db.execute("COMMIT")
+        if writable and sealed is not None:
+            check.write_stamp(self.path, sealed.seal)
+        return sealed
+
+    def _writable_here(self) -> bool:
+        """Whether a file can be made beside the cache: what tells a read-only or full disk
+        (or another user's directory) from a damaged file when SQLite fails."""
+        probe = self.path.with_name(f"{self.path.name}.probe-{os.getpid()}")
+        try:
+            probe.open("xb").close()
+            probe.unlink()
+            return True
+        except OSError:
+            return False
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        """The file opened read-only when it is sound; memory otherwise."""
+        if self.path.is_file() and not self.path.is_symlink():
+            db = None
+            try:
+                db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=30, isolation_level=None)
+                if self._version(db) == cr.SCHEMA_VERSION:
+                    self._sealed = self._checked(db, writable=False)
+                    if self._sealed is not None:
+                        self.mode = "read-only"
+                        return db
+            except sqlite3.DatabaseError as exc:
+                if isinstance(exc, Corrupt) or getattr(exc, "sqlite_errorcode", 0) & 0xFF in _DAMAGED:
+                    self._warn_corrupt(exc, rebuilt=False)
+            if db is not None:
+                db.close()
+        return self._memory()
+
+    def _memory(self) -> sqlite3.Connection:
+        self.mode, self._sealed = "memory", None
+        db = sqlite3.connect(":memory:", isolation_level=None)
+        db.executescript(cr.SCHEMA)
+        db.execute("INSERT INTO meta VALUES ('version', ?)", (cr.SCHEMA_VERSION,))
+        return db
+
+    def _to_memory(self) -> sqlite3.Connection:
+        """Leave a file this process cannot write for an in-memory fold."""
+        self.close()
+        self.db = self._memory()
+        return self.db
+
+    def _reopen_fresh(self) -> sqlite3.Connection:
+        """A new, empty cache file in place of a damaged one (memory when it cannot be)."""
+        self.close()
+        try:
+            self._discard()
+            return self._open_file()
+        except (_ReadOnly, OSError, sqlite3.DatabaseError):
+            return self._memory()
+
+    def _warn_corrupt(self, exc: BaseException, rebuilt: bool = True) -> None:
+        why = str(exc) or exc.__class__.__name__
+        self.warnings.append(f"the cache was unreadable or did not match the ledger ({why}); "
+                             + ("rebuilt it" if rebuilt else "not used: folded the line in memory"))
+
+    def _discard(self) -> None:
+        if self.path.is_dir() and not self.path.is_symlink():
+            self.path.rmdir()  # only ever an empty one (_open_file)
+        for suffix in ("", "-journal", "-wal", "-shm", ".stamp"):
             try:
                 os.unlink(str(self.path) + suffix)
             except FileNotFoundError:
@@ -89,11 +199,21 @@ class LineCache:
         if self.db is not None:
             self.db.close()
             self.db = None
+        self._sealed = None
 
     # ---- keeping in step with the ref --------------------------------------
     def cached_tree(self) -> Optional[str]:
-        row = self.open().execute("SELECT value FROM meta WHERE key='tree'").fetchone()
-        return row[0] if row else None
+        self.open()
+        return self._sealed.tree if self._sealed is not None else None
+
+    def _current(self, db: sqlite3.Connection) -> Optional[Sealed]:
+        """The seal as the file holds it now (another process may have advanced it)."""
+        if self._sealed is not None:
+            row = db.execute("SELECT value FROM meta WHERE key='seal'").fetchone()
+            if row is not None and row[0] == self._sealed.seal:
+                return self._sealed
+        self._sealed = check.read_sealed(db, cr.SCHEMA_VERSION)
+        return self._sealed
 
     def ensure(self, commit_id: Optional[str]) -> sqlite3.Connection:
         """Bring the cache up to the line's head; returns the connection.
@@ -102,164 +222,180 @@ class LineCache:
         moment ago may find the cache already at a newer head (another process
         appended): that is served as is, never rolled back, so processes at slightly
         different heads cannot make each other rebuild (or read a half-rebuilt cache)."""
-        target = self.store.entries_tree_id(commit_id)
+        target = self.store.entries_tree_id(commit_id) or "none"
         db = self.open()
-        cached = self.cached_tree()
-        if cached == (target or "none"):
-            return db
-        if self.store.entries_tree_id(self.store.head()) == cached:
-            return db
         try:
+            sealed = self._current(db)
+            cached = sealed.tree if sealed is not None else None
+            if cached == target or (cached is not None and
+                                    (self.store.entries_tree_id(self.store.head()) or "none") == cached):
+                return db
+            if self.mode == "read-only":
+                db = self._to_memory()
             self._advance(db)
-        except sqlite3.DatabaseError:
-            self.close()
-            self._discard("the cache was corrupt; rebuilt it")
-            db = self.open()
+        except sqlite3.DatabaseError as exc:
+            if self.mode == "memory":
+                raise
+            if not isinstance(exc, Corrupt) and not self._writable_here():
+                db = self._to_memory()
+            else:
+                self._warn_corrupt(exc)
+                db = self.db = self._reopen_fresh()
             self._advance(db)
         return db
 
     def _advance(self, db: sqlite3.Connection) -> None:
         """Advance to the head as it is once this process holds the write lock."""
-        repo = self.store.repo
         db.execute("BEGIN IMMEDIATE")
         try:
-            target = self.store.entries_tree_id(self.store.head())
-            current = db.execute("SELECT value FROM meta WHERE key='tree'").fetchone()
-            current = current[0] if current else None
-            if current == (target or "none"):
+            target = self.store.entries_tree_id(self.store.head()) or "none"
+            sealed = check.read_sealed(db, cr.SCHEMA_VERSION, in_transaction=True)
+            if sealed is not None and sealed.tree == target:
                 db.execute("COMMIT")
+                self._sealed = sealed
                 return
+            repo = self.store.repo
             old_tree = None
-            if current not in (None, "none"):
+            if sealed is not None and sealed.tree != "none":
                 try:
-                    old_tree = repo[current]
+                    old_tree = tree_at(repo, sealed.tree)
                 except (KeyError, ValueError):
                     old_tree = None
-                    current = None
-            if current is None and db.execute("SELECT 1 FROM entries LIMIT 1").fetchone():
-                self._clear(db)
-            new_tree = repo[target] if target else None
-            rebuild = old_tree is None  # a cold build folds from the table, streaming
-            changes = list(diff_entry_trees(repo, old_tree, new_tree))
-            if any(new is None and is_entry_path(path) for path, old, new, _ in changes):
-                # history only grows: a removal means the ref was rewritten — start over
-                self.warnings.append("the line lost entries since the cache was built (rewritten history?); "
-                                     "rebuilt the cache — run `git lifeline verify`")
-                self._clear(db)
-                changes = list(diff_entry_trees(repo, None, new_tree))
-                rebuild = True
-            added, replaced, rows = [], False, []
-            for path, old, new, kind in changes:
-                if new is None or kind != "blob" or not is_entry_path(path):
-                    continue
-                entry_id = path.replace("/", "")
-                record, ok, row = self._parse(entry_id, str(new), repo[new].data)
-                if old is not None:
-                    replaced = True
-                    self._drop(db, entry_id)
-                if not rebuild:
-                    added.append((entry_id, record if ok else None, ok))
-                rows.append(row)
-                if len(rows) >= _BATCH:  # bounded memory on a cold build of a large ledger
-                    self._insert(db, rows)
-                    rows = []
-            self._insert(db, rows)
-            self._advance_fold(db, added, rebuild or replaced)
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('tree', ?)", (target or "none",))
+                    sealed = None
+            if sealed is None:
+                self._sealed = self._cold_build(db, target)
+            else:
+                self._sealed = self._incremental(db, sealed, old_tree, target)
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            if db.in_transaction:
+                db.execute("ROLLBACK")
             raise
+        if self.mode == "file":
+            check.write_stamp(self.path, self._sealed.seal)
 
-    def _clear(self, db: sqlite3.Connection) -> None:
+    def _cold_build(self, db: sqlite3.Connection, target: str) -> Sealed:
+        """Every entry of the tree, streamed: each blob read once (git cat-file, beside this
+        process), parsed once, inserted in batches; the fold is made from slim records
+        sorted by (ts, id), so no entry's body is held after its row is written."""
         db.execute("INSERT INTO fts(fts) VALUES ('delete-all')")
         db.execute("DELETE FROM entries")
+        rows: list = []
+        slims: list = []
+        broken: list = []
+        names: dict = {}
+        digest = 0
+        if target != "none":
+            for path, oid, data in tree_blobs(self.store.gr, target):
+                if not is_entry_path(path):
+                    continue
+                entry_id = path.replace("/", "")
+                record, ok, row = cr.parse(entry_id, oid, data)
+                if ok:
+                    slims.append(cr.Slim(record, row[2][:-1], names))
+                else:
+                    broken.append(entry_id)
+                rows.append(row)
+                if len(rows) >= cr.BATCH:
+                    digest = cr.insert(db, rows, digest)
+                    rows = []
+            digest = cr.insert(db, rows, digest)
+        names.clear()
+        return self._sealed_fold(db, target, digest, cr.fold_slims(slims, broken))
 
-    def _advance_fold(self, db: sqlite3.Connection, added: list, rebuild: bool) -> None:
-        """Fold what was added onto the cached fold; refold everything when the new
-        entries do not all sort after it (a merge brought older ones) or a blob changed."""
-        good = [r for _, r, ok in added if ok]
-        bad = [i for i, _, ok in added if not ok]
-        f = None if rebuild else self._read_fold(db)
+    def _sealed_fold(self, db: sqlite3.Connection, target: str, digest: int, f: truth.Fold) -> Sealed:
+        """Store and seal the fold; this process keeps the object it has (no re-parse)."""
+        sealed = check.write_seal(db, cr.SCHEMA_VERSION, target, digest, json.dumps(f.to_json()))
+        self._fold = (sealed.seal, f)
+        return sealed
+
+    def _incremental(self, db: sqlite3.Connection, sealed: Sealed, old_tree, target: str) -> Sealed:
+        repo = self.store.repo
+        new_tree = tree_at(repo, target) if target != "none" else None
+        changes = list(diff_entry_trees(repo, old_tree, new_tree))
+        if any(new is None and is_entry_path(path) for path, old, new, _ in changes):
+            # history only grows: a removal means the ref was rewritten — start over
+            self.warnings.append("the line lost entries since the cache was built (rewritten history?); "
+                                 "rebuilt the cache — run `git lifeline verify`")
+            return self._cold_build(db, target)
+        added, replaced, rows, digest = [], False, [], sealed.rows
+        for path, old, new, kind in changes:
+            if new is None or kind != "blob" or not is_entry_path(path):
+                continue
+            entry_id = path.replace("/", "")
+            record, ok, row = cr.parse(entry_id, str(new), blob_data(repo, new))
+            if old is not None:
+                replaced = True
+                digest = cr.drop(db, entry_id, digest)
+            added.append((entry_id, record if ok else None, ok))
+            rows.append(row)
+        digest = cr.insert(db, rows, digest)
+        f = None if replaced else cr.fold_of(sealed.fold_text)
+        good = [r for _, r, ok in added if ok and r is not None]
         if f is not None and f.accepts_after(good):
             for r in sorted(good, key=lambda r: (r.ts, r.id)):
                 f.add(r)
-            f.broken = sorted(set(f.broken) | set(bad))
+            f.broken = sorted(set(f.broken) | {i for i, _, ok in added if not ok})
         else:
-            # Refold everything, streaming rows in (ts, id) order: the ts column's fixed
-            # format sorts as time does, so no list of every entry is held in memory.
-            f = truth.Fold()
-            broken = []
-            for ok, text, entry_id in db.execute("SELECT ok, json, id FROM entries ORDER BY ts, id"):
-                if ok:
-                    f.add(Record.from_json(text))
-                else:
-                    broken.append(entry_id)
-            f.broken = sorted(broken)
-        db.execute("INSERT OR REPLACE INTO meta VALUES ('fold', ?)", (json.dumps(f.to_json()),))
-
-    def _read_fold(self, db: sqlite3.Connection):
-        row = db.execute("SELECT value FROM meta WHERE key='fold'").fetchone()
-        if row is None:
-            return None
-        try:
-            return truth.Fold.from_json(json.loads(row[0]))
-        except (ValueError, TypeError):
-            return None
-
-    def _parse(self, entry_id: str, blob_id: str, data: bytes):
-        """(Record or None, ok, row) for one blob (its oid and bytes) at an entry path.
-
-        `ok` says the content hashes to its id and its path; content rules are
-        verify's business. An unreadable blob is kept as a broken row, so the truth
-        warns about it instead of dropping it silently. No pydantic here, so a cold
-        build stays cheap."""
-        text = data.decode("utf-8", "replace")  # for the row only: the parse judges the bytes, as verify does
-        try:
-            r = Record.from_json(data)
-            ok = int(r.id == entry_id and compute_id(r.kind, r.author, r.agent, r.provider, r.model,
-                                                     r.summary, r.body, r.parents) == r.id)
-        except (ValueError, KeyError, TypeError, AttributeError):
-            return None, False, (entry_id, blob_id, "", "", 0, "", "", None, text)
-        row = (entry_id, blob_id, f"{r.ts:%Y-%m-%dT%H:%M:%S.%f}Z", r.kind, ok, r.summary, r.body,
-               r.dedup_key, text)
-        return r, bool(ok), row
-
-    def _drop(self, db: sqlite3.Connection, entry_id: str) -> None:
-        """Forget an entry before re-indexing it (a merge chose the other blob of its id)."""
-        old = db.execute("SELECT rowid, summary, body FROM entries WHERE id=?", (entry_id,)).fetchone()
-        if old is not None:
-            db.execute("INSERT INTO fts(fts, rowid, summary, body) VALUES ('delete', ?, ?, ?)", old)
-            db.execute("DELETE FROM entries WHERE rowid=?", (old[0],))
-
-    def _insert(self, db: sqlite3.Connection, rows: list) -> None:
-        if not rows:
-            return
-        first = db.execute("SELECT COALESCE(MAX(rowid), 0) FROM entries").fetchone()[0] + 1
-        db.executemany("INSERT INTO entries(rowid, id, blob, ts, kind, ok, summary, body, dedup, json) "
-                       "VALUES (?,?,?,?,?,?,?,?,?,?)", [(first + n, *row) for n, row in enumerate(rows)])
-        db.executemany("INSERT INTO fts(rowid, summary, body) VALUES (?, ?, ?)",
-                       [(first + n, row[5], row[6]) for n, row in enumerate(rows)])
+            f = cr.refold(db)
+        return self._sealed_fold(db, target, digest, f)
 
     # ---- reading -----------------------------------------------------------
     def state(self, commit_id: Optional[str]) -> truth.State:
         """The current truth at `commit_id`, from the cached fold; entries load lazily."""
         db = self.ensure(commit_id)
-        f = self._read_fold(db)
-        if f is None:  # an old or damaged fold: recompute it once
+        sealed = self._sealed
+        if sealed is not None and self._fold is not None and self._fold[0] == sealed.seal:
+            return truth.State(self._fold[1], self.record, self.all_ids)
+        f = cr.fold_of(sealed.fold_text) if sealed is not None else None
+        if f is None and self.mode != "read-only":  # a fold of an older version: recompute it once
             db.execute("BEGIN IMMEDIATE")
             try:
-                self._advance_fold(db, [], True)
+                sealed = check.read_sealed(db, cr.SCHEMA_VERSION, in_transaction=True)
+                f = cr.refold(db)
+                if sealed is not None:
+                    self._sealed = check.write_seal(db, cr.SCHEMA_VERSION, sealed.tree, sealed.rows,
+                                                    json.dumps(f.to_json()))
                 db.execute("COMMIT")
             except BaseException:
-                db.execute("ROLLBACK")
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
                 raise
-            f = self._read_fold(db)
+            if self.mode == "file" and self._sealed is not None:
+                check.write_stamp(self.path, self._sealed.seal)
+        elif f is None:
+            f = cr.refold(db)
         return truth.State(f, self.record, self.all_ids)
 
-    def record(self, entry_id: str) -> Optional[Record]:
-        row = self.open().execute("SELECT json FROM entries WHERE id=? AND ok=1", (entry_id,)).fetchone()
-        return Record.from_json(row[0]) if row else None
+    def record(self, entry_id: str) -> Optional[Entry]:
+        """The entry of a row, checked against its id once more as it is served: a row
+        that does not hash to its id (or claims to be broken when it is not) means the
+        file was damaged under us; the entry is then read from git and the cache dropped."""
+        row = self.open().execute("SELECT json, ok FROM entries WHERE id=?", (entry_id,)).fetchone()
+        if row is None:
+            return None
+        try:
+            e: Optional[Entry] = Entry.from_json(row[0])
+            sound = e is not None and e.id == entry_id and e.verify()
+        except ValueError:
+            e, sound = None, False
+        if sound == bool(row[1]):
+            return e if sound else None
+        return self._damaged_row(entry_id)
+
+    def _damaged_row(self, entry_id: str) -> Optional[Entry]:
+        self.warnings.append(f"the cache's row for {entry_id[:8]} did not match the ledger; "
+                             "dropped the cache (the next command rebuilds it)")
+        if self.mode == "file":
+            try:
+                self._discard()
+            except OSError:
+                pass
+        try:
+            e = self.store.get(entry_id)
+        except Exception:  # the entry as git has it: whatever it is, not the damaged row
+            return None
+        return e if e is not None and e.verify() else None
 
     def has_dedup_key(self, commit_id: Optional[str], key: str) -> bool:
         db = self.ensure(commit_id)
@@ -274,7 +410,8 @@ class LineCache:
         good, broken = [], []
         for ok, text, entry_id in db.execute("SELECT ok, json, id FROM entries ORDER BY ts, id"):
             if ok:
-                good.append(Record.from_json(text))
+                good.append(Entry.from_json(text))
             else:
                 broken.append(entry_id)
         return good, broken
+

@@ -1,0 +1,109 @@
+"""Every blob under a tree, read in one pass: `git ls-tree -r` piped into `git cat-file --batch`.
+
+A cold cache build reads every entry of a line. Through libgit2 that is one lookup per
+blob and per fan-out subtree, ~36 µs each in a packed repository whose blobs are
+deltified against each other (5.3 s for 100k blobs here); `git cat-file --batch` walks
+the same pack in 1.3 s, in its own process, so the caller parses one blob while git
+inflates the next (two cores do the work of one). The stream is bounded: git blocks
+when the caller has not read what it wrote, so memory does not grow with the tree.
+"""
+
+from __future__ import annotations
+
+import collections
+import subprocess
+import threading
+from typing import IO, Iterator, Optional, cast
+
+from .repo import GitCommandError, GitRepo
+
+
+def tree_blobs(gr: GitRepo, tree: str) -> Iterator[tuple[str, str, bytes]]:
+    """(path, blob oid, bytes) of every blob under `tree` (paths relative to it), in path
+    order. Anything that is not a blob (a subtree where a blob belongs, a gitlink) is
+    skipped: the caller that walked the tree by diff reports those."""
+    cwd = str(gr.workdir) if gr.workdir else str(gr.git_dir)
+    base = ["git", "--git-dir", str(gr.git_dir)]
+    lister = subprocess.Popen([*base, "ls-tree", "-r", "-z", tree], cwd=cwd, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
+    reader = subprocess.Popen([*base, "cat-file", "--batch", "--buffer"], cwd=cwd, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    pending: collections.deque = collections.deque()
+    failed: list = []
+    feeder = threading.Thread(target=_feed, args=(lister, reader, pending, failed), daemon=True)
+    feeder.start()
+    out = cast(IO[bytes], reader.stdout)
+    try:
+        while True:
+            header = out.readline()
+            if not header:
+                break
+            fields = header.split()
+            if len(fields) == 2 and fields[1] == b"missing":
+                raise KeyError(fields[0].decode("ascii", "replace"))  # what a pygit2 lookup raises
+            if len(fields) != 3 or fields[1] != b"blob":
+                raise GitCommandError(f"git cat-file --batch: unexpected {header[:80]!r}")
+            size = int(fields[2])
+            data = out.read(size)
+            out.read(1)
+            path, oid = pending.popleft()
+            if oid != fields[0].decode("ascii") or len(data) != size:
+                raise GitCommandError(f"git cat-file --batch: {oid} came back out of order or short")
+            yield path, oid, data
+        feeder.join()
+        if failed:
+            raise GitCommandError(f"git ls-tree {tree} failed: {failed[0]}")
+        if pending:
+            raise GitCommandError(f"git cat-file --batch stopped before {pending[0][1]}")
+    finally:
+        for proc in (lister, reader):
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+        for stream in (reader.stdout, reader.stdin, lister.stdout, lister.stderr):
+            if stream is not None:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        feeder.join(timeout=5)
+
+
+def _feed(lister: subprocess.Popen, reader: subprocess.Popen, pending: collections.deque, failed: list) -> None:
+    """Hand each blob the lister names to cat-file, remembering its path (in order)."""
+    src, dst = cast(IO[bytes], lister.stdout), cast(IO[bytes], reader.stdin)
+    rest = b""
+    try:
+        while True:
+            chunk = src.read(1 << 16)
+            if not chunk:
+                break
+            records = (rest + chunk).split(b"\0")
+            rest = records.pop()
+            batch = []
+            for rec in records:
+                meta, _, path = rec.partition(b"\t")
+                parts = meta.split()
+                if len(parts) == 3 and parts[1] == b"blob":
+                    pending.append((path.decode("utf-8", "surrogateescape"), parts[2].decode("ascii")))
+                    batch.append(parts[2] + b"\n")
+            if batch:
+                dst.write(b"".join(batch))
+                dst.flush()
+        code = lister.wait()
+        if code != 0:
+            failed.append(_stderr(lister) or f"exit {code}")
+    except (BrokenPipeError, ValueError, OSError):  # the reader stopped early (it was closed)
+        pass
+    finally:
+        try:
+            dst.close()
+        except OSError:
+            pass
+
+
+def _stderr(proc: subprocess.Popen) -> Optional[str]:
+    try:
+        return cast(IO[bytes], proc.stderr).read().decode("utf-8", "replace").strip()
+    except (OSError, ValueError):
+        return None

@@ -1,0 +1,174 @@
+"""How the cache (views/cache.py) checks itself before it serves anything.
+
+Three layers, cheapest first:
+
+* **The seal**, on every read: `meta.seal` is a sha256 over the schema version, the
+  entries tree the cache reflects, the number of rows, the rows' digest and the fold's
+  JSON text. The fold and the tree are read anyway; the count is one `count(*)`. A stale
+  tip, an edited or torn fold, a deleted or extra row, an edited seal: each is a
+  mismatch.
+* **The stamp**, on every open: `<cache>.stamp`, written beside the file after each
+  write of ours, holds the file's device, inode, size, mtime and ctime and the seal it
+  was written with. Anything that changes the file without going through this module
+  (a row edited with the sqlite3 shell, bytes flipped, a truncation, a copy, a hot
+  journal rolled back) changes one of those; ctime cannot be set back by a user.
+* **The full check**, when the stamp does not match: `PRAGMA quick_check` (the b-tree
+  structure), every row re-summed against the digest in the seal (a summary edited in
+  place, a flipped byte in a page's payload), and FTS5's `integrity-check` with rank 1
+  (the index against its rows: an emptied or stale index). It passes only for the very rows the seal was made over; then the
+  stamp is rewritten and the next open is cheap again.
+
+What this cannot see: a forgery that recomputes the seal and the stamp with this code.
+The cache is under the git dir; whoever can write there can move the refs too.
+Served entries are checked once more against their ids (views/cache.py, `record`).
+
+Measured on the realistic 100k ledger (2 cores): the seal costs a sha256 of the fold
+text (~27 MB, ~60 ms) and a `count(*)` (3 ms); the full check ~1 s (quick_check
+0.14 s, the row sums 0.4 s, FTS against the rows 0.47 s), ~10x less at 10k.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+_SEP = "\x1f"
+_MASK = (1 << 64) - 1
+
+
+class Corrupt(sqlite3.DatabaseError):
+    """The cache does not match its own seal: never served, rebuilt."""
+
+
+def row_sum(row: tuple) -> int:
+    """The checksum of one row (rowid, id, blob, ts, kind, ok, summary, body, dedup, json).
+    Rows are summed, so a row dropped or replaced is subtracted without a rescan."""
+    text = _SEP.join("" if v is None else str(v) for v in row)
+    return zlib.crc32(text.encode("utf-8", "surrogatepass"))
+
+
+def add_sums(digest: int, rows, sign: int = 1) -> int:
+    for row in rows:
+        digest = (digest + sign * row_sum(row)) & _MASK
+    return digest
+
+
+def make_seal(version: str, tree: str, count: int, rows: int, fold_text: str) -> str:
+    h = hashlib.sha256(f"{version}\0{tree}\0{count}\0{rows:016x}\0".encode("ascii"))
+    step = 1 << 20  # in slices: a 100k-entry fold is ~27 MB of text, not copied whole
+    for i in range(0, len(fold_text), step):
+        h.update(fold_text[i:i + step].encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+@dataclass
+class Sealed:
+    """What one consistent read of the cache's meta found, checked against its seal."""
+
+    tree: str            # the entries tree oid reflected ("none" for an empty line)
+    fold_text: str
+    rows: int            # the digest of the rows (sum of row_sum)
+    count: int
+    seal: str
+
+
+def read_sealed(db: sqlite3.Connection, version: str, in_transaction: bool = False) -> Optional[Sealed]:
+    """The cache's tree and fold, checked against the seal; None for a cache that was never
+    filled (no tree, no rows). Raises Corrupt on any mismatch. The meta and the count are
+    read in one transaction (the caller's, when it is in one), so a writer in another
+    process cannot pair one state's fold with another's count."""
+    if not in_transaction:
+        db.execute("BEGIN")
+    try:
+        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        count = db.execute("SELECT count(*) FROM entries").fetchone()[0]
+    finally:
+        if not in_transaction:
+            db.execute("COMMIT")
+    if "tree" not in meta and "seal" not in meta and "fold" not in meta and count == 0:
+        return None
+    try:
+        sealed = Sealed(meta["tree"], meta["fold"], int(meta["rows"], 16), count, meta["seal"])
+    except (KeyError, ValueError) as exc:
+        raise Corrupt(f"its seal is missing ({exc.__class__.__name__} {exc})") from None
+    if make_seal(version, sealed.tree, count, sealed.rows, sealed.fold_text) != sealed.seal:
+        raise Corrupt("its rows, fold or tip do not match its seal")
+    return sealed
+
+
+def write_seal(db: sqlite3.Connection, version: str, tree: str, rows: int, fold_text: str) -> Sealed:
+    """Seal what this write transaction leaves (called inside it, last)."""
+    count = db.execute("SELECT count(*) FROM entries").fetchone()[0]
+    seal = make_seal(version, tree, count, rows, fold_text)
+    db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                   [("tree", tree), ("fold", fold_text), ("rows", f"{rows:016x}"), ("seal", seal)])
+    return Sealed(tree, fold_text, rows, count, seal)
+
+
+# ---- the stamp -------------------------------------------------------------------------------
+def stamp_path(path: Path) -> Path:
+    return path.with_name(path.name + ".stamp")
+
+
+def _file_stamp(path: Path) -> Optional[dict]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return {"dev": st.st_dev, "ino": st.st_ino, "size": st.st_size, "mtime_ns": st.st_mtime_ns,
+            "ctime_ns": st.st_ctime_ns}
+
+
+def stamp_matches(path: Path, seal: str) -> bool:
+    """True when the file is, byte for byte as far as the file system can tell, the one
+    this module last sealed."""
+    try:
+        doc = json.loads(stamp_path(path).read_text(encoding="ascii"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return False
+    now = _file_stamp(path)
+    return isinstance(doc, dict) and now is not None and doc == {**now, "seal": seal}
+
+
+def write_stamp(path: Path, seal: str) -> None:
+    """Remember the file as it is now (after a write of ours, or a full check that passed).
+    A stamp that cannot be written only costs the next open a full check."""
+    now = _file_stamp(path)
+    if now is None:
+        return
+    target = stamp_path(path)
+    tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(json.dumps({**now, "seal": seal}, sort_keys=True), encoding="ascii")
+        os.replace(tmp, target)
+    except OSError:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+
+
+def full_check(db: sqlite3.Connection, sealed: Sealed) -> None:
+    """Structure, every row against the seal's digest, and the FTS index against the rows.
+    Raises Corrupt."""
+    problems = [r[0] for r in db.execute("PRAGMA quick_check").fetchall()]
+    if problems != ["ok"]:
+        raise Corrupt(f"quick_check: {problems[0]}")
+    digest = add_sums(0, db.execute("SELECT rowid, id, blob, ts, kind, ok, summary, body, dedup, json "
+                                    "FROM entries"))
+    if digest != sealed.rows:
+        raise Corrupt("a row does not match its seal")
+    try:
+        # rank=1: the index against the rows too (without it an emptied index passes)
+        db.execute("INSERT INTO fts(fts, rank) VALUES ('integrity-check', 1)")
+    except sqlite3.OperationalError as exc:
+        if "readonly" not in str(exc) and "read-only" not in str(exc):
+            raise Corrupt(f"its search index: {exc}") from None
+    except sqlite3.DatabaseError as exc:
+        raise Corrupt(f"its search index: {exc}") from None

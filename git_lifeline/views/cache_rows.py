@@ -1,0 +1,128 @@
+"""The rows of the cache (views/cache.py): its schema, one blob to one row, a batch in,
+a row out, the fold made again from the rows. Every write keeps the rows' digest
+(views/cache_check.py) in step."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Optional
+
+from ..core import truth
+from ..core.entry import Entry, compute_id
+from . import cache_check as check
+
+SCHEMA_VERSION = "6"
+BATCH = 2000
+COLUMNS = "rowid, id, blob, ts, kind, ok, summary, body, dedup, json"
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS entries (
+    rowid INTEGER PRIMARY KEY,
+    id TEXT UNIQUE NOT NULL,
+    blob TEXT NOT NULL,
+    ts TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    ok INTEGER NOT NULL,
+    summary TEXT NOT NULL,
+    body TEXT NOT NULL,
+    dedup TEXT,
+    json TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entries_dedup ON entries(dedup) WHERE dedup IS NOT NULL;
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
+    summary, body, content='entries', content_rowid='rowid',
+    tokenize="unicode61 remove_diacritics 2"
+);
+"""
+
+
+_NO_HEADER: dict = {}  # shared by every slim record without header fields (the fold only reads it)
+
+
+class Slim:
+    """What the fold reads of an entry, without its body: a cold build holds one per entry
+    (~430 bytes at 100k entries: the id and parents shared with the fold's own, the
+    provider/model/agent strings interned, no empty dicts)."""
+
+    __slots__ = ("key", "id", "kind", "agent", "provider", "model", "summary", "parents", "header")
+
+    def __init__(self, e: Entry, ts: str, names: dict):
+        self.id = names.setdefault(e.id, e.id)
+        self.key = [ts, self.id]
+        self.kind = e.kind
+        self.parents = tuple(names.setdefault(p, p) for p in e.parents)
+        self.agent = names.setdefault(e.agent, e.agent)
+        self.provider = names.setdefault(e.provider, e.provider)
+        self.model = names.setdefault(e.model, e.model)
+        self.summary = e.summary if e.kind in ("decision", "correction") else ""
+        self.header = truth.header_of(e) or _NO_HEADER
+
+
+def fold_slims(slims: list, broken: list) -> truth.Fold:
+    """The fold of a cold build: slim records in (ts, id) order."""
+    slims.sort(key=lambda s: s.key)
+    f = truth.Fold()
+    for s in slims:
+        f.add(s, s.header, s.key)
+    f.broken = sorted(broken)
+    return f
+
+
+def parse(entry_id: str, blob_id: str, data: bytes):
+    """(Entry or None, ok, row) for one blob (its oid and bytes) at an entry path.
+
+    `ok` says the content hashes to its id and its path; content rules are
+    verify's business. An unreadable blob is kept as a broken row, so the truth
+    warns about it instead of dropping it silently. No pydantic here, so a cold
+    build stays cheap."""
+    text = data.decode("utf-8", "replace")  # for the row only: the parse judges the bytes, as verify does
+    try:
+        r = Entry.from_json(data)
+        ok = int(r.id == entry_id and compute_id(r.kind, r.author, r.agent, r.provider, r.model,
+                                                 r.summary, r.body, r.parents) == r.id)
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None, False, (entry_id, blob_id, "", "", 0, "", "", None, text)
+    row = (entry_id, blob_id, f"{r.ts:%Y-%m-%dT%H:%M:%S.%f}Z", r.kind, ok, r.summary, r.body,
+           r.dedup_key, text)
+    return r, bool(ok), row
+
+def drop(db: sqlite3.Connection, entry_id: str, digest: int) -> int:
+    """Forget an entry before re-indexing it (a merge chose the other blob of its id)."""
+    old = db.execute(f"SELECT {COLUMNS} FROM entries WHERE id=?", (entry_id,)).fetchone()
+    if old is None:
+        return digest
+    db.execute("INSERT INTO fts(fts, rowid, summary, body) VALUES ('delete', ?, ?, ?)", (old[0], old[6], old[7]))
+    db.execute("DELETE FROM entries WHERE rowid=?", (old[0],))
+    return check.add_sums(digest, [old], -1)
+
+def insert(db: sqlite3.Connection, rows: list, digest: int) -> int:
+    if not rows:
+        return digest
+    first = db.execute("SELECT COALESCE(MAX(rowid), 0) FROM entries").fetchone()[0] + 1
+    numbered = [(first + n, *row) for n, row in enumerate(rows)]
+    db.executemany(f"INSERT INTO entries({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)", numbered)
+    db.executemany("INSERT INTO fts(rowid, summary, body) VALUES (?, ?, ?)",
+                   [(row[0], row[6], row[7]) for row in numbered])
+    return check.add_sums(digest, numbered)
+
+
+def refold(db: sqlite3.Connection) -> truth.Fold:
+    """Fold every row again, streamed in (ts, id) order: the ts column's fixed format
+    sorts as time does (a merge brought entries older than the fold, a blob changed)."""
+    f = truth.Fold()
+    broken = []
+    for ok, text, entry_id in db.execute("SELECT ok, json, id FROM entries ORDER BY ts, id"):
+        if ok:
+            f.add(Entry.from_json(text))
+        else:
+            broken.append(entry_id)
+    f.broken = sorted(broken)
+    return f
+
+def fold_of(text: str) -> Optional[truth.Fold]:
+    try:
+        return truth.Fold.from_json(json.loads(text))
+    except (ValueError, TypeError):
+        return None  # an older fold version: folded again
+
