@@ -511,3 +511,26 @@ def test_missing_or_misshaped_tensor(model_dir: Path, tmp_path: Path) -> None:
     save_file(tensors, str(tmp_path / "c" / "model.safetensors"))
     with pytest.raises(minilm.ModelDirError, match="NaN"):
         minilm.load(tmp_path / "c")
+
+
+def test_vectors_recall_stores_are_not_taken_for_cache_damage(model_dir: Path, repo) -> None:
+    """Semantic recall stores vectors in the cache file; the stamp must follow, or every
+    later open pays the full check (about a second at 100k entries) as if the file had
+    been changed behind the tool's back."""
+    import subprocess
+
+    from helpers import open_ledger
+
+    from git_lifeline.views import cache_check
+    subprocess.run(["git", "-C", str(repo), "config", "lifeline.semantic.model", str(model_dir)], check=True)
+    led = open_ledger(repo)
+    for i, summary in enumerate(["Couriers sign in with a one-time code", "Orders live in PostgreSQL",
+                                 "Parcels are tracked by QR labels"]):
+        led.log(kind="decision", summary=summary, body=f"why {i}")
+    assert led.recall("how do drivers log in")
+    cache = led.cache()
+    assert cache.mode == "file"
+    assert cache_check.stamp_matches(cache.path, cache._sealed.seal)
+    again = open_ledger(repo)
+    again.recall("how do drivers log in")
+    assert again.warnings == []

@@ -291,7 +291,11 @@ class Ledger:
             raise InputError("-k must be at least 1")
         st = self.state()
         db = self.cache().ensure(self.store.head())
-        return recall.search(db, query, k, truth=recall.truth_of(st), semantic=self.semantic_index())
+        semantic = self.semantic_index()
+        hits = recall.search(db, query, k, truth=recall.truth_of(st), semantic=semantic)
+        if semantic is not None:
+            self.cache().restamp()  # the vectors it may have stored are ours, not damage
+        return hits
 
     recall_mode: tuple = ("lexical", "no model configured (git config lifeline.semantic.model DIR)")
 

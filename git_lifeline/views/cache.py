@@ -195,6 +195,13 @@ class LineCache:
             except FileNotFoundError:
                 pass
 
+    def restamp(self) -> None:
+        """After another view wrote into the file through this connection (semantic
+        recall's vectors): the stamp follows the file, so the next open does not take that
+        write for damage and pay a full check. The file matched its stamp when opened."""
+        if self.mode == "file" and self._sealed is not None and not check.stamp_matches(self.path, self._sealed.seal):
+            check.write_stamp(self.path, self._sealed.seal)
+
     def close(self) -> None:
         if self.db is not None:
             self.db.close()
