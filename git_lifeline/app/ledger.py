@@ -302,18 +302,8 @@ class Ledger:
     def semantic_index(self):
         """The semantic index when `lifeline.semantic.model` names a usable model, else None
         (recall is then lexical; `recall_mode` says which and why)."""
-        from ..views import semantic
-        configured = self.gr.config_get("lifeline.semantic.model")
-        self.recall_mode = ("lexical", "no model configured (git config lifeline.semantic.model DIR)")
-        if not configured:
-            return None
-        try:
-            index = semantic.index_for(Path(configured).expanduser())
-        except semantic.ModelUnavailable as exc:
-            self.recall_mode = ("lexical", str(exc))
-            self.warnings.append(f"recall is lexical: {exc}")
-            return None
-        self.recall_mode = ("semantic", configured)
+        from .models import configured_index
+        index, self.recall_mode = configured_index(self.gr, self.warnings)
         return index
 
     def find(self, query: str, k: int = 5) -> list:
