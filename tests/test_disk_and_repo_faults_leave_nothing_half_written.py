@@ -20,6 +20,7 @@ from helpers import (
     make_entry,
     open_ledger,
     read_only,
+    remote_and_clones,
     small_disk,
     snapshot,
 )
@@ -172,6 +173,24 @@ def test_a_held_ref_lock_is_a_clear_error(line, record_counts):
     lock.unlink()
     assert log(line, "after the lock").code == 0
     assert_ledger_whole(line)
+    record_counts("repo-faults", tried=1, held=1, lost=0)
+
+
+def test_a_pull_waits_out_a_ref_lock_left_by_a_killed_writer_instead_of_giving_up(tmp_path, record_counts):
+    """A pull killed inside its ref update leaves <ref>.lock; the next pull must wait until
+    the lock is stale and take it, as an append does (it gave up after 16 short pauses,
+    0.8 s, before a 1 s lock could turn stale, saying the line 'kept moving')."""
+    remote, a, b = remote_and_clones(tmp_path)
+    git(a, "config", "lifeline.staleRefLockSeconds", "1")
+    incoming = open_ledger(b).log(kind="note", summary="from b", body="the remote moves on").entry.id
+    open_ledger(b).sync("origin")
+    open_ledger(a).log(kind="note", summary="from a", body="diverges a")  # the pull must merge
+    lock = a / ".git" / "refs" / "lifeline" / "main.lock"
+    lock.write_text(open_ledger(a).head() + "\n")  # just now: a writer killed a moment ago
+    open_ledger(a).pull("origin")
+    assert not lock.exists()
+    assert incoming in {e.id for e in open_ledger(a).entries()}
+    assert_ledger_whole(a)
     record_counts("repo-faults", tried=1, held=1, lost=0)
 
 

@@ -200,7 +200,7 @@ class BulkWriter:
             pause = self.store.retry_pause(attempt + 1, deadline)
             if pause is None:
                 break
-        raise self.store._cas_failure()
+        raise self.store.cas_failure()
 
     def _restart(self) -> None:
         import signal

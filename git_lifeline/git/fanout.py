@@ -47,7 +47,6 @@ from .trees import (
 
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,62}")
 _CAS_ATTEMPTS = 64
-_INTEGRATE_ATTEMPTS = 16
 CAS_SECONDS = 30.0  # writers queue on the log's lock; CAS retries only race outside writers
 STALE_REF_LOCK_SECONDS = 5  # a ref update holds <ref>.lock for milliseconds
 _LOOSE_SAMPLE_DIR = "17"  # git gc --auto estimates loose objects from this one fan-out dir
@@ -389,7 +388,7 @@ class FanoutLog:
                 return AppendResult(new, present, str(commit), head)
             pause = self.retry_pause(attempt, deadline)
             if pause is None:
-                raise self._cas_failure()
+                raise self.cas_failure()
             time.sleep(pause)
 
     def check_written(self, commit: pygit2.Oid, new_ids: list) -> None:
@@ -448,7 +447,7 @@ class FanoutLog:
             return 0.05
         return None
 
-    def _cas_failure(self) -> LifelineError:
+    def cas_failure(self) -> LifelineError:
         lock = self._ref_lock()
         if lock.exists():
             return RepositoryError(

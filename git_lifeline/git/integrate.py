@@ -15,7 +15,7 @@ from typing import Callable, Optional
 import pygit2
 
 from ..errors import LifelineError
-from .fanout import _INTEGRATE_ATTEMPTS, CAS_SECONDS, CorruptionError, FanoutLog, Progress, no_progress
+from .fanout import CAS_SECONDS, CorruptionError, FanoutLog, Progress, no_progress
 from .trees import lookup
 
 # verify(local head or None, incoming head) -> {id: record} the incoming range adds; raises when it fails
@@ -72,11 +72,17 @@ def _integrate_locked(log: FanoutLog, theirs: Optional[str], verify: Verify, sou
                       progress: Progress) -> PullLine:
     deadline = time.monotonic() + CAS_SECONDS
     what_moved = f"{log.ns.label}: pull {source}" if source else f"{log.ns.label}:"
-    for attempt in range(1, _INTEGRATE_ATTEMPTS + 1):
+    # Bounded by retry_pause (attempts and the time budget), which also waits out and
+    # removes a ref lock left by a writer killed inside its ref update: a fixed count of
+    # short pauses gave up before such a lock could turn stale.
+    attempt = 0
+    verified: dict = {}  # local head -> what verify returned (waiting on a lock re-verifies nothing)
+    while True:
+        attempt += 1
         if attempt > 1:
             pause = log.retry_pause(attempt, deadline)
             if pause is None:
-                break
+                raise log.cas_failure()
             time.sleep(pause)
         local = log.head()
         state = relation(log.repo, local, theirs)
@@ -87,7 +93,9 @@ def _integrate_locked(log: FanoutLog, theirs: Optional[str], verify: Verify, sou
         if state == "unknown":
             raise LifelineError(f"{log.ns.noun} {log.name}: {source or 'the other side'}/{log.name} names a "
                                 "commit this repository lacks; fetch again")
-        parsed = verify(local, theirs)
+        if local not in verified:
+            verified[local] = verify(local, theirs)
+        parsed = verified[local]
         if state in ("new", "behind"):
             added, changed = log.incoming_by_diff(local, theirs)
             what = "created" if state == "new" else "fast-forward"
@@ -102,8 +110,6 @@ def _integrate_locked(log: FanoutLog, theirs: Optional[str], verify: Verify, sou
             rewritten = [p[0] for p in u.picked if p[1] != str(lookup(mine, p[0]))]
             return PullLine(log.name, "merged", local, commit, incoming=u.incoming, local_only=u.local_only,
                             rewritten=rewritten, parsed=parsed, namespace=log.ns.name)
-    raise LifelineError(f"{log.ns.noun} {log.name} kept moving under concurrent writers during the pull; "
-                        "run it again")
 
 
 def _plan_merge(log: FanoutLog, local: str, theirs: str, source: str, progress: Progress, parsed: dict) -> tuple:
