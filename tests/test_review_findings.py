@@ -97,7 +97,6 @@ def tampered_on_top(repo: Path) -> tuple:
     return good, str(bad), str(honest), str(bad_tree), str(honest_tree)
 
 
-@pytest.mark.xfail(strict=True, reason="git diff-tree honours refs/replace/*: verify judged the replacement")
 def test_verify_judges_the_objects_a_line_holds_not_their_replacements(tmp_path):
     repo = init_repo(tmp_path / "a")
     _good, bad, _honest, bad_tree, honest_tree = tampered_on_top(repo)
@@ -107,7 +106,6 @@ def test_verify_judges_the_objects_a_line_holds_not_their_replacements(tmp_path)
     assert res.code == 1 and "bad-entry" in res.out, res
 
 
-@pytest.mark.xfail(strict=True, reason="git diff-tree honours the server's refs/replace/*")
 def test_a_replace_ref_pushed_to_the_server_cannot_carry_a_tampered_entry_past_pre_receive(tmp_path, git_dispatch):
     server = bare(tmp_path, "server.git", hook=True)
     a = client(tmp_path, "a", server)
@@ -125,7 +123,6 @@ def test_a_replace_ref_pushed_to_the_server_cannot_carry_a_tampered_entry_past_p
 
 
 # ---- 2. a .gitmodules rule hid a gitlink from the shape check --------------------------------
-@pytest.mark.xfail(strict=True, reason="git diff-tree applies submodule.<name>.ignore from .gitmodules")
 def test_a_gitmodules_ignore_rule_cannot_hide_a_gitlink_in_a_line_from_verify(tmp_path):
     repo = init_repo(tmp_path / "a")
     good = make_entry(1, summary="Good")
