@@ -278,7 +278,6 @@ def test_post_commit_believes_no_append_dated_beyond_the_configured_clock_skew(t
 
 
 # ---- 6. LIFELINE.md written through a link into the git dir -----------------------------------
-@pytest.mark.xfail(strict=True, reason="worktree_target follows a link to anywhere below the work tree's directory, .git included")
 def test_the_projection_is_never_written_into_the_git_dir_through_a_link(tmp_path):
     repo = init_repo(tmp_path / "a")
     assert cli(repo, "init", "--no-agents").code == 0
