@@ -184,8 +184,11 @@ def worktree_target(root: Path, path: Path) -> Path:
     """Where a file the tool keeps in the work tree may be written: `path` itself, or
     the file a link inside the work tree points at. UnsafeFile when the file or a
     directory above it leads out of the work tree, or when what is there is not a
-    regular file (a device, a FIFO, a directory are never replaced)."""
+    regular file (a device, a FIFO, a directory are never replaced), or when it leads into
+    a `.git` directory (no work-tree file lives there: a link to .git/config or a hook)."""
     target = within(root, path)
+    if any(part.lower() == ".git" for part in Path(os.path.relpath(target, os.path.realpath(root))).parts):
+        raise UnsafeFile(path, f"{path} leads into a git directory (to {target})")
     try:
         st = os.stat(target)
     except FileNotFoundError:

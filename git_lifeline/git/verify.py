@@ -293,7 +293,8 @@ def signature_problems(store: FanoutLog, head: Optional[str] = None) -> tuple:
     head = head or store.head()
     if head is None:
         return 0, []
-    proc = store.gr.git(["log", "--format=%H%x00%G?", "--end-of-options", head, "--"], check=False)
+    proc = store.gr.git(["--no-replace-objects", "log", "--format=%H%x00%G?", "--end-of-options", head, "--"],
+                        check=False)
     if proc.returncode != 0:
         err = proc.stderr.decode("utf-8", "replace").strip()
         return 0, [Problem("unverifiable-signature", f"cannot check signatures: {err}")]
@@ -344,8 +345,10 @@ def _diff_commits(gr, commits: list, pair: Optional[tuple] = None):
     if not commits:
         return
     lines = "".join(f"{c.id}\n" for c in commits) + (f"{pair[0]} {pair[1]}\n" if pair else "")
-    proc = gr.git(["diff-tree", "--stdin", "-r", "-m", "--root", "--no-renames", "-z"],
-                  input=lines.encode("ascii"), check=False)
+    # the objects the refs name, not what refs/replace/* (a pusher can create them on a
+    # server) or a .gitmodules `ignore` rule (a checked-out file) would show in their place
+    proc = gr.git(["--no-replace-objects", "diff-tree", "--stdin", "-r", "-m", "--root", "--no-renames",
+                   "--ignore-submodules=none", "-z"], input=lines.encode("ascii"), check=False)
     if proc.returncode != 0:
         reason = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         raise _HistoryUnreadable(reason[-1] if reason else "git diff-tree failed")
