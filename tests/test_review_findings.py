@@ -249,9 +249,6 @@ def commit_with_hooks(repo: Path) -> subprocess.CompletedProcess:
                           env=subprocess_env(), timeout=120)
 
 
-@pytest.mark.xfail(strict=True, reason="`git for-each-ref %(committerdate:unix)` prints a negative time as a "
-                                       "20-digit unsigned number, and the hook's `[ -ge ]` writes 'Illegal "
-                                       "number' on every commit")
 def test_post_commit_stays_quiet_when_a_pulled_line_has_a_negative_commit_date(tmp_path, git_dispatch):
     remote = bare(tmp_path, "remote.git", hook=False)
     a = client(tmp_path, "a", remote)
@@ -266,8 +263,6 @@ def test_post_commit_stays_quiet_when_a_pulled_line_has_a_negative_commit_date(t
     assert "Illegal number" not in err and "integer expression" not in err, err
 
 
-@pytest.mark.xfail(strict=True, reason="the shell believes an append up to 86400 s ahead whatever "
-                                       "lifeline.maxClockSkew says; the tool (hooks._latest_believable) uses it")
 def test_post_commit_believes_no_append_dated_beyond_the_configured_clock_skew(tmp_path, git_dispatch):
     repo = init_repo(tmp_path / "a")
     git(repo, "config", "lifeline.maxClockSkew", "10m")
@@ -305,20 +300,20 @@ def test_the_projection_is_never_written_into_the_git_dir_through_a_link(tmp_pat
 
 
 # ---- 7. recall's cost follows the question's length ------------------------------------------
-@pytest.mark.xfail(strict=True, reason="no bound on the question: concepts() costs ~0.5 ms a word (every "
-                                       "synonym group per word) and each concept is one more FTS query; a 1 MB "
-                                       "question from an agent holds the MCP tool for minutes")
-def test_recall_of_a_megabyte_question_answers_in_seconds(tmp_path):
+def test_a_megabyte_question_is_refused_clearly_instead_of_holding_recall_for_minutes(tmp_path):
+    """No bound on the question made concepts() cost ~0.5 ms a word and each concept one
+    more FTS query: a 1 MB question from an agent held the MCP tool for minutes. It is now
+    refused at once with a message saying the limit; a paragraph is still answered."""
     repo = init_repo(tmp_path / "a")
     append(repo, "main", make_entry(1, summary="Database: PostgreSQL"))
-    # an MCP client passes a string of any size (argv would stop at 128 KiB): the app's recall
-    script = ("import sys; from git_lifeline.app.workspace import Workspace; "
-              "q = ' '.join(f'w{i}q' for i in range(150_000)) + ' postgres'; "
-              "print(len(Workspace.open(sys.argv[1]).ledger().recall(q)))")
-    start = time.monotonic()
-    try:
-        proc = subprocess.run([sys.executable, "-c", script, str(repo)], capture_output=True,
-                              env=subprocess_env(), timeout=20)
-    except subprocess.TimeoutExpired:
-        pytest.fail("recall of a 1 MB question took over 20 s")
-    assert proc.returncode == 0 and time.monotonic() - start < 20, proc
+    script = ("import sys; from git_lifeline.app.workspace import Workspace; from git_lifeline.errors import InputError\n"
+              "led = Workspace.open(sys.argv[1]).ledger()\n"
+              "q = ' '.join(f'w{i}q' for i in range(150_000)) + ' postgres'\n"
+              "try:\n    led.recall(q)\nexcept InputError as exc:\n    print('refused:', exc)\n"
+              "print(len(led.recall('which database, PostgreSQL or not? ' * 100)))")
+    proc = subprocess.run([sys.executable, "-c", script, str(repo)], capture_output=True,
+                          env=subprocess_env(), timeout=120)
+    out = proc.stdout.decode()
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert "refused: the question is" in out and "at most 4000" in out, out
+    assert out.strip().splitlines()[-1] == "1", out

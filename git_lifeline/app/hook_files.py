@@ -80,7 +80,8 @@ def _recorded_sh() -> str:
     """The post-commit reminder's common silences, told from git alone (a few ms) so
     that an ordinary commit needing no reminder does not start the tool: reminders
     off, a commit naming a ledger entry, or a commit no newer than the last entry
-    recorded on a line (and not dated a day or more ahead of now). What it cannot be sure of (a line whose tip is a pull's merge,
+    recorded on a line (and not dated after now: the tool weighs such a date against
+    lifeline.maxClockSkew). What it cannot be sure of (a line whose tip is a pull's merge,
     a threshold above one) is left to the tool, which decides the same way
     (hooks.post_commit)."""
     return (
@@ -92,13 +93,17 @@ def _recorded_sh() -> str:
         "\t\t[ \"$lifeline_after\" -le 0 ] && return 0\n"
         "\tgit log -1 --format=%B HEAD 2>/dev/null | grep -qi '^lifeline:' && return 0\n"
         "\tlifeline_ct=$(git log -1 --format=%ct HEAD 2>/dev/null) || return 1\n"
-        "\t# an append dated over a day ahead is no evidence (a clock, or a date, from the future)\n"
-        "\tlifeline_latest=$(( $(date +%s) + 86400 ))\n"
+        "\tcase $lifeline_ct in ''|*[!0-9]*) return 1 ;; esac\n"
+        "\t# an append dated after now is left to the tool, which weighs it against\n"
+        "\t# lifeline.maxClockSkew (a clock, or a date, from the future)\n"
+        "\tlifeline_latest=$(date +%s)\n"
         "\tgit for-each-ref --format='%(committerdate:unix) %(refname) %(parent)' refs/lifeline/ 2>/dev/null | {\n"
         "\t\twhile read -r lifeline_t lifeline_ref lifeline_p lifeline_p2; do\n"
         "\t\t\tlifeline_line=${lifeline_ref#refs/lifeline/}\n"
         "\t\t\tcase $lifeline_line in [A-Za-z0-9]*) ;; *) continue ;; esac\n"
         "\t\t\tcase $lifeline_line in *[!A-Za-z0-9_-]*) continue ;; esac\n"
+        "\t\t\tcase $lifeline_t in ''|*[!0-9]*) continue ;; esac  # git prints a negative date unsigned\n"
+        "\t\t\t[ ${#lifeline_t} -le 10 ] && [ ${#lifeline_ct} -le 10 ] || continue\n"
         "\t\t\t[ ${#lifeline_line} -le 63 ] && [ -z \"$lifeline_p2\" ] && [ \"$lifeline_t\" -ge \"$lifeline_ct\" ] &&\n"
         "\t\t\t\t[ \"$lifeline_t\" -le \"$lifeline_latest\" ] && exit 0\n"
         "\t\tdone\n"

@@ -40,6 +40,10 @@ BODY_WEIGHT = 1.0
 RECENCY_WEIGHT = 0.25
 HALF_LIFE_DAYS = 90.0
 CANDIDATES = 200
+# A question longer than this is refused, not searched: each word costs a pass over the
+# synonym table and each concept one more FTS query, so a megabyte from an agent would
+# hold recall for minutes. A paragraph fits.
+MAX_QUESTION_CHARS = 4000
 PREFIX_FROM = 4
 # The floors decide abstention. First chosen on the blind set's first tune half (odd ids
 # of questions.json); then, with an unseen-words ceiling added, re-chosen on every question
