@@ -164,9 +164,6 @@ def two_copies(repo: Path, how: str):
     return e, str(commit)
 
 
-@pytest.mark.xfail(strict=True, reason="the range's added records are keyed by path: of two tree names that git "
-                                       "prints as one path only the last is judged for time; the tree's names "
-                                       "are never checked (no fsck, and diff-tree cannot tell)")
 @pytest.mark.parametrize("how", ["duplicate-name", "name-with-slashes"])
 def test_a_second_tree_name_for_one_entry_cannot_carry_an_unchecked_future_date(tmp_path, how):
     repo = init_repo(tmp_path / "a")
@@ -175,7 +172,6 @@ def test_a_second_tree_name_for_one_entry_cannot_carry_an_unchecked_future_date(
     assert res.code == 1, res
 
 
-@pytest.mark.xfail(strict=True, reason="same as above, at the server's gate")
 def test_pre_receive_refuses_a_tree_with_two_names_for_one_entry(tmp_path, git_dispatch):
     server = bare(tmp_path, "server.git", hook=True)
     a = client(tmp_path, "a", server)

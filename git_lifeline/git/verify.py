@@ -119,6 +119,7 @@ def verify_range(log: FanoutLog, tip: str, hide: Iterable = (), progress: Option
         if whole is None:  # git could not diff the trees: what the tip adds, from the trees themselves
             added = added_records(log, checks, log.tree(hide[0]) if hide else None, tip_tree)
         else:
+            report.problems.extend(_tree_name_problems(log, whole, tip_tree))
             added = added_from_changes(log, checks, whole)
         report.entries = len(added)
         report.added = added
@@ -127,6 +128,28 @@ def verify_range(log: FanoutLog, tip: str, hide: Iterable = (), progress: Option
         report.problems.append(_missing(exc))
     report.problems = _unique(report.problems)
     return report
+
+
+def _tree_name_problems(log: FanoutLog, changes: list, tip_tree: Optional[pygit2.Tree]) -> list:
+    """Tree entries that git prints as an entry's path but a reader does not find there:
+    a name holding slashes ("13/c5/<60 hex>" directly in the tree dir) or a name given
+    twice in one tree. git's own fsck refuses such trees, but receive-pack does not run it
+    by default; judged by path alone, the copy readers see could carry what the copy
+    checked did not (a date, a secret)."""
+    problems = []
+    prefix = log.ns.tree_dir + "/"
+    seen: set = set()
+    for status, _mode, new, path in changes:
+        if status == "D" or not path.startswith(prefix) or not is_entry_path(path[len(prefix):]):
+            continue
+        key = path[len(prefix):].replace("/", "")
+        if path in seen:
+            problems.append(Problem("foreign-file", f"{path} is named twice in one tree"))
+        elif log.lookup(tip_tree, key) != pygit2.Oid(hex=new):
+            problems.append(Problem("foreign-file", f"{path} is not where a reader finds {key[:12]} (a tree "
+                                                    "entry name holding a slash, or one name given twice)"))
+        seen.add(path)
+    return problems
 
 
 def verified_incoming(log: FanoutLog, local: Optional[str], theirs: str, source: str,
