@@ -1,9 +1,8 @@
 """Findings of a security review of the recent changes (diff-tree verification, the
 post-commit hook's shell silences, LIFELINE.md's writer, recall, sync).
 
-Each test is named after the failure it prevents, with real repositories and real git.
-Those still open are strict xfails, so the suite stays green and each one fails loudly
-(XPASS) the day it is fixed.
+Each test is named after the failure it prevents, with real repositories and real git;
+each failed before its fix (docs/RELIABILITY.md counts them).
 """
 
 from __future__ import annotations
@@ -197,9 +196,6 @@ def unparsable_commit_on_main(a: Path) -> str:
     return str(commit)
 
 
-@pytest.mark.xfail(strict=True, reason="pygit2 raises InvalidError reading the tip (verify_range's repo.get, "
-                                       "integrate.relation): not a verification problem, so the whole pull "
-                                       "stops with exit 4 and the good line is not brought in")
 def test_a_commit_git_cannot_parse_on_one_line_leaves_the_other_lines_pullable(tmp_path):
     remote = bare(tmp_path, "remote.git", hook=False)
     a = client(tmp_path, "a", remote)
@@ -216,8 +212,6 @@ def test_a_commit_git_cannot_parse_on_one_line_leaves_the_other_lines_pullable(t
     assert ref(b, "refs/lifeline/other") == ref(a, "refs/lifeline/other"), res
 
 
-@pytest.mark.xfail(strict=True, reason="verify dies with exit 4 on the first unparsable commit instead of "
-                                       "reporting it and going on to the other lines")
 def test_verify_reports_a_commit_git_cannot_parse_and_still_checks_the_other_lines(tmp_path):
     a = init_repo(tmp_path / "a")
     append(a, "main", make_entry(1, summary="Main"))

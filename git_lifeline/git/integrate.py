@@ -49,12 +49,17 @@ def relation(repo: pygit2.Repository, local: Optional[str], remote: Optional[str
         return "new"
     if local == remote:
         return "same"
-    if repo.get(remote) is None:
-        return "unknown"
-    if repo.descendant_of(pygit2.Oid(hex=remote), pygit2.Oid(hex=local)):
-        return "behind"
-    if repo.descendant_of(pygit2.Oid(hex=local), pygit2.Oid(hex=remote)):
-        return "ahead"
+    try:
+        if repo.get(remote) is None:
+            return "unknown"
+        if repo.descendant_of(pygit2.Oid(hex=remote), pygit2.Oid(hex=local)):
+            return "behind"
+        if repo.descendant_of(pygit2.Oid(hex=local), pygit2.Oid(hex=remote)):
+            return "ahead"
+    except (pygit2.GitError, ValueError):
+        # a commit git cannot parse on their side: verification says what is wrong with it
+        # and leaves this line out, while the other lines come in
+        return "diverged"
     return "diverged"
 
 

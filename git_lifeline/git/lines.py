@@ -115,7 +115,7 @@ class LineIndex:
                 continue
             idx.lines[name] = LineRef(name, store, head, store.entries_tree(head))
         for name, head in sorted((pending or {}).items()):
-            if LINE_RE.fullmatch(name) and gr.repo.get(head) is not None and not _not_a_line(gr.repo, head):
+            if LINE_RE.fullmatch(name) and not _not_a_line(gr.repo, head):
                 store = LineStore(gr, name)
                 idx.pending[name] = LineRef(name, store, head, store.entries_tree(head))
         return idx
@@ -158,7 +158,12 @@ class LineIndex:
 
 
 def _not_a_line(repo: pygit2.Repository, head: str) -> Optional[str]:
-    obj = repo[head]
+    try:
+        obj = repo[head]
+    except KeyError:
+        return "its commit is not in this repository"
+    except (pygit2.GitError, ValueError) as exc:  # a commit git cannot parse: no line to anchor on
+        return f"its commit cannot be read ({exc})"
     if not isinstance(obj, pygit2.Commit):
         return f"points at a {obj.type_str}, not a commit"
     names = [item.name for item in obj.tree]

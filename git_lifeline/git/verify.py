@@ -64,7 +64,11 @@ def verify_range(log: FanoutLog, tip: str, hide: Iterable = (), progress: Option
     repo = log.repo
     hide = [h for h in hide if h]
     report = Report(log.name, tip, namespace=log.ns.name)
-    obj = repo.get(tip)
+    try:
+        obj = repo.get(tip)
+    except (pygit2.GitError, ValueError) as exc:  # a commit git cannot parse (a forged date, say)
+        report.problems.append(Problem("bad-commit", f"commit {tip[:12]} cannot be read: {exc}"))
+        return report
     if obj is None:
         report.problems.append(_missing(KeyError(tip)))
         return report
@@ -188,7 +192,7 @@ def verify_log(log: FanoutLog) -> Report:
     if head is None:
         return report
     report = verify_range(log, head, ())
-    if isinstance(log.repo.get(head), pygit2.Commit):
+    if not any(p.code == "bad-commit" for p in report.problems) and isinstance(log.repo.get(head), pygit2.Commit):
         old = rewound_value(log.repo, log.ref_name, pygit2.Oid(hex=head))
         if old is not None:
             report.problems.append(Problem(
