@@ -14,6 +14,7 @@ creates none for the others.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
@@ -131,15 +132,34 @@ class ProjectionFile:
             return None
         return target
 
+    # ---- what the tool itself last wrote -----------------------------------------------
+    # A file is extended only when it is byte for byte the one this tool last wrote there:
+    # one committed by someone else (then untracked, as the warning advises) or edited by
+    # hand can carry a footer naming the current tree above invented entries, and
+    # extending it would keep them for good. Anything else is rendered in full.
+    def _written_record(self) -> Path:
+        return self.gr.git_dir / f"lifeline-{self.line}-projection.sha256"
+
+    @staticmethod
+    def _digest(target: Path, data: bytes) -> str:
+        return f"{hashlib.sha256(data).hexdigest()} {target}\n"
+
     def _read(self, target: Path) -> Optional[str]:
         try:
-            return read_bounded(target, _READ_LIMIT, follow=False).decode("utf-8")
+            data = read_bounded(target, _READ_LIMIT, follow=False)
+            ours = self._written_record().read_text(encoding="utf-8") == self._digest(target, data)
+            return data.decode("utf-8") if ours else None
         except (OSError, UnicodeDecodeError):
             return None
 
     def _write(self, target: Path, text: str) -> None:
         created = not target.exists()
+        data = text.encode("utf-8")
         write_atomic(target, text)
+        try:
+            write_atomic(self._written_record(), self._digest(target, data))
+        except OSError:
+            pass  # the next write renders the file in full instead of extending it
         if created:
             self._exclude()
 
