@@ -12,12 +12,12 @@ def deliver(stable: str, volatile: str, fmt: str) -> str:
         return stable + volatile
     if fmt == "anthropic":
         # The stable prefix carries cache_control so a prompt cache can reuse it.
-        blocks = []
+        blocks: list[dict] = []
         if stable:
             blocks.append({"type": "text", "text": stable, "cache_control": {"type": "ephemeral"}})
         if volatile:
             blocks.append({"type": "text", "text": volatile})
-        doc = {"system": blocks}
+        doc: dict = {"system": blocks}
     elif fmt == "openai":
         doc = {"messages": [{"role": "system", "content": stable + volatile}]}
     elif fmt == "gemini":

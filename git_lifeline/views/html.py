@@ -179,7 +179,7 @@ def _rich(text: str) -> str:
             parts[-1][1] += " " + stripped
         else:
             parts.append(["p", line.rstrip()])
-    out = []
+    out: list[str] = []
     for n, (kind, value) in enumerate(parts):
         if kind == "b" and (not out or parts[n - 1][0] in ("h", "b")):
             continue   # a heading sits on its paragraph; one blank line between paragraphs

@@ -171,7 +171,7 @@ def parse(text: str, source: str = "LIFELINE.md") -> list:
         raise ParseError(f"{source} has no '<!-- lifeline:tree ...' footer line at its end: "
                          "the file is truncated")
     lines.pop()
-    entries = []
+    entries: list = []
     i = 0
     n = len(lines)
     while i < n:
