@@ -8,9 +8,11 @@ an "abstain" question (a topic the ledger never covers) is answered correctly by
 Three question files, each written by a helper from topics.md alone: questions.json (ids
 q001..) and questions_fresh.json (h001..) — the floors were chosen on these two (split
 `tune`) — and questions_held_out.json (g001..), written afterwards and never tuned on
-(split `held-out`: docs/RECALL.md reports it). Usage:
+(split `held-out`: docs/RECALL.md reports it), and questions_later.json (k001..), written
+at the end of the round and run once to measure the same settings again (split `later`).
+Usage:
 
-    python bench/eval_blind.py [--model DIR] [--seed-python PATH] [--split tune|held-out|all]
+    python bench/eval_blind.py [--model DIR] [--seed-python PATH] [--split tune|held-out|later|all]
 """
 
 from __future__ import annotations
@@ -31,16 +33,16 @@ DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "blind"
 def load() -> tuple:
     ledger = json.loads((DATA / "ledger.json").read_text(encoding="utf-8"))
     questions = json.loads((DATA / "questions.json").read_text(encoding="utf-8"))
-    for name in ("questions_fresh.json", "questions_held_out.json"):
+    for name in ("questions_fresh.json", "questions_held_out.json", "questions_later.json"):
         questions += json.loads((DATA / name).read_text(encoding="utf-8"))
     return ledger, questions
 
 
-SPLITS = ("tune", "held-out")
+SPLITS = ("tune", "held-out", "later")
 
 
 def split_of(q: dict) -> str:
-    return "held-out" if q["id"].startswith("g") else "tune"
+    return {"g": "held-out", "k": "later"}.get(q["id"][0], "tune")
 
 
 def in_split(q: dict, split: str) -> bool:
