@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from ..errors import InputError, LifelineError
 from ..git.fs import UnsafeFile, ensure_excluded, is_tracked, read_bounded, worktree_target, write_atomic
@@ -203,21 +203,27 @@ class ProjectionFile:
         The ref is re-read under the lock: when another writer moved it since, the file is
         rendered for the ref as it is now, so a late refresh never puts an older view over
         a newer one."""
+        def level(target: Path) -> None:
+            current = self.store.head()
+            self._level(target, prev_head, added if current == head else [], current)
+        return self.path if self._write_quietly(level) else None
+
+    def _write_quietly(self, work: Callable[[Path], None]) -> bool:
+        """Run work(target) under the projection lock when the file is ours to write: a
+        write to the line has already succeeded, so a file that cannot be written is a
+        warning, never a failure. True when the work ran."""
         if self.path is None:
-            return None
+            return False
         try:
             with self._lock():
                 target = self._target()
                 if target is None:
-                    return None
-                current_head = self.store.head()
-                if current_head != head:
-                    added, head = [], current_head
-                self._level(target, prev_head, added, head)
+                    return False
+                work(target)
         except OSError as exc:
             self.failed(exc)
-            return None
-        return self.path
+            return False
+        return True
 
     def _level(self, target: Path, prev_head: Optional[str], added: list, head: Optional[str]) -> None:
         from ..views import projection
@@ -285,31 +291,13 @@ class ProjectionFile:
     def render_quietly(self) -> None:
         """Level the file after a write that has succeeded (migrate): a failure is a
         warning, and a disabled projection is no failure at all."""
-        if self.path is None:
-            return
-        try:
-            with self._lock():
-                target = self._target()
-                if target is None:
-                    return
-                self._level(target, None, [], self.store.head())
-        except OSError as exc:
-            self.failed(exc)
+        self._write_quietly(lambda target: self._level(target, None, [], self.store.head()))
 
     def write_entries(self, entries: Iterable, head: str) -> None:
         """Write the file of a line that did not exist before: `entries` are all of it."""
-        if self.path is None:
-            return
         from ..views import projection
-        try:
-            with self._lock():
-                target = self._target()
-                if target is None:
-                    return
-                self._write(target, projection.render_bounded(self.line, entries, self.store.entries_tree_id(head),
-                                                              self._bound()))
-        except OSError as exc:
-            self.failed(exc)
+        self._write_quietly(lambda target: self._write(target, projection.render_bounded(
+            self.line, entries, self.store.entries_tree_id(head), self._bound())))
 
     def after_pull(self, pl) -> None:
         """Level the file after a pull changed the line (a sync.PullLine), when the line
