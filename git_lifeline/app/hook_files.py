@@ -116,14 +116,19 @@ def _recorded_sh() -> str:
         "fi\n")
 
 
+def _missing_sh(name: str) -> str:
+    """What a hook does when git-lifeline is not on PATH (every release's scripts alike)."""
+    return ('echo "git-lifeline: not on PATH; refusing ledger updates until it is installed" >&2\nexit 1'
+            if name in FAIL_CLOSED else
+            f'echo "git-lifeline: not on PATH; its {name} check was skipped" >&2\nexit 0')
+
+
 def script_text(name: str, recorded_check: bool = True) -> str:
     """The sh script installed as hook `name` (identical to the one in hooks/).
     `recorded_check=False` gives the previous release's post-commit script (still ours)."""
     if name not in HOOKS:
         raise InputError(f"unknown hook {name!r}; known: {', '.join(HOOKS)}")
-    missing = ('echo "git-lifeline: not on PATH; refusing ledger updates until it is installed" >&2\nexit 1'
-               if name in FAIL_CLOSED else
-               f'echo "git-lifeline: not on PATH; its {name} check was skipped" >&2\nexit 0')
+    missing = _missing_sh(name)
     return (
         "#!/bin/sh\n"
         f"# git-lifeline {name} hook. Installed by `git lifeline hooks install`;\n"
@@ -140,9 +145,7 @@ def script_text(name: str, recorded_check: bool = True) -> str:
 
 def _first_script_text(name: str) -> str:
     """The script the first releases installed: still ours when found."""
-    missing = ('echo "git-lifeline: not on PATH; refusing ledger updates until it is installed" >&2\nexit 1'
-               if name in FAIL_CLOSED else
-               f'echo "git-lifeline: not on PATH; its {name} check was skipped" >&2\nexit 0')
+    missing = _missing_sh(name)
     return (
         "#!/bin/sh\n"
         f"# git-lifeline {name} hook. Installed by `git lifeline hooks install`;\n"
