@@ -25,6 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Optional
 
+from ..core.entry import format_ts
 from ..errors import LifelineError
 from ..git.fs import write_atomic
 from .workspace import Workspace
@@ -111,7 +112,7 @@ def _note_start(ws: Workspace, payload: dict, line: str) -> None:
         if payload.get("source") in ("resume", "compact") and SessionNote.load(path) is not None:
             return
         head, tree = _tree_state(ws)
-        now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        now = format_ts(datetime.now(timezone.utc))
         SessionNote(now, head, tree, line).save(path)
         limit = time.time() - MARKER_DAYS * 86400
         for old in folder.glob("*.json"):

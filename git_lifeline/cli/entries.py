@@ -63,6 +63,7 @@ def show(ctx, ref, as_json):
     """Show one entry by id or unique prefix: every field, the whole body, and where it
     stands (what superseded it, what it supersedes)."""
     from ..app.edits import history as history_of
+    from ..app.text import format_ts
     led = open_ledger(ctx, existing=True)
     e = led.show(ref)
     history = history_of(led, e.id)
@@ -82,7 +83,7 @@ def show(ctx, ref, as_json):
         echo_painted(o.paint(label.ljust(max(10, len(label) + 1)), "field") + shown)
 
     field("id", e.id, "id")
-    field("ts", f"{e.ts:%Y-%m-%dT%H:%M:%S.%fZ}")
+    field("ts", format_ts(e.ts))
     field("kind", e.kind, "kind")
     field("summary", e.summary)
     field("author", e.author)
@@ -243,10 +244,11 @@ def checkpoint(ctx, thread, summary, goal, done, next_, blocked, tried, agent, p
 @click.pass_context
 def resume(ctx, thread, as_json):
     """Where work stopped: the live checkpoint of each thread, newest first."""
+    from ..app.text import format_ts
     cps = open_ledger(ctx, existing=True).resume(thread)
     if as_json:
         echo_json([{"thread": c.thread, "id": c.entry.id, "summary": c.entry.summary,
-                    "ts": c.entry.ts.strftime("%Y-%m-%dT%H:%M:%S.%fZ"), **c.sections} for c in cps])
+                    "ts": format_ts(c.entry.ts), **c.sections} for c in cps])
         return
     page(ctx)
     if not cps:

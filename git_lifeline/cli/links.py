@@ -14,10 +14,11 @@ from .common import echo_json, line_option, open_ledger
 @click.pass_context
 def why(ctx, target, as_json):
     """The entries linked (Lifeline: trailers) to the commits that touched PATH, newest first."""
+    from ..app.text import format_ts
     rows = open_ledger(ctx, existing=True).why(target)
     if as_json:
         echo_json([{"entry": None if e is None else {"id": e.id, "kind": e.kind, "summary": e.summary,
-                                                     "ts": f"{e.ts:%Y-%m-%dT%H:%M:%S.%fZ}"},
+                                                     "ts": format_ts(e.ts)},
                     "trailer": link.value, "line": link.line, "commit": link.commit, "subject": link.subject}
                    for e, link in rows])
         return

@@ -8,7 +8,7 @@ structured answer carries its text too (`text`), and the call's warnings (`warni
 
 from typing import Optional
 
-from ..app.text import one_line, who
+from ..app.text import format_ts, one_line, who
 from ..errors import InputError
 
 PENDING_SHOWN = 20
@@ -122,7 +122,7 @@ def show_answer(view) -> tuple:
     def rel(rs):
         return [{"id": r.id, "kind": r.kind, "summary": r.summary, "acting": r.acting} for r in rs]
     data = {"id": e.id, "kind": e.kind, "summary": e.summary, "body": e.body,
-            "ts": e.ts.strftime("%Y-%m-%dT%H:%M:%S.%fZ"), "author": e.author, "agent": e.agent,
+            "ts": format_ts(e.ts), "author": e.author, "agent": e.agent,
             "provider": e.provider, "model": e.model, "parents": rel(view.parents),
             "supersedes": rel(view.supersedes), "superseded_by": rel(view.superseded_by),
             "superseded": view.superseded, "decision_in_force": view.in_force, "text": text}
