@@ -306,7 +306,8 @@ class Ledger:
         """The semantic index when `lifeline.semantic.model` names a usable model, else None
         (recall is then lexical; `recall_mode` says which and why)."""
         from .models import configured_index
-        index, self.recall_mode = configured_index(self.gr, self.warnings)
+        index, mode = configured_index(self.gr, self.warnings)
+        self.recall_mode = mode or type(self).recall_mode
         return index
 
     def find(self, query: str, k: int = 5) -> list:

@@ -115,17 +115,14 @@ def describe(dest: Optional[Path] = None) -> str:
     return f"{NAME} in {dest}: complete, every file matches its pinned sha256"
 
 
-NO_MODEL = ("lexical", "no model configured (git config lifeline.semantic.model DIR)")
-
-
 def configured_index(gr, warnings: list) -> tuple:
     """(the semantic index or None, the recall mode: ("semantic", model dir) or ("lexical",
-    why)) for `lifeline.semantic.model`. A model that cannot be used is a warning, and
-    recall is lexical."""
+    why), or None when no model is configured) for `lifeline.semantic.model`. A model that
+    cannot be used is a warning, and recall is lexical."""
     from ..views import semantic
     configured = gr.config_get("lifeline.semantic.model")
     if not configured:
-        return None, NO_MODEL
+        return None, None
     try:
         index = semantic.index_for(Path(configured).expanduser())
     except semantic.ModelUnavailable as exc:
