@@ -11,6 +11,7 @@ time over ours, so above 1 is better for git-lifeline.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -21,6 +22,16 @@ SEED = "lifeline-context"
 
 # Which figure of a timing the tables show: "s" (wall) or "cpu_s" (user + system).
 _FIELD = ["s"]
+
+
+@contextlib.contextmanager
+def _reading(field: str):
+    """The tables below read `field` of each timing while inside (see _FIELD)."""
+    _FIELD[0] = field
+    try:
+        yield
+    finally:
+        _FIELD[0] = "s"
 
 
 def fmt_s(t: Optional[dict]) -> str:
@@ -62,11 +73,8 @@ def size_label(n: int) -> str:
 
 
 def realistic_table(sizes: list, field: str = "s") -> list:
-    _FIELD[0] = field
-    try:
+    with _reading(field):
         return _realistic_table(sizes)
-    finally:
-        _FIELD[0] = "s"
 
 
 def _realistic_table(sizes: list) -> list:
@@ -115,11 +123,8 @@ def _ratio(a: Optional[dict], b: Optional[dict]) -> str:
 
 
 def pathological_table(rows: list, field: str = "s") -> list:
-    _FIELD[0] = field
-    try:
+    with _reading(field):
         return _pathological_table(rows)
-    finally:
-        _FIELD[0] = "s"
 
 
 def _pathological_table(rows: list) -> list:
@@ -160,11 +165,8 @@ def goals_table(res: dict) -> list:
 
 
 def _goals(res: dict, field: str) -> list:
-    _FIELD[0] = field
-    try:
+    with _reading(field):
         return _goal_rows(res)
-    finally:
-        _FIELD[0] = "s"
 
 
 def _goal_rows(res: dict) -> list:
