@@ -67,6 +67,9 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 # Generic English function words, and the words a question is framed with ("what happens
 # when", "how does it work", "did we always", "what do I need to"): they say nothing about
 # which entry is meant. Words of the synonym table ("down" in "went down") are not here.
+# Nor do the words that ask what changed ("did we switch", "what replaced", "before"): the
+# fold answers that (a hit that was replaced brings its replacement), the words would only
+# dilute the question's weight.
 STOPWORDS = frozenset("""
 a about above across after again against all almost along already also although always am among an and
 another any anybody anyone anything anyway anywhere are around as at away be became because become
@@ -88,11 +91,17 @@ happen happens happened happening work works worked working find found look look
 want wants wanted need needs needed tell told know knew known mean means meant think thought say says
 said see seen seem seems kind sort sorts people person decide decided idea ideas thing part
 use used using uses make made makes making way ways
+right different stuff big latest recent recently soon tomorrow plain similar suppose supposed remember
+behind actual mind approach overview etc middle fit apply setup multiple folk folks guy guys hear heard
+kick pop ask asking asked wonder curious reason reasons new
+change changed changes changing switch switched swap swapped move moved replace replaced reverse
+reversed revert reverted evolve evolved before previous previously original originally current back forth
 o os as e de do da dos das em no na nos nas um uma para por com que se
 """.split())
 
 _SUFFIXES = ("ational", "ations", "ation", "ments", "ment", "ings", "ing", "ions", "ion", "ures", "ure",
              "ness", "ers", "er", "ies", "ied", "es", "ed", "ly", "s")
+_UNDOUBLE = frozenset({"ing", "ings", "ed", "er", "ers"})
 
 
 def fold(text: str) -> str:
@@ -105,7 +114,11 @@ def stem(word: str) -> str:
     """A light suffix strip, so that a prefix match finds the word's relatives."""
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= PREFIX_FROM:
-            return word[: -len(suffix)]
+            base = word[: -len(suffix)]
+            if suffix in _UNDOUBLE and base[-1] == base[-2] and base[-1] not in "lsz" \
+                    and len(base) > PREFIX_FROM:
+                base = base[:-1]  # swapped -> swap, planning -> plan (but not "installed")
+            return base
     if word.endswith("s") and not word.endswith("ss") and len(word) >= 4:
         return word[:-1]  # short plurals: gaps -> gap
     return word
