@@ -10,7 +10,7 @@ in one sentence.
 No MCP SDK import here: pydantic only, so the schema can be built and measured without it.
 """
 
-from typing import Annotated, Literal, Optional
+from typing import Annotated, Any, Literal, Optional
 
 from pydantic import BeforeValidator, Field, ValidationError
 
@@ -31,6 +31,8 @@ Agent = Annotated[str, Field(description="Your agent's name (e.g. claude-code); 
 Provider = Annotated[str, Field(description="Your model's provider (e.g. anthropic).")]
 Model = Annotated[str, Field(description="Your model's name.")]
 Items = Annotated[list[str], Field(description="One string per item.")]
+# A fresh empty list per call, and the schema tells agents the default is [].
+NO_ITEMS: Any = Field(default_factory=list, json_schema_extra={"default": []})
 Budget = Annotated[int, Field(description="Hard limit on the answer, in characters.")]
 
 
@@ -86,5 +88,4 @@ def compact(schema: dict) -> dict:
     return walk(schema)
 
 
-def optional_int(description: str):
-    return Annotated[Optional[int], Field(description=description)]
+OptionalInt = Optional[int]

@@ -35,7 +35,7 @@ from ..app.entry_view import view_entry
 from ..app.ledger import DEFAULT_BUDGET
 from ..app.workspace import Workspace
 from ..errors import InputError, LifelineError, describe_failure
-from .schema import Agent, Budget, Items, Kind, Line, Model, Provider, compact, optional_int, readable
+from .schema import NO_ITEMS, Agent, Budget, Items, Kind, Line, Model, OptionalInt, Provider, compact, readable
 from .text import pending_answer, recall_answer, resume_text, show_answer, with_warnings, write_data, write_message
 
 SERVER_NAME = "lifeline"
@@ -159,7 +159,7 @@ def _server_class():
 def build_server(door: Door):
     """The server with its nine tools and the context resource."""
     from mcp.server.mcpserver.exceptions import ResourceError, ToolError
-    from mcp.types import CallToolResult, TextContent, ToolAnnotations
+    from mcp.types import CallToolResult, ContentBlock, TextContent, ToolAnnotations
 
     from .. import __version__
 
@@ -183,7 +183,7 @@ def build_server(door: Door):
     async def call(fn: Callable[[], str]) -> CallToolResult:
         """A text answer, and the call's warnings as a second text block."""
         text = await run(fn)
-        blocks = [TextContent(type="text", text=text)]
+        blocks: list[ContentBlock] = [TextContent(type="text", text=text)]
         warnings = door.workspace.take_warnings()
         if warnings:
             blocks.append(TextContent(type="text", text=with_warnings("", warnings)))
@@ -193,7 +193,7 @@ def build_server(door: Door):
         """A text answer with its data (structured content), the warnings in both."""
         text, data = await run(fn)
         warnings = door.workspace.take_warnings()
-        blocks = [TextContent(type="text", text=text)]
+        blocks: list[ContentBlock] = [TextContent(type="text", text=text)]
         if warnings:
             blocks.append(TextContent(type="text", text=with_warnings("", warnings)))
         return CallToolResult(content=blocks, structured_content={**data, "warnings": warnings})
@@ -216,7 +216,7 @@ def build_server(door: Door):
         thread: Annotated[str, Field(description="Scope to one thread: its name or an open item's id.")] = "",
         budget: Budget = DEFAULT_BUDGET,
         line: Line = "",
-        budget_tokens: optional_int("Hard limit in estimated tokens instead of characters.") = None,
+        budget_tokens: Annotated[OptionalInt, Field(description="Hard limit in estimated tokens instead of characters.")] = None,
         as_of: Annotated[str, Field(description="The context as the ledger stood then: a date or a commit.")] = "",
     ) -> CallToolResult:
         """The project's context: what it is, the decisions in force (with their why), open items, where
@@ -278,7 +278,7 @@ def build_server(door: Door):
         model: Model = "unknown",
         thread: Annotated[str, Field(description="Record it on a thread (name or open item id).")] = "",
         line: Line = "",
-        parents: Annotated[list[str], Field(description="Entries this one builds on (ids or unique prefixes).")] = (),
+        parents: Annotated[list[str], Field(description="Entries this one builds on (ids or unique prefixes).")] = NO_ITEMS,
     ) -> CallToolResult:
         """Record a decision, feature, fix, incident or other entry. By the project's policy it is either
         written directly (audited) or filed as a proposal that a human approves; the answer says which."""
@@ -315,11 +315,11 @@ def build_server(door: Door):
     @tool(WRITE)
     async def lifeline_checkpoint(
         thread: Annotated[str, Field(description="The thread: a name or an open item's id.")] = "main",
-        next: Items = (),
-        done: Items = (),
-        blocked: Items = (),
-        tried: Items = (),
-        goal: Items = (),
+        next: Items = NO_ITEMS,
+        done: Items = NO_ITEMS,
+        blocked: Items = NO_ITEMS,
+        tried: Items = NO_ITEMS,
+        goal: Items = NO_ITEMS,
         summary: Annotated[str, Field(description="Default: derived from the first next/goal item.")] = "",
         agent: Agent = "mcp-agent",
         provider: Provider = "none",
