@@ -10,9 +10,11 @@ q001..) and questions_fresh.json (h001..) — the floors were chosen on these tw
 `tune`) — and questions_held_out.json (g001..), written afterwards and never tuned on
 (split `held-out`: docs/RECALL.md reports it), and questions_later.json (k001..), written
 at the end of the round and run once to measure the same settings again (split `later`).
+The next round tuned the vocabulary on all four and measured it once on two files written
+afterwards, questions_final_m.json and questions_final_n.json (m001.., n001..: split `final`).
 Usage:
 
-    python bench/eval_blind.py [--model DIR] [--seed-python PATH] [--split tune|held-out|later|all]
+    python bench/eval_blind.py [--model DIR] [--seed-python PATH] [--split tune|held-out|later|final|all]
 """
 
 from __future__ import annotations
@@ -33,16 +35,17 @@ DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "blind"
 def load() -> tuple:
     ledger = json.loads((DATA / "ledger.json").read_text(encoding="utf-8"))
     questions = json.loads((DATA / "questions.json").read_text(encoding="utf-8"))
-    for name in ("questions_fresh.json", "questions_held_out.json", "questions_later.json"):
+    for name in ("questions_fresh.json", "questions_held_out.json", "questions_later.json",
+                 "questions_final_m.json", "questions_final_n.json"):
         questions += json.loads((DATA / name).read_text(encoding="utf-8"))
     return ledger, questions
 
 
-SPLITS = ("tune", "held-out", "later")
+SPLITS = ("tune", "held-out", "later", "final")
 
 
 def split_of(q: dict) -> str:
-    return {"g": "held-out", "k": "later"}.get(q["id"][0], "tune")
+    return {"g": "held-out", "k": "later", "m": "final", "n": "final"}.get(q["id"][0], "tune")
 
 
 def in_split(q: dict, split: str) -> bool:
