@@ -10,11 +10,13 @@ q001..) and questions_fresh.json (h001..) — the floors were chosen on these tw
 `tune`) — and questions_held_out.json (g001..), written afterwards and never tuned on
 (split `held-out`: docs/RECALL.md reports it), and questions_later.json (k001..), written
 at the end of the round and run once to measure the same settings again (split `later`).
-The next round tuned the vocabulary on all four and measured it once on two files written
-afterwards, questions_final_m.json and questions_final_n.json (m001.., n001..: split `final`).
+The next round widened the vocabulary from the misses of all four, measured it once on two
+files written afterwards (questions_m.json, questions_n.json: split `mn`), then chose the
+abstention rule on all six and measured it once on two more files written after that
+choice (questions_o.json, questions_p.json: split `report`).
 Usage:
 
-    python bench/eval_blind.py [--model DIR] [--seed-python PATH] [--split tune|held-out|later|final|all]
+    python bench/eval_blind.py [--model DIR] [--seed-python PATH] [--split tune|held-out|later|mn|report|all]
 """
 
 from __future__ import annotations
@@ -36,16 +38,18 @@ def load() -> tuple:
     ledger = json.loads((DATA / "ledger.json").read_text(encoding="utf-8"))
     questions = json.loads((DATA / "questions.json").read_text(encoding="utf-8"))
     for name in ("questions_fresh.json", "questions_held_out.json", "questions_later.json",
-                 "questions_final_m.json", "questions_final_n.json"):
+                 "questions_m.json", "questions_n.json", "questions_o.json", "questions_p.json"):
+        if not (DATA / name).exists():
+            continue
         questions += json.loads((DATA / name).read_text(encoding="utf-8"))
     return ledger, questions
 
 
-SPLITS = ("tune", "held-out", "later", "final")
+SPLITS = ("tune", "held-out", "later", "mn", "report")
 
 
 def split_of(q: dict) -> str:
-    return {"g": "held-out", "k": "later", "m": "final", "n": "final"}.get(q["id"][0], "tune")
+    return {"g": "held-out", "k": "later", "m": "mn", "n": "mn", "o": "report", "p": "report"}.get(q["id"][0], "tune")
 
 
 def in_split(q: dict, split: str) -> bool:
@@ -140,6 +144,7 @@ def main() -> None:
     os.environ.setdefault("GIT_COMMITTER_NAME", "Eval")
     os.environ.setdefault("GIT_COMMITTER_EMAIL", "eval@example.com")
     entries, questions = load()
+    splits = [s for s in SPLITS if any(split_of(q) == s for q in questions)] if args.split == "all" else [args.split]
     rows = []
     with tempfile.TemporaryDirectory() as d:
         led = fresh_ledger(Path(d) / "lexical")
@@ -147,7 +152,7 @@ def main() -> None:
         t = time.perf_counter()
         res = ours(led, questions)
         ms = (time.perf_counter() - t) * 1000 / len(questions)
-        for split in SPLITS if args.split == "all" else (args.split,):
+        for split in splits:
             rows.append(("git-lifeline lexical", score(res, entries, ids, questions, split), ms))
         if args.model:
             sem = fresh_ledger(Path(d) / "semantic", args.model)
@@ -156,11 +161,11 @@ def main() -> None:
             t = time.perf_counter()
             res = ours(sem, questions)
             ms = (time.perf_counter() - t) * 1000 / len(questions)
-            for split in SPLITS if args.split == "all" else (args.split,):
+            for split in splits:
                 rows.append(("git-lifeline semantic", score(res, entries, ids, questions, split), ms))
         if args.seed_python:
             res = seed(args.seed_python, led.export_seed(), questions)
-            for split in SPLITS if args.split == "all" else (args.split,):
+            for split in splits:
                 rows.append(("lifeline-context 0.6.1", score(res, entries, ids, questions, split), None))
     for name, r, ms in rows:
         per = f"{ms:.1f} ms/query" if ms is not None else ""
