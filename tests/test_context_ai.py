@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -167,7 +168,7 @@ def test_recall_finds_by_prefix_and_ignores_accents_and_marks_superseded(ledger)
     # the superseded hit comes with the decision that replaced it, in front of it
     assert [h.id for h in hits] == [pg.id, mongo.id]
     assert ledger.recall("cafe")[0].id != mongo.id
-    rows = json.loads(cli(ledger.gr.workdir, "recall", "mongo", "--json").out)
+    rows = json.loads(cli(ledger.gr.workdir, "recall", "mongo", "--json").out)["hits"]
     assert [r["in_force"] for r in rows] == [True, False]
 
 
@@ -349,5 +350,22 @@ def test_a_recall_hit_carries_its_why_not_only_its_summary(ledger):
     out = cli(ledger.gr.workdir, "recall", "postgresql").out
     assert pg.id[:8] in out and "Auditors need ACID across invoices." in out
     assert "subject:" not in out  # headers are structure, not the why
-    rows = json.loads(cli(ledger.gr.workdir, "recall", "postgresql", "--json").out)
+    rows = json.loads(cli(ledger.gr.workdir, "recall", "postgresql", "--json").out)["hits"]
     assert rows[0]["why"] == "Auditors need ACID across invoices."
+
+
+def test_recall_json_says_it_is_lexical_and_why_so_an_agent_knows_paraphrases_may_be_refused(ledger):
+    add(ledger, "decision", "Database: PostgreSQL", "Auditors need ACID across invoices.")
+    doc = json.loads(cli(ledger.gr.workdir, "recall", "postgresql", "--json").out)
+    assert doc["mode"] == "lexical" and "no model configured" in doc["reason"]
+    assert [h["summary"] for h in doc["hits"]] == ["Database: PostgreSQL"]
+    refused = json.loads(cli(ledger.gr.workdir, "recall", "drone pilots", "--json").out)
+    assert refused["hits"] == [] and refused["mode"] == "lexical"  # an abstention still says which recall
+    subprocess.run(["git", "-C", str(ledger.gr.workdir), "config", "lifeline.semantic.model",
+                    str(ledger.gr.workdir / "no-such-model")], check=True)
+    broken = cli(ledger.gr.workdir, "recall", "postgresql", "--json")
+    doc = json.loads(broken.out)
+    assert doc["mode"] == "lexical" and "no-such-model" in doc["reason"] and doc["hits"]
+    assert "recall is lexical" in broken.err
+    said = cli(ledger.gr.workdir, "recall", "drone pilots").out
+    assert "lexical recall abstained" in said

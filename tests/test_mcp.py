@@ -168,6 +168,8 @@ def test_recall_checkpoint_recontextualize_and_brief_over_mcp(repo):
             recall = await ok(c, "lifeline_recall", query="database mongodb")
             assert "[SUPERSEDED] Database: MongoDB" in recall
             assert "abstained" in await ok(c, "lifeline_recall", query="kubernetes helm charts")
+            answer = (await c.call_tool("lifeline_recall", {"query": "database mongodb"})).structured_content
+            assert answer["mode"] == "lexical" and "lifeline.semantic.model" in answer["reason"]
             first = await ok(c, "lifeline_checkpoint", thread="storage", next=["migrate the data"],
                              done=["chose PostgreSQL"], **who)
             assert "recorded directly" in first

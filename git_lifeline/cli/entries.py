@@ -184,18 +184,22 @@ def context(ctx, budget, budget_tokens, query, thread, as_of, fmt):
 @line_option
 @click.pass_context
 def recall(ctx, query, k, as_json):
-    """Full-text search (BM25); abstains when nothing is really about the query."""
+    """The entries a question is about (lexical, or semantic with a model); abstains when nothing is."""
     from ..app.text import why_line
-    found = open_ledger(ctx, existing=True).find(query, k=k)
+    led = open_ledger(ctx, existing=True)
+    found = led.find(query, k=k)
+    mode, detail = led.recall_mode
     if as_json:
-        echo_json([{"id": f.entry.id, "score": round(f.score, 4), "coverage": round(f.coverage, 3),
-                    "in_force": f.in_force, "kind": f.entry.kind, "summary": f.entry.summary,
-                    "why": why_line(f.entry.body, 400)} for f in found])
+        echo_json({"mode": mode, ("model" if mode == "semantic" else "reason"): detail,
+                   "hits": [{"id": f.entry.id, "score": round(f.score, 4), "coverage": round(f.coverage, 3),
+                             "in_force": f.in_force, "kind": f.entry.kind, "summary": f.entry.summary,
+                             "why": why_line(f.entry.body, 400)} for f in found]})
         return
     page(ctx)
     o = output()
     if not found:
-        say("no entry is about that (recall abstained)")
+        say("no entry is about that (recall abstained)" if mode == "semantic" else
+            f"no entry is about that (lexical recall abstained: {detail})")
     for f in found:
         mark = "" if f.in_force else "  " + o.paint("(superseded)", "bad")
         echo_painted(f"{o.paint(f.entry.id[:8], 'id')}  {o.paint(f'{f.entry.kind:<11}', 'kind')} "

@@ -71,7 +71,9 @@ def recall_answer(ledger, query: str, k: int) -> tuple:
     text = "\n".join(rows) + "\n" if rows else "Nothing in the ledger is about that (recall abstained)."
     hits = [{"id": f.entry.id, "kind": f.entry.kind, "summary": f.entry.summary, "in_force": f.in_force,
              "score": round(f.score, 4)} for f in found]
-    return text, {"hits": hits, "text": text}
+    mode, detail = ledger.recall_mode
+    return text, {"hits": hits, "text": text, "mode": mode,
+                  ("model" if mode == "semantic" else "reason"): detail}
 
 
 def pending_answer(agents) -> tuple:
