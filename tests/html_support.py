@@ -240,7 +240,7 @@ def synthetic(repo: Path, n: int) -> None:
     fixes, incidents, open items, threads with checkpoints; bodies of a few sentences."""
     from git_lifeline.app.service import Ledger
     from git_lifeline.core import blocks
-    from git_lifeline.core.rules import new_record
+    from git_lifeline.core.entry import new_entry
     led = Ledger.open(str(repo))
     author = led.default_author()
     t0 = datetime(2022, 1, 1, tzinfo=timezone.utc)
@@ -273,7 +273,7 @@ def synthetic(repo: Path, n: int) -> None:
             summary = f"checkpoint {thread}: step {i}"
         elif kind == "note" and i % 4 == 0:
             body = blocks.render_header({"thread": threads[i % len(threads)]}) + body
-        e = new_record(kind=kind, summary=summary, body=body, author=author, parents=parents, ts=ts)
+        e = new_entry(kind=kind, summary=summary, body=body, author=author, parents=parents, ts=ts)
         entries.append(e)
         if kind == "decision" or (kind == "correction" and "action: revert" not in body):
             decisions.append(e.id)

@@ -18,7 +18,7 @@ import pytest
 from helpers import AUTHOR_EMAIL, AUTHOR_NAME, build_tree, cli, git, init_repo, make_entry, open_ledger, path_of
 
 from git_lifeline.app.hooks import install
-from git_lifeline.core.model import build_entry
+from git_lifeline.core.entry import new_entry
 from git_lifeline.git.lines import origin_block
 from git_lifeline.git.repo import open_repo
 from git_lifeline.git.store import LineStore
@@ -56,7 +56,7 @@ def forged_copy():
     """A source entry of line research, and a copy whose origin names it but whose
     summary is not the source's."""
     source = make_entry(3, kind="note", summary="Finding: p99 doubles under load")
-    copy = build_entry(kind=source.kind, author=source.author, summary="Finding: load has no effect",
+    copy = new_entry(kind=source.kind, author=source.author, summary="Finding: load has no effect",
                        body=f"{source.body}\n\n{origin_block('research', source.id)}", ts=source.ts)
     return source, copy
 

@@ -237,12 +237,12 @@ def test_a_ledger_the_real_seed_writes_now_imports_with_identical_ids(repo, tmp_
 
 # ---- bulk ------------------------------------------------------------------------------------
 def _synthetic_seed_file(path: Path, n: int) -> list:
-    from git_lifeline.core.model import build_entry
+    from git_lifeline.core.entry import new_entry
     from git_lifeline.core.seed import render_seed_markdown
     t0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
     entries, prev = [], None
     for i in range(n):
-        e = build_entry(kind="note" if i % 7 else "decision", author="Bulk <bulk@example.com>",
+        e = new_entry(kind="note" if i % 7 else "decision", author="Bulk <bulk@example.com>",
                         summary=f"Entry {i}: something was decided", body=f"Because of reason {i}.\nSecond line.",
                         parents=[prev] if prev else [], ts=t0 + timedelta(seconds=i))
         entries.append(e)
@@ -280,11 +280,11 @@ def test_progress_is_reported_while_checking_and_writing(repo, tmp_path):
 def test_fast_validation_flags_exactly_what_the_character_scan_flags(text):
     import unicodedata
 
-    from git_lifeline.core import entry as model  # the rules live in entry.py, next to the one Entry
+    from git_lifeline.core import entry
 
     def slow_single(value):
         for ch in value:
-            if ch in model._LINE_BREAKS:
+            if ch in entry._LINE_BREAKS:
                 return "contains a line break"
             cat = unicodedata.category(ch)
             if cat == "Cc":
@@ -303,8 +303,8 @@ def test_fast_validation_flags_exactly_what_the_character_scan_flags(text):
         return None
 
     for value in (text, text + "\ud800", "a" + text + "b"):
-        assert model._bad_single_line(value) == slow_single(value)
-        assert model._bad_body(value) == slow_body(value)
+        assert entry._bad_single_line(value) == slow_single(value)
+        assert entry._bad_body(value) == slow_body(value)
 
 
 def test_progress_bar_is_drawn_on_a_terminal_and_not_in_a_pipe(repo, tmp_path):

@@ -66,8 +66,8 @@ def test_approve_all_exits_nonzero_naming_the_failed_proposal_and_approves_the_r
     good1 = agent_proposal(repo, "Queue: SQS").short
     # A proposal whose parent is only in another clone's ledger (never pulled here).
     led = ledger(repo)
-    from git_lifeline.core.model import build_entry
-    orphan = build_entry(kind="fix", summary="Retry the webhook", body="Timeouts lost events.", agent="codex",
+    from git_lifeline.core.entry import new_entry
+    orphan = new_entry(kind="fix", summary="Retry the webhook", body="Timeouts lost events.", agent="codex",
                          author=led.default_author(), parents=["ab" * 32])
     bad = led.review_trail().propose(orphan, by=f"{NAME} <{EMAIL}>", via="mcp").short
     good2 = agent_proposal(repo, "Logs: JSON lines").short

@@ -184,7 +184,7 @@ def test_the_in_process_api_refuses_before_building_an_entry(ledger, repo, recor
     with pytest.raises(SecretError):
         make_entry(3, body=DB_URL)
     assert odb_objects(repo) == objects
-    record_counts("secret-write-paths", tried=2, held=2, lost=0)  # Ledger.log, build_entry
+    record_counts("secret-write-paths", tried=2, held=2, lost=0)  # Ledger.log, new_entry
 
 
 # ---- the override ----------------------------------------------------------------------------
