@@ -83,7 +83,7 @@ def load_baseline(path: str):
 
 def process_seconds(entries: list, runs: int) -> float:
     """A whole cold `git lifeline context` on a repository holding `entries`."""
-    from git_lifeline.app.service import Ledger
+    from git_lifeline.app.ledger import Ledger
     from git_lifeline.core.entry import new_entry
     from git_lifeline.git.repo import open_repo
 

@@ -67,7 +67,7 @@ def build_entries(n: int, seed: int = 7) -> list:
 
 
 def make_repo(n: int) -> Path:
-    from git_lifeline.app.service import commit_message
+    from git_lifeline.app.ledger import commit_message
     from git_lifeline.git.repo import open_repo
     from git_lifeline.git.store import LineStore
     path = Path(tempfile.mkdtemp(prefix="lifeline-bench-"))

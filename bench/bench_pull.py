@@ -31,7 +31,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from git_lifeline.app.service import commit_message  # noqa: E402
+from git_lifeline.app.ledger import commit_message  # noqa: E402
 from git_lifeline.core.entry import new_entry  # noqa: E402
 
 KINDS = ["decision", "note", "feature", "fix", "open", "test", "api"]

@@ -18,7 +18,7 @@ from typing import Callable, Optional, Union
 import pygit2
 
 from git_lifeline.app import exchange
-from git_lifeline.app.service import Ledger  # the old one-object API: the tests written against it
+from git_lifeline.app.ledger import Ledger
 from git_lifeline.app.workspace import Workspace
 from git_lifeline.core.entry import KINDS, Entry, compute_id, format_ts, new_entry
 
@@ -103,8 +103,12 @@ def head(repo: Path, ref: str = "refs/lifeline/main") -> Optional[str]:
     return out or None
 
 
+def open_workspace(repo: Path) -> Workspace:
+    return Workspace.open(str(repo))
+
+
 def open_ledger(repo: Path, line: Optional[str] = None) -> Ledger:
-    return Ledger.open(str(repo), line=line)
+    return open_workspace(repo).ledger(line)
 
 
 def snapshot(repo: Path, projection: Optional[Path] = None) -> dict:

@@ -34,6 +34,8 @@ from _interop_support import (  # noqa: F401
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from git_lifeline.app import interop
+
 
 def _as_utc(text: str) -> datetime:
     ts = datetime.fromisoformat(text.replace("Z", "+00:00"))
@@ -83,7 +85,7 @@ def test_legacy_heading_only_markdown_gets_the_ids_the_seed_gives_it(repo):
 
 def test_importing_twice_adds_nothing(repo):
     imp(repo, DATA / "research.db", "research")
-    assert imp(repo, DATA / "ledger.db")["added"] == 27
+    assert imp(repo, DATA / "ledger.db").added == 27
     head = ref(repo, "refs/lifeline/main")
     again = cli(repo, "import", "--from", str(DATA / "LIFELINE.md"))   # same ledger, other format
     assert again.returncode == 0 and "0 added, 27 already present" in again.stdout
@@ -205,7 +207,7 @@ def test_export_then_import_gives_the_same_ids(repo):
 def test_export_is_migrated_by_the_real_seed_with_identical_ids(repo, tmp_path):
     imp(repo, DATA / "research.db", "research")
     imp(repo, DATA / "ledger.db")
-    (tmp_path / "LIFELINE.md").write_text(ledger(repo).export_seed(), encoding="utf-8", newline="")
+    (tmp_path / "LIFELINE.md").write_text(interop.export_seed(ledger(repo)), encoding="utf-8", newline="")
     seed_dir = tmp_path / "seedproj"
     seed_dir.mkdir()
     seed_cli(seed_dir, "migrate", "--strict", "--from", str(tmp_path / "LIFELINE.md"))
@@ -270,7 +272,8 @@ def test_a_10000_entry_import_is_one_commit(repo, tmp_path):
 def test_progress_is_reported_while_checking_and_writing(repo, tmp_path):
     _synthetic_seed_file(tmp_path / "mid.md", 2500)
     seen = []
-    ledger(repo).import_from(tmp_path / "mid.md", progress=lambda stage, done, total: seen.append((stage, done, total)))
+    interop.import_from(ledger(repo), tmp_path / "mid.md",
+                        progress=lambda stage, done, total: seen.append((stage, done, total)))
     assert ("checking", 2500, 2500) in seen and ("writing", 2500, 2500) in seen
 
 
