@@ -34,12 +34,12 @@ ANCHOR = re.compile(r"`\[([0-9a-f]{8})\]`")
 
 
 def make_repo(root: Path, name: str, entries: list) -> Path:
-    from git_lifeline.app.service import Ledger
+    from git_lifeline.app.workspace import Workspace
     path = root / name
     subprocess.run(["git", "init", "-q", str(path)], check=True)
     for key, value in (("user.name", "Bench"), ("user.email", "bench@example.com"), ("lifeline.projection", "false")):
         subprocess.run(["git", "-C", str(path), "config", key, value], check=True)
-    Ledger.open(str(path)).append(entries)
+    Workspace.open(str(path)).ledger().append(entries)
     return path
 
 
@@ -108,7 +108,7 @@ def main() -> None:
 
     from realistic_ledger import build
 
-    from git_lifeline.app.service import Ledger
+    from git_lifeline.app.workspace import Workspace
     tally, _ = build(1)
     ledgers = [("tally (152)", tally), ("tally x3", build(3)[0]), ("tally, first 60", tally[:60])]
     if args.big:
@@ -121,7 +121,7 @@ def main() -> None:
     os.environ["GIT_LIFELINE_NO_GC"] = "1"  # no background gc writing into the repositories being removed
     with tempfile.TemporaryDirectory(prefix="lifeline-bench-context-", ignore_cleanup_errors=True) as tmp:
         for n, (name, entries) in enumerate(ledgers):
-            led = Ledger.open(str(make_repo(Path(tmp), f"r{n}", entries)))
+            led = Workspace.open(str(make_repo(Path(tmp), f"r{n}", entries))).ledger()
             led.context(budget=budgets[0])  # builds the cache
             for budget in budgets:
                 text, ms = timed(led, budget)

@@ -30,17 +30,19 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from git_lifeline.core import truth  # noqa: E402
-from git_lifeline.core.canonical import compute_id  # noqa: E402
-from git_lifeline.core.record import Record  # noqa: E402
+from git_lifeline.core.entry import (
+    Entry,  # noqa: E402
+    compute_id,  # noqa: E402
+)
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 AUTHOR = "Bench <bench@example.com>"
 
 
-def record(kind: str, summary: str, body: str, parents: list, n: int) -> Record:
+def record(kind: str, summary: str, body: str, parents: list, n: int) -> Entry:
     parents = sorted(parents)
     entry_id = compute_id(kind, AUTHOR, "human", "none", "human", summary, body, parents)
-    return Record(entry_id, T0 + timedelta(seconds=n), kind, AUTHOR, "human", "none", "human",
+    return Entry(entry_id, T0 + timedelta(seconds=n), kind, AUTHOR, "human", "none", "human",
                   summary, body, parents, None)
 
 
@@ -81,15 +83,15 @@ def load_baseline(path: str):
 
 def process_seconds(entries: list, runs: int) -> float:
     """A whole cold `git lifeline context` on a repository holding `entries`."""
-    from git_lifeline.app.service import Ledger
-    from git_lifeline.core.model import build_entry
+    from git_lifeline.app.ledger import Ledger
+    from git_lifeline.core.entry import new_entry
     from git_lifeline.git.repo import open_repo
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-fold-"))
     try:
         subprocess.run(["git", "init", "-q", str(tmp)], check=True)
         ledger = Ledger(open_repo(str(tmp)))
-        ledger.append([build_entry(kind=e.kind, author=e.author, summary=e.summary, body=e.body,
+        ledger.append([new_entry(kind=e.kind, author=e.author, summary=e.summary, body=e.body,
                                    parents=e.parents, ts=e.ts) for e in entries])
         exe = shutil.which("git-lifeline") or str(Path(sys.executable).parent / "git-lifeline")
         times = []

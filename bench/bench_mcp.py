@@ -41,7 +41,7 @@ def sentence(rng: random.Random, n: int) -> str:
 
 
 def build_entries(n: int, seed: int = 7) -> list:
-    from git_lifeline.core.model import build_entry
+    from git_lifeline.core.entry import new_entry
     rng = random.Random(seed)
     kinds = [k for k, w in MIX for _ in range(w)]
     t0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
@@ -56,7 +56,7 @@ def build_entries(n: int, seed: int = 7) -> list:
             kind = "note"
         if kind == "checkpoint":
             body = f"thread: t{rng.randint(1, 4)}\nnext:\n  - {sentence(rng, 5)}\ndone:\n  - {sentence(rng, 5)}\n"
-        e = build_entry(kind=kind, summary=f"{sentence(rng, rng.randint(3, 7))[:-1]} #{i}", body=body,
+        e = new_entry(kind=kind, summary=f"{sentence(rng, rng.randint(3, 7))[:-1]} #{i}", body=body,
                         author="Bench <bench@example.com>", parents=parents, ts=t0 + timedelta(minutes=i))
         out.append(e)
         if kind in ("decision", "correction"):
@@ -67,7 +67,7 @@ def build_entries(n: int, seed: int = 7) -> list:
 
 
 def make_repo(n: int) -> Path:
-    from git_lifeline.app.service import commit_message
+    from git_lifeline.app.ledger import commit_message
     from git_lifeline.git.repo import open_repo
     from git_lifeline.git.store import LineStore
     path = Path(tempfile.mkdtemp(prefix="lifeline-bench-"))

@@ -31,8 +31,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from git_lifeline.app.service import commit_message  # noqa: E402
-from git_lifeline.core.model import build_entry  # noqa: E402
+from git_lifeline.app.ledger import commit_message  # noqa: E402
+from git_lifeline.core.entry import new_entry  # noqa: E402
 
 KINDS = ["decision", "note", "feature", "fix", "open", "test", "api"]
 T0 = datetime(2023, 1, 1, tzinfo=timezone.utc)
@@ -52,7 +52,7 @@ def timed(args, cwd) -> float:
 
 
 def entry(i: int):
-    return build_entry(kind=KINDS[i % len(KINDS)], summary=f"Entry {i}: a decision about component {i % 97}",
+    return new_entry(kind=KINDS[i % len(KINDS)], summary=f"Entry {i}: a decision about component {i % 97}",
                        body=f"Because measurement {i} showed it. " * 4, author="Bench <bench@example.com>",
                        ts=T0 + timedelta(seconds=60 * i))
 

@@ -124,12 +124,12 @@ def seed(seed_python: str, markdown: str, questions: list, k: int = 5) -> dict:
 
 
 def fresh_ledger(workdir: Path, model: str | None = None):
-    from git_lifeline.app.service import Ledger
+    from git_lifeline.app.workspace import Workspace
     subprocess.run(["git", "init", "-q", str(workdir)], check=True)
     subprocess.run(["git", "-C", str(workdir), "config", "lifeline.projection", "off"], check=True)
     if model:
         subprocess.run(["git", "-C", str(workdir), "config", "lifeline.semantic.model", model], check=True)
-    return Ledger.open(str(workdir))
+    return Workspace.open(str(workdir)).ledger()
 
 
 def main() -> None:
@@ -164,7 +164,8 @@ def main() -> None:
             for split in splits:
                 rows.append(("git-lifeline semantic", score(res, entries, ids, questions, split), ms))
         if args.seed_python:
-            res = seed(args.seed_python, led.export_seed(), questions)
+            from git_lifeline.app import interop
+            res = seed(args.seed_python, interop.export_seed(led), questions)
             for split in splits:
                 rows.append(("lifeline-context 0.6.1", score(res, entries, ids, questions, split), None))
     for name, r, ms in rows:

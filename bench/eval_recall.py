@@ -60,12 +60,12 @@ def evaluate(ledger, data: dict, ids: dict, k: int = 5, recency: bool = True) ->
 
 
 def main() -> None:
-    from git_lifeline.app.service import Ledger
+    from git_lifeline.app.workspace import Workspace
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(["git", "init", "-q", tmp], check=True)
         for k, v in (("user.name", "Eval"), ("user.email", "eval@example.com"), ("lifeline.projection", "false")):
             subprocess.run(["git", "-C", tmp, "config", k, v], check=True)
-        ledger = Ledger.open(tmp)
+        ledger = Workspace.open(tmp).ledger()
         data = load_set()
         ids = build(ledger, data)
         report = {"with_recency": evaluate(ledger, data, ids, recency=True),

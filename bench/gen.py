@@ -20,7 +20,7 @@ them named by an open item's id, with checkpoints (goal/done/next/blocked/tried)
 relations link two entities. Everything else chains to the line's head, as
 lifeline-context's `log` does.
 
-Entries are built directly (the id from `core.canonical.compute_id`), not through
+Entries are built directly (the id from `core.entry.compute_id`), not through
 the validating model: validation is the importers' job, and the smoke test
 (tests/test_bench_generator.py) checks that `git lifeline import` accepts a ledger.
 """
@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from git_lifeline.core.canonical import compute_id  # noqa: E402
+from git_lifeline.core.entry import compute_id  # noqa: E402
 
 SCENARIOS = ("realistic", "chain", "pairs", "plain")
 T0 = datetime(2023, 1, 1, tzinfo=timezone.utc)

@@ -60,9 +60,13 @@ def cli(repo: Path, *args: str, input: str | None = None) -> subprocess.Complete
                           capture_output=True, text=True, input=input)
 
 
+def workspace(repo: Path):
+    from git_lifeline.app.workspace import Workspace
+    return Workspace.open(str(repo))
+
+
 def ledger(repo: Path, line: str = "main"):
-    from git_lifeline.app.service import Ledger
-    return Ledger.open(start=str(repo), line=line)
+    return workspace(repo).ledger(line)
 
 
 def line_ids(repo: Path, line: str = "main") -> list:
@@ -121,9 +125,10 @@ def seed_session(cwd: Path, *commands: list) -> None:
     assert out.returncode == 0, out.stdout + out.stderr
 
 
-def imp(repo: Path, source: Path, line: str = "main") -> dict:
-    """Import in-process (test set-up; the CLI face is tested separately)."""
-    return ledger(repo, line).import_from(Path(source))
+def imp(repo: Path, source: Path, line: str = "main"):
+    """Import in-process (test set-up; the CLI face is tested separately): the ImportReport."""
+    from git_lifeline.app import interop
+    return interop.import_from(ledger(repo, line), Path(source))
 
 
 def seed_rows(db: Path) -> list:

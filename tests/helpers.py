@@ -18,10 +18,9 @@ from typing import Callable, Optional, Union
 import pygit2
 
 from git_lifeline.app import exchange
-from git_lifeline.app.service import Ledger  # the old one-object API: the tests written against it
+from git_lifeline.app.ledger import Ledger
 from git_lifeline.app.workspace import Workspace
-from git_lifeline.core.canonical import compute_id
-from git_lifeline.core.model import KINDS, Entry, build_entry, format_ts
+from git_lifeline.core.entry import KINDS, Entry, compute_id, format_ts, new_entry
 
 ROOT = Path(__file__).resolve().parents[1]
 AUTHOR_NAME = "Test Author"
@@ -104,8 +103,12 @@ def head(repo: Path, ref: str = "refs/lifeline/main") -> Optional[str]:
     return out or None
 
 
+def open_workspace(repo: Path) -> Workspace:
+    return Workspace.open(str(repo))
+
+
 def open_ledger(repo: Path, line: Optional[str] = None) -> Ledger:
-    return Ledger.open(str(repo), line=line)
+    return open_workspace(repo).ledger(line)
 
 
 def snapshot(repo: Path, projection: Optional[Path] = None) -> dict:
@@ -166,7 +169,7 @@ COLLISION_LIMIT = 300_000  # birthday bound for 24 bits is ~5,000 tries; this ne
 def find_prefix_collision() -> tuple:
     """Two summaries whose decision ids (by AUTHOR, body "why") share their first MIN_PREFIX
     hex characters: (first summary, second summary, the shared prefix)."""
-    from git_lifeline.core.canonical import MIN_PREFIX, compute_id
+    from git_lifeline.core.entry import MIN_PREFIX, compute_id
     seen: dict = {}
     for i in range(COLLISION_LIMIT):
         summary = f"Collision probe {i}"
@@ -182,7 +185,7 @@ def make_entry(i: int = 0, **fields) -> Entry:
     values = dict(kind="decision", author=AUTHOR, summary=f"Decision number {i}",
                   body=f"Because reason {i}.", ts=ts_at(i))
     values.update(fields)
-    return build_entry(**values)
+    return new_entry(**values)
 
 
 def varied_entries(count: int = 40) -> list:
@@ -197,7 +200,7 @@ def varied_entries(count: int = 40) -> list:
         if kind == "correction" and out:
             parents = [next(e.id for e in reversed(out) if e.kind == "decision")] if any(
                 e.kind == "decision" for e in out) else parents
-        out.append(build_entry(kind=kind, author=AUTHOR, agent=agent[0], provider=agent[1], model=agent[2],
+        out.append(new_entry(kind=kind, author=AUTHOR, agent=agent[0], provider=agent[1], model=agent[2],
                                summary=f"{kind.title()} item {i}: ça marche", body=body, parents=parents,
                                ts=ts_at(i)))
     return out
@@ -313,7 +316,7 @@ def entry_strategy():
         text = draw(body)
         if kind != "checkpoint" and not text.strip():
             text = "why: " + text
-        return build_entry(
+        return new_entry(
             kind=kind, author=draw(one_line), agent=draw(one_line), provider=draw(one_line),
             model=draw(one_line), summary=draw(one_line), body=text,
             parents=draw(st.lists(hex64, max_size=3, unique=True)),

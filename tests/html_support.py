@@ -171,8 +171,8 @@ def build_demo(repo: Path, hostile: bool = True) -> dict:
     a revert, a pin, open items, two threads with checkpoints, and (`hostile`) an entry made
     of markup and script. Returns the ids by name."""
     from git_lifeline.app.adr import import_adrs
-    from git_lifeline.app.service import Ledger
-    led = Ledger.open(str(repo))
+    from git_lifeline.app.workspace import Workspace
+    led = Workspace.open(str(repo)).ledger()
     ids: dict = {}
 
     def log(name: str, kind: str, summary: str, body: str = "", when: str = "", **extra):
@@ -238,10 +238,10 @@ def build_demo(repo: Path, hostile: bool = True) -> dict:
 def synthetic(repo: Path, n: int) -> None:
     """n entries as a busy team writes them: decisions and their revisions, notes, features,
     fixes, incidents, open items, threads with checkpoints; bodies of a few sentences."""
-    from git_lifeline.app.service import Ledger
+    from git_lifeline.app.workspace import Workspace
     from git_lifeline.core import blocks
-    from git_lifeline.core.rules import new_record
-    led = Ledger.open(str(repo))
+    from git_lifeline.core.entry import new_entry
+    led = Workspace.open(str(repo)).ledger()
     author = led.default_author()
     t0 = datetime(2022, 1, 1, tzinfo=timezone.utc)
     entries: list = []
@@ -273,7 +273,7 @@ def synthetic(repo: Path, n: int) -> None:
             summary = f"checkpoint {thread}: step {i}"
         elif kind == "note" and i % 4 == 0:
             body = blocks.render_header({"thread": threads[i % len(threads)]}) + body
-        e = new_record(kind=kind, summary=summary, body=body, author=author, parents=parents, ts=ts)
+        e = new_entry(kind=kind, summary=summary, body=body, author=author, parents=parents, ts=ts)
         entries.append(e)
         if kind == "decision" or (kind == "correction" and "action: revert" not in body):
             decisions.append(e.id)

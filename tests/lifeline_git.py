@@ -81,9 +81,13 @@ def make_clone(url: str, path: Path, code: bool = False) -> Path:
     return path
 
 
+def workspace(path):
+    from git_lifeline.app.workspace import Workspace
+    return Workspace.open(str(path))
+
+
 def ledger(path, line=None):
-    from git_lifeline.app.service import Ledger
-    return Ledger.open(str(path), line=line)
+    return workspace(path).ledger(line)
 
 
 def entry_blobs(path, line="main") -> dict:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
-from git_lifeline.core.rules import new_record
+from git_lifeline.core.entry import new_entry
 
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)
 ANA = "Ana Souza <ana@tally.example>"
@@ -362,7 +362,7 @@ class _Writer:
 
     def add(self, kind, summary, body, parents=(), author=ANA, hours=7.0, **who):
         self.clock += timedelta(hours=hours)
-        e = new_record(kind=kind, summary=summary, body=body, author=author, parents=list(parents),
+        e = new_entry(kind=kind, summary=summary, body=body, author=author, parents=list(parents),
                        ts=self.clock, **who)
         self.entries.append(e)
         return e

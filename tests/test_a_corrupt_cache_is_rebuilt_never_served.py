@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from helpers import AUTHOR, cli, init_repo, open_ledger, ts_at, varied_entries
 
-from git_lifeline.core.model import build_entry
+from git_lifeline.core.entry import new_entry
 from git_lifeline.views import cache_check
 from git_lifeline.views.cache import LineCache
 from git_lifeline.views.cache_rows import SCHEMA_VERSION
@@ -43,11 +43,11 @@ def pristine(tmp_path_factory):
     led.state()
     older_tree = led.store.entries_tree_id(led.head())
     decision = next(e for e in entries if e.kind == "decision")
-    revision = build_entry(author=AUTHOR, kind="correction", summary="Revised: ça marche mieux", body="Because reason r.",
+    revision = new_entry(author=AUTHOR, kind="correction", summary="Revised: ça marche mieux", body="Because reason r.",
                            parents=[decision.id], ts=ts_at(60))
-    revert = build_entry(author=AUTHOR, kind="correction", summary="Revert the revision", body="action: revert\n\nno",
+    revert = new_entry(author=AUTHOR, kind="correction", summary="Revert the revision", body="action: revert\n\nno",
                          parents=[revision.id], ts=ts_at(61))
-    pin = build_entry(author=AUTHOR, kind="note", summary="Pin it", body=f"pin: {decision.id}\n\nkeep", parents=[decision.id],
+    pin = new_entry(author=AUTHOR, kind="note", summary="Pin it", body=f"pin: {decision.id}\n\nkeep", parents=[decision.id],
                       ts=ts_at(62))
     led.append(entries[36:] + [revision, revert, pin])
     for args in COMMANDS:  # the CLI builds the cache as a user's first command does
@@ -210,7 +210,7 @@ def _stale_tip(path: Path, ctx: dict) -> None:
 
 
 def _extra_row(path: Path, _ctx: dict) -> None:
-    e = build_entry(author=AUTHOR, kind="decision", summary="A decision nobody made", body="forged row", ts=ts_at(90))
+    e = new_entry(author=AUTHOR, kind="decision", summary="A decision nobody made", body="forged row", ts=ts_at(90))
     text = e.to_json().decode()
     edit("INSERT INTO entries(rowid, id, blob, ts, kind, ok, summary, body, dedup, json) "
          "VALUES (9999, ?, ?, '2024-05-01T14:00:00.123456Z', 'decision', 1, ?, ?, NULL, ?)",

@@ -26,7 +26,7 @@ from helpers import (
     stored_entry,
 )
 
-from git_lifeline.core.model import MAX_BODY_BYTES
+from git_lifeline.core.entry import MAX_BODY_BYTES
 from git_lifeline.views import projection
 
 TEN_MB = 10 * 1024 * 1024

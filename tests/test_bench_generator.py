@@ -16,7 +16,7 @@ from helpers import cli
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import gen  # noqa: E402
 
-from git_lifeline.core.rules import KINDS  # noqa: E402
+from git_lifeline.core.entry import KINDS  # noqa: E402
 
 
 def test_generated_ledger_is_accepted_by_import_with_every_id_intact(repo, tmp_path):

@@ -130,13 +130,13 @@ def test_concurrent_readers_and_writers_never_see_a_torn_state(repo):
     ledger.log(kind="bootstrap", summary="Concurrency", body="test")
     env = subprocess_env()
     writer = (
-        "import sys\nfrom git_lifeline.app.service import Ledger\nl = Ledger.open()\n"
+        "import sys\nfrom git_lifeline.app.workspace import Workspace\nl = Workspace.open().ledger()\n"
         "for i in range(15):\n"
         "    l.log(kind='decision', summary=f'w{sys.argv[1]} d{i}', body='why')\n")
     reader = (
-        "from git_lifeline.app.service import Ledger\n"
+        "from git_lifeline.app.workspace import Workspace\n"
         "for i in range(15):\n"
-        "    l = Ledger.open()\n"
+        "    l = Workspace.open().ledger()\n"
         "    st = l.state()\n"
         "    assert st.count >= 1 and len(st.recent_ids) == min(5, st.count)\n"
         "    assert all(st.get(d) is not None for d in st.decision_ids)\n"

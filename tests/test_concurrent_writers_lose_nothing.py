@@ -13,10 +13,12 @@ from helpers import (
     git,
     init_repo,
     open_ledger,
+    open_workspace,
     remote_and_clones,
     start_script,
 )
 
+from git_lifeline.app import exchange
 from git_lifeline.views import projection
 
 PROCESSES = 8
@@ -54,7 +56,7 @@ def test_the_same_with_a_pull_merging_at_the_same_time(tmp_path, record_counts):
     stop.touch()
     pulls, merges = map(int, finish_script(puller).split())
     assert all(code == 0 for code, _ in results), results
-    open_ledger(a).pull("origin")  # what the remote got after the loop's last pull
+    exchange.pull(open_workspace(a), "origin")  # what the remote got after the loop's last pull
     summaries = {e.summary for e in open_ledger(a).entries()}
     appended = {f"worker {w} note {i}" for w in range(PROCESSES) for i in range(EACH)}
     remote_side = {f"remote note {i}" for i in range(REMOTE_ENTRIES)}

@@ -76,13 +76,13 @@ def test_an_unreadable_entry_blob_is_flagged_in_the_context(ledger, repo, blob):
 def test_the_cost_of_a_context_follows_the_budget_not_the_ledger():
     from datetime import datetime, timedelta, timezone
 
-    from git_lifeline.core.rules import new_record
+    from git_lifeline.core.entry import new_entry
     from git_lifeline.core.truth import reduce_verified
     from git_lifeline.views.context import ContextInput, assemble
     t0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
-    entries = [new_record(kind="decision", summary=f"Component {i}: choice {i}", body=f"Because {i}.",
+    entries = [new_entry(kind="decision", summary=f"Component {i}: choice {i}", body=f"Because {i}.",
                           author="A <a@example.com>", ts=t0 + timedelta(minutes=i)) for i in range(5000)]
-    entries += [new_record(kind=k, summary=f"{k} {i}", body="why", author="A <a@example.com>",
+    entries += [new_entry(kind=k, summary=f"{k} {i}", body="why", author="A <a@example.com>",
                            ts=t0 + timedelta(days=10, minutes=i)) for i, k in enumerate(["incident", "debt"] * 50)]
     st = reduce_verified(entries, [])
     loaded = []

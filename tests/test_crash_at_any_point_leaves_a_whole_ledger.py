@@ -20,10 +20,12 @@ from helpers import (
     init_repo,
     make_entry,
     open_ledger,
+    open_workspace,
     remote_and_clones,
 )
 
-from git_lifeline.core import seed as interop
+from git_lifeline.app import exchange, interop
+from git_lifeline.core import seed
 
 SEED = 8
 APPEND_TRIALS = 30
@@ -90,7 +92,7 @@ def test_sigkill_during_appends(tmp_path, zygote, record_counts):
 def seed_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("seed") / "LIFELINE.md"
     entries = [make_entry(10_000 + i, summary=f"Imported decision {i}") for i in range(IMPORT_SIZE)]
-    path.write_text(interop.render_seed_markdown(entries, "main"), encoding="utf-8")
+    path.write_text(seed.render_seed_markdown(entries, "main"), encoding="utf-8")
     return path, {e.id for e in entries}
 
 
@@ -118,8 +120,8 @@ def test_sigkill_during_imports_is_all_or_nothing(tmp_path, zygote, seed_file, r
         assert present in (set(), ids), f"trial {trial}: {len(present)} of {len(ids)} imported entries"
         outcomes.append("all" if present else "none")
         # importing again completes what was interrupted
-        res = open_ledger(repo).import_from(source)
-        assert res["added"] + res["existing"] == len(ids)
+        res = interop.import_from(open_ledger(repo), source)
+        assert res.added + res.existing == len(ids)
         assert ids <= {e.id for e in open_ledger(repo).entries()}
     assert outcomes.count("all") + outcomes.count("none") == IMPORT_TRIALS
     record_counts("crash-import", tried=IMPORT_TRIALS, held=IMPORT_TRIALS, lost=0,
@@ -138,7 +140,7 @@ def test_sigkill_during_pull_merges_is_all_or_nothing(tmp_path, zygote, record_c
         writer = open_ledger(b)
         incoming = [writer.log(kind="note", summary=f"pull trial {trial} remote {i}", body="from b").entry.id
                     for i in range(PULLED_PER_TRIAL)]
-        writer.sync("origin")
+        exchange.sync_with(open_workspace(b), "origin")
         open_ledger(a).log(kind="note", summary=f"pull trial {trial} local", body="diverges a from the remote")
         return incoming
 
@@ -155,7 +157,7 @@ def test_sigkill_during_pull_merges_is_all_or_nothing(tmp_path, zygote, record_c
         present = {e.id for e in open_ledger(a).entries()} & set(incoming)
         assert present in (set(), set(incoming)), f"trial {trial}: {len(present)} of {len(incoming)} pulled"
         outcomes.append("merged" if present else "not-merged")
-        open_ledger(a).pull("origin")  # the next pull completes what was interrupted
+        exchange.pull(open_workspace(a), "origin")  # the next pull completes what was interrupted
         assert set(incoming) <= {e.id for e in open_ledger(a).entries()}
     assert_ledger_whole(a)
     record_counts("crash-pull-merge", tried=PULL_TRIALS, held=PULL_TRIALS, lost=0,

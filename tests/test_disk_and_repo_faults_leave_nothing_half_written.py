@@ -19,11 +19,14 @@ from helpers import (
     init_repo,
     make_entry,
     open_ledger,
+    open_workspace,
     read_only,
     remote_and_clones,
     small_disk,
     snapshot,
 )
+
+from git_lifeline.app import exchange
 
 
 def log(repo, summary: str):
@@ -183,11 +186,11 @@ def test_a_pull_waits_out_a_ref_lock_left_by_a_killed_writer_instead_of_giving_u
     remote, a, b = remote_and_clones(tmp_path)
     git(a, "config", "lifeline.staleRefLockSeconds", "1")
     incoming = open_ledger(b).log(kind="note", summary="from b", body="the remote moves on").entry.id
-    open_ledger(b).sync("origin")
+    exchange.sync_with(open_workspace(b), "origin")
     open_ledger(a).log(kind="note", summary="from a", body="diverges a")  # the pull must merge
     lock = a / ".git" / "refs" / "lifeline" / "main.lock"
     lock.write_text(open_ledger(a).head() + "\n")  # just now: a writer killed a moment ago
-    open_ledger(a).pull("origin")
+    exchange.pull(open_workspace(a), "origin")
     assert not lock.exists()
     assert incoming in {e.id for e in open_ledger(a).entries()}
     assert_ledger_whole(a)

@@ -17,8 +17,9 @@ import pygit2
 import pytest
 from helpers import AUTHOR_EMAIL, AUTHOR_NAME, build_tree, cli, git, init_repo, make_entry, open_ledger, path_of
 
+from git_lifeline.app import interop
 from git_lifeline.app.hooks import install
-from git_lifeline.core.model import build_entry
+from git_lifeline.core.entry import new_entry
 from git_lifeline.git.lines import origin_block
 from git_lifeline.git.repo import open_repo
 from git_lifeline.git.store import LineStore
@@ -56,7 +57,7 @@ def forged_copy():
     """A source entry of line research, and a copy whose origin names it but whose
     summary is not the source's."""
     source = make_entry(3, kind="note", summary="Finding: p99 doubles under load")
-    copy = build_entry(kind=source.kind, author=source.author, summary="Finding: load has no effect",
+    copy = new_entry(kind=source.kind, author=source.author, summary="Finding: load has no effect",
                        body=f"{source.body}\n\n{origin_block('research', source.id)}", ts=source.ts)
     return source, copy
 
@@ -208,7 +209,7 @@ def test_lines_that_anchor_each_other_pass_every_gate_when_they_travel_together(
     finding = research.log(kind="note", summary="Finding: p99 doubles under load", body="Measured twice.").entry
     main = open_ledger(a, "main")
     main.log(kind="decision", summary="Add a cache", body="Because of the finding.", parents=[f"research:{finding.id}"])
-    main.promote("research", [finding.id])
+    interop.promote(main, "research", [finding.id])
     assert cli(a, "verify").code == 0
     code, err = push(a, "refs/lifeline/research", "refs/lifeline/main", flags=("--no-verify",))
     assert code == 0, err

@@ -9,7 +9,6 @@ import json
 import pytest
 from helpers import AUTHOR, add_commit, make_entry, open_ledger, path_of
 
-from git_lifeline.core.canonical import compute_id
 from git_lifeline.core.entry import (
     MAX_BLOB_BYTES,
     MAX_BODY_BYTES,
@@ -18,6 +17,7 @@ from git_lifeline.core.entry import (
     MAX_SUMMARY_CHARS,
     Entry,
     EntryError,
+    compute_id,
     new_entry,
 )
 from git_lifeline.git.verify import verify_line

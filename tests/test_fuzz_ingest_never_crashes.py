@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from git_lifeline.core import blocks
-from git_lifeline.core.model import Entry
+from git_lifeline.core.entry import Entry
 from git_lifeline.errors import LifelineError
 from git_lifeline.views import projection
 

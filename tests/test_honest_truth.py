@@ -224,7 +224,7 @@ def test_a_back_dated_correction_folds_through_the_cache_as_a_cold_fold_does(led
     from helpers import make_entry
 
     from git_lifeline.core import truth
-    from git_lifeline.core.rules import parse_ts
+    from git_lifeline.core.entry import parse_ts
     d = decide(ledger, "Use MongoDB", "Flexible.", "2026-01-05T00:00:00Z")
     ledger.state()  # the cache now holds a fold of D
     c = make_entry(kind="correction", summary="Use PostgreSQL", body="ACID.", parents=[d.id],

@@ -13,7 +13,7 @@ from helpers import AUTHOR, make_entry
 from hypothesis import given
 from hypothesis import strategies as st
 
-from git_lifeline.core.model import KINDS, Entry, build_entry, canonical_form, compute_id
+from git_lifeline.core.entry import KINDS, Entry, canonical_form, compute_id, new_entry
 from git_lifeline.errors import InputError
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -137,7 +137,7 @@ def test_ids_equal_lifeline_context_ids(case):
     assert compute_id(f["kind"], f["author"], f["agent"], f["provider"], f["model"], f["summary"],
                       f["body"], f["parents"]) == case["id"]
     try:
-        entry = build_entry(**f)
+        entry = new_entry(**f)
     except InputError:
         return  # the seed accepts it, we refuse it at write time; the hash still agrees
     assert entry.id == case["id"]
@@ -148,7 +148,7 @@ def test_seed_fixture_covers_every_kind_as_a_valid_entry():
     kinds = set()
     for case in seed_cases():
         try:
-            kinds.add(build_entry(**case["fields"]).kind)
+            kinds.add(new_entry(**case["fields"]).kind)
         except InputError:
             pass
     assert kinds == set(KINDS)

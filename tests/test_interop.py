@@ -34,6 +34,8 @@ from _interop_support import (  # noqa: F401
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from git_lifeline.app import interop
+
 
 def _as_utc(text: str) -> datetime:
     ts = datetime.fromisoformat(text.replace("Z", "+00:00"))
@@ -83,7 +85,7 @@ def test_legacy_heading_only_markdown_gets_the_ids_the_seed_gives_it(repo):
 
 def test_importing_twice_adds_nothing(repo):
     imp(repo, DATA / "research.db", "research")
-    assert imp(repo, DATA / "ledger.db")["added"] == 27
+    assert imp(repo, DATA / "ledger.db").added == 27
     head = ref(repo, "refs/lifeline/main")
     again = cli(repo, "import", "--from", str(DATA / "LIFELINE.md"))   # same ledger, other format
     assert again.returncode == 0 and "0 added, 27 already present" in again.stdout
@@ -205,7 +207,7 @@ def test_export_then_import_gives_the_same_ids(repo):
 def test_export_is_migrated_by_the_real_seed_with_identical_ids(repo, tmp_path):
     imp(repo, DATA / "research.db", "research")
     imp(repo, DATA / "ledger.db")
-    (tmp_path / "LIFELINE.md").write_text(ledger(repo).export_seed(), encoding="utf-8", newline="")
+    (tmp_path / "LIFELINE.md").write_text(interop.export_seed(ledger(repo)), encoding="utf-8", newline="")
     seed_dir = tmp_path / "seedproj"
     seed_dir.mkdir()
     seed_cli(seed_dir, "migrate", "--strict", "--from", str(tmp_path / "LIFELINE.md"))
@@ -237,12 +239,12 @@ def test_a_ledger_the_real_seed_writes_now_imports_with_identical_ids(repo, tmp_
 
 # ---- bulk ------------------------------------------------------------------------------------
 def _synthetic_seed_file(path: Path, n: int) -> list:
-    from git_lifeline.core.model import build_entry
+    from git_lifeline.core.entry import new_entry
     from git_lifeline.core.seed import render_seed_markdown
     t0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
     entries, prev = [], None
     for i in range(n):
-        e = build_entry(kind="note" if i % 7 else "decision", author="Bulk <bulk@example.com>",
+        e = new_entry(kind="note" if i % 7 else "decision", author="Bulk <bulk@example.com>",
                         summary=f"Entry {i}: something was decided", body=f"Because of reason {i}.\nSecond line.",
                         parents=[prev] if prev else [], ts=t0 + timedelta(seconds=i))
         entries.append(e)
@@ -270,7 +272,8 @@ def test_a_10000_entry_import_is_one_commit(repo, tmp_path):
 def test_progress_is_reported_while_checking_and_writing(repo, tmp_path):
     _synthetic_seed_file(tmp_path / "mid.md", 2500)
     seen = []
-    ledger(repo).import_from(tmp_path / "mid.md", progress=lambda stage, done, total: seen.append((stage, done, total)))
+    interop.import_from(ledger(repo), tmp_path / "mid.md",
+                        progress=lambda stage, done, total: seen.append((stage, done, total)))
     assert ("checking", 2500, 2500) in seen and ("writing", 2500, 2500) in seen
 
 
@@ -280,11 +283,11 @@ def test_progress_is_reported_while_checking_and_writing(repo, tmp_path):
 def test_fast_validation_flags_exactly_what_the_character_scan_flags(text):
     import unicodedata
 
-    from git_lifeline.core import entry as model  # the rules live in entry.py, next to the one Entry
+    from git_lifeline.core import entry
 
     def slow_single(value):
         for ch in value:
-            if ch in model._LINE_BREAKS:
+            if ch in entry._LINE_BREAKS:
                 return "contains a line break"
             cat = unicodedata.category(ch)
             if cat == "Cc":
@@ -303,8 +306,8 @@ def test_fast_validation_flags_exactly_what_the_character_scan_flags(text):
         return None
 
     for value in (text, text + "\ud800", "a" + text + "b"):
-        assert model._bad_single_line(value) == slow_single(value)
-        assert model._bad_body(value) == slow_body(value)
+        assert entry._bad_single_line(value) == slow_single(value)
+        assert entry._bad_body(value) == slow_body(value)
 
 
 def test_progress_bar_is_drawn_on_a_terminal_and_not_in_a_pipe(repo, tmp_path):

@@ -8,7 +8,9 @@ import subprocess
 
 import pygit2
 import pytest
-from _interop_support import DATA, cli, git_env, imp, ledger, line_ids, ref, repo, seed_ids  # noqa: F401
+from _interop_support import DATA, cli, git_env, imp, ledger, line_ids, ref, repo, seed_ids, workspace  # noqa: F401
+
+from git_lifeline.app import interop
 
 
 def log(repo, line="main", **fields):
@@ -104,10 +106,10 @@ def test_stray_files_and_unrelated_refs_never_count_as_lines(repo, two_lines):
     blob_oid = subprocess.run(["git", "-C", str(repo), "hash-object", "-w", "--stdin"], input=blob,
                               capture_output=True).stdout.decode().strip()
     subprocess.run(["git", "-C", str(repo), "update-ref", "refs/lifeline/blobref", blob_oid], check=True)
-    assert [r["line"] for r in ledger(repo).lines()] == ["main"]
+    assert [r["line"] for r in workspace(repo).lines()] == ["main"]
     out = cli(repo, "verify", "--line", "main")
     assert out.returncode == 1 and "missing-parent" in out.stdout and paper.id[:12] in out.stdout
-    assert ledger(repo).where(paper.id[:10]) == []
+    assert workspace(repo).where(paper.id[:10]) == []
 
 
 def test_a_blob_under_another_entrys_name_does_not_excuse_a_missing_parent(repo, two_lines):
@@ -129,8 +131,8 @@ def test_promote_copies_with_an_origin_block_and_twice_adds_nothing(repo, two_li
     assert copy.body == f"Injective form.\n\norigin:\n  line: research\n  id: {src.id}"
     assert (copy.kind, copy.author, copy.ts, copy.parents) == (src.kind, src.author, src.ts, [])
     head = ref(repo, "refs/lifeline/main")
-    again = ledger(repo).promote("research", [src.id])
-    assert again["promoted"] == [] and [c for _, c in again["already"]] == [copy.id]
+    again = interop.promote(ledger(repo), "research", [src.id])
+    assert again.promoted == [] and [c for _, c in again.already] == [copy.id]
     assert ref(repo, "refs/lifeline/main") == head
     from git_lifeline.git.verify import verify_line
     report = verify_line(ledger(repo).store)
@@ -157,7 +159,7 @@ def test_our_promote_gives_the_id_the_seed_gave_its_promoted_copy(repo):
     ids = seed_ids()
     source = next(r for r in ids["research"] if r["summary"].startswith("Hash:"))
     seed_copy = next(r for r in ids["ledger"] if r["summary"] == source["summary"])
-    promoted = ledger(repo, "ops").promote("research", [source["id"][:8]])["promoted"]
+    promoted = interop.promote(ledger(repo, "ops"), "research", [source["id"][:8]]).promoted
     assert [e.id for e in promoted] == [seed_copy["id"]]
 
 
@@ -180,12 +182,12 @@ def test_where_finds_an_id_in_every_line_that_holds_it(repo, two_lines):
     assert missing.returncode == 1 and "no line holds" in missing.stderr
     from git_lifeline.errors import InputError
     with pytest.raises(InputError):
-        ledger(repo).where("xyz")
+        workspace(repo).where("xyz")
 
 
 # ---- graph -----------------------------------------------------------------------------------
 def test_graph_mermaid_shows_supersession_thread_and_cross_line_links(repo, two_lines):
-    ledger(repo).promote("research", [two_lines["hashdec"].id[:8]])
+    interop.promote(ledger(repo), "research", [two_lines["hashdec"].id[:8]])
     out = cli(repo, "graph", "--format", "mermaid")
     assert out.returncode == 0, out.stderr
     text = out.stdout
@@ -199,7 +201,7 @@ def test_graph_mermaid_shows_supersession_thread_and_cross_line_links(repo, two_
     assert 'subgraph L_research["line research"]' in text
     assert "#quot;queue#quot; #lt;broker#gt;" in text           # labels cannot break the syntax
     assert f"class {key('main', t['mongo'])} superseded" in text
-    only = ledger(repo).graph("research")
+    only = workspace(repo).graph("research")
     assert "supersedes" not in only and "L_main" not in only
 
 
@@ -226,7 +228,7 @@ def test_graph_ids_stay_distinct_for_line_names_mermaid_would_confuse(repo):
     b = log(repo, "my_line", kind="decision", summary="B", body="why b")
     log(repo, "my-line", kind="note", summary="pin A", body=f"pin: {a.id}", parents=[a.id])
     log(repo, "my_line", kind="correction", summary="B2", body="why b2", parents=[b.id])
-    text = ledger(repo).graph()
+    text = workspace(repo).graph()
     assert 'subgraph L_my_dline["line my-line"]' in text and 'subgraph L_my__line["line my_line"]' in text
     assert f"-.->|pins| e_my_dline_{a.id[:16]}" in text
     assert f"-->|supersedes| e_my__line_{b.id[:16]}" in text

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from git_lifeline.views import minilm
+from git_lifeline.views import minilm, minilm_files
 
 HERE = Path(__file__).resolve().parent
 MODEL_DIR = Path(os.environ.get("LIFELINE_TEST_MODEL", HERE / ".model" / "all-MiniLM-L6-v2"))
@@ -70,7 +70,7 @@ def _ref_arrays(reference: dict[str, Any]) -> tuple[list[str], np.ndarray]:
 # independent float64 reference implementation
 
 
-def _naive_bert(tensors: dict[str, np.ndarray], cfg: minilm.BertConfig, batch: list[list[int]]) -> np.ndarray:
+def _naive_bert(tensors: dict[str, np.ndarray], cfg: minilm_files.BertConfig, batch: list[list[int]]) -> np.ndarray:
     """Textbook BERT + mean pooling + L2, float64, padded batch with additive mask."""
     t = {k: v.astype(np.float64) for k, v in tensors.items()}
     erfc = np.vectorize(math.erfc)
@@ -182,7 +182,7 @@ def test_matches_naive_float64_bert_on_real_weights(emb: minilm.Embedder) -> Non
 
 
 def _write_tiny_model(dest: Path, tokenizer_json: Path, *, prefix: str = "", dtype: Any = np.float32,
-                      seed: int = 0, **overrides: Any) -> tuple[dict[str, np.ndarray], minilm.BertConfig]:
+                      seed: int = 0, **overrides: Any) -> tuple[dict[str, np.ndarray], minilm_files.BertConfig]:
     from safetensors.numpy import save_file
 
     raw = {
@@ -191,7 +191,7 @@ def _write_tiny_model(dest: Path, tokenizer_json: Path, *, prefix: str = "", dty
         "max_position_embeddings": 40, "type_vocab_size": 2, "layer_norm_eps": 1e-5,
     }
     raw.update(overrides)
-    cfg = minilm.BertConfig.from_dict(raw)
+    cfg = minilm_files.BertConfig.from_dict(raw)
     rng = np.random.default_rng(seed)
     tensors = {
         name: (rng.standard_normal(shape) * (0.5 if len(shape) == 2 else 0.1)
@@ -359,10 +359,10 @@ def test_runtime_is_torch_free_and_silent(model_dir: Path) -> None:
 
 
 def test_sha256_of_dir_matches_pinned_manifest(model_dir: Path) -> None:
-    digests = minilm.sha256_of_dir(model_dir)
-    for rel, want in minilm.PINNED_SHA256.items():
+    digests = minilm_files.sha256_of_dir(model_dir)
+    for rel, want in minilm_files.PINNED_SHA256.items():
         assert digests[rel] == want, rel
-    minilm.verify_sha256(model_dir)
+    minilm_files.verify_sha256(model_dir)
 
 
 def _linked_copy(src: Path, dst: Path) -> Path:
@@ -383,20 +383,20 @@ def _linked_copy(src: Path, dst: Path) -> Path:
 def test_verify_sha256_reports_mismatch_and_missing(model_dir: Path, tmp_path: Path) -> None:
     d = _linked_copy(model_dir, tmp_path / "m")
     (d / "README.md").write_text("extra files are fine")
-    minilm.verify_sha256(d)
+    minilm_files.verify_sha256(d)
     (d / "config.json").write_text((d / "config.json").read_text() + " ")
     (d / "modules.json").unlink()
-    with pytest.raises(minilm.ModelDirError) as exc:
-        minilm.verify_sha256(d)
+    with pytest.raises(minilm_files.ModelDirError) as exc:
+        minilm_files.verify_sha256(d)
     assert "mismatch: config.json" in str(exc.value) and "missing: modules.json" in str(exc.value)
-    with pytest.raises(minilm.ModelDirError):
-        minilm.sha256_of_dir(tmp_path / "nope")
+    with pytest.raises(minilm_files.ModelDirError):
+        minilm_files.sha256_of_dir(tmp_path / "nope")
 
 
 def test_sha256_of_dir_lists_nested_files_with_posix_paths(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "a.txt").write_bytes(b"abc")
-    assert minilm.sha256_of_dir(tmp_path) == {
+    assert minilm_files.sha256_of_dir(tmp_path) == {
         "sub/a.txt": "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
     }
 
@@ -412,15 +412,15 @@ def _edit_json(path: Path, **changes: Any) -> None:
 
 
 def test_missing_directory_and_files(model_dir: Path, tmp_path: Path) -> None:
-    with pytest.raises(minilm.ModelDirError, match="does not exist"):
+    with pytest.raises(minilm_files.ModelDirError, match="does not exist"):
         minilm.load(tmp_path / "nope")
     d = _linked_copy(model_dir, tmp_path / "m")
     (d / "tokenizer.json").unlink()
     (d / "model.safetensors").unlink()
-    with pytest.raises(minilm.ModelDirError, match=re.escape("missing tokenizer.json, model.safetensors")):
+    with pytest.raises(minilm_files.ModelDirError, match=re.escape("missing tokenizer.json, model.safetensors")):
         minilm.load(d)
     (d / "pytorch_model.bin").write_bytes(b"pickle")
-    with pytest.raises(minilm.ModelDirError, match=re.escape("pytorch_model.bin")):
+    with pytest.raises(minilm_files.ModelDirError, match=re.escape("pytorch_model.bin")):
         minilm.load(d)
 
 
@@ -441,14 +441,14 @@ def test_missing_directory_and_files(model_dir: Path, tmp_path: Path) -> None:
 def test_bad_config_is_rejected(model_dir: Path, tmp_path: Path, changes: dict[str, Any], match: str) -> None:
     d = _linked_copy(model_dir, tmp_path / "m")
     _edit_json(d / "config.json", **changes)
-    with pytest.raises(minilm.ModelDirError, match=match):
+    with pytest.raises(minilm_files.ModelDirError, match=match):
         minilm.load(d)
 
 
 def test_max_seq_length_beyond_positions_is_rejected(model_dir: Path, tmp_path: Path) -> None:
     d = _linked_copy(model_dir, tmp_path / "m")
     _edit_json(d / "sentence_bert_config.json", max_seq_length=1024)
-    with pytest.raises(minilm.ModelDirError, match="max_seq_length 1024"):
+    with pytest.raises(minilm_files.ModelDirError, match="max_seq_length 1024"):
         minilm.load(d)
     assert minilm.load(d, max_length=128).max_length == 128  # an explicit value wins
 
@@ -458,23 +458,23 @@ def test_config_missing_key_and_broken_json(model_dir: Path, tmp_path: Path) -> 
     data = json.loads((d / "config.json").read_text())
     del data["hidden_size"]
     (d / "config.json").write_text(json.dumps(data))
-    with pytest.raises(minilm.ModelDirError, match="missing key 'hidden_size'"):
+    with pytest.raises(minilm_files.ModelDirError, match="missing key 'hidden_size'"):
         minilm.load(d)
     (d / "config.json").write_text("{not json")
-    with pytest.raises(minilm.ModelDirError, match="cannot read"):
+    with pytest.raises(minilm_files.ModelDirError, match="cannot read"):
         minilm.load(d)
 
 
 def test_wrong_pooling_or_extra_modules_are_rejected(model_dir: Path, tmp_path: Path) -> None:
     d = _linked_copy(model_dir, tmp_path / "m")
     _edit_json(d / "1_Pooling" / "config.json", pooling_mode_cls_token=True, pooling_mode_mean_tokens=False)
-    with pytest.raises(minilm.ModelDirError, match="mean pooling"):
+    with pytest.raises(minilm_files.ModelDirError, match="mean pooling"):
         minilm.load(d)
     d2 = _linked_copy(model_dir, tmp_path / "m2")
     modules = json.loads((d2 / "modules.json").read_text())
     modules.append({"idx": 3, "name": "3", "path": "3_Dense", "type": "sentence_transformers.models.Dense"})
     (d2 / "modules.json").write_text(json.dumps(modules))
-    with pytest.raises(minilm.ModelDirError, match="Dense"):
+    with pytest.raises(minilm_files.ModelDirError, match="Dense"):
         minilm.load(d2)
 
 
@@ -482,11 +482,11 @@ def test_corrupt_weights_and_tokenizer(model_dir: Path, tmp_path: Path) -> None:
     d = _linked_copy(model_dir, tmp_path / "m")
     (d / "model.safetensors").unlink()
     (d / "model.safetensors").write_bytes((model_dir / "model.safetensors").read_bytes()[:100_000])
-    with pytest.raises(minilm.ModelDirError, match="cannot read weights"):
+    with pytest.raises(minilm_files.ModelDirError, match="cannot read weights"):
         minilm.load(d)
     d2 = _linked_copy(model_dir, tmp_path / "m2")
     (d2 / "tokenizer.json").write_text('{"version": "1.0"}')
-    with pytest.raises(minilm.ModelDirError, match=re.escape("tokenizer.json")):
+    with pytest.raises(minilm_files.ModelDirError, match=re.escape("tokenizer.json")):
         minilm.load(d2)
 
 
@@ -496,20 +496,20 @@ def test_missing_or_misshaped_tensor(model_dir: Path, tmp_path: Path) -> None:
     tensors, _ = _write_tiny_model(tmp_path / "a", model_dir / "tokenizer.json")
     del tensors["encoder.layer.1.output.dense.bias"]
     save_file(tensors, str(tmp_path / "a" / "model.safetensors"))
-    with pytest.raises(minilm.ModelDirError, match=re.escape("missing tensors: encoder.layer.1.output.dense.bias")):
+    with pytest.raises(minilm_files.ModelDirError, match=re.escape("missing tensors: encoder.layer.1.output.dense.bias")):
         minilm.load(tmp_path / "a")
 
     tensors, _ = _write_tiny_model(tmp_path / "b", model_dir / "tokenizer.json")
     name = "encoder.layer.0.intermediate.dense.weight"
     tensors[name] = tensors[name].T.copy()
     save_file(tensors, str(tmp_path / "b" / "model.safetensors"))
-    with pytest.raises(minilm.ModelDirError, match=re.escape(f"{name} has shape (24, 40), expected (40, 24)")):
+    with pytest.raises(minilm_files.ModelDirError, match=re.escape(f"{name} has shape (24, 40), expected (40, 24)")):
         minilm.load(tmp_path / "b")
 
     tensors, _ = _write_tiny_model(tmp_path / "c", model_dir / "tokenizer.json")
     tensors["embeddings.LayerNorm.bias"][3] = np.nan
     save_file(tensors, str(tmp_path / "c" / "model.safetensors"))
-    with pytest.raises(minilm.ModelDirError, match="NaN"):
+    with pytest.raises(minilm_files.ModelDirError, match="NaN"):
         minilm.load(tmp_path / "c")
 
 

@@ -9,7 +9,7 @@ from helpers import make_entry
 from hypothesis import given
 from hypothesis import strategies as st
 
-from git_lifeline.core.model import Entry, format_ts, parse_ts
+from git_lifeline.core.entry import Entry, format_ts, parse_ts
 from git_lifeline.errors import InputError
 
 

@@ -11,7 +11,9 @@ import pygit2
 import pytest
 from review_support import EMAIL, NAME, cli, cli_process, commit_policy, git, hermetic, make_repo, ref_value, repo  # noqa: F401
 
-from git_lifeline.app.service import Ledger
+from git_lifeline.app.agents import Agents
+from git_lifeline.app.ledger import Ledger
+from git_lifeline.app.workspace import Workspace
 from git_lifeline.core.policy import ANY_KIND, Policy, PolicyError, load_policy, parse_policy
 from git_lifeline.git.review import ReviewTrail, verify_trail
 
@@ -19,13 +21,18 @@ TRAIL = "refs/lifeline-review/main"
 LINE = "refs/lifeline/main"
 
 
-def ledger(path) -> Ledger:
-    return Ledger.open(str(path))
+def ledger(path, line=None) -> Ledger:
+    return Workspace.open(str(path)).ledger(line)
+
+
+def agents(path, line=None) -> Agents:
+    """The agents' door of a line: writes routed by the policy, proposals, decisions."""
+    return Agents(ledger(path, line))
 
 
 def agent_proposal(path, summary="Cache: Redis", kind="decision", agent="codex"):
-    out = ledger(path).agent_write(kind, summary, "Sessions must survive a restart.", agent=agent,
-                                   provider="openai", model="gpt-5")
+    out = agents(path).write(kind, summary, "Sessions must survive a restart.", agent=agent,
+                             provider="openai", model="gpt-5")
     assert out.mode == "propose", out
     return out.proposal
 
@@ -39,7 +46,7 @@ def test_reject_after_approve_is_refused_and_the_approval_stands(repo):
     assert r.code == 2, r
     assert "already approved" in r.err and pid in r.err
     assert ref_value(repo, TRAIL) == before, "a refused reject must write nothing"
-    (p,) = ledger(repo).proposals(everything=True)
+    (p,) = agents(repo).proposals(everything=True)
     assert p.status == "approved" and len(p.decisions) == 1
     assert p.decision.doc["entry"] in {e.id for e in ledger(repo).entries()}
 
@@ -47,10 +54,10 @@ def test_reject_after_approve_is_refused_and_the_approval_stands(repo):
 def test_a_second_decision_is_refused_even_through_the_trail_api(repo):
     """The check runs inside the compare-and-swap loop, not only in the CLI."""
     rec = agent_proposal(repo)
-    led = ledger(repo)
-    led.approve([rec.short])
+    review = agents(repo)
+    review.approve([rec.short])
     with pytest.raises(Exception, match="already approved"):
-        led.review_trail().decide(rec.id, "rejected", f"{NAME} <{EMAIL}>", why="late")
+        review.trail().decide(rec.id, "rejected", f"{NAME} <{EMAIL}>", why="late")
 
 
 def test_approve_of_an_approved_proposal_fails_and_writes_nothing(repo):
@@ -66,27 +73,27 @@ def test_approve_all_exits_nonzero_naming_the_failed_proposal_and_approves_the_r
     good1 = agent_proposal(repo, "Queue: SQS").short
     # A proposal whose parent is only in another clone's ledger (never pulled here).
     led = ledger(repo)
-    from git_lifeline.core.model import build_entry
-    orphan = build_entry(kind="fix", summary="Retry the webhook", body="Timeouts lost events.", agent="codex",
+    from git_lifeline.core.entry import new_entry
+    orphan = new_entry(kind="fix", summary="Retry the webhook", body="Timeouts lost events.", agent="codex",
                          author=led.default_author(), parents=["ab" * 32])
-    bad = led.review_trail().propose(orphan, by=f"{NAME} <{EMAIL}>", via="mcp").short
+    bad = Agents(led).trail().propose(orphan, by=f"{NAME} <{EMAIL}>", via="mcp").short
     good2 = agent_proposal(repo, "Logs: JSON lines").short
     r = cli_process(repo, "approve", "all")
     assert r.code == 2, r
     assert bad in r.err and "not approved" in r.err
     assert good1 in r.out and good2 in r.out
-    statuses = {p.short: p.status for p in ledger(repo).proposals(everything=True)}
+    statuses = {p.short: p.status for p in agents(repo).proposals(everything=True)}
     assert statuses == {good1: "approved", good2: "approved", bad: "pending"}
 
 
 def test_approving_content_already_in_the_line_closes_it_as_duplicate(repo):
     led = ledger(repo)
-    rec = led.propose(dict(kind="note", summary="Same note", body="Said twice."), via="cli")
+    rec = Agents(led).propose(dict(kind="note", summary="Same note", body="Said twice."), via="cli")
     c = rec.doc["content"]
     led.log(kind="note", summary=c["summary"], body=c["body"], author=c["author"])
     r = cli(repo, "approve", rec.short)
     assert r.code == 0 and "duplicate" in r.out, r
-    assert ledger(repo).proposals(everything=True)[0].status == "duplicate"
+    assert agents(repo).proposals(everything=True)[0].status == "duplicate"
 
 
 def test_unknown_or_ambiguous_pid_exits_2_naming_it_and_writes_nothing(repo):
@@ -130,7 +137,7 @@ def test_review_trail_survives_push_and_pull_between_clones(tmp_path):
     git(b, "push", "-q", "origin", "refs/lifeline/*:refs/lifeline/*", "refs/lifeline-review/*:refs/lifeline-review/*")
 
     _fetch_review(a)
-    (p,) = ledger(a).proposals(everything=True)
+    (p,) = agents(a).proposals(everything=True)
     assert p.status == "approved" and p.decision.by == "Bo Approver <bo@example.com>"
     assert "Cache: Redis" in {e.summary for e in ledger(a).entries()}
     audit = cli(a, "audit")
@@ -154,7 +161,7 @@ def test_concurrent_decisions_from_two_clones_merge_and_the_approval_wins(tmp_pa
     git(a, "fetch", "-q", "origin", "+refs/lifeline-review/*:refs/remotes/origin/lifeline-review/*")
     theirs = ref_value(a, "refs/remotes/origin/lifeline-review/main")
     assert ReviewTrail(ledger(a).gr, "main").integrate(theirs) == "merged"
-    (p,) = ledger(a).proposals(everything=True)
+    (p,) = agents(a).proposals(everything=True)
     assert p.status == "approved"
     assert [c.type for c in p.conflicts] == ["rejected"]
     assert verify_trail(ledger(a).gr, "main").ok
@@ -163,10 +170,11 @@ def test_concurrent_decisions_from_two_clones_merge_and_the_approval_wins(tmp_pa
 
 _WRITER = """
 import sys
-from git_lifeline.app.service import Ledger
-led = Ledger.open(sys.argv[1])
+from git_lifeline.app.agents import Agents
+from git_lifeline.app.workspace import Workspace
+review = Agents(Workspace.open(sys.argv[1]).ledger())
 for i in range(int(sys.argv[3])):
-    led.propose(dict(kind="note", summary=f"note {sys.argv[2]}-{i}", body="Written at the same time."), via="cli")
+    review.propose(dict(kind="note", summary=f"note {sys.argv[2]}-{i}", body="Written at the same time."), via="cli")
 """
 
 
@@ -177,7 +185,7 @@ def test_concurrent_proposals_from_several_processes_are_all_kept(repo):
                for w in range(4)]
     results = [(w.wait(timeout=120), w.stderr.read().decode()) for w in writers]
     assert all(code == 0 for code, _ in results), results
-    summaries = {p.content["summary"] for p in ledger(repo).proposals()}
+    summaries = {p.content["summary"] for p in agents(repo).proposals()}
     assert summaries == {f"note {w}-{i}" for w in range(4) for i in range(5)}
     assert verify_trail(ledger(repo).gr, "main").ok
 
@@ -253,7 +261,7 @@ def test_invalid_policy_fails_loudly_naming_the_offending_key(repo, doc, key):
     r = cli(repo, "policy")
     assert r.code == 2 and key in r.err, r
     with pytest.raises(PolicyError, match=key):
-        ledger(repo).agent_write("checkpoint", "s", "", agent="bot")
+        agents(repo).write("checkpoint", "s", "", agent="bot")
     assert ref_value(repo, LINE) is None and ref_value(repo, TRAIL) is None, "nothing may be written"
 
 
@@ -262,14 +270,14 @@ def test_policy_that_is_not_json_is_an_error_never_direct(repo):
     with pytest.raises(PolicyError, match="not valid JSON"):
         load_policy(ledger(repo).gr)
     with pytest.raises(PolicyError):
-        ledger(repo).agent_write("note", "s", "why", agent="bot")
+        agents(repo).write("note", "s", "why", agent="bot")
     assert ref_value(repo, LINE) is None
 
 
 def test_an_uncommitted_policy_edit_does_not_change_an_agents_rights(repo):
     (repo / ".lifeline").mkdir()
     (repo / ".lifeline" / "policy.json").write_text(json.dumps({"default": "direct"}))
-    out = ledger(repo).agent_write("decision", "Use Go", "Static binaries.", agent="sneaky")
+    out = agents(repo).write("decision", "Use Go", "Static binaries.", agent="sneaky")
     assert out.mode == "propose"
     r = cli(repo, "policy")
     assert r.code == 0 and "applies only once committed" in r.err, r
@@ -281,7 +289,7 @@ def test_cli_log_is_direct_and_cli_propose_always_proposes(repo):
     assert r.code == 0, r
     r = cli(repo, "propose", "--kind", "decision", "--summary", "Use Zig", "--body", "Curiosity.")
     assert r.code == 0 and "proposal" in r.out, r
-    assert [p.content["summary"] for p in ledger(repo).proposals()] == ["Use Zig"]
+    assert [p.content["summary"] for p in agents(repo).proposals()] == ["Use Zig"]
 
 
 def test_propose_with_bad_input_exits_2_and_writes_nothing(repo):
@@ -294,9 +302,8 @@ def test_propose_with_bad_input_exits_2_and_writes_nothing(repo):
 
 
 def test_audit_lists_direct_writes_and_decisions_with_who_and_when(repo):
-    led = ledger(repo)
-    cp = led.agent_checkpoint("main", {"next": ["write the tests"]}, agent="claude-code", provider="anthropic",
-                              model="opus")
+    cp = agents(repo).checkpoint("main", {"next": ["write the tests"]}, agent="claude-code", provider="anthropic",
+                                 model="opus")
     assert cp.mode == "direct" and cp.written
     pid = agent_proposal(repo).short
     assert cli(repo, "reject", pid, "--why", "we use Postgres").code == 0
@@ -328,7 +335,7 @@ def test_init_writes_mcp_json_and_never_overwrites_an_existing_server(repo, monk
 
 
 def test_review_points_at_proposals_waiting_in_other_lines(repo):
-    Ledger.open(str(repo), line="ops").agent_write("incident", "Disk full", "Logs not rotated.", agent="codex")
+    agents(repo, "ops").write("incident", "Disk full", "Logs not rotated.", agent="codex")
     r = cli(repo, "review")
     assert r.code == 0 and "no pending proposals in line main" in r.out
     assert "ops (1)" in r.err, r
@@ -350,14 +357,14 @@ def test_git_lifeline_push_and_pull_carry_the_review_trail_and_merge_concurrent_
     git(b, "config", "user.name", "Bo Approver")
     git(b, "config", "user.email", "bo@example.com")
     assert cli_process(b, "pull").code == 0
-    assert {p.short for p in ledger(b).proposals()} == {first, second}
+    assert {p.short for p in agents(b).proposals()} == {first, second}
     assert cli(b, "approve", first).code == 0
     assert cli(a, "reject", second, "--why", "not now").code == 0      # decided on A meanwhile
     assert cli_process(b, "sync").code == 0
     assert cli_process(a, "sync").code == 0
     assert cli_process(b, "pull").code == 0
     for clone in (a, b):
-        statuses = {p.short: p.status for p in ledger(clone).proposals(everything=True)}
+        statuses = {p.short: p.status for p in agents(clone).proposals(everything=True)}
         assert statuses == {first: "approved", second: "rejected"}, clone
         assert "Cache: Redis" in {e.summary for e in ledger(clone).entries()}
         assert cli(clone, "verify").code == 0

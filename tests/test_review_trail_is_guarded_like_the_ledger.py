@@ -19,6 +19,7 @@ import subprocess
 import pytest
 from helpers import add_commit, cli, git, init_repo, open_ledger, subprocess_env
 
+from git_lifeline.app.agents import Agents
 from git_lifeline.app.hooks import install
 from git_lifeline.git.records import make_record
 from git_lifeline.git.repo import open_repo
@@ -96,12 +97,12 @@ def ref(repo, name: str):
 
 
 def propose_and_approve(repo, line: str) -> tuple:
-    led = open_ledger(repo, line)
-    p1 = led.propose(dict(kind="decision", summary=f"{line}: use a queue", body="Bursts overflow the API."),
-                     via="cli")
-    p2 = led.propose(dict(kind="note", summary=f"{line}: the queue needs a dead-letter box", body="Seen twice."),
-                     via="cli")
-    assert [o.ok for o in led.approve([p1.short])] == [True]
+    review = Agents(open_ledger(repo, line))
+    p1 = review.propose(dict(kind="decision", summary=f"{line}: use a queue", body="Bursts overflow the API."),
+                        via="cli")
+    p2 = review.propose(dict(kind="note", summary=f"{line}: the queue needs a dead-letter box", body="Seen twice."),
+                        via="cli")
+    assert [o.ok for o in review.approve([p1.short])] == [True]
     return p1, p2
 
 
@@ -265,7 +266,7 @@ def test_every_namespace_has_its_checks_and_its_log_class():
 
 def test_a_rejection_whose_why_is_not_unicode_is_refused_and_writes_nothing(tmp_path):
     repo = init_repo(tmp_path / "repo")
-    rec = open_ledger(repo).propose(dict(kind="note", summary="A note", body="Why not."), via="cli")
+    rec = Agents(open_ledger(repo)).propose(dict(kind="note", summary="A note", body="Why not."), via="cli")
     before = ref(repo, trail_ref("main"))
     res = cli(repo, "reject", rec.short, "--why", b"\xff")  # arrives as a lone surrogate
     assert res.code == 2 and "not valid Unicode" in res.err and "Traceback" not in res.err, res

@@ -25,6 +25,7 @@ from helpers import (
 )
 from secret_corpus import credential_cases, expand, ledger_entries
 
+from git_lifeline.app.agents import Agents
 from git_lifeline.core import secrets
 from git_lifeline.errors import SecretError
 from git_lifeline.git.verify import verify_line
@@ -184,7 +185,7 @@ def test_the_in_process_api_refuses_before_building_an_entry(ledger, repo, recor
     with pytest.raises(SecretError):
         make_entry(3, body=DB_URL)
     assert odb_objects(repo) == objects
-    record_counts("secret-write-paths", tried=2, held=2, lost=0)  # Ledger.log, build_entry
+    record_counts("secret-write-paths", tried=2, held=2, lost=0)  # Ledger.log, new_entry
 
 
 # ---- the override ----------------------------------------------------------------------------
@@ -232,10 +233,10 @@ def test_agent_writes_and_checkpoints_as_over_mcp_are_refused(ledger, repo, reco
     ledger.append([make_entry(1)])
     before, objects = snapshot(repo), odb_objects(repo)
     with pytest.raises(SecretError) as info:
-        ledger.agent_write("note", "Found the deploy key", f"it is {TOKEN}", agent="coder", via="mcp")
+        Agents(ledger).write("note", "Found the deploy key", f"it is {TOKEN}", agent="coder", via="mcp")
     assert TOKEN not in str(info.value)
     with pytest.raises(SecretError):
-        ledger.agent_checkpoint("auth", {"next": [f"use {DB_URL}"]}, agent="coder", via="mcp")
+        Agents(ledger).checkpoint("auth", {"next": [f"use {DB_URL}"]}, agent="coder", via="mcp")
     assert snapshot(repo) == before and odb_objects(repo) == objects
     record_counts("secret-write-paths", tried=2, held=2, lost=0)  # MCP append, MCP checkpoint
 

@@ -17,7 +17,7 @@ import shutil
 
 from _interop_support import DATA, cli, imp, needs_seed, seed_cli, seed_rows
 
-from git_lifeline.app.service import Ledger
+from git_lifeline.app.workspace import Workspace
 
 ANCHOR = re.compile(r"\[([0-9a-f]{8})\]")
 
@@ -50,7 +50,7 @@ def test_our_context_matches_the_seeds_section_by_section_on_its_own_ledger(repo
     assert f"**What:** {what} `[" in ours
 
     # Decisions in force: everything the seed lists, plus only corrections that replace one.
-    st = Ledger.open(str(repo)).state()
+    st = Workspace.open(str(repo)).ledger().state()
     seed_decisions = anchors(section(theirs, "Why / what's decided"))
     our_decisions = anchors(section(ours, "Decisions in force").split("_[…")[0])
     assert seed_decisions and seed_decisions <= our_decisions

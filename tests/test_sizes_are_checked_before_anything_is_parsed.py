@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from helpers import ROOT, add_commit, cli, commit_file, git, head, init_repo, open_ledger, snapshot
 
+from git_lifeline.app.agents import Agents
 from git_lifeline.core.entry import MAX_BLOB_BYTES
 from git_lifeline.git.records import MAX_RECORD_BYTES, make_record
 
@@ -41,7 +42,7 @@ def hookless(tmp_path):
     commit_file(client)
     led = open_ledger(client)
     led.log(kind="bootstrap", summary="Project", body="why")
-    led.propose(dict(kind="note", summary="An agent's note", body="b"), via="cli")
+    Agents(led).propose(dict(kind="note", summary="An agent's note", body="b"), via="cli")
     bare = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(bare))
     git(client, "remote", "add", "origin", str(bare))

@@ -18,7 +18,7 @@ from helpers import (
     snapshot,
 )
 
-from git_lifeline.app.service import commit_message
+from git_lifeline.app.ledger import commit_message
 from git_lifeline.git.store import LineStore
 from git_lifeline.git.verify import verify_line
 from git_lifeline.views import projection
@@ -95,7 +95,7 @@ def test_a_late_projection_refresh_never_overwrites_a_newer_one(repo):
     prev = led_a.head()
     moved = led_a.store.append([make_entry(1)], commit_message)
     led_b.append([make_entry(2)])
-    led_a.refresh_projection(prev, moved.added, moved.commit)
+    led_a.projection.refresh(prev, moved.added, moved.commit)
     expected = projection.render("main", led_b.entries(), led_b.store.entries_tree_id(led_b.head()))
     assert (repo / "LIFELINE.md").read_text(encoding="utf-8") == expected
 

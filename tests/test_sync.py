@@ -14,8 +14,21 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's git_lifeline
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lifeline_git import entry_blobs, git, git_daemon, gitenv, gl, ledger, make_clone, make_remote, ref, tamper  # noqa: E402,F401
+from lifeline_git import (  # noqa: E402,F401
+    entry_blobs,
+    git,
+    git_daemon,
+    gitenv,
+    gl,
+    ledger,
+    make_clone,
+    make_remote,
+    ref,
+    tamper,
+    workspace,
+)
 
+from git_lifeline.app import exchange  # noqa: E402
 from git_lifeline.git.verify import verify_line  # noqa: E402
 
 T0 = datetime(2024, 3, 1, 12, 0, 0, tzinfo=timezone.utc)
@@ -32,17 +45,17 @@ def log(path, summary, kind="decision", body=None, t=None, line=None, parents=No
 
 
 def pull(path):
-    return ledger(path).pull()[1]
+    return exchange.pull(workspace(path)).lines
 
 
 def push(path):
-    result = ledger(path).push()
+    result = exchange.push(workspace(path))
     assert not result.rejected, result
     return result
 
 
 def sync(path):
-    _, _pulls, result = ledger(path).sync()
+    result = exchange.sync_with(workspace(path)).push
     assert not result.rejected, result
 
 
@@ -64,7 +77,8 @@ def _random_history(rng: random.Random, clones: list, steps: int) -> None:
     for step in range(steps):
         c = clones[rng.randrange(len(clones))]
         op = rng.choice(["append", "append", "append", "pull", "push", "sync"])
-        led = ledger(c)
+        ws = workspace(c)
+        led = ws.ledger()
         if op == "append":
             if rng.random() < 0.15:
                 # same id everywhere, different ts: the tie-break must pick one blob on every clone
@@ -79,11 +93,11 @@ def _random_history(rng: random.Random, clones: list, steps: int) -> None:
             led.log(kind=kind, summary=f"step {step} on {c.name}", body=f"because {rng.random():.6f}",
                     ts=ts(rng.randrange(10_000)), parents=parents)
         elif op == "pull":
-            led.pull()
+            exchange.pull(ws)
         elif op == "push":
-            led.push()  # may be refused (someone pushed first): that is fine here
+            exchange.push(ws)  # may be refused (someone pushed first): that is fine here
         else:
-            led.sync()
+            exchange.sync_with(ws)
 
 
 def _assert_converged(clones: list, remote_url_owner: Path) -> None:
@@ -109,9 +123,9 @@ def test_diverged_clones_converge_to_identical_context_over_file_remote(gitenv):
     _random_history(rng, clones, steps=28)
     for _round in range(2):
         for c in clones:
-            ledger(c).sync()
+            exchange.sync_with(workspace(c))
     for c in clones:
-        ledger(c).pull()
+        exchange.pull(workspace(c))
     _assert_converged(clones, remote)
 
 
@@ -128,8 +142,7 @@ def test_diverged_clones_converge_to_identical_context_over_git_daemon(gitenv):
             if i == 0:
                 gl(gitenv, "clone", url, c.name, check=0)
             else:
-                from git_lifeline.app.service import Ledger
-                Ledger.clone(url, c.name)
+                exchange.clone(url, c.name)
             log(c, f"Seed entry of d{i}", t=ts(i))
             clones.append(c)
         _random_history(rng, clones, steps=24)
@@ -365,7 +378,7 @@ def test_pull_reports_progress_through_the_given_callback(trio):
         def update(self, n):
             seen.append(n)
 
-    ledger(b).pull(progress=lambda label, total: Bar(label, total))
+    exchange.pull(workspace(b), progress=lambda label, total: Bar(label, total))
     assert ("verifying origin/main", 6) in seen
 
 
@@ -477,7 +490,7 @@ def test_entry_appended_during_a_pull_is_kept(trio):
         def update(self, n):
             pass
 
-    ledger(b).pull(progress=lambda label, total: Bar(label, total))
+    exchange.pull(workspace(b), progress=lambda label, total: Bar(label, total))
     ids = set(entry_blobs(b))
     assert racing and racing[0].id in ids and incoming.id in ids
     merge = pygit2.Repository(str(b))[ref(b, "refs/lifeline/main")]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from helpers import cli, find_prefix_collision, init_repo, make_entry, open_ledger, snapshot
 
-from git_lifeline.core.model import MAX_BODY_BYTES, MIN_PREFIX
+from git_lifeline.core.entry import MAX_BODY_BYTES, MIN_PREFIX
 
 
 @pytest.fixture(scope="module")

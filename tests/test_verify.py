@@ -22,7 +22,7 @@ from helpers import (
     ts_at,
 )
 
-from git_lifeline.core.model import build_entry
+from git_lifeline.core.entry import new_entry
 
 FAKE_ID = "e" * 64
 
@@ -158,7 +158,7 @@ def test_an_invalid_kind_in_a_blob_is_reported(line, repo):
 
 
 def test_an_entry_whose_parent_no_line_holds_is_reported(line, repo):
-    orphan = build_entry(kind="fix", author=AUTHOR, summary="Orphan", body="its parent is gone",
+    orphan = new_entry(kind="fix", author=AUTHOR, summary="Orphan", body="its parent is gone",
                          parents=[FAKE_ID])
     add_commit(repo, lambda files: {**files, path_of(orphan.id): orphan.to_json()})
     assert_reported(repo, "missing-parent", f"names parent {FAKE_ID[:12]}")

@@ -11,16 +11,16 @@ import hashlib
 from datetime import datetime, timedelta, timezone
 
 from git_lifeline.core import blocks
-from git_lifeline.core.record import Record
+from git_lifeline.core.entry import Entry
 from git_lifeline.core.subjects import subject_key
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 
-def rec(name: str, kind: str, parents=(), body: str = "why", minute: int = 0, summary: str = "") -> Record:
+def rec(name: str, kind: str, parents=(), body: str = "why", minute: int = 0, summary: str = "") -> Entry:
     """An entry named `name` (its id is derived from the name, not from the content:
     the fold trusts ids, which is what lets a test build any graph, cycles included)."""
-    return Record(ident(name), T0 + timedelta(minutes=minute), kind, "a <a@b.c>", "human", "none", "human",
+    return Entry(ident(name), T0 + timedelta(minutes=minute), kind, "a <a@b.c>", "human", "none", "human",
                   summary or f"{kind} {name}", body.strip(), sorted(ident(p) for p in parents), None)
 
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Optional
 
 from ..core import adr as core_adr
 from ..core import blocks
-from ..core.rules import MAX_PARENTS, MAX_SUMMARY_CHARS
+from ..core.entry import MAX_PARENTS, MAX_SUMMARY_CHARS
 from ..core.supersession import acting, superseded_by
 from ..core.truth import is_revert
 from ..errors import InputError
@@ -245,7 +245,7 @@ class _Planner:
         return not killers or any(k not in self.key_of for k in killers)
 
     def _write(self, a, kind: str, summary: str, body: str, parents: set, fresh: bool):
-        from ..core.rules import new_record
+        from ..core.entry import new_entry
         if len(parents) > MAX_PARENTS:
             raise InputError(f"{a.filename}: its history and the ADRs it supersedes come to {len(parents)} "
                              f"entries, more than the {MAX_PARENTS} parents an entry can name")
@@ -253,7 +253,7 @@ class _Planner:
         latest = max((self.by_id[p].ts for p in parents), default=None)
         ts = max(start, latest + _TICK) if latest is not None else start
         try:
-            e = new_record(kind=kind, summary=summary, body=body, author=self.author, parents=sorted(parents), ts=ts)
+            e = new_entry(kind=kind, summary=summary, body=body, author=self.author, parents=sorted(parents), ts=ts)
         except InputError as exc:
             raise InputError(f"{a.filename}: {exc}") from None
         self.by_id[e.id] = e
@@ -296,7 +296,7 @@ def plan_import(adrs: list, entries: list, author: str, now: datetime) -> tuple:
 # ---- the use cases ---------------------------------------------------------------------------
 def import_adrs(led: "Ledger", directory: Path) -> AdrImport:
     """Import a directory of ADRs into the ledger's line, in one commit."""
-    from ..core.rules import utcnow
+    from ..core.entry import utcnow
     adrs = read_adr_dir(directory)
     planned, warnings = plan_import(adrs, led.entries(), led.default_author(), utcnow())
     if not planned:

@@ -35,7 +35,7 @@ from .ledger import Ledger
 from .workspace import Workspace
 
 if TYPE_CHECKING:
-    from ..core.model import Entry
+    from ..core.entry import Entry
 
 __all__ = ["Agents", "AgentWrite", "ReviewOutcome", "AuditRow", "PolicyReport", "KINDS", "MODES", "POLICY_PATH",
            "policy_in_effect", "policy_report", "pending_elsewhere"]

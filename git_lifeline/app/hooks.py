@@ -1,7 +1,7 @@
 """Git hooks: what each one checks (installing them: hook_files.py).
 
 The installed scripts are thin: `exec git lifeline hook <name> "$@"`, after running
-any hook they replaced. Everything else lives here, behind the service:
+any hook they replaced. Everything else lives here:
 
 * pre-push verifies each ref of ours being pushed, lines and review trails alike
   (git/gates.py: valid records, append-only history, fast-forward of what the remote

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
 from ..core import truth
-from ..core.rules import KINDS
+from ..core.entry import KINDS
 from ..errors import InputError
 from ..git.repo import GitRepo
 from ..git.store import DEFAULT_LINE, AppendResult, LineStore
@@ -23,12 +23,9 @@ from ..views import context as ctx
 from .projection_file import ProjectionFile
 from .write_checks import check_batch, max_clock_skew, parent_times, rechecked
 
-if TYPE_CHECKING:  # annotations only: importing the model loads pydantic
-    from ..core.model import Entry
+if TYPE_CHECKING:  # annotations only
+    from ..core.entry import Entry
     from ..views.cache import LineCache
-
-# The pydantic model is imported where an entry is built or read in full: read paths
-# served from the cache (context, recall) never load it.
 
 DEFAULT_BUDGET = 16000  # characters (~4,000 tokens; measured in docs/CONTEXT.md), when neither --budget nor lifeline.budget says otherwise
 
@@ -223,7 +220,7 @@ class Ledger:
 
     def state_as_of(self, when: str) -> truth.State:
         """The truth as the ledger stood then: a ledger commit, or a date (entries recorded by then)."""
-        from ..core.rules import parse_ts
+        from ..core.entry import parse_ts
         text = when.strip()
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
             limit = parse_ts(text + "T00:00:00+00:00") + timedelta(days=1) - timedelta(microseconds=1)
@@ -388,7 +385,7 @@ class Ledger:
                    author: Optional[str] = None, agent: str = "human", provider: str = "none",
                    model: str = "human", dedup_key: Optional[str] = None, ts: Optional[str] = None,
                    allow_secret: Optional[str] = None, headers: Optional[dict] = None):
-        """A new entry under every write rule, the secret scan included (rules.new_record).
+        """A new entry under every write rule, the secret scan included (entry.new_entry).
 
         `headers` are the header fields the options ask for ({paths: [pathspec], subject,
         valid_from, valid_until}, each optional; dates in any form of core/dates.py): checked,
@@ -397,8 +394,8 @@ class Ledger:
         prose) is a warning. `allow_secret` records a reasoned override of the secret scan.
         A ts before a parent's or too far in the future is refused (core/clock.py)."""
         from ..core import blocks, clock
+        from ..core.entry import new_entry, parse_ts, utcnow
         from ..core.headers import refuse_bad_headers
-        from ..core.rules import new_record, parse_ts, utcnow  # the model's rules, without pydantic's start-up
         body = with_headers(body, headers)
         if allow_secret is not None:
             from ..core.secrets import record_override
@@ -411,7 +408,7 @@ class Ledger:
         now = utcnow()
         # A child is written after what it names: a clock behind a parent's writes the parent's ts.
         when = parse_ts(ts) if ts is not None else max([now, *(t for _, t in times if t is not None)])
-        entry = new_record(kind=kind, summary=summary.strip(), body=body,
+        entry = new_entry(kind=kind, summary=summary.strip(), body=body,
                            author=(author or self.default_author()).strip(), agent=agent, provider=provider,
                            model=model, parents=resolved, dedup_key=dedup_key, ts=when)
         refuse_bad_headers(entry)

@@ -247,7 +247,7 @@ class ProjectionFile:
         only what the trees' difference adds (concurrent writers each refresh after their
         own append, so a refresh often finds the ref moved on; a full render there made
         each append cost a full read). None when only a full render will do."""
-        from ..core.model import Entry
+        from ..core.entry import Entry
         from ..git.store import diff_entry_trees, is_entry_path
         from ..views import projection
         footer, shown = projection.shown_tree(current)

@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Workspace", "validate_line", "LineCheck", "TrailCheck", "VerifyRun"]
 
-# git/lines.py, git/verify.py and git/review.py load the pydantic model: they are
-# imported by the methods that need them, so `context` and `recall` start without it.
+# git/lines.py, git/verify.py and git/review.py are imported by the methods that need
+# them, so `context` and `recall` start without them.
 
 
 @dataclass

@@ -38,8 +38,8 @@ def check_batch(led: "Ledger", entries: list) -> None:
     migrate): a typed header value not of its type, a ts before a parent's or in the
     future beyond the tolerance. Raises InputError; nothing is written then."""
     from ..core import clock
+    from ..core.entry import utcnow
     from ..core.headers import header_problems
-    from ..core.rules import utcnow
     batch = {e.id: e for e in entries}
     now, skew = utcnow(), max_clock_skew(led)
     for e in entries:

@@ -12,8 +12,8 @@ field another tool wrote, then every rule and the secret scan), its id is
 recomputed and compared with the id the source recorded, and nothing is guessed:
 a record the seed's own reader would get wrong (an empty summary, a summary with
 a line break, a body that contains the end sentinel) is refused with its name.
-The layer knows nothing of click; `Ledger.import_from` and `Ledger.export_seed`
-in service.py drive it.
+The layer knows nothing of click; `import_from` and `export_seed` in app/interop.py
+drive it.
 """
 
 from __future__ import annotations

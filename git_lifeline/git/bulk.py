@@ -19,8 +19,8 @@ from ..errors import LifelineError
 from .fanout import _CAS_ATTEMPTS, CAS_SECONDS, AppendResult, FanoutLog
 from .trees import entry_path
 
-if TYPE_CHECKING:  # annotations only: importing the model loads pydantic
-    from ..core.model import Entry
+if TYPE_CHECKING:  # annotations only
+    from ..core.entry import Entry
 
 
 class BulkWriter:

@@ -26,8 +26,8 @@ from typing import Any, Optional
 import pygit2
 
 from ..core import clock
+from ..core.entry import parse_entry, utcnow
 from ..core.headers import header_problems
-from ..core.rules import parse_blob, utcnow
 from ..errors import InputError, LifelineError
 from .fanout import FanoutLog
 from .namespaces import LEDGER, NAMESPACES, REVIEW
@@ -122,7 +122,7 @@ class LedgerChecks(Checks):
         if key not in self._blob_ok:
             problem: Optional[str] = None
             try:
-                e = parse_blob(blob_data(self.repo, oid))
+                e = parse_entry(blob_data(self.repo, oid))
             except LifelineError as exc:
                 problem = f"unreadable entry: {exc}"
             else:
@@ -164,7 +164,7 @@ class LedgerChecks(Checks):
         key = str(oid)
         if key not in self._parsed:
             try:
-                self._parsed[key] = parse_blob(blob_data(self.repo, oid))
+                self._parsed[key] = parse_entry(blob_data(self.repo, oid))
             except (LifelineError, KeyError):
                 return None
         e = self._parsed[key]
@@ -224,7 +224,7 @@ class TrailChecks(Checks):
         self._decisions: Optional[dict] = None  # pid -> decision ids of the hidden and walked history
 
     def blob(self, rel: str, oid: pygit2.Oid) -> Optional[tuple[str, str]]:
-        from .records import check_record_blob  # records load the pydantic model: only once a trail is read
+        from .records import check_record_blob  # only once a trail is read
         key = (str(oid), rel)
         if key not in self._checked:
             rec, problem = check_record_blob(self.log.name, rel, blob_data(self.repo, oid))

@@ -22,7 +22,7 @@ from typing import Iterable, Optional
 
 import pygit2
 
-from ..core.model import HEX64, MIN_PREFIX, Entry, build_entry
+from ..core.entry import HEX64, MIN_PREFIX, Entry, new_entry
 from ..errors import InputError, LifelineError
 from .repo import GitRepo
 from .store import ENTRIES_DIR, LINE_RE, REF_PREFIX, LineStore, list_lines, validate_line
@@ -302,7 +302,7 @@ def plan_promote(gr: GitRepo, src: str, dst: str, refs: list, parents: Optional[
             already.append((sid, existing[(src, sid)]))
             continue
         body = f"{source.body}\n\n{origin_block(src, sid)}" if source.body else origin_block(src, sid)
-        copy = build_entry(kind=source.kind, author=source.author, agent=source.agent, provider=source.provider,
+        copy = new_entry(kind=source.kind, author=source.author, agent=source.agent, provider=source.provider,
                            model=source.model, summary=source.summary, body=body, parents=new_parents,
                            ts=source.ts)
         if dst_store.has(copy.id):

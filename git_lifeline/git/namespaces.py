@@ -18,7 +18,7 @@ from .trees import blob_data
 
 
 def _parse_entry(data: bytes) -> Any:
-    from ..core.model import Entry  # pydantic only where a blob is read
+    from ..core.entry import Entry
     return Entry.from_json(data)
 
 

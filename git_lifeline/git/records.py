@@ -22,8 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Optional
 
-from ..core.entry import MAX_BLOB_BYTES
-from ..core.model import HEX64, MAX_FIELD_CHARS, Entry, build_entry, format_ts, parse_ts, utcnow
+from ..core.entry import HEX64, MAX_BLOB_BYTES, MAX_FIELD_CHARS, Entry, format_ts, new_entry, parse_ts, utcnow
 from ..errors import InputError
 
 RECORDS_DIR = "records"
@@ -123,7 +122,7 @@ def content_entry(content: dict, ts: Optional[datetime] = None) -> Entry:
     fields = {k: content[k] for k in CONTENT_KEYS}
     if ts is not None:
         fields["ts"] = ts
-    return build_entry(**fields)
+    return new_entry(**fields)
 
 
 @dataclass(frozen=True)

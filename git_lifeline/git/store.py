@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 import pygit2
 
-from ..core.canonical import MIN_PREFIX
+from ..core.entry import MIN_PREFIX
 from ..errors import InputError
 from .bulk import BulkWriter
 from .fanout import CAS_SECONDS, STALE_REF_LOCK_SECONDS, AppendResult, FanoutLog, Loaded, validate_name
@@ -28,8 +28,8 @@ from .refs import HEX40, cas_ref, drop_phantom_reflog, ensure_reflog, make_commi
 from .repo import GitRepo
 from .trees import Union, commit_at, diff_entry_trees, entry_path, insert_fanout, is_entry_path, subtree
 
-if TYPE_CHECKING:  # annotations only: importing the model loads pydantic
-    from ..core.model import Entry
+if TYPE_CHECKING:  # annotations only
+    from ..core.entry import Entry
 
 REF_PREFIX = LEDGER.ref_prefix
 ENTRIES_DIR = LEDGER.tree_dir

@@ -15,7 +15,7 @@ from typing import Callable, Optional
 
 import pygit2
 
-from ..core.model import Entry
+from ..core.entry import Entry
 from .fanout import FanoutLog, Union, no_progress
 from .integrate import PullLine, integrate_head
 from .namespaces import REVIEW

@@ -10,7 +10,7 @@ GBs that torch pulls in, which matters for a git extension.
 
 Nothing here touches the network: the caller hands over a local model
 directory (the sentence-transformers layout). A downloader can pin it with
-:func:`sha256_of_dir` / :func:`verify_sha256` and :data:`PINNED_SHA256`.
+``minilm_files``' :func:`sha256_of_dir` / :func:`verify_sha256` and :data:`PINNED_SHA256`.
 
 Typical use::
 
@@ -30,17 +30,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from .minilm_files import (  # noqa: F401 - re-exported for callers of this module
-    PINNED_SHA256,
-    REQUIRED_FILES,
-    BertConfig,
-    ModelDirError,
-    _check_sentence_transformers_files,
-    _read_json,
-    file_sha256,
-    sha256_of_dir,
-    verify_sha256,
-)
+from .minilm_files import REQUIRED_FILES, BertConfig, ModelDirError, _check_sentence_transformers_files, _read_json
 
 FloatArray = npt.NDArray[np.float32]
 

@@ -20,15 +20,11 @@ import re
 import unicodedata
 from typing import TYPE_CHECKING, Iterable, Optional
 
-from ..core.canonical import format_ts
-from ..core.rules import parse_ts
+from ..core.entry import format_ts, parse_ts
 from ..errors import InputError, LifelineError
 
-if TYPE_CHECKING:  # annotations only: importing the model loads pydantic
-    from ..core.model import Entry
-
-# The pydantic model is imported only by `parse` (migrate): refreshing the projection
-# after a `log` renders Records and must not pay pydantic's start-up.
+if TYPE_CHECKING:  # annotations only
+    from ..core.entry import Entry
 
 MAGIC = "<!-- git-lifeline projection v2"     # values escaped (what `render` writes)
 MAGIC_V1 = "<!-- git-lifeline projection v1"  # values raw (read, never written)
@@ -223,7 +219,7 @@ _REQUIRED = ("id", "ts", "kind", "summary", "author", "agent", "provider", "mode
 
 
 def _entry_from_fields(fields: dict, body: str, source: str, lineno: int) -> "Entry":
-    from ..core.model import build_entry
+    from ..core.entry import new_entry
     missing = [k for k in _REQUIRED if k not in fields]
     if missing:
         raise ParseError(f"{source}:{lineno}: entry lacks field(s) {', '.join(missing)}")
@@ -233,7 +229,7 @@ def _entry_from_fields(fields: dict, body: str, source: str, lineno: int) -> "En
     raw_parents = fields["parents"]
     parents = [] if raw_parents == "-" else [p.strip() for p in raw_parents.split(",")]
     try:
-        return build_entry(
+        return new_entry(
             id=fields["id"], ts=parse_ts(fields["ts"]), kind=fields["kind"], summary=fields["summary"],
             author=fields["author"], agent=fields["agent"], provider=fields["provider"],
             model=fields["model"], parents=parents, body=body, dedup_key=fields.get("dedup_key"),
