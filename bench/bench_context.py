@@ -68,7 +68,7 @@ def stats(led, text: str) -> dict:
     st = led.state()
     secs = sections(text)
     dec = items(secs.get("Decisions in force", ""))
-    fixes = {c[:8] for c, _ in st.fold.corrections}
+    fixes = {c[:8] for c, _parents, _revert in st.fold.corrections}
     in_force = {i[:8] for i in st.decision_ids}
     why = {a for a, lines in dec if any(ln.startswith("  > ") for ln in lines)}
     named = {a for a, _ in dec} & in_force
