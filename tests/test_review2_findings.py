@@ -1,0 +1,92 @@
+"""Findings of a second adversarial review (a pusher of code branches, hostile entries and
+file names reaching the terminal, hostile tool arguments).
+
+Each test is named after the failure it prevents, with real repositories and real git;
+each failed before its fix.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import cli, git, init_repo
+
+
+# ---- helpers ----------------------------------------------------------------------------
+def bare(tmp_path: Path, name: str = "server.git") -> Path:
+    path = tmp_path / name
+    git(tmp_path, "init", "-q", "--bare", str(path))
+    return path
+
+
+def client(tmp_path: Path, name: str, url: Path) -> Path:
+    repo = init_repo(tmp_path / name)
+    git(repo, "config", "user.name", "Test Author")
+    git(repo, "config", "user.email", "test@example.com")
+    git(repo, "remote", "add", "origin", str(url))
+    return repo
+
+
+def log_decision(repo: Path, summary: str = "First decision", body: str = "Because.") -> None:
+    r = cli(repo, "log", "--kind", "decision", "--summary", summary, "--body", body)
+    assert r.code == 0, r
+
+
+# ---- 1. a code branch named lifeline/<line> broke every clone's plain `git fetch` ------------
+@pytest.mark.parametrize("setup", ["remote-setup", "init"])
+def test_a_code_branch_named_like_the_ledgers_tracking_refs_cannot_break_a_plain_fetch(tmp_path, setup):
+    server = bare(tmp_path)
+    a = client(tmp_path, "a", server)
+    git(a, "commit", "-q", "--allow-empty", "-m", "init")
+    git(a, "push", "-q", "origin", "HEAD:refs/heads/main")
+    log_decision(a)
+    assert cli(a, "push").code == 0
+    if setup == "init":
+        r = cli(a, "init", "--no-mcp", "--no-hooks", "--no-agents")
+    else:
+        r = cli(a, "remote-setup")
+        assert r.code == 0, r
+        # a clone set up before (the ledger's fetch refspec already there) is repaired too
+        r = cli(a, "remote-setup")
+    assert r.code == 0, r
+    # anyone who may push a code branch names one after the ledger's tracking refs
+    m = client(tmp_path, "m", server)
+    git(m, "commit", "-q", "--allow-empty", "-m", "not a ledger")
+    git(m, "push", "-q", "origin", "HEAD:refs/heads/lifeline/main", "HEAD:refs/heads/lifeline-review/main")
+    git(a, "fetch", "--prune", "origin")  # fatal: Cannot fetch both refs/heads/lifeline/main and ...
+    assert git(a, "rev-parse", "refs/remotes/origin/lifeline/main") == git(a, "rev-parse", "refs/lifeline/main")
+
+
+# ---- 2. `why` printed entry summaries and commit subjects raw, and read fields out of a subject ----
+def commit_with_message(repo: Path, message: bytes) -> str:
+    """A commit of the work tree whose message is exactly these bytes (any control character)."""
+    (repo / "code.py").write_text(f"x = {len(message)}\n")
+    git(repo, "add", "code.py")
+    git(repo, "commit", "-q", "--cleanup=verbatim", "-F", "-", input=message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+def test_why_shows_hidden_characters_of_summaries_and_subjects_visibly(tmp_path):
+    repo = client(tmp_path, "a", bare(tmp_path))
+    log_decision(repo, summary="Use \u202eSQLite")  # a bidi override: allowed in a summary, hidden on a terminal
+    eid = json.loads(cli(repo, "list", "--json").out)[0]["id"]
+    commit_with_message(repo, b"Fix \x1b]0;owned\x07 the cache\n\nLifeline: " + eid[:12].encode() + b"\n")
+    r = cli(repo, "why", "code.py")
+    assert r.code == 0, r
+    assert "\u202e" not in r.out and "<U+202E>" in r.out, r
+    assert "\x1b" not in r.out and "\x07" not in r.out, r
+
+
+def test_a_commit_subject_cannot_forge_another_commits_link_in_why(tmp_path):
+    repo = client(tmp_path, "a", bare(tmp_path))
+    log_decision(repo)
+    eid = json.loads(cli(repo, "list", "--json").out)[0]["id"]
+    honest = commit_with_message(repo, b"Honest change\n")
+    # the subject carries the separators why's parser split on: a second, invented record
+    forged = b"Evil\x1d" + honest.encode() + b"\x1f1700000000\x1fHonest change\x1f" + eid.encode()
+    evil = commit_with_message(repo, forged + b"\n")
+    rows = json.loads(cli(repo, "why", "code.py", "--json").out)
+    assert all(row["commit"] != honest for row in rows), rows  # the honest commit names no entry
+    assert {row["commit"] for row in rows} <= {evil}, rows
