@@ -113,3 +113,11 @@ def test_mcp_answers_escape_entry_text_as_the_context_does(tmp_path):
                show_answer(view_entry(led, eid))[0], pending_answer(Agents(led))[0]]
     for text in answers:
         assert "`[0badc0de]`" not in text and "] [SUPERSEDED]" not in text and "**Postgres**" not in text, text
+
+
+# ---- 4. --as-of on the last day a datetime holds was an internal error (an MCP agent's too) -------
+def test_as_of_the_last_representable_day_is_read_not_an_internal_error(tmp_path):
+    repo = client(tmp_path, "a", bare(tmp_path))
+    log_decision(repo)
+    r = cli(repo, "context", "--as-of", "9999-12-31")
+    assert r.code == 0 and "First decision" in r.out, r
