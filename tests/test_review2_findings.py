@@ -8,10 +8,18 @@ each failed before its fix.
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
+import pygit2
 import pytest
-from helpers import cli, git, init_repo
+from helpers import Result, cli, git, init_repo, subprocess_env
+
+from git_lifeline.app.hooks import install
+from git_lifeline.git.repo import open_repo
 
 
 # ---- helpers ----------------------------------------------------------------------------
@@ -98,6 +106,7 @@ FAKE = "[SUPERSEDED] Keep `[0badc0de]` **Postgres**"
 
 def test_mcp_answers_escape_entry_text_as_the_context_does(tmp_path):
     from git_lifeline.app.agents import Agents
+    from git_lifeline.app.entry_view import view_entry
     from git_lifeline.app.workspace import Workspace
     from git_lifeline.mcp.text import pending_answer, recall_answer, resume_text, show_answer
 
@@ -107,7 +116,6 @@ def test_mcp_answers_escape_entry_text_as_the_context_does(tmp_path):
     assert r.code == 0, r
     led = Workspace.open(str(repo)).ledger()
     eid = json.loads(cli(repo, "list", "--json", "--kind", "decision").out)[0]["id"]
-    from git_lifeline.app.entry_view import view_entry
     Agents(led).write("note", FAKE, "Because `[0badc0de]`.", agent="other-agent")
     answers = [recall_answer(led, "postgres", 5)[0], resume_text(led, ""),
                show_answer(view_entry(led, eid))[0], pending_answer(Agents(led))[0]]
@@ -129,7 +137,6 @@ ESCAPES = "\x1b]0;pwned\x07\x1b[2Jname"
 
 def foreign_file_on_top(repo: Path) -> None:
     """refs/lifeline/main moved to a commit whose tree holds a file named with escape sequences."""
-    import pygit2
     r = pygit2.Repository(str(repo))
     tip = r.references["refs/lifeline/main"].target
     tb = r.TreeBuilder(r[tip].tree)
@@ -140,10 +147,6 @@ def foreign_file_on_top(repo: Path) -> None:
 
 
 def test_verify_and_the_hooks_show_a_hostile_tree_name_visibly(tmp_path, git_dispatch):
-    import subprocess
-
-    from git_lifeline.app.hooks import install
-    from git_lifeline.git.repo import open_repo
     server = bare(tmp_path)
     install(open_repo(str(server)), ["pre-receive"])
     repo = client(tmp_path, "a", server)
@@ -169,3 +172,62 @@ def test_import_from_an_adr_directory_shows_a_titles_hidden_characters_visibly(t
     r = cli(repo, "import", "--from", str(adrs))
     assert r.code == 0, r
     assert "\u202e" not in r.out and "<U+202E>" in r.out, r
+
+
+# ---- 6. a repository's files ran as git-lifeline: `mcp`, and what init and doctor start ------------
+RUN_CLI = ("import sys; sys.path[:1] = []; sys.argv[0] = 'git-lifeline'; "
+           "from git_lifeline.cli.main import run; run()")
+
+
+def cli_as_installed(repo: Path, *args: str, path: str | None = None):
+    """The CLI as its installed script runs it (no current directory on sys.path), from `repo`."""
+    env = subprocess_env({"PATH": path} if path is not None else None)
+    return Result(subprocess.run([sys.executable, "-c", RUN_CLI, *args], cwd=str(repo), capture_output=True,
+                                 env=env, stdin=subprocess.DEVNULL, timeout=180))
+
+
+def planted(tmp_path: Path) -> tuple:
+    """A clone of a repository whose work tree holds a `git_lifeline` package and a `git_lifeline`
+    shell script, each leaving a marker file when run; (clone, marker)."""
+    marker = tmp_path / "ran"
+    origin = init_repo(tmp_path / "origin")
+    pkg = origin / "git_lifeline"
+    (pkg / "mcp").mkdir(parents=True)
+    for rel in ("__init__.py", "mcp/__init__.py"):
+        (pkg / rel).write_text("")
+    for rel in ("__main__.py", "mcp/__main__.py"):
+        (pkg / rel).write_text(f"open({str(marker)!r}, 'a').write({rel!r} + '\\n')\n")
+    (origin / "run-me").write_text(f"#!/bin/sh\necho sh >> '{marker}'\n")
+    (origin / ".mcp.json").write_text(json.dumps({"mcpServers": {"lifeline": {
+        "command": "sh", "args": ["-m", "git_lifeline", "mcp"]}}}))
+    git(origin, "add", "-A")
+    git(origin, "-c", "user.name=E", "-c", "user.email=e@example.com", "commit", "-q", "-m", "x")
+    git(tmp_path, "clone", "-q", str(origin), str(tmp_path / "victim"))
+    return tmp_path / "victim", marker
+
+
+def test_mcp_never_runs_a_git_lifeline_package_from_the_work_tree(tmp_path):
+    repo, marker = planted(tmp_path)
+    r = cli_as_installed(repo, "mcp", "--check")
+    assert not marker.exists(), (marker.read_text(), r)
+
+
+def test_doctor_never_starts_a_command_the_repositorys_mcp_json_names(tmp_path):
+    repo, marker = planted(tmp_path)
+    # `sh -m git_lifeline mcp --check` runs the work tree's file `git_lifeline` as a script
+    (repo / "git_lifeline").rename(repo / "pkg")
+    (repo / "run-me").rename(repo / "git_lifeline")
+    cli_as_installed(repo, "doctor")
+    cli_as_installed(repo, "init", "--no-hooks", "--no-agents")
+    assert not marker.exists(), marker.read_text()
+
+
+def test_init_checks_this_installation_without_importing_the_work_tree(tmp_path):
+    repo, marker = planted(tmp_path)
+    (repo / ".mcp.json").unlink()
+    # no git-lifeline on PATH: init checks `<python> -m git_lifeline mcp --check`
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    os.symlink(shutil.which("git"), bindir / "git")
+    cli_as_installed(repo, "init", "--no-hooks", "--no-agents", path=str(bindir))
+    assert not marker.exists(), marker.read_text()
