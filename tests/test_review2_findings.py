@@ -231,3 +231,11 @@ def test_init_checks_this_installation_without_importing_the_work_tree(tmp_path)
     os.symlink(shutil.which("git"), bindir / "git")
     cli_as_installed(repo, "init", "--no-hooks", "--no-agents", path=str(bindir))
     assert not marker.exists(), marker.read_text()
+
+
+def test_doctor_shows_a_hostile_mcp_json_command_visibly(tmp_path):
+    repo = client(tmp_path, "a", bare(tmp_path))
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"lifeline": {
+        "command": "\x1b]0;owned\x07\x1b[2Jtool", "args": []}}}))
+    r = cli(repo, "doctor")
+    assert "tool" in r.out and "\x1b" not in r.out and "\x07" not in r.out, r
