@@ -239,3 +239,23 @@ def test_doctor_shows_a_hostile_mcp_json_command_visibly(tmp_path):
         "command": "\x1b]0;owned\x07\x1b[2Jtool", "args": []}}}))
     r = cli(repo, "doctor")
     assert "tool" in r.out and "\x1b" not in r.out and "\x07" not in r.out, r
+
+
+# ---- 7. import --from DIR read files outside the directory through links, unbounded --------------
+@pytest.mark.parametrize("target", ["outside", "huge", "device"])
+def test_adr_import_never_follows_a_link_nor_reads_a_file_unbounded(tmp_path, target):
+    repo = client(tmp_path, "a", bare(tmp_path))
+    adrs = tmp_path / "adr"
+    adrs.mkdir()
+    (adrs / "0001-use-sqlite.md").write_text("# Use SQLite\n\n## Context\n\nSmall data.\n")
+    if target == "outside":  # a file of the user's, which would travel with the next push
+        private = tmp_path / "private-notes.md"
+        private.write_text("# My private notes\n\nThe staging password is hunter2-but-longer.\n")
+        (adrs / "0002-leak.md").symlink_to(private)
+    elif target == "huge":
+        (adrs / "0002-huge.md").write_bytes(b"# Huge\n\n" + b"x" * (2 << 20))
+    else:
+        (adrs / "0002-zero.md").symlink_to("/dev/zero")
+    r = cli(repo, "import", "--from", str(adrs))
+    assert r.code == 2 and ("symbolic link" in r.err or "larger than" in r.err), r
+    assert git(repo, "rev-parse", "-q", "--verify", "refs/lifeline/main", check=False) == "", r
