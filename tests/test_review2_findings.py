@@ -259,3 +259,13 @@ def test_adr_import_never_follows_a_link_nor_reads_a_file_unbounded(tmp_path, ta
     r = cli(repo, "import", "--from", str(adrs))
     assert r.code == 2 and ("symbolic link" in r.err or "larger than" in r.err), r
     assert git(repo, "rev-parse", "-q", "--verify", "refs/lifeline/main", check=False) == "", r
+
+
+def test_policy_init_never_writes_through_a_link_out_of_the_work_tree(tmp_path):
+    repo = client(tmp_path, "a", bare(tmp_path))
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (repo / ".lifeline").symlink_to(outside)  # a tracked link, from a clone or a branch
+    r = cli(repo, "policy", "--init")
+    assert r.code == 2 and "out of the work tree" in r.err, r
+    assert not (outside / "policy.json").exists()
