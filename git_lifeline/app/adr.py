@@ -53,20 +53,30 @@ class AdrImport:
 
 
 # ---- reading the directory ----------------------------------------------------------------
+MAX_ADR_BYTES = 1 << 20  # an entry's body holds at most 64 KiB; a file 16 times that is no ADR
+
+
 def read_adr_dir(directory: Path) -> list:
     """Every ADR file directly in `directory`, read and parsed (InputError names the bad file)."""
     if not directory.exists():
         raise InputError(f"{directory}: no such directory")
     if not directory.is_dir():
         raise InputError(f"{directory}: not a directory")
+    from ..git.fs import UnsafeFile, read_bounded
     adrs = []
-    try:
-        names = sorted(p.name for p in directory.iterdir() if p.is_file() and core_adr.is_adr_file(p.name))
+    try:  # a link is listed (and refused below), whatever it points at
+        names = sorted(p.name for p in directory.iterdir()
+                       if (p.is_symlink() or p.is_file()) and core_adr.is_adr_file(p.name))
     except OSError as exc:
         raise InputError(f"cannot list {directory}: {exc.strerror}") from None
     for name in names:
+        # never through a link (a planted `0002-x.md -> ~/notes.md` would enter the ledger,
+        # and travel with the next push), never a device, never unbounded
         try:
-            text = (directory / name).read_bytes().decode("utf-8")
+            text = read_bounded(directory / name, MAX_ADR_BYTES, follow=False).decode("utf-8")
+        except UnsafeFile as exc:
+            raise InputError(f"{exc.strerror}; an ADR is a regular file of at most {MAX_ADR_BYTES} bytes; "
+                             "nothing was imported") from None
         except OSError as exc:
             raise InputError(f"cannot read {directory / name}: {exc.strerror}") from None
         except UnicodeDecodeError as exc:

@@ -28,6 +28,7 @@ from typing import Optional
 from ..core.entry import format_ts
 from ..errors import LifelineError
 from ..git.fs import write_atomic
+from .text import md
 from .workspace import Workspace
 
 HOOK_BUDGET = 9000          # characters: Claude Code keeps a hook's output whole up to 10,000
@@ -130,7 +131,8 @@ def pending_section(agents, room: int) -> str:
     text = (f"\n## Waiting for review\n{len(pending)} proposal(s) wait for a human (git lifeline review); "
             "do not file them again:\n")
     for i, p in enumerate(pending):
-        row = f"- `[{p.short}]` {p.content['kind']}: {' '.join(p.content['summary'].split())[:160]}\n"
+        summary = md(" ".join(p.content["summary"].split())[:160])  # a proposal's text fakes no anchor
+        row = f"- `[{p.short}]` {p.content['kind']}: {summary}\n"
         more = f"- … and {len(pending) - i} more\n"
         if len(text) + len(row) + len(more) > room:
             return text + more if len(text) + len(more) <= room else ""

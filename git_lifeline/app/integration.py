@@ -73,8 +73,14 @@ STARTS = ("--version",)          # enough for a hook's command
 
 
 def check_launcher(launcher: Launcher, cwd: Path, args: tuple = MCP_CHECK) -> Probe:
-    """Run the launcher the way a client would (from `cwd`, without what it would not pass on)."""
-    return probe(launcher.argv(*args), cwd=str(cwd), drop_env=CLIENT_DROPS)
+    """Run the launcher the way a client would (for `cwd`, without what it would not pass on).
+    `<python> -m git_lifeline` is run from its interpreter's directory, pointed at `cwd` with
+    --repo: -m puts the current directory first on sys.path, and a work tree holding a
+    git_lifeline/ package would be what ran."""
+    if launcher.portable:
+        return probe(launcher.argv(*args), cwd=str(cwd), drop_env=CLIENT_DROPS)
+    extra = ("--repo", str(cwd)) if tuple(args) == MCP_CHECK else ()
+    return probe(launcher.argv(*args, *extra), cwd=str(Path(launcher.prefix[0]).parent), drop_env=CLIENT_DROPS)
 
 
 @dataclass(frozen=True)
@@ -117,9 +123,19 @@ def entry_argv(entry: dict) -> list:
     return [str(entry.get("command", "")), *[str(a) for a in entry.get("args", [])]]
 
 
+NOT_STARTED = ("not started: it is not the command this installation writes (git lifeline mcp, or this "
+               "interpreter with -m git_lifeline mcp), and a command a repository's file names is never run")
+
+
 def check_entry(entry: dict, cwd: Path) -> Probe:
-    """Start an entry of ours as the client would, with `--check` (it answers and exits)."""
-    return probe(entry_argv(entry) + ["--check"], cwd=str(cwd), drop_env=CLIENT_DROPS)
+    """Start an entry of ours as the client would, with `--check` (it answers and exits), when
+    it is exactly what this installation writes. Any other command is not run: .mcp.json is a
+    file of the work tree, and `sh -m git_lifeline mcp` looks like ours while it runs a file
+    of the repository."""
+    for launcher in (Launcher(PORTABLE), interpreter()):
+        if entry == launcher.server_entry():
+            return check_launcher(launcher, cwd)
+    return Probe(False, None, NOT_STARTED)
 
 
 @dataclass

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
@@ -223,7 +222,9 @@ class Ledger:
         from ..core.entry import parse_ts
         text = when.strip()
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-            limit = parse_ts(text + "T00:00:00+00:00") + timedelta(days=1) - timedelta(microseconds=1)
+            day = parse_ts(text + "T00:00:00+00:00")
+            # the day's last microsecond (9999-12-31 has no next day to count back from)
+            limit = day.replace(hour=23, minute=59, second=59, microsecond=999999)
         elif re.fullmatch(r"\d{4}-\d{2}-\d{2}T.*", text):
             limit = parse_ts(text)
         else:

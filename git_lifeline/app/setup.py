@@ -125,11 +125,15 @@ def setup_agents(ws: Workspace, clients: list, launcher) -> list:
 def init_policy(ws: Workspace, agents: tuple = ()) -> Path:
     """Write a starter .lifeline/policy.json; never overwrites one."""
     from ..core.policy import POLICY_PATH, render_policy, starter_policy
-    from ..git.fs import write_atomic
+    from ..git.fs import UnsafeFile, worktree_target, write_atomic
     if ws.workdir is None:
         raise InputError("a bare repository has no work tree to write .lifeline/policy.json into")
     path = ws.workdir / POLICY_PATH
-    if path.exists():
+    if path.exists() or path.is_symlink():
         raise InputError(f"{path} already exists; edit it instead (nothing was written)")
-    write_atomic(path, render_policy(starter_policy(tuple(agents))))
+    try:  # a tracked `.lifeline` link must not carry the write out of the work tree
+        target = worktree_target(ws.workdir, path)
+    except UnsafeFile as exc:
+        raise InputError(f"{exc.strerror}; nothing was written") from None
+    write_atomic(target, render_policy(starter_policy(tuple(agents))))
     return path

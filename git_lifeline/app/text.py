@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from ..core.blocks import strip_header
 from ..core.entry import format_ts
-from ..views.context import one_line, who
+from ..views.context import md, one_line, who
 
-__all__ = ["format_ts", "one_line", "who", "why_line"]
+__all__ = ["format_ts", "md", "one_line", "who", "why_line"]
 
 
 def why_line(body: str, width: int = 200) -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from .common import write_output
+from .terminal import visible
 
 
 def export_other(led, fmt: str, output: str) -> None:
@@ -44,6 +45,6 @@ def import_adr_dir(led, source: str, as_json: bool) -> None:
     commit = f" (commit {out.commit[:12]})" if out.commit else ""
     click.echo(f"read {out.read} ADRs into line {out.line}: {len(out.added)} entries added{commit}")
     for e in out.added:
-        click.echo(f"  {e.short}  {e.kind:<11} {e.summary}")
-    for w in out.warnings:
-        click.echo(f"git-lifeline: warning: {w}", err=True)
+        click.echo(f"  {e.short}  {e.kind:<11} {visible(e.summary)}")
+    for w in out.warnings:  # they name files of the directory read
+        click.echo(f"git-lifeline: warning: {visible(str(w))}", err=True)

@@ -8,6 +8,7 @@ import click
 
 from ..errors import describe_failure
 from .common import echo_json, open_workspace
+from .terminal import visible
 
 
 @click.group()
@@ -104,10 +105,10 @@ def hook(ctx, name, args):
     except Exception as exc:  # noqa: BLE001 - a hook fails with a message, never a traceback
         message, code = describe_failure(exc)
         if name == "post-commit":  # never blocks a commit, never fails it
-            click.echo(f"git-lifeline: post-commit: {message}", err=True)
+            click.echo(f"git-lifeline: post-commit: {visible(message)}", err=True)
             sys.exit(0)
-        click.echo(f"git-lifeline: {name} hook: {message}", err=True)
+        click.echo(f"git-lifeline: {name} hook: {visible(message)}", err=True)
         sys.exit(code)
-    for msg in outcome.messages:
-        click.echo(msg, err=True)
+    for msg in outcome.messages:  # names from pushed trees and records: shown, never acted on
+        click.echo(visible(msg, multiline=True), err=True)
     sys.exit(outcome.code)

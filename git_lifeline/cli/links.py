@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from .common import echo_json, line_option, open_ledger
+from .terminal import visible
 
 
 @click.command()
@@ -23,12 +24,12 @@ def why(ctx, target, as_json):
                    for e, link in rows])
         return
     if not rows:
-        click.echo(f"no commit touching {target} links to a ledger entry (add a 'Lifeline: <id>' trailer)")
+        click.echo(f"no commit touching {visible(target)} links to a ledger entry (add a 'Lifeline: <id>' trailer)")
         return
     for e, link in rows:
-        where = f"(commit {link.commit[:10]} {link.subject})"
+        where = f"(commit {link.commit[:10]} {visible(link.subject)})"
         if e is None:
-            click.echo(f"{link.value[:12]:<8}  unknown entry: not in this clone's ledger (git lifeline pull?)  "
+            click.echo(f"{visible(link.value[:12]):<8}  unknown entry: not in this clone's ledger (git lifeline pull?)  "
                        f"{where}")
         else:
-            click.echo(f"{e.short}  {e.ts:%Y-%m-%d}  {e.kind}: {e.summary}  {where}")
+            click.echo(f"{e.short}  {e.ts:%Y-%m-%d}  {e.kind}: {visible(e.summary)}  {where}")

@@ -7,7 +7,7 @@ import sys
 import click
 
 from .common import echo_json, entry_dict, entry_fields, entry_options, line_option, open_ledger, open_workspace, page
-from .terminal import say
+from .terminal import say, visible
 
 
 def _agents(ctx: click.Context, existing: bool = True):
@@ -221,11 +221,11 @@ def policy(ctx, init_, agents, as_json):
         click.echo(f"  kinds.{kind}: {mode}")
     for agent, rules in sorted(pol.agents.items()):
         for kind, mode in sorted(rules.items()):
-            click.echo(f"  agents.{agent}.{kind}: {mode}")
+            click.echo(f"  agents.{visible(agent)}.{kind}: {mode}")  # a name may hide characters
     click.echo(f"modes: {', '.join(MODES)}; precedence: agents.<agent>.<kind> > agents.<agent>.* > "
                "kinds.<kind> > default")
     for note in report.notes:
-        click.echo(f"note: {note}", err=True)
+        click.echo(f"note: {visible(note)}", err=True)
 
 
 # ---- an agent writing through the command line: the MCP door's policy --------------------------
@@ -242,11 +242,11 @@ def _echo_agent_write(out, as_json: bool) -> None:
         click.echo(f"already proposed: proposal {out.proposal.short} waits for review with exactly this content; "
                    "nothing filed again")
     elif out.mode == "propose":
-        click.echo(f"proposal {out.proposal.short} filed ({e.kind}: {e.summary}): policy {out.rule} = propose "
+        click.echo(f"proposal {out.proposal.short} filed ({e.kind}: {visible(e.summary)}): policy {out.rule} = propose "
                    f"for agent {e.agent}")
         click.echo(f"it enters the line when approved: git lifeline approve {out.proposal.short}")
     else:
-        click.echo(f"recorded {e.short} {e.kind}: {e.summary} (agent {e.agent}: policy {out.rule} = direct, "
+        click.echo(f"recorded {e.short} {e.kind}: {visible(e.summary)} (agent {visible(e.agent)}: policy {out.rule} = direct, "
                    f"audited as {out.audit.short})")
 
 

@@ -160,6 +160,14 @@ def _echo_agent_file(change, workdir: Path) -> None:
         click.echo(f"agents: {rel}: {words[change.status]}")
 
 
+# The MCP face's program, started without the current directory on sys.path ('' is what
+# -c puts there; PYTHONSAFEPATH leaves it out already).
+MCP_BOOT = ("import sys\n"
+            "if sys.path and sys.path[0] == '': del sys.path[0]\n"
+            "from git_lifeline.mcp.__main__ import main\n"
+            "sys.exit(main(sys.argv[1:]))\n")
+
+
 @click.command()
 @line_option
 @click.option("--repo", type=click.Path(file_okay=False), default=None,
@@ -173,7 +181,9 @@ def mcp(ctx, repo, check):
     from ..app.workspace import Workspace
     line = chosen_line(ctx)
     Workspace.open(repo).ledger(line)  # a bad repository or line fails here, with the CLI's message
-    argv = [sys.executable, "-m", "git_lifeline.mcp"]
+    # Not `-m git_lifeline.mcp`: -m puts the current directory (the repository) first on
+    # sys.path, so a work tree holding a git_lifeline/ package would run as the server.
+    argv = [sys.executable, "-c", MCP_BOOT]
     argv += ["--repo", repo] if repo else []
     argv += ["--line", line] if line else []
     argv += ["--check"] if check else []

@@ -7,6 +7,7 @@ import sys
 import click
 
 from .common import echo_json, open_workspace, plural, short
+from .terminal import visible
 
 
 @click.command()
@@ -33,12 +34,12 @@ def status(ctx, as_json, quick):
     states = ", ".join(f"{name} {state}" for name, state in st.hooks["states"].items() if state != "absent")
     click.echo(f"hooks: {states or 'none installed (git lifeline hooks install)'} in {st.hooks['dir']}")
     agents = st.agents
-    click.echo(f"agents: mcp: {agents['mcp']}")
+    click.echo(f"agents: mcp: {visible(str(agents['mcp']))}")
     rules = ", ".join(f"{name} {state}" for name, state in agents["rules"].items() if state != "absent")
     click.echo(f"agents: rules: {rules or 'none (git lifeline init)'}")
     hooks = agents["claude_hooks"]
     if "invalid" in hooks:
-        click.echo(f"agents: Claude Code hooks: {hooks['invalid']}")
+        click.echo(f"agents: Claude Code hooks: {visible(str(hooks['invalid']))}")
     elif hooks:
         set_ = [event for event, command in hooks.items() if command]
         click.echo(f"agents: Claude Code hooks: {', '.join(set_) if set_ else 'none (git lifeline init)'}")
@@ -72,7 +73,7 @@ def _echo_line(row, remote) -> None:
                    + (" (git lifeline stale / conflicts)" if row.stale or row.conflicts else ""))
     p = row.projection
     detail = f" — {p['detail']}" if p.get("detail") and p["state"] not in ("current", "disabled") else ""
-    click.echo(f"  projection: {p['path'] + ' ' if p.get('path') else ''}{p['state']}{detail}")
+    click.echo(visible(f"  projection: {p['path'] + ' ' if p.get('path') else ''}{p['state']}{detail}"))
 
 
 @click.command()
@@ -89,9 +90,10 @@ def doctor(ctx, as_json):
         echo_json({"ok": not bad, "checks": [c.to_json() for c in checks]})
     else:
         for c in checks:
-            click.echo(f"{c.level:<8} {c.name}: {c.detail}")
+            # details quote the work tree's files (.mcp.json, agent settings) and a probe's output
+            click.echo(f"{c.level:<8} {c.name}: {visible(c.detail)}")
             if c.fix and c.level != "ok":
-                click.echo(f"{'':<8} fix: {c.fix}")
+                click.echo(f"{'':<8} fix: {visible(c.fix)}")
         click.echo(f"git-lifeline doctor: {len(bad)} problem(s)" if bad else "git-lifeline doctor: no problem found")
     if bad:
         sys.exit(1)

@@ -32,7 +32,7 @@ def _as_json(run) -> dict:
 
 def _problems(problems: list) -> None:
     for p in problems:
-        click.echo(f"  {p.code}: {p.message}" + (f" (commit {p.commit[:12]})" if p.commit else ""))
+        click.echo(f"  {p.code}: {visible(p.message)}" + (f" (commit {p.commit[:12]})" if p.commit else ""))
 
 
 @click.command()
@@ -77,6 +77,6 @@ def verify(ctx, lint, signatures, as_json):
             click.echo(f"FAILED: review trail {check.name}: {len(trail.problems)} problem(s)")
             _problems(trail.problems)
         for w in trail.warnings:
-            click.echo(f"  warning: {w}")
+            click.echo(f"  warning: {visible(str(w))}")
     if not run.ok:
         sys.exit(1)

@@ -97,6 +97,13 @@ class Namespace:
     def fetch_refspec(self, remote: str) -> str:
         return f"+{self.ref_prefix}*:{self.tracking_prefix(remote)}*"
 
+    def branch_exclusion(self) -> str:
+        """The negative refspec that keeps a remote's code branches named `<tracking>/*` out of
+        a plain `git fetch`: git's default refspec (`refs/heads/*:refs/remotes/<remote>/*`)
+        would fetch them into our tracking refs, and with fetch_refspec configured too git
+        refuses the whole fetch ("Cannot fetch both ..."), code included."""
+        return f"^refs/heads/{self.tracking}/*"
+
     def names(self, gr: GitRepo) -> list[str]:
         """Names of the repository's logs of this namespace (valid names only), sorted."""
         out = []

@@ -23,7 +23,8 @@ from .store import LineStore, list_lines
 
 TRAILER = "Lifeline"
 _VALUE = re.compile(r"[0-9a-fA-F]{6,64}")
-_FIELD_SEP, _RECORD_SEP, _TRAILER_SEP = "\x1f", "\x1d", "\x1e"
+_TRAILER_SEP = "\x1e"
+_COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 @dataclass
@@ -115,30 +116,30 @@ def links_for(gr: GitRepo, target: str, prefer_line: str, limit: int = 10000) ->
     from the current directory), or of one commit; newest first."""
     if not target or target.startswith("-"):
         raise InputError(f"invalid path or commit {target!r}")
-    fmt = f"--format=%H{_FIELD_SEP}%ct{_FIELD_SEP}%s{_FIELD_SEP}" \
-          f"%(trailers:key={TRAILER},valueonly,separator=%x1e){_RECORD_SEP}"
+    # NUL-separated (-z ends each commit with one too): no message holds a NUL, while a
+    # subject may hold any other control character, so it cannot shift one field into the
+    # next (a subject that invented a record claimed another commit's link)
+    fmt = f"--format=%H%x00%ct%x00%(trailers:key={TRAILER},valueonly,separator=%x1e)%x00%s"
     kind = _path_kind(gr, target)
     if kind is not None:
         follow = ["--follow"] if kind == "file" else []
-        proc = _git_here(gr, ["log", fmt, f"--max-count={limit}", *follow, "--", target])
+        proc = _git_here(gr, ["log", "-z", fmt, f"--max-count={limit}", *follow, "--", target])
     else:
         proc = gr.git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{target}^{{commit}}"], check=False)
         sha = proc.stdout.decode().strip()
         if proc.returncode != 0 or not sha:
             raise InputError(f"{target!r} is neither a path in this repository nor a commit")
-        proc = gr.git(["log", "-1", fmt, "--end-of-options", sha], check=False)
+        proc = gr.git(["log", "-z", "-1", fmt, "--end-of-options", sha], check=False)
     if proc.returncode != 0:
         # an unborn branch has no history: nothing links to anything yet
         return []
     out = []
-    for record in proc.stdout.decode("utf-8", "replace").split(_RECORD_SEP):
-        record = record.strip("\n")
-        if not record:
+    fields = proc.stdout.decode("utf-8", "replace").split("\0")
+    for i in range(0, len(fields) - 3, 4):
+        commit, ct, trailers, subject = fields[i:i + 4]
+        commit = commit.strip("\n")
+        if not _COMMIT.fullmatch(commit) or not ct.isdigit():
             continue
-        parts = record.split(_FIELD_SEP)
-        if len(parts) < 4:
-            continue
-        commit, ct, subject, trailers = parts[0], parts[1], parts[2], _FIELD_SEP.join(parts[3:])
         for value in trailers.split(_TRAILER_SEP):
             value = value.strip()
             if not value:

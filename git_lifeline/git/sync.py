@@ -414,13 +414,18 @@ def unpushed(gr: GitRepo, remote: str) -> list:
 
 # ---- remote setup and clone ---------------------------------------------------------
 def remote_setup(gr: GitRepo, remote: str) -> bool:
-    """Add the ledger's fetch refspec to the remote; False when it was already there."""
+    """Add the ledger's fetch refspec to the remote; False when it was already there. Every
+    namespace's branch exclusion is added too (even when the refspec was there): without it,
+    anyone who can push a branch named `lifeline/<line>` breaks every clone's plain fetch."""
+    key = f"remote.{remote}.fetch"
+    configured = gr.config_all(key)
     spec = fetch_refspec(remote)
-    if spec in gr.config_all(f"remote.{remote}.fetch"):
-        return False
-    gr.git(["config", "--add", f"remote.{remote}.fetch", spec])
-    gr._config = None
-    return True
+    wanted = [s for s in (spec, *(ns.branch_exclusion() for ns in NAMESPACES)) if s not in configured]
+    for value in wanted:
+        gr.git(["config", "--add", key, value])
+    if wanted:
+        gr._config = None
+    return spec in wanted
 
 
 def humanish_dir(url: str) -> str:

@@ -8,7 +8,7 @@ structured answer carries its text too (`text`), and the call's warnings (`warni
 
 from typing import Optional
 
-from ..app.text import format_ts, one_line, who
+from ..app.text import format_ts, md, one_line, who
 from ..errors import InputError
 
 PENDING_SHOWN = 20
@@ -23,10 +23,10 @@ def write_message(out, replaced: Optional[str] = None) -> str:
     if out.mode == "propose":
         pid = out.proposal.short
         if out.already == "pending":
-            return (f"already proposed: proposal {pid} ({e.kind}: {e.summary}) waits for a human with exactly this "
+            return (f"already proposed: proposal {pid} ({e.kind}: {md(e.summary)}) waits for a human with exactly this "
                     "content; nothing filed again (lifeline_pending lists what waits).")
         extra = f" It supersedes {e.parents[0][:12]} once approved." if e.kind == "correction" and e.parents else ""
-        return (f"proposal {pid} filed ({e.kind}: {e.summary}). It enters the ledger when a human approves it "
+        return (f"proposal {pid} filed ({e.kind}: {md(e.summary)}). It enters the ledger when a human approves it "
                 f"(git lifeline review; git lifeline approve {pid}).{extra} Policy: {out.rule} = propose.")
     text = (f"{e.kind} recorded directly: id={e.id[:12]} (policy: {out.rule} = direct; audited in the review "
             f"trail as {out.audit.short}).")
@@ -51,10 +51,10 @@ def resume_text(ledger, thread: str) -> str:
     lines = ["## Resume (where work stopped)"]
     for cp in cps:
         name = ledger.thread_name(cp.thread)
-        lines.append(f"- **{name}** `[{cp.entry.short}]` — {who(cp.entry)}, {cp.entry.ts:%Y-%m-%d %H:%M}: "
-                     f"{cp.entry.summary}")
+        lines.append(f"- **{md(name)}** `[{cp.entry.short}]` — {who(cp.entry)}, {cp.entry.ts:%Y-%m-%d %H:%M}: "
+                     f"{md(cp.entry.summary)}")
         for section, items in cp.sections.items():
-            lines.extend(f"  - {section}: {one_line(item)}" for item in items)
+            lines.extend(f"  - {section}: {md(one_line(item))}" for item in items)
     return "\n".join(lines) + "\n"
 
 
@@ -66,7 +66,7 @@ def recall_answer(ledger, query: str, k: int) -> tuple:
     for f in found:
         e = f.entry
         mark = "" if f.in_force else " [SUPERSEDED]"
-        rows.append(f"- [{e.kind}]{mark} {e.summary} (id={e.id[:12]}, score={f.score:.2f}, "
+        rows.append(f"- [{e.kind}]{mark} {md(e.summary)} (id={e.id[:12]}, score={f.score:.2f}, "
                     f"coverage={f.coverage:.2f})")
     text = "\n".join(rows) + "\n" if rows else "Nothing in the ledger is about that (recall abstained)."
     hits = [{"id": f.entry.id, "kind": f.entry.kind, "summary": f.entry.summary, "in_force": f.in_force,
@@ -85,8 +85,8 @@ def pending_answer(agents) -> tuple:
         text = (f"No proposal waits for review in line {agents.line}. What you propose appears here until a "
                 "human approves or rejects it.")
     else:
-        rows = [f"- `[{p.short}]` {p.content['kind']}: {one_line(p.content['summary'])} — by "
-                f"{p.content['agent']}, {p.record.doc['ts'][:16].replace('T', ' ')}" for p in pending[:PENDING_SHOWN]]
+        rows = [f"- `[{p.short}]` {p.content['kind']}: {md(one_line(p.content['summary']))} — by "
+                f"{md(p.content['agent'])}, {p.record.doc['ts'][:16].replace('T', ' ')}" for p in pending[:PENDING_SHOWN]]
         more = [f"- … and {len(pending) - PENDING_SHOWN} more (git lifeline review)"] \
             if len(pending) > PENDING_SHOWN else []
         text = (f"{len(pending)} proposal(s) wait for a human in line {agents.line} (they enter the ledger when "
@@ -97,7 +97,7 @@ def pending_answer(agents) -> tuple:
 def _related_row(r) -> str:
     if r.kind is None:
         return f"`[{r.id[:8]}]` (not in this line)"
-    return f"`[{r.id[:8]}]` {r.kind}: {one_line(r.summary)}" + ("" if r.acting else " (itself withdrawn)")
+    return f"`[{r.id[:8]}]` {r.kind}: {md(one_line(r.summary))}" + ("" if r.acting else " (itself withdrawn)")
 
 
 def show_answer(view) -> tuple:
@@ -107,7 +107,7 @@ def show_answer(view) -> tuple:
         status = "a decision in force"
     elif view.in_force is False:
         status = "a decision no longer in force" + (" (superseded)" if view.superseded else " (its validity ended)")
-    lines = [f"## {e.kind} `[{e.id[:8]}]` {one_line(e.summary)}",
+    lines = [f"## {e.kind} `[{e.id[:8]}]` {md(one_line(e.summary))}",
              f"- id: {e.id}",
              f"- recorded: {e.ts:%Y-%m-%d %H:%M} UTC by {who(e)}",
              f"- status: {status}"]
