@@ -233,6 +233,22 @@ def test_init_checks_this_installation_without_importing_the_work_tree(tmp_path)
     assert not marker.exists(), marker.read_text()
 
 
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="-P is Python 3.11's (3.10: put git-lifeline on PATH)")
+def test_the_interpreter_form_init_writes_never_imports_the_work_tree_when_a_client_starts_it(tmp_path):
+    repo, marker = planted(tmp_path)
+    (repo / ".mcp.json").unlink()
+    bindir = tmp_path / "bin"  # no git-lifeline on PATH: init writes `<python> -P -m git_lifeline mcp`
+    bindir.mkdir()
+    os.symlink(shutil.which("git"), bindir / "git")
+    cli_as_installed(repo, "init", "--no-hooks", "--no-agents", path=str(bindir))
+    entry = json.loads((repo / ".mcp.json").read_text())["mcpServers"]["lifeline"]
+    assert entry["args"][:3] == ["-P", "-m", "git_lifeline"], entry
+    started = subprocess.run([entry["command"], *entry["args"], "--check"], cwd=str(repo),  # as a client does
+                             capture_output=True, text=True, timeout=60)
+    assert not marker.exists(), marker.read_text()
+    assert started.returncode == 0, started
+
+
 def test_doctor_shows_a_hostile_mcp_json_command_visibly(tmp_path):
     repo = client(tmp_path, "a", bare(tmp_path))
     (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"lifeline": {

@@ -56,10 +56,17 @@ class Launcher:
         return {"command": self.prefix[0], "args": args}
 
 
+# -m puts the current directory first on sys.path, and a client starts the server (and a
+# hook) in the repository: a work tree holding a git_lifeline/ package would be what ran.
+# -P (Python 3.11+) leaves it off. Python 3.10 has no such switch: there, put git-lifeline
+# on PATH (the portable form runs no interpreter from the work tree).
+SAFE_PATH = ("-P",) if sys.version_info >= (3, 11) else ()
+
+
 def interpreter() -> Launcher:
     """This very installation, by its interpreter's path (a venv's python stays the venv's:
     the path is made absolute, not resolved through its symlink)."""
-    return Launcher((os.path.abspath(sys.executable), "-m", "git_lifeline"))
+    return Launcher((os.path.abspath(sys.executable), *SAFE_PATH, "-m", "git_lifeline"))
 
 
 def candidates() -> list:
@@ -116,6 +123,8 @@ def is_our_entry(entry) -> bool:
     if command == "git":
         rest = args[2:] if args[:1] == ["-C"] else args
         return rest == ["lifeline", "mcp"]
+    if args[:1] == ["-P"]:
+        args = args[1:]
     return isinstance(command, str) and len(args) >= 3 and args[:3] == ["-m", "git_lifeline", "mcp"]
 
 
