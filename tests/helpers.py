@@ -92,6 +92,13 @@ def init_repo(path: Path, *flags: str) -> Path:
     return path
 
 
+def client(tmp_path: Path, name: str, url: Path) -> Path:
+    """A fresh repository `tmp_path/name` whose `origin` is `url`."""
+    repo = init_repo(tmp_path / name)
+    git(repo, "remote", "add", "origin", str(url))
+    return repo
+
+
 def commit_file(repo: Path, name: str = "README", text: str = "hello\n") -> None:
     (repo / name).write_text(text)
     git(repo, "add", name)
@@ -479,6 +486,16 @@ def _run_quiet(*argv: str) -> bool:
 
 class Unavailable(Exception):
     """The environment cannot stage this fault (the test skips, saying why)."""
+
+
+def staged(fault):
+    """Enter a fault context, skipping (with its reason) where the environment cannot stage
+    it; (what it yields, the context: exit it when done)."""
+    import pytest
+    try:
+        return fault.__enter__(), fault
+    except Unavailable as exc:
+        pytest.skip(str(exc))
 
 
 from contextlib import contextmanager  # noqa: E402

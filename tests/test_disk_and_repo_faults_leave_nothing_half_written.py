@@ -11,7 +11,6 @@ import time
 
 import pytest
 from helpers import (
-    Unavailable,
     assert_ledger_whole,
     cli,
     fill_disk,
@@ -24,6 +23,7 @@ from helpers import (
     remote_and_clones,
     small_disk,
     snapshot,
+    staged,
 )
 
 from git_lifeline.app import exchange
@@ -31,14 +31,6 @@ from git_lifeline.app import exchange
 
 def log(repo, summary: str):
     return cli(repo, "log", "--kind", "note", "--summary", summary, "--body", f"why {summary}")
-
-
-def staged(fault):
-    """Run a fault context, skipping (with its reason) where the environment cannot stage it."""
-    try:
-        return fault.__enter__(), fault
-    except Unavailable as exc:
-        pytest.skip(str(exc))
 
 
 def assert_clear_failure(res, code: int, *fragments: str) -> None:

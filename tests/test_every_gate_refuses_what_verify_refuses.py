@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from helpers import AUTHOR_EMAIL, AUTHOR_NAME, build_tree, cli, git, init_repo, make_entry, open_ledger, path_of
+from helpers import AUTHOR_EMAIL, AUTHOR_NAME, build_tree, cli, client, git, init_repo, make_entry, open_ledger, path_of
 
 from git_lifeline.app import interop
 from git_lifeline.app.hooks import install
@@ -76,12 +76,6 @@ def server(tmp_path, git_dispatch):
     git(tmp_path, "init", "-q", "--bare", str(path))
     install(open_repo(str(path)), ["pre-receive"])
     return path
-
-
-def client(tmp_path: Path, name: str, url: Path) -> Path:
-    repo = init_repo(tmp_path / name)
-    git(repo, "remote", "add", "origin", str(url))
-    return repo
 
 
 def push(repo: Path, *specs: str, flags: tuple = ()) -> tuple:

@@ -15,7 +15,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from helpers import Unavailable, cli, make_entry, open_ledger, read_only, snapshot
+from helpers import cli, make_entry, open_ledger, read_only, snapshot, staged
 
 QUERY = "decision reason"
 
@@ -53,11 +53,7 @@ def assert_reads_work_read_only(repo: Path, expect_warning: bool = False) -> str
     cmds = commands(repo)
     before_lifeline = files_under(repo / ".git" / "lifeline")
     before = snapshot(repo)
-    try:
-        fault = read_only(repo)
-        fault.__enter__()
-    except Unavailable as exc:
-        pytest.skip(str(exc))
+    _, fault = staged(read_only(repo))
     try:
         got = outputs(repo, cmds)
         write = cli(repo, "log", "--kind", "note", "--summary", "not now", "--body", "read-only")
@@ -114,11 +110,7 @@ def test_only_the_cache_directory_read_only(line, record_counts):
     lifeline = line / ".git" / "lifeline"
     lifeline.mkdir(exist_ok=True)
     cmds = commands(line)
-    try:
-        fault = read_only(lifeline)
-        fault.__enter__()
-    except Unavailable as exc:
-        pytest.skip(str(exc))
+    _, fault = staged(read_only(lifeline))
     try:
         got = outputs(line, cmds)
     finally:

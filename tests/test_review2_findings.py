@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from helpers import Result, cli, git, init_repo, subprocess_env
+from helpers import Result, cli, client, git, init_repo, subprocess_env
 
 from git_lifeline.app.hooks import install
 from git_lifeline.git.repo import open_repo
@@ -29,11 +29,10 @@ def bare(tmp_path: Path, name: str = "server.git") -> Path:
     return path
 
 
-def client(tmp_path: Path, name: str, url: Path) -> Path:
-    repo = init_repo(tmp_path / name)
+def configured_client(tmp_path: Path, name: str, url: Path) -> Path:
+    repo = client(tmp_path, name, url)
     git(repo, "config", "user.name", "Test Author")
     git(repo, "config", "user.email", "test@example.com")
-    git(repo, "remote", "add", "origin", str(url))
     return repo
 
 
@@ -46,7 +45,7 @@ def log_decision(repo: Path, summary: str = "First decision", body: str = "Becau
 @pytest.mark.parametrize("setup", ["remote-setup", "init"])
 def test_a_code_branch_named_like_the_ledgers_tracking_refs_cannot_break_a_plain_fetch(tmp_path, setup):
     server = bare(tmp_path)
-    a = client(tmp_path, "a", server)
+    a = configured_client(tmp_path, "a", server)
     git(a, "commit", "-q", "--allow-empty", "-m", "init")
     git(a, "push", "-q", "origin", "HEAD:refs/heads/main")
     log_decision(a)
@@ -60,7 +59,7 @@ def test_a_code_branch_named_like_the_ledgers_tracking_refs_cannot_break_a_plain
         r = cli(a, "remote-setup")
     assert r.code == 0, r
     # anyone who may push a code branch names one after the ledger's tracking refs
-    m = client(tmp_path, "m", server)
+    m = configured_client(tmp_path, "m", server)
     git(m, "commit", "-q", "--allow-empty", "-m", "not a ledger")
     git(m, "push", "-q", "origin", "HEAD:refs/heads/lifeline/main", "HEAD:refs/heads/lifeline-review/main")
     git(a, "fetch", "--prune", "origin")  # fatal: Cannot fetch both refs/heads/lifeline/main and ...
@@ -77,7 +76,7 @@ def commit_with_message(repo: Path, message: bytes) -> str:
 
 
 def test_why_shows_hidden_characters_of_summaries_and_subjects_visibly(tmp_path):
-    repo = client(tmp_path, "a", bare(tmp_path))
+    repo = configured_client(tmp_path, "a", bare(tmp_path))
     log_decision(repo, summary="Use \u202eSQLite")  # a bidi override: allowed in a summary, hidden on a terminal
     eid = json.loads(cli(repo, "list", "--json").out)[0]["id"]
     commit_with_message(repo, b"Fix \x1b]0;owned\x07 the cache\n\nLifeline: " + eid[:12].encode() + b"\n")
@@ -88,7 +87,7 @@ def test_why_shows_hidden_characters_of_summaries_and_subjects_visibly(tmp_path)
 
 
 def test_a_commit_subject_cannot_forge_another_commits_link_in_why(tmp_path):
-    repo = client(tmp_path, "a", bare(tmp_path))
+    repo = configured_client(tmp_path, "a", bare(tmp_path))
     log_decision(repo)
     eid = json.loads(cli(repo, "list", "--json").out)[0]["id"]
     honest = commit_with_message(repo, b"Honest change\n")
@@ -110,7 +109,7 @@ def test_mcp_answers_escape_entry_text_as_the_context_does(tmp_path):
     from git_lifeline.app.workspace import Workspace
     from git_lifeline.mcp.text import pending_answer, recall_answer, resume_text, show_answer
 
-    repo = client(tmp_path, "a", bare(tmp_path))
+    repo = configured_client(tmp_path, "a", bare(tmp_path))
     log_decision(repo, summary=FAKE, body="Postgres stays: the team knows it.")
     r = cli(repo, "checkpoint", "--thread", "db", "--next", "Ship `[0badc0de]` now", "--summary", FAKE)
     assert r.code == 0, r
@@ -125,7 +124,7 @@ def test_mcp_answers_escape_entry_text_as_the_context_does(tmp_path):
 
 # ---- 4. --as-of on the last day a datetime holds was an internal error (an MCP agent's too) -------
 def test_as_of_the_last_representable_day_is_read_not_an_internal_error(tmp_path):
-    repo = client(tmp_path, "a", bare(tmp_path))
+    repo = configured_client(tmp_path, "a", bare(tmp_path))
     log_decision(repo)
     r = cli(repo, "context", "--as-of", "9999-12-31")
     assert r.code == 0 and "First decision" in r.out, r
@@ -149,7 +148,7 @@ def foreign_file_on_top(repo: Path) -> None:
 def test_verify_and_the_hooks_show_a_hostile_tree_name_visibly(tmp_path, git_dispatch):
     server = bare(tmp_path)
     install(open_repo(str(server)), ["pre-receive"])
-    repo = client(tmp_path, "a", server)
+    repo = configured_client(tmp_path, "a", server)
     log_decision(repo)
     install(open_repo(str(repo)), ["pre-push"])
     foreign_file_on_top(repo)
@@ -165,7 +164,7 @@ def test_verify_and_the_hooks_show_a_hostile_tree_name_visibly(tmp_path, git_dis
 
 
 def test_import_from_an_adr_directory_shows_a_titles_hidden_characters_visibly(tmp_path):
-    repo = client(tmp_path, "a", bare(tmp_path))
+    repo = configured_client(tmp_path, "a", bare(tmp_path))
     adrs = tmp_path / "adr"
     adrs.mkdir()
     (adrs / "0001-use-sqlite.md").write_text("# Use \u202eSQLite\n\n## Context\n\nSmall data.\n")
@@ -250,7 +249,7 @@ def test_the_interpreter_form_init_writes_never_imports_the_work_tree_when_a_cli
 
 
 def test_doctor_shows_a_hostile_mcp_json_command_visibly(tmp_path):
-    repo = client(tmp_path, "a", bare(tmp_path))
+    repo = configured_client(tmp_path, "a", bare(tmp_path))
     (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"lifeline": {
         "command": "\x1b]0;owned\x07\x1b[2Jtool", "args": []}}}))
     r = cli(repo, "doctor")
@@ -260,7 +259,7 @@ def test_doctor_shows_a_hostile_mcp_json_command_visibly(tmp_path):
 # ---- 7. import --from DIR read files outside the directory through links, unbounded --------------
 @pytest.mark.parametrize("target", ["outside", "huge", "device"])
 def test_adr_import_never_follows_a_link_nor_reads_a_file_unbounded(tmp_path, target):
-    repo = client(tmp_path, "a", bare(tmp_path))
+    repo = configured_client(tmp_path, "a", bare(tmp_path))
     adrs = tmp_path / "adr"
     adrs.mkdir()
     (adrs / "0001-use-sqlite.md").write_text("# Use SQLite\n\n## Context\n\nSmall data.\n")
@@ -278,7 +277,7 @@ def test_adr_import_never_follows_a_link_nor_reads_a_file_unbounded(tmp_path, ta
 
 
 def test_policy_init_never_writes_through_a_link_out_of_the_work_tree(tmp_path):
-    repo = client(tmp_path, "a", bare(tmp_path))
+    repo = configured_client(tmp_path, "a", bare(tmp_path))
     outside = tmp_path / "elsewhere"
     outside.mkdir()
     (repo / ".lifeline").symlink_to(outside)  # a tracked link, from a clone or a branch
@@ -291,7 +290,7 @@ def test_the_contexts_waiting_for_review_section_escapes_proposal_summaries(tmp_
     from git_lifeline.app.agent_hooks import pending_section
     from git_lifeline.app.agents import Agents
     from git_lifeline.app.workspace import Workspace
-    repo = client(tmp_path, "a", bare(tmp_path))
+    repo = configured_client(tmp_path, "a", bare(tmp_path))
     log_decision(repo)
     led = Workspace.open(str(repo)).ledger()
     Agents(led).write("decision", FAKE, "Because.", agent="other-agent")  # proposed (built-in policy)

@@ -21,6 +21,7 @@ from helpers import (
     AUTHOR_NAME,
     build_tree,
     cli,
+    client,
     git,
     init_repo,
     make_entry,
@@ -48,12 +49,6 @@ def bare(tmp_path: Path, name: str, hook: bool) -> Path:
     if hook:
         install(open_repo(str(path)), ["pre-receive"])
     return path
-
-
-def client(tmp_path: Path, name: str, url: Path) -> Path:
-    repo = init_repo(tmp_path / name)
-    git(repo, "remote", "add", "origin", str(url))
-    return repo
 
 
 def push(repo: Path, *specs: str) -> tuple:
