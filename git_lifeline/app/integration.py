@@ -133,7 +133,8 @@ def entry_argv(entry: dict) -> list:
 
 
 NOT_STARTED = ("not started: it is not the command this installation writes (git lifeline mcp, or this "
-               "interpreter with -m git_lifeline mcp), and a command a repository's file names is never run")
+               f"interpreter with {' '.join((*SAFE_PATH, '-m', 'git_lifeline', 'mcp'))}), and a command a "
+               "repository's file names is never run")
 
 
 def check_entry(entry: dict, cwd: Path) -> Probe:

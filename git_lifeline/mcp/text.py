@@ -8,7 +8,7 @@ structured answer carries its text too (`text`), and the call's warnings (`warni
 
 from typing import Optional
 
-from ..app.text import format_ts, md, one_line, who
+from ..app.text import format_ts, md, one_line, recall_mode_fields, who
 from ..errors import InputError
 
 PENDING_SHOWN = 20
@@ -71,9 +71,7 @@ def recall_answer(ledger, query: str, k: int) -> tuple:
     text = "\n".join(rows) + "\n" if rows else "Nothing in the ledger is about that (recall abstained)."
     hits = [{"id": f.entry.id, "kind": f.entry.kind, "summary": f.entry.summary, "in_force": f.in_force,
              "score": round(f.score, 4)} for f in found]
-    mode, detail = ledger.recall_mode
-    return text, {"hits": hits, "text": text, "mode": mode,
-                  ("model" if mode == "semantic" else "reason"): detail}
+    return text, {"hits": hits, "text": text, **recall_mode_fields(ledger.recall_mode)}
 
 
 def pending_answer(agents) -> tuple:
