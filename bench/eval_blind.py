@@ -13,10 +13,12 @@ at the end of the round and run once to measure the same settings again (split `
 The next round widened the vocabulary from the misses of all four, measured it once on two
 files written afterwards (questions_m.json, questions_n.json: split `mn`), then chose the
 abstention rule on all six and measured it once on two more files written after that
-choice (questions_o.json, questions_p.json: split `report`).
+choice (questions_o.json, questions_p.json: split `op`). The third round widened the
+vocabulary again from the misses of all eight and kept the rule they chose, then measured it
+once on four files written afterwards (questions_r/s/t/u.json: split `report`).
 Usage:
 
-    python bench/eval_blind.py [--model DIR] [--seed-python PATH] [--split tune|held-out|later|mn|report|all]
+    python bench/eval_blind.py [--model DIR] [--seed-python PATH] [--split tune|held-out|later|mn|op|report|all]
 """
 
 from __future__ import annotations
@@ -38,18 +40,20 @@ def load() -> tuple:
     ledger = json.loads((DATA / "ledger.json").read_text(encoding="utf-8"))
     questions = json.loads((DATA / "questions.json").read_text(encoding="utf-8"))
     for name in ("questions_fresh.json", "questions_held_out.json", "questions_later.json",
-                 "questions_m.json", "questions_n.json", "questions_o.json", "questions_p.json"):
+                 "questions_m.json", "questions_n.json", "questions_o.json", "questions_p.json",
+                 "questions_r.json", "questions_s.json", "questions_t.json", "questions_u.json"):
         if not (DATA / name).exists():
             continue
         questions += json.loads((DATA / name).read_text(encoding="utf-8"))
     return ledger, questions
 
 
-SPLITS = ("tune", "held-out", "later", "mn", "report")
+SPLITS = ("tune", "held-out", "later", "mn", "op", "report")
 
 
 def split_of(q: dict) -> str:
-    return {"g": "held-out", "k": "later", "m": "mn", "n": "mn", "o": "report", "p": "report"}.get(q["id"][0], "tune")
+    return {"g": "held-out", "k": "later", "m": "mn", "n": "mn", "o": "op", "p": "op",
+            "r": "report", "s": "report", "t": "report", "u": "report"}.get(q["id"][0], "tune")
 
 
 def in_split(q: dict, split: str) -> bool:

@@ -97,6 +97,11 @@ behind actual mind approach overview etc middle fit apply setup multiple folk fo
 kick pop ask asking asked wonder curious reason reasons new
 change changed changes changing switch switched swap swapped move moved replace replaced reverse
 reversed revert reverted evolve evolved before previous previously original originally current back forth
+world sure useful deal based involve involved involves relate related relates interact interacts precise
+precisely propose proposed aim aiming bunch letting truth strategy technology
+technologies framework frameworks scheme decision decisions stand standing reconsider reconsidering
+supersede superseded supersedes valid hold holds vs versus vice versa accident accidental accidentally
+programmatically teammate teammates colleague colleagues coworker coworkers sitting scared scary homegrown
 o os as e de do da dos das em no na nos nas um uma para por com que se
 """.split())
 
