@@ -15,10 +15,12 @@ files written afterwards (questions_m.json, questions_n.json: split `mn`), then 
 abstention rule on all six and measured it once on two more files written after that
 choice (questions_o.json, questions_p.json: split `op`). The third round widened the
 vocabulary again from the misses of all eight and kept the rule they chose, then measured it
-once on four files written afterwards (questions_r/s/t/u.json: split `report`).
+once on four files written afterwards (questions_r/s/t/u.json: split `rstu`), then chose the
+rule again on all twelve (one criterion per engine) and measured it once on four more files
+written meanwhile (questions_v/w/x/y.json: split `report`).
 Usage:
 
-    python bench/eval_blind.py [--model DIR] [--seed-python PATH] [--split tune|held-out|later|mn|op|report|all]
+    python bench/eval_blind.py [--model DIR] [--seed-python PATH] [--split tune|held-out|later|mn|op|rstu|report|all]
 """
 
 from __future__ import annotations
@@ -41,19 +43,21 @@ def load() -> tuple:
     questions = json.loads((DATA / "questions.json").read_text(encoding="utf-8"))
     for name in ("questions_fresh.json", "questions_held_out.json", "questions_later.json",
                  "questions_m.json", "questions_n.json", "questions_o.json", "questions_p.json",
-                 "questions_r.json", "questions_s.json", "questions_t.json", "questions_u.json"):
+                 "questions_r.json", "questions_s.json", "questions_t.json", "questions_u.json",
+                 "questions_v.json", "questions_w.json", "questions_x.json", "questions_y.json"):
         if not (DATA / name).exists():
             continue
         questions += json.loads((DATA / name).read_text(encoding="utf-8"))
     return ledger, questions
 
 
-SPLITS = ("tune", "held-out", "later", "mn", "op", "report")
+SPLITS = ("tune", "held-out", "later", "mn", "op", "rstu", "report")
 
 
 def split_of(q: dict) -> str:
     return {"g": "held-out", "k": "later", "m": "mn", "n": "mn", "o": "op", "p": "op",
-            "r": "report", "s": "report", "t": "report", "u": "report"}.get(q["id"][0], "tune")
+            "r": "rstu", "s": "rstu", "t": "rstu", "u": "rstu",
+            "v": "report", "w": "report", "x": "report", "y": "report"}.get(q["id"][0], "tune")
 
 
 def in_split(q: dict, split: str) -> bool:
