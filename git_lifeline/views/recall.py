@@ -28,7 +28,9 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from bisect import bisect_left
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Callable, Optional
 
 from .synonyms import GROUPS
@@ -147,6 +149,36 @@ def _word_matches(alt: str, word: str) -> bool:
     return word.startswith(alt) if len(alt) >= PREFIX_FROM else word == alt
 
 
+class Words:
+    """A text's stems in order, indexed so that a concept's alternatives are looked up rather
+    than scanned for: a question's concepts hold dozens of alternatives and each is asked of
+    up to CANDIDATES entries."""
+
+    def __init__(self, stems: list):
+        self.stems = stems
+        self.positions: dict = {}
+        for i, w in enumerate(stems):
+            self.positions.setdefault(w, []).append(i)
+        self.sorted = sorted(self.positions)
+
+    def _starts(self, alt: str) -> list:
+        """Positions of the words `alt` matches (equal, or starting with it from PREFIX_FROM)."""
+        if len(alt) < PREFIX_FROM:
+            return self.positions.get(alt, [])
+        out: list = []
+        i = bisect_left(self.sorted, alt)
+        while i < len(self.sorted) and self.sorted[i].startswith(alt):
+            out += self.positions[self.sorted[i]]
+            i += 1
+        return out
+
+    def has(self, alt: tuple) -> bool:
+        """Whether the words of `alt` occur here one after another."""
+        n = len(alt)
+        return any(i + n <= len(self.stems) and all(_word_matches(alt[j], self.stems[i + j]) for j in range(1, n))
+                   for i in self._starts(alt[0]))
+
+
 @dataclass
 class Concept:
     """One idea of the question: the words that express it (each a tuple of stems)."""
@@ -154,13 +186,8 @@ class Concept:
     text: str
     alternatives: set = field(default_factory=set)
 
-    def found_in(self, words: list) -> bool:
-        for alt in self.alternatives:
-            n = len(alt)
-            for i in range(len(words) - n + 1):
-                if all(_word_matches(alt[j], words[i + j]) for j in range(n)):
-                    return True
-        return False
+    def found_in(self, text: "Words") -> bool:
+        return any(text.has(alt) for alt in self.alternatives)
 
     def match_expression(self) -> str:
         parts = []
@@ -278,6 +305,15 @@ class Lexical:
         return self.best_coverage() - UNSEEN_PENALTY * self.unseen + 1e-9 >= floor
 
 
+@lru_cache(maxsize=1024)
+def _stemmed(entry_id: str, summary: str, body: str) -> tuple:
+    """An entry's stemmed summary, and its summary and body with a gap between them. Keyed by
+    the id too: an id fixes its text, and a long-lived server asks about the same entries
+    question after question (stemming them was most of a question's time)."""
+    head = [stem(w) for w in _WORD.findall(fold(summary))]
+    return Words(head), Words(head + [""] + [stem(w) for w in _WORD.findall(fold(body))])
+
+
 def lexical_evidence(db, query: str, recency: bool = True) -> Lexical:
     """Every entry sharing the question's concepts, scored and best first."""
     cs = concepts(query)
@@ -295,8 +331,7 @@ def lexical_evidence(db, query: str, recency: bool = True) -> Lexical:
     newest = db.execute("SELECT MAX(ts) FROM entries WHERE ok = 1").fetchone()[0]
     hits = []
     for entry_id, summary, body, ts, score in rows:
-        head = [stem(w) for w in _WORD.findall(fold(summary))]
-        words = head + [""] + [stem(w) for w in _WORD.findall(fold(body))]
+        head, words = _stemmed(entry_id, summary, body)
         matched = sum(w * (1.0 if c.found_in(head) else BODY_ONLY) for c, w in zip(cs, weights, strict=False)
                       if c.found_in(words))
         coverage = matched / whole if whole else 0.0
