@@ -1,0 +1,34 @@
+"""Recall looks a concept's words up in an index of each entry's stems instead of scanning
+them; the index must find exactly what a scan finds, or recall answers differently."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from git_lifeline.views.recall import PREFIX_FROM, Words, concepts, stem
+
+WORDS = st.sampled_from(["log", "login", "logins", "logo", "sign", "in", "auth", "authent", "authentication",
+                         "db", "dbs", "data", "database", "", "pay", "payment", "payout", "a", "ab", "abc"])
+
+
+def scan(stems: list, alt: tuple) -> bool:
+    """The plain reading of the rule: the words of `alt` one after another, each equal to the
+    entry's word or, from PREFIX_FROM characters, its start."""
+    def matches(a: str, w: str) -> bool:
+        return w.startswith(a) if len(a) >= PREFIX_FROM else w == a
+    n = len(alt)
+    return any(all(matches(alt[j], stems[i + j]) for j in range(n)) for i in range(len(stems) - n + 1))
+
+
+@given(st.lists(WORDS, max_size=12), st.lists(WORDS.filter(bool), min_size=1, max_size=3))
+def test_the_stem_index_finds_exactly_what_a_scan_of_the_words_finds(stems, alt):
+    assert Words(stems).has(tuple(alt)) == scan(stems, tuple(alt))
+
+
+def test_a_phrase_split_across_the_summary_and_the_why_is_not_found():
+    head = [stem(w) for w in "Sign".lower().split()]
+    words = Words(head + [""] + [stem(w) for w in "in on the app".lower().split()])
+    (sign_in,) = [c for c in concepts("sign in") if c.text == "sign in"]
+    assert not sign_in.found_in(words)
+    assert sign_in.found_in(Words(["sign", "in"]))
