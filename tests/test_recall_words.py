@@ -32,3 +32,17 @@ def test_a_phrase_split_across_the_summary_and_the_why_is_not_found():
     (sign_in,) = [c for c in concepts("sign in") if c.text == "sign in"]
     assert not sign_in.found_in(words)
     assert sign_in.found_in(Words(["sign", "in"]))
+
+
+def test_the_index_kept_between_questions_stays_within_its_budget_whatever_the_bodies():
+    from git_lifeline.views import recall
+    body = "word " * 12_000  # 60,000 characters: a body near the 64 KiB limit
+    for i in range(40):
+        recall._stemmed(f"{i:040x}", "a summary", body + str(i))
+        recall._stemmed(f"{i:040x}", "a summary", body + str(i))  # asked again: kept, not counted twice
+    kept = sum(len(s) + len(b) for _, s, b in recall._stemmed_cache)
+    assert kept == recall._stemmed_chars <= recall.STEMMED_BUDGET_CHARS
+    assert len(recall._stemmed_cache) >= 1
+    huge = "x " * (recall.STEMMED_BUDGET_CHARS // 4)
+    head, words = recall._stemmed("f" * 40, "s", huge)  # larger than an eighth of the budget: answered, not kept
+    assert words.has(("x",)) and ("f" * 40, "s", huge) not in recall._stemmed_cache

@@ -29,8 +29,8 @@ import math
 import re
 import unicodedata
 from bisect import bisect_left
+from collections import OrderedDict
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Callable, Optional
 
 from .synonyms import GROUPS
@@ -305,13 +305,33 @@ class Lexical:
         return self.best_coverage() - UNSEEN_PENALTY * self.unseen + 1e-9 >= floor
 
 
-@lru_cache(maxsize=1024)
+# Indexed entries kept between questions, bounded by the characters they were built from
+# (about 100 bytes of index per character at worst): a long-lived server asks about the same
+# entries question after question, and a ledger of 64 KiB bodies must not grow it unbounded.
+STEMMED_BUDGET_CHARS = 500_000
+_stemmed_cache: OrderedDict = OrderedDict()
+_stemmed_chars = 0
+
+
 def _stemmed(entry_id: str, summary: str, body: str) -> tuple:
     """An entry's stemmed summary, and its summary and body with a gap between them. Keyed by
-    the id too: an id fixes its text, and a long-lived server asks about the same entries
-    question after question (stemming them was most of a question's time)."""
+    id and text: an id fixes its text, the text makes a wrong id harmless."""
+    global _stemmed_chars
+    key = (entry_id, summary, body)
+    found = _stemmed_cache.get(key)
+    if found is not None:
+        _stemmed_cache.move_to_end(key)
+        return found
     head = [stem(w) for w in _WORD.findall(fold(summary))]
-    return Words(head), Words(head + [""] + [stem(w) for w in _WORD.findall(fold(body))])
+    found = Words(head), Words(head + [""] + [stem(w) for w in _WORD.findall(fold(body))])
+    size = len(summary) + len(body)
+    if size <= STEMMED_BUDGET_CHARS // 8:
+        _stemmed_cache[key] = found
+        _stemmed_chars += size
+        while _stemmed_chars > STEMMED_BUDGET_CHARS:
+            (_, old_summary, old_body), _ = _stemmed_cache.popitem(last=False)
+            _stemmed_chars -= len(old_summary) + len(old_body)
+    return found
 
 
 def lexical_evidence(db, query: str, recency: bool = True) -> Lexical:
