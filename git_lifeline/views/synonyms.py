@@ -64,7 +64,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("rate limit", "throttl", "quota", "limit", "flood", "too many requests", "429"),
     ("admin", "back office", "backoffice", "internal tool", "console", "panel", "admin panel", "ops tool"),
     ("accessib", "a11y", "screen reader", "wcag", "contrast", "eyesight", "vision", "visually impaired",
-     "blind", "disab", "impair"),
+     "blind", "disabilit", "impair"),
     ("debt", "legacy", "old", "rewrite", "refactor", "cleanup"),
     ("eta", "estimate", "arrival", "predict", "forecast", "accurate", "accuracy", "on time"),
     ("cash", "cod", "cash on delivery", "banknote"),
