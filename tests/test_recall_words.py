@@ -46,3 +46,10 @@ def test_the_index_kept_between_questions_stays_within_its_budget_whatever_the_b
     huge = "x " * (recall.STEMMED_BUDGET_CHARS // 4)
     head, words = recall._stemmed("f" * 40, "s", huge)  # larger than an eighth of the budget: answered, not kept
     assert words.has(("x",)) and ("f" * 40, "s", huge) not in recall._stemmed_cache
+
+
+def test_disabling_a_feature_is_not_read_as_a_question_about_accessibility():
+    (disable,) = [c for c in concepts("how do we disable a feature") if c.text.startswith("disab")]
+    assert ("a11y",) not in disable.alternatives
+    (disability,) = [c for c in concepts("apps for people with disabilities") if c.text.startswith("disab")]
+    assert ("a11y",) in disability.alternatives
