@@ -19,6 +19,7 @@ import pytest
 from helpers import Result, cli, client, git, init_repo, subprocess_env
 
 from git_lifeline.app.hooks import install
+from git_lifeline.app.integration import SAFE_PATH, safe_path_flags
 from git_lifeline.git.repo import open_repo
 
 
@@ -232,7 +233,6 @@ def test_init_checks_this_installation_without_importing_the_work_tree(tmp_path)
     assert not marker.exists(), marker.read_text()
 
 
-@pytest.mark.skipif(sys.version_info < (3, 11), reason="-P is Python 3.11's (3.10: put git-lifeline on PATH)")
 def test_the_interpreter_form_init_writes_never_imports_the_work_tree_when_a_client_starts_it(tmp_path):
     repo, marker = planted(tmp_path)
     (repo / ".mcp.json").unlink()
@@ -241,11 +241,45 @@ def test_the_interpreter_form_init_writes_never_imports_the_work_tree_when_a_cli
     os.symlink(shutil.which("git"), bindir / "git")
     cli_as_installed(repo, "init", "--no-hooks", "--no-agents", path=str(bindir))
     entry = json.loads((repo / ".mcp.json").read_text())["mcpServers"]["lifeline"]
-    assert entry["args"][:3] == ["-P", "-m", "git_lifeline"], entry
+    assert entry["args"][:3] == [*SAFE_PATH, "-m", "git_lifeline"], entry
     started = subprocess.run([entry["command"], *entry["args"], "--check"], cwd=str(repo),  # as a client does
                              capture_output=True, text=True, timeout=60)
     assert not marker.exists(), marker.read_text()
     assert started.returncode == 0, started
+
+
+def python_3_10() -> str | None:
+    """A Python 3.10 interpreter of this machine, if it has one (on PATH, or one of pyenv's)."""
+    found = [shutil.which("python3.10") or ""]
+    if shutil.which("pyenv"):
+        root = subprocess.run(["pyenv", "root"], capture_output=True, text=True, timeout=30).stdout.strip()
+        found += sorted(str(p) for p in Path(root).glob("versions/3.10.*/bin/python3.10"))
+    for python in filter(None, found):
+        if subprocess.run([python, "--version"], capture_output=True, timeout=30).returncode == 0:
+            return python
+    return None
+
+
+@pytest.mark.skipif(python_3_10() is None, reason="no Python 3.10 on this machine")
+def test_on_python_3_10_the_interpreter_form_keeps_the_work_tree_off_the_import_path(tmp_path):
+    """3.10 has no -P: the flags init writes there must still keep a planted package from running
+    when a client starts `<python> FLAGS -m git_lifeline` in the repository."""
+    venv = tmp_path / "venv"
+    subprocess.run([python_3_10(), "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    site = next(venv.glob("lib/python3.10/site-packages"))
+    (site / "git_lifeline").mkdir()
+    (site / "git_lifeline" / "__init__.py").write_text("")
+    (site / "git_lifeline" / "__main__.py").write_text("print('installed')\n")
+    repo, marker = planted(tmp_path)
+    python = str(venv / "bin" / "python")
+    plain = subprocess.run([python, "-m", "git_lifeline", "mcp"], cwd=str(repo), capture_output=True, text=True,
+                           timeout=60)
+    assert marker.exists(), "without the flags the planted package runs: this test could not see the attack"
+    marker.unlink()
+    flagged = subprocess.run([python, *safe_path_flags((3, 10)), "-m", "git_lifeline", "mcp"], cwd=str(repo),
+                             capture_output=True, text=True, timeout=60)
+    assert not marker.exists(), marker.read_text()
+    assert flagged.stdout.strip() == "installed", (flagged, plain)
 
 
 def test_doctor_shows_a_hostile_mcp_json_command_visibly(tmp_path):

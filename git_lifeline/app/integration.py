@@ -56,11 +56,16 @@ class Launcher:
         return {"command": self.prefix[0], "args": args}
 
 
-# -m puts the current directory first on sys.path, and a client starts the server (and a
-# hook) in the repository: a work tree holding a git_lifeline/ package would be what ran.
-# -P (Python 3.11+) leaves it off. Python 3.10 has no such switch: there, put git-lifeline
-# on PATH (the portable form runs no interpreter from the work tree).
-SAFE_PATH = ("-P",) if sys.version_info >= (3, 11) else ()
+def safe_path_flags(version: tuple) -> tuple:
+    """-m puts the current directory first on sys.path, and a client starts the server (and
+    a hook) in the repository: a work tree holding a git_lifeline/ package would be what ran.
+    -P (Python 3.11+) leaves it off. Python 3.10 has no -P; its isolated mode (-I) leaves it
+    off too, and also ignores PYTHON* variables and the user's site-packages (an installation
+    there fails the check init runs, and init says so: put git-lifeline on PATH)."""
+    return ("-P",) if version >= (3, 11) else ("-I",)
+
+
+SAFE_PATH = safe_path_flags(tuple(sys.version_info[:2]))
 
 
 def interpreter() -> Launcher:
@@ -123,7 +128,7 @@ def is_our_entry(entry) -> bool:
     if command == "git":
         rest = args[2:] if args[:1] == ["-C"] else args
         return rest == ["lifeline", "mcp"]
-    if args[:1] == ["-P"]:
+    if args[:1] in (["-P"], ["-I"]):
         args = args[1:]
     return isinstance(command, str) and len(args) >= 3 and args[:3] == ["-m", "git_lifeline", "mcp"]
 
