@@ -1,5 +1,7 @@
 """core/ stays pure and cheap to load: the CLI's everyday commands never pay pydantic's
-start-up, and the write policy is parsed from bytes, with no repository in sight."""
+start-up, and the write policy is parsed from text, with no repository in sight (app/agents.py
+reads it through git/; tests/test_review.py and tests/test_policy_is_read_from_a_trusted_ref.py
+hold that path)."""
 
 from __future__ import annotations
 
@@ -10,15 +12,7 @@ import sys
 import pytest
 from helpers import ROOT, make_entry, open_ledger, subprocess_env
 
-from git_lifeline.core.policy import (
-    HEAD_SOURCE,
-    NO_COMMIT,
-    NOT_AT_HEAD,
-    PolicyError,
-    load_policy,
-    policy_from_blob,
-    policy_source,
-)
+from git_lifeline.core.policy import Policy, PolicyError, parse_policy
 
 # Runs the real CLI in this process and says, on exit, whether pydantic was ever imported.
 PROBE = """
@@ -52,8 +46,9 @@ def test_everyday_commands_never_pay_for_pydantic(repo, args):
     assert not loads_pydantic(repo, *args)
 
 
-def test_the_entry_module_imports_nothing_beyond_the_standard_library():
-    code = ("import json, sys; before = set(sys.modules); import git_lifeline.core.entry; "
+@pytest.mark.parametrize("module", ["git_lifeline.core.entry", "git_lifeline.core.policy"])
+def test_the_entry_and_policy_modules_import_nothing_beyond_the_standard_library(module):
+    code = (f"import json, sys; before = set(sys.modules); import {module}; "
             "print(json.dumps(sorted(set(sys.modules) - before)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(ROOT), check=True)
     third_party = [m for m in json.loads(out.stdout)
@@ -61,29 +56,13 @@ def test_the_entry_module_imports_nothing_beyond_the_standard_library():
     assert third_party == []
 
 
-# ---- the policy: parsed from what git/ read ----------------------------------------------
-def test_the_policy_is_parsed_from_bytes_without_a_repository():
-    assert policy_from_blob(None, NO_COMMIT).builtin and policy_from_blob(None, NO_COMMIT).source == NO_COMMIT
-    pol = policy_from_blob(b'{"default": "direct", "agents": {"bot": {"note": "deny"}}}')
+# ---- the policy: parsed from the text git/ read --------------------------------------------
+def test_the_policy_is_parsed_from_text_without_a_repository():
+    builtin = Policy(source="built-in default")
+    assert builtin.builtin and (builtin.decide("x", "checkpoint").mode, builtin.decide("x", "note").mode) == \
+        ("direct", "propose")
+    pol = parse_policy('{"default": "direct", "agents": {"bot": {"note": "deny"}}}', "main:.lifeline/policy.json")
     assert (pol.source, pol.builtin, pol.decide("bot", "note").mode, pol.decide("x", "fix").mode) == \
-        (HEAD_SOURCE, False, "deny", "direct")
-    with pytest.raises(PolicyError, match="not valid UTF-8"):
-        policy_from_blob(b'{"default": "\xff"}')
+        ("main:.lifeline/policy.json", False, "deny", "direct")
     with pytest.raises(PolicyError, match="not valid JSON"):
-        policy_from_blob(b'{"default":')
-
-
-def test_the_work_tree_copy_is_reported_but_never_applies():
-    src = policy_source(b'{"default": "deny"}\n', NOT_AT_HEAD, '{"default": "direct"}\n')
-    assert src.policy.default == "deny" and src.worktree_differs
-
-
-def test_load_policy_reads_through_the_reader_it_is_given():
-    seen = []
-
-    def reader(gr):
-        seen.append(gr)
-        return b'{"kinds": {"note": "deny"}}', NOT_AT_HEAD
-
-    assert load_policy("the repository", read=reader).decide("bot", "note").mode == "deny"
-    assert seen == ["the repository"]
+        parse_policy('{"default":', "main:.lifeline/policy.json")

@@ -14,7 +14,7 @@ from review_support import EMAIL, NAME, cli, cli_process, commit_policy, git, he
 from git_lifeline.app.agents import Agents
 from git_lifeline.app.ledger import Ledger
 from git_lifeline.app.workspace import Workspace
-from git_lifeline.core.policy import ANY_KIND, Policy, PolicyError, load_policy, parse_policy
+from git_lifeline.core.policy import ANY_KIND, Policy, PolicyDenied, PolicyError, parse_policy
 from git_lifeline.git.review import ReviewTrail, verify_trail
 
 TRAIL = "refs/lifeline-review/main"
@@ -265,13 +265,23 @@ def test_invalid_policy_fails_loudly_naming_the_offending_key(repo, doc, key):
     assert ref_value(repo, LINE) is None and ref_value(repo, TRAIL) is None, "nothing may be written"
 
 
-def test_policy_that_is_not_json_is_an_error_never_direct(repo):
-    commit_policy(repo, '{"default": "direct",')
-    with pytest.raises(PolicyError, match="not valid JSON"):
-        load_policy(ledger(repo).gr)
-    with pytest.raises(PolicyError):
+@pytest.mark.parametrize("text,problem", [
+    ('{"default": "direct",', "not valid JSON"),
+    (b'{"default": "direct", "agents": {"b\xff": {"*": "direct"}}}', "not valid UTF-8"),
+])
+def test_policy_that_is_not_json_is_an_error_never_direct(repo, text, problem):
+    if isinstance(text, bytes):
+        (repo / ".lifeline").mkdir()
+        (repo / ".lifeline" / "policy.json").write_bytes(text)
+        git(repo, "add", ".lifeline/policy.json")
+        git(repo, "commit", "-q", "-m", "policy")
+    else:
+        commit_policy(repo, text)
+    r = cli(repo, "policy")
+    assert r.code == 2 and problem in r.err and "main:.lifeline/policy.json" in r.err, r
+    with pytest.raises(PolicyError, match=problem):
         agents(repo).write("note", "s", "why", agent="bot")
-    assert ref_value(repo, LINE) is None
+    assert ref_value(repo, LINE) is None and ref_value(repo, TRAIL) is None, "nothing may be written"
 
 
 def test_an_uncommitted_policy_edit_does_not_change_an_agents_rights(repo):
@@ -281,6 +291,19 @@ def test_an_uncommitted_policy_edit_does_not_change_an_agents_rights(repo):
     assert out.mode == "propose"
     r = cli(repo, "policy")
     assert r.code == 0 and "applies only once committed" in r.err, r
+
+
+def test_a_work_tree_copy_that_differs_from_the_committed_policy_is_reported_but_never_applies(repo):
+    commit_policy(repo, {"default": "deny"})
+    (repo / ".lifeline" / "policy.json").write_text(json.dumps({"default": "direct"}))
+    r = cli(repo, "policy", "--json")
+    assert r.code == 0, r
+    report = json.loads(r.out)
+    assert report["default"] == "deny" and report["source"] == "main:.lifeline/policy.json", report
+    assert any("in the work tree differs" in note for note in report["notes"]), report
+    with pytest.raises(PolicyDenied, match="denied by policy"):
+        agents(repo).write("note", "s", "why", agent="bot")
+    assert ref_value(repo, LINE) is None and ref_value(repo, TRAIL) is None
 
 
 def test_cli_log_is_direct_and_cli_propose_always_proposes(repo):

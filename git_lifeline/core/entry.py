@@ -15,8 +15,9 @@ One type, one parse, one builder, standard library only:
 
 The id is the sha256 of the canonical form (`canonical_form`), identical to
 lifeline-context 0.6.x, so a ledger moves between the two tools with every id intact.
-pydantic is not imported here: the CLI's paths stay close to a bare interpreter, and
-untrusted dicts from outside are validated at the boundary (core/entry_fields.py).
+pydantic is not imported here: the CLI's paths stay close to a bare interpreter. Fields
+from outside (an imported record, a tool's arguments) go through `Entry.new` like any
+other: it checks every field's type and names the first bad one before anything is built.
 """
 
 from __future__ import annotations

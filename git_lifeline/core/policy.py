@@ -14,21 +14,21 @@ checkpoints, which are direct (working state, replaced by the next checkpoint).
 Where it lives: ``.lifeline/policy.json`` as committed on a trusted ref that a checkout
 cannot move (git/policy_ref.py chooses it; app/agents.py reads it), never the work tree
 nor the checked-out branch. The policy is part of the project, reviewed and shared like
-code. Human writes from the CLI never consult it (the human is the approver). The HEAD
-readers at the end of this module are kept for old callers only.
+code. Human writes from the CLI never consult it (the human is the approver).
 
 An invalid policy is an error that names the offending key; it never falls back to
 anything, least of all to ``direct``.
 
-This module parses; it reads nothing. The file's bytes at HEAD come from git/ and
-are given to `policy_from_blob` / `policy_source`.
+This module parses; it reads nothing. app/agents.py reads the file on the trusted ref
+through git/ and gives its text to `parse_policy`; with no file there it uses `Policy()`,
+the built-in one.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any
 
 from ..errors import InputError
 from .entry import KINDS
@@ -39,9 +39,6 @@ ANY_KIND = "*"
 FORMAT_VERSION = 1
 _TOP_KEYS = ("version", "default", "kinds", "agents")
 BUILTIN: dict[str, Any] = {"default": "propose", "kinds": {"checkpoint": "direct"}, "agents": {}}
-HEAD_SOURCE = f"HEAD:{POLICY_PATH}"
-NO_COMMIT = "built-in default (HEAD has no commit yet)"
-NOT_AT_HEAD = f"built-in default (no {POLICY_PATH} at HEAD)"
 
 
 class PolicyError(InputError):
@@ -144,82 +141,3 @@ def starter_policy(agents: tuple = ()) -> Policy:
     for everything else."""
     return Policy(agents={a: {"checkpoint": "direct", "note": "direct", ANY_KIND: "propose"} for a in agents},
                   source=POLICY_PATH, builtin=False)
-
-
-# ---- the policy in effect, from what git/ read -----------------------------------
-@dataclass
-class PolicySource:
-    """The effective policy and what the work tree holds, for `git lifeline policy`."""
-
-    policy: Policy
-    committed_text: Optional[str]   # the file at HEAD, or None
-    worktree_text: Optional[str]    # the file in the work tree, or None (bare repo / absent)
-
-    @property
-    def worktree_differs(self) -> bool:
-        return self.worktree_text is not None and self.worktree_text != self.committed_text
-
-
-def committed_text(data: Optional[bytes], source: str = HEAD_SOURCE) -> Optional[str]:
-    """The committed file's bytes as text (None: no file); not UTF-8 is a PolicyError."""
-    if data is None:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise PolicyError(f"policy {source}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
-
-
-def policy_from_blob(data: Optional[bytes], absent: str = NOT_AT_HEAD) -> Policy:
-    """The policy in effect given the bytes of HEAD's policy file. None: there is none,
-    and the built-in default applies (`absent` says why: NOT_AT_HEAD or NO_COMMIT)."""
-    text = committed_text(data)
-    if text is None:
-        return Policy(source=absent)
-    return parse_policy(text, HEAD_SOURCE)
-
-
-def policy_source(data: Optional[bytes], absent: str, worktree_text: Optional[str]) -> PolicySource:
-    """The effective policy plus the work tree's copy (which only applies once committed)."""
-    return PolicySource(policy_from_blob(data, absent), committed_text(data), worktree_text)
-
-
-# ---- transitional: reading through the GitRepo handed in -----------------------------
-# A reader takes the repository and returns (HEAD's file bytes or None, why absent).
-# The default below reads through the pygit2 objects `gr` already holds (core imports
-# no git library); it goes once the faces read the file through git/ and call
-# policy_from_blob / policy_source themselves.
-Reader = Callable[[Any], tuple[Optional[bytes], str]]
-
-
-def read_at_head(gr: Any) -> tuple[Optional[bytes], str]:
-    repo = gr.repo
-    if repo.head_is_unborn:
-        return None, NO_COMMIT
-    try:
-        tree = repo.head.peel().tree
-    except (KeyError, ValueError):
-        return None, NO_COMMIT
-    try:
-        item = tree[POLICY_PATH]
-    except KeyError:
-        return None, NOT_AT_HEAD
-    if item.type_str != "blob":
-        raise PolicyError(f"policy {HEAD_SOURCE}: is not a file")
-    return repo[item.id].data, NOT_AT_HEAD
-
-
-def _worktree_text(gr: Any) -> Optional[str]:
-    # bounded, and never through a link out of the work tree (GitRepo.worktree_text)
-    return gr.worktree_text(POLICY_PATH, 1 << 20)
-
-
-def load_policy(gr: Any, read: Reader = read_at_head) -> Policy:
-    """The policy in effect: HEAD's `.lifeline/policy.json`, else the built-in default."""
-    return policy_from_blob(*read(gr))
-
-
-def inspect_policy(gr: Any, read: Reader = read_at_head) -> PolicySource:
-    """The effective policy plus the work tree's copy (which only applies once committed)."""
-    data, absent = read(gr)
-    return policy_source(data, absent, _worktree_text(gr))

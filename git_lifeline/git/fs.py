@@ -126,12 +126,6 @@ def within(root: Path, path: Path) -> Path:
     return Path(real)
 
 
-def read_worktree_file(root: Path, path: Path, limit: int) -> bytes:
-    """A file of the work tree `root` as read_bounded reads it, never through a link
-    that leads out of the work tree (a link inside it is followed)."""
-    return read_bounded(within(root, path), limit, follow=False)
-
-
 # ---- writes --------------------------------------------------------------------------
 def current_umask() -> int:
     """The process's umask, read without changing it where the system says (Linux);

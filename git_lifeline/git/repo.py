@@ -120,32 +120,6 @@ class GitRepo:
         return ancestor == descendant or self.repo.descendant_of(pygit2.Oid(hex=descendant),
                                                                  pygit2.Oid(hex=ancestor))
 
-    def worktree_text(self, path: str, limit: int) -> Optional[str]:
-        """The UTF-8 text of work-tree file `path`, read as fs.read_worktree_file reads it
-        (a regular file of at most `limit` bytes, never through a link out of the work
-        tree); None when there is no work tree, or the file is missing, unsafe or not text."""
-        from .fs import read_worktree_file
-        if self.workdir is None:
-            return None
-        try:
-            return read_worktree_file(self.workdir, self.workdir / path, limit).decode("utf-8")
-        except (OSError, UnicodeDecodeError):
-            return None
-
-    def read_at_head(self, path: str) -> Optional[bytes]:
-        """The bytes of `path` as committed at HEAD; None when HEAD has no commit or no such path.
-        Raises IsADirectoryError when HEAD holds something other than a file there."""
-        head = self.resolve_commit("HEAD")
-        if head is None:
-            return None
-        try:
-            obj = self.repo[self.repo[head].tree[path].id]
-        except KeyError:
-            return None
-        if not isinstance(obj, pygit2.Blob):
-            raise IsADirectoryError(path)
-        return obj.data
-
 
 def _object_format(git_dir: Path) -> str:
     try:
