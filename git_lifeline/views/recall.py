@@ -306,8 +306,9 @@ class Lexical:
 
 
 # Indexed entries kept between questions, bounded by the characters they were built from
-# (about 100 bytes of index per character at worst): a long-lived server asks about the same
-# entries question after question, and a ledger of 64 KiB bodies must not grow it unbounded.
+# once folded (about 120 bytes of index per folded character at worst; a character can fold
+# into eighteen, U+FDFA into four words): a long-lived server asks about the same entries
+# question after question, and a ledger of 64 KiB bodies must not grow it unbounded.
 STEMMED_BUDGET_CHARS = 500_000
 _stemmed_cache: OrderedDict = OrderedDict()
 _stemmed_chars = 0
@@ -318,19 +319,20 @@ def _stemmed(entry_id: str, summary: str, body: str) -> tuple:
     id and text: an id fixes its text, the text makes a wrong id harmless."""
     global _stemmed_chars
     key = (entry_id, summary, body)
-    found = _stemmed_cache.get(key)
-    if found is not None:
+    kept = _stemmed_cache.get(key)
+    if kept is not None:
         _stemmed_cache.move_to_end(key)
-        return found
-    head = [stem(w) for w in _WORD.findall(fold(summary))]
-    found = Words(head), Words(head + [""] + [stem(w) for w in _WORD.findall(fold(body))])
-    size = len(summary) + len(body)
+        return kept[0]
+    folded_summary, folded_body = fold(summary), fold(body)
+    head = [stem(w) for w in _WORD.findall(folded_summary)]
+    found = Words(head), Words(head + [""] + [stem(w) for w in _WORD.findall(folded_body)])
+    size = len(folded_summary) + len(folded_body)
     if size <= STEMMED_BUDGET_CHARS // 8:
-        _stemmed_cache[key] = found
+        _stemmed_cache[key] = (found, size)
         _stemmed_chars += size
         while _stemmed_chars > STEMMED_BUDGET_CHARS:
-            (_, old_summary, old_body), _ = _stemmed_cache.popitem(last=False)
-            _stemmed_chars -= len(old_summary) + len(old_body)
+            _, (_, old_size) = _stemmed_cache.popitem(last=False)
+            _stemmed_chars -= old_size
     return found
 
 
