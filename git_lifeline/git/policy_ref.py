@@ -103,11 +103,15 @@ def find_policy_ref(gr: GitRepo) -> Optional[PolicyRef]:
 
 def read_file_at(gr: GitRepo, commit: str, path: str) -> Optional[bytes]:
     """The bytes of `path` in `commit`; None when there is no such path. IsADirectoryError
-    when something other than a file is there; PolicyError when it is too large to be a policy."""
+    when something other than a regular file is there (a directory, a submodule's commit, a
+    symbolic link, whose blob is the name it points to); PolicyError when it is too large to
+    be a policy."""
     try:
         entry = gr.repo[commit].peel(pygit2.Commit).tree[path]
     except KeyError:
         return None
+    if entry.filemode not in (pygit2.enums.FileMode.BLOB, pygit2.enums.FileMode.BLOB_EXECUTABLE):
+        raise IsADirectoryError(path)
     kind, size = gr.repo.odb.read_header(entry.id)
     if kind != pygit2.enums.ObjectType.BLOB:
         raise IsADirectoryError(path)
