@@ -72,3 +72,25 @@ def test_a_policy_committed_as_a_submodule_is_reported_not_a_crash(repo):
     assert r.code != 0 and "is not a file" in r.err and "fsck" not in r.err, r
     d = cli(repo, "doctor")
     assert "policy" in d.out and "is not a file" in d.out and "fsck" not in d.out + d.err, d
+
+
+# ---- the question's length -----------------------------------------------------------------
+def test_a_question_whose_characters_unfold_into_thousands_of_words_is_refused_not_searched(repo):
+    """The 4,000-character limit counted the characters given: 3,999 U+FDFA fold into 71,982
+    characters and 12,000 words, each a pass over the synonym table (5.5 s of a server's one
+    worker, ten times the longest question the limit allows in plain words)."""
+    import time
+
+    from git_lifeline.errors import InputError
+    assert cli(repo, "log", "--kind", "decision", "--summary", "Use Postgres for orders",
+               "--body", "Transactions across the order tables.").code == 0
+    led = Workspace.open(str(repo)).ledger()
+    started = time.monotonic()
+    try:
+        led.recall("\ufdfa" * 3999)
+    except InputError as exc:
+        assert "recall takes at most 4000" in str(exc), exc
+    else:
+        raise AssertionError("a question of 72,000 folded characters was searched")
+    assert time.monotonic() - started < 1.0
+    assert [h.id for h in led.recall("Which databasé, Postgrés?")]   # accents fold and are fine

@@ -287,9 +287,11 @@ class Ledger:
         from ..views import recall
         if k < 1:
             raise InputError("-k must be at least 1")
-        if len(query) > recall.MAX_QUESTION_CHARS:
-            raise InputError(f"the question is {len(query)} characters long; recall takes at most "
-                             f"{recall.MAX_QUESTION_CHARS} (ask about one thing at a time)")
+        size = recall.question_length(query)
+        if size > recall.MAX_QUESTION_CHARS:
+            raise InputError(f"the question is {size} characters long as recall reads it (accents and compound "
+                             f"characters spelled out); recall takes at most {recall.MAX_QUESTION_CHARS} "
+                             "(ask about one thing at a time)")
         st = self.state()
         db = self.cache().ensure(self.store.head())
         semantic = self.semantic_index()

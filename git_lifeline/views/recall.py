@@ -44,7 +44,7 @@ HALF_LIFE_DAYS = 90.0
 CANDIDATES = 200
 # A question longer than this is refused, not searched: each word costs a pass over the
 # synonym table and each concept one more FTS query, so a megabyte from an agent would
-# hold recall for minutes. A paragraph fits.
+# hold recall for minutes. A paragraph fits. Counted as folded (`question_length`).
 MAX_QUESTION_CHARS = 4000
 PREFIX_FROM = 4
 # Abstention, decided once per question. Each concept weighs its idf in this ledger; a word
@@ -122,6 +122,12 @@ def fold(text: str) -> str:
     """Lowercase and strip accents (as FTS5's remove_diacritics does for the index)."""
     decomposed = unicodedata.normalize("NFKD", text.lower())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def question_length(query: str) -> int:
+    """A question's length as recall reads it: folded, since one character can fold into many
+    (U+FDFA into 18 characters and four words). Folded only when the text itself fits."""
+    return len(query) if len(query) > MAX_QUESTION_CHARS else len(fold(query))
 
 
 def stem(word: str) -> str:
