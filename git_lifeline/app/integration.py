@@ -66,6 +66,7 @@ def safe_path_flags(version: tuple) -> tuple:
 
 
 SAFE_PATH = safe_path_flags(tuple(sys.version_info[:2]))
+WRITTEN_FLAGS = {safe_path_flags((3, 10)), safe_path_flags((3, 11))}  # an entry another Python wrote
 
 
 def interpreter() -> Launcher:
@@ -128,7 +129,7 @@ def is_our_entry(entry) -> bool:
     if command == "git":
         rest = args[2:] if args[:1] == ["-C"] else args
         return rest == ["lifeline", "mcp"]
-    if args[:1] in (["-P"], ["-I"]):
+    if tuple(args[:1]) in WRITTEN_FLAGS:
         args = args[1:]
     return isinstance(command, str) and len(args) >= 3 and args[:3] == ["-m", "git_lifeline", "mcp"]
 
