@@ -175,7 +175,7 @@ def verified_incoming(log: FanoutLog, local: Optional[str], theirs: str, source:
 def problem_lines(problems: list, limit: int = 20) -> list[str]:
     """The problems as indented lines (`  code: message (commit abc)`), at most `limit`:
     lines of an error's message (errors.LifelineError), one each."""
-    shown = [f"  {p.code}: {p.message}" + (f" (commit {p.commit[:12]})" if p.commit else "") for p in problems[:limit]]
+    shown = [f"  {p.describe()}" for p in problems[:limit]]
     return shown + ([f"  ... and {len(problems) - limit} more"] if len(problems) > limit else [])
 
 
