@@ -7,9 +7,27 @@ Exit codes are part of the CLI contract (documented in the man page):
 
 
 class LifelineError(Exception):
-    """A failure the user can act on; `exit_code` is what the CLI returns."""
+    """A failure the user can act on; `exit_code` is what the CLI returns.
+
+    Its message is one line or several, each given apart: `LifelineError(first, *more)`
+    (never lines joined with "\\n": a terminal could no longer tell our line breaks from a
+    hostile name's). A terminal shows each line on its own line, made visible on its own;
+    `str()` is the exact text, the lines joined with "\\n" (JSON, MCP)."""
 
     exit_code = 2
+
+    @property
+    def message_lines(self) -> tuple[str, ...]:
+        """The message, line by line (at least one)."""
+        return tuple(str(line) for line in self.args) or ("",)
+
+    def lines_after(self, head: str) -> list[str]:
+        """The message's lines, `head` (ours: "git-lifeline: ") before the first."""
+        first, *more = self.message_lines
+        return [head + first, *more]
+
+    def __str__(self) -> str:
+        return "\n".join(self.message_lines)
 
 
 class InputError(LifelineError):
@@ -58,18 +76,38 @@ def explain_with(explain):
     return explain
 
 
-def describe_failure(exc: BaseException) -> tuple[str, int]:
-    """(one readable sentence, exit code) for any failure: what every face shows.
+class InternalError(LifelineError):
+    """A bug of ours: named with the failure's type so it can be reported."""
+
+    exit_code = 3
+
+
+class Interrupted(LifelineError):
+    """Ctrl-C."""
+
+    exit_code = INTERRUPTED
+
+
+def as_failure(exc: BaseException) -> LifelineError:
+    """Any failure as the LifelineError every face shows (its lines, its exit code).
 
     A LifelineError says itself; a failure a lower layer recognises becomes its clear
     error (exit 4 for the repository itself); anything else is a bug of ours (exit 3),
-    named with its type so it can be reported, never as a traceback."""
+    named with its type so it can be reported, never as a traceback - in one line, its
+    text's own line breaks included (they are not ours)."""
     if isinstance(exc, LifelineError):
-        return str(exc), exc.exit_code
+        return exc
     if isinstance(exc, KeyboardInterrupt):
-        return "interrupted", INTERRUPTED
+        return Interrupted("interrupted")
     for explain in _EXPLAINERS:
         known = explain(exc)
         if known is not None:
-            return str(known), known.exit_code
-    return f"internal error: {type(exc).__name__}: {exc}", 3
+            return known
+    return InternalError(f"internal error: {type(exc).__name__}: {exc}")
+
+
+def describe_failure(exc: BaseException) -> tuple[str, int]:
+    """(the readable message, exit code) for any failure (as_failure): the exact text,
+    its lines joined with "\\n", for a face that shows no terminal (MCP)."""
+    failure = as_failure(exc)
+    return str(failure), failure.exit_code

@@ -61,7 +61,7 @@ def test_the_corpora_are_as_large_as_promised(record_counts):
 def test_every_credential_format_is_found_and_never_echoed(case_id, fmt, field, text):
     findings = secrets.scan(text, field)
     assert findings, f"{case_id}: not detected"
-    message = secrets.refusal(findings)
+    message = str(secrets.refusal(findings))
     for f in findings:
         secret = span_of(text, f)
         assert len(secret) == f.length

@@ -64,6 +64,11 @@ class ReviewOutcome:
     ok: bool
     status: str                    # approved | duplicate | rejected, or the failure message
     entry: Optional[Entry] = None  # the entry an approval sealed (or found)
+    failure: Optional[LifelineError] = None  # why it failed (its message line by line)
+
+    @classmethod
+    def failed(cls, ref: str, proposal: Optional[Proposal], failure: LifelineError) -> ReviewOutcome:
+        return cls(ref, proposal, False, str(failure), failure=failure)
 
 
 @dataclass
@@ -271,7 +276,7 @@ class Agents:
         return sorted((p for p in props if everything or p.status == "pending"), key=lambda p: order_key(p.record))
 
     def _targets(self, trail: ReviewTrail, refs: list, props: dict) -> list:
-        """(ref, Proposal or None, error or None) for each requested pid; `all` = every pending one."""
+        """(ref, Proposal or None, ReviewError or None) for each requested pid; `all` = every pending one."""
         refs = [r.strip() for r in refs if r.strip()]
         if not refs:
             raise InputError("name at least one proposal id, or all")
@@ -286,7 +291,7 @@ class Agents:
             try:
                 p = trail.resolve(ref, props)
             except ReviewError as exc:
-                out.append((ref, None, str(exc)))
+                out.append((ref, None, exc))
                 continue
             if p.id not in seen:
                 seen.add(p.id)
@@ -304,14 +309,14 @@ class Agents:
             props = trail.proposals()
             for ref, p, error in self._targets(trail, refs, props):
                 if error is not None:
-                    results.append(ReviewOutcome(ref, None, False, error))
+                    results.append(ReviewOutcome.failed(ref, None, error))
                 elif p.decision is not None:
-                    results.append(ReviewOutcome(ref, p, False, already_decided(p)))
+                    results.append(ReviewOutcome.failed(ref, p, ReviewError(already_decided(p))))
                 else:
                     try:
                         status, entry = decide(trail, p, by)
                     except LifelineError as exc:
-                        results.append(ReviewOutcome(ref, p, False, str(exc)))
+                        results.append(ReviewOutcome.failed(ref, p, exc))
                     else:
                         results.append(ReviewOutcome(ref, p, True, status, entry=entry))
         return results
@@ -329,7 +334,7 @@ class Agents:
                 status = "approved" if result.added else "duplicate"
                 trail.decide(p.id, status, by, entry=stored.id)
             except LifelineError as exc:
-                raise LifelineError(f"proposal {p.short} not approved: {exc}") from None
+                raise LifelineError(*exc.lines_after(f"proposal {p.short} not approved: ")) from None
             return status, stored
         return self._decide_each(refs, seal)
 

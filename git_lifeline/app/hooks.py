@@ -63,7 +63,7 @@ EXIT_CODE_FLAG = "--exit-code"
 @dataclass
 class HookOutcome:
     code: int = 0
-    messages: list = field(default_factory=list)   # lines for stderr
+    messages: list = field(default_factory=list)   # lines for stderr, one line each (a break inside is shown escaped)
 
 
 def run_chained(gr: GitRepo, name: str, args: list, stdin: bytes) -> int:
@@ -177,14 +177,13 @@ def commit_msg(gr: GitRepo, args: list, prefer_line: str) -> HookOutcome:
         try:
             full, _line = resolve(gr, value, prefer_line)
         except InputError as exc:
-            problems.append(str(exc))
+            problems += exc.lines_after("git-lifeline: ")
             continue
         if full != value:
             text = _replace_trailer_value(text, value, full)
     if problems:
         out.code = 1
-        out.messages = [f"git-lifeline: {p}" for p in problems]
-        out.messages.append(f"git-lifeline: the commit was not made; fix or remove the '{TRAILER}:' trailer")
+        out.messages = problems + [f"git-lifeline: the commit was not made; fix or remove the '{TRAILER}:' trailer"]
         return out
     if text.encode("utf-8") != data:
         path.write_bytes(text.encode("utf-8"))
@@ -234,5 +233,5 @@ def run(gr: GitRepo, name: str, args: list, stdin: bytes, prefer_line: str) -> H
         return pre_receive(gr, stdin)
     except LifelineError as exc:
         if name not in BLOCKING:
-            return HookOutcome(0, [f"git-lifeline: {name}: {exc}"])
+            return HookOutcome(0, exc.lines_after(f"git-lifeline: {name}: "))
         raise

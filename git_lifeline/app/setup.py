@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from ..errors import InputError, LifelineError, describe_failure
+from ..errors import InputError, LifelineError
 from ..git.namespaces import LEDGER, REVIEW
 from ..git.sync import remote_setup
 from . import hooks
@@ -32,7 +32,7 @@ class RemoteReport:
     remote: Optional[str]          # None: the repository has no remote
     added: list                    # fetch refspecs added to the remote's configuration
     pulls: list                    # sync.PullLine per line the pull looked at
-    error: Optional[str] = None    # why the pull failed (init goes on)
+    error: Optional[LifelineError] = None  # why the pull failed (init goes on)
 
 
 # ---- hooks ----------------------------------------------------------------------
@@ -82,7 +82,7 @@ def connect_remote(ws: Workspace, pull: bool = True) -> RemoteReport:
     try:
         report = pull_lines(ws, remote)
     except LifelineError as exc:
-        return RemoteReport(remote, added, [], describe_failure(exc)[0])
+        return RemoteReport(remote, added, [], exc)
     return RemoteReport(remote, added, report.lines)
 
 

@@ -6,9 +6,8 @@ import sys
 
 import click
 
-from ..errors import describe_failure
 from .common import echo_json, open_workspace
-from .terminal import visible
+from .terminal import say_failure, say_lines
 
 
 @click.group()
@@ -94,7 +93,7 @@ def hook(ctx, name, args):
     """Entry point of the installed hook scripts (not for direct use).
 
     Its own error boundary: post-commit never fails a commit; the other hooks fail
-    with one line that names the hook."""
+    with a message that names the hook."""
     from ..app import setup
     from .common import chosen_line
     stdin = b""
@@ -103,12 +102,9 @@ def hook(ctx, name, args):
     try:
         outcome = setup.run_hook(open_workspace(ctx), name, list(args), stdin, chosen_line(ctx))
     except Exception as exc:  # noqa: BLE001 - a hook fails with a message, never a traceback
-        message, code = describe_failure(exc)
         if name == "post-commit":  # never blocks a commit, never fails it
-            click.echo(f"git-lifeline: post-commit: {visible(message)}", err=True)
+            say_failure(exc, "git-lifeline: post-commit: ")
             sys.exit(0)
-        click.echo(f"git-lifeline: {name} hook: {visible(message)}", err=True)
-        sys.exit(code)
-    for msg in outcome.messages:  # names from pushed trees and records: shown, never acted on
-        click.echo(visible(msg, multiline=True), err=True)
+        sys.exit(say_failure(exc, f"git-lifeline: {name} hook: "))
+    say_lines(outcome.messages, err=True)  # names from pushed trees and records: shown, never acted on
     sys.exit(outcome.code)

@@ -14,10 +14,9 @@ from typing import Optional
 import click
 
 from .. import __version__
-from ..errors import describe_failure
 from . import completion, edits, entries, hooks, lines, links, model, review, setup, status, sync, verify, view
 from .common import CONTEXT_SETTINGS, set_line, set_quiet
-from .terminal import output, visible
+from .terminal import output, say_failure
 
 
 @click.group(context_settings=CONTEXT_SETTINGS)
@@ -81,7 +80,8 @@ def _argv(args: list) -> list:
 
 
 def run() -> None:
-    """Console entry point: every failure becomes one message on stderr and an exit code."""
+    """Console entry point: every failure becomes one message on stderr (its lines, each
+    visible) and an exit code."""
     if hasattr(signal, "SIGPIPE"):
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends us quietly, like git
     args = sys.argv[1:]
@@ -103,8 +103,7 @@ def run() -> None:
     except KeyboardInterrupt:
         code = 130
     except Exception as exc:  # the one boundary: never a traceback for the user
-        message, code = describe_failure(exc)
-        click.echo(f"git-lifeline: {visible(message)}", err=True)
+        code = say_failure(exc)
     finally:
         output().finish()  # after every message: the pager shows them too
     sys.exit(code)

@@ -6,8 +6,9 @@ import sys
 
 import click
 
+from ..errors import LifelineError
 from .common import echo_json, entry_dict, entry_fields, entry_options, line_option, open_ledger, open_workspace, page
-from .terminal import say, visible
+from .terminal import say, say_failure, visible
 
 
 def _agents(ctx: click.Context, existing: bool = True):
@@ -112,7 +113,7 @@ def _report(results: list, verb: str) -> None:
         elif r.ok:
             say(f"rejected {r.proposal.short} {r.proposal.content['kind']}: {r.proposal.content['summary']}")
         else:
-            say(f"git-lifeline: {r.status}", err=True)
+            say_failure(r.failure or LifelineError(r.status))
     if not results:
         say(f"nothing to {verb}: no pending proposals")
     if failed:

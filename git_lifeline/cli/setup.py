@@ -13,6 +13,7 @@ import click
 from .. import __version__
 from .common import chosen_line, line_option, open_ledger, open_workspace, plural, short
 from .hooks import echo_changes
+from .terminal import say_failure
 
 AGENT_CLIENTS_HELP = "claude (CLAUDE.md and Claude Code's hooks), codex (AGENTS.md), cursor, gemini, copilot, all"
 
@@ -73,7 +74,7 @@ def _echo_remote(report) -> None:
     if report.added:
         click.echo(f"remote: {report.remote}: a plain `git fetch` now brings the ledger and its review trails")
     if report.error:
-        click.echo(f"remote: could not pull from {report.remote}: {report.error}", err=True)
+        say_failure(report.error, f"remote: could not pull from {report.remote}: ")  # a remote's names, shown
         return
     for p in report.pulls:
         if p.action == "created":

@@ -5,6 +5,10 @@
   overrides, zero-width and other invisible format characters, line separators, lone
   surrogates — is written visibly (`\\r`, `<U+202E>`), as git quotes an odd path. So a
   human sees the text the AI reads. JSON output is never passed through it: it stays exact.
+* `say_lines(lines)`, `say_failure(exc)`: our own messages of several lines (a refusal, an
+  error that lists problems) keep their lines apart until here; each is made visible on
+  its own and they are joined with real line breaks, so a line break inside one (a hostile
+  name's) stays escaped and can never forge a line of ours.
 * colour: `--color[=WHEN]` / `--no-color`, else git config color.lifeline, else color.ui,
   else auto (on for a terminal or the pager, off for TERM=dumb), as git decides.
 * pager: on a terminal only, for the commands that print a listing; `--no-pager`,
@@ -18,9 +22,11 @@ from __future__ import annotations
 import os
 import sys
 import unicodedata
-from typing import Any, Optional
+from typing import Any, Iterable, Optional
 
 import click
+
+from ..errors import as_failure
 
 # Invisible or ambiguous characters that are not Cc/Cf/Zl/Zp/Cs: fillers that draw as
 # blanks, the combining grapheme joiner, Mongolian and Khmer invisibles, the
@@ -181,6 +187,21 @@ def output() -> Output:
 def say(text: str = "", err: bool = False, nl: bool = True) -> None:
     """Print text for a human: every hidden character made visible (line breaks kept)."""
     click.echo(visible(text, multiline=True), err=err, nl=nl, color=_OUTPUT.colour or None)
+
+
+def say_lines(lines: Iterable[str], err: bool = False) -> None:
+    """Print lines of ours, one per line, each made visible on its own: a line break inside
+    one (a hostile name's, a remote's) is shown escaped, never a line that passes for ours."""
+    shown = [visible(line) for line in lines]
+    if shown:
+        click.echo("\n".join(shown), err=err, color=_OUTPUT.colour or None)
+
+
+def say_failure(exc: BaseException, head: str = "git-lifeline: ") -> int:
+    """Print a failure on stderr, `head` before its first line (say_lines); its exit code."""
+    failure = as_failure(exc)
+    say_lines(failure.lines_after(head), err=True)
+    return failure.exit_code
 
 
 def info(text: str) -> None:

@@ -7,7 +7,7 @@ import sys
 import click
 
 from .common import chosen_line, echo_json, line_option, open_ledger, open_workspace
-from .terminal import visible
+from .terminal import say_lines, visible
 
 
 def _problem_rows(problems: list) -> list:
@@ -31,8 +31,7 @@ def _as_json(run) -> dict:
 
 
 def _problems(problems: list) -> None:
-    for p in problems:
-        click.echo(f"  {p.code}: {visible(p.message)}" + (f" (commit {p.commit[:12]})" if p.commit else ""))
+    say_lines(f"  {p.describe()}" for p in problems)  # a name in a message: shown, its line breaks escaped
 
 
 @click.command()

@@ -24,6 +24,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Optional
 
+from ..errors import InputError, SecretError
+
 # The body header that records a deliberate override (docs/FORMAT.md §8). It is part
 # of the hashed body, so the override and its reason travel with the entry forever.
 ALLOW_HEADER = "allow-secret"
@@ -367,8 +369,7 @@ def refuse_credentials(entry) -> None:
     raises SecretError, naming kinds and positions, when the entry holds a credential."""
     findings = entry_findings(entry)
     if findings:
-        from ..errors import SecretError
-        raise SecretError(refusal(findings))
+        raise refusal(findings)
 
 
 MAX_REASON_CHARS = 200
@@ -377,7 +378,6 @@ MAX_REASON_CHARS = 200
 def record_override(body: str, reason: str) -> str:
     """The body with an `allow-secret: REASON` header: the deliberate, reasoned override of a
     false positive, hashed with the entry so it can neither be dropped nor added later."""
-    from ..errors import InputError
     from .blocks import render_header
     why = (reason or "").strip()
     if not why or any(ch in why for ch in "\r\n") or len(why) > MAX_REASON_CHARS:
@@ -387,11 +387,12 @@ def record_override(body: str, reason: str) -> str:
     return render_header({ALLOW_HEADER: why}) + (body or "")
 
 
-def refusal(findings: Iterable[Finding], subject: str = "the entry") -> str:
-    """The message that refuses a write: kinds and positions, never the secret."""
+def refusal(findings: Iterable[Finding], subject: str = "the entry") -> SecretError:
+    """The SecretError that refuses a write, one finding a line: kinds and positions,
+    never the secret."""
     items = list(findings)
-    shown = "\n".join(f"  {f.describe()}" for f in items[:10])
-    more = f"\n  ... and {len(items) - 10} more" if len(items) > 10 else ""
-    return (f"refused: {subject} holds what looks like a credential; nothing was written:\n{shown}{more}\n"
-            "Remove it (and rotate it if it was real). If it is not a secret, write the entry with "
-            "--allow-secret REASON (log, checkpoint), which records why in its body.")
+    shown = [f"  {f.describe()}" for f in items[:10]]
+    more = [f"  ... and {len(items) - 10} more"] if len(items) > 10 else []
+    return SecretError(f"refused: {subject} holds what looks like a credential; nothing was written:", *shown, *more,
+                       "Remove it (and rotate it if it was real). If it is not a secret, write the entry with "
+                       "--allow-secret REASON (log, checkpoint), which records why in its body.")

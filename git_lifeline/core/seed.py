@@ -55,10 +55,10 @@ class ImportRefused(InputError):
 
     def __init__(self, source: str, refused: list):
         self.refused = refused
-        shown = "\n".join(f"  {r.label()}: {why}" for r, why in refused[:20])
-        more = f"\n  … and {len(refused) - 20} more" if len(refused) > 20 else ""
+        shown = [f"  {r.label()}: {why}" for r, why in refused[:20]]
+        more = [f"  … and {len(refused) - 20} more"] if len(refused) > 20 else []
         super().__init__(f"{source}: {len(refused)} entr{'y' if len(refused) == 1 else 'ies'} refused, "
-                         f"nothing was written:\n{shown}{more}")
+                         "nothing was written:", *shown, *more)
 
 
 @dataclass
@@ -498,7 +498,7 @@ def render_seed_markdown(entries: list, line: str) -> str:
 def check_export(entries: list, line: str) -> None:
     bad = [(e, why) for e in entries if (why := export_problem(e))]
     if bad:
-        shown = "\n".join(f"  {e.id[:12]} '{e.summary[:50]}': {why}" for e, why in bad[:20])
         raise InputError(f"line {line!r}: {len(bad)} entr{'y' if len(bad) == 1 else 'ies'} cannot be written "
-                         f"in lifeline-context's format without changing an id; nothing was written:\n{shown}")
+                         "in lifeline-context's format without changing an id; nothing was written:",
+                         *(f"  {e.id[:12]} '{e.summary[:50]}': {why}" for e, why in bad[:20]))
 

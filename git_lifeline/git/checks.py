@@ -40,6 +40,10 @@ class Problem:
     message: str
     commit: Optional[str] = None
 
+    def describe(self) -> str:
+        """`code: message (commit abc)`: how verify, the gates and the errors name it."""
+        return f"{self.code}: {self.message}" + (f" (commit {self.commit[:12]})" if self.commit else "")
+
 
 @dataclass
 class Report:

@@ -81,8 +81,7 @@ def check_update(gr: GitRepo, ref: str, old: str, new: str, where: str, pending:
                     "run: git lifeline sync"]
         hide = [old]
     report = verify_range(FanoutLog(gr, ns, name), new, hide, pending=pending)
-    return [f"{label}: {p.code}: {p.message}" + (f" (commit {p.commit[:12]})" if p.commit else "")
-            for p in report.problems]
+    return [f"{label}: {p.describe()}" for p in report.problems]
 
 
 def outgoing_updates(gr: GitRepo, remote: str) -> list[RefUpdate]:

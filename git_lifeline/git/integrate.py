@@ -121,9 +121,9 @@ def _plan_merge(log: FanoutLog, local: str, theirs: str, source: str, progress: 
     with progress(f"merging {source}/{log.name}" if source else f"merging {log.name}", 256) as bar:
         u = log.union(log.tree(local), log.tree(theirs), bar)
     if u.corrupt:
-        shown = "\n".join(f"  {i}: {why}" for i, why in u.corrupt[:20])
         raise CorruptionError(f"{log.ns.noun} {log.name}: {source or 'the other side'} and this clone hold "
-                              f"different content under the same id; nothing was changed:\n{shown}")
+                              "different content under the same id; nothing was changed:",
+                              *(f"  {i}: {why}" for i, why in u.corrupt[:20]))
     root = log.root_tree(u.tree) if u.tree is not None else log.repo.TreeBuilder().write()
     now = int(datetime.now(timezone.utc).timestamp())
     commit = log.write_commit(log.merge_message(source, theirs, u, parsed), root,

@@ -180,8 +180,7 @@ def make_record(type_: str, line: str, by: str, ts: Optional[datetime] = None, *
         from ..core.secrets import refusal, scan  # content is an entry: the model's gate already ran)
         findings = scan(doc["why"], "why")
         if findings:
-            from ..errors import SecretError
-            raise SecretError(refusal(findings, "the rejection's why"))
+            raise refusal(findings, "the rejection's why")
     data = canonical_bytes(doc)
     return Record(hashlib.sha256(data).hexdigest(), doc)
 

@@ -97,10 +97,9 @@ class GitRepo:
         name = os.environ.get("GIT_AUTHOR_NAME") or self.config_get("user.name")
         email = os.environ.get("GIT_AUTHOR_EMAIL") or self.config_get("user.email")
         if not name or not email:
-            raise InputError(
-                "no git identity configured: set it with\n"
-                "  git config --global user.name \"Your Name\"\n"
-                "  git config --global user.email you@example.com")
+            raise InputError("no git identity configured: set it with",
+                             "  git config --global user.name \"Your Name\"",
+                             "  git config --global user.email you@example.com")
         return name, email
 
     def lifeline_dir(self) -> Path:

@@ -194,7 +194,7 @@ class Refused:
 
     namespace: str                # the log that failed: namespaces.Namespace.name
     name: str                     # the line
-    why: str                      # the verifier's words (CorruptionError)
+    why: tuple                    # the verifier's words (CorruptionError), line by line
 
     @property
     def label(self) -> str:
@@ -217,13 +217,13 @@ class PartlyPulled(CorruptionError):
         gone = {r.name for r in refused}
         others = [p.line for p in pulled.get(LEDGER.name, []) if p.line not in gone]
         brought = f"The other lines were brought in ({', '.join(others)})" if others else "No other line was brought in"
-        shown = "\n".join(f"{r.why}" for r in refused[:5])
-        more = f"\n... and {len(refused) - 5} more" if len(refused) > 5 else ""
+        shown = [line for r in refused[:5] for line in r.why]
+        more = [f"... and {len(refused) - 5} more"] if len(refused) > 5 else []
         they = "it fails" if len(names) == 1 else "they fail"
         super().__init__(
             f"{' and '.join(names)} from {remote} {'was' if len(names) == 1 else 'were'} left out: {they} "
             f"verification (nothing of {'it' if len(names) == 1 else 'them'} was written). {brought}. "
-            f"What failed:\n{shown}{more}\n"
+            "What failed:", *shown, *more,
             f"Until whoever pushed {first} repairs it (git lifeline verify --line {first}, on their clone), "
             f"this command exits 1; pull or sync the good lines alone with --line, e.g. "
             f"git lifeline sync {remote} --line {others[0] if others else 'NAME'}")
@@ -277,7 +277,7 @@ def integrate_all(gr: GitRepo, remote: str, only: Optional[list] = None,
                 try:
                     verify(log, log.head(), head)
                 except CorruptionError as exc:
-                    refused[key(log)] = Refused(log.ns.name, log.name, str(exc))
+                    refused[key(log)] = Refused(log.ns.name, log.name, exc.message_lines)
         if len(refused) == before:
             break
     out: dict[str, list[PullLine]] = {ns.name: [] for ns in NAMESPACES}
@@ -287,7 +287,7 @@ def integrate_all(gr: GitRepo, remote: str, only: Optional[list] = None,
         try:
             out[log.ns.name].append(integrate_head(log, theirs, functools.partial(verify, log), remote, progress))
         except CorruptionError as exc:  # e.g. one id with two contents, found by the merge
-            refused[key(log)] = Refused(log.ns.name, log.name, str(exc))
+            refused[key(log)] = Refused(log.ns.name, log.name, exc.message_lines)
     if refused:
         raise PartlyPulled(remote, list(refused.values()), out)
     return out
@@ -336,8 +336,8 @@ def verify_outgoing(gr: GitRepo, remote: str, outgoing: list, progress: Progress
         hide = [known] if known and gr.repo.get(known) is not None else []
         report = verify_range(open_log(gr, ns, name), head, hide)
         if not report.ok:
-            raise CorruptionError(f"{ns.noun} {name} fails verification; nothing was pushed:\n"
-                                  f"{problem_lines(report.problems)}\n(run: git lifeline verify)")
+            raise CorruptionError(f"{ns.noun} {name} fails verification; nothing was pushed:",
+                                  *problem_lines(report.problems), "(run: git lifeline verify)")
 
 
 def push(gr: GitRepo, remote: str, only: Optional[list] = None, progress: Progress = no_progress) -> PushResult:
@@ -368,8 +368,10 @@ def push(gr: GitRepo, remote: str, only: Optional[list] = None, progress: Progre
     pushed.sort(key=lambda item: item[0])
     result.lines = [p for _i, p, _found in pushed]
     if proc.returncode != 0 and not result.lines:
-        reason = "\n".join(ln for ln in err.splitlines() if ln.strip()) or f"git push exited {proc.returncode}"
-        raise LifelineError(f"pushing the ledger to {remote!r} failed:\n{reason}")
+        # git's own lines (a remote's come prefixed "remote: "), indented under ours: split
+        # at line feeds only, a carriage return or a line separator in them stays escaped
+        reason = [f"  {ln.rstrip()}" for ln in err.split("\n") if ln.strip()] or [f"  git push exited {proc.returncode}"]
+        raise LifelineError(f"pushing the ledger to {remote!r} failed:", *reason)
     for _i, p, found in pushed:
         if p.ok and p.sha and found and LINE_RE.fullmatch(found[1]):
             # keep the tracking ref in step, as git does for branches, so "unpushed" is known

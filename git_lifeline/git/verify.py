@@ -167,16 +167,16 @@ def verified_incoming(log: FanoutLog, local: Optional[str], theirs: str, source:
         report = verify_range(log, theirs, [local] if local else [], pending=pending,
                               progress=lambda total: stack.enter_context(progress(label, total)))
     if not report.ok:
-        raise CorruptionError(f"{log.ns.noun} {log.name} from {source} failed verification; nothing was changed:\n"
-                              + problem_lines(report.problems))
+        raise CorruptionError(f"{log.ns.noun} {log.name} from {source} failed verification; nothing was changed:",
+                              *problem_lines(report.problems))
     return report.added
 
 
-def problem_lines(problems: list, limit: int = 20) -> str:
-    """The problems as indented lines (`  code: message (commit abc)`), at most `limit`."""
-    shown = "\n".join(f"  {p.code}: {p.message}" + (f" (commit {p.commit[:12]})" if p.commit else "")
-                      for p in problems[:limit])
-    return shown + (f"\n  ... and {len(problems) - limit} more" if len(problems) > limit else "")
+def problem_lines(problems: list, limit: int = 20) -> list[str]:
+    """The problems as indented lines (`  code: message (commit abc)`), at most `limit`:
+    lines of an error's message (errors.LifelineError), one each."""
+    shown = [f"  {p.describe()}" for p in problems[:limit]]
+    return shown + ([f"  ... and {len(problems) - limit} more"] if len(problems) > limit else [])
 
 
 def verify_log(log: FanoutLog) -> Report:
