@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import cli, client, git, init_repo, open_ledger, snapshot
+from helpers import cli, client, git, git_push, init_repo, open_ledger, snapshot
 
 
 def log(repo: Path, line: str, summary: str = "A decision") -> None:
@@ -122,38 +122,10 @@ def lifeline_refs(repo: Path) -> str:
     return git(repo, "for-each-ref", "--format=%(refname) %(objectname)", "refs/lifeline", "refs/lifeline-review")
 
 
-def raw_push(repo: Path, *specs: str, flags: tuple = ()) -> tuple:
-    import subprocess
-
-    from helpers import subprocess_env
-    proc = subprocess.run(["git", "push", *flags, "origin", *specs], cwd=str(repo), capture_output=True,
-                          env=subprocess_env(), timeout=120)
-    return proc.returncode, proc.stderr.decode("utf-8", "replace")
-
-
-@pytest.fixture
-def remote(tmp_path):
-    """A bare remote that runs no hook (a hosted one)."""
-    path = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(path))
-    return path
-
-
-@pytest.fixture
-def server(tmp_path, git_dispatch):
-    """A bare server with the pre-receive hook installed."""
-    from git_lifeline.app.hooks import install
-    from git_lifeline.git.repo import open_repo
-    path = tmp_path / "server.git"
-    git(tmp_path, "init", "-q", "--bare", str(path))
-    install(open_repo(str(path)), ["pre-receive"])
-    return path
-
-
 def test_a_pushed_pair_of_lines_colliding_by_case_is_refused_by_pre_receive(tmp_path, server):
     a = client(tmp_path, "a", server)
     hand_made_pair(tmp_path, a)
-    code, err = raw_push(a, "refs/lifeline/main", "refs/lifeline/Main", flags=("--no-verify",))
+    code, err = git_push(a, "refs/lifeline/main", "refs/lifeline/Main", flags=("--no-verify",))
     assert code != 0 and "ledger update refused" in err and "name-clash" in err, err
     assert lifeline_refs(server) == ""
 
@@ -163,13 +135,13 @@ def test_pre_receive_refuses_a_line_or_review_trail_colliding_by_case_with_a_lin
         tmp_path, server, family):
     a = client(tmp_path, "a", server)
     log(a, "main")
-    code, err = raw_push(a, "refs/lifeline/main")
+    code, err = git_push(a, "refs/lifeline/main")
     assert code == 0, err
     b = client(tmp_path, "b", server)
     log(b, "MAIN")
     with_trail(b, "MAIN")
     before = lifeline_refs(server)
-    code, err = raw_push(b, f"{family}MAIN", flags=("--no-verify",))
+    code, err = git_push(b, f"{family}MAIN", flags=("--no-verify",))
     assert code != 0 and "name-clash" in err and "'main'" in err, err
     assert lifeline_refs(server) == before
 
@@ -184,7 +156,7 @@ def test_pre_push_refuses_a_line_colliding_by_case_with_one_the_remote_has(tmp_p
     assert cli(b, "fetch").code == 0
     log(b, "Main")  # nothing here is named main: b only fetched it
     install(open_repo(str(b)), ["pre-push"])
-    code, err = raw_push(b, "refs/lifeline/Main")
+    code, err = git_push(b, "refs/lifeline/Main")
     assert code != 0 and "push refused" in err and "name-clash" in err, err
     assert ref(remote, "refs/lifeline/Main") is None
 
@@ -206,7 +178,7 @@ def remote_offering_a_pair(tmp_path: Path, remote: Path) -> Path:
     x = client(tmp_path, "x", remote)
     log(x, "Main", "Written on x")
     with_trail(x, "Main")
-    code, err = raw_push(x, "refs/lifeline/Main", "refs/lifeline-review/Main")
+    code, err = git_push(x, "refs/lifeline/Main", "refs/lifeline-review/Main")
     assert code == 0, err
     return a
 
