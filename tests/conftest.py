@@ -102,3 +102,21 @@ def record_counts():
                 f.write(json.dumps({"corpus": corpus, **counts}, sort_keys=True) + "\n")
     return record
 
+
+@pytest.fixture
+def remote(tmp_path) -> Path:
+    """A bare remote that runs no hook (a hosted one)."""
+    path = tmp_path / "remote.git"
+    init_repo(path, "--bare")
+    return path
+
+
+@pytest.fixture
+def server(tmp_path, git_dispatch) -> Path:
+    """A bare server with the pre-receive hook installed (it runs `git lifeline` from PATH)."""
+    from git_lifeline.app.hooks import install
+    from git_lifeline.git.repo import open_repo
+    path = tmp_path / "server.git"
+    init_repo(path, "--bare")
+    install(open_repo(str(path)), ["pre-receive"])
+    return path

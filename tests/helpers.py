@@ -99,6 +99,14 @@ def client(tmp_path: Path, name: str, url: Path) -> Path:
     return repo
 
 
+def git_push(repo: Path, *specs: str, flags: tuple = (), remote: str = "origin") -> tuple:
+    """A real `git push [FLAGS] REMOTE SPECS...` (running whatever hooks are installed,
+    `git lifeline` found on PATH): (exit code, stderr)."""
+    proc = subprocess.run(["git", "push", *flags, remote, *specs], cwd=str(repo), capture_output=True,
+                          env=subprocess_env(), timeout=120)
+    return proc.returncode, proc.stderr.decode("utf-8", "replace")
+
+
 def commit_file(repo: Path, name: str = "README", text: str = "hello\n") -> None:
     (repo / name).write_text(text)
     git(repo, "add", name)

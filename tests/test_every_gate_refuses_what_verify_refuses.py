@@ -15,7 +15,19 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from helpers import AUTHOR_EMAIL, AUTHOR_NAME, build_tree, cli, client, git, init_repo, make_entry, open_ledger, path_of
+from helpers import (
+    AUTHOR_EMAIL,
+    AUTHOR_NAME,
+    build_tree,
+    cli,
+    client,
+    git,
+    git_push,
+    init_repo,
+    make_entry,
+    open_ledger,
+    path_of,
+)
 
 from git_lifeline.app import interop
 from git_lifeline.app.hooks import install
@@ -62,31 +74,6 @@ def forged_copy():
     return source, copy
 
 
-@pytest.fixture
-def remote(tmp_path):
-    path = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(path))
-    return path
-
-
-@pytest.fixture
-def server(tmp_path, git_dispatch):
-    """A bare server with the pre-receive hook installed."""
-    path = tmp_path / "server.git"
-    git(tmp_path, "init", "-q", "--bare", str(path))
-    install(open_repo(str(path)), ["pre-receive"])
-    return path
-
-
-def push(repo: Path, *specs: str, flags: tuple = ()) -> tuple:
-    import subprocess
-
-    from helpers import subprocess_env
-    proc = subprocess.run(["git", "push", *flags, "origin", *specs], cwd=str(repo), capture_output=True,
-                          env=subprocess_env(), timeout=120)
-    return proc.returncode, proc.stderr.decode("utf-8", "replace")
-
-
 def ref(repo: Path, name: str):
     return git(repo, "rev-parse", "-q", "--verify", name, check=False) or None
 
@@ -122,7 +109,7 @@ def test_pre_receive_refuses_a_parent_held_only_outside_any_line(tmp_path, serve
     hold_outside_any_line(server, parent, how)
     a = client(tmp_path, "a", server)
     append(a, "main", child)
-    code, err = push(a, "refs/lifeline/main", flags=("--no-verify",))
+    code, err = git_push(a, "refs/lifeline/main", flags=("--no-verify",))
     assert code != 0 and "ledger update refused" in err, err
     assert "missing-parent" in err and parent.id[:12] in err, err
     assert ref(server, "refs/lifeline/main") is None
@@ -135,7 +122,7 @@ def test_pre_push_refuses_a_parent_held_only_outside_any_line(tmp_path, remote, 
     hold_outside_any_line(a, parent, how)
     append(a, "main", child)
     install(open_repo(str(a)), ["pre-push"])
-    code, err = push(a, "refs/lifeline/main")
+    code, err = git_push(a, "refs/lifeline/main")
     assert code != 0 and "push refused" in err and "missing-parent" in err, err
     assert ref(remote, "refs/lifeline/main") is None
 
@@ -175,10 +162,10 @@ def test_pre_receive_refuses_a_forged_origin(tmp_path, server):
     a = client(tmp_path, "a", server)
     source, copy = forged_copy()
     append(a, "research", source)
-    code, err = push(a, "refs/lifeline/research")
+    code, err = git_push(a, "refs/lifeline/research")
     assert code == 0, err
     append(a, "main", copy)
-    code, err = push(a, "refs/lifeline/main", flags=("--no-verify",))
+    code, err = git_push(a, "refs/lifeline/main", flags=("--no-verify",))
     assert code != 0 and "bad-origin" in err and copy.id[:12] in err, err
     assert ref(server, "refs/lifeline/main") is None
 
@@ -189,7 +176,7 @@ def test_pre_push_refuses_a_forged_origin(tmp_path, remote, git_dispatch):
     append(a, "research", source)
     append(a, "main", copy)
     install(open_repo(str(a)), ["pre-push"])
-    code, err = push(a, "refs/lifeline/research", "refs/lifeline/main")
+    code, err = git_push(a, "refs/lifeline/research", "refs/lifeline/main")
     assert code != 0 and "push refused" in err and "bad-origin" in err, err
     assert ref(remote, "refs/lifeline/main") is None
 
@@ -205,7 +192,7 @@ def test_lines_that_anchor_each_other_pass_every_gate_when_they_travel_together(
     main.log(kind="decision", summary="Add a cache", body="Because of the finding.", parents=[f"research:{finding.id}"])
     interop.promote(main, "research", [finding.id])
     assert cli(a, "verify").code == 0
-    code, err = push(a, "refs/lifeline/research", "refs/lifeline/main", flags=("--no-verify",))
+    code, err = git_push(a, "refs/lifeline/research", "refs/lifeline/main", flags=("--no-verify",))
     assert code == 0, err
     b = client(tmp_path, "b", server)
     res = cli(b, "pull", "origin")

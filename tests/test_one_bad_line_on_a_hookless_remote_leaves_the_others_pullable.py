@@ -91,3 +91,20 @@ def test_a_pull_of_only_good_lines_is_unaffected(remote_with_a_bad_line, tmp_pat
     res = cli(b, "pull", "--line", "main")
     assert res.code == 0 and res.err == "", res
     assert head(b, "refs/lifeline/main") == head(bare, "refs/lifeline/main")
+
+
+def test_the_review_trail_of_a_line_left_out_is_left_out_too(remote_with_a_bad_line, tmp_path):
+    """The trail is brought in after the lines; it used to come in even when its line had
+    just been left out, so the clone held a trail of a line it refused."""
+    from git_lifeline.git.repo import open_repo
+    from git_lifeline.git.trails import ReviewTrail
+    bare, victim = remote_with_a_bad_line
+    w = clone_of(bare, tmp_path / "w")
+    assert cli(w, "pull", "--line", "main").code == 0
+    entry = open_ledger(w).entries()[0]
+    ReviewTrail(open_repo(str(w)), "research").propose(entry, "Ana <ana@example.com>", "cli")
+    git(w, "push", "-q", "origin", "refs/lifeline-review/research")
+    b = clone_of(bare, tmp_path / "b")
+    res = cli(b, "pull")
+    assert_left_out_and_said(res, bare, b, victim)
+    assert head(b, "refs/lifeline-review/research") is None

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Optional
 
 from ..git import sync
-from ..git.namespaces import REVIEW
 from ..git.review import ReviewTrail, list_trails
 from .workspace import Workspace
 
@@ -79,7 +78,7 @@ def pull(ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = No
     for pl in results:
         if pl.changed:
             ws.ledger(pl.line).projection.after_pull(pl)
-    left_out = {r.name for r in partial.refused if r.namespace == REVIEW.name} if partial else set()
+    left_out = {r.name for r in partial.refused} if partial else set()  # a line and its trail travel together
     _integrate_review_trails(ws, name, lines, left_out)
     report = PullReport(name, results)
     if partial is not None:

@@ -5,13 +5,15 @@ any hook they replaced. Everything else lives here:
 
 * pre-push verifies each ref of ours being pushed, lines and review trails alike
   (git/gates.py: valid records, append-only history, fast-forward of what the remote
-  has) and refuses the push when anything fails; when only code goes out while
+  has, no name clashing by case with one the remote has as last fetched) and refuses
+  the push when anything fails; when only code goes out while
   ledger entries wait, it says so (never blocks).
 * post-commit reminds, in one line, when code commits pile up with no new entry; it
   says nothing for a commit git replays (rebase, cherry-pick, am, the end of a merge).
 * commit-msg (opt-in) checks `Lifeline: <id>` trailers and writes full ids.
 * pre-receive (server) refuses updates of lines and review trails that are not
-  fast-forwards, that delete one, or that fail verification (the same gates).
+  fast-forwards, that delete one, that bring a name clashing by case with one the
+  server has, or that fail verification (the same gates).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Sequence
 from ..errors import InputError, LifelineError
 from ..git.gates import RefUpdate, check_updates, is_ours, outgoing_updates, see_quarantine
 from ..git.history import replaying, unrecorded_commits
+from ..git.namespaces import names_in_use, tracking_names
 from ..git.repo import GitRepo, run_program
 from ..git.store import last_append_time
 from ..git.sync import ZERO, remotes, unpushed
@@ -105,7 +108,8 @@ def pre_push(gr: GitRepo, args: list, stdin: bytes) -> HookOutcome:
         # each line and trail adds on top of the remote as last fetched
         remote = os.environ["PRE_COMMIT_REMOTE_NAME"]
         ours = outgoing_updates(gr, remote)
-    problems = check_updates(gr, [(u.ref, u.old, u.new) for u in ours], f"remote {remote or 'the remote'}")
+    present = tracking_names(gr, remote) if ours and remote in remotes(gr) else set()
+    problems = check_updates(gr, [(u.ref, u.old, u.new) for u in ours], f"remote {remote or 'the remote'}", present)
     if problems:
         out.messages.append("git-lifeline: push refused, the ledger would not be safe on the remote:")
         _refused(out, problems)
@@ -209,7 +213,7 @@ def pre_receive(gr: GitRepo, stdin: bytes) -> HookOutcome:
         if len(parts) == 3 and is_ours(parts[2]):
             old, new, ref = parts
             updates.append((ref, old, new))
-    problems = check_updates(gr, updates, "this server")
+    problems = check_updates(gr, updates, "this server", names_in_use(gr))
     if problems:
         out.messages.append("git-lifeline: ledger update refused:")
         _refused(out, problems)

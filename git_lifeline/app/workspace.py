@@ -123,13 +123,15 @@ class Workspace:
 
     def verify(self, only: Optional[str] = None, signatures: bool = False, lint: bool = False) -> VerifyRun:
         """Verify every line (or `only`) and its review trail."""
+        from ..git.namespaces import names_in_use
         from ..git.review import list_trails, verify_trail
         from ..git.verify import signature_problems, verify_line
         names = [only] if only else (self.line_names() or [DEFAULT_LINE])
+        in_use = names_in_use(self.gr)  # a name equal to another by case is a problem of both
         checks = []
         for name in names:
             led = self.ledger(name)
-            check = LineCheck(name, verify_line(led.store))
+            check = LineCheck(name, verify_line(led.store, in_use))
             if signatures:
                 check.signatures, problems = signature_problems(led.store, check.report.head)
                 check.report.problems.extend(problems)
@@ -137,7 +139,7 @@ class Workspace:
                 check.conflicts = list(led.state().conflicts)
                 check.headers = header_findings(led.entries())
             checks.append(check)
-        trails = [TrailCheck(name, verify_trail(self.gr, name)) for name in list_trails(self.gr)
+        trails = [TrailCheck(name, verify_trail(self.gr, name, in_use=in_use)) for name in list_trails(self.gr)
                   if name in names or not only]
         return VerifyRun(checks, trails)
 

@@ -165,6 +165,7 @@ class BulkWriter:
         are in the repository by then) and the swap retried.
         """
         try:
+            self.store.refuse_clash()  # before fast-import is fed anything
             for e in entries:
                 self.add(e)
             with self.store.write_lock():

@@ -21,8 +21,9 @@ import os
 import random
 import re
 import time
+import unicodedata
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterable, Iterator, Optional
 
 import pygit2
 
@@ -61,6 +62,38 @@ def validate_name(name: str) -> str:
     return name
 
 
+def name_key(name: str) -> str:
+    """What two line names must not share (docs/FORMAT.md §4): the name after NFKC, case
+    folded. A case-insensitive file system (macOS, Windows) keeps a loose ref as a file, so
+    `Main` and `main` would be one ref there, one projection file, one cache and one lock."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
+def name_clashes(present: Iterable[str], arriving: Iterable[str]) -> dict[str, str]:
+    """The one check of line names, for every write and every gate: {name: the other name it
+    clashes with} for each name of `arriving` that is not in `present` and whose name_key
+    is that of a different name, present or arriving. `present` is every name in use where
+    the names would land (in every ref family: a line and its review trail share a name);
+    `arriving`, the names that would land there. A name already present is never refused
+    for its case; two new names that clash are both refused (neither is the right one)."""
+    here = set(present)
+    new = sorted(set(arriving) - here)
+    by_key: dict[str, list[str]] = {}
+    for name in sorted(here) + new:
+        by_key.setdefault(name_key(name), []).append(name)
+    out = {}
+    for name in new:
+        others = [o for o in by_key[name_key(name)] if o != name]
+        if others:
+            out[name] = others[0]
+    return out
+
+
+def clash_message(name: str, other: str) -> str:
+    return (f"line name {name!r} differs from line {other!r} only in case: a case-insensitive file system "
+            "(macOS, Windows) keeps both as one ref, so one would read or overwrite the other")
+
+
 class CorruptionError(IntegrityError):
     """What a remote sent (or what is here) fails verification; nothing was moved."""
 
@@ -87,6 +120,9 @@ class Namespace:
     key: Callable[[Any], str]                   # the id a record claims
     proves: Callable[[Any], bool]               # its content recomputes to that id
     pick: Optional[Callable[[pygit2.Repository, list], str]] = None
+    # every line name in use in the repository, in every family (namespaces.names_in_use):
+    # what a new log's name must not clash with (name_clashes); None: this family's names
+    names_in_use: Optional[Callable[[GitRepo], set]] = None
 
     def ref(self, name: str) -> str:
         return self.ref_prefix + name
@@ -314,6 +350,17 @@ class FanoutLog:
         return result
 
     # ---- writing ---------------------------------------------------------------------
+    def refuse_clash(self) -> None:
+        """InputError when this log is not in the repository yet and its name clashes with
+        a line name in use (name_clashes): a write must not create it. The names are read
+        from the ref listing, not by looking this ref up: on a case-insensitive file
+        system that lookup finds the other name's file."""
+        taken = self.ns.names_in_use(self.gr) if self.ns.names_in_use else set(self.ns.names(self.gr))
+        other = name_clashes(taken, [self.name]).get(self.name)
+        if other is not None:
+            raise InputError(f"{self.ns.noun} {self.name!r} cannot be created: {clash_message(self.name, other)}; "
+                             f"use that line (--line {other}) or another name. Nothing was written")
+
     def insert(self, base: Optional[pygit2.Tree], blobs: dict) -> pygit2.Oid:
         """New tree = base + blobs {id: blob oid}; rewrites only touched subtrees."""
         return insert_fanout(self.repo, base, blobs)
@@ -358,6 +405,7 @@ class FanoutLog:
         if not records:
             return AppendResult([], [], None)
         self.gr.identity()  # fail before writing anything when git has no identity
+        self.refuse_clash()
         with self.write_lock():
             return self._add_locked(records, message_for, existing, check, reflog)
 
@@ -464,7 +512,10 @@ class FanoutLog:
         return ConflictError(f"{self.ref_name} kept moving under concurrent writers; nothing was written, try again")
 
     def _move_ref(self, old: Optional[str], new: pygit2.Oid, message: str) -> bool:
-        """Compare-and-swap the ref from `old` (None: absent) to `new`; False when another writer won."""
+        """Compare-and-swap the ref from `old` (None: absent) to `new`; False when another writer won.
+        Creating the ref checks its name again (another process may have created a clashing one)."""
+        if old is None:
+            self.refuse_clash()
         return cas_ref(self.gr, self.ref_name, old, new, message)
 
     def move_ref(self, old: Optional[str], new: str, message: str) -> bool:

@@ -5,6 +5,8 @@ One loop over namespaces.NAMESPACES: an update of `refs/lifeline/*` (a line) and
 `refs/lifeline-review/*` (a review trail) are judged by the same rules, so no family of
 refs can slip through a gate that forgot it:
 * a valid name; no deletion (the logs are append-only);
+* a name new there that does not clash with a line name in use there, or with another
+  of the push (fanout.name_clashes: equal after NFKC and case folding);
 * a fast-forward of what the other side has (no rewind, no rewrite);
 * what the update adds passes the one verification engine (verify.verify_range), with
   the ledger heads of the same push counted as lines (they land together or not at all).
@@ -14,10 +16,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Iterable
 
 import pygit2
 
-from .fanout import NAME_RE, FanoutLog
+from .fanout import NAME_RE, FanoutLog, clash_message, name_clashes
 from .namespaces import LEDGER, NAMESPACES, namespace_of
 from .repo import GitRepo
 from .sync import ZERO, remotes
@@ -43,16 +46,32 @@ def is_ours(ref: str) -> bool:
     return namespace_of(ref) is not None
 
 
-def check_updates(gr: GitRepo, updates: list[tuple[str, str, str]], where: str) -> list[str]:
+def check_updates(gr: GitRepo, updates: list[tuple[str, str, str]], where: str,
+                  present: Iterable[str] = ()) -> list[str]:
     """Problems with moving each (ref, old, new) of one push at `where` (ZERO: absent);
-    refs outside our namespaces are not ours to judge."""
+    refs outside our namespaces are not ours to judge. `present`: the line names in use
+    at `where`, in every family (a name the push updates is in use there too)."""
     pending = {}
-    for ref, _old, new in updates:
+    here = set(present)
+    landing = []
+    for ref, old, new in updates:
         found = namespace_of(ref)
-        if found and found[0] is LEDGER and new != ZERO and NAME_RE.fullmatch(found[1]):
-            pending[found[1]] = new
+        if not found or not NAME_RE.fullmatch(found[1]):
+            continue
+        if old != ZERO:
+            here.add(found[1])
+        if new != ZERO:
+            landing.append(found[1])
+            if found[0] is LEDGER:
+                pending[found[1]] = new
+    clashes = name_clashes(here, landing)
     problems: list[str] = []
     for ref, old, new in updates:
+        found = namespace_of(ref)
+        if found and new != ZERO and found[1] in clashes:
+            name = found[1]
+            problems.append(f"{found[0].noun} {name}: name-clash: {clash_message(name, clashes[name])}")
+            continue
         problems += check_update(gr, ref, old, new, where, pending)
     return problems
 

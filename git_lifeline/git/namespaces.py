@@ -13,7 +13,8 @@ from typing import Any
 
 import pygit2
 
-from .fanout import Namespace
+from .fanout import NAME_RE, Namespace
+from .repo import GitRepo
 from .trees import blob_data
 
 
@@ -36,16 +37,35 @@ def _parse_record(data: bytes) -> Any:
     return Record.from_bytes(data)
 
 
+def names_in_use(gr: GitRepo) -> set[str]:
+    """Every line name the repository's refs use, in every family (one pass over the refs):
+    a review trail is named by its line, so `refs/lifeline-review/Main` takes the name
+    `Main` as `refs/lifeline/Main` does."""
+    out = set()
+    for ref in gr.repo.references:
+        found = namespace_of(ref)
+        if found and NAME_RE.fullmatch(found[1]):
+            out.add(found[1])
+    return out
+
+
+def tracking_names(gr: GitRepo, remote: str) -> set[str]:
+    """Every line name a remote uses, in every family, as last fetched."""
+    return {name for ns in NAMESPACES for name in ns.tracking_heads(gr, remote)}
+
+
 LEDGER = Namespace(
     name="ledger", ref_prefix="refs/lifeline/", tree_dir="entries", tracking="lifeline", label="lifeline",
     lock_file="{name}.lock", noun="line", thing="ledger line", whole="ledger", item="entry", items="entries",
-    push_prefix="", parse=_parse_entry, key=lambda e: e.id, proves=lambda e: e.verify(), pick=pick_blob)
+    push_prefix="", parse=_parse_entry, key=lambda e: e.id, proves=lambda e: e.verify(), pick=pick_blob,
+    names_in_use=names_in_use)
 
 REVIEW = Namespace(
     name="review", ref_prefix="refs/lifeline-review/", tree_dir="records", tracking="lifeline-review",
     label="lifeline-review", lock_file="review-{name}.lock", noun="review trail", thing="review trail",
     whole="review trail", item="record", items="records", push_prefix="review:", parse=_parse_record,
-    key=lambda r: r.id, proves=lambda r: True, pick=None)  # a record's id is the hash of its bytes
+    key=lambda r: r.id, proves=lambda r: True, pick=None,  # a record's id is the hash of its bytes
+    names_in_use=names_in_use)
 
 NAMESPACES: tuple[Namespace, ...] = (LEDGER, REVIEW)
 

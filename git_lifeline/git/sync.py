@@ -40,11 +40,13 @@ from .fanout import (
     Namespace,
     Progress,
     Union,
+    clash_message,
+    name_clashes,
     no_progress,
     union_of,
 )
 from .integrate import PullLine, integrate_head, relation
-from .namespaces import LEDGER, NAMESPACES, REVIEW, namespace_of
+from .namespaces import LEDGER, NAMESPACES, REVIEW, names_in_use, namespace_of, tracking_names
 from .repo import GitCommandError, GitRepo, run_git
 from .store import LINE_RE, LineStore
 from .trails import ReviewTrail
@@ -255,6 +257,13 @@ def integrate_all(gr: GitRepo, remote: str, only: Optional[list] = None,
                 if theirs is not None and relation(gr.repo, log.head(), theirs) in ("new", "behind", "diverged")]
     # A line and its review trail travel together: when either fails, both are left out.
     refused: dict = {}  # line -> Refused
+    # A name new here that clashes by case with one in use here, or with another arriving,
+    # is left out (fanout.name_clashes, the check of every gate and write).
+    clashes = name_clashes(names_in_use(gr), [log.name for log, _theirs in arriving])
+    for log, _theirs in arriving:
+        if log.name in clashes and log.name not in refused:
+            refused[log.name] = Refused(log.ns.name, log.name, f"{log.ns.noun} {log.name} from {remote}: name-clash: "
+                                        f"{clash_message(log.name, clashes[log.name])}")
 
     def key(log: FanoutLog) -> str:
         return log.name
@@ -330,7 +339,13 @@ class PushResult:
 
 def verify_outgoing(gr: GitRepo, remote: str, outgoing: list, progress: Progress = no_progress) -> None:
     """Refuse to spread a corrupt log: verify what each (namespace, name, head) adds on
-    top of the remote as last fetched."""
+    top of the remote as last fetched, and that no name new there clashes by case with one
+    it has (fanout.name_clashes)."""
+    clashes = name_clashes(tracking_names(gr, remote), [name for _ns, name, _head in outgoing])
+    for ns, name, _head in outgoing:
+        if name in clashes:
+            raise CorruptionError(f"{ns.noun} {name}: name-clash: {clash_message(name, clashes[name])}; "
+                                  "nothing was pushed")
     for ns, name, head in outgoing:
         known = ns.tracking_heads(gr, remote).get(name)
         hide = [known] if known and gr.repo.get(known) is not None else []

@@ -34,8 +34,8 @@ import pygit2
 
 from ..errors import LifelineError
 from .checks import Checks, Problem, Report, SecretProblem, added_from_changes, added_records, checks_for
-from .fanout import CorruptionError, FanoutLog, Progress, no_progress
-from .namespaces import NAMESPACES, REVIEW, pick_blob
+from .fanout import CorruptionError, FanoutLog, Progress, clash_message, name_clashes, no_progress
+from .namespaces import NAMESPACES, REVIEW, names_in_use, pick_blob
 from .refs import rewound_value
 from .repo import GitRepo
 from .trees import is_entry_path
@@ -179,10 +179,11 @@ def problem_lines(problems: list, limit: int = 20) -> list[str]:
     return shown + ([f"  ... and {len(problems) - limit} more"] if len(problems) > limit else [])
 
 
-def verify_log(log: FanoutLog) -> Report:
+def verify_log(log: FanoutLog, in_use: Optional[set] = None) -> Report:
     """The full verification of a log: its whole history (verify_range with nothing
     hidden), every commit of it present (none a shallow-clone boundary), with a reflog
-    that was never rewound.
+    that was never rewound, under a name no other line name in use (`in_use`: every
+    family's, read here when not given) equals by case (fanout.name_clashes).
 
     A shallow clone is fine when the log's own history is whole: CI checks out the code
     with `--depth 1` and fetches `refs/lifeline/*` in full (the ledger shares no commit
@@ -198,20 +199,24 @@ def verify_log(log: FanoutLog) -> Report:
             report.problems.append(Problem(
                 "rewound", f"{log.ref_name} once pointed at {str(old)[:12]}, which the current head does not "
                            f"contain: the {log.ns.noun} was rewound or rewritten"))
+    # a pair made before the rule (or by hand) keeps working here, and is named
+    clash = name_clashes((), names_in_use(log.gr) if in_use is None else in_use).get(log.name)
+    if clash is not None:
+        report.problems.append(Problem("name-clash", clash_message(log.name, clash)))
     return report
 
 
-def verify_line(store: FanoutLog) -> Report:
+def verify_line(store: FanoutLog, in_use: Optional[set] = None) -> Report:
     """`git lifeline verify` for one line."""
-    return verify_log(store)
+    return verify_log(store, in_use)
 
 
-def verify_trail(gr: GitRepo, line: str, commit: Optional[str] = None) -> Report:
+def verify_trail(gr: GitRepo, line: str, commit: Optional[str] = None, in_use: Optional[set] = None) -> Report:
     """`git lifeline verify` for the review trail of `line`; with `commit`, the whole
     history of that commit instead of the ref (no reflog: it is not the ref's)."""
     trail = FanoutLog(gr, REVIEW, line)
     if commit is None:
-        return verify_log(trail)
+        return verify_log(trail, in_use)
     return verify_range(trail, commit, ())
 
 
@@ -219,10 +224,11 @@ def verify_all(gr: GitRepo, names: Optional[list] = None) -> list[Report]:
     """The full verification of every log of every namespace (of the given names only,
     when `names` is given): one loop, so no family of refs goes unchecked."""
     reports = []
+    in_use = names_in_use(gr)
     for ns in NAMESPACES:
         for name in ns.names(gr):
             if names is None or name in names:
-                reports.append(verify_log(FanoutLog(gr, ns, name)))
+                reports.append(verify_log(FanoutLog(gr, ns, name), in_use))
     return reports
 
 
