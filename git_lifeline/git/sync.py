@@ -262,8 +262,8 @@ def integrate_all(gr: GitRepo, remote: str, only: Optional[list] = None,
     clashes = name_clashes(names_in_use(gr), [log.name for log, _theirs in arriving])
     for log, _theirs in arriving:
         if log.name in clashes and log.name not in refused:
-            refused[log.name] = Refused(log.ns.name, log.name, f"{log.ns.noun} {log.name} from {remote}: name-clash: "
-                                        f"{clash_message(log.name, clashes[log.name])}")
+            refused[log.name] = Refused(log.ns.name, log.name, (f"{log.ns.noun} {log.name} from {remote}: name-clash: "
+                                                                 f"{clash_message(log.name, clashes[log.name])}",))
 
     def key(log: FanoutLog) -> str:
         return log.name
