@@ -105,7 +105,17 @@ def show(ctx, ref, as_json):
               f"{link.entry.id[:12]} {link.entry.kind}: {link.entry.summary}"
               + ("" if link.acts else "  (itself reverted: it does not act)"))
     if e.body:
-        say("\n" + e.body)
+        echo_painted("\n" + "\n".join(body_lines(e.body)))
+
+
+BODY_INDENT = "    "
+
+
+def body_lines(body: str) -> list:
+    """An entry's body as `git log` shows a message: hidden characters made visible, every line
+    indented, so no line of it (`status:   in force`, `revised by: ...`) passes for a field of
+    show's own. Trailing blank lines are left out, as git does; --json keeps the body exact."""
+    return [BODY_INDENT + line for line in visible(body, multiline=True).rstrip("\n").split("\n")]
 
 
 @click.command("list")
