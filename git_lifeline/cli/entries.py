@@ -195,15 +195,13 @@ def context(ctx, budget, budget_tokens, query, thread, as_of, fmt):
 @click.pass_context
 def recall(ctx, query, k, as_json):
     """The entries a question is about (lexical, or semantic with a model); abstains when nothing is."""
-    from ..app.text import recall_mode_fields, why_line
+    from ..app.text import recall_hit, recall_mode_fields, why_line
     led = open_ledger(ctx, existing=True)
     found = led.find(query, k=k)
     mode, detail = led.recall_mode
     if as_json:
         echo_json({**recall_mode_fields(led.recall_mode),
-                   "hits": [{"id": f.entry.id, "score": round(f.score, 4), "coverage": round(f.coverage, 3),
-                             "in_force": f.in_force, "kind": f.entry.kind, "summary": f.entry.summary,
-                             "why": why_line(f.entry.body, 400)} for f in found]})
+                   "hits": [{**recall_hit(f), "why": why_line(f.entry.body, 400)} for f in found]})
         return
     page(ctx)
     o = output()
