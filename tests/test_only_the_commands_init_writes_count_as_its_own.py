@@ -107,6 +107,8 @@ OURS = [
     {"command": "/usr/bin/python3.10", "args": ["-I", "-m", "git_lifeline", "mcp"]},
     {"command": "/usr/bin/python3", "args": ["-m", "git_lifeline", "mcp"]},   # what init wrote before -P
     {"command": "/opt/venv/bin/python3.12", "args": ["-P", "-m", "git_lifeline", "mcp", "--repo", "/srv/repo"]},
+    {"command": "/opt/venv/bin/python3.13t", "args": ["-P", "-m", "git_lifeline", "mcp"]},
+    {"command": os.path.abspath(sys.executable), "args": ["-P", "-m", "git_lifeline", "mcp"]},  # whatever its name
 ]
 NOT_OURS = [
     {"command": "/tmp/evil", "args": ["-P", "-m", "git_lifeline", "mcp"]},

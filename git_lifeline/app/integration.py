@@ -121,15 +121,17 @@ def resolve_launcher(workdir: Path, args: Optional[tuple] = MCP_CHECK) -> Resolv
 
 
 # ---- what counts as ours -------------------------------------------------------------------
-# The name of an interpreter init writes: sys.executable's, python, python3 or python3.N.
-_INTERPRETER = re.compile(r"python(?:3(?:\.[0-9]+)?)?")
+# The name of an interpreter init writes (sys.executable's): python, python3, python3.N, and
+# python3.Nt for a free-threaded build.
+_INTERPRETER = re.compile(r"python(?:3(?:\.[0-9]+t?)?)?")
 
 
 def is_interpreter(command: str) -> bool:
-    """Whether `command` names a Python interpreter as init writes one. By its file name only:
-    the path is this machine's (a venv's bin/), but a file named otherwise (`/tmp/evil`, `sh`)
-    is another program however much of git-lifeline's arguments follow it."""
-    return _INTERPRETER.fullmatch(os.path.basename(command)) is not None
+    """Whether `command` names a Python interpreter as init writes one: this one by its path,
+    or any by its file name (the path is a machine's own, a venv's bin/). A file named
+    otherwise (`/tmp/evil`, `sh`) is another program however much of git-lifeline's
+    arguments follow it."""
+    return command == os.path.abspath(sys.executable) or _INTERPRETER.fullmatch(os.path.basename(command)) is not None
 
 
 def our_arguments(argv: list) -> Optional[list]:
