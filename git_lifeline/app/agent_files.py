@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 from ..errors import InputError
 from ..git.fs import write_atomic
-from .integration import Launcher
+from .integration import Launcher, our_arguments
 
 BEGIN = "<!-- git-lifeline:begin"
 END = "<!-- git-lifeline:end -->"
@@ -37,7 +38,9 @@ CLAUDE_SETTINGS = ".claude/settings.json"
 SESSION_START_MATCHER = "startup|resume|compact"
 HOOK_TIMEOUT = 30  # seconds; Claude Code's default is longer than a context ever needs
 MAX_RULES_BYTES = 1024 * 1024
-_OUR_HOOK = re.compile(r"(?:git lifeline|git_lifeline) agent-hook (session-start|stop)\b")
+# A command that names our hook: init's own when is_our_hook says so, else a lookalike doctor reports.
+_NAMES_OUR_HOOK = re.compile(r"(?:git lifeline|git_lifeline) agent-hook (session-start|stop)\b")
+_HOOK_ARG = {"SessionStart": "session-start", "Stop": "stop"}
 
 SECTION = f"""{BEGIN} (kept by `git lifeline init`, which rewrites only what lies between these markers) -->
 ## Project memory: git lifeline
@@ -191,16 +194,25 @@ def _read_settings(path: Path) -> tuple:
     return doc, None
 
 
+def is_our_hook(command, wanted: str) -> bool:
+    """Whether a hook's command is the one init writes for `agent-hook <wanted>`, as a whole
+    command line (integration.our_arguments: `git lifeline`, or a Python interpreter with
+    `-m git_lifeline`); `evil; git lifeline agent-hook stop` merely mentions it."""
+    try:
+        argv = shlex.split(command) if isinstance(command, str) else []
+    except ValueError:
+        return False
+    return our_arguments(argv) == ["agent-hook", wanted]
+
+
+def _hooks_of(groups: list) -> list:
+    return [hook for group in groups for hook in (group.get("hooks") if isinstance(group, dict) else None) or []
+            if isinstance(hook, dict)]
+
+
 def _our_hooks(groups: list, event: str) -> list:
     """The hook objects of ours in an event's groups (matched by the command they run)."""
-    wanted = "session-start" if event == "SessionStart" else "stop"
-    found = []
-    for group in groups:
-        for hook in (group.get("hooks") if isinstance(group, dict) else None) or []:
-            m = _OUR_HOOK.search(str(hook.get("command", ""))) if isinstance(hook, dict) else None
-            if m and m.group(1) == wanted:
-                found.append(hook)
-    return found
+    return [hook for hook in _hooks_of(groups) if is_our_hook(hook.get("command"), _HOOK_ARG[event])]
 
 
 def install_claude_hooks(workdir: Path, launcher: Launcher) -> FileChange:
@@ -243,3 +255,14 @@ def claude_hooks_state(workdir: Path) -> dict:
         ours = _our_hooks(hooks.get(event, []), event)
         out[event] = ours[0].get("command") if ours else None
     return out
+
+
+def lookalike_hooks(workdir: Path) -> list:
+    """(event, command) of the hooks that name git-lifeline's agent-hook but are not a command
+    init writes: init leaves them, and a reader of the settings would take them for ours."""
+    doc, problem = _read_settings(workdir / CLAUDE_SETTINGS)
+    if problem is not None:
+        return []
+    hooks = doc.get("hooks", {})
+    return [(event, str(hook.get("command"))) for event in _HOOK_ARG for hook in _hooks_of(hooks.get(event, []))
+            if _NAMES_OUR_HOOK.search(str(hook.get("command", ""))) and not is_our_hook(hook.get("command"), _HOOK_ARG[event])]

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Optional
 
 from ..errors import InputError
+from .integration import FOREIGN
 from .workspace import Workspace
 
 OK, NOTE, PROBLEM = "ok", "note", "problem"
@@ -112,7 +113,7 @@ def _written_by_us(path: Path) -> bool:
 
 
 def _mcp(ws: Workspace) -> list:
-    from .integration import SERVER_NAME, check_entry, is_our_entry, read_mcp_json
+    from .integration import SERVER_NAME, check_entry, entry_argv, is_our_entry, read_mcp_json
     sdk = importlib.util.find_spec("mcp") is not None and _has_server_api()
     if ws.workdir is None:
         return []
@@ -125,12 +126,9 @@ def _mcp(ws: Workspace) -> list:
                 Check("mcp extra", OK if sdk else NOTE, "the MCP SDK is installed" if sdk else
                       "the MCP SDK is not installed here", None if sdk else MCP_EXTRA)]
     if not is_our_entry(entry):
-        command = str(entry.get("command", "")) if isinstance(entry, dict) else ""
-        found = bool(command) and (shutil.which(command) is not None or Path(command).is_file())
-        return [Check("mcp", OK if found else PROBLEM, f".mcp.json starts another program as `lifeline`: {command}",
-                      None if found else "install it, or remove the entry and run: git lifeline init")]
+        return [_foreign_mcp(entry)]
     result = check_entry(entry, ws.workdir)
-    argv = " ".join([str(entry.get("command")), *map(str, entry.get("args", []))])
+    argv = " ".join(entry_argv(entry))
     out = []
     if result.ok:
         out.append(Check("mcp", OK, f".mcp.json starts `{argv}` (checked: it starts)"))
@@ -143,6 +141,29 @@ def _mcp(ws: Workspace) -> list:
     return out
 
 
+NOT_OURS = f"{FOREIGN}, so doctor does not start it and init leaves it as it is"
+REMOVE_IT = "if it should start git-lifeline: remove it from .mcp.json, then run git lifeline init"
+
+
+def _foreign_mcp(entry) -> Check:
+    """Another program's `lifeline` entry: never called healthy (doctor cannot know what it
+    serves), a problem when its command is missing or when it borrows git-lifeline's arguments
+    (`/tmp/evil -P -m git_lifeline mcp` looks like ours to a reader and is not)."""
+    from .integration import borrows_our_arguments, entry_argv
+    argv = entry_argv(entry)
+    shown = " ".join(argv)
+    if borrows_our_arguments(argv):
+        return Check("mcp", PROBLEM, f".mcp.json's `lifeline` server runs `{shown}`: its arguments are "
+                                     f"git-lifeline's, but `{argv[0]}` is neither git nor a Python interpreter; "
+                                     f"{NOT_OURS}", REMOVE_IT)
+    command = argv[0]
+    if command and (shutil.which(command) is not None or Path(command).is_file()):
+        return Check("mcp", NOTE, f".mcp.json's `lifeline` server is another program's, `{shown}`: {NOT_OURS}",
+                     REMOVE_IT)
+    return Check("mcp", PROBLEM, f".mcp.json's `lifeline` server runs `{shown}`, which is not installed here; "
+                                 f"{NOT_OURS}", f"install it, or {REMOVE_IT}")
+
+
 def _has_server_api() -> bool:
     try:
         return importlib.util.find_spec("mcp.server.mcpserver") is not None
@@ -151,12 +172,19 @@ def _has_server_api() -> bool:
 
 
 def _claude_hooks(ws: Workspace) -> list:
-    from .agent_files import claude_hooks_state
+    from .agent_files import CLAUDE_SETTINGS, claude_hooks_state, lookalike_hooks
     if ws.workdir is None:
         return []
     state = claude_hooks_state(ws.workdir)
     if "invalid" in state:
         return [Check("agent hooks", PROBLEM, state["invalid"], "fix the JSON by hand, then: git lifeline init")]
+    lookalikes = lookalike_hooks(ws.workdir)
+    if lookalikes:
+        event, command = lookalikes[0]
+        return [Check("agent hooks", PROBLEM, f"a {event} hook in {CLAUDE_SETTINGS} names git-lifeline's agent-hook, "
+                                              f"but `{command}` is not a command git lifeline init writes; init "
+                                              "leaves it as it is",
+                      f"remove it from {CLAUDE_SETTINGS}, then run git lifeline init")]
     commands = [c for c in state.values() if c]
     if not commands:
         return [Check("agent hooks", NOTE, "no Claude Code session hooks", "git lifeline init")]

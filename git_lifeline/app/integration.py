@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -119,23 +120,64 @@ def resolve_launcher(workdir: Path, args: Optional[tuple] = MCP_CHECK) -> Resolv
     return first
 
 
-# ---- .mcp.json ---------------------------------------------------------------------------
-def is_our_entry(entry) -> bool:
-    """Whether a server entry is one git-lifeline writes (any of its forms), so that init
-    may bring it up to date; anything else under the name is the user's and is kept."""
-    if not isinstance(entry, dict) or not isinstance(entry.get("args"), list):
-        return False
-    command, args = entry.get("command"), [str(a) for a in entry["args"]]
+# ---- what counts as ours -------------------------------------------------------------------
+# The name of an interpreter init writes (sys.executable's): python, python3, python3.N, and
+# python3.Nt for a free-threaded build.
+_INTERPRETER = re.compile(r"python(?:3(?:\.[0-9]+t?)?)?")
+
+
+def is_interpreter(command: str) -> bool:
+    """Whether `command` names a Python interpreter as init writes one: this one by its path,
+    or any by its file name (the path is a machine's own, a venv's bin/). A file named
+    otherwise (`/tmp/evil`, `sh`) is another program however much of git-lifeline's
+    arguments follow it."""
+    return command == os.path.abspath(sys.executable) or _INTERPRETER.fullmatch(os.path.basename(command)) is not None
+
+
+def our_arguments(argv: list) -> Optional[list]:
+    """The git-lifeline arguments `argv` runs when it is a command init writes (`git [-C DIR]
+    lifeline ...`, or `<python> [-P|-I] -m git_lifeline ...`: no flag is what init wrote before
+    safe_path_flags), None for any other command. The one rule for .mcp.json's entry and for
+    the agents' hooks: what matches is init's to bring up to date, the rest is left as it is."""
+    if not argv or not all(isinstance(a, str) for a in argv):
+        return None
+    command, args = argv[0], list(argv[1:])
     if command == "git":
         rest = args[2:] if args[:1] == ["-C"] else args
-        return rest == ["lifeline", "mcp"]
+        return rest[1:] if rest[:1] == ["lifeline"] else None
+    if not is_interpreter(command):
+        return None
     if tuple(args[:1]) in WRITTEN_FLAGS:
         args = args[1:]
-    return isinstance(command, str) and len(args) >= 3 and args[:3] == ["-m", "git_lifeline", "mcp"]
+    return args[2:] if args[:2] == ["-m", "git_lifeline"] else None
 
 
-def entry_argv(entry: dict) -> list:
-    return [str(entry.get("command", "")), *[str(a) for a in entry.get("args", [])]]
+def borrows_our_arguments(argv: list) -> bool:
+    """Whether a command that is not ours names git-lifeline anyway (`/tmp/evil -m git_lifeline
+    mcp`): worth a warning, not a quiet "another program"."""
+    return any(a in ("git_lifeline", "git-lifeline", "lifeline") for a in map(str, argv[1:]))
+
+
+FOREIGN = "not an entry git lifeline init writes"
+
+
+# ---- .mcp.json ---------------------------------------------------------------------------
+def is_our_entry(entry) -> bool:
+    """Whether a server entry is one git-lifeline writes (any of its forms, the `--repo` of a
+    snippet's included), so that init may bring it up to date; anything else under the name is
+    the user's and is kept."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("args"), list):
+        return False
+    rest = our_arguments([entry.get("command"), *entry["args"]])
+    return rest == ["mcp"] or (rest is not None and len(rest) == 3 and rest[:2] == ["mcp", "--repo"])
+
+
+def entry_argv(entry) -> list:
+    """An entry's command line, for showing it: whatever the entry holds, as strings."""
+    if not isinstance(entry, dict):
+        return [str(entry)]
+    args = entry.get("args", [])
+    return [str(entry.get("command", "")), *map(str, args if isinstance(args, list) else [args])]
 
 
 NOT_STARTED = ("not started: it is not the command this installation writes (git lifeline mcp, or this "

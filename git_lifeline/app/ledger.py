@@ -53,9 +53,11 @@ class Found:
     """A recall hit, with the entry and whether it is still in force."""
 
     entry: object
-    score: float
-    coverage: float
+    score: float                        # views.recall.Hit's: the ranking's, relative to one question
+    coverage: float                     # the share of the question's weight it matches, in [0, 1]
     in_force: bool
+    similarity: Optional[float] = None  # the cosine to the question (semantic recall only)
+    replaces: Optional[str] = None      # shown because it replaced this hit (whose numbers it carries)
 
 
 def order_key(e) -> tuple:
@@ -314,7 +316,7 @@ class Ledger:
         """Recall hits with their entries and whether each is still in force."""
         hits = self.recall(query, k=k)
         st = self.state()
-        return [Found(st.by_id[h.id], h.score, h.coverage, h.id not in st.superseded)
+        return [Found(st.by_id[h.id], h.score, h.coverage, h.id not in st.superseded, h.similarity, h.replaces)
                 for h in hits if h.id in st.by_id]
 
     def resume(self, thread: Optional[str] = None) -> list:

@@ -138,7 +138,7 @@ def line_status(ws: Workspace, name: str, remote: Optional[str], tracking: dict,
 
 def agents_state(ws: Workspace) -> dict:
     from .agent_files import CLIENT_FILES, claude_hooks_state, section_state
-    from .integration import SERVER_NAME, read_mcp_json
+    from .integration import FOREIGN, SERVER_NAME, entry_argv, is_our_entry, read_mcp_json
     if ws.workdir is None:
         return {"mcp": "bare repository", "rules": {}, "claude_hooks": {}}
     doc, problem = read_mcp_json(ws.workdir)
@@ -148,9 +148,9 @@ def agents_state(ws: Workspace) -> dict:
         mcp = "no .mcp.json"
     else:
         entry = (doc.get("mcpServers") or {}).get(SERVER_NAME)
-        mcp = "no lifeline server in .mcp.json" if entry is None else \
-            " ".join([str(entry.get("command", "")), *map(str, entry.get("args", []))]) \
-            if isinstance(entry, dict) else "invalid lifeline entry"
+        mcp = "no lifeline server in .mcp.json" if entry is None else "invalid lifeline entry" \
+            if not isinstance(entry, dict) else " ".join(entry_argv(entry)) \
+            + ("" if is_our_entry(entry) else f" (another program's: {FOREIGN})")
     rules = {rel: section_state(ws.workdir / rel) for rel in CLIENT_FILES.values()}
     return {"mcp": mcp, "rules": rules, "claude_hooks": claude_hooks_state(ws.workdir)}
 

@@ -105,7 +105,17 @@ def show(ctx, ref, as_json):
               f"{link.entry.id[:12]} {link.entry.kind}: {link.entry.summary}"
               + ("" if link.acts else "  (itself reverted: it does not act)"))
     if e.body:
-        say("\n" + e.body)
+        echo_painted("\n" + "\n".join(body_lines(e.body)))
+
+
+BODY_INDENT = "    "
+
+
+def body_lines(body: str) -> list:
+    """An entry's body as `git log` shows a message: hidden characters made visible, every line
+    indented, so no line of it (`status:   in force`, `revised by: ...`) passes for a field of
+    show's own. Trailing blank lines are left out, as git does; --json keeps the body exact."""
+    return [BODY_INDENT + line for line in visible(body, multiline=True).rstrip("\n").split("\n")]
 
 
 @click.command("list")
@@ -185,15 +195,13 @@ def context(ctx, budget, budget_tokens, query, thread, as_of, fmt):
 @click.pass_context
 def recall(ctx, query, k, as_json):
     """The entries a question is about (lexical, or semantic with a model); abstains when nothing is."""
-    from ..app.text import recall_mode_fields, why_line
+    from ..app.text import recall_hit, recall_mode_fields, why_line
     led = open_ledger(ctx, existing=True)
     found = led.find(query, k=k)
     mode, detail = led.recall_mode
     if as_json:
         echo_json({**recall_mode_fields(led.recall_mode),
-                   "hits": [{"id": f.entry.id, "score": round(f.score, 4), "coverage": round(f.coverage, 3),
-                             "in_force": f.in_force, "kind": f.entry.kind, "summary": f.entry.summary,
-                             "why": why_line(f.entry.body, 400)} for f in found]})
+                   "hits": [{**recall_hit(f), "why": why_line(f.entry.body, 400)} for f in found]})
         return
     page(ctx)
     o = output()

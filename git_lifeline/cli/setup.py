@@ -106,7 +106,8 @@ def _offer_hooks(ws, install_hooks) -> None:
 
 
 def _command_of(entry) -> str:
-    return " ".join([str(entry.get("command", "")), *map(str, entry.get("args", []))]) if entry else ""
+    from ..app.integration import entry_argv
+    return " ".join(entry_argv(entry)) if entry else ""
 
 
 def _echo_mcp_setup(report) -> None:

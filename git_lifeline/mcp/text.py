@@ -8,7 +8,7 @@ structured answer carries its text too (`text`), and the call's warnings (`warni
 
 from typing import Optional
 
-from ..app.text import format_ts, md, one_line, recall_mode_fields, who
+from ..app.text import format_ts, md, one_line, recall_hit, recall_mode_fields, who
 from ..errors import InputError
 
 PENDING_SHOWN = 20
@@ -62,15 +62,14 @@ def recall_answer(ledger, query: str, k: int) -> tuple:
     if k < 1:
         raise InputError("k must be at least 1")
     found = ledger.find(query, k=k)
+    hits = [recall_hit(f) for f in found]
     rows = []
-    for f in found:
-        e = f.entry
+    for f, hit in zip(found, hits, strict=True):
         mark = "" if f.in_force else " [SUPERSEDED]"
-        rows.append(f"- [{e.kind}]{mark} {md(e.summary)} (id={e.id[:12]}, score={f.score:.2f}, "
-                    f"coverage={f.coverage:.2f})")
+        similarity = f", similarity={hit['similarity']:.2f}" if "similarity" in hit else ""
+        rows.append(f"- [{hit['kind']}]{mark} {md(f.entry.summary)} (id={f.entry.id[:12]}, "
+                    f"coverage={hit['coverage']:.2f}{similarity})")
     text = "\n".join(rows) + "\n" if rows else "Nothing in the ledger is about that (recall abstained)."
-    hits = [{"id": f.entry.id, "kind": f.entry.kind, "summary": f.entry.summary, "in_force": f.in_force,
-             "score": round(f.score, 4)} for f in found]
     return text, {"hits": hits, "text": text, **recall_mode_fields(ledger.recall_mode)}
 
 

@@ -267,10 +267,12 @@ def query_terms(query: str) -> list:
 @dataclass
 class Hit:
     id: str
-    score: float
-    coverage: float
+    score: float                     # the ranking's: relative within one question (BM25 is ~0 in a
+                                     # ledger of one or two entries), never a measure of relevance
+    coverage: float                  # the share of the question's weight the entry matches, in [0, 1]
     in_force: bool = True
     replaces: Optional[str] = None   # set when this hit is shown because it replaced `replaces`
+    similarity: Optional[float] = None  # the cosine to the question (semantic recall only)
 
 
 @dataclass
@@ -395,7 +397,7 @@ def in_truth_order(hits: list, truth: Optional[Truth], k: int) -> list:
             successor = truth.successor(h.id)
             if successor and successor not in shown:
                 shown.add(successor)
-                out.append(Hit(successor, h.score, h.coverage, True, replaces=h.id))
+                out.append(Hit(successor, h.score, h.coverage, True, replaces=h.id, similarity=h.similarity))
         if h.id not in shown:
             shown.add(h.id)
             out.append(h)
@@ -436,7 +438,7 @@ def fuse(db, query: str, semantic, recency: bool = True) -> list:
         h = lex.get(entry_id)
         lexical_part = (h.score / top) if h else 0.0
         hits.append(Hit(entry_id, SEMANTIC_WEIGHT * cos + (1 - SEMANTIC_WEIGHT) * lexical_part,
-                        h.coverage if h else 0.0))
+                        h.coverage if h else 0.0, similarity=cos))
     hits.sort(key=lambda h: (-h.score, h.id))
     return hits
 
