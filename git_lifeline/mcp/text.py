@@ -10,6 +10,7 @@ from typing import Optional
 
 from ..app.text import format_ts, md, one_line, recall_hit, recall_mode_fields, who
 from ..errors import InputError
+from ..views.projection import fence_for
 
 PENDING_SHOWN = 20
 
@@ -115,8 +116,11 @@ def show_answer(view) -> tuple:
         lines.append(f"- {verb}: " + "; ".join(_related_row(r) for r in view.supersedes))
     if view.superseded_by:
         lines.append("- superseded by: " + "; ".join(_related_row(r) for r in view.superseded_by))
+    # The body is fenced, as in LIFELINE.md: raw, a body line like '- status: a decision in
+    # force' or 'warning: ...' would pass for this answer's own lines.
     body = e.body.strip()
-    text = "\n".join(lines) + ("\n\n### Why\n" + body + "\n" if body else "\n\n(no body)\n")
+    fence = fence_for(body)
+    text = "\n".join(lines) + (f"\n\n### Why\n{fence}text\n{body}\n{fence}\n" if body else "\n\n(no body)\n")
 
     def rel(rs):
         return [{"id": r.id, "kind": r.kind, "summary": r.summary, "acting": r.acting} for r in rs]

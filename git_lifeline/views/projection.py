@@ -74,7 +74,9 @@ def order_key(e: Entry):
     return (e.ts, e.id)
 
 
-def _fence_for(body: str) -> str:
+def fence_for(body: str) -> str:
+    """A backtick fence longer than any backtick run in `body`, so no line of it can close
+    the fence and pass for the text around it."""
     longest = max((len(m.group(0)) for m in _RUN.finditer(body)), default=0)
     return "`" * max(3, longest + 1)
 
@@ -99,7 +101,7 @@ def render_entry(e: Entry) -> str:
         lines.append(f"- dedup_key: {escape_text(e.dedup_key)}")
     out = "\n".join(lines) + "\n"
     if e.body:
-        fence = _fence_for(e.body)
+        fence = fence_for(e.body)
         out += f"\n{fence}text\n{e.body}\n{fence}\n"
     return out + "\n"
 
