@@ -214,3 +214,51 @@ def test_verify_names_a_pair_of_lines_colliding_by_case(tmp_path):
     assert res.out.count("name-clash") == 2 and "'Main'" in res.out and "'main'" in res.out, res
     # each line of the pair still reads as itself
     assert [e.summary for e in open_ledger(repo, "Main").entries()] == ["Written elsewhere"]
+
+
+# ---- reads -------------------------------------------------------------------------------------------
+READS = [["list"], ["show", "HEAD"], ["render"], ["context"], ["verify"]]
+
+
+@pytest.mark.parametrize("argv", READS, ids=[a[0] for a in READS])
+def test_a_read_of_a_line_differing_only_in_case_from_one_in_use_names_that_line_and_writes_nothing(
+        tmp_path, argv):
+    """Where the file system ignores case, `--line Main` found the ref file of `main` and
+    read (and rendered, and cached) it as line Main; where it does not, it read as an
+    unknown or empty line. Either way the user is told which line the name stands for."""
+    repo = init_repo(tmp_path / "repo")
+    log(repo, "main")
+    before = snapshot(repo)
+    res = cli(repo, "--line", "Main", *argv)
+    assert res.code == 2 and "'Main'" in res.err and "'main'" in res.err and "only in case" in res.err, res
+    assert "--line main" in res.err, res
+    assert snapshot(repo) == before and not (repo / "LIFELINE.Main.md").exists()
+
+
+def test_an_agent_asking_for_a_line_differing_only_in_case_is_told_which_line_it_is(tmp_path):
+    """The MCP door answered `Main` with an empty context (or, where case is ignored, with
+    the entries of `main` under the name Main)."""
+    from git_lifeline.errors import InputError
+    from git_lifeline.mcp.server import Door, context_text
+    repo = init_repo(tmp_path / "repo")
+    log(repo, "main")
+    door = Door(str(repo))
+    with pytest.raises(InputError, match="only in case"):
+        context_text(door.ledger("Main"), 8000, None)
+    assert "A decision" in context_text(door.ledger("main"), 8000, None)
+
+
+@pytest.mark.parametrize("ignorecase", ["true", "false"])
+def test_a_clashing_name_is_refused_and_the_line_in_use_still_written_whatever_core_ignorecase_says(
+        tmp_path, ignorecase):
+    """core.ignorecase (set by git where the file system ignores case) makes every check
+    list the refs instead of trusting a lookup by the exact name; both ways agree here."""
+    repo = init_repo(tmp_path / "repo")
+    git(repo, "config", "core.ignorecase", ignorecase)
+    log(repo, "main")
+    log(repo, "main", "Second")
+    before = snapshot(repo)
+    res = cli(repo, "--line", "MAIN", "log", "--kind", "note", "--summary", "S", "--body", "b")
+    assert res.code == 2 and "only in case" in res.err, res
+    assert snapshot(repo) == before
+    assert len(open_ledger(repo, "main").entries()) == 2
