@@ -262,3 +262,19 @@ def test_a_clashing_name_is_refused_and_the_line_in_use_still_written_whatever_c
     assert res.code == 2 and "only in case" in res.err, res
     assert snapshot(repo) == before
     assert len(open_ledger(repo, "main").entries()) == 2
+
+
+def test_pull_says_a_line_left_out_for_its_name_clashes_and_how_to_part_the_pair_not_that_it_fails_verification(
+        tmp_path, remote):
+    """The refusal said the line 'fails verification' and told whoever pushed it to run
+    `git lifeline verify --line Main` on their clone, where it passes: nothing there is
+    wrong but its name beside ours."""
+    a = remote_offering_a_pair(tmp_path, remote)
+    b = client(tmp_path, "b", remote)
+    assert cli(b, "pull", "--line", "main").code == 0
+    res = cli(b, "pull")
+    assert res.code == 1 and "name-clash" in res.err, res
+    assert "verification" not in res.err and "verify --line Main" not in res.err, res
+    assert "git lifeline promote --from Main" in res.err and "refs/lifeline/Main" in res.err, res
+    assert "git lifeline sync origin --line main" in res.err, res
+    assert ref(b, "refs/lifeline/main") == ref(a, "refs/lifeline/main")
