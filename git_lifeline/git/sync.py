@@ -47,7 +47,7 @@ from .fanout import (
 )
 from .integrate import PullLine, integrate_head, relation
 from .namespaces import LEDGER, NAMESPACES, REVIEW, names_in_use, namespace_of, tracking_names
-from .repo import GitCommandError, GitRepo, run_git
+from .repo import GitCommandError, GitRepo, git_lines, run_git
 from .store import LINE_RE, LineStore
 from .trails import ReviewTrail
 from .verify import pick_blob, problem_lines, verified_incoming, verify_range
@@ -170,7 +170,7 @@ def fetch(gr: GitRepo, remote: str, only: Optional[list] = None) -> list:
         gr.git(["fetch", "--quiet", "--prune", "--no-tags", "--no-write-fetch-head", "--", remote,
                 *(ns.fetch_refspec(remote) for ns in NAMESPACES)])
     except GitCommandError as exc:
-        raise LifelineError(f"fetching the ledger from {remote!r} failed: {_git_reason(exc)}") from None
+        raise LifelineError(f"fetching the ledger from {remote!r} failed:", *exc.git_said) from None
     after = tracking_heads(gr, remote)
     local = local_heads(gr)
     names = sorted(set(before) | set(after) | set(local))
@@ -181,11 +181,6 @@ def fetch(gr: GitRepo, remote: str, only: Optional[list] = None) -> list:
         out.append(FetchLine(line, before.get(line), after.get(line), local.get(line),
                              relation(gr.repo, local.get(line), after.get(line))))
     return out
-
-
-def _git_reason(exc: GitCommandError) -> str:
-    text = str(exc)
-    return text.split("failed: ", 1)[-1] if "failed: " in text else text
 
 
 # ---- pull ----------------------------------------------------------------------------
@@ -396,10 +391,8 @@ def push(gr: GitRepo, remote: str, only: Optional[list] = None, progress: Progre
     pushed.sort(key=lambda item: item[0])
     result.lines = [p for _i, p, _found in pushed]
     if proc.returncode != 0 and not result.lines:
-        # git's own lines (a remote's come prefixed "remote: "), indented under ours: split
-        # at line feeds only, a carriage return or a line separator in them stays escaped
-        reason = [f"  {ln.rstrip()}" for ln in err.split("\n") if ln.strip()] or [f"  git push exited {proc.returncode}"]
-        raise LifelineError(f"pushing the ledger to {remote!r} failed:", *reason)
+        # git's own lines (a remote's come prefixed "remote: "), indented under ours
+        raise LifelineError(f"pushing the ledger to {remote!r} failed:", *git_lines(err, proc.returncode))
     for _i, p, found in pushed:
         if p.ok and p.sha and found and LINE_RE.fullmatch(found[1]):
             # keep the tracking ref in step, as git does for branches, so "unpushed" is known
@@ -485,5 +478,5 @@ def clone(url: str, directory: Optional[str], cwd: Optional[str] = None) -> Path
     try:
         run_git(["clone", "--quiet", "--", url, target], cwd=cwd)
     except GitCommandError as exc:
-        raise LifelineError(f"git clone failed: {_git_reason(exc)}") from None
+        raise LifelineError("git clone failed:", *exc.git_said) from None
     return dest.resolve()
