@@ -133,3 +133,14 @@ def test_the_mcp_program_shows_hidden_characters_of_its_errors_visibly(tmp_path)
     assert proc.returncode == 2 and err.startswith("git-lifeline: "), err
     assert "\x1b" not in err and "\x07" not in err and RLO not in err, err
     assert "x<U+001B>]0;owned\\a<U+202E>y" in err, err
+
+
+def test_an_export_is_exact_in_a_file_or_a_pipe_and_visible_on_a_terminal(hostile, tmp_path):
+    """`export` to standard output printed the summaries raw on a terminal (a bidi
+    override reordered what a human read); piped or written to a file it is data."""
+    repo, _ = hostile
+    assert HOSTILE_SUMMARY in cli(repo, "export").out
+    out = tmp_path / "exported.md"
+    assert cli(repo, "export", "-o", str(out)).code == 0 and HOSTILE_SUMMARY in out.read_text()
+    code, shown = on_a_terminal(repo, "--no-pager", "export", env={})
+    assert code == 0 and SHOWN_SUMMARY in shown and RLO not in shown and ZWSP not in shown, shown

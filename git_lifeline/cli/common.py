@@ -215,10 +215,16 @@ def plural(k: int, one: str = "entry", many: str = "entries") -> str:
 
 
 def write_output(output: str, text: str) -> None:
-    """Standard output for '-', else the file (atomically), saying so on stderr."""
+    """Standard output for '-', else the file (atomically), saying so on stderr. Exact in
+    a file or a pipe (it is data); on a terminal a human reads it, so hidden characters
+    are shown (as `context` does)."""
+    from .terminal import say, say_line
     if output == "-":
-        click.echo(text, nl=False)
+        if sys.stdout.isatty():
+            say(text, nl=False)
+        else:
+            click.echo(text, nl=False)
         return
     from ..app.interop import write_output as write_file
     write_file(Path(output), text)
-    click.echo(f"wrote {output}", err=True)
+    say_line(f"wrote {output}", err=True)
