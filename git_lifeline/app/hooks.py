@@ -204,7 +204,8 @@ def pre_receive(gr: GitRepo, stdin: bytes) -> HookOutcome:
     out = HookOutcome()
     see_quarantine(gr)
     updates = [(ref, old, new) for old, new, ref in hook_input(stdin, 3) if is_ours(ref)]
-    problems = check_updates(gr, updates, "this server", names_in_use(gr))
+    # the server's names are listed only when a ref of ours moves (a code push lists none)
+    problems = check_updates(gr, updates, "this server", names_in_use(gr) if updates else ())
     if problems:
         out.messages.append("git-lifeline: ledger update refused:")
         _refused(out, problems)
