@@ -144,3 +144,24 @@ def test_an_export_is_exact_in_a_file_or_a_pipe_and_visible_on_a_terminal(hostil
     assert cli(repo, "export", "-o", str(out)).code == 0 and HOSTILE_SUMMARY in out.read_text()
     code, shown = on_a_terminal(repo, "--no-pager", "export", env={})
     assert code == 0 and SHOWN_SUMMARY in shown and RLO not in shown and ZWSP not in shown, shown
+
+
+def test_json_output_stays_valid_utf8_json_when_a_ref_name_the_remote_chose_is_not_utf8(repo):
+    """origin's default branch may be named with bytes that are not UTF-8; `policy --json`
+    (and status, doctor) wrote them raw, so the output was not UTF-8 and no strict JSON
+    reader took it. Such a character is written as its JSON escape: the exact name back."""
+    import subprocess
+
+    from helpers import commit_file, git
+    commit_file(repo)
+    git(repo, "remote", "add", "origin", str(repo.parent / "elsewhere.git"))
+    subprocess.run([b"git", b"update-ref", b"refs/remotes/origin/br\xff\x9b", b"HEAD"], cwd=repo, check=True)
+    subprocess.run([b"git", b"symbolic-ref", b"refs/remotes/origin/HEAD", b"refs/remotes/origin/br\xff\x9b"],
+                   cwd=repo, check=True)
+    for argv in (["policy", "--json"], ["status", "--quick", "--json"], ["doctor", "--json"]):
+        res = cli(repo, *argv)
+        assert res.code in (0, 1), (argv, res)
+        text = res.proc.stdout.decode("utf-8")  # raises when the output is not UTF-8
+        data = json.loads(text)
+        assert data is not None
+    assert json.loads(cli(repo, "policy", "--json").out)["ref"] == "refs/remotes/origin/br\udcff\udc9b"

@@ -6,6 +6,7 @@ their functions, so that `git lifeline --help` and the hooks start fast.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Optional
@@ -198,8 +199,16 @@ def read_text(path: str) -> str:
 
 
 # ---- output ---------------------------------------------------------------------------------
+# A lone surrogate: a byte of a name that is not UTF-8 (a ref name the remote chose),
+# as Python decodes it. Written raw it would make the output not UTF-8.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def echo_json(data) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True))
+    """JSON, exact and UTF-8: a lone surrogate is written as its escape (`\\udcff`),
+    which a reader decodes back to the same string."""
+    text = json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True)
+    click.echo(_LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
 
 
 def entry_dict(e) -> dict:
