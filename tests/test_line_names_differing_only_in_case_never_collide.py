@@ -8,6 +8,7 @@ where it was made: verify names it, and no gate lets it spread."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -278,3 +279,20 @@ def test_pull_says_a_line_left_out_for_its_name_clashes_and_how_to_part_the_pair
     assert "git lifeline promote --from Main" in res.err and "refs/lifeline/Main" in res.err, res
     assert "git lifeline sync origin --line main" in res.err, res
     assert ref(b, "refs/lifeline/main") == ref(a, "refs/lifeline/main")
+
+
+def test_status_names_a_remote_line_differing_only_in_case_from_ours_instead_of_failing_or_reading_ours(
+        tmp_path, remote):
+    """Status reads every line here and on the remote as last fetched; the remote's `Main`
+    beside our `main` is shown as a clash, never read through our ref (where case is
+    ignored, `Main` finds the file of `main`), and status still answers."""
+    remote_offering_a_pair(tmp_path, remote)
+    b = client(tmp_path, "b", remote)
+    assert cli(b, "pull", "--line", "main").code == 0
+    assert cli(b, "fetch").code == 0
+    res = cli(b, "status", "--quick")
+    assert res.code == 0, res
+    assert "line Main: name-clash: differs only in case from line main" in res.out, res
+    assert "line main: head " in res.out, res
+    rows = {r["line"]: r for r in json.loads(cli(b, "status", "--quick", "--json").out)["lines"]}
+    assert rows["Main"]["clash"] == "main" and rows["Main"]["head"] is None and rows["main"]["clash"] is None

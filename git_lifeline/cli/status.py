@@ -51,6 +51,10 @@ def status(ctx, as_json, quick):
 
 
 def _echo_line(row, remote) -> None:
+    if row.clash is not None:
+        say_line(f"line {row.line}: name-clash: differs only in case from line {row.clash}, so it is not read here "
+                 "(docs/FORMAT.md §4)")
+        return
     head = f"head {short(row.head)}, {plural(row.entries)}" if row.head else "no entries here"
     say_line(f"line {row.line}: {head}")
     if remote is not None:
