@@ -380,7 +380,7 @@ class FanoutLog:
         if other is not None:
             raise InputError(f"{self.ns.noun} {self.name!r} cannot be used: {clash_message(self.name, other)}; "
                              f"use that line (--line {other}; the default line is git config "
-                             "lifeline.defaultLine) or another name. Nothing was written")
+                             "lifeline.defaultLine) or another name. Nothing was read or written under that name")
 
     def insert(self, base: Optional[pygit2.Tree], blobs: dict) -> pygit2.Oid:
         """New tree = base + blobs {id: blob oid}; rewrites only touched subtrees."""
