@@ -114,8 +114,9 @@ def test_policy_and_status_show_the_remotes_default_branch_name_visibly(repo):
         assert res.code == 0, res
         assert RLO not in res.out + res.err and "\u009b" not in res.out + res.err, (argv, res)
         assert HIDDEN_SHOWN in res.out, (argv, res)
-    data = json.loads(cli(repo, "policy", "--json").out)
-    assert data["ref"] == f"refs/remotes/origin/{HIDDEN}"  # JSON stays exact
+    raw = cli(repo, "policy", "--json").out
+    assert RLO not in raw and "\u009b" not in raw, raw   # escaped in the JSON text...
+    assert json.loads(raw)["ref"] == f"refs/remotes/origin/{HIDDEN}"  # ...and exact as data
 
 
 def test_the_mcp_program_shows_hidden_characters_of_its_errors_visibly(tmp_path):

@@ -199,16 +199,18 @@ def read_text(path: str) -> str:
 
 
 # ---- output ---------------------------------------------------------------------------------
-# A lone surrogate: a byte of a name that is not UTF-8 (a ref name the remote chose),
-# as Python decodes it. Written raw it would make the output not UTF-8.
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# Written as JSON escapes, not raw (json.dumps escapes only C0): a lone surrogate (a byte
+# of a name that is not UTF-8, as Python decodes it: raw, the output would not be UTF-8),
+# C1 controls (U+009B is a terminal's CSI) and the bidi overrides, isolates and line
+# separators (they reorder or break what a human running --json on a terminal reads).
+_ESCAPED_IN_JSON = re.compile("[\u0080-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def echo_json(data) -> None:
-    """JSON, exact and UTF-8: a lone surrogate is written as its escape (`\\udcff`),
-    which a reader decodes back to the same string."""
+    """JSON, exact and UTF-8: what _ESCAPED_IN_JSON names is written as its escape
+    (`\\u202e`), which any reader decodes back to the same string."""
     text = json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True)
-    click.echo(_LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
+    click.echo(_ESCAPED_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
 
 
 def entry_dict(e) -> dict:
