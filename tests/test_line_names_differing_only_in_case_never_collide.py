@@ -8,6 +8,7 @@ where it was made: verify names it, and no gate lets it spread."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -214,3 +215,84 @@ def test_verify_names_a_pair_of_lines_colliding_by_case(tmp_path):
     assert res.out.count("name-clash") == 2 and "'Main'" in res.out and "'main'" in res.out, res
     # each line of the pair still reads as itself
     assert [e.summary for e in open_ledger(repo, "Main").entries()] == ["Written elsewhere"]
+
+
+# ---- reads -------------------------------------------------------------------------------------------
+READS = [["list"], ["show", "HEAD"], ["render"], ["context"], ["verify"]]
+
+
+@pytest.mark.parametrize("argv", READS, ids=[a[0] for a in READS])
+def test_a_read_of_a_line_differing_only_in_case_from_one_in_use_names_that_line_and_writes_nothing(
+        tmp_path, argv):
+    """Where the file system ignores case, `--line Main` found the ref file of `main` and
+    read (and rendered, and cached) it as line Main; where it does not, it read as an
+    unknown or empty line. Either way the user is told which line the name stands for."""
+    repo = init_repo(tmp_path / "repo")
+    log(repo, "main")
+    before = snapshot(repo)
+    res = cli(repo, "--line", "Main", *argv)
+    assert res.code == 2 and "'Main'" in res.err and "'main'" in res.err and "only in case" in res.err, res
+    assert "--line main" in res.err, res
+    assert snapshot(repo) == before and not (repo / "LIFELINE.Main.md").exists()
+
+
+def test_an_agent_asking_for_a_line_differing_only_in_case_is_told_which_line_it_is(tmp_path):
+    """The MCP door answered `Main` with an empty context (or, where case is ignored, with
+    the entries of `main` under the name Main)."""
+    from git_lifeline.errors import InputError
+    from git_lifeline.mcp.server import Door, context_text
+    repo = init_repo(tmp_path / "repo")
+    log(repo, "main")
+    door = Door(str(repo))
+    with pytest.raises(InputError, match="only in case"):
+        context_text(door.ledger("Main"), 8000, None)
+    assert "A decision" in context_text(door.ledger("main"), 8000, None)
+
+
+@pytest.mark.parametrize("ignorecase", ["true", "false"])
+def test_a_clashing_name_is_refused_and_the_line_in_use_still_written_whatever_core_ignorecase_says(
+        tmp_path, ignorecase):
+    """core.ignorecase (set by git where the file system ignores case) makes every check
+    list the refs instead of trusting a lookup by the exact name; both ways agree here."""
+    repo = init_repo(tmp_path / "repo")
+    git(repo, "config", "core.ignorecase", ignorecase)
+    log(repo, "main")
+    log(repo, "main", "Second")
+    before = snapshot(repo)
+    res = cli(repo, "--line", "MAIN", "log", "--kind", "note", "--summary", "S", "--body", "b")
+    assert res.code == 2 and "only in case" in res.err, res
+    assert snapshot(repo) == before
+    assert len(open_ledger(repo, "main").entries()) == 2
+
+
+def test_pull_says_a_line_left_out_for_its_name_clashes_and_how_to_part_the_pair_not_that_it_fails_verification(
+        tmp_path, remote):
+    """The refusal said the line 'fails verification' and told whoever pushed it to run
+    `git lifeline verify --line Main` on their clone, where it passes: nothing there is
+    wrong but its name beside ours."""
+    a = remote_offering_a_pair(tmp_path, remote)
+    b = client(tmp_path, "b", remote)
+    assert cli(b, "pull", "--line", "main").code == 0
+    res = cli(b, "pull")
+    assert res.code == 1 and "name-clash" in res.err, res
+    assert "verification" not in res.err and "verify --line Main" not in res.err, res
+    assert "git lifeline promote --from Main" in res.err and "refs/lifeline/Main" in res.err, res
+    assert "git lifeline sync origin --line main" in res.err, res
+    assert ref(b, "refs/lifeline/main") == ref(a, "refs/lifeline/main")
+
+
+def test_status_names_a_remote_line_differing_only_in_case_from_ours_instead_of_failing_or_reading_ours(
+        tmp_path, remote):
+    """Status reads every line here and on the remote as last fetched; the remote's `Main`
+    beside our `main` is shown as a clash, never read through our ref (where case is
+    ignored, `Main` finds the file of `main`), and status still answers."""
+    remote_offering_a_pair(tmp_path, remote)
+    b = client(tmp_path, "b", remote)
+    assert cli(b, "pull", "--line", "main").code == 0
+    assert cli(b, "fetch").code == 0
+    res = cli(b, "status", "--quick")
+    assert res.code == 0, res
+    assert "line Main: name-clash: differs only in case from line main" in res.out, res
+    assert "line main: head " in res.out, res
+    rows = {r["line"]: r for r in json.loads(cli(b, "status", "--quick", "--json").out)["lines"]}
+    assert rows["Main"]["clash"] == "main" and rows["Main"]["head"] is None and rows["main"]["clash"] is None

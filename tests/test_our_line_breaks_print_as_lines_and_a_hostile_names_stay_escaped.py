@@ -167,3 +167,19 @@ def test_a_secret_refusal_lists_each_finding_on_a_line_of_its_own(repo):
     assert len(findings) == 2 and all("looks like a" in ln for ln in findings), r
     assert lines[-1].startswith("Remove it (and rotate it if it was real)."), r
     assert token not in r.err and "\\n" not in r.err, r
+
+
+@pytest.mark.parametrize("argv", [["fetch"], ["pull"], ["clone", "MISSING", "copy"]], ids=["fetch", "pull", "clone"])
+def test_gits_own_error_of_several_lines_prints_one_per_line_under_ours(repo, tmp_path, argv):
+    """A failed fetch or clone joined git's lines into one, printed with literal `\\n`s
+    ("fatal: ... does not appear to be a git repository\\nfatal: Could not read from
+    remote repository.\\n\\nPlease make sure ..."); they are indented under ours, as push's."""
+    missing = str(tmp_path / "no-such-remote")
+    git(repo, "remote", "add", "origin", missing)
+    r = cli(repo, *[f"file://{missing}" if a == "MISSING" else a for a in argv])
+    assert r.code != 0, r
+    lines = r.err.splitlines()
+    assert lines[0].startswith("git-lifeline: ") and lines[0].endswith("failed:"), r
+    assert "\\n" not in r.err, r
+    assert any(ln.startswith("  fatal: ") and "does not appear to be a git repository" in ln for ln in lines[1:]), r
+    assert any(ln.startswith("  fatal: Could not read from remote repository.") for ln in lines[1:]), r

@@ -95,3 +95,74 @@ def test_the_context_is_exact_for_an_ai_and_visible_on_a_terminal(hostile):
 def test_errors_show_hidden_characters_visibly(repo):
     res = cli(repo, "list", "--since", f"yester{RLO}day")
     assert res.code == 2 and RLO not in res.err and "yester\\u202eday" in res.err
+
+
+HIDDEN = f"x{RLO}y\u009b31m"   # a branch name: a bidi override and a C1 CSI, both valid in a ref name
+HIDDEN_SHOWN = "x<U+202E>y<U+009B>31m"
+
+
+def test_policy_and_status_show_the_remotes_default_branch_name_visibly(repo):
+    """The policy is read from origin's default branch, which the remote names
+    (refs/remotes/origin/HEAD): `policy` and `status` printed that name raw."""
+    from helpers import commit_file, git
+    commit_file(repo)
+    git(repo, "remote", "add", "origin", str(repo.parent / "elsewhere.git"))
+    git(repo, "update-ref", f"refs/remotes/origin/{HIDDEN}", "HEAD")
+    git(repo, "symbolic-ref", "refs/remotes/origin/HEAD", f"refs/remotes/origin/{HIDDEN}")
+    for argv in (["policy"], ["status", "--quick"]):
+        res = cli(repo, *argv)
+        assert res.code == 0, res
+        assert RLO not in res.out + res.err and "\u009b" not in res.out + res.err, (argv, res)
+        assert HIDDEN_SHOWN in res.out, (argv, res)
+    raw = cli(repo, "policy", "--json").out
+    assert RLO not in raw and "\u009b" not in raw, raw   # escaped in the JSON text...
+    assert json.loads(raw)["ref"] == f"refs/remotes/origin/{HIDDEN}"  # ...and exact as data
+
+
+def test_the_mcp_program_shows_hidden_characters_of_its_errors_visibly(tmp_path):
+    """`python -m git_lifeline.mcp` (what `git lifeline mcp` hands over to) printed its
+    errors raw: a repository path's escape sequence drove the terminal."""
+    import subprocess
+    import sys
+
+    from helpers import subprocess_env
+    where = tmp_path / f"x\x1b]0;owned\x07{RLO}y"
+    where.mkdir()
+    proc = subprocess.run([sys.executable, "-m", "git_lifeline.mcp", "--repo", str(where), "--check"],
+                          capture_output=True, env=subprocess_env(), cwd=str(tmp_path), timeout=120)
+    err = proc.stderr.decode("utf-8")
+    assert proc.returncode == 2 and err.startswith("git-lifeline: "), err
+    assert "\x1b" not in err and "\x07" not in err and RLO not in err, err
+    assert "x<U+001B>]0;owned\\a<U+202E>y" in err, err
+
+
+def test_an_export_is_exact_in_a_file_or_a_pipe_and_visible_on_a_terminal(hostile, tmp_path):
+    """`export` to standard output printed the summaries raw on a terminal (a bidi
+    override reordered what a human read); piped or written to a file it is data."""
+    repo, _ = hostile
+    assert HOSTILE_SUMMARY in cli(repo, "export").out
+    out = tmp_path / "exported.md"
+    assert cli(repo, "export", "-o", str(out)).code == 0 and HOSTILE_SUMMARY in out.read_text()
+    code, shown = on_a_terminal(repo, "--no-pager", "export", env={})
+    assert code == 0 and SHOWN_SUMMARY in shown and RLO not in shown and ZWSP not in shown, shown
+
+
+def test_json_output_stays_valid_utf8_json_when_a_ref_name_the_remote_chose_is_not_utf8(repo):
+    """origin's default branch may be named with bytes that are not UTF-8; `policy --json`
+    (and status, doctor) wrote them raw, so the output was not UTF-8 and no strict JSON
+    reader took it. Such a character is written as its JSON escape: the exact name back."""
+    import subprocess
+
+    from helpers import commit_file, git
+    commit_file(repo)
+    git(repo, "remote", "add", "origin", str(repo.parent / "elsewhere.git"))
+    subprocess.run([b"git", b"update-ref", b"refs/remotes/origin/br\xff\x9b", b"HEAD"], cwd=repo, check=True)
+    subprocess.run([b"git", b"symbolic-ref", b"refs/remotes/origin/HEAD", b"refs/remotes/origin/br\xff\x9b"],
+                   cwd=repo, check=True)
+    for argv in (["policy", "--json"], ["status", "--quick", "--json"], ["doctor", "--json"]):
+        res = cli(repo, *argv)
+        assert res.code in (0, 1), (argv, res)
+        text = res.proc.stdout.decode("utf-8")  # raises when the output is not UTF-8
+        data = json.loads(text)
+        assert data is not None
+    assert json.loads(cli(repo, "policy", "--json").out)["ref"] == "refs/remotes/origin/br\udcff\udc9b"

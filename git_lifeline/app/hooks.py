@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..errors import InputError, LifelineError
-from ..git.gates import RefUpdate, check_updates, is_ours, outgoing_updates, see_quarantine
+from ..git.gates import RefUpdate, check_updates, hook_input, is_ours, outgoing_updates, see_quarantine
 from ..git.history import replaying, unrecorded_commits
 from ..git.namespaces import names_in_use, tracking_names
 from ..git.repo import GitRepo, run_program
@@ -97,11 +97,7 @@ def _refused(out: HookOutcome, problems: list) -> None:
 def pre_push(gr: GitRepo, args: list, stdin: bytes) -> HookOutcome:
     out = HookOutcome()
     remote = args[0] if args else ""
-    updates = []
-    for raw in stdin.decode("utf-8", "replace").splitlines():
-        parts = raw.split()
-        if len(parts) == 4:
-            updates.append(RefUpdate(*parts))
+    updates = [RefUpdate(*parts) for parts in hook_input(stdin, 4)]
     ours = [u for u in updates if is_ours(u.remote_ref) or is_ours(u.local_ref)]
     if not updates and os.environ.get("PRE_COMMIT_REMOTE_NAME"):
         # run by the pre-commit framework, which does not pass the ref list: check what
@@ -207,13 +203,9 @@ def _replace_trailer_value(text: str, value: str, full: str) -> str:
 def pre_receive(gr: GitRepo, stdin: bytes) -> HookOutcome:
     out = HookOutcome()
     see_quarantine(gr)
-    updates = []
-    for raw in stdin.decode("utf-8", "replace").splitlines():
-        parts = raw.split()
-        if len(parts) == 3 and is_ours(parts[2]):
-            old, new, ref = parts
-            updates.append((ref, old, new))
-    problems = check_updates(gr, updates, "this server", names_in_use(gr))
+    updates = [(ref, old, new) for old, new, ref in hook_input(stdin, 3) if is_ours(ref)]
+    # the server's names are listed only when a ref of ours moves (a code push lists none)
+    problems = check_updates(gr, updates, "this server", names_in_use(gr) if updates else ())
     if problems:
         out.messages.append("git-lifeline: ledger update refused:")
         _refused(out, problems)

@@ -38,6 +38,7 @@ class LineStatus:
     conflicts: int = 0                   # groups of decisions in force that disagree
     projection: dict = field(default_factory=dict)   # path, state, detail
     remote_known: Optional[str] = None   # with no entries here: has-line | unknown (never looked) | absent
+    clash: Optional[str] = None          # the line name in use here this one differs from only in case: not read
 
 
 @dataclass
@@ -106,10 +107,14 @@ def projection_state(led) -> dict:
 
 
 def line_status(ws: Workspace, name: str, remote: Optional[str], tracking: dict, deep: bool = True) -> LineStatus:
+    from ..git.store import LineStore
     from .agents import Agents
+    theirs = tracking.get(name)
+    other = LineStore(ws.gr, name).clash()
+    if other is not None:  # the remote's name (or the default line's) beside ours: never read as ours
+        return LineStatus(name, None, 0, remote_head=theirs, clash=other)
     led = ws.ledger(name)
     head = led.head()
-    theirs = tracking.get(name)
     entries = 0
     if head is not None:
         entries = led.state().count

@@ -81,10 +81,15 @@ class Workspace:
         return self.gr.workdir
 
     def ledger(self, line: Optional[str] = None) -> Ledger:
-        """The Ledger of `line` (default: lifeline.defaultLine, else main), one per line."""
+        """The Ledger of `line` (default: lifeline.defaultLine, else main), one per line.
+        A name that differs only in case from a line name in use is refused (exit 2), for
+        reading as for writing: where the file system ignores case, `Main` would read (and
+        its projection and cache would be written from) the ref of `main`."""
         name = validate_line((line or "").strip() or self.default_line)
         if name not in self._ledgers:
-            self._ledgers[name] = Ledger(self.gr, name, self.warnings, self.confined)
+            led = Ledger(self.gr, name, self.warnings, self.confined)
+            led.store.refuse_clash()
+            self._ledgers[name] = led
         return self._ledgers[name]
 
     def take_warnings(self) -> list:

@@ -6,6 +6,7 @@ their functions, so that `git lifeline --help` and the hooks start fast.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Optional
@@ -198,8 +199,18 @@ def read_text(path: str) -> str:
 
 
 # ---- output ---------------------------------------------------------------------------------
+# Written as JSON escapes, not raw (json.dumps escapes only C0): a lone surrogate (a byte
+# of a name that is not UTF-8, as Python decodes it: raw, the output would not be UTF-8),
+# C1 controls (U+009B is a terminal's CSI) and the bidi overrides, isolates and line
+# separators (they reorder or break what a human running --json on a terminal reads).
+_ESCAPED_IN_JSON = re.compile("[\u0080-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
 def echo_json(data) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True))
+    """JSON, exact and UTF-8: what _ESCAPED_IN_JSON names is written as its escape
+    (`\\u202e`), which any reader decodes back to the same string."""
+    text = json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True)
+    click.echo(_ESCAPED_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
 
 
 def entry_dict(e) -> dict:
@@ -215,10 +226,16 @@ def plural(k: int, one: str = "entry", many: str = "entries") -> str:
 
 
 def write_output(output: str, text: str) -> None:
-    """Standard output for '-', else the file (atomically), saying so on stderr."""
+    """Standard output for '-', else the file (atomically), saying so on stderr. Exact in
+    a file or a pipe (it is data); on a terminal a human reads it, so hidden characters
+    are shown (as `context` does)."""
+    from .terminal import say, say_line
     if output == "-":
-        click.echo(text, nl=False)
+        if sys.stdout.isatty():
+            say(text, nl=False)
+        else:
+            click.echo(text, nl=False)
         return
     from ..app.interop import write_output as write_file
     write_file(Path(output), text)
-    click.echo(f"wrote {output}", err=True)
+    say_line(f"wrote {output}", err=True)

@@ -8,7 +8,7 @@ import click
 
 from ..errors import LifelineError
 from .common import echo_json, entry_dict, entry_fields, entry_options, line_option, open_ledger, open_workspace, page
-from .terminal import say, say_failure, visible
+from .terminal import say, say_failure, say_line, visible
 
 
 def _agents(ctx: click.Context, existing: bool = True):
@@ -214,19 +214,20 @@ def policy(ctx, init_, agents, as_json):
                    "commit": ref.commit if ref else None, "chosen_by": ref.why if ref else None,
                    "notes": report.notes, **pol.to_dict()})
         return
-    click.echo(f"policy in effect: {pol.source}")
+    # through say_line(): the ref is origin's default branch, named by the remote
+    say_line(f"policy in effect: {pol.source}")
     if ref is not None:
-        click.echo(f"  read from: {ref.ref} at {ref.commit[:12]} ({ref.why}); a checkout does not change it")
-    click.echo(f"  default: {pol.default}")
+        say_line(f"  read from: {ref.ref} at {ref.commit[:12]} ({ref.why}); a checkout does not change it")
+    say_line(f"  default: {pol.default}")
     for kind, mode in sorted(pol.kinds.items()):
-        click.echo(f"  kinds.{kind}: {mode}")
+        say_line(f"  kinds.{kind}: {mode}")
     for agent, rules in sorted(pol.agents.items()):
         for kind, mode in sorted(rules.items()):
-            click.echo(f"  agents.{visible(agent)}.{kind}: {mode}")  # a name may hide characters
-    click.echo(f"modes: {', '.join(MODES)}; precedence: agents.<agent>.<kind> > agents.<agent>.* > "
-               "kinds.<kind> > default")
+            say_line(f"  agents.{agent}.{kind}: {mode}")
+    say_line(f"modes: {', '.join(MODES)}; precedence: agents.<agent>.<kind> > agents.<agent>.* > "
+             "kinds.<kind> > default")
     for note in report.notes:
-        click.echo(f"note: {visible(note)}", err=True)
+        say_line(f"note: {note}", err=True)
 
 
 # ---- an agent writing through the command line: the MCP door's policy --------------------------

@@ -13,7 +13,7 @@ import click
 from .. import __version__
 from .common import chosen_line, line_option, open_ledger, open_workspace, plural, short
 from .hooks import echo_changes
-from .terminal import say_failure
+from .terminal import say, say_failure
 
 AGENT_CLIENTS_HELP = "claude (CLAUDE.md and Claude Code's hooks), codex (AGENTS.md), cursor, gemini, copilot, all"
 
@@ -121,7 +121,7 @@ def _echo_mcp_setup(report) -> None:
     if check is not None and check.ok:
         click.echo("mcp: checked: the server starts from this repository")
     elif check is not None:
-        click.echo(f"mcp: the server does not start yet: {check.output or 'no output'}", err=True)
+        say(f"mcp: the server does not start yet: {check.output or 'no output'}", err=True)  # its words, shown
         click.echo("mcp: fix it, then check with: git lifeline doctor (the MCP SDK: pip install "
                    "'git-lifeline[mcp]')", err=True)
     launcher = report.launcher

@@ -7,7 +7,7 @@ import sys
 import click
 
 from .common import echo_json, open_workspace, plural, short
-from .terminal import visible
+from .terminal import say_line, visible
 
 
 @click.command()
@@ -22,58 +22,64 @@ def status(ctx, as_json, quick):
     if as_json:
         echo_json(st.to_json())
         return
+    # every line through say_line(): the policy names origin's default branch, which the
+    # remote chose; paths and names may hold what a terminal would act on
     where = f" (work tree {st.workdir})" if st.workdir else " (bare)"
-    click.echo(f"repository: {st.repository}{where}" + ("; shallow history" if st.shallow else ""))
+    say_line(f"repository: {st.repository}{where}" + ("; shallow history" if st.shallow else ""))
     if st.remote is None:
-        click.echo("remote: none (the ledger stays here until one is added)")
+        say_line("remote: none (the ledger stays here until one is added)")
     else:
         plain = "yes" if st.refspecs.get("ledger") else f"no (git lifeline remote-setup {st.remote})"
-        click.echo(f"remote: {st.remote}; a plain git fetch brings the ledger: {plain}")
+        say_line(f"remote: {st.remote}; a plain git fetch brings the ledger: {plain}")
     for row in st.lines:
         _echo_line(row, st.remote)
     states = ", ".join(f"{name} {state}" for name, state in st.hooks["states"].items() if state != "absent")
-    click.echo(f"hooks: {states or 'none installed (git lifeline hooks install)'} in {st.hooks['dir']}")
+    say_line(f"hooks: {states or 'none installed (git lifeline hooks install)'} in {st.hooks['dir']}")
     agents = st.agents
-    click.echo(f"agents: mcp: {visible(str(agents['mcp']))}")
+    say_line(f"agents: mcp: {agents['mcp']}")
     rules = ", ".join(f"{name} {state}" for name, state in agents["rules"].items() if state != "absent")
-    click.echo(f"agents: rules: {rules or 'none (git lifeline init)'}")
+    say_line(f"agents: rules: {rules or 'none (git lifeline init)'}")
     hooks = agents["claude_hooks"]
     if "invalid" in hooks:
-        click.echo(f"agents: Claude Code hooks: {visible(str(hooks['invalid']))}")
+        say_line(f"agents: Claude Code hooks: {hooks['invalid']}")
     elif hooks:
         set_ = [event for event, command in hooks.items() if command]
-        click.echo(f"agents: Claude Code hooks: {', '.join(set_) if set_ else 'none (git lifeline init)'}")
-    click.echo(f"policy: {st.policy}")
-    click.echo(f"semantic model: {st.semantic['configured'] + ' — ' if st.semantic['configured'] else ''}"
-               f"{st.semantic['state']}")
+        say_line(f"agents: Claude Code hooks: {', '.join(set_) if set_ else 'none (git lifeline init)'}")
+    say_line(f"policy: {st.policy}")
+    say_line(f"semantic model: {st.semantic['configured'] + ' — ' if st.semantic['configured'] else ''}"
+             f"{st.semantic['state']}")
 
 
 def _echo_line(row, remote) -> None:
+    if row.clash is not None:
+        say_line(f"line {row.line}: name-clash: differs only in case from line {row.clash}, so it is not read here "
+                 "(docs/FORMAT.md §4)")
+        return
     head = f"head {short(row.head)}, {plural(row.entries)}" if row.head else "no entries here"
-    click.echo(f"line {row.line}: {head}")
+    say_line(f"line {row.line}: {head}")
     if remote is not None:
         if row.remote_head is None and row.remote_known == "unknown":
-            click.echo(f"  {remote}: never fetched: it may hold the ledger (git lifeline pull {remote})")
+            say_line(f"  {remote}: never fetched: it may hold the ledger (git lifeline pull {remote})")
         elif row.remote_head is None:
             where = "not on the remote as last fetched" + (f" (git lifeline push {remote})" if row.head else "")
-            click.echo(f"  {remote}: {where}")
+            say_line(f"  {remote}: {where}")
         elif row.head is None:
-            click.echo(f"  {remote}: has {plural(row.incoming)} this clone lacks (git lifeline pull {remote})")
+            say_line(f"  {remote}: has {plural(row.incoming)} this clone lacks (git lifeline pull {remote})")
         else:
             parts = [f"{row.ahead} ahead, {row.behind} behind"] if row.ahead is not None else []
             if row.unpushed:
                 parts.append(f"{plural(row.unpushed)} to push (git lifeline push {remote})")
             if row.incoming:
                 parts.append(f"{plural(row.incoming)} to pull (git lifeline pull {remote})")
-            click.echo(f"  {remote}: {'; '.join(parts) if parts else 'up to date'} (as last fetched)")
+            say_line(f"  {remote}: {'; '.join(parts) if parts else 'up to date'} (as last fetched)")
     if row.pending:
-        click.echo(f"  review: {row.pending} proposal(s) pending (git lifeline review)")
+        say_line(f"  review: {row.pending} proposal(s) pending (git lifeline review)")
     if row.head:
-        click.echo(f"  decisions: {row.stale} stale, {row.conflicts} in conflict"
-                   + (" (git lifeline stale / conflicts)" if row.stale or row.conflicts else ""))
+        say_line(f"  decisions: {row.stale} stale, {row.conflicts} in conflict"
+                 + (" (git lifeline stale / conflicts)" if row.stale or row.conflicts else ""))
     p = row.projection
     detail = f" — {p['detail']}" if p.get("detail") and p["state"] not in ("current", "disabled") else ""
-    click.echo(visible(f"  projection: {p['path'] + ' ' if p.get('path') else ''}{p['state']}{detail}"))
+    say_line(f"  projection: {p['path'] + ' ' if p.get('path') else ''}{p['state']}{detail}")
 
 
 @click.command()

@@ -1,6 +1,6 @@
 """What reaches a human's terminal: visible text, colour and the pager, by git's rules.
 
-* `visible(text)`: every character a terminal would act on or hide instead of showing —
+* `visible(text)` (app/visible.py, shared with the MCP face): every character a terminal would act on or hide instead of showing —
   control characters (a carriage return that rewrites the line, escape sequences), bidi
   overrides, zero-width and other invisible format characters, line separators, lone
   surrogates — is written visibly (`\\r`, `<U+202E>`), as git quotes an odd path. So a
@@ -21,61 +21,12 @@ from __future__ import annotations
 
 import os
 import sys
-import unicodedata
 from typing import Any, Iterable, Optional
 
 import click
 
+from ..app.visible import shown_lines, visible
 from ..errors import as_failure
-
-# Invisible or ambiguous characters that are not Cc/Cf/Zl/Zp/Cs: fillers that draw as
-# blanks, the combining grapheme joiner, Mongolian and Khmer invisibles, the
-# supplementary variation selectors (used to smuggle text). U+FE00-FE0F are left alone:
-# they pick an emoji's presentation.
-_INVISIBLE = frozenset([0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180C, 0x180D, 0x180F, 0x3164, 0xFFA0])
-_NAMED = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r"}
-
-
-def _shown(ch: str, multiline: bool) -> Optional[str]:
-    code = ord(ch)
-    if 0x20 <= code < 0x7F:
-        return None
-    if multiline and ch in "\n\t":
-        return None
-    if ch in _NAMED:
-        return _NAMED[ch]
-    if code < 0xA0 and (code < 0x20 or code >= 0x7F):
-        return f"<U+{code:04X}>"
-    if code in _INVISIBLE or 0xE0100 <= code <= 0xE01EF:
-        return f"<U+{code:04X}>"
-    if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn") and not 0xFE00 <= code <= 0xFE0F:
-        if unicodedata.category(ch) in ("Co", "Cn"):
-            return None  # private use and unassigned: drawn as boxes, not hidden
-        return f"<U+{code:04X}>"
-    return None
-
-
-def visible(text: str, multiline: bool = False) -> str:
-    """`text` with every hidden or terminal-controlling character written visibly. With
-    `multiline`, line breaks (LF, and CRLF as one) and tabs stay as they are."""
-    if not isinstance(text, str):
-        text = str(text)
-    if text.isascii() and text.isprintable():
-        return text
-    out = []
-    i = 0
-    n = len(text)
-    while i < n:
-        ch = text[i]
-        if multiline and ch == "\r" and i + 1 < n and text[i + 1] == "\n":
-            out.append("\n")
-            i += 2
-            continue
-        shown = _shown(ch, multiline)
-        out.append(ch if shown is None else shown)
-        i += 1
-    return "".join(out)
-
 
 # ---- colour ----------------------------------------------------------------------------
 STYLES = {"id": "yellow", "kind": "cyan", "field": "bold", "bad": "red", "good": "green", "dim": "bright_black",
@@ -192,9 +143,15 @@ def say(text: str = "", err: bool = False, nl: bool = True) -> None:
 def say_lines(lines: Iterable[str], err: bool = False) -> None:
     """Print lines of ours, one per line, each made visible on its own: a line break inside
     one (a hostile name's, a remote's) is shown escaped, never a line that passes for ours."""
-    shown = [visible(line) for line in lines]
+    shown = shown_lines(lines)
     if shown:
-        click.echo("\n".join(shown), err=err, color=_OUTPUT.colour or None)
+        click.echo(shown, err=err, color=_OUTPUT.colour or None)
+
+
+def say_line(text: str, err: bool = False) -> None:
+    """Print one line of ours that quotes names, paths or a remote's words: made visible
+    whole, a line break inside shown escaped (say_lines)."""
+    say_lines([text], err=err)
 
 
 def say_failure(exc: BaseException, head: str = "git-lifeline: ") -> int:

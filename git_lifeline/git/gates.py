@@ -20,6 +20,7 @@ from typing import Iterable
 
 import pygit2
 
+from ..errors import IntegrityError
 from .fanout import NAME_RE, FanoutLog, clash_message, name_clashes
 from .namespaces import LEDGER, NAMESPACES, namespace_of
 from .repo import GitRepo
@@ -44,6 +45,27 @@ class RefUpdate:
 
 def is_ours(ref: str) -> bool:
     return namespace_of(ref) is not None
+
+
+def hook_input(stdin: bytes, fields: int) -> list[list[str]]:
+    """The ref updates git hands a hook on stdin (pre-push: 4 fields a line, pre-receive: 3),
+    split exactly as git writes them: lines end in a line feed, fields are apart by one
+    space. A ref name holds no ASCII space or control character but may hold any other
+    character: Python's str.split() and splitlines() also cut at U+00A0, U+3000, U+0085,
+    U+2028, so an update of `refs/lifeline/a<U+00A0>b` was skipped and one of
+    `refs/lifeline/a<U+2028>b` judged as line `a`. A name that is not UTF-8 keeps its
+    prefix (it is refused as not a valid line name). A line of any other shape is refused:
+    the gate never guesses which ref it would move."""
+    out = []
+    for raw in stdin.split(b"\n"):
+        if not raw:
+            continue
+        parts = raw.split(b" ")
+        if len(parts) != fields:
+            raise IntegrityError(f"unreadable ref update from git: {raw[:200].decode('utf-8', 'replace')!r}; "
+                                 "nothing was accepted")
+        out.append([p.decode("utf-8", "replace") for p in parts])
+    return out
 
 
 def check_updates(gr: GitRepo, updates: list[tuple[str, str, str]], where: str,

@@ -19,7 +19,18 @@ from ..errors import InputError, LifelineError, NotARepoError, explain_with
 
 
 class GitCommandError(LifelineError):
-    """The git executable failed; carries its stderr."""
+    """The git executable failed: our line, then git's own (git_lines)."""
+
+    @property
+    def git_said(self) -> tuple[str, ...]:
+        """git's own lines, indented (the message after its first line)."""
+        return self.message_lines[1:]
+
+
+def git_lines(stderr: str, code: int) -> list[str]:
+    """git's own words as lines to print under ours, indented: split at line feeds only, so
+    a carriage return or a line separator inside them (a remote's) stays escaped."""
+    return [f"  {ln.rstrip()}" for ln in stderr.split("\n") if ln.strip()] or [f"  git exited {code}"]
 
 
 def run_git(args: list[str], cwd: Optional[str] = None, check: bool = True,
@@ -29,8 +40,8 @@ def run_git(args: list[str], cwd: Optional[str] = None, check: bool = True,
     except FileNotFoundError:
         raise LifelineError("the git executable was not found on PATH") from None
     if check and proc.returncode != 0:
-        err = proc.stderr.decode("utf-8", "replace").strip()
-        raise GitCommandError(f"git {' '.join(args[:2])} failed: {err}")
+        err = proc.stderr.decode("utf-8", "replace")
+        raise GitCommandError(f"git {' '.join(args[:2])} failed:", *git_lines(err, proc.returncode))
     return proc
 
 

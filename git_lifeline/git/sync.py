@@ -47,7 +47,7 @@ from .fanout import (
 )
 from .integrate import PullLine, integrate_head, relation
 from .namespaces import LEDGER, NAMESPACES, REVIEW, names_in_use, namespace_of, tracking_names
-from .repo import GitCommandError, GitRepo, run_git
+from .repo import GitCommandError, GitRepo, git_lines, run_git
 from .store import LINE_RE, LineStore
 from .trails import ReviewTrail
 from .verify import pick_blob, problem_lines, verified_incoming, verify_range
@@ -170,7 +170,7 @@ def fetch(gr: GitRepo, remote: str, only: Optional[list] = None) -> list:
         gr.git(["fetch", "--quiet", "--prune", "--no-tags", "--no-write-fetch-head", "--", remote,
                 *(ns.fetch_refspec(remote) for ns in NAMESPACES)])
     except GitCommandError as exc:
-        raise LifelineError(f"fetching the ledger from {remote!r} failed: {_git_reason(exc)}") from None
+        raise LifelineError(f"fetching the ledger from {remote!r} failed:", *exc.git_said) from None
     after = tracking_heads(gr, remote)
     local = local_heads(gr)
     names = sorted(set(before) | set(after) | set(local))
@@ -183,20 +183,16 @@ def fetch(gr: GitRepo, remote: str, only: Optional[list] = None) -> list:
     return out
 
 
-def _git_reason(exc: GitCommandError) -> str:
-    text = str(exc)
-    return text.split("failed: ", 1)[-1] if "failed: " in text else text
-
-
 # ---- pull ----------------------------------------------------------------------------
 @dataclass
 class Refused:
     """A line of the remote left out of a pull, with its review trail: one of the two
-    failed verification."""
+    failed verification, or its name clashes by case with another (`clash`: that name)."""
 
     namespace: str                # the log that failed: namespaces.Namespace.name
     name: str                     # the line
     why: tuple                    # the verifier's words (CorruptionError), line by line
+    clash: Optional[str] = None   # left out for its name alone: the name it clashes with
 
     @property
     def label(self) -> str:
@@ -215,19 +211,30 @@ class PartlyPulled(CorruptionError):
         self.refused = refused
         self.pulled = pulled
         names = [r.label for r in refused]
-        first = refused[0].name
         gone = {r.name for r in refused}
         others = [p.line for p in pulled.get(LEDGER.name, []) if p.line not in gone]
         brought = f"The other lines were brought in ({', '.join(others)})" if others else "No other line was brought in"
         shown = [line for r in refused[:5] for line in r.why]
         more = [f"... and {len(refused) - 5} more"] if len(refused) > 5 else []
-        they = "it fails" if len(names) == 1 else "they fail"
+        it = "it" if len(names) == 1 else "them"
+        broken = [r.name for r in refused if r.clash is None]
+        clashing = [r.name for r in refused if r.clash is not None]
+        remedies = []
+        if broken:
+            remedies.append(f"{broken[0]} fails verification: until whoever pushed it repairs it (git lifeline verify "
+                            f"--line {broken[0]}, on their clone), this command exits 1.")
+        if clashing:
+            # nothing is wrong with such a line but its name beside another: verify passes on
+            # the clone that pushed it, so the pair is parted by renaming one (FORMAT §4)
+            name = clashing[0]
+            remedies.append(f"{name} cannot come in beside a line whose name differs only in case; until one of the "
+                            f"two is renamed, this command exits 1. To rename {name}: git lifeline promote --from "
+                            f"{name} --to <new name> --id <each id>, then delete refs/lifeline/{name} and "
+                            f"refs/lifeline-review/{name} (git update-ref -d) on each clone and on {remote}.")
         super().__init__(
-            f"{' and '.join(names)} from {remote} {'was' if len(names) == 1 else 'were'} left out: {they} "
-            f"verification (nothing of {'it' if len(names) == 1 else 'them'} was written). {brought}. "
-            "What failed:", *shown, *more,
-            f"Until whoever pushed {first} repairs it (git lifeline verify --line {first}, on their clone), "
-            f"this command exits 1; pull or sync the good lines alone with --line, e.g. "
+            f"{' and '.join(names)} from {remote} {'was' if len(names) == 1 else 'were'} left out "
+            f"(nothing of {it} was written). {brought}. Why:", *shown, *more, *remedies,
+            f"Pull or sync the other lines alone with --line, e.g. "
             f"git lifeline sync {remote} --line {others[0] if others else 'NAME'}")
 
     @property
@@ -263,7 +270,8 @@ def integrate_all(gr: GitRepo, remote: str, only: Optional[list] = None,
     for log, _theirs in arriving:
         if log.name in clashes and log.name not in refused:
             refused[log.name] = Refused(log.ns.name, log.name, (f"{log.ns.noun} {log.name} from {remote}: name-clash: "
-                                                                 f"{clash_message(log.name, clashes[log.name])}",))
+                                                                 f"{clash_message(log.name, clashes[log.name])}",),
+                                        clashes[log.name])
 
     def key(log: FanoutLog) -> str:
         return log.name
@@ -383,10 +391,8 @@ def push(gr: GitRepo, remote: str, only: Optional[list] = None, progress: Progre
     pushed.sort(key=lambda item: item[0])
     result.lines = [p for _i, p, _found in pushed]
     if proc.returncode != 0 and not result.lines:
-        # git's own lines (a remote's come prefixed "remote: "), indented under ours: split
-        # at line feeds only, a carriage return or a line separator in them stays escaped
-        reason = [f"  {ln.rstrip()}" for ln in err.split("\n") if ln.strip()] or [f"  git push exited {proc.returncode}"]
-        raise LifelineError(f"pushing the ledger to {remote!r} failed:", *reason)
+        # git's own lines (a remote's come prefixed "remote: "), indented under ours
+        raise LifelineError(f"pushing the ledger to {remote!r} failed:", *git_lines(err, proc.returncode))
     for _i, p, found in pushed:
         if p.ok and p.sha and found and LINE_RE.fullmatch(found[1]):
             # keep the tracking ref in step, as git does for branches, so "unpushed" is known
@@ -472,5 +478,5 @@ def clone(url: str, directory: Optional[str], cwd: Optional[str] = None) -> Path
     try:
         run_git(["clone", "--quiet", "--", url, target], cwd=cwd)
     except GitCommandError as exc:
-        raise LifelineError(f"git clone failed: {_git_reason(exc)}") from None
+        raise LifelineError("git clone failed:", *exc.git_said) from None
     return dest.resolve()

@@ -1,7 +1,9 @@
 """`python -m git_lifeline.mcp [--repo PATH] [--line NAME]`: the MCP face as its own program.
 
 `git lifeline mcp` hands over to it (the CLI and the MCP server are two faces; neither
-imports the other). Failures go through errors.describe_failure, like every face."""
+imports the other). Failures go through errors.as_failure, like every face, and reach
+stderr (a terminal, or the client's log) as the CLI prints them: each line made visible
+(app/visible.py), so a path or name in a message cannot drive the terminal."""
 
 from __future__ import annotations
 
@@ -9,7 +11,8 @@ import argparse
 import sys
 from typing import Optional
 
-from ..errors import INTERRUPTED, describe_failure
+from ..app.visible import shown_lines, visible
+from ..errors import INTERRUPTED, as_failure
 
 
 def main(argv: Optional[list] = None) -> int:
@@ -23,15 +26,15 @@ def main(argv: Optional[list] = None) -> int:
     try:
         from .server import check, serve
         if args.check:
-            print(check(args.repo, args.line))
+            print(visible(check(args.repo, args.line)))
             return 0
         serve(args.repo, args.line)
     except KeyboardInterrupt:
         return INTERRUPTED
     except Exception as exc:  # the one boundary: a message and an exit code, never a traceback
-        message, code = describe_failure(exc)
-        print(f"git-lifeline: {message}", file=sys.stderr)
-        return code
+        failure = as_failure(exc)
+        print(shown_lines(failure.lines_after("git-lifeline: ")), file=sys.stderr)
+        return failure.exit_code
     return 0
 
 
