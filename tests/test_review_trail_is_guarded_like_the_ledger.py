@@ -237,7 +237,7 @@ def test_pre_receive_refuses_deleting_a_review_trail(hooked):
     before = ref(server, trail_ref("main"))
     code, err = push(client, "origin", f":{trail_ref('main')}", flags=("--no-verify",))
     assert code != 0, err
-    assert "review trail main: deleting a review trail this server is refused" in err, err
+    assert "review trail main: deleting a review trail on this server is refused" in err, err
     assert ref(server, trail_ref("main")) == before
 
 

@@ -108,7 +108,7 @@ def check_update(gr: GitRepo, ref: str, old: str, new: str, where: str, pending:
         return [f"{ref}: not a valid line name"]
     label = f"{ns.noun} {name}"
     if new == ZERO:
-        return [f"{label}: deleting a {ns.thing} {where} is refused (the {ns.whole} is append-only)"]
+        return [f"{label}: deleting a {ns.thing} on {where} is refused (the {ns.whole} is append-only)"]
     repo = gr.repo
     if repo.get(new) is None:
         return [f"{label}: commit {new[:12]} is missing"]
