@@ -411,3 +411,31 @@ def test_show_fences_the_body_so_its_lines_cannot_pass_for_the_answers_own(repo)
             assert closing and inside == body, why
             assert "warning:" not in after and "## " not in after, after
     drive(scenario)
+
+
+def test_the_servers_log_on_stderr_never_gives_a_terminal_a_raw_escape(tmp_path):
+    # The context resource's warnings went to stderr through the SDK's log handler as they
+    # were: a repository path holding an escape sequence drove the terminal (or the client's
+    # log viewer) the server's stderr is.
+    path = tmp_path / "repo\x1b[2J\x1b]0;owned\x07"
+    make_repo(path)
+    cli(path, "log", "--kind", "decision", "--summary", "Cache: Redis", "--body", "Fast.")
+    (path / ".git" / "lifeline" / "main.sqlite3").mkdir(parents=True, exist_ok=True)
+    (path / ".git" / "lifeline" / "main.sqlite3" / "x").write_text("")
+    errlog = tmp_path / "stderr.txt"
+
+    async def scenario():
+        from mcp.client.session import ClientSession
+        from mcp.client.stdio import stdio_client
+        params = StdioServerParameters(command=sys.executable, args=["-m", "git_lifeline", "mcp"],
+                                       cwd=str(path), env=dict(os.environ))
+        with errlog.open("w") as err:
+            async with stdio_client(params, errlog=err) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    result = await session.read_resource("lifeline://project/context")
+                    assert "Cache: Redis" in result.contents[0].text
+    drive(scenario)
+    logged = errlog.read_text(encoding="utf-8", errors="replace")
+    assert "is a directory, not the cache" in logged.replace("\n", " "), logged
+    assert "\x1b" not in logged and "\x07" not in logged and "<U+001B>" in logged, logged

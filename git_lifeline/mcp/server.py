@@ -23,6 +23,7 @@ call succeeded (the workspace's warnings) comes back with the answer.
 # registration, and these tools are defined inside a function.
 import asyncio
 import logging
+import traceback
 from concurrent.futures import ThreadPoolExecutor
 from typing import Annotated, Any, Callable, Optional
 
@@ -33,6 +34,7 @@ from ..app.agents import Agents
 from ..app.empty_ledger import text_for_agents
 from ..app.entry_view import view_entry
 from ..app.ledger import DEFAULT_BUDGET
+from ..app.visible import visible
 from ..app.workspace import Workspace
 from ..errors import InputError, LifelineError, describe_failure
 from .schema import NO_ITEMS, Agent, Budget, Items, Kind, Line, Model, OptionalInt, Provider, compact, readable
@@ -366,4 +368,22 @@ def serve(start: Optional[str] = None, line: Optional[str] = None) -> None:
     """Run the server on stdin/stdout until the client disconnects."""
     door = Door(start, line)  # a bad repository or line fails before the (slow) SDK import
     _require_sdk()
-    build_server(door).run("stdio")
+    server = build_server(door)
+    for handler in logging.getLogger().handlers:  # the SDK's, set up as the server is made
+        handler.addFilter(_Visible())
+    server.run("stdio")
+
+
+class _Visible(logging.Filter):
+    """A log record reaches stderr made visible (app/visible.py), as the CLI prints: warnings
+    and errors carry paths, names and entry text, and stderr is a terminal or a client's log
+    file. A traceback is shown with its line breaks, each line visible."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = visible(record.getMessage())
+        if record.exc_info:
+            shown = "".join(traceback.format_exception(*record.exc_info)).rstrip("\n")
+            text += "\n" + visible(shown, multiline=True)
+            record.exc_info, record.exc_text = None, None
+        record.msg, record.args = text, ()
+        return True
