@@ -62,7 +62,7 @@ LEDGER = Namespace(
 
 REVIEW = Namespace(
     name="review", ref_prefix="refs/lifeline-review/", tree_dir="records", tracking="lifeline-review",
-    label="lifeline-review", lock_file="review-{name}.lock", noun="review trail", thing="review trail",
+    label="lifeline-review", lock_file="review.{name}.lock", noun="review trail", thing="review trail",
     whole="review trail", item="record", items="records", push_prefix="review:", parse=_parse_record,
     key=lambda r: r.id, proves=lambda r: True, pick=None,  # a record's id is the hash of its bytes
     names_in_use=names_in_use)
