@@ -6,8 +6,9 @@ from __future__ import annotations
 from ..core.blocks import strip_header
 from ..core.entry import format_ts
 from ..views.context import md, one_line, who
+from ..views.projection import fence_for
 
-__all__ = ["format_ts", "md", "one_line", "recall_hit", "recall_mode_fields", "who", "why_line"]
+__all__ = ["fence_for", "format_ts", "md", "one_line", "recall_hit", "recall_mode_fields", "who", "why_line"]
 
 
 def why_line(body: str, width: int = 200) -> str:

@@ -8,9 +8,8 @@ structured answer carries its text too (`text`), and the call's warnings (`warni
 
 from typing import Optional
 
-from ..app.text import format_ts, md, one_line, recall_hit, recall_mode_fields, who
+from ..app.text import fence_for, format_ts, md, one_line, recall_hit, recall_mode_fields, who
 from ..errors import InputError
-from ..views.projection import fence_for
 
 PENDING_SHOWN = 20
 
