@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
+from ..git.names import chosen_line
 from ..git.repo import GitRepo, open_repo
 from ..git.store import DEFAULT_LINE, validate_line
 from .ledger import Ledger
@@ -82,7 +83,7 @@ class Workspace:
 
     def ledger(self, line: Optional[str] = None) -> Ledger:
         """The Ledger of `line` (default: lifeline.defaultLine, else main), one per line."""
-        name = validate_line((line or "").strip() or self.default_line)
+        name = chosen_line(line, self.gr.config_get("lifeline.defaultLine"))
         if name not in self._ledgers:
             self._ledgers[name] = Ledger(self.gr, name, self.warnings, self.confined)
         return self._ledgers[name]
