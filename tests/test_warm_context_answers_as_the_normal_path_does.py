@@ -295,7 +295,6 @@ def test_every_argument_shape_gives_the_normal_paths_answer(warm, args, answered
 def test_every_option_of_context_and_of_the_group_is_answered_alike(warm):
     """Options added later are covered too: each is tried with a value of its type."""
     from git_lifeline.cli.main import main
-    samples = {"INTEGER": "700", "BOOLEAN": None}
     group = [p for p in main.params if p.name not in ("version",)]
     command = main.commands["context"].params
     tried = []
@@ -304,15 +303,13 @@ def test_every_option_of_context_and_of_the_group_is_answered_alike(warm):
             for opt in p.opts:
                 if not opt.startswith("--"):
                     continue
-                if p.is_flag if hasattr(p, "is_flag") else False:
+                if getattr(p, "is_flag", False):
                     value: tuple = ()
                 elif p.type.name == "integer":
-                    value = (samples["INTEGER"],)
+                    value = ("700",)
                 elif p.type.name == "choice":
                     value = (p.type.choices[-1],)
-                elif opt == "--line":
-                    value = ("main",)
-                else:
+                else:  # --line, --query, --thread, --as-of: a word each takes
                     value = ("main",)
                 args = (opt, *value, "context") if where == "before" else ("context", opt, *value)
                 fast, slow = entry_point(warm, *args), click_only(warm, *args)

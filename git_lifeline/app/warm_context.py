@@ -45,14 +45,19 @@ def warm_context(line: Optional[str], budget: Optional[int], budget_tokens: Opti
     head = reffiles.read_ref(where.common_dir, f"refs/lifeline/{name}")
     if head is None:
         return None
-    st = cache_warm.warm_state(cache_warm.cache_file(reffiles.lifeline_dir_of(where.common_dir), name), head)
-    if st is None or any(facts.get("paths") for facts in st.fold.facts.values()):
-        return None  # (staleness of decisions naming code paths reads git's history: git/history.py)
+    warm = cache_warm.warm_state(cache_warm.cache_file(reffiles.lifeline_dir_of(where.common_dir), name), head)
+    if warm is None:
+        return None
     try:
+        st = warm.state
+        if any(facts.get("paths") for facts in st.fold.facts.values()):
+            return None  # (staleness of decisions naming code paths reads git's history: git/history.py)
         inp = ctx.ContextInput(state=st, line=name, head_commit=head, conflicts=st.conflicting())
         parts = assembled(inp, budget, budget_tokens, lambda key: command.config_get(config, key))
     except cache_warm.NotWarm:
         return None
+    finally:
+        warm.close()
     return delivered(parts, fmt) if parts.text else None
 
 

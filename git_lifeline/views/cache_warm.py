@@ -116,10 +116,37 @@ def write_tip(cache_path: str, commit: str, tree: str) -> None:
 
 
 # ---- the reader ----------------------------------------------------------------------------
-def warm_state(cache_path: str, head: str) -> Optional[truth.State]:
+class Warm:
+    """The truth served from a cache file within one read transaction: the rows rendered
+    are those the seal was checked over, whatever another process writes meanwhile."""
+
+    def __init__(self, db: sqlite3.Connection, f: truth.Fold):
+        self.db = db
+        self.state = truth.State(f, self.record, self.ids)
+
+    def record(self, entry_id: str) -> Optional[Entry]:
+        try:
+            sound, e = read_row(self.db, entry_id)
+        except sqlite3.Error as exc:
+            raise NotWarm(str(exc)) from None
+        if not sound:
+            raise NotWarm(f"the row of {entry_id[:8]} does not match its id")
+        return e
+
+    def ids(self) -> list:
+        try:
+            return all_ids(self.db)
+        except sqlite3.Error as exc:
+            raise NotWarm(str(exc)) from None
+
+    def close(self) -> None:
+        self.db.close()  # ends the read transaction
+
+
+def warm_state(cache_path: str, head: str) -> Optional[Warm]:
     """The truth at `head` from the cache file, when its tip says `head` and the file,
     checked, reflects exactly that tip's tree; None otherwise. Rows are checked as they
-    are served: a damaged one raises NotWarm."""
+    are served: a damaged one raises NotWarm. The caller closes it."""
     tip = read_tip(cache_path)
     if tip is None or tip[0] != head:
         return None
@@ -133,32 +160,16 @@ def warm_state(cache_path: str, head: str) -> Optional[truth.State]:
     except (OSError, sqlite3.Error):
         return None
     try:
+        db.execute("BEGIN")
         if schema_version(db) != cr.SCHEMA_VERSION:
-            return None
-        sealed = check.read_sealed(db, cr.SCHEMA_VERSION)
+            raise NotWarm("another schema version")
+        sealed = check.read_sealed(db, cr.SCHEMA_VERSION, in_transaction=True)
         if sealed is None or sealed.tree != tip[1] or not check.stamp_matches(cache_path, sealed.seal):
-            return None
+            raise NotWarm("not the tip's tree, or not as this module left it")
         f = cr.fold_of(sealed.fold_text)
-    except sqlite3.Error:
+        if f is None:
+            raise NotWarm("a fold of another version")
+        return Warm(db, f)
+    except (sqlite3.Error, NotWarm):
         db.close()
         return None
-    if f is None:
-        db.close()
-        return None
-
-    def record(entry_id: str) -> Optional[Entry]:
-        try:
-            sound, e = read_row(db, entry_id)
-        except sqlite3.Error as exc:
-            raise NotWarm(str(exc)) from None
-        if not sound:
-            raise NotWarm(f"the row of {entry_id[:8]} does not match its id")
-        return e
-
-    def ids() -> list:
-        try:
-            return all_ids(db)
-        except sqlite3.Error as exc:
-            raise NotWarm(str(exc)) from None
-
-    return truth.State(f, record, ids)
