@@ -22,7 +22,8 @@ from ..views import cache_warm
 from ..views import context as ctx
 from .context_run import assembled, checked_budget, delivered
 
-# Settings that change which repository or which files the normal path reads.
+# The one repository extension that changes nothing read here (per-worktree config is
+# listed by `git config` itself); any other sends `context` the normal way.
 _KNOWN_EXTENSIONS = {"extensions.worktreeconfig"}
 
 
