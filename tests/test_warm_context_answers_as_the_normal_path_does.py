@@ -355,3 +355,28 @@ def test_the_locator_finds_what_open_repo_opens_or_says_nothing(warm, tmp_path):
     assert reffiles.locate(str(warm / ".git"), {}) is None  # inside the git dir: libgit2's call
     assert reffiles.locate(str(tmp_path / "nowhere-at-all"), {}) is None
     assert reffiles.locate(str(ROOT), {"GIT_DIR": str(bare)}) is None  # a git dir not named .git
+
+
+# ---- git's config, listed without the subprocess module ------------------------------------
+def test_a_config_larger_than_a_pipe_is_listed_whole_and_a_warning_means_not_sure(tmp_path):
+    from git_lifeline.git import command
+    repo = init_repo(tmp_path / "repo")
+    big = "x" * 300_000  # several pipe buffers
+    with open(repo / ".git" / "config", "a", encoding="utf-8") as f:
+        f.write(f"[lifeline]\n\tbig = {big}\n\tother = 1\n")
+    values = command.read_config(str(repo / ".git"), str(repo))
+    assert values["lifeline.big"] == [big] and values["lifeline.other"] == ["1"]
+    assert command.read_config_strictly(str(repo / ".git"), str(repo)) == values
+    git(repo, "config", "extensions.somethingNew", "true")
+    git(repo, "config", "core.repositoryformatversion", "1")  # git now warns and skips the repo's config
+    assert "lifeline.big" not in command.read_config(str(repo / ".git"), str(repo))
+    assert command.read_config_strictly(str(repo / ".git"), str(repo)) is None
+
+
+def test_no_git_on_path_is_said_plainly(tmp_path, monkeypatch):
+    from git_lifeline.errors import LifelineError
+    from git_lifeline.git import command
+    repo = init_repo(tmp_path / "repo")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    with pytest.raises(LifelineError, match="git executable was not found"):
+        command.read_config(str(repo / ".git"), str(repo))
