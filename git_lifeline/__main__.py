@@ -1,6 +1,6 @@
 """`python -m git_lifeline`: the same entry point as the `git-lifeline` executable."""
 
-from .cli.main import run
+from .cli import run
 
 if __name__ == "__main__":
     run()

@@ -13,7 +13,7 @@ import pytest
 from helpers import init_repo, open_ledger
 from realistic_ledger import build
 
-from git_lifeline.app.ledger import DEFAULT_BUDGET
+from git_lifeline.app.context_run import DEFAULT_BUDGET
 from git_lifeline.views.tokens import estimate
 
 ANCHOR = re.compile(r"\[([0-9a-f]{8})\]")

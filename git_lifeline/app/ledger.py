@@ -19,6 +19,7 @@ from ..errors import InputError
 from ..git.repo import GitRepo
 from ..git.store import DEFAULT_LINE, AppendResult, LineStore
 from ..views import context as ctx
+from .context_run import assembled, checked_budget
 from .projection_file import ProjectionFile
 from .write_checks import check_batch, max_clock_skew, parent_times, rechecked
 
@@ -26,7 +27,6 @@ if TYPE_CHECKING:  # annotations only
     from ..core.entry import Entry
     from ..views.cache import LineCache
 
-DEFAULT_BUDGET = 16000  # characters (~4,000 tokens; measured in docs/CONTEXT.md), when neither --budget nor lifeline.budget says otherwise
 
 
 @dataclass
@@ -125,12 +125,6 @@ def with_headers(body: str, headers: Optional[dict]) -> str:
         return blocks.with_header(body, fields)
     except ValueError as exc:
         raise InputError(str(exc)) from None
-
-
-def delivered(parts: ctx.ContextParts, fmt: str) -> str:
-    """The context in a provider's system-message shape (generic: the markdown itself)."""
-    from ..views.delivery import deliver
-    return deliver(parts.stable, parts.volatile, fmt)
 
 
 class Ledger:
@@ -336,17 +330,7 @@ class Ledger:
     def context(self, budget: Optional[int] = None, budget_tokens: Optional[int] = None,
                 query: Optional[str] = None, thread: Optional[str] = None,
                 as_of: Optional[str] = None, k: int = 5) -> ctx.ContextParts:
-        from ..views.tokens import measure_for
-        if budget is not None and budget_tokens is not None:
-            raise InputError("give --budget or --budget-tokens, not both")
-        for name, value in (("--budget", budget), ("--budget-tokens", budget_tokens)):
-            if value is not None and value < 0:
-                raise InputError(f"{name} must be zero or more")
-        if budget is None and budget_tokens is None:
-            # What a fresh AI reads must fit a prompt: bounded by default, whatever the ledger's size.
-            budget = self.gr.config_int("lifeline.budget", DEFAULT_BUDGET)
-            if budget < 0:
-                raise InputError("git config lifeline.budget must be zero or more")
+        budget = checked_budget(budget, budget_tokens, self.gr.config_int)
         st = self.state_as_of(as_of) if as_of else self.state()
         if thread is not None:
             st = truth.for_thread(st, self.thread_key(thread, st))
@@ -357,9 +341,7 @@ class Ledger:
         inp = ctx.ContextInput(state=st, line=self.line, head_commit=self.store.head(), relevant=relevant,
                                query=query, thread=thread, conflicts=st.conflicting(),
                                stale={s.decision: s.mark() for s in self.stale(st=st)})
-        if budget_tokens is not None:
-            return ctx.assemble(inp, budget_tokens, measure_for(self.gr.config_get("lifeline.tokenizer") or "estimate"))
-        return ctx.assemble(inp, budget)
+        return assembled(inp, budget, budget_tokens, self.gr.config_get)
 
     def why(self, target: str) -> list:
         """Entries linked (by `Lifeline:` trailers) to the commits that touched `target`,

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
+from ..git.names import chosen_line
 from ..git.repo import GitRepo, open_repo
 from ..git.store import DEFAULT_LINE, validate_line
 from .ledger import Ledger
@@ -85,7 +86,7 @@ class Workspace:
         A name that differs only in case from a line name in use is refused (exit 2), for
         reading as for writing: where the file system ignores case, `Main` would read (and
         its projection and cache would be written from) the ref of `main`."""
-        name = validate_line((line or "").strip() or self.default_line)
+        name = chosen_line(line, self.gr.config_get("lifeline.defaultLine"))
         if name not in self._ledgers:
             led = Ledger(self.gr, name, self.warnings, self.confined)
             led.store.refuse_clash()

@@ -172,7 +172,7 @@ def list_cmd(ctx, kind, limit, since, until, author, oneline, fmt, as_json):
 @click.pass_context
 def context(ctx, budget, budget_tokens, query, thread, as_of, fmt):
     """Print the context a fresh AI reads: what, decisions in force, open, resume, recent."""
-    from ..app.ledger import delivered
+    from ..app.context_run import delivered
     parts = open_ledger(ctx, existing=True).context(budget=budget, budget_tokens=budget_tokens, query=query,
                                                     thread=thread, as_of=as_of)
     if not parts.text:

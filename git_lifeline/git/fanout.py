@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import random
-import re
 import time
 import unicodedata
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ import pygit2
 
 from ..errors import ConflictError, InputError, IntegrityError, LifelineError, RepositoryError
 from .fs import file_lock
+from .names import NAME_RE, validate_name
 from .refs import HEX40, cas_ref, drop_phantom_reflog, ensure_reflog, make_commit
 from .repo import GitRepo
 from .trees import (
@@ -46,20 +46,11 @@ from .trees import (
     union_trees,
 )
 
-NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,62}")
 _CAS_ATTEMPTS = 64
 CAS_SECONDS = 30.0  # writers queue on the log's lock; CAS retries only race outside writers
 STALE_REF_LOCK_SECONDS = 5  # a ref update holds <ref>.lock for milliseconds
 _LOOSE_SAMPLE_DIR = "17"  # git gc --auto estimates loose objects from this one fan-out dir
 _LOOSE_SAMPLE_LIMIT = 27  # ~ gc.auto (6700) / 256
-
-
-def validate_name(name: str) -> str:
-    if not isinstance(name, str) or not NAME_RE.fullmatch(name):
-        raise InputError(
-            f"invalid line name {name!r}: use 1-63 letters, digits, '-' or '_', "
-            "starting with a letter or digit")
-    return name
 
 
 def name_key(name: str) -> str:

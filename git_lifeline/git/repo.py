@@ -16,33 +16,11 @@ from typing import Optional
 import pygit2
 
 from ..errors import InputError, LifelineError, NotARepoError, explain_with
+from . import command
+from .command import GitCommandError, git_lines, run_git
+from .reffiles import common_dir_of, lifeline_dir_of
 
-
-class GitCommandError(LifelineError):
-    """The git executable failed: our line, then git's own (git_lines)."""
-
-    @property
-    def git_said(self) -> tuple[str, ...]:
-        """git's own lines, indented (the message after its first line)."""
-        return self.message_lines[1:]
-
-
-def git_lines(stderr: str, code: int) -> list[str]:
-    """git's own words as lines to print under ours, indented: split at line feeds only, so
-    a carriage return or a line separator inside them (a remote's) stays escaped."""
-    return [f"  {ln.rstrip()}" for ln in stderr.split("\n") if ln.strip()] or [f"  git exited {code}"]
-
-
-def run_git(args: list[str], cwd: Optional[str] = None, check: bool = True,
-            input: Optional[bytes] = None, env: Optional[dict] = None) -> subprocess.CompletedProcess:
-    try:
-        proc = subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True, env=env)
-    except FileNotFoundError:
-        raise LifelineError("the git executable was not found on PATH") from None
-    if check and proc.returncode != 0:
-        err = proc.stderr.decode("utf-8", "replace")
-        raise GitCommandError(f"git {' '.join(args[:2])} failed:", *git_lines(err, proc.returncode))
-    return proc
+__all__ = ["GitCommandError", "GitRepo", "git_lines", "open_repo", "run_git", "repository_failure", "run_program"]
 
 
 @dataclass
@@ -60,48 +38,26 @@ class GitRepo:
         return self.workdir is None
 
     def git(self, args: list[str], **kw) -> subprocess.CompletedProcess:
-        cwd = str(self.workdir) if self.workdir else str(self.git_dir)
+        cwd = command.git_cwd(str(self.git_dir), str(self.workdir) if self.workdir else None)
         return run_git(["--git-dir", str(self.git_dir), *args], cwd=cwd, **kw)
 
     def config(self) -> dict:
         """All of git's config as seen by `git config --list` (last value wins)."""
         if self._config is None:
-            proc = self.git(["config", "-z", "--list"], check=False)
-            values: dict = {}
-            for item in proc.stdout.decode("utf-8", "replace").split("\0"):
-                if not item:
-                    continue
-                key, _, value = item.partition("\n")
-                values.setdefault(key.lower(), []).append(value)
-            self._config = values
+            self._config = command.read_config(str(self.git_dir), str(self.workdir) if self.workdir else None)
         return self._config
 
     def config_get(self, key: str, default: Optional[str] = None) -> Optional[str]:
-        values = self.config().get(key.lower())
-        return values[-1] if values else default
+        return command.config_get(self.config(), key, default)
 
     def config_all(self, key: str) -> list:
         return list(self.config().get(key.lower(), []))
 
     def config_bool(self, key: str, default: bool) -> bool:
-        value = self.config_get(key)
-        if value is None:
-            return default
-        lowered = value.strip().lower()
-        if lowered in ("", "true", "yes", "on", "1"):
-            return True
-        if lowered in ("false", "no", "off", "0"):
-            return False
-        raise InputError(f"git config {key} has a value that is not a boolean: {value!r}")
+        return command.config_bool(self.config(), key, default)
 
     def config_int(self, key: str, default: int) -> int:
-        value = self.config_get(key)
-        if value is None:
-            return default
-        try:
-            return int(value.strip())
-        except ValueError:
-            raise InputError(f"git config {key} has a value that is not a whole number: {value!r}") from None
+        return command.config_int(self.config(), key, default)
 
     def identity(self) -> tuple[str, str]:
         """(name, email) as git would commit with; a clear error when unset."""
@@ -115,7 +71,7 @@ class GitRepo:
 
     def lifeline_dir(self) -> Path:
         """Where the rebuildable cache lives: inside the shared git dir, never the tree."""
-        return self.common_dir / "lifeline"
+        return Path(lifeline_dir_of(str(self.common_dir)))
 
     # ---- reading revisions (for the app layer, which never touches pygit2) ----------------
     def resolve_commit(self, rev: str) -> Optional[str]:
@@ -158,10 +114,7 @@ def open_repo(start: Optional[str] = None) -> GitRepo:
             raise NotARepoError(f"not a git repository (or any parent up to /): {where}")
         found = discovered
     git_dir = Path(found).resolve()
-    common_dir = git_dir
-    commondir_file = git_dir / "commondir"
-    if commondir_file.exists():
-        common_dir = (git_dir / commondir_file.read_text().strip()).resolve()
+    common_dir = Path(common_dir_of(str(git_dir)))
     fmt = _object_format(common_dir)
     if fmt != "sha1":
         raise NotARepoError(

@@ -23,6 +23,7 @@ from .bulk import BulkWriter
 from .fanout import CAS_SECONDS, STALE_REF_LOCK_SECONDS, AppendResult, FanoutLog, Loaded, validate_name
 from .fanout import NAME_RE as LINE_RE
 from .fs import file_lock
+from .names import DEFAULT_LINE
 from .namespaces import LEDGER
 from .refs import HEX40, cas_ref, drop_phantom_reflog, ensure_reflog, make_commit, ref_value, rewound_value
 from .repo import GitRepo
@@ -34,7 +35,6 @@ if TYPE_CHECKING:  # annotations only
 REF_PREFIX = LEDGER.ref_prefix
 ENTRIES_DIR = LEDGER.tree_dir
 FORMAT_VERSION = "1"
-DEFAULT_LINE = "main"
 LoadResult = Loaded
 validate_line = validate_name
 _LISTED_IN_MESSAGE = 10

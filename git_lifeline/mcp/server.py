@@ -31,9 +31,9 @@ from pydantic import Field, ValidationError
 
 from ..app.agent_hooks import pending_section
 from ..app.agents import Agents
+from ..app.context_run import DEFAULT_BUDGET
 from ..app.empty_ledger import text_for_agents
 from ..app.entry_view import view_entry
-from ..app.ledger import DEFAULT_BUDGET
 from ..app.visible import visible
 from ..app.workspace import Workspace
 from ..errors import InputError, LifelineError, describe_failure

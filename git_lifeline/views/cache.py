@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from pathlib import Path
 from typing import Optional
 
 from ..core import truth
@@ -27,6 +28,7 @@ from ..git.store import LineStore, diff_entry_trees, is_entry_path
 from ..git.trees import blob_data, tree_at
 from . import cache_check as check
 from . import cache_rows as cr
+from . import cache_warm as warm
 from .cache_check import Corrupt, Sealed
 
 _DAMAGED = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB
@@ -39,7 +41,7 @@ class _ReadOnly(Exception):
 class LineCache:
     def __init__(self, store: LineStore, warnings: Optional[list] = None):
         self.store = store
-        self.path = store.gr.lifeline_dir() / f"{store.line}.sqlite3"
+        self.path = Path(warm.cache_file(str(store.gr.lifeline_dir()), store.line))
         self.db: Optional[sqlite3.Connection] = None
         # "file" (read-write), "read-only" (a sound, current file we cannot write) or
         # "memory" (this process's own fold)
@@ -95,15 +97,7 @@ class LineCache:
             raise
 
     def _version(self, db: sqlite3.Connection) -> Optional[str]:
-        """The schema version the file holds; None for an empty file."""
-        if db.execute("SELECT 1 FROM sqlite_master WHERE name='meta'").fetchone() is None:
-            if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
-                raise Corrupt("it holds tables of another program")
-            return None
-        row = db.execute("SELECT value FROM meta WHERE key='version'").fetchone()
-        if row is None:
-            raise Corrupt("its schema version is missing")
-        return row[0]
+        return warm.schema_version(db)
 
     def _create(self, db: sqlite3.Connection) -> None:
         db.execute("PRAGMA journal_mode=DELETE")
@@ -189,7 +183,7 @@ class LineCache:
     def _discard(self) -> None:
         if self.path.is_dir() and not self.path.is_symlink():
             self.path.rmdir()  # only ever an empty one (_open_file)
-        for suffix in ("", "-journal", "-wal", "-shm", ".stamp"):
+        for suffix in ("", "-journal", "-wal", "-shm", ".stamp", warm.TIP_SUFFIX):
             try:
                 os.unlink(str(self.path) + suffix)
             except FileNotFoundError:
@@ -234,12 +228,11 @@ class LineCache:
         try:
             sealed = self._current(db)
             cached = sealed.tree if sealed is not None else None
-            if cached == target or (cached is not None and
-                                    (self.store.entries_tree_id(self.store.head()) or "none") == cached):
-                return db
-            if self.mode == "read-only":
-                db = self._to_memory()
-            self._advance(db)
+            if cached != target and (cached is None or
+                                     (self.store.entries_tree_id(self.store.head()) or "none") != cached):
+                if self.mode == "read-only":
+                    db = self._to_memory()
+                self._advance(db)
         except sqlite3.DatabaseError as exc:
             if self.mode == "memory":
                 raise
@@ -249,6 +242,8 @@ class LineCache:
                 self._warn_corrupt(exc)
                 db = self.db = self._reopen_fresh()
             self._advance(db)
+        if self.mode == "file" and commit_id is not None and self._sealed is not None and self._sealed.tree == target:
+            warm.write_tip(str(self.path), commit_id, target)  # for the warm `context` (cache_warm.py)
         return db
 
     def _advance(self, db: sqlite3.Connection) -> None:
@@ -378,17 +373,8 @@ class LineCache:
         """The entry of a row, checked against its id once more as it is served: a row
         that does not hash to its id (or claims to be broken when it is not) means the
         file was damaged under us; the entry is then read from git and the cache dropped."""
-        row = self.open().execute("SELECT json, ok FROM entries WHERE id=?", (entry_id,)).fetchone()
-        if row is None:
-            return None
-        try:
-            e: Optional[Entry] = Entry.from_json(row[0])
-            sound = e is not None and e.id == entry_id and e.verify()
-        except ValueError:
-            e, sound = None, False
-        if sound == bool(row[1]):
-            return e if sound else None
-        return self._damaged_row(entry_id)
+        sound, e = warm.read_row(self.open(), entry_id)
+        return e if sound else self._damaged_row(entry_id)
 
     def _damaged_row(self, entry_id: str) -> Optional[Entry]:
         self.warnings.append(f"the cache's row for {entry_id[:8]} did not match the ledger; "
@@ -409,7 +395,7 @@ class LineCache:
         return db.execute("SELECT 1 FROM entries WHERE dedup=? AND ok=1 LIMIT 1", (key,)).fetchone() is not None
 
     def all_ids(self) -> list:
-        return [r[0] for r in self.open().execute("SELECT id FROM entries WHERE ok=1 ORDER BY ts, id")]
+        return warm.all_ids(self.open())
 
     def entries(self, commit_id: Optional[str]) -> tuple[list, list]:
         """(records whose id matches their content, ids of those that do not)."""

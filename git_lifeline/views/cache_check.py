@@ -35,8 +35,10 @@ import os
 import sqlite3
 import zlib
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional, Union
+
+if TYPE_CHECKING:  # annotations only: the warm `context` (cache_warm.py) starts without pathlib
+    from pathlib import Path
 
 _SEP = "\x1f"
 _MASK = (1 << 64) - 1
@@ -112,11 +114,12 @@ def write_seal(db: sqlite3.Connection, version: str, tree: str, rows: int, fold_
 
 
 # ---- the stamp -------------------------------------------------------------------------------
-def stamp_path(path: Path) -> Path:
-    return path.with_name(path.name + ".stamp")
+def stamp_path(path: Union[str, Path]) -> Union[str, Path]:
+    """The stamp beside the cache file `path` (of the same type: a str or a Path)."""
+    return type(path)(os.fspath(path) + ".stamp")
 
 
-def _file_stamp(path: Path) -> Optional[dict]:
+def _file_stamp(path: Union[str, Path]) -> Optional[dict]:
     try:
         st = os.stat(path)
     except OSError:
@@ -125,31 +128,33 @@ def _file_stamp(path: Path) -> Optional[dict]:
             "ctime_ns": st.st_ctime_ns}
 
 
-def stamp_matches(path: Path, seal: str) -> bool:
+def stamp_matches(path: Union[str, Path], seal: str) -> bool:
     """True when the file is, byte for byte as far as the file system can tell, the one
     this module last sealed."""
     try:
-        doc = json.loads(stamp_path(path).read_text(encoding="ascii"))
+        with open(stamp_path(path), encoding="ascii") as f:
+            doc = json.loads(f.read())
     except (OSError, ValueError, UnicodeDecodeError):
         return False
     now = _file_stamp(path)
     return isinstance(doc, dict) and now is not None and doc == {**now, "seal": seal}
 
 
-def write_stamp(path: Path, seal: str) -> None:
+def write_stamp(path: Union[str, Path], seal: str) -> None:
     """Remember the file as it is now (after a write of ours, or a full check that passed).
     A stamp that cannot be written only costs the next open a full check."""
     now = _file_stamp(path)
     if now is None:
         return
-    target = stamp_path(path)
-    tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+    target = os.fspath(stamp_path(path))
+    tmp = f"{target}.{os.getpid()}.tmp"
     try:
-        tmp.write_text(json.dumps({**now, "seal": seal}, sort_keys=True), encoding="ascii")
+        with open(tmp, "w", encoding="ascii") as f:
+            f.write(json.dumps({**now, "seal": seal}, sort_keys=True))
         os.replace(tmp, target)
     except OSError:
         try:
-            tmp.unlink()
+            os.unlink(tmp)
         except OSError:
             pass
 

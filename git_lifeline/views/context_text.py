@@ -133,11 +133,16 @@ def identity(e, level: int) -> str:
 
 # ---- omissions ----------------------------------------------------------------------
 def omission_marker(noun: str, ids: list) -> str:
-    shown = ", ".join(i[:8] for i in ids[:MARKER_IDS])
-    more = f" +{len(ids) - MARKER_IDS} more" if len(ids) > MARKER_IDS else ""
-    return f"_[… {len(ids)} {noun} omitted for the budget: {shown}{more}; `git lifeline show <id>`]_\n"
+    return _marker(noun, len(ids), ids[:MARKER_IDS])
 
 
 def worst_marker(noun: str, count: int) -> str:
-    """The marker `count` omissions produce, with placeholder ids (ids have a fixed width)."""
-    return omission_marker(noun, ["0" * 8] * count)
+    """The marker `count` omissions produce, with placeholder ids (ids have a fixed width);
+    asked for at every step of the packing, so without a list of `count` placeholders."""
+    return _marker(noun, count, ["0" * 8] * min(count, MARKER_IDS))
+
+
+def _marker(noun: str, count: int, first: list) -> str:
+    shown = ", ".join(i[:8] for i in first)
+    more = f" +{count - MARKER_IDS} more" if count > MARKER_IDS else ""
+    return f"_[… {count} {noun} omitted for the budget: {shown}{more}; `git lifeline show <id>`]_\n"

@@ -1,0 +1,74 @@
+"""`context` from a warm cache, without opening the repository with pygit2: the same text
+Ledger.context gives, or None, and then the caller takes the normal path.
+
+Everything that is not "the cache is current for exactly the line's head" answers None:
+a repository this cannot locate for sure (git/reffiles.py), settings it does not follow
+(an `extensions.*` key, a bare repository, core.worktree, core.ignorecase), a line name or a budget the
+normal path would refuse, a ref it cannot read for sure, a cache without a tip for that
+head or that does not pass its checks (views/cache_warm.py), decisions that name code
+paths (staleness reads git's history), a damaged row met while rendering, an empty
+answer (the normal path says why on stderr). The repository's objects are not read: the
+cache and its tip stand for them, as they do for the normal path's warm reads.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ..errors import LifelineError
+from ..git import command, reffiles
+from ..git.names import chosen_line, validate_name
+from ..views import cache_warm
+from ..views import context as ctx
+from .context_run import assembled, checked_budget, delivered
+
+# The one repository extension that changes nothing read here (per-worktree config is
+# listed by `git config` itself); any other sends `context` the normal way.
+_KNOWN_EXTENSIONS = {"extensions.worktreeconfig"}
+
+
+def warm_context(line: Optional[str], budget: Optional[int], budget_tokens: Optional[int], fmt: str,
+                 cwd: str, environ: dict) -> Optional[str]:
+    """The delivered context (`fmt`) of `line` (None: the default line), or None."""
+    where = reffiles.locate(cwd, environ)
+    if where is None:
+        return None
+    config = command.read_config_strictly(where.git_dir, where.workdir)
+    if config is None or not _plain(config):
+        return None
+    try:
+        if line is not None:
+            validate_name(line)  # as --line is checked when it is given (cli/common.py), before any default
+        name = chosen_line(line, command.config_get(config, "lifeline.defaultLine"))
+        budget = checked_budget(budget, budget_tokens, lambda key, default: command.config_int(config, key, default))
+    except LifelineError:
+        return None
+    head = reffiles.read_ref(where.common_dir, f"refs/lifeline/{name}")
+    if head is None:
+        return None
+    warm = cache_warm.warm_state(cache_warm.cache_file(reffiles.lifeline_dir_of(where.common_dir), name), head)
+    if warm is None:
+        return None
+    try:
+        st = warm.state
+        if any(facts.get("paths") for facts in st.fold.facts.values()):
+            return None  # (staleness of decisions naming code paths reads git's history: git/history.py)
+        inp = ctx.ContextInput(state=st, line=name, head_commit=head, conflicts=st.conflicting())
+        parts = assembled(inp, budget, budget_tokens, lambda key: command.config_get(config, key))
+    except cache_warm.NotWarm:
+        return None
+    finally:
+        warm.close()
+    return delivered(parts, fmt) if parts.text else None
+
+
+def _plain(config: dict) -> bool:
+    """Whether the repository's settings are ones the files read here fully describe."""
+    if any(key.startswith("extensions.") and key not in _KNOWN_EXTENSIONS for key in config):
+        return False  # reftable, another object format, anything libgit2 may refuse
+    if command.config_get(config, "core.repositoryformatversion", "0") not in ("0", "1"):
+        return False
+    if (command.config_get(config, "core.ignorecase") or "false").strip().lower() not in ("false", "no", "off", "0"):
+        return False  # where case is ignored, `Main` finds main's ref file: the normal path refuses the clash
+    bare = command.config_get(config, "core.bare")
+    return (bare is None or bare.strip().lower() == "false") and command.config_get(config, "core.worktree") is None

@@ -1,0 +1,175 @@
+"""The cache (views/cache.py) read by a process that has not opened the repository with
+pygit2: the warm `context` (app/warm_context.py).
+
+The cache is keyed by the `entries` tree it reflects, and which tree a ledger commit
+holds takes libgit2 (or git) to read. So LineCache leaves one more fact beside the file,
+the **tip**: `<cache>.tip`, "commit C's entries tree is T", written whenever it served
+C's truth from a cache at T. It is a fact about two content-addressed objects, true
+whatever happens to the cache afterwards, so it needs no seal and never goes stale:
+the reader serves only when the line's ref holds exactly C *and* the cache, checked as
+LineCache checks it on every open (schema version, seal, stamp), reflects exactly T.
+Anything else (no tip, another commit, another tree, a stamp that does not match, a
+fold of another version, a damaged row met while rendering) raises or answers None,
+and the caller takes the normal path, which repairs, rebuilds or warns as it always does.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+import stat
+from typing import Optional
+
+from ..core import truth
+from ..core.entry import Entry
+from . import cache_check as check
+from . import cache_rows as cr
+
+TIP_SUFFIX = ".tip"
+_TIP = re.compile(r"([0-9a-f]{40}) ([0-9a-f]{40})\n")
+
+
+class NotWarm(Exception):
+    """The cache cannot answer for this head without git: take the normal path."""
+
+
+# ---- what LineCache and this reader share ---------------------------------------------------
+def schema_version(db: sqlite3.Connection) -> Optional[str]:
+    """The schema version the file holds; None for an empty file (Corrupt: another program's)."""
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name='meta'").fetchone() is None:
+        if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+            raise check.Corrupt("it holds tables of another program")
+        return None
+    row = db.execute("SELECT value FROM meta WHERE key='version'").fetchone()
+    if row is None:
+        raise check.Corrupt("its schema version is missing")
+    return row[0]
+
+
+def read_row(db: sqlite3.Connection, entry_id: str) -> tuple[bool, Optional[Entry]]:
+    """(whether the row agrees with itself, the entry it serves). A row is served checked
+    against its id once more: one that does not hash to its id, or claims to be broken
+    when it is not, was damaged under us. A missing row is sound and serves None."""
+    row = db.execute("SELECT json, ok FROM entries WHERE id=?", (entry_id,)).fetchone()
+    if row is None:
+        return True, None
+    try:
+        e: Optional[Entry] = Entry.from_json(row[0])
+        sound = e is not None and e.id == entry_id and e.verify()
+    except ValueError:
+        e, sound = None, False
+    if sound == bool(row[1]):
+        return True, e if sound else None
+    return False, None
+
+
+def all_ids(db: sqlite3.Connection) -> list:
+    return [r[0] for r in db.execute("SELECT id FROM entries WHERE ok=1 ORDER BY ts, id")]
+
+
+def cache_file(lifeline_dir: str, line: str) -> str:
+    return os.path.join(lifeline_dir, f"{line}.sqlite3")
+
+
+# ---- the tip -------------------------------------------------------------------------------
+def tip_path(cache_path: str) -> str:
+    return cache_path + TIP_SUFFIX
+
+
+def read_tip(cache_path: str) -> Optional[tuple]:
+    """(commit, tree) the tip file says, or None when it is absent or not exactly that."""
+    try:
+        fd = os.open(tip_path(cache_path), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data = os.read(fd, 128)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    m = _TIP.fullmatch(data.decode("ascii", "replace"))
+    return (m.group(1), m.group(2)) if m else None
+
+
+def write_tip(cache_path: str, commit: str, tree: str) -> None:
+    """Record that `commit`'s entries tree is `tree` (when it is not recorded already). A
+    tip that cannot be written only sends the next warm `context` the normal way."""
+    if not (re.fullmatch(r"[0-9a-f]{40}", commit) and re.fullmatch(r"[0-9a-f]{40}", tree)):
+        return
+    if read_tip(cache_path) == (commit, tree):
+        return
+    target = tip_path(cache_path)
+    tmp = f"{target}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "w", encoding="ascii") as f:
+            f.write(f"{commit} {tree}\n")
+        os.replace(tmp, target)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+# ---- the reader ----------------------------------------------------------------------------
+class Warm:
+    """The truth served from a cache file within one read transaction: the rows rendered
+    are those the seal was checked over, whatever another process writes meanwhile."""
+
+    def __init__(self, db: sqlite3.Connection, f: truth.Fold):
+        self.db = db
+        self.state = truth.State(f, self.record, self.ids)
+
+    def record(self, entry_id: str) -> Optional[Entry]:
+        try:
+            sound, e = read_row(self.db, entry_id)
+        except sqlite3.Error as exc:
+            raise NotWarm(str(exc)) from None
+        if not sound:
+            raise NotWarm(f"the row of {entry_id[:8]} does not match its id")
+        return e
+
+    def ids(self) -> list:
+        try:
+            return all_ids(self.db)
+        except sqlite3.Error as exc:
+            raise NotWarm(str(exc)) from None
+
+    def close(self) -> None:
+        self.db.close()  # ends the read transaction
+
+
+def warm_state(cache_path: str, head: str) -> Optional[Warm]:
+    """The truth at `head` from the cache file, when its tip says `head` and the file,
+    checked, reflects exactly that tip's tree; None otherwise. Rows are checked as they
+    are served: a damaged one raises NotWarm. The caller closes it."""
+    tip = read_tip(cache_path)
+    if tip is None or tip[0] != head:
+        return None
+    if any(c in cache_path for c in "?#%"):
+        return None  # would need escaping in the URI below
+    try:
+        if not stat.S_ISREG(os.lstat(cache_path).st_mode):
+            return None
+        # read-only: a hot journal, a lock held too long, anything to repair is the normal path's
+        db = sqlite3.connect(f"file:{cache_path}?mode=ro", uri=True, timeout=30, isolation_level=None)
+    except (OSError, sqlite3.Error):
+        return None
+    try:
+        db.execute("BEGIN")
+        if schema_version(db) != cr.SCHEMA_VERSION:
+            raise NotWarm("another schema version")
+        sealed = check.read_sealed(db, cr.SCHEMA_VERSION, in_transaction=True)
+        if sealed is None or sealed.tree != tip[1] or not check.stamp_matches(cache_path, sealed.seal):
+            raise NotWarm("not the tip's tree, or not as this module left it")
+        f = cr.fold_of(sealed.fold_text)
+        if f is None:
+            raise NotWarm("a fold of another version")
+        return Warm(db, f)
+    except (sqlite3.Error, NotWarm):
+        db.close()
+        return None
