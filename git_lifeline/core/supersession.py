@@ -13,6 +13,7 @@ ids never seen included.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 _NOTHING: frozenset = frozenset()
 
@@ -26,16 +27,21 @@ class Derived:
     subjects: dict         # subject key -> [subject as shown, live carrier ids]; 2+ ids only
     lineages: dict         # decision id -> live carrier ids that are or revise it; 2+ ids only
 
-    def to_json(self) -> dict:
-        return {"superseded": sorted(self.superseded), "live": list(self.live),
-                "subjects": self.subjects, "lineages": self.lineages}
+    def to_json(self, ref: Callable[[str], int]) -> dict:
+        """As JSON, each id named by `ref` (a fold's index into its table of ids; an
+        object's keys as text)."""
+        return {"superseded": sorted(ref(i) for i in self.superseded), "live": [ref(i) for i in self.live],
+                "subjects": {k: [shown, [ref(i) for i in ids]] for k, (shown, ids) in self.subjects.items()},
+                "lineages": {str(ref(r)): [ref(i) for i in ids] for r, ids in self.lineages.items()}}
 
     @classmethod
-    def from_json(cls, doc: dict) -> "Derived":
+    def from_json(cls, doc: dict, deref: Callable[[int], str]) -> "Derived":
+        """What `to_json` wrote, `deref` giving back the id `ref` named."""
         try:
-            return cls(frozenset(doc["superseded"]), tuple(doc["live"]), dict(doc["subjects"]),
-                       dict(doc["lineages"]))
-        except (KeyError, AttributeError) as exc:
+            return cls(frozenset(deref(i) for i in doc["superseded"]), tuple(deref(i) for i in doc["live"]),
+                       {k: [shown, [deref(i) for i in ids]] for k, (shown, ids) in doc["subjects"].items()},
+                       {deref(int(r)): [deref(i) for i in ids] for r, ids in doc["lineages"].items()})
+        except (KeyError, AttributeError, IndexError, TypeError, ValueError) as exc:
             raise ValueError("malformed derived truth") from exc
 
 
@@ -150,6 +156,7 @@ def _lineage(live: tuple, decided: set, graph: dict, carriers: set, declared: di
     roots: dict = {}
     open_: set = set()     # on the current walk
     tainted: set = set()   # on or below a cycle
+    one_subject: dict = {}  # subject key -> the set of it alone, shared by its carriers
     for start in live:
         stack = [start]
         while stack:
@@ -158,9 +165,11 @@ def _lineage(live: tuple, decided: set, graph: dict, carriers: set, declared: di
                 stack.pop()
                 continue
             own = declared.get(i)
-            mine = frozenset((own,)) if own else _NOTHING
+            mine = one_subject.setdefault(own, frozenset((own,))) if own else _NOTHING
             if i in decided:
-                subjects[i], roots[i] = mine, frozenset((i,))
+                subjects[i] = mine
+                if forked:  # a root per decision only when they are asked for (a set each)
+                    roots[i] = frozenset((i,))
                 stack.pop()
                 continue
             ups = [p for p in graph[i][0] if p in carriers]
@@ -171,12 +180,15 @@ def _lineage(live: tuple, decided: set, graph: dict, carriers: set, declared: di
             stack.pop()
             if any(p in open_ or p in tainted for p in ups):  # open: i revises itself, through p
                 tainted.add(i)
-                subjects[i], roots[i] = mine, frozenset((i,))
+                subjects[i] = mine
+                if forked:
+                    roots[i] = frozenset((i,))
             else:
                 subjects[i] = mine or _union([subjects[p] for p in ups])
-                roots[i] = _union([roots[p] for p in ups]) if forked else _NOTHING
+                if forked:
+                    roots[i] = _union([roots[p] for p in ups])
             open_.discard(i)
-    return subjects, roots if forked else {}
+    return subjects, roots
 
 
 def _union(sets: list) -> frozenset:

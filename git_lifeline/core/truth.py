@@ -32,9 +32,10 @@ depend on the order entries were added, and is defined on any graph.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 from . import blocks
 from .causal import causal_order
@@ -44,8 +45,9 @@ from .supersession import Derived, derive
 
 MAIN_THREAD = "main"
 RECENT_COUNT = 5
-FOLD_VERSION = 4
+FOLD_VERSION = 5  # 5: ids by index into a table (to_json)
 _IDLIKE = re.compile(r"[0-9a-f]{6,64}")
+_COMPACT = json.JSONEncoder(separators=(",", ":"))  # one encoder for every section of a fold's text
 
 
 def _utc_now_key() -> str:
@@ -343,19 +345,136 @@ class Fold:
         return self.derived.superseded
 
     def to_json(self) -> dict:
-        doc = {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
-        doc["derived"] = self.derived.to_json()
-        return doc
+        """The fold as JSON, every id written once: `ids` is the sorted table of the ids the
+        fold holds, and everywhere else an id is its index in that table (spelled out at
+        each mention, a 100k-entry ledger's fold was 27 MB of text). Dicts keep their
+        order; thread keys, names and broken ids stay text. Equal folds give equal docs."""
+        return dict(self._json_sections())
+
+    def to_text(self) -> str:
+        """`to_json` as compact JSON text, made a section at a time: the whole doc is never
+        held beside its text (what the cache stores; `from_text` reads it)."""
+        return "{" + ",".join(f"{_COMPACT.encode(key)}:{_COMPACT.encode(value)}"
+                              for key, value in self._json_sections()) + "}"
+
+    @classmethod
+    def from_text(cls, text: str) -> "Fold":
+        """What `to_text` wrote; ValueError for anything else (another version, damage)."""
+        return cls.from_json(json.loads(text))
+
+    def _json_sections(self) -> Iterator[tuple[str, object]]:
+        derived = self.derived
+        table = sorted(self._ids_held(derived))
+        index = {i: n for n, i in enumerate(table)}
+        at = index.__getitem__
+
+        def many(ids: Iterable[str]) -> list:
+            return [index[i] for i in ids]
+
+        def keyed(d: dict) -> dict:  # a JSON object's keys are text: the index as text
+            return {str(index[i]): v for i, v in d.items()}
+        yield "version", self.version
+        yield "ids", table
+        yield "count", self.count
+        yield "last", None if self.last is None else [self.last[0], at(self.last[1])]
+        yield "recent", many(self.recent)
+        yield "recent_meta", {str(at(i)): [ts, many(parents)] for i, (ts, parents) in self.recent_meta.items()}
+        yield "decisions", many(self.decisions)
+        yield "corrections", [[at(c), many(parents), revert] for c, parents, revert in self.corrections]
+        yield "opens", many(self.opens)
+        yield "bootstraps", many(self.bootstraps)
+        yield "pins", [[at(note), at(target)] for note, target in self.pins]
+        yield "checkpoints", [[at(c), thread] for c, thread in self.checkpoints]
+        yield "threads", {thread: many(ids) for thread, ids in self.threads.items()}
+        yield "keys", keyed(self.keys)
+        yield "links", {str(at(i)): many(parents) for i, parents in self.links.items()}
+        yield "contributors", self.contributors
+        yield "kinds", self.kinds
+        yield "broken", self.broken
+        yield "facts", keyed(self.facts)
+        yield "touched", keyed(self.touched)
+        yield "agent_touched", {str(at(target)): [[ts, at(by)] for ts, by in rows]
+                                for target, rows in self.agent_touched.items()}
+        yield "derived", derived.to_json(at)
+
+    def _ids_held(self, derived: Derived) -> set:
+        ids = set(self.recent)
+        for group in (self.decisions, self.opens, self.bootstraps, self.keys, self.links, self.facts,
+                      self.touched, self.agent_touched, self.recent_meta, derived.superseded, derived.live):
+            ids.update(group)
+        for parents in self.links.values():
+            ids.update(parents)
+        for _, parents in self.recent_meta.values():
+            ids.update(parents)
+        for c, parents, _ in self.corrections:
+            ids.add(c)
+            ids.update(parents)
+        for pair in self.pins:
+            ids.update(pair)
+        ids.update(c for c, _ in self.checkpoints)
+        for members in self.threads.values():
+            ids.update(members)
+        for rows in self.agent_touched.values():
+            ids.update(by for _, by in rows)
+        for _, members in derived.subjects.values():
+            ids.update(members)
+        for root, members in derived.lineages.items():
+            ids.add(root)
+            ids.update(members)
+        if self.last is not None:
+            ids.add(self.last[1])
+        return ids
 
     @classmethod
     def from_json(cls, doc: dict) -> "Fold":
-        if doc.get("version") != FOLD_VERSION:
+        """What `to_json` wrote (ValueError for another version or a malformed doc). Each id
+        is one string, shared by every place that names it."""
+        if not isinstance(doc, dict) or doc.get("version") != FOLD_VERSION:
             raise ValueError("fold version changed")
-        doc = dict(doc)
-        derived = doc.pop("derived", None)
-        f = cls(**doc)
-        if derived is not None:
-            f._derived = Derived.from_json(derived)
+        try:
+            return cls._decoded(doc)
+        except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
+            raise ValueError(f"malformed fold ({exc.__class__.__name__})") from exc
+
+    @classmethod
+    def _decoded(cls, doc: dict) -> "Fold":
+        table = doc["ids"]
+        if not isinstance(table, list) or not all(type(i) is str for i in table):
+            raise TypeError("ids")
+
+        def at(n) -> str:
+            n = int(n) if type(n) is str else n  # an object's key is the index as text
+            if type(n) is not int or n < 0:
+                raise IndexError(n)
+            return table[n]
+
+        def many(ns: list) -> list:
+            if min(ns, default=0) < 0:
+                raise IndexError(min(ns))
+            return [table[n] for n in ns]  # anything but an int raises TypeError
+
+        def keyed(d: dict) -> dict:
+            return {at(n): v for n, v in d.items()}
+        last = doc["last"]
+        f = cls(
+            count=doc["count"], last=None if last is None else [last[0], at(last[1])],
+            recent=many(doc["recent"]),
+            recent_meta={at(i): [ts, many(parents)] for i, (ts, parents) in doc["recent_meta"].items()},
+            decisions=many(doc["decisions"]),
+            corrections=[[at(c), many(parents), revert] for c, parents, revert in doc["corrections"]],
+            opens=many(doc["opens"]), bootstraps=many(doc["bootstraps"]),
+            pins=[[at(note), at(target)] for note, target in doc["pins"]],
+            checkpoints=[[at(c), thread] for c, thread in doc["checkpoints"]],
+            threads={thread: many(ids) for thread, ids in doc["threads"].items()},
+            keys=keyed(doc["keys"]),
+            links={at(i): many(parents) for i, parents in doc["links"].items()},
+            contributors=dict(doc["contributors"]), kinds=dict(doc["kinds"]), broken=list(doc["broken"]),
+            facts=keyed(doc["facts"]), touched=keyed(doc["touched"]),
+            agent_touched={at(target): [[ts, at(by)] for ts, by in rows]
+                           for target, rows in doc["agent_touched"].items()},
+            version=doc["version"],
+        )
+        f._derived = Derived.from_json(doc["derived"], at)
         return f
 
 

@@ -4,7 +4,6 @@ a row out, the fold made again from the rows. Every write keeps the rows' digest
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from typing import Optional
 
@@ -12,7 +11,7 @@ from ..core import truth
 from ..core.entry import Entry, compute_id
 from . import cache_check as check
 
-SCHEMA_VERSION = "6"
+SCHEMA_VERSION = "7"  # 7: the fold names ids by index (core/truth.py, FOLD_VERSION 5)
 BATCH = 2000
 COLUMNS = "rowid, id, blob, ts, kind, ok, summary, body, dedup, json"
 SCHEMA = """
@@ -41,30 +40,33 @@ _NO_HEADER: dict = {}  # shared by every slim record without header fields (the 
 
 
 class Slim:
-    """What the fold reads of an entry, without its body: a cold build holds one per entry
-    (~430 bytes at 100k entries: the id and parents shared with the fold's own, the
-    provider/model/agent strings interned, no empty dicts)."""
+    """What the fold reads of an entry, without its body or summary (the fold reads a
+    subject from the header, never from the summary): a cold build holds one per entry
+    until it is folded. The id, parents, kind and names are shared through `names`."""
 
-    __slots__ = ("key", "id", "kind", "agent", "provider", "model", "summary", "parents", "header")
+    __slots__ = ("key", "id", "kind", "agent", "provider", "model", "parents", "header")
+    summary = ""
 
     def __init__(self, e: Entry, ts: str, names: dict):
         self.id = names.setdefault(e.id, e.id)
         self.key = [ts, self.id]
-        self.kind = e.kind
-        self.parents = tuple(names.setdefault(p, p) for p in e.parents)
+        self.kind = names.setdefault(e.kind, e.kind)
+        self.parents = tuple(names.setdefault(p, p) for p in e.parents) if e.parents else ()
         self.agent = names.setdefault(e.agent, e.agent)
         self.provider = names.setdefault(e.provider, e.provider)
         self.model = names.setdefault(e.model, e.model)
-        self.summary = e.summary if e.kind in ("decision", "correction") else ""
         self.header = truth.header_of(e) or _NO_HEADER
 
 
 def fold_slims(slims: list, broken: list) -> truth.Fold:
-    """The fold of a cold build: slim records in (ts, id) order."""
+    """The fold of a cold build: slim records in (ts, id) order. Each is let go once
+    folded (the list is emptied), so the fold grows into the memory they leave."""
     slims.sort(key=lambda s: s.key)
     f = truth.Fold()
-    for s in slims:
+    for n, s in enumerate(slims):
+        slims[n] = None
         f.add(s, s.header, s.key)
+    slims.clear()
     f.broken = sorted(broken)
     return f
 
@@ -122,7 +124,7 @@ def refold(db: sqlite3.Connection) -> truth.Fold:
 
 def fold_of(text: str) -> Optional[truth.Fold]:
     try:
-        return truth.Fold.from_json(json.loads(text))
+        return truth.Fold.from_text(text)
     except (ValueError, TypeError):
         return None  # an older fold version: folded again
 
