@@ -5,6 +5,7 @@ a row out, the fold made again from the rows. Every write keeps the rows' digest
 from __future__ import annotations
 
 import sqlite3
+from operator import attrgetter
 from typing import Optional
 
 from ..core import truth
@@ -58,10 +59,17 @@ class Slim:
         self.header = truth.header_of(e) or _NO_HEADER
 
 
+def _ts(s: Slim) -> str:
+    return s.key[0]
+
+
 def fold_slims(slims: list, broken: list) -> truth.Fold:
     """The fold of a cold build: slim records in (ts, id) order. Each is let go once
     folded (the list is emptied), so the fold grows into the memory they leave."""
-    slims.sort(key=lambda s: s.key)
+    # (ts, id) order: by id, then stably by ts. Two sorts on text keys (which Python
+    # compares fastest) take a third of the time of one sort on [ts, id] lists.
+    slims.sort(key=attrgetter("id"))
+    slims.sort(key=_ts)
     f = truth.Fold()
     for n, s in enumerate(slims):
         slims[n] = None
@@ -98,15 +106,23 @@ def drop(db: sqlite3.Connection, entry_id: str, digest: int) -> int:
     db.execute("DELETE FROM entries WHERE rowid=?", (old[0],))
     return check.add_sums(digest, [old], -1)
 
-def insert(db: sqlite3.Connection, rows: list, digest: int) -> int:
+def insert(db: sqlite3.Connection, rows: list, digest: int, searchable: bool = True) -> int:
+    """Add rows (and, unless the caller indexes every row at the end, their search index)."""
     if not rows:
         return digest
     first = db.execute("SELECT COALESCE(MAX(rowid), 0) FROM entries").fetchone()[0] + 1
     numbered = [(first + n, *row) for n, row in enumerate(rows)]
     db.executemany(f"INSERT INTO entries({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)", numbered)
-    db.executemany("INSERT INTO fts(rowid, summary, body) VALUES (?, ?, ?)",
-                   [(row[0], row[6], row[7]) for row in numbered])
+    if searchable:
+        db.executemany("INSERT INTO fts(rowid, summary, body) VALUES (?, ?, ?)",
+                       [(row[0], row[6], row[7]) for row in numbered])
     return check.add_sums(digest, numbered)
+
+
+def index_all(db: sqlite3.Connection) -> None:
+    """The search index made again from every row, in one statement: what a cold build
+    does once its rows are in (SQLite lets go of Python's lock while it runs)."""
+    db.execute("INSERT INTO fts(fts) VALUES ('rebuild')")
 
 
 def refold(db: sqlite3.Connection) -> truth.Fold:
