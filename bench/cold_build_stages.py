@@ -44,7 +44,7 @@ def main() -> None:
     os.chdir(repo)
     shutil.rmtree(repo / ".git" / "lifeline", ignore_errors=True)
     from git_lifeline.cli.main import run
-    from git_lifeline.core import truth
+    from git_lifeline.core import fold_text, truth
     from git_lifeline.views import cache_check, cache_rows
     mark("imports")
 
@@ -70,7 +70,7 @@ def main() -> None:
             mark("derived")
         return out
     truth.Fold.derived = property(timed_derived)  # type: ignore[method-assign, assignment]
-    hook(truth.Fold, "to_text", after="fold text made")
+    hook(fold_text, "text_of", after="fold text made")
     hook(cache_check, "write_seal", after="sealed and stored")
     sys.argv = ["git-lifeline", "context"]
     with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):

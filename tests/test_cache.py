@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, timezone
 
 from helpers import cli, git, open_ledger, subprocess_env
 
-from git_lifeline.core import truth
+from git_lifeline.core import fold_text, truth
 from git_lifeline.views import cache_check
 from git_lifeline.views.cache_rows import SCHEMA_VERSION
 
@@ -187,4 +187,4 @@ def test_a_cache_of_the_previous_format_is_rebuilt_not_misread(ledger):
     meta = dict(db.execute("SELECT key, value FROM meta"))
     db.close()
     assert meta["version"] == SCHEMA_VERSION != "6"
-    assert truth.Fold.from_text(meta["fold"]).derived.live == (c.id,)
+    assert fold_text.read(truth.Fold, meta["fold"]).derived.live == (c.id,)

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from truth_reference import ident, order, rec, reference, snapshot
 
-from git_lifeline.core import truth
+from git_lifeline.core import fold_text, truth
 
 NOW = "2026-06-01T00:00:00.000000"
 
@@ -355,9 +355,9 @@ def test_a_stored_fold_gives_back_every_id_and_its_truth():
     o = rec("O", "open", minute=3)
     n = rec("N", "note", ["D"], body=f"thread: {o.id[:8]}\n\nworking", minute=4)
     cold = truth.fold([d, c, r, o, n])
-    text = cold.to_text()
+    text = fold_text.text_of(cold)
     assert d.id not in text  # every id is in the packed table, none spelled out
-    loaded = truth.Fold.from_text(text)
+    loaded = fold_text.read(truth.Fold, text)
     assert loaded.to_json() == cold.to_json()
     assert loaded.derived == cold.derived
     assert loaded.superseded == frozenset({c.id}) and loaded.derived.live == (d.id,)
@@ -370,17 +370,17 @@ def test_a_fold_holding_an_id_that_is_not_hex_keeps_it_as_text():
     f = truth.fold([d])
     f.broken = ["not an id"]
     f.opens.append("x" * 64)
-    loaded = truth.Fold.from_text(f.to_text())
+    loaded = fold_text.read(truth.Fold, fold_text.text_of(f))
     assert loaded.opens == ["x" * 64] and loaded.broken == ["not an id"] and loaded.decisions == [d.id]
 
 
 def test_a_stored_fold_whose_table_is_damaged_is_refused():
-    text = truth.fold([rec("D", "decision")]).to_text()
+    text = fold_text.text_of(truth.fold([rec("D", "decision")]))
     doc = json.loads(text)
     doc["ids"] = doc["ids"][:-4]  # a torn table: not whole ids
     with pytest.raises(ValueError):
-        truth.Fold.from_text(json.dumps(doc))
+        fold_text.read(truth.Fold, json.dumps(doc))
     doc = json.loads(text)
     doc["decisions"] = [5]  # an index past the table
     with pytest.raises(ValueError):
-        truth.Fold.from_text(json.dumps(doc))
+        fold_text.read(truth.Fold, json.dumps(doc))

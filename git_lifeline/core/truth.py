@@ -32,13 +32,12 @@ depend on the order entries were added, and is defined on any graph.
 
 from __future__ import annotations
 
-import base64
-import json
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator, Optional
+from operator import itemgetter
+from typing import Callable, Iterable, Optional
 
-from . import blocks
+from . import blocks, fold_text
 from .causal import causal_order
 from .headers import valid_value
 from .subjects import display_subject, subject_key
@@ -48,39 +47,7 @@ MAIN_THREAD = "main"
 RECENT_COUNT = 5
 FOLD_VERSION = 5  # 5: ids by index into a table (to_json)
 _IDLIKE = re.compile(r"[0-9a-f]{6,64}")
-_HEX = re.compile(r"[0-9a-f]*")
-_COMPACT = json.JSONEncoder(separators=(",", ":"))  # one encoder for every section of a fold's text
-
-
-def _packed(ids: list):
-    """A sorted table of ids as stored: entry ids are 64 lowercase hex characters, so the
-    table is their 32 bytes each, concatenated, in base64 (a third of the text of a JSON
-    list of hex strings: 5.4 MB -> 3.6 MB at 100k entries). Anything else (never made by
-    an Entry) keeps the list."""
-    joined = "".join(ids)
-    if len(joined) != 64 * len(ids) or not _HEX.fullmatch(joined):
-        return ids
-    return base64.b64encode(bytes.fromhex(joined)).decode("ascii")
-
-
-def _unpacked(stored) -> list:
-    if isinstance(stored, str):
-        raw = base64.b64decode(stored.encode("ascii"), validate=True)
-        if len(raw) % 32:
-            raise ValueError("ids: not whole ids")
-        text = raw.hex()
-        return [text[k:k + 64] for k in range(0, len(text), 64)]
-    if not isinstance(stored, list) or not all(type(i) is str for i in stored):
-        raise TypeError("ids")
-    return stored
-
-
-def _itself(entry_id: str) -> str:
-    return entry_id
-
-
-def _first(row: list) -> str:
-    return row[0]
+_FIRST = itemgetter(0)  # the id of a [id, ...] row
 
 
 def _utc_now_key() -> str:
@@ -208,15 +175,14 @@ class Fold:
         self.kinds[kind] = self.kinds.get(kind, 0) + 1
         if header is None:
             header = header_of(e)
-        if parents:
-            named = self._decisions_and_revisions()
-            for p in parents:
-                if p in named:
-                    self._touch(p, ts, eid, e.agent == "human")
+        named = self._decisions_and_revisions()
+        for p in parents:
+            if p in named:
+                self._touch(p, ts, eid, e.agent == "human")
         if kind == "decision":
             self._derived = None
             self._remember_facts(e, header, ts)
-            self._insert_sorted(self.decisions, eid, _itself, ts, eid)
+            self._insert_sorted(self.decisions, eid, None, ts, eid)
             self._decisions_and_revisions().add(eid)
         elif kind == "correction":
             self._derived = None
@@ -225,7 +191,7 @@ class Fold:
                 self.keys[eid] = ts  # a revision's ts is in its facts
             else:
                 self._remember_facts(e, header, ts)
-            self._insert_sorted(self.corrections, [eid, list(parents), revert], _first, ts, eid)
+            self._insert_sorted(self.corrections, [eid, list(parents), revert], _FIRST, ts, eid)
             if not revert:
                 self._decisions_and_revisions().add(eid)
         elif kind == "open":
@@ -242,11 +208,11 @@ class Fold:
             if header.get("thread"):
                 thread = self._thread_of(header["thread"], key)
                 self._remember_order(e, ts)
-                self._insert_sorted(self.threads.setdefault(thread, []), eid, _itself, ts, eid)
+                self._insert_sorted(self.threads.setdefault(thread, []), eid, None, ts, eid)
         if kind == "checkpoint":
             thread = self._thread_of(header.get("thread"), key)
             self._remember_order(e, ts)
-            self._insert_sorted(self.checkpoints, [eid, thread], _first, ts, eid)
+            self._insert_sorted(self.checkpoints, [eid, thread], _FIRST, ts, eid)
 
     def _thread_of(self, ref: Optional[str], key: list) -> str:
         """The thread an entry names, as a fold in (ts, id) order resolves it: a prefix
@@ -275,13 +241,13 @@ class Fold:
         """The ts key of an entry kept in one of the ordered lists ("" when not kept)."""
         return self.keys.get(entry_id) or self.facts.get(entry_id, {}).get("ts", "")
 
-    def _insert_sorted(self, rows: list, row, id_of: Callable, ts: str, row_id: str) -> None:
-        """Insert `row` (of the entry `row_id` at `ts`) into `rows`, kept in (ts, id) order:
-        from the end, so an append is O(1)."""
+    def _insert_sorted(self, rows: list, row, id_of: Optional[Callable], ts: str, row_id: str) -> None:
+        """Insert `row` (of the entry `row_id` at `ts`; rows are ids when `id_of` is None) into
+        `rows`, kept in (ts, id) order: from the end, so an append is O(1)."""
         new = (ts, row_id)
         i = len(rows)
         while i > 0:
-            prev = id_of(rows[i - 1])
+            prev = rows[i - 1] if id_of is None else id_of(rows[i - 1])
             if (self.ts_of(prev), prev) <= new:
                 break
             i -= 1
@@ -290,16 +256,12 @@ class Fold:
     def _add_recent(self, e, ts: str) -> None:
         meta, recent = self.recent_meta, self.recent
         new = (ts, e.id)
-        if len(recent) >= RECENT_COUNT:
-            first = recent[0]
-            if new < (meta[first][0], first):
-                return  # sorts before every recent entry: not one of the latest
+        if len(recent) >= RECENT_COUNT and new < (meta[recent[0]][0], recent[0]):
+            return  # sorts before every recent entry: not one of the latest
         meta[e.id] = [ts, list(e.parents)]
         recent.append(e.id)
-        if len(recent) > 1:
-            prev = recent[-2]
-            if new < (meta[prev][0], prev):
-                recent.sort(key=lambda i: (meta[i][0], i))
+        if len(recent) > 1 and new < (meta[recent[-2]][0], recent[-2]):
+            recent.sort(key=lambda i: (meta[i][0], i))
         while len(recent) > RECENT_COUNT:
             del meta[recent.pop(0)]
 
@@ -393,135 +355,13 @@ class Fold:
         return self.derived.superseded
 
     def to_json(self) -> dict:
-        """The fold as JSON, every id written once: `ids` is the sorted table of the ids the
-        fold holds, and everywhere else an id is its index in that table (spelled out at
-        each mention, a 100k-entry ledger's fold was 27 MB of text). Dicts keep their
-        order; thread keys, names and broken ids stay text. Equal folds give equal docs."""
-        return dict(self._json_sections())
-
-    def to_text(self) -> str:
-        """`to_json` as compact JSON text, made a section at a time: the whole doc is never
-        held beside its text (what the cache stores; `from_text` reads it)."""
-        return "{" + ",".join(f"{_COMPACT.encode(key)}:{_COMPACT.encode(value)}"
-                              for key, value in self._json_sections()) + "}"
-
-    @classmethod
-    def from_text(cls, text: str) -> "Fold":
-        """What `to_text` wrote; ValueError for anything else (another version, damage)."""
-        return cls.from_json(json.loads(text))
-
-    def _json_sections(self) -> Iterator[tuple[str, object]]:
-        derived = self.derived
-        table = sorted(self._ids_held(derived))
-        index = {i: n for n, i in enumerate(table)}
-        at = index.__getitem__
-
-        def many(ids: Iterable[str]) -> list:
-            return [index[i] for i in ids]
-
-        def keyed(d: dict) -> dict:  # a JSON object's keys are text: the index as text
-            return {str(index[i]): v for i, v in d.items()}
-        yield "version", self.version
-        yield "ids", _packed(table)
-        yield "count", self.count
-        yield "last", None if self.last is None else [self.last[0], at(self.last[1])]
-        yield "recent", many(self.recent)
-        yield "recent_meta", {str(at(i)): [ts, many(parents)] for i, (ts, parents) in self.recent_meta.items()}
-        yield "decisions", many(self.decisions)
-        yield "corrections", [[at(c), many(parents), revert] for c, parents, revert in self.corrections]
-        yield "opens", many(self.opens)
-        yield "bootstraps", many(self.bootstraps)
-        yield "pins", [[at(note), at(target)] for note, target in self.pins]
-        yield "checkpoints", [[at(c), thread] for c, thread in self.checkpoints]
-        yield "threads", {thread: many(ids) for thread, ids in self.threads.items()}
-        yield "keys", keyed(self.keys)
-        yield "links", {str(at(i)): many(parents) for i, parents in self.links.items()}
-        yield "contributors", self.contributors
-        yield "kinds", self.kinds
-        yield "broken", self.broken
-        yield "facts", keyed(self.facts)
-        yield "touched", keyed(self.touched)
-        yield "agent_touched", {str(at(target)): [[ts, at(by)] for ts, by in rows]
-                                for target, rows in self.agent_touched.items()}
-        yield "derived", derived.to_json(at)
-
-    def _ids_held(self, derived: Derived) -> set:
-        ids = set(self.recent)
-        for group in (self.decisions, self.opens, self.bootstraps, self.keys, self.links, self.facts,
-                      self.touched, self.agent_touched, self.recent_meta, derived.superseded, derived.live):
-            ids.update(group)
-        for parents in self.links.values():
-            ids.update(parents)
-        for _, parents in self.recent_meta.values():
-            ids.update(parents)
-        for c, parents, _ in self.corrections:
-            ids.add(c)
-            ids.update(parents)
-        for pair in self.pins:
-            ids.update(pair)
-        ids.update(c for c, _ in self.checkpoints)
-        for members in self.threads.values():
-            ids.update(members)
-        for rows in self.agent_touched.values():
-            ids.update(by for _, by in rows)
-        for _, members in derived.subjects.values():
-            ids.update(members)
-        for root, members in derived.lineages.items():
-            ids.add(root)
-            ids.update(members)
-        if self.last is not None:
-            ids.add(self.last[1])
-        return ids
+        """The fold as JSON, each id once (core/fold_text.py); equal folds give equal docs."""
+        return dict(fold_text.sections(self))
 
     @classmethod
     def from_json(cls, doc: dict) -> "Fold":
-        """What `to_json` wrote (ValueError for another version or a malformed doc). Each id
-        is one string, shared by every place that names it."""
-        if not isinstance(doc, dict) or doc.get("version") != FOLD_VERSION:
-            raise ValueError("fold version changed")
-        try:
-            return cls._decoded(doc)
-        except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:  # binascii.Error too
-            raise ValueError(f"malformed fold ({exc.__class__.__name__})") from exc
-
-    @classmethod
-    def _decoded(cls, doc: dict) -> "Fold":
-        table = _unpacked(doc["ids"])
-
-        def at(n) -> str:
-            n = int(n) if type(n) is str else n  # an object's key is the index as text
-            if type(n) is not int or n < 0:
-                raise IndexError(n)
-            return table[n]
-
-        def many(ns: list) -> list:
-            if min(ns, default=0) < 0:
-                raise IndexError(min(ns))
-            return [table[n] for n in ns]  # anything but an int raises TypeError
-
-        def keyed(d: dict) -> dict:
-            return {at(n): v for n, v in d.items()}
-        last = doc["last"]
-        f = cls(
-            count=doc["count"], last=None if last is None else [last[0], at(last[1])],
-            recent=many(doc["recent"]),
-            recent_meta={at(i): [ts, many(parents)] for i, (ts, parents) in doc["recent_meta"].items()},
-            decisions=many(doc["decisions"]),
-            corrections=[[at(c), many(parents), revert] for c, parents, revert in doc["corrections"]],
-            opens=many(doc["opens"]), bootstraps=many(doc["bootstraps"]),
-            pins=[[at(note), at(target)] for note, target in doc["pins"]],
-            checkpoints=[[at(c), thread] for c, thread in doc["checkpoints"]],
-            threads={thread: many(ids) for thread, ids in doc["threads"].items()},
-            keys=keyed(doc["keys"]),
-            links={at(i): many(parents) for i, parents in doc["links"].items()},
-            contributors=dict(doc["contributors"]), kinds=dict(doc["kinds"]), broken=list(doc["broken"]),
-            facts=keyed(doc["facts"]), touched=keyed(doc["touched"]),
-            agent_touched={at(target): [[ts, at(by)] for ts, by in rows]
-                           for target, rows in doc["agent_touched"].items()},
-            version=doc["version"],
-        )
-        f._derived = Derived.from_json(doc["derived"], at)
-        return f
+        """What `to_json` wrote; ValueError for another version or a malformed doc."""
+        return fold_text.decoded(cls, doc, FOLD_VERSION)
 
 
 def fold(entries: Iterable, broken: Iterable[str] = ()) -> Fold:

@@ -15,14 +15,12 @@ otherwise the line is folded into an in-memory database for this process.
 
 from __future__ import annotations
 
-import gc
 import os
 import sqlite3
 import threading
-from contextlib import contextmanager
 from typing import Optional
 
-from ..core import truth
+from ..core import fold_text, truth
 from ..core.entry import Entry
 from ..git.blobs import tree_blobs
 from ..git.store import LineStore, diff_entry_trees, is_entry_path
@@ -32,20 +30,6 @@ from . import cache_rows as cr
 from .cache_check import Corrupt, Sealed
 
 _DAMAGED = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB
-
-
-@contextmanager
-def _no_cycle_collection():
-    """Python's cycle collector kept off while a cold build allocates: it makes millions of
-    small containers that form no cycles (reference counting frees them), and each full
-    collection walks every one of them again (~1 s of a 100k build, 8 full passes)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _folded_while_indexing(db: sqlite3.Connection, slims: list, broken: list) -> truth.Fold:
@@ -326,7 +310,7 @@ class LineCache:
         """Every entry of the tree, streamed: each blob read once (git cat-file, beside this
         process), parsed once, inserted in batches; the fold is made from slim records
         sorted by (ts, id), so no entry's body is held after its row is written."""
-        with _no_cycle_collection():
+        with cr.no_cycle_collection():
             return self._cold_build_streamed(db, target)
 
     def _cold_build_streamed(self, db: sqlite3.Connection, target: str) -> Sealed:
@@ -356,7 +340,7 @@ class LineCache:
 
     def _sealed_fold(self, db: sqlite3.Connection, target: str, digest: int, f: truth.Fold) -> Sealed:
         """Store and seal the fold; this process keeps the object it has (no re-parse)."""
-        sealed = check.write_seal(db, cr.SCHEMA_VERSION, target, digest, f.to_text())
+        sealed = check.write_seal(db, cr.SCHEMA_VERSION, target, digest, fold_text.text_of(f))
         self._fold = (sealed.seal, f)
         return sealed
 
@@ -406,7 +390,7 @@ class LineCache:
                 f = cr.refold(db)
                 if sealed is not None:
                     self._sealed = check.write_seal(db, cr.SCHEMA_VERSION, sealed.tree, sealed.rows,
-                                                    f.to_text())
+                                                    fold_text.text_of(f))
                 db.execute("COMMIT")
             except BaseException:
                 if db.in_transaction:
