@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import random
+import sqlite3
 import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
 
 from helpers import cli, git, open_ledger, subprocess_env
 
-from git_lifeline.core import truth
+from git_lifeline.core import fold_text, truth
+from git_lifeline.views import cache_check
+from git_lifeline.views.cache_rows import SCHEMA_VERSION
 
 T0 = datetime(2025, 3, 1, tzinfo=timezone.utc)
 
@@ -149,3 +153,38 @@ def test_concurrent_readers_and_writers_never_see_a_torn_state(repo):
     assert final.state().count == 46
     assert truth_signature(final.state()) == truth_signature(full_rebuild(final))
     assert cli(repo, "verify").code == 0
+
+
+def test_a_cache_of_the_previous_format_is_rebuilt_not_misread(ledger):
+    """A cache the previous release wrote (schema 6: the fold with every id spelled out,
+    FOLD_VERSION 4), sealed and stamped as that release left it, is replaced and rebuilt:
+    never read as if it were of this format, never served. Its fold here is one made
+    before the revision was appended, so serving it would show the revised decision."""
+    d = ledger.log(kind="decision", summary="Use SQLite", body="because").entry
+    c = ledger.log(kind="correction", summary="Use Postgres", body="scale", parents=[d.id]).entry
+    assert ledger.state().decision_ids == [c.id]
+    path = ledger.cache().path
+    ledger.cache().close()
+    old = truth.fold([d])  # what the previous format would have said before the revision
+    doc = {k: v for k, v in old.__dict__.items() if not k.startswith("_")}
+    doc["version"] = 4
+    doc["derived"] = {"superseded": sorted(old.derived.superseded), "live": list(old.derived.live),
+                      "subjects": old.derived.subjects, "lineages": old.derived.lineages}
+    text = json.dumps(doc)
+    db = sqlite3.connect(str(path), isolation_level=None)
+    meta = dict(db.execute("SELECT key, value FROM meta"))
+    count = db.execute("SELECT count(*) FROM entries").fetchone()[0]
+    seal = cache_check.make_seal("6", meta["tree"], count, int(meta["rows"], 16), text)
+    db.executemany("UPDATE meta SET value=? WHERE key=?", [("6", "version"), (text, "fold"), (seal, "seal")])
+    db.close()
+    cache_check.write_stamp(path, seal)
+
+    fresh = open_ledger(ledger.gr.workdir)
+    assert fresh.state().decision_ids == [c.id]
+    assert fresh.state().superseded == frozenset({d.id})
+    fresh.cache().close()
+    db = sqlite3.connect(str(path))
+    meta = dict(db.execute("SELECT key, value FROM meta"))
+    db.close()
+    assert meta["version"] == SCHEMA_VERSION != "6"
+    assert fold_text.read(truth.Fold, meta["fold"]).derived.live == (c.id,)

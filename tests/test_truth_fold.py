@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from truth_reference import ident, order, rec, reference, snapshot
 
-from git_lifeline.core import truth
+from git_lifeline.core import fold_text, truth
 
 NOW = "2026-06-01T00:00:00.000000"
 
@@ -343,3 +343,44 @@ def test_folding_ten_thousand_revisions_is_linear_not_cubic():
     assert state_of(chain).decision_ids == ids("r10000")
     assert len(state_of(pairs).decision_ids) == 10_000
     assert time.perf_counter() - start < 20
+
+
+def test_a_stored_fold_gives_back_every_id_and_its_truth():
+    """The cache's text of a fold names ids by index into a packed table: read back, it
+    is the same fold (ids, facts, what is in force and superseded), so the cache serves
+    the truth it stored."""
+    d = rec("D", "decision", body="subject: storage\n\nwhy")
+    c = rec("C", "correction", ["D"], body="because", minute=1)
+    r = rec("R", "correction", ["C"], body="action: revert\n\nno", minute=2)
+    o = rec("O", "open", minute=3)
+    n = rec("N", "note", ["D"], body=f"thread: {o.id[:8]}\n\nworking", minute=4)
+    cold = truth.fold([d, c, r, o, n])
+    text = fold_text.text_of(cold)
+    assert d.id not in text  # every id is in the packed table, none spelled out
+    loaded = fold_text.read(truth.Fold, text)
+    assert loaded.to_json() == cold.to_json()
+    assert loaded.derived == cold.derived
+    assert loaded.superseded == frozenset({c.id}) and loaded.derived.live == (d.id,)
+    assert loaded.threads == {o.id: [n.id]} and loaded.facts == cold.facts
+
+
+def test_a_fold_holding_an_id_that_is_not_hex_keeps_it_as_text():
+    """Only 64-hex ids are packed; anything else a fold may be handed is stored as is."""
+    d = rec("D", "decision")
+    f = truth.fold([d])
+    f.broken = ["not an id"]
+    f.opens.append("x" * 64)
+    loaded = fold_text.read(truth.Fold, fold_text.text_of(f))
+    assert loaded.opens == ["x" * 64] and loaded.broken == ["not an id"] and loaded.decisions == [d.id]
+
+
+def test_a_stored_fold_whose_table_is_damaged_is_refused():
+    text = fold_text.text_of(truth.fold([rec("D", "decision")]))
+    doc = json.loads(text)
+    doc["ids"] = doc["ids"][:-4]  # a torn table: not whole ids
+    with pytest.raises(ValueError):
+        fold_text.read(truth.Fold, json.dumps(doc))
+    doc = json.loads(text)
+    doc["decisions"] = [5]  # an index past the table
+    with pytest.raises(ValueError):
+        fold_text.read(truth.Fold, json.dumps(doc))

@@ -13,8 +13,7 @@ ids never seen included.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-_NOTHING: frozenset = frozenset()
+from typing import Callable
 
 
 @dataclass(frozen=True)
@@ -26,16 +25,21 @@ class Derived:
     subjects: dict         # subject key -> [subject as shown, live carrier ids]; 2+ ids only
     lineages: dict         # decision id -> live carrier ids that are or revise it; 2+ ids only
 
-    def to_json(self) -> dict:
-        return {"superseded": sorted(self.superseded), "live": list(self.live),
-                "subjects": self.subjects, "lineages": self.lineages}
+    def to_json(self, ref: Callable[[str], int]) -> dict:
+        """As JSON, each id named by `ref` (a fold's index into its table of ids; an
+        object's keys as text)."""
+        return {"superseded": sorted(ref(i) for i in self.superseded), "live": [ref(i) for i in self.live],
+                "subjects": {k: [shown, [ref(i) for i in ids]] for k, (shown, ids) in self.subjects.items()},
+                "lineages": {str(ref(r)): [ref(i) for i in ids] for r, ids in self.lineages.items()}}
 
     @classmethod
-    def from_json(cls, doc: dict) -> "Derived":
+    def from_json(cls, doc: dict, deref: Callable[[int], str]) -> "Derived":
+        """What `to_json` wrote, `deref` giving back the id `ref` named."""
         try:
-            return cls(frozenset(doc["superseded"]), tuple(doc["live"]), dict(doc["subjects"]),
-                       dict(doc["lineages"]))
-        except (KeyError, AttributeError) as exc:
+            return cls(frozenset(deref(i) for i in doc["superseded"]), tuple(deref(i) for i in doc["live"]),
+                       {k: [shown, [deref(i) for i in ids]] for k, (shown, ids) in doc["subjects"].items()},
+                       {deref(int(r)): [deref(i) for i in ids] for r, ids in doc["lineages"].items()})
+        except (KeyError, AttributeError, IndexError, TypeError, ValueError) as exc:
             raise ValueError("malformed derived truth") from exc
 
 
@@ -70,10 +74,15 @@ def derive(decisions: list, corrections: list, facts: dict) -> Derived:
                 carriers.add(child)
                 todo.append(child)
 
-    def order(i: str) -> tuple:
-        return (facts[i]["ts"] if i in facts else "", i)
+    def ts_of(i: str) -> str:
+        return facts[i]["ts"] if i in facts else ""
 
-    live = tuple(sorted((i for i in carriers if i not in superseded), key=order))
+    def in_order(ids) -> list:  # (ts, id) order: by id, then stably by ts (no tuple per id)
+        out = sorted(ids)
+        out.sort(key=ts_of)
+        return out
+
+    live = tuple(in_order(i for i in carriers if i not in superseded))
     declared = {i: f["subject_key"] for i, f in facts.items() if "subject_key" in f and i in carriers}
     # Two live versions of one decision need a fork: a carrier revised twice, or a
     # revision that does not act (it was reverted). Without one, a decision's revisions
@@ -81,19 +90,29 @@ def derive(decisions: list, corrections: list, facts: dict) -> Derived:
     forked = any(c in idle for c in carriers if c not in decided) or \
         any(len(children) > 1 for p, children in revisions_of.items() if p in carriers)
     subjects, roots = _lineage(live, decided, graph, carriers, declared, forked)
-    by_subject: dict = {}
-    by_root: dict = {}
-    for i in live:
-        for k in subjects.get(i, _NOTHING):
-            by_subject.setdefault(k, []).append(i)
-        for r in roots.get(i, _NOTHING):
-            by_root.setdefault(r, []).append(i)
+    by_subject = _shared(live, subjects)
+    by_root = _shared(live, roots)
     shown: dict = {}
-    for i in sorted((i for i, k in declared.items() if len(by_subject.get(k, ())) > 1), key=order):
+    for i in in_order(i for i, k in declared.items() if k in by_subject):
         shown.setdefault(declared[i], facts[i]["subject"])
     return Derived(frozenset(superseded), live,
-                   {k: [shown[k], ids] for k, ids in sorted(by_subject.items()) if len(ids) > 1},
-                   {r: ids for r, ids in sorted(by_root.items()) if len(ids) > 1})
+                   {k: [shown[k], ids] for k, ids in sorted(by_subject.items())},
+                   dict(sorted(by_root.items())))
+
+
+def _shared(live: tuple, groups: dict) -> dict:
+    """group -> the live carriers in it (in live's order), for groups of two or more: counted
+    first, so the many groups of one carrier get no list."""
+    count: dict = {}
+    for i in live:
+        for g in groups.get(i, ()):
+            count[g] = count.get(g, 0) + 1
+    out: dict = {}
+    for i in live:
+        for g in groups.get(i, ()):
+            if count[g] > 1:
+                out.setdefault(g, []).append(i)
+    return out
 
 
 def not_acting(corrections: list) -> set:
@@ -158,9 +177,11 @@ def _lineage(live: tuple, decided: set, graph: dict, carriers: set, declared: di
                 stack.pop()
                 continue
             own = declared.get(i)
-            mine = frozenset((own,)) if own else _NOTHING
+            mine = (own,) if own else ()  # tuples: a set each was 9 MB at 100k entries
             if i in decided:
-                subjects[i], roots[i] = mine, frozenset((i,))
+                subjects[i] = mine
+                if forked:  # roots only when they are asked for
+                    roots[i] = (i,)
                 stack.pop()
                 continue
             ups = [p for p in graph[i][0] if p in carriers]
@@ -171,18 +192,22 @@ def _lineage(live: tuple, decided: set, graph: dict, carriers: set, declared: di
             stack.pop()
             if any(p in open_ or p in tainted for p in ups):  # open: i revises itself, through p
                 tainted.add(i)
-                subjects[i], roots[i] = mine, frozenset((i,))
+                subjects[i] = mine
+                if forked:
+                    roots[i] = (i,)
             else:
                 subjects[i] = mine or _union([subjects[p] for p in ups])
-                roots[i] = _union([roots[p] for p in ups]) if forked else _NOTHING
+                if forked:
+                    roots[i] = _union([roots[p] for p in ups])
             open_.discard(i)
-    return subjects, roots if forked else {}
+    return subjects, roots
 
 
-def _union(sets: list) -> frozenset:
-    if len(sets) == 1:
-        return sets[0]  # shared, so a chain of N revisions holds one set, not N
-    return frozenset().union(*sets)
+def _union(groups: list) -> tuple:
+    """The keys of several tuples of keys, once each (sorted: the same whatever the order)."""
+    if len(groups) == 1:
+        return groups[0]  # shared, so a chain of N revisions holds one tuple, not N
+    return tuple(sorted(set().union(*groups)))
 
 
 def acting(corrections: list) -> frozenset:

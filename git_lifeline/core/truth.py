@@ -34,9 +34,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Callable, Iterable, Optional
 
-from . import blocks
+from . import blocks, fold_text
 from .causal import causal_order
 from .headers import valid_value
 from .subjects import display_subject, subject_key
@@ -44,8 +45,9 @@ from .supersession import Derived, derive
 
 MAIN_THREAD = "main"
 RECENT_COUNT = 5
-FOLD_VERSION = 4
+FOLD_VERSION = 5  # 5: ids by index into a table (to_json)
 _IDLIKE = re.compile(r"[0-9a-f]{6,64}")
+_FIRST = itemgetter(0)  # the id of a [id, ...] row
 
 
 def _utc_now_key() -> str:
@@ -163,50 +165,54 @@ class Fold:
         `key_of(e)` may pass them; then only id, kind, agent, provider, model, summary and
         parents are read from `e` (a cold cache build folds such slim records)."""
         key = key if key is not None else self.key_of(e)
+        ts, eid, kind, parents = key[0], e.id, e.kind, e.parents
         self.count += 1
-        self.last = key if self.last is None or key > self.last else self.last
-        self._add_recent(e, key[0])
+        if self.last is None or key > self.last:
+            self.last = key
+        self._add_recent(e, ts)
         who = f"{e.provider}/{e.model}"
         self.contributors[who] = self.contributors.get(who, 0) + 1
-        self.kinds[e.kind] = self.kinds.get(e.kind, 0) + 1
+        self.kinds[kind] = self.kinds.get(kind, 0) + 1
         if header is None:
             header = header_of(e)
         named = self._decisions_and_revisions()
-        for p in e.parents:
+        for p in parents:
             if p in named:
-                self._touch(p, key[0], e.id, e.agent == "human")
-        if e.kind == "decision":
+                self._touch(p, ts, eid, e.agent == "human")
+        if kind == "decision":
             self._derived = None
-            self._remember_facts(e, header, key[0])
-            self._insert_sorted(self.decisions, e.id, lambda i: i)
-            named.add(e.id)
-        elif e.kind == "correction":
+            self._remember_facts(e, header, ts)
+            self._insert_sorted(self.decisions, eid, None, ts, eid)
+            self._decisions_and_revisions().add(eid)
+        elif kind == "correction":
             self._derived = None
             revert = header.get("action") == "revert"
             if revert:
-                self.keys[e.id] = key[0]  # a revision's ts is in its facts
+                self.keys[eid] = ts  # a revision's ts is in its facts
             else:
-                named.add(e.id)
-                self._remember_facts(e, header, key[0])
-            self._insert_sorted(self.corrections, [e.id, list(e.parents), revert], lambda row: row[0])
-        elif e.kind == "open":
-            self.opens.append(e.id)
+                self._remember_facts(e, header, ts)
+            self._insert_sorted(self.corrections, [eid, list(parents), revert], _FIRST, ts, eid)
+            if not revert:
+                self._decisions_and_revisions().add(eid)
+        elif kind == "open":
+            self.opens.append(eid)
             if self._opens_by_prefix is not None:
-                self._opens_by_prefix.setdefault(e.id[:6], []).append(e.id)
-            self.keys[e.id] = key[0]
-        elif e.kind == "bootstrap":
-            self.bootstraps.append(e.id)
-        target = header.get("pin")
-        if target and target in e.parents:
-            self.pins.append([e.id, target])
-        if header.get("thread"):
-            thread = self._thread_of(header["thread"], key)
-            self._remember_order(e, key[0])
-            self._insert_sorted(self.threads.setdefault(thread, []), e.id, lambda i: i)
-        if e.kind == "checkpoint":
+                self._opens_by_prefix.setdefault(eid[:6], []).append(eid)
+            self.keys[eid] = ts
+        elif kind == "bootstrap":
+            self.bootstraps.append(eid)
+        if header:  # most entries have no header fields
+            target = header.get("pin")
+            if target and target in parents:
+                self.pins.append([eid, target])
+            if header.get("thread"):
+                thread = self._thread_of(header["thread"], key)
+                self._remember_order(e, ts)
+                self._insert_sorted(self.threads.setdefault(thread, []), eid, None, ts, eid)
+        if kind == "checkpoint":
             thread = self._thread_of(header.get("thread"), key)
-            self._remember_order(e, key[0])
-            self._insert_sorted(self.checkpoints, [e.id, thread], lambda row: row[0])
+            self._remember_order(e, ts)
+            self._insert_sorted(self.checkpoints, [eid, thread], _FIRST, ts, eid)
 
     def _thread_of(self, ref: Optional[str], key: list) -> str:
         """The thread an entry names, as a fold in (ts, id) order resolves it: a prefix
@@ -235,26 +241,29 @@ class Fold:
         """The ts key of an entry kept in one of the ordered lists ("" when not kept)."""
         return self.keys.get(entry_id) or self.facts.get(entry_id, {}).get("ts", "")
 
-    def _insert_sorted(self, rows: list, row, id_of: Callable) -> None:
-        """Insert `row` into `rows` kept in (ts, id) order (from the end: an append is O(1))."""
-        new = (self.ts_of(id_of(row)), id_of(row))
+    def _insert_sorted(self, rows: list, row, id_of: Optional[Callable], ts: str, row_id: str) -> None:
+        """Insert `row` (of the entry `row_id` at `ts`; rows are ids when `id_of` is None) into
+        `rows`, kept in (ts, id) order: from the end, so an append is O(1)."""
+        new = (ts, row_id)
         i = len(rows)
-        while i > 0 and (self.ts_of(id_of(rows[i - 1])), id_of(rows[i - 1])) > new:
+        while i > 0:
+            prev = rows[i - 1] if id_of is None else id_of(rows[i - 1])
+            if (self.ts_of(prev), prev) <= new:
+                break
             i -= 1
         rows.insert(i, row)
 
     def _add_recent(self, e, ts: str) -> None:
-        meta = self.recent_meta
-        if self.recent and len(self.recent) >= RECENT_COUNT:
-            first = self.recent[0]
-            if (ts, e.id) < (meta[first][0], first):
-                return  # sorts before every recent entry: not one of the latest
+        meta, recent = self.recent_meta, self.recent
+        new = (ts, e.id)
+        if len(recent) >= RECENT_COUNT and new < (meta[recent[0]][0], recent[0]):
+            return  # sorts before every recent entry: not one of the latest
         meta[e.id] = [ts, list(e.parents)]
-        self.recent.append(e.id)
-        if len(self.recent) > 1 and (ts, e.id) < tuple(meta[self.recent[-2]][0:1]) + (self.recent[-2],):
-            self.recent.sort(key=lambda i: (meta[i][0], i))
-        while len(self.recent) > RECENT_COUNT:
-            del meta[self.recent.pop(0)]
+        recent.append(e.id)
+        if len(recent) > 1 and new < (meta[recent[-2]][0], recent[-2]):
+            recent.sort(key=lambda i: (meta[i][0], i))
+        while len(recent) > RECENT_COUNT:
+            del meta[recent.pop(0)]
 
     def _touch(self, target: str, ts: str, by: str, human: bool) -> None:
         """An entry naming a decision re-checks it when a human wrote it; an agent's entry
@@ -296,6 +305,9 @@ class Fold:
 
     def _remember_facts(self, e, header: dict, ts: str) -> None:
         facts = {"ts": ts}
+        if not header:  # nothing declared: the ts is all there is to remember
+            self.facts[e.id] = facts
+            return
         subject = subject_of(e.summary, header)
         if subject:
             facts["subject"] = subject
@@ -343,20 +355,13 @@ class Fold:
         return self.derived.superseded
 
     def to_json(self) -> dict:
-        doc = {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
-        doc["derived"] = self.derived.to_json()
-        return doc
+        """The fold as JSON, each id once (core/fold_text.py); equal folds give equal docs."""
+        return dict(fold_text.sections(self))
 
     @classmethod
     def from_json(cls, doc: dict) -> "Fold":
-        if doc.get("version") != FOLD_VERSION:
-            raise ValueError("fold version changed")
-        doc = dict(doc)
-        derived = doc.pop("derived", None)
-        f = cls(**doc)
-        if derived is not None:
-            f._derived = Derived.from_json(derived)
-        return f
+        """What `to_json` wrote; ValueError for another version or a malformed doc."""
+        return fold_text.decoded(cls, doc, FOLD_VERSION)
 
 
 def fold(entries: Iterable, broken: Iterable[str] = ()) -> Fold:

@@ -23,8 +23,9 @@ The cache is under the git dir; whoever can write there can move the refs too.
 Served entries are checked once more against their ids (views/cache.py, `record`).
 
 Measured on the realistic 100k ledger (2 cores): the seal costs a sha256 of the fold
-text (~27 MB, ~60 ms) and a `count(*)` (3 ms); the full check ~1 s (quick_check
-0.14 s, the row sums 0.4 s, FTS against the rows 0.47 s), ~10x less at 10k.
+text (~10 MB, ~25 ms; 27 MB before the fold named ids by index) and a `count(*)` (3 ms);
+the full check ~1 s (quick_check 0.14 s, the row sums 0.4 s, FTS against the rows
+0.47 s), ~10x less at 10k.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ def add_sums(digest: int, rows, sign: int = 1) -> int:
 
 def make_seal(version: str, tree: str, count: int, rows: int, fold_text: str) -> str:
     h = hashlib.sha256(f"{version}\0{tree}\0{count}\0{rows:016x}\0".encode("ascii"))
-    step = 1 << 20  # in slices: a 100k-entry fold is ~27 MB of text, not copied whole
+    step = 1 << 20  # in slices: a 100k-entry fold is ~10 MB of text, not copied whole
     for i in range(0, len(fold_text), step):
         h.update(fold_text[i:i + step].encode("utf-8", "surrogatepass"))
     return h.hexdigest()
