@@ -147,11 +147,16 @@ def write_stamp(path: Union[str, Path], seal: str) -> None:
     now = _file_stamp(path)
     if now is None:
         return
-    target = os.fspath(stamp_path(path))
+    replace_small_file(os.fspath(stamp_path(path)), json.dumps({**now, "seal": seal}, sort_keys=True))
+
+
+def replace_small_file(target: str, text: str) -> None:
+    """Write the cache's side file `target` (ASCII) whole, through a temporary file and a
+    rename, or not at all: each side file only spares work, so a failure is not an error."""
     tmp = f"{target}.{os.getpid()}.tmp"
     try:
         with open(tmp, "w", encoding="ascii") as f:
-            f.write(json.dumps({**now, "seal": seal}, sort_keys=True))
+            f.write(text)
         os.replace(tmp, target)
     except OSError:
         try:

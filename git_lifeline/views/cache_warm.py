@@ -102,17 +102,7 @@ def write_tip(cache_path: str, commit: str, tree: str) -> None:
         return
     if read_tip(cache_path) == (commit, tree):
         return
-    target = tip_path(cache_path)
-    tmp = f"{target}.{os.getpid()}.tmp"
-    try:
-        with open(tmp, "w", encoding="ascii") as f:
-            f.write(f"{commit} {tree}\n")
-        os.replace(tmp, target)
-    except OSError:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+    check.replace_small_file(tip_path(cache_path), f"{commit} {tree}\n")
 
 
 # ---- the reader ----------------------------------------------------------------------------
