@@ -145,32 +145,31 @@ def test_a_damaged_cache_or_tip_is_never_served_warm(twins, damage):
     assert not fast.warm and fast.same_as(slow)
 
 
-def test_a_cache_built_by_another_version_is_not_served_warm(twins):
+def edit_cache_keeping_its_stamp(repos, sql: str) -> None:
+    """Change each cache file with `sql`, then forge its stamp to match, so that only the
+    checks made as the file is read can tell."""
     import sqlite3
 
     from git_lifeline.views import cache_check
-    for repo in twins:  # as a release with another schema would leave it, stamp and all
+    for repo in repos:
         path = cache_file(repo)
         db = sqlite3.connect(str(path), isolation_level=None)
-        db.execute("UPDATE meta SET value='0' WHERE key='version'")
+        db.execute(sql)
         seal = db.execute("SELECT value FROM meta WHERE key='seal'").fetchone()[0]
         db.close()
         cache_check.write_stamp(path, seal)
+
+
+def test_a_cache_built_by_another_version_is_not_served_warm(twins):
+    # as a release with another schema would leave it, stamp and all
+    edit_cache_keeping_its_stamp(twins, "UPDATE meta SET value='0' WHERE key='version'")
     fast, slow = entry_point(twins[0], "context"), click_only(twins[1], "context")
     assert not fast.warm and fast.same_as(slow)
 
 
 def test_a_damaged_row_met_while_rendering_sends_it_the_normal_way(twins):
-    import sqlite3
-
-    from git_lifeline.views import cache_check
-    for repo in twins:  # a row edited in place, the stamp forged to match: only the served check sees it
-        path = cache_file(repo)
-        db = sqlite3.connect(str(path), isolation_level=None)
-        db.execute("UPDATE entries SET json=replace(json, 'Decision number 5', 'Decision number X')")
-        seal = db.execute("SELECT value FROM meta WHERE key='seal'").fetchone()[0]
-        db.close()
-        cache_check.write_stamp(path, seal)
+    # a row edited in place, the stamp forged to match: only the served check sees it
+    edit_cache_keeping_its_stamp(twins, "UPDATE entries SET json=replace(json, 'Decision number 5', 'Decision number X')")
     fast, slow = entry_point(twins[0], "context"), click_only(twins[1], "context")
     assert not fast.warm and fast.same_as(slow) and b"did not match the ledger" in fast.err
 
