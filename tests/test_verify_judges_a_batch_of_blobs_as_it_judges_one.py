@@ -1,27 +1,42 @@
 """Verify reads a large range's blobs in one `git cat-file --batch` (git/blobs.py
-read_blobs) and judges each there, ahead of the walk; a small range reads each blob
-through libgit2. Both must give the same verdict on every blob, tampered, malformed,
-holding a credential, renamed or missing, through verify and through the pre-receive
-hook (whose incoming objects git keeps in a quarantine only its environment names),
-whatever refs/replace/* would put in a blob's place."""
+read_blobs) and judges each there, ahead of the walk (checks.BATCH_READ_MIN); a
+smaller range reads each blob through libgit2. Both must give the same verdict on every
+blob, tampered, malformed, holding a credential, renamed or missing, whatever
+refs/replace/* would put in a blob's place; through `git lifeline verify` and through
+the pre-receive hook (whose incoming objects git keeps in a quarantine that only its
+environment names)."""
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
 
 import pygit2
 import pytest
-from helpers import add_commit, cli, git, init_repo, make_entry, open_ledger, path_of, stored_entry, ts_at
+from helpers import (
+    AUTHOR,
+    add_commit,
+    cli,
+    git,
+    init_repo,
+    make_entry,
+    open_ledger,
+    path_of,
+    stored_entry,
+    subprocess_env,
+    ts_at,
+)
 from secret_corpus import expand
 from test_every_reader_judges_a_blob_alike import corpus
 
 from git_lifeline.app.hooks import install
-from git_lifeline.git.checks import BATCH_READ_MIN
+from git_lifeline.core.entry import compute_id, format_ts
+from git_lifeline.git import checks
 from git_lifeline.git.repo import open_repo
 from git_lifeline.git.verify import verify_line
 
-PADDING = BATCH_READ_MIN + 44  # valid entries that take the "many" line over the batch threshold
+GONE = make_entry(62, kind="note", summary="Its blob is gone")
 
 
 def _hostile(base: dict) -> dict:
@@ -34,91 +49,90 @@ def _hostile(base: dict) -> dict:
     return files
 
 
-GONE = make_entry(62, kind="note", summary="Its blob is gone")
+def _padding(count: int) -> dict:
+    """path -> blob of `count` valid notes, built directly (Entry.new for each would
+    make the large line's fixture several times slower)."""
+    files = {}
+    for i in range(count):
+        doc = dict(kind="note", author=AUTHOR, agent="human", provider="none", model="human",
+                   summary=f"Padding note {i}", body=f"Written to fill the line ({i}).", parents=[])
+        doc["id"] = compute_id(*(doc[k] for k in ("kind", "author", "agent", "provider", "model", "summary",
+                                                  "body", "parents")))
+        doc.update(dedup_key=None, ts=format_ts(ts_at(100 + i % 1000)))
+        files[path_of(doc["id"])] = (json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+                                     + "\n").encode()
+    return files
 
 
-def _line(repo, name: str, padding: int, files: dict) -> None:
-    """A line `name`: two parents, `padding` valid entries, then the hostile blobs, then
-    a commit naming GONE (whose blob the fixture removes)."""
-    led = open_ledger(repo, name)
-    led.append([make_entry(1), make_entry(2)])
-    if padding:
-        led.append([make_entry(100 + i, kind="note", summary=f"Padding {i}") for i in range(padding)])
+def _hostile_line(repo, name: str, padding: int) -> None:
+    """A line `name`: two parents, `padding` valid notes, the hostile blobs, then a commit
+    naming GONE, whose blob is then removed; a replace ref offers git a valid entry in
+    place of the tampered one."""
+    p1, p2 = make_entry(1), make_entry(2)
+    open_ledger(repo, name).append([p1, p2])
+    base = json.loads(make_entry(3, parents=[p1.id, p2.id], dedup_key="k").to_json())
     ref = f"refs/lifeline/{name}"
-    add_commit(repo, lambda f: {**f, **files}, ref=ref)
+    add_commit(repo, lambda f: {**f, **_padding(padding), **_hostile(base)}, ref=ref)
     add_commit(repo, lambda f: {**f, path_of(GONE.id): GONE.to_json()}, ref=ref)
+    oid = str(pygit2.Repository(str(repo)).create_blob(GONE.to_json()))
+    os.remove(repo / ".git" / "objects" / oid[:2] / oid[2:])
+    cases = corpus(base)
+    tampered, valid = (git(repo, "hash-object", "-w", "--stdin", input=cases[k][1]) for k in ("tampered", "valid"))
+    git(repo, "replace", "-f", tampered, valid)
 
 
 def _verdicts(report) -> set:
     return {(p.code, p.message) for p in report.problems}
 
 
-@pytest.fixture(scope="module")
-def lines(tmp_path_factory):
-    repo = init_repo(tmp_path_factory.mktemp("batch") / "repo")
-    base = json.loads(make_entry(3, parents=[make_entry(1).id, make_entry(2).id], dedup_key="k").to_json())
-    files = _hostile(base)
-    _line(repo, "few", 0, files)
-    _line(repo, "many", PADDING, files)
-    oid = str(pygit2.Repository(str(repo)).create_blob(GONE.to_json()))
-    os.remove(repo / ".git" / "objects" / oid[:2] / oid[2:])
-    # git would read a valid entry in place of the tampered one, were replace refs honoured
-    cases = corpus(base)
-    tampered, valid = (git(repo, "hash-object", "-w", "--stdin", input=cases[k][1]).strip()
-                       for k in ("tampered", "valid"))
-    git(repo, "replace", tampered, valid)
-    return repo, files
-
-
-def test_a_batch_read_and_a_blob_by_blob_read_give_the_same_verdicts(lines):
-    repo, files = lines
-    few = verify_line(open_ledger(repo, "few").store)
-    many = verify_line(open_ledger(repo, "many").store)
-    assert len(files) + 3 < BATCH_READ_MIN, "the 'few' line must stay below the batch threshold"
-    assert PADDING + len(files) >= BATCH_READ_MIN
-    assert _verdicts(few) == _verdicts(many)
-    codes = {p.code for p in many.problems}
+def test_a_batch_read_and_a_blob_by_blob_read_give_the_same_verdicts(tmp_path, monkeypatch):
+    repo = init_repo(tmp_path / "repo")
+    _hostile_line(repo, "main", 0)
+    one_by_one = verify_line(open_ledger(repo).store)
+    monkeypatch.setattr(checks, "BATCH_READ_MIN", 1)
+    batch = verify_line(open_ledger(repo).store)
+    assert _verdicts(one_by_one) == _verdicts(batch)
+    codes = {p.code for p in batch.problems}
     assert {"bad-entry", "secret", "missing-object"} <= codes, codes
-    messages = "\n".join(p.message for p in many.problems)
-    assert "content does not match its id" in messages
-    assert "not valid JSON" in messages
-    assert "stored under another id's path" in messages
+    messages = "\n".join(p.message for p in batch.problems)
+    for fragment in ("content does not match its id", "not valid JSON", "stored under another id's path",
+                     "unknown kind 'gossip'"):
+        assert fragment in messages, fragment
 
 
-def test_the_verify_command_names_every_hostile_blob_of_a_large_line(lines):
-    repo, _files = lines
-    out = cli(repo, "verify", "--line", "many")
+@pytest.fixture(scope="module")
+def large(tmp_path_factory):
+    """A line of BATCH_READ_MIN valid notes and the hostile blobs, and a bare server with
+    the pre-receive hook."""
+    base = tmp_path_factory.mktemp("batch")
+    repo = init_repo(base / "client")
+    _hostile_line(repo, "main", checks.BATCH_READ_MIN)
+    server = base / "server.git"
+    git(base, "init", "-q", "--bare", str(server))
+    install(open_repo(str(server)), ["pre-receive"])
+    git(repo, "remote", "add", "origin", str(server))
+    return repo, server
+
+
+FRAGMENTS = ("content does not match its id", "unknown kind 'gossip'", "secret", "another id's path")
+
+
+def test_the_verify_command_names_every_hostile_blob_of_a_large_line(large):
+    repo, _server = large
+    out = cli(repo, "verify")
     assert out.code != 0
-    for fragment in ("content does not match its id", "unknown kind 'gossip'", "secret", "renamed",
-                     "missing-object"):
+    for fragment in (*FRAGMENTS, "missing-object"):
         assert fragment in out.out + out.err, fragment
 
 
-def test_the_pre_receive_hook_rejects_a_tampered_entry_among_many(tmp_path, dispatch_bin, monkeypatch):
+def test_the_pre_receive_hook_rejects_hostile_blobs_among_many(large, dispatch_bin, monkeypatch):
+    repo, server = large
     monkeypatch.setenv("PATH", str(dispatch_bin) + os.pathsep + os.environ.get("PATH", ""))
-    server = tmp_path / "server.git"
-    git(tmp_path, "init", "-q", "--bare", str(server))
-    install(open_repo(str(server)), ["pre-receive"])
-    client = init_repo(tmp_path / "client")
-    git(client, "remote", "add", "origin", str(server))
-    led = open_ledger(client)
-    entries = [make_entry(i, kind="note", summary=f"Entry {i}") for i in range(PADDING)]
-    led.append(entries)
-    victim = entries[PADDING // 2]
-    doc = json.loads(victim.to_json())
-    doc["summary"] = "Edited after the fact"
-    forged = (json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n").encode()
-    add_commit(client, lambda f: {**f, path_of(victim.id): forged})
-    proc = git_push(client)
-    assert proc[0] != 0
-    assert "content does not match its id" in proc[1] and victim.id[:12] in proc[1], proc[1]
-    assert git(server, "for-each-ref", "refs/lifeline/").strip() == ""
-
-
-def git_push(repo):
-    import subprocess
-
-    from helpers import subprocess_env
-    proc = subprocess.run(["git", "push", "--no-verify", "origin", "refs/lifeline/main"], cwd=str(repo),
+    # the missing blob would stop the push in the client; the rest goes to the server
+    git(repo, "update-ref", "refs/lifeline/sent", "refs/lifeline/main~1")
+    proc = subprocess.run(["git", "push", "--no-verify", "origin", "refs/lifeline/sent"], cwd=str(repo),
                           capture_output=True, env=subprocess_env(), timeout=300)
-    return proc.returncode, proc.stderr.decode("utf-8", "replace")
+    err = proc.stderr.decode("utf-8", "replace")
+    assert proc.returncode != 0, err
+    assert "content does not match its id" in err, err
+    assert git(server, "for-each-ref", "refs/lifeline/") == ""
