@@ -97,8 +97,9 @@ class Checks:
         """(code, why) when the blob stored at `rel` (below the tree dir) is not a valid record."""
         raise NotImplementedError
 
-    def preload(self, oids: list) -> None:
-        """Judge these blobs (full hex ids) ahead of the walk, which then finds each
+    def preload(self, diffs: list) -> None:
+        """Judge the blobs the walk will meet (`diffs`: [(commit, [(status, new mode, new
+        oid, path)])], as verify reads them from git) ahead of it, which then finds each
         verdict made; only a speed-up: `blob` judges any blob not preloaded itself."""
 
     def record(self, oid: pygit2.Oid) -> Any:
@@ -138,9 +139,12 @@ class LedgerChecks(Checks):
             return None
         return ("secret" if isinstance(problem, SecretProblem) else self.bad_code), problem
 
-    def preload(self, oids: list) -> None:
+    def preload(self, diffs: list) -> None:
         # Many blobs: one `git cat-file --batch` reads them (blobs.read_blobs says why);
         # what it cannot read as a blob is left to `blob`, whose libgit2 read names the fault.
+        if sum(len(changes) for _cid, changes in diffs) < BATCH_READ_MIN:
+            return
+        oids = _entry_blobs(self.log, diffs)
         if len(oids) < BATCH_READ_MIN:
             return
         for key, data in read_blobs(self.log.gr, [k for k in oids if k not in self._blob_ok]):
@@ -333,6 +337,18 @@ def added_from_changes(log: FanoutLog, checks: Checks, changes: list) -> dict:
 # delta-base cache (~25k entries of ~600 bytes) its reads cost 33 µs at 50k, 54 µs at
 # 100k. Measured in docs/PERFORMANCE.md ("Verify at 100k").
 BATCH_READ_MIN = 25_000
+
+
+def _entry_blobs(log: FanoutLog, diffs: list) -> list:
+    """Every blob the walk will judge (a plain blob at an entry path below the tree dir),
+    once, in the order git listed them."""
+    prefix = log.ns.tree_dir + "/"
+    seen: dict = {}
+    for _cid, changes in diffs:
+        for status, mode, new, path in changes:
+            if status != "D" and mode == "100644" and path.startswith(prefix) and is_entry_path(path[len(prefix):]):
+                seen[new] = None
+    return list(seen)
 
 
 def judge_entry_blob(data: bytes) -> tuple:

@@ -107,7 +107,7 @@ def verify_range(log: FanoutLog, tip: str, hide: Iterable = (), progress: Option
         diffs = []
         report.problems.append(Problem("missing-object", f"the history cannot be read ({exc}): a damaged or "
                                                          "incomplete object database (run `git fsck`)"))
-    checks.preload(_new_blobs(log, diffs))
+    checks.preload(diffs)
     for cid, changes in diffs:
         if cid == pair:
             whole = changes
@@ -233,18 +233,6 @@ def verify_all(gr: GitRepo, names: Optional[list] = None) -> list[Report]:
             if names is None or name in names:
                 reports.append(verify_log(FanoutLog(gr, ns, name), in_use))
     return reports
-
-
-def _new_blobs(log: FanoutLog, diffs: list) -> list:
-    """Every blob the walk will judge (an entry path below the tree dir, a plain blob),
-    once, in the order git listed them."""
-    prefix = log.ns.tree_dir + "/"
-    seen: dict = {}
-    for _cid, changes in diffs:
-        for status, mode, new, path in changes:
-            if status != "D" and mode == "100644" and path.startswith(prefix) and is_entry_path(path[len(prefix):]):
-                seen[new] = None
-    return list(seen)
 
 
 def _check_change(log: FanoutLog, checks: Checks, commit: pygit2.Commit, status: str, new_mode: str,
