@@ -332,11 +332,12 @@ def added_from_changes(log: FanoutLog, checks: Checks, changes: list) -> dict:
 
 
 # From this many blobs on, a range's blobs are read by one `git cat-file --batch`. Below,
-# libgit2 reads them for less CPU (10-11 µs a blob up to 30k entries of a gc'd line,
-# against git's 11-13 µs plus ~5 µs to take each from the pipe); past libgit2's 16 MB
-# delta-base cache (~25k entries of ~600 bytes) its reads cost 33 µs at 50k, 54 µs at
-# 100k. Measured in docs/PERFORMANCE.md ("Verify at 100k").
-BATCH_READ_MIN = 25_000
+# libgit2 reads them for less CPU: 10-11 µs a blob up to 30k entries of a gc'd line,
+# against git's 11-13 µs plus ~5 µs to take each from the pipe (at 30k the batch cost
+# 8% more in all). Past libgit2's 16 MB delta-base cache its reads in id order miss:
+# 33 µs at 50k (the batch saved 26% there), 54 µs at 100k (it halves verify's CPU).
+# docs/PERFORMANCE.md, "Verify at 100k", has the measurements.
+BATCH_READ_MIN = 40_000
 
 
 def _entry_blobs(log: FanoutLog, diffs: list) -> list:
