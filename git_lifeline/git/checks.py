@@ -32,6 +32,7 @@ from ..errors import InputError, LifelineError
 from .blobs import read_blobs
 from .fanout import FanoutLog
 from .namespaces import LEDGER, NAMESPACES, REVIEW
+from .repo import GitCommandError
 from .trees import blob_data, diff_entry_trees, is_entry_path, lookup
 
 
@@ -147,9 +148,12 @@ class LedgerChecks(Checks):
         oids = _entry_blobs(self.log, diffs)
         if len(oids) < BATCH_READ_MIN:
             return
-        for key, data in read_blobs(self.log.gr, [k for k in oids if k not in self._blob_ok]):
-            if data is not None:
-                self._keep(key, *judge_entry_blob(data))
+        try:
+            for key, data in read_blobs(self.log.gr, [k for k in oids if k not in self._blob_ok]):
+                if data is not None:
+                    self._keep(key, *judge_entry_blob(data))
+        except GitCommandError:
+            pass  # git stopped (a corrupt object, say): the walk reads what is left, and names the fault
 
     def _keep(self, key: str, problem: Optional[str], entry: Any) -> None:
         if entry is not None:
