@@ -13,7 +13,7 @@ from __future__ import annotations
 import collections
 import subprocess
 import threading
-from typing import IO, Iterator, Optional, cast
+from typing import IO, Iterable, Iterator, Optional, cast
 
 from .repo import GitCommandError, GitRepo
 
@@ -67,6 +67,74 @@ def tree_blobs(gr: GitRepo, tree: str) -> Iterator[tuple[str, str, bytes]]:
                 except OSError:
                     pass
         feeder.join(timeout=5)
+
+
+def read_blobs(gr: GitRepo, oids: Iterable[str]) -> Iterator[tuple[str, Optional[bytes]]]:
+    """(oid, bytes) of each of `oids` (full hex ids), in the order given; bytes is None
+    for an id git does not hold as a blob (missing, or another type): the caller reads
+    those through libgit2 (`trees.blob_data`), which says what is wrong.
+
+    One `git cat-file --batch` reads them all: at 100k blobs of a gc'd line, libgit2's
+    small delta-base cache misses on almost every read in id order (54 µs a blob, 12 µs
+    at 10k), git's larger one does not (13 µs), and git inflates the next blob on the
+    other core while the caller judges this one. The objects are the ids' own, never
+    what refs/replace/* puts in their place (verify reads them: a pusher can create
+    replace refs on a server)."""
+    ids = list(oids)
+    if not ids:
+        return
+    cwd = str(gr.workdir) if gr.workdir else str(gr.git_dir)
+    reader = subprocess.Popen(["git", "--no-replace-objects", "--git-dir", str(gr.git_dir), "cat-file", "--batch",
+                               "--buffer"], cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL)
+    feeder = threading.Thread(target=_feed_ids, args=(reader, ids), daemon=True)
+    feeder.start()
+    out = cast(IO[bytes], reader.stdout)
+    try:
+        for oid in ids:
+            header = out.readline()
+            fields = header.split()
+            if len(fields) == 2 and fields[1] in (b"missing", b"ambiguous") and fields[0] == oid.encode("ascii"):
+                yield oid, None
+                continue
+            if len(fields) != 3 or fields[0] != oid.encode("ascii"):
+                raise GitCommandError(f"git cat-file --batch: unexpected {header[:80]!r} for {oid}")
+            size = int(fields[2])
+            data = out.read(size)
+            if len(data) != size or out.read(1) != b"\n":
+                raise GitCommandError(f"git cat-file --batch stopped inside {oid}")
+            yield oid, (data if fields[1] == b"blob" else None)
+    finally:
+        _close(reader, feeder)
+
+
+def _feed_ids(reader: subprocess.Popen, ids: list) -> None:
+    dst = cast(IO[bytes], reader.stdin)
+    try:
+        for start in range(0, len(ids), 4096):
+            dst.write("".join(f"{oid}\n" for oid in ids[start:start + 4096]).encode("ascii"))
+        dst.flush()
+    except (BrokenPipeError, ValueError, OSError):  # the reader stopped early (it was closed)
+        pass
+    finally:
+        try:
+            dst.close()
+        except OSError:
+            pass
+
+
+def _close(reader: subprocess.Popen, feeder: threading.Thread) -> None:
+    """End cat-file (killed when the caller stopped early) and the thread feeding it."""
+    if reader.poll() is None:
+        reader.kill()
+    reader.wait()
+    for stream in (reader.stdout, reader.stdin):
+        if stream is not None:
+            try:
+                stream.close()
+            except OSError:
+                pass
+    feeder.join(timeout=5)
 
 
 def _feed(lister: subprocess.Popen, reader: subprocess.Popen, pending: collections.deque, failed: list) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterable, Iterator, Optional
 
 import pygit2
 
@@ -75,6 +75,45 @@ def lookup(tree: Optional[pygit2.Tree], key: str) -> Optional[pygit2.Oid]:
     except KeyError:
         return None
     return item.id if item.type_str == "blob" else None
+
+
+def lookup_all(repo: pygit2.Repository, tree: Optional[pygit2.Tree], keys: Iterable[str]) -> dict:
+    """{key: lookup(tree, key)} for many 64-hex ids, each fan-out subtree read once.
+
+    One `lookup` per id reads both subtrees on its path again: at 100k entries a
+    first-level tree (256 names, ~7 KB) is past what libgit2 keeps in its object cache
+    (4 KB for a tree), so verify spent ~100 µs an id re-reading them. Each step resolves
+    one name in one tree, as the path lookup does, so both find the same blob."""
+    out: dict = {}
+    trees: dict = {}  # "ab" and "abcd" -> the subtree there, or None
+    for key in keys:
+        a, b, rest = entry_path(key)
+        if a not in trees:
+            trees[a] = _child_tree(repo, tree, a)
+        if a + b not in trees:
+            trees[a + b] = _child_tree(repo, trees[a], b)
+        leaf = trees[a + b]
+        item = None
+        if leaf is not None:
+            try:
+                item = leaf[rest]
+            except KeyError:
+                item = None
+        out[key] = item.id if item is not None and item.type_str == "blob" else None
+    return out
+
+
+def _child_tree(repo: pygit2.Repository, tree: Optional[pygit2.Tree], name: str) -> Optional[pygit2.Tree]:
+    if tree is None:
+        return None
+    try:
+        item = tree[name]
+        if item.type_str != "tree":
+            return None
+        obj = repo[item.id]
+    except KeyError:
+        return None
+    return obj if isinstance(obj, pygit2.Tree) else None
 
 
 def prefix_matches(repo: pygit2.Repository, tree: Optional[pygit2.Tree], prefix: str) -> list[str]:

@@ -38,7 +38,7 @@ from .fanout import CorruptionError, FanoutLog, Progress, clash_message, name_cl
 from .namespaces import NAMESPACES, REVIEW, names_in_use, pick_blob
 from .refs import rewound_value
 from .repo import GitRepo
-from .trees import is_entry_path
+from .trees import is_entry_path, lookup_all
 
 __all__ = ["Problem", "Report", "SecretProblem", "TrailProblem", "TrailReport", "pick_blob", "signature_problems",
            "problem_lines", "verified_incoming", "verify_all", "verify_line", "verify_log", "verify_range", "verify_trail"]
@@ -102,22 +102,25 @@ def verify_range(log: FanoutLog, tip: str, hide: Iterable = (), progress: Option
     pair = None if one_step else _tree_pair(repo, hide, obj)
     whole: Optional[list] = None
     try:
-        for cid, changes in _diff_commits(log.gr, commits, pair):
-            if cid == pair:
-                whole = changes
-                continue
-            if one_step:
-                whole = changes
-            if bar is not None:
-                bar.update(1)
-            try:
-                for status, new_mode, new_oid, path in changes:
-                    _check_change(log, checks, by_id[cid], status, new_mode, new_oid, path, report)
-            except KeyError as exc:
-                report.problems.append(_missing(exc, cid))
+        diffs = list(_diff_commits(log.gr, commits, pair))
     except _HistoryUnreadable as exc:
+        diffs = []
         report.problems.append(Problem("missing-object", f"the history cannot be read ({exc}): a damaged or "
                                                          "incomplete object database (run `git fsck`)"))
+    checks.preload(diffs)
+    for cid, changes in diffs:
+        if cid == pair:
+            whole = changes
+            continue
+        if one_step:
+            whole = changes
+        if bar is not None:
+            bar.update(1)
+        try:
+            for status, new_mode, new_oid, path in changes:
+                _check_change(log, checks, by_id[cid], status, new_mode, new_oid, path, report)
+        except KeyError as exc:
+            report.problems.append(_missing(exc, cid))
     try:
         tip_tree = log.tree(tip)
         if whole is None:  # git could not diff the trees: what the tip adds, from the trees themselves
@@ -142,14 +145,14 @@ def _tree_name_problems(log: FanoutLog, changes: list, tip_tree: Optional[pygit2
     checked did not (a date, a secret)."""
     problems = []
     prefix = log.ns.tree_dir + "/"
+    named = [(path, new, path[len(prefix):].replace("/", "")) for status, _mode, new, path in changes
+             if status != "D" and path.startswith(prefix) and is_entry_path(path[len(prefix):])]
+    found = lookup_all(log.repo, tip_tree, [key for _path, _new, key in named])
     seen: set = set()
-    for status, _mode, new, path in changes:
-        if status == "D" or not path.startswith(prefix) or not is_entry_path(path[len(prefix):]):
-            continue
-        key = path[len(prefix):].replace("/", "")
+    for path, new, key in named:
         if path in seen:
             problems.append(Problem("foreign-file", f"{path} is named twice in one tree"))
-        elif log.lookup(tip_tree, key) != pygit2.Oid(hex=new):
+        elif found[key] != pygit2.Oid(hex=new):
             problems.append(Problem("foreign-file", f"{path} is not where a reader finds {key[:12]} (a tree "
                                                     "entry name holding a slash, or one name given twice)"))
         seen.add(path)
