@@ -99,13 +99,16 @@ def test_a_batch_read_and_a_blob_by_blob_read_give_the_same_verdicts(tmp_path, m
         assert fragment in messages, fragment
 
 
+HOOK_LINE, HOOK_BATCH_FROM = 400, 100  # checks.batch_read_min: no 40,000-entry line needed
+
+
 @pytest.fixture(scope="module")
 def large(tmp_path_factory):
-    """A line of BATCH_READ_MIN valid notes and the hostile blobs, and a bare server with
-    the pre-receive hook."""
+    """A line of HOOK_LINE valid notes and the hostile blobs, and a bare server with the
+    pre-receive hook (told to read in a batch from HOOK_BATCH_FROM blobs on)."""
     base = tmp_path_factory.mktemp("batch")
     repo = init_repo(base / "client")
-    _hostile_line(repo, "main", checks.BATCH_READ_MIN)
+    _hostile_line(repo, "main", HOOK_LINE)
     server = base / "server.git"
     git(base, "init", "-q", "--bare", str(server))
     install(open_repo(str(server)), ["pre-receive"])
@@ -118,9 +121,20 @@ def test_the_pre_receive_hook_rejects_hostile_blobs_among_many(large, dispatch_b
     monkeypatch.setenv("PATH", str(dispatch_bin) + os.pathsep + os.environ.get("PATH", ""))
     # the missing blob would stop the push in the client; the rest goes to the server
     git(repo, "update-ref", "refs/lifeline/sent", "refs/lifeline/main~1")
+    # the knob takes the hook down the batch path on a line of HOOK_LINE (git puts its own
+    # exec path first on the hook's PATH, so which path ran is not seen from here)
+    env = subprocess_env({"GIT_LIFELINE_VERIFY_BATCH_FROM": str(HOOK_BATCH_FROM)})
     proc = subprocess.run(["git", "push", "--no-verify", "origin", "refs/lifeline/sent"], cwd=str(repo),
-                          capture_output=True, env=subprocess_env(), timeout=300)
+                          capture_output=True, env=env, timeout=300)
     err = proc.stderr.decode("utf-8", "replace")
     assert proc.returncode != 0, err
     assert "content does not match its id" in err, err
     assert git(server, "for-each-ref", "refs/lifeline/") == ""
+
+
+@pytest.mark.parametrize("value, expected", [("100", 100), ("", checks.BATCH_READ_MIN), ("0", checks.BATCH_READ_MIN),
+                                             ("-5", checks.BATCH_READ_MIN), ("1e3", checks.BATCH_READ_MIN),
+                                             ("\u0661\u0662", checks.BATCH_READ_MIN)])
+def test_the_batch_threshold_knob_takes_only_a_positive_whole_number(monkeypatch, value, expected):
+    monkeypatch.setenv("GIT_LIFELINE_VERIFY_BATCH_FROM", value)
+    assert checks.batch_read_min() == expected

@@ -19,6 +19,7 @@ without checks is refused at import, so none can go unverified.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Optional
@@ -143,10 +144,11 @@ class LedgerChecks(Checks):
     def preload(self, diffs: list) -> None:
         # Many blobs: one `git cat-file --batch` reads them (blobs.read_blobs says why);
         # what it cannot read as a blob is left to `blob`, whose libgit2 read names the fault.
-        if sum(len(changes) for _cid, changes in diffs) < BATCH_READ_MIN:
+        least = batch_read_min()
+        if sum(len(changes) for _cid, changes in diffs) < least:
             return
         oids = _entry_blobs(self.log, diffs)
-        if len(oids) < BATCH_READ_MIN:
+        if len(oids) < least:
             return
         try:
             for key, data in read_blobs(self.log.gr, [k for k in oids if k not in self._blob_ok]):
@@ -342,6 +344,14 @@ def added_from_changes(log: FanoutLog, checks: Checks, changes: list) -> dict:
 # 33 µs at 50k (the batch saved 26% there), 54 µs at 100k (it halves verify's CPU).
 # docs/PERFORMANCE.md, "Verify at 100k", has the measurements.
 BATCH_READ_MIN = 40_000
+
+
+def batch_read_min() -> int:
+    """BATCH_READ_MIN, or the whole number in GIT_LIFELINE_VERIFY_BATCH_FROM: a knob for
+    measuring the crossover on other machines, and for tests that take the batch path
+    through git's hooks without a line of 40,000 entries."""
+    value = os.environ.get("GIT_LIFELINE_VERIFY_BATCH_FROM", "")
+    return int(value) if value.isascii() and value.isdigit() and int(value) > 0 else BATCH_READ_MIN
 
 
 def _entry_blobs(log: FanoutLog, diffs: list) -> list:
