@@ -354,9 +354,11 @@ def lexical_evidence(db, query: str, recency: bool = True) -> Lexical:
     weights = [_idf(df, total) for df in dfs]
     whole = sum(weights)
     unseen = sum(w for w, df in zip(weights, dfs, strict=True) if not df) / whole
+    # Ties at the candidate limit are cut by id, not by where SQLite holds the rows: a cache
+    # advanced entry by entry and one built afresh give the same candidates.
     rows = db.execute(
         "SELECT e.id, e.summary, e.body, e.ts, bm25(fts, ?, ?) AS s FROM fts JOIN entries e "
-        "ON e.rowid = fts.rowid WHERE fts MATCH ? AND e.ok = 1 ORDER BY s LIMIT ?",
+        "ON e.rowid = fts.rowid WHERE fts MATCH ? AND e.ok = 1 ORDER BY s, e.id LIMIT ?",
         (SUMMARY_WEIGHT, BODY_WEIGHT, " OR ".join(f"({c.match_expression()})" for c in cs), CANDIDATES)).fetchall()
     newest = db.execute("SELECT MAX(ts) FROM entries WHERE ok = 1").fetchone()[0]
     hits = []
@@ -431,7 +433,7 @@ def fuse(db, query: str, semantic, recency: bool = True) -> list:
         return []
     lex = {h.id: h for h in found.hits}
     top = max((h.score for h in lex.values()), default=0.0) or 1.0
-    ids = set(sorted(sims, key=lambda i: -sims[i])[:CANDIDATES]) | set(lex)
+    ids = set(sorted(sims, key=lambda i: (-sims[i], i))[:CANDIDATES]) | set(lex)  # ties cut by id, as above
     hits = []
     for entry_id in ids:
         cos = sims.get(entry_id, 0.0)
