@@ -34,6 +34,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import stat
 import zlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional, Union
@@ -132,10 +133,10 @@ def _file_stamp(path: Union[str, Path]) -> Optional[dict]:
 def stamp_matches(path: Union[str, Path], seal: str) -> bool:
     """True when the file is, byte for byte as far as the file system can tell, the one
     this module last sealed."""
+    data = read_small_file(os.fspath(stamp_path(path)), 4096)
     try:
-        with open(stamp_path(path), encoding="ascii") as f:
-            doc = json.loads(f.read())
-    except (OSError, ValueError, UnicodeDecodeError):
+        doc = json.loads(data.decode("ascii")) if data is not None else None
+    except (ValueError, UnicodeDecodeError):
         return False
     now = _file_stamp(path)
     return isinstance(doc, dict) and now is not None and doc == {**now, "seal": seal}
@@ -148,6 +149,22 @@ def write_stamp(path: Union[str, Path], seal: str) -> None:
     if now is None:
         return
     replace_small_file(os.fspath(stamp_path(path)), json.dumps({**now, "seal": seal}, sort_keys=True))
+
+
+def read_small_file(path: str, limit: int) -> Optional[bytes]:
+    """The first `limit` bytes of the cache's side file `path`, or None when it is absent or
+    not a regular file: a link is not followed, and a FIFO or a device planted there must
+    not hold the read (a `context` waiting forever)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        return os.read(fd, limit) if stat.S_ISREG(os.fstat(fd).st_mode) else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def replace_small_file(target: str, text: str) -> None:

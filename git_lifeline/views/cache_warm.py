@@ -79,18 +79,9 @@ def tip_path(cache_path: str) -> str:
 
 def read_tip(cache_path: str) -> Optional[tuple]:
     """(commit, tree) the tip file says, or None when it is absent or not exactly that."""
-    try:
-        fd = os.open(tip_path(cache_path), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
+    data = check.read_small_file(tip_path(cache_path), 128)
+    if data is None:
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        data = os.read(fd, 128)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
     m = _TIP.fullmatch(data.decode("ascii", "replace"))
     return (m.group(1), m.group(2)) if m else None
 
