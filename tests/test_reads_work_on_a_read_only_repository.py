@@ -119,3 +119,26 @@ def test_only_the_cache_directory_read_only(line, record_counts):
     for args in cmds:
         assert got[args].out == want[args].out, (args, got[args].err)
     record_counts("read-only repository", tried=1, held=1, lost=0)
+
+
+def test_the_read_only_open_finds_the_cache_whatever_its_path_holds(tmp_path):
+    # The read-only open named the cache as a raw URI: in a directory called
+    # 'a?mode=rwc#x%41' it cut the path short at '?' and opened another file, or none
+    # (the line was then folded in memory at every read, silently).
+    from git_lifeline.views.cache_check import read_only_uri
+    where = tmp_path / "a?mode=rwc#x%41"
+    where.mkdir()
+    path = where / "main.sqlite3"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE t (v TEXT)")
+    db.execute("INSERT INTO t VALUES ('here')")
+    db.commit()
+    db.close()
+    ro = sqlite3.connect(read_only_uri(str(path)), uri=True)
+    try:
+        assert ro.execute("SELECT v FROM t").fetchall() == [("here",)]
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            ro.execute("INSERT INTO t VALUES ('not here')")
+    finally:
+        ro.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [where.name], "nothing opened or made beside it"

@@ -165,7 +165,8 @@ class LineCache:
         if self.path.is_file() and not self.path.is_symlink():
             db = None
             try:
-                db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=30, isolation_level=None)
+                db = sqlite3.connect(check.read_only_uri(os.fspath(self.path)), uri=True, timeout=30,
+                                     isolation_level=None)
                 if self._version(db) == cr.SCHEMA_VERSION:
                     self._sealed = self._checked(db, writable=False)
                     if self._sealed is not None:

@@ -151,6 +151,14 @@ def write_stamp(path: Union[str, Path], seal: str) -> None:
     replace_small_file(os.fspath(stamp_path(path)), json.dumps({**now, "seal": seal}, sort_keys=True))
 
 
+def read_only_uri(path: str) -> str:
+    """SQLite's URI for opening the file at `path` read-only. '%', '?' and '#' in the path
+    are escaped: raw, a directory named 'a?mode=rwc' or 'b#c' cut the path short and opened
+    another file (or none) with other options."""
+    escaped = path.replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+    return f"file:{escaped}?mode=ro"
+
+
 def read_small_file(path: str, limit: int) -> Optional[bytes]:
     """The first `limit` bytes of the cache's side file `path`, or None when it is absent or
     not a regular file: a link is not followed, and a FIFO or a device planted there must

@@ -137,7 +137,7 @@ def warm_state(cache_path: str, head: str) -> Optional[Warm]:
         if not stat.S_ISREG(os.lstat(cache_path).st_mode):
             return None
         # read-only: a hot journal, a lock held too long, anything to repair is the normal path's
-        db = sqlite3.connect(f"file:{cache_path}?mode=ro", uri=True, timeout=30, isolation_level=None)
+        db = sqlite3.connect(check.read_only_uri(cache_path), uri=True, timeout=30, isolation_level=None)
     except (OSError, sqlite3.Error):
         return None
     try:
