@@ -381,6 +381,14 @@ def test_no_git_on_path_is_said_plainly(tmp_path, monkeypatch):
         command.read_config(str(repo / ".git"), str(repo))
 
 
+def test_a_directory_that_is_gone_is_not_called_a_missing_git(tmp_path):
+    # subprocess raises the same FileNotFoundError for a missing cwd as for a missing program
+    from git_lifeline.errors import LifelineError
+    from git_lifeline.git import command
+    with pytest.raises(LifelineError, match="the directory is gone"):
+        command.run_git(["status"], cwd=str(tmp_path / "removed"))
+
+
 def test_a_repository_that_ignores_case_goes_the_normal_way(warm):
     # Where the file system ignores case, --line Main reads main's ref file and cache: the
     # normal path refuses that name (Workspace.ledger), the warm one must not answer it.

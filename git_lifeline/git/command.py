@@ -42,6 +42,8 @@ def run_git(args: list[str], cwd: Optional[str] = None, check: bool = True,
     try:
         proc = subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True, env=env)
     except FileNotFoundError:
+        if cwd is not None and not os.path.isdir(cwd):  # the same error as a missing program
+            raise LifelineError(f"git cannot run in {cwd!r}: the directory is gone") from None
         raise LifelineError("the git executable was not found on PATH") from None
     if check and proc.returncode != 0:
         err = proc.stderr.decode("utf-8", "replace")
