@@ -11,6 +11,7 @@ when the caller has not read what it wrote, so memory does not grow with the tre
 from __future__ import annotations
 
 import collections
+import contextlib
 import subprocess
 import threading
 from typing import IO, Iterable, Iterator, Optional, cast
@@ -56,17 +57,7 @@ def tree_blobs(gr: GitRepo, tree: str) -> Iterator[tuple[str, str, bytes]]:
         if pending:
             raise GitCommandError(f"git cat-file --batch stopped before {pending[0][1]}")
     finally:
-        for proc in (lister, reader):
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait()
-        for stream in (reader.stdout, reader.stdin, lister.stdout, lister.stderr):
-            if stream is not None:
-                try:
-                    stream.close()
-                except OSError:
-                    pass
-        feeder.join(timeout=5)
+        _close((lister, reader), feeder)
 
 
 def read_blobs(gr: GitRepo, oids: Iterable[str]) -> Iterator[tuple[str, Optional[bytes]]]:
@@ -105,16 +96,16 @@ def read_blobs(gr: GitRepo, oids: Iterable[str]) -> Iterator[tuple[str, Optional
                 raise GitCommandError(f"git cat-file --batch stopped inside {oid}")
             yield oid, (data if fields[1] == b"blob" else None)
     finally:
-        _close(reader, feeder)
+        _close((reader,), feeder)
 
 
-def _feed_ids(reader: subprocess.Popen, ids: list) -> None:
-    dst = cast(IO[bytes], reader.stdin)
+@contextlib.contextmanager
+def _feeding(dst: IO[bytes]) -> Iterator[IO[bytes]]:
+    """Writing cat-file's input: a reader that stopped early (it was closed) ends the writes
+    quietly, and the pipe is closed after them so that cat-file sees its input end."""
     try:
-        for start in range(0, len(ids), 4096):
-            dst.write("".join(f"{oid}\n" for oid in ids[start:start + 4096]).encode("ascii"))
-        dst.flush()
-    except (BrokenPipeError, ValueError, OSError):  # the reader stopped early (it was closed)
+        yield dst
+    except (BrokenPipeError, ValueError, OSError):
         pass
     finally:
         try:
@@ -123,25 +114,35 @@ def _feed_ids(reader: subprocess.Popen, ids: list) -> None:
             pass
 
 
-def _close(reader: subprocess.Popen, feeder: threading.Thread) -> None:
-    """End cat-file (killed when the caller stopped early) and the thread feeding it."""
-    if reader.poll() is None:
-        reader.kill()
-    reader.wait()
-    for stream in (reader.stdout, reader.stdin):
-        if stream is not None:
-            try:
-                stream.close()
-            except OSError:
-                pass
+def _feed_ids(reader: subprocess.Popen, ids: list) -> None:
+    with _feeding(cast(IO[bytes], reader.stdin)) as dst:
+        for start in range(0, len(ids), 4096):
+            dst.write("".join(f"{oid}\n" for oid in ids[start:start + 4096]).encode("ascii"))
+        dst.flush()
+
+
+def _close(procs: tuple, feeder: threading.Thread) -> None:
+    """End the git processes (killed when the caller stopped early), their pipes, and the
+    thread feeding them."""
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+    for proc in procs:
+        for stream in (proc.stdout, proc.stdin, proc.stderr):
+            if stream is not None:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
     feeder.join(timeout=5)
 
 
 def _feed(lister: subprocess.Popen, reader: subprocess.Popen, pending: collections.deque, failed: list) -> None:
     """Hand each blob the lister names to cat-file, remembering its path (in order)."""
-    src, dst = cast(IO[bytes], lister.stdout), cast(IO[bytes], reader.stdin)
+    src = cast(IO[bytes], lister.stdout)
     rest = b""
-    try:
+    with _feeding(cast(IO[bytes], reader.stdin)) as dst:
         while True:
             chunk = src.read(1 << 16)
             if not chunk:
@@ -161,13 +162,6 @@ def _feed(lister: subprocess.Popen, reader: subprocess.Popen, pending: collectio
         code = lister.wait()
         if code != 0:
             failed.append(_stderr(lister) or f"exit {code}")
-    except (BrokenPipeError, ValueError, OSError):  # the reader stopped early (it was closed)
-        pass
-    finally:
-        try:
-            dst.close()
-        except OSError:
-            pass
 
 
 def _stderr(proc: subprocess.Popen) -> Optional[str]:
