@@ -9,6 +9,9 @@ from typing import Callable, Optional
 
 from ..errors import InputError
 from ..views import context as ctx
+from ..views.delivery import FORMATS, deliver
+
+__all__ = ["DEFAULT_BUDGET", "FORMATS", "assembled", "checked_budget", "delivered"]
 
 DEFAULT_BUDGET = 16000  # characters (~4,000 tokens; measured in docs/CONTEXT.md), when neither --budget nor lifeline.budget says otherwise
 
@@ -39,5 +42,4 @@ def assembled(inp: ctx.ContextInput, budget: Optional[int], budget_tokens: Optio
 
 def delivered(parts: ctx.ContextParts, fmt: str) -> str:
     """The context in a provider's system-message shape (generic: the markdown itself)."""
-    from ..views.delivery import deliver
     return deliver(parts.stable, parts.volatile, fmt)

@@ -23,7 +23,6 @@ import sys
 from typing import Optional
 
 _DIGITS = re.compile(r"[0-9]+")
-_FORMATS = ("generic", "anthropic", "openai", "gemini")  # cli/entries.py's --format choice
 _AFTER = {"--line": "line", "--budget": "budget", "--budget-tokens": "budget_tokens", "--format": "fmt"}
 _BEFORE = {"--line": "line"}
 
@@ -41,7 +40,8 @@ def parse(args: list) -> Optional[dict]:
             if not _DIGITS.fullmatch(got[key]):
                 return None
             got[key] = int(got[key])
-    if got.get("fmt", "generic") not in _FORMATS:
+    from ..app.context_run import FORMATS  # the shapes --format takes (views/delivery.py)
+    if got.get("fmt", "generic") not in FORMATS:
         return None
     return {"line": got.get("line"), "budget": got.get("budget"), "budget_tokens": got.get("budget_tokens"),
             "fmt": got.get("fmt", "generic")}
