@@ -39,6 +39,7 @@ from typing import Callable, Iterable, Optional
 
 from . import blocks, fold_text
 from .causal import causal_order
+from .conflicts import group_conflicts
 from .headers import valid_value
 from .subjects import display_subject, subject_key
 from .supersession import Derived, derive
@@ -52,6 +53,7 @@ _FIRST = itemgetter(0)  # the id of a [id, ...] row
 
 def _utc_now_key() -> str:
     from datetime import datetime, timezone
+
     return f"{datetime.now(timezone.utc):%Y-%m-%dT%H:%M:%S.%f}"
 
 
@@ -115,18 +117,18 @@ class Fold:
     folded does (they change how entries already folded read)."""
 
     count: int = 0
-    last: Optional[list] = None                 # [ts iso, id] of the largest (ts, id) folded
+    last: Optional[list] = None  # [ts iso, id] of the largest (ts, id) folded
     recent: list = field(default_factory=list)  # the RECENT_COUNT largest (ts, id), in that order
     recent_meta: dict = field(default_factory=dict)  # recent id -> [ts iso, parents]
-    decisions: list = field(default_factory=list)    # decision ids, in (ts, id) order
+    decisions: list = field(default_factory=list)  # decision ids, in (ts, id) order
     corrections: list = field(default_factory=list)  # [id, parents, is revert], in (ts, id) order
     opens: list = field(default_factory=list)
     bootstraps: list = field(default_factory=list)
-    pins: list = field(default_factory=list)         # [note id, target id]
+    pins: list = field(default_factory=list)  # [note id, target id]
     checkpoints: list = field(default_factory=list)  # [id, thread key], in (ts, id) order
-    threads: dict = field(default_factory=dict)      # key -> ids, in (ts, id) order
-    keys: dict = field(default_factory=dict)         # ts iso of opens, reverts, checkpoints, thread members
-    links: dict = field(default_factory=dict)        # parents of checkpoints and thread members
+    threads: dict = field(default_factory=dict)  # key -> ids, in (ts, id) order
+    keys: dict = field(default_factory=dict)  # ts iso of opens, reverts, checkpoints, thread members
+    links: dict = field(default_factory=dict)  # parents of checkpoints and thread members
     contributors: dict = field(default_factory=dict)
     kinds: dict = field(default_factory=dict)
     broken: list = field(default_factory=list)
@@ -324,8 +326,9 @@ class Fold:
         """Checkpoints and thread members dated before one of their parents (the only ones
         for which causal order differs from (ts, id) order; usually none)."""
         keys = self.keys
-        return {i for i, parents in self.links.items()
-                if any(p in keys and (keys[p], p) > (keys[i], i) for p in parents)}
+        return {
+            i for i, parents in self.links.items() if any(p in keys and (keys[p], p) > (keys[i], i) for p in parents)
+        }
 
     def thread_order(self, key: str, extra: Iterable[str] = (), skewed: Optional[set] = None) -> list:
         """The entries of a thread (and `extra` ids), parents before children, then (ts, id).
@@ -340,8 +343,9 @@ class Fold:
     def recent_order(self) -> list:
         """The recent entries, parents before children, then (ts, id)."""
         meta = self.recent_meta
-        return causal_order(list(self.recent), lambda i: meta[i][0] if i in meta else "",
-                            lambda i: meta[i][1] if i in meta else ())
+        return causal_order(
+            list(self.recent), lambda i: meta[i][0] if i in meta else "", lambda i: meta[i][1] if i in meta else ()
+        )
 
     @property
     def derived(self) -> Derived:
@@ -382,8 +386,13 @@ class Checkpoint:
 class State:
     """The current truth of a fold; entries are fetched through `load` only when used."""
 
-    def __init__(self, f: Fold, load: Callable[[str], object], all_ids: Optional[Callable[[], list]] = None,
-                 now: Optional[str] = None):
+    def __init__(
+        self,
+        f: Fold,
+        load: Callable[[str], object],
+        all_ids: Optional[Callable[[], list]] = None,
+        now: Optional[str] = None,
+    ):
         self.fold = f
         self._load = load
         self._all_ids = all_ids
@@ -394,7 +403,7 @@ class State:
         # Validity windows are read at `now` (UTC, "YYYY-MM-DDTHH:MM:SS..."): the truth
         # changes when a window closes, without any new entry.
         self.now = now or _utc_now_key()
-        self.expired: list = []       # in force but outside their window, newest expiry first
+        self.expired: list = []  # in force but outside their window, newest expiry first
         in_force_carriers = []
         for i in derived.live:
             window = window_state(f.facts.get(i, {}), self.now)
@@ -499,26 +508,9 @@ class State:
 
     @property
     def conflict_groups(self) -> list:
-        """Decisions in force that the ledger says are about the same thing: they declare
-        (or, as revisions, inherit) one subject, or they are versions of one decision.
-        Subject groups first, by subject; then version groups not already told."""
+        """Decisions in force that the ledger says are about the same thing (conflicts.py)."""
         if self._conflicts is None:
-            derived = self.fold.derived
-            valid = set(self.decision_ids)
-            groups: list = []
-            for _, (shown, ids) in sorted(derived.subjects.items(), key=lambda kv: (kv[1][0], kv[0])):
-                members = tuple(i for i in ids if i in valid)
-                if len(members) > 1:
-                    groups.append(Conflict(members, subject=shown))
-            told = [set(g.ids) for g in groups]
-            order = sorted(derived.lineages.items(),
-                           key=lambda kv: (self.fold.facts.get(kv[0], {}).get("ts", ""), kv[0]))
-            for root, ids in order:
-                members = tuple(i for i in ids if i in valid)
-                if len(members) > 1 and not any(set(members) <= t for t in told):
-                    groups.append(Conflict(members, versions_of=root))
-                    told.append(set(members))
-            self._conflicts = groups
+            self._conflicts = group_conflicts(self.fold.derived, self.fold.facts, self.decision_ids)
         return self._conflicts
 
     @property
@@ -538,21 +530,6 @@ class State:
                 others = out.setdefault(i, [])
                 others.extend(j for j in g.ids if j != i and j not in others)
         return out
-
-
-@dataclass(frozen=True)
-class Conflict:
-    """Decisions in force about the same thing, which the ledger does not rank."""
-
-    ids: tuple                          # in (ts, id) order
-    subject: Optional[str] = None       # the subject they declare or inherit, as shown
-    versions_of: Optional[str] = None   # the decision they all are or revise
-
-    @property
-    def label(self) -> str:
-        if self.subject is not None:
-            return self.subject
-        return f"versions of {(self.versions_of or '')[:8]}"
 
 
 class _Lookup:
