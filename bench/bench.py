@@ -120,8 +120,9 @@ class Bench:
         db = proj / "ledger.db"
         runs_import = a.import_runs
         res["import"] = self.m(ours("import", "--from", src), repo, runs_import, lambda: fresh_repo(repo, env))
-        res["migrate"] = self.m(theirs(db, "migrate", "--from", src), proj, runs_import, lambda: fresh_dir(proj),
-                                seed=True)
+        res["migrate"] = self.m(
+            theirs(db, "migrate", "--from", src), proj, runs_import, lambda: fresh_dir(proj), seed=True
+        )
         git("-C", repo, "gc", "-q", env=env)  # as a clone has it: one pack
 
         if "context" not in self.skip:
@@ -144,12 +145,19 @@ class Bench:
         if "pull" not in self.skip:
             res["pull"] = self._pull(n, repo)
         if "log" not in self.skip:
-            floor, log = measure_many([[sys.executable, "-c", FLOOR],
-                                       ours("log", "--kind", "note", "--summary", "bench append", "--body", "why")],
-                                      repo, env, a.runs)
+            floor, log = measure_many(
+                [
+                    [sys.executable, "-c", FLOOR],
+                    ours("log", "--kind", "note", "--summary", "bench append", "--body", "why"),
+                ],
+                repo,
+                env,
+                a.runs,
+            )
             res["floor"], res["log"] = floor.to_json(), log.to_json()
-            res["seed_log"] = self.m(theirs(db, "log", "--kind", "note", "--summary", "bench append",
-                                            "--body", "why"), proj, seed=True)
+            res["seed_log"] = self.m(
+                theirs(db, "log", "--kind", "note", "--summary", "bench append", "--body", "why"), proj, seed=True
+            )
         if "hook" not in self.skip:
             res["hook"] = self._hook(repo, first_id(src))
         shutil.rmtree(proj, ignore_errors=True)
@@ -194,8 +202,14 @@ class Bench:
         git("-C", other, "fetch", "-q", "origin", "refs/lifeline/*:refs/lifeline/*", env=env)
         git("-C", other, "config", "lifeline.projection", "false", env=env)
         extra = tmp / "pulled.md"
-        gen.make(extra, "realistic", 1000, seed=a.seed + 2, salt=" (pulled)",
-                 start=gen.T0 + timedelta(seconds=600 * (n + 10)))
+        gen.make(
+            extra,
+            "realistic",
+            1000,
+            seed=a.seed + 2,
+            salt=" (pulled)",
+            start=gen.T0 + timedelta(seconds=600 * (n + 10)),
+        )
         subprocess.run(ours("import", "--from", extra), cwd=other, env=env, check=True, capture_output=True)
         git("-C", other, "push", "-q", "origin", "refs/lifeline/*:refs/lifeline/*", env=env)
         a_dir, b_dir = tmp / "pull-a", tmp / "pull-b"
@@ -210,8 +224,15 @@ class Bench:
         for _ in range(a.runs):
             copies()
             pull.append(measure(ours("pull", "origin"), a_dir, env, 1, timeout=a.timeout))
-            fetch.append(measure(["git", "fetch", "-q", "origin", "+refs/lifeline/*:refs/remotes/origin/lifeline/*"],
-                                 b_dir, env, 1, timeout=a.timeout))
+            fetch.append(
+                measure(
+                    ["git", "fetch", "-q", "origin", "+refs/lifeline/*:refs/remotes/origin/lifeline/*"],
+                    b_dir,
+                    env,
+                    1,
+                    timeout=a.timeout,
+                )
+            )
         for d in (a_dir, b_dir, remote, other):
             shutil.rmtree(d, ignore_errors=True)
         return {"pull": _median_of(pull), "fetch": _median_of(fetch), "new_entries": 1000}
@@ -226,17 +247,24 @@ class Bench:
         empty = self.tmp / "no-hooks"
         empty.mkdir(exist_ok=True)
         linked = ["commit", "-q", "--allow-empty", "-m", "work", "-m", f"Lifeline: {entry_id[:12]}"]
-        with_hook, without = measure_many([["git", *linked], ["git", "-c", f"core.hooksPath={empty}", *linked]],
-                                          repo, env, a.runs)
+        with_hook, without = measure_many(
+            [["git", *linked], ["git", "-c", f"core.hooksPath={empty}", *linked]], repo, env, a.runs
+        )
         direct = run_once([hook], repo, env)
         silent = self.m([hook], repo)
-        git("-C", repo, "-c", f"core.hooksPath={empty}", "commit", "-q", "--allow-empty", "-m", "unlinked work",
-            env=env)
+        git(
+            "-C", repo, "-c", f"core.hooksPath={empty}", "commit", "-q", "--allow-empty", "-m", "unlinked work", env=env
+        )
         remind_run = run_once([hook], repo, env)
         remind = self.m([hook], repo)
-        return {"silent": silent, "silent_output": (direct.out + direct.err).strip(),
-                "commit_with_hook": with_hook.to_json(), "commit_without_hook": without.to_json(),
-                "remind": remind, "remind_output": (remind_run.out + remind_run.err).strip()[:300]}
+        return {
+            "silent": silent,
+            "silent_output": (direct.out + direct.err).strip(),
+            "commit_with_hook": with_hook.to_json(),
+            "commit_without_hook": without.to_json(),
+            "remind": remind,
+            "remind_output": (remind_run.out + remind_run.err).strip()[:300],
+        }
 
     # ---- pathological ledgers ---------------------------------------------------------------
     def pathological(self, scenario: str, n: int) -> dict:
@@ -261,12 +289,16 @@ class Bench:
 
 def _median_of(timings: list) -> dict:
     import statistics
+
     done = [t for t in timings if t.seconds is not None]
     if not done:
         return {"s": None, "timed_out_after_s": timings[0].timed_out if timings else None}
-    return {"s": round(statistics.median(t.seconds for t in done), 4),
-            "cpu_s": round(statistics.median(t.cpu for t in done), 4), "rss_kb": max(t.rss_kb for t in done),
-            "runs": [round(t.seconds, 4) for t in done]}
+    return {
+        "s": round(statistics.median(t.seconds for t in done), 4),
+        "cpu_s": round(statistics.median(t.cpu for t in done), 4),
+        "rss_kb": max(t.rss_kb for t in done),
+        "runs": [round(t.seconds, 4) for t in done],
+    }
 
 
 def _ints(text: str) -> list:
@@ -276,8 +308,12 @@ def _ints(text: str) -> list:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="1000,10000,100000", help="ledgers of --scenario (entries); '' for none")
-    ap.add_argument("--scenario", default="realistic", choices=("realistic", "plain"),
-                    help="the shape of the --sizes ledgers (plain: the earlier benchmarks' chain of eight kinds)")
+    ap.add_argument(
+        "--scenario",
+        default="realistic",
+        choices=("realistic", "plain"),
+        help="the shape of the --sizes ledgers (plain: the earlier benchmarks' chain of eight kinds)",
+    )
     ap.add_argument("--chains", default="1000,10000", help="one decision revised N times; '' for none")
     ap.add_argument("--pairs", default="1000,10000", help="N decision+correction pairs; '' for none")
     ap.add_argument("--runs", type=int, default=5, help="runs per figure (the median is reported)")
@@ -286,14 +322,20 @@ def main() -> None:
     ap.add_argument("--older", type=int, default=200, help="older entries merged for the 'context merge' figure")
     ap.add_argument("--timeout", type=float, default=300, help="seconds before a command is killed")
     ap.add_argument("--seed", type=int, default=1, help="the generator's seed")
-    ap.add_argument("--skip", default="", help=f"comma-separated groups to skip: {', '.join(GROUPS)} "
-                    "(seed: every lifeline-context figure but migrate)")
+    ap.add_argument(
+        "--skip",
+        default="",
+        help=f"comma-separated groups to skip: {', '.join(GROUPS)} (seed: every lifeline-context figure but migrate)",
+    )
     ap.add_argument("--out", type=Path, default=None, help="write the results as JSON")
     ap.add_argument("--md", type=Path, default=None, help="also write the markdown tables")
     args = ap.parse_args()
-    results: dict = {"machine": machine(), "config": {k: str(v) if isinstance(v, Path) else v
-                                                      for k, v in vars(args).items()},
-                     "sizes": [], "pathological": []}
+    results: dict = {
+        "machine": machine(),
+        "config": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
+        "sizes": [],
+        "pathological": [],
+    }
 
     def save() -> None:
         if args.out:

@@ -50,6 +50,7 @@ def profile(repo: Path, env: dict, out: Path) -> str:
     run_once([sys.executable, "-m", "cProfile", "-o", str(out), "-m", "git_lifeline", "context"], repo, env)
     import io
     import pstats
+
     buf = io.StringIO()
     st = pstats.Stats(str(out), stream=buf)
     st.sort_stats("tottime").print_stats(15)
@@ -70,12 +71,17 @@ def main() -> None:
     env = hermetic_env(args.work)
     # lifeline-context is not measured here: machine() need not find it
     os.environ.setdefault("LIFELINE_SEED_PYTHON", sys.executable)
-    results: dict = {"machine": {k: v for k, v in machine().items() if not k.startswith(("seed", "lifeline"))}, "config": {"sizes": args.sizes, "runs": args.runs}, "sizes": []}
+    results: dict = {
+        "machine": {k: v for k, v in machine().items() if not k.startswith(("seed", "lifeline"))},
+        "config": {"sizes": args.sizes, "runs": args.runs},
+        "sizes": [],
+    }
     for n in [int(x) for x in args.sizes.split(",") if x.strip()]:
         repo = prepared(args.work, n, env)
         row: dict = {"entries": n, "load_average": load_average()}
-        row["context_cold"] = measure(ours("context"), repo, env, args.runs, lambda r=repo: drop_cache(r),
-                                      args.timeout).to_json()
+        row["context_cold"] = measure(
+            ours("context"), repo, env, args.runs, lambda r=repo: drop_cache(r), args.timeout
+        ).to_json()
         row["context_warm"] = measure(ours("context"), repo, env, args.runs, None, args.timeout).to_json()
         cache = repo / ".git" / "lifeline"
         row["cache_bytes"] = sum(p.stat().st_size for p in cache.iterdir()) if cache.exists() else 0

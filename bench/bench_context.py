@@ -35,6 +35,7 @@ ANCHOR = re.compile(r"`\[([0-9a-f]{8})\]`")
 
 def make_repo(root: Path, name: str, entries: list) -> Path:
     from git_lifeline.app.workspace import Workspace
+
     path = root / name
     subprocess.run(["git", "init", "-q", str(path)], check=True)
     for key, value in (("user.name", "Bench"), ("user.email", "bench@example.com"), ("lifeline.projection", "false")):
@@ -77,6 +78,7 @@ def stats(led, text: str) -> dict:
 
     def shown(title: str) -> int:
         return len(items(secs.get(title, "")))
+
     return {
         "decisions": f"{len(named)}/{len(in_force)}",
         "with why": str(len(why & in_force)),
@@ -84,7 +86,7 @@ def stats(led, text: str) -> dict:
         "open": f"{shown('Open')}/{len(st.open_ids)}",
         "checkpoints (full)": f"{len(resume)}/{len(st.checkpoint_ids)} ({sum(1 for _, ln in resume if ln)})",
         "inc/req/debt": f"{shown('Incidents and their lessons')}/{shown('Requirements')}/{shown('Debt')}"
-                        f" of {kinds.get('incident', 0)}/{kinds.get('requirement', 0)}/{kinds.get('debt', 0)}",
+        f" of {kinds.get('incident', 0)}/{kinds.get('requirement', 0)}/{kinds.get('debt', 0)}",
         "recent": str(shown("Recent")),
         "chars": str(len(text)),
     }
@@ -109,13 +111,26 @@ def main() -> None:
     from realistic_ledger import build
 
     from git_lifeline.app.workspace import Workspace
+
     tally, _ = build(1)
     ledgers = [("tally (152)", tally), ("tally x3", build(3)[0]), ("tally, first 60", tally[:60])]
     if args.big:
         from bench_mcp import build_entries
+
         ledgers.append((f"synthetic {args.big:,}", build_entries(args.big)))
-    cols = ["ledger", "budget", "decisions", "with why", "corr. why", "open", "checkpoints (full)", "inc/req/debt",
-            "recent", "chars", "ms"]
+    cols = [
+        "ledger",
+        "budget",
+        "decisions",
+        "with why",
+        "corr. why",
+        "open",
+        "checkpoints (full)",
+        "inc/req/debt",
+        "recent",
+        "chars",
+        "ms",
+    ]
     print("| " + " | ".join(cols) + " |")
     print("|" + "---|" * len(cols))
     os.environ["GIT_LIFELINE_NO_GC"] = "1"  # no background gc writing into the repositories being removed

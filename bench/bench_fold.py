@@ -42,8 +42,9 @@ AUTHOR = "Bench <bench@example.com>"
 def record(kind: str, summary: str, body: str, parents: list, n: int) -> Entry:
     parents = sorted(parents)
     entry_id = compute_id(kind, AUTHOR, "human", "none", "human", summary, body, parents)
-    return Entry(entry_id, T0 + timedelta(seconds=n), kind, AUTHOR, "human", "none", "human",
-                  summary, body, parents, None)
+    return Entry(
+        entry_id, T0 + timedelta(seconds=n), kind, AUTHOR, "human", "none", "human", summary, body, parents, None
+    )
 
 
 def chain(n: int) -> list:
@@ -91,8 +92,12 @@ def process_seconds(entries: list, runs: int) -> float:
     try:
         subprocess.run(["git", "init", "-q", str(tmp)], check=True)
         ledger = Ledger(open_repo(str(tmp)))
-        ledger.append([new_entry(kind=e.kind, author=e.author, summary=e.summary, body=e.body,
-                                   parents=e.parents, ts=e.ts) for e in entries])
+        ledger.append(
+            [
+                new_entry(kind=e.kind, author=e.author, summary=e.summary, body=e.body, parents=e.parents, ts=e.ts)
+                for e in entries
+            ]
+        )
         exe = shutil.which("git-lifeline") or str(Path(sys.executable).parent / "git-lifeline")
         times = []
         for _ in range(runs):
@@ -126,8 +131,10 @@ def main() -> None:
         print(json.dumps(row), flush=True)
     if args.pairs:
         entries = pairs(args.pairs)
-        row = {"case": f"{args.pairs} decision+correction pairs",
-               "fold_s": round(fold_seconds(truth, entries, args.runs), 4)}
+        row = {
+            "case": f"{args.pairs} decision+correction pairs",
+            "fold_s": round(fold_seconds(truth, entries, args.runs), 4),
+        }
         if baseline is not None and args.pairs <= 2000:
             row["baseline_fold_s"] = round(fold_seconds(baseline, entries, 1), 4)
         rows.append(row)

@@ -33,8 +33,13 @@ import html_support  # noqa: E402
 
 def _repo(path: Path) -> Path:
     path.mkdir(parents=True)
-    for args in (["init", "-q"], ["config", "user.name", "Bench"], ["config", "user.email", "bench@example.com"],
-                 ["config", "lifeline.projection", "false"], ["commit", "-q", "--allow-empty", "-m", "init"]):
+    for args in (
+        ["init", "-q"],
+        ["config", "user.name", "Bench"],
+        ["config", "user.email", "bench@example.com"],
+        ["config", "lifeline.projection", "false"],
+        ["commit", "-q", "--allow-empty", "-m", "init"],
+    ):
         subprocess.run(["git", *args], cwd=str(path), check=True, capture_output=True)
     return path
 
@@ -47,32 +52,54 @@ def measure(sizes: list, runs: int) -> None:
             html_support.synthetic(repo, n)
             page = Path(tmp) / "page.html"
             t0 = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "git_lifeline", "export", "--format", "html", "-o", str(page)],
-                           cwd=str(repo), check=True, capture_output=True)
+            subprocess.run(
+                [sys.executable, "-m", "git_lifeline", "export", "--format", "html", "-o", str(page)],
+                cwd=str(repo),
+                check=True,
+                capture_output=True,
+            )
             export_s = time.perf_counter() - t0
             got = [html_support.paint_timings(page) for _ in range(runs)]
 
             def med(key, got=got):
-                vals = [g["paint"].get(key) if key in ("first-paint", "first-contentful-paint") else g[key]
-                        for g in got]
+                vals = [
+                    g["paint"].get(key) if key in ("first-paint", "first-contentful-paint") else g[key] for g in got
+                ]
                 vals = [v for v in vals if v is not None]
                 return statistics.median(vals) if vals else float("nan")
 
-            rows.append((n, page.stat().st_size, export_s, med("first-paint"), med("first-contentful-paint"),
-                         med("dcl"), med("load"), med("timeline"), got[0]["rows"]))
+            rows.append(
+                (
+                    n,
+                    page.stat().st_size,
+                    export_s,
+                    med("first-paint"),
+                    med("first-contentful-paint"),
+                    med("dcl"),
+                    med("load"),
+                    med("timeline"),
+                    got[0]["rows"],
+                )
+            )
             print(f"{n}: {got}", file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="lifeline-bench-html-") as tmp:
         tiny = Path(tmp) / "tiny.html"
         tiny.write_text("<!doctype html><title>t</title><p>one line of text</p>\n")
         base = [html_support.paint_timings(tiny)["paint"].get("first-contentful-paint") for _ in range(runs)]
-    print(f"baseline: a one-line page paints at {statistics.median(base):.0f} ms on this machine "
-          f"(median of {runs} cold loads)\n")
-    print("| entries | file size | export (s) | first paint (ms) | first contentful paint (ms) | "
-          "DOMContentLoaded (ms) | load (ms) | timeline built (ms) | rows in the DOM |")
+    print(
+        f"baseline: a one-line page paints at {statistics.median(base):.0f} ms on this machine "
+        f"(median of {runs} cold loads)\n"
+    )
+    print(
+        "| entries | file size | export (s) | first paint (ms) | first contentful paint (ms) | "
+        "DOMContentLoaded (ms) | load (ms) | timeline built (ms) | rows in the DOM |"
+    )
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for n, size, exp, fp, fcp, dcl, load, tl, dom_rows in rows:
-        print(f"| {n:,} | {size / 1e6:.2f} MB | {exp:.2f} | {fp:.0f} | {fcp:.0f} | {dcl:.0f} | {load:.0f} | "
-              f"{tl:.0f} | {dom_rows} |")
+        print(
+            f"| {n:,} | {size / 1e6:.2f} MB | {exp:.2f} | {fp:.0f} | {fcp:.0f} | {dcl:.0f} | {load:.0f} | "
+            f"{tl:.0f} | {dom_rows} |"
+        )
 
 
 def shoot(out: Path) -> None:
@@ -82,8 +109,12 @@ def shoot(out: Path) -> None:
         subprocess.run(["git", "config", "user.email", "ana@example.com"], cwd=str(repo), check=True)
         html_support.build_demo(repo, hostile=False)
         page = Path(tmp) / "page.html"
-        subprocess.run([sys.executable, "-m", "git_lifeline", "export", "--format", "html", "-o", str(page)],
-                       cwd=str(repo), check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "git_lifeline", "export", "--format", "html", "-o", str(page)],
+            cwd=str(repo),
+            check=True,
+            capture_output=True,
+        )
         html_support.screenshot(page, out, width=1280, height=2750)
     print(f"wrote {out}")
 

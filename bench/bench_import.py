@@ -43,8 +43,13 @@ def time_ours(src: Path, tmp: Path, env: dict) -> tuple:
     subprocess.run(["git", "init", "-q", str(repo)], check=True, env=env)
     c = _cpu()
     t = time.perf_counter()
-    out = subprocess.run([sys.executable, "-m", "git_lifeline", "import", "--from", str(src)], cwd=repo, env=env,
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "git_lifeline", "import", "--from", str(src)],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     elapsed, cpu = time.perf_counter() - t, _cpu() - c
     if out.returncode != 0:
         sys.exit(f"git lifeline import failed: {out.stderr}")
@@ -56,9 +61,13 @@ def time_seed(src: Path, tmp: Path, env: dict) -> tuple:
     seed_env = {k: v for k, v in env.items() if k != "PYTHONPATH"}
     c = _cpu()
     t = time.perf_counter()
-    out = subprocess.run([seed_python(), "-m", "lifeline", "--db", str(proj / "ledger.db"), "migrate", "--from",
-                          str(src)], cwd=proj,
-                         env=seed_env, capture_output=True, text=True)
+    out = subprocess.run(
+        [seed_python(), "-m", "lifeline", "--db", str(proj / "ledger.db"), "migrate", "--from", str(src)],
+        cwd=proj,
+        env=seed_env,
+        capture_output=True,
+        text=True,
+    )
     elapsed, cpu = time.perf_counter() - t, _cpu() - c
     if out.returncode != 0:
         sys.exit(f"lifeline migrate failed: {out.stdout}{out.stderr}")
@@ -70,8 +79,10 @@ def main() -> None:
     ap.add_argument("--sizes", default="10000,100000")
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args()
-    print(f"{'entries':>8}  {'tool':<26} {'wall s':>7} {'entries/s':>9} {'cpu s':>7} {'entries/cpu-s':>13}"
-          "   runs (wall/cpu)")
+    print(
+        f"{'entries':>8}  {'tool':<26} {'wall s':>7} {'entries/s':>9} {'cpu s':>7} {'entries/cpu-s':>13}"
+        "   runs (wall/cpu)"
+    )
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         env = hermetic_env(tmp)
@@ -82,8 +93,11 @@ def main() -> None:
                 runs = [fn(src, tmp, env) for _ in range(args.runs)]
                 wall = statistics.median(r[0] for r in runs)
                 cpu = statistics.median(r[1] for r in runs)
-                print(f"{n:>8}  {name:<26} {wall:>7.2f} {n / wall:>9.0f} {cpu:>7.2f} {n / cpu:>13.0f}   "
-                      + " ".join(f"{w:.1f}/{c:.1f}" for w, c in runs), flush=True)
+                print(
+                    f"{n:>8}  {name:<26} {wall:>7.2f} {n / wall:>9.0f} {cpu:>7.2f} {n / cpu:>13.0f}   "
+                    + " ".join(f"{w:.1f}/{c:.1f}" for w, c in runs),
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

@@ -52,9 +52,13 @@ def timed(args, cwd) -> float:
 
 
 def entry(i: int):
-    return new_entry(kind=KINDS[i % len(KINDS)], summary=f"Entry {i}: a decision about component {i % 97}",
-                       body=f"Because measurement {i} showed it. " * 4, author="Bench <bench@example.com>",
-                       ts=T0 + timedelta(seconds=60 * i))
+    return new_entry(
+        kind=KINDS[i % len(KINDS)],
+        summary=f"Entry {i}: a decision about component {i % 97}",
+        body=f"Because measurement {i} showed it. " * 4,
+        author="Bench <bench@example.com>",
+        ts=T0 + timedelta(seconds=60 * i),
+    )
 
 
 def fast_import(bare: Path, start: int, count: int) -> None:
@@ -72,8 +76,7 @@ def fast_import(bare: Path, start: int, count: int) -> None:
             head += b"from refs/lifeline/main^0\n"
         path = f"entries/{e.id[0:2]}/{e.id[2:4]}/{e.id[4:]}".encode()
         chunks.append(head + b"M 100644 :1 " + path + b"\n\n")
-    proc = subprocess.run(["git", "fast-import", "--quiet"], cwd=str(bare), input=b"".join(chunks),
-                          capture_output=True)
+    proc = subprocess.run(["git", "fast-import", "--quiet"], cwd=str(bare), input=b"".join(chunks), capture_output=True)
     if proc.returncode != 0:
         raise SystemExit(f"git fast-import failed: {proc.stderr.decode()}")
 
@@ -98,8 +101,9 @@ def main() -> None:
         print(f"origin: {opts.base} entries written in {time.perf_counter() - t:.1f}s")
         t = time.perf_counter()
         run(["git", "lifeline", "clone", origin.as_uri(), "base"], work)
-        print(f"clone of {opts.base} entries (git clone + full verification + projection): "
-              f"{time.perf_counter() - t:.2f}s")
+        print(
+            f"clone of {opts.base} entries (git clone + full verification + projection): {time.perf_counter() - t:.2f}s"
+        )
         fast_import(origin, opts.base, opts.new)
         run(["git", "repack", "-d", "--quiet"], origin)
         results = {"fetch": [], "pull (ff)": [], "pull (merge)": []}
@@ -109,19 +113,29 @@ def main() -> None:
                 dest = work / f"run{i}-{name.split()[-1].strip('()')}"
                 shutil.copytree(work / "base", dest, symlinks=True)
                 copies[name] = dest
-            run(["git", "lifeline", "log", "--kind", "note", "--summary", f"local {i}", "--body", "diverge"],
-                copies["pull (merge)"])
-            results["fetch"].append(timed(["git", "fetch", "--quiet", "origin",
-                                           "+refs/lifeline/*:refs/remotes/origin/lifeline/*"], copies["fetch"]))
+            run(
+                ["git", "lifeline", "log", "--kind", "note", "--summary", f"local {i}", "--body", "diverge"],
+                copies["pull (merge)"],
+            )
+            results["fetch"].append(
+                timed(
+                    ["git", "fetch", "--quiet", "origin", "+refs/lifeline/*:refs/remotes/origin/lifeline/*"],
+                    copies["fetch"],
+                )
+            )
             results["pull (ff)"].append(timed(["git", "lifeline", "pull", "origin"], copies["pull (ff)"]))
             results["pull (merge)"].append(timed(["git", "lifeline", "pull", "origin"], copies["pull (merge)"]))
             for dest in copies.values():
                 shutil.rmtree(dest)
-        print(f"\npull {opts.new} new entries ({opts.new} commits) into a {opts.base}-entry ledger, "
-              f"median of {opts.runs} (min-max):")
+        print(
+            f"\npull {opts.new} new entries ({opts.new} commits) into a {opts.base}-entry ledger, "
+            f"median of {opts.runs} (min-max):"
+        )
         for name, values in results.items():
-            print(f"  {name:<13} {statistics.median(values) * 1000:8.0f} ms   "
-                  f"({min(values) * 1000:.0f}-{max(values) * 1000:.0f})")
+            print(
+                f"  {name:<13} {statistics.median(values) * 1000:8.0f} ms   "
+                f"({min(values) * 1000:.0f}-{max(values) * 1000:.0f})"
+            )
         start = timed(["git", "lifeline", "-h"], work)
         print(f"  (for scale: a cold `git lifeline -h` took {start * 1000:.0f} ms)")
     finally:

@@ -40,12 +40,14 @@ def detect_secrets_line_scanner():
     def scan(text: str) -> list:
         with default_settings():
             return [s.type for line in text.splitlines() for s in scan_line(line)]
+
     return scan
 
 
 def detect_secrets_file_scanner(tmp: Path):
     from detect_secrets import SecretsCollection
     from detect_secrets.settings import default_settings
+
     path = tmp / "entry.md"
 
     def scan(text: str) -> list:
@@ -54,6 +56,7 @@ def detect_secrets_file_scanner(tmp: Path):
             col = SecretsCollection()
             col.scan_file(str(path))
             return [s.type for _, s in col]
+
     return scan
 
 
@@ -73,16 +76,27 @@ def measure(name: str, scan, repeat: int) -> dict:
         best = dt if best is None else min(best, dt)
     formats = {fmt for _cid, fmt, _f, _t in cases}
     missed_formats = {cid.split("-", 1)[1] for cid in missed}
-    return {"name": name, "cases": len(cases), "formats": len(formats), "found": len(cases) - len(missed),
-            "missed": missed, "missed_formats": sorted(missed_formats), "entries": len(entries),
-            "fp": len(flagged), "flagged": flagged, "us_per_entry": best * 1e6}
+    return {
+        "name": name,
+        "cases": len(cases),
+        "formats": len(formats),
+        "found": len(cases) - len(missed),
+        "missed": missed,
+        "missed_formats": sorted(missed_formats),
+        "entries": len(entries),
+        "fp": len(flagged),
+        "flagged": flagged,
+        "us_per_entry": best * 1e6,
+    }
 
 
 def report(r: dict) -> None:
-    print(f"{r['name']}: detection {r['found']}/{r['cases']} cases "
-          f"({r['formats'] - len(r['missed_formats'])}/{r['formats']} formats), "
-          f"false positives {r['fp']}/{r['entries']} ({100 * r['fp'] / r['entries']:.1f}%), "
-          f"{r['us_per_entry']:.0f} us/entry")
+    print(
+        f"{r['name']}: detection {r['found']}/{r['cases']} cases "
+        f"({r['formats'] - len(r['missed_formats'])}/{r['formats']} formats), "
+        f"false positives {r['fp']}/{r['entries']} ({100 * r['fp'] / r['entries']:.1f}%), "
+        f"{r['us_per_entry']:.0f} us/entry"
+    )
     for m in r["missed"]:
         print(f"    missed  {m}")
     for source, summary, kinds in r["flagged"]:
@@ -96,6 +110,7 @@ def main() -> None:
     args = ap.parse_args()
     results = [measure("git_lifeline.core.secrets", ours, args.repeat)]
     import importlib.util
+
     if importlib.util.find_spec("detect_secrets") is None:
         print("detect-secrets is not installed: measuring our rules only", file=sys.stderr)
     else:

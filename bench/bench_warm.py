@@ -57,9 +57,14 @@ def main() -> None:
         cmds["python -c pass"] = [sys.executable, "-c", "pass"]
         start = load_average()
         timings = measure_many(list(cmds.values()), repo, env, a.runs)
-        res = {"machine": machine(), "size": a.size, "scenario": a.scenario, "runs": a.runs,
-               "load_average": {"start": start, "end": load_average()},
-               "figures": {k: t.to_json() for k, t in zip(cmds, timings, strict=True)}}
+        res = {
+            "machine": machine(),
+            "size": a.size,
+            "scenario": a.scenario,
+            "runs": a.runs,
+            "load_average": {"start": start, "end": load_average()},
+            "figures": {k: t.to_json() for k, t in zip(cmds, timings, strict=True)},
+        }
         shutil.rmtree(repo, ignore_errors=True)
     theirs_t = res["figures"]["lifeline-context"]
     for name, t in res["figures"].items():

@@ -35,8 +35,11 @@ def peak_rss_mb() -> str:
 
 
 def mark(stage: str) -> None:
-    print(f"{stage:34s} wall {time.perf_counter() - T0:6.2f} s  cpu {time.process_time() - C0:6.2f} s  "
-          f"{peak_rss_mb()}", file=sys.stderr, flush=True)
+    print(
+        f"{stage:34s} wall {time.perf_counter() - T0:6.2f} s  cpu {time.process_time() - C0:6.2f} s  {peak_rss_mb()}",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def main() -> None:
@@ -46,6 +49,7 @@ def main() -> None:
     from git_lifeline.cli.main import run
     from git_lifeline.core import fold_text, truth
     from git_lifeline.views import cache_check, cache_rows
+
     mark("imports")
 
     def hook(owner, name: str, before: str = "", after: str = ""):
@@ -58,6 +62,7 @@ def main() -> None:
             if after:
                 mark(after)
             return out
+
         setattr(owner, name, wrapped)
 
     hook(cache_rows, "fold_slims", before="read, parsed, rows inserted", after="folded (index rebuilt beside)")
@@ -69,6 +74,7 @@ def main() -> None:
         if fresh:
             mark("derived")
         return out
+
     truth.Fold.derived = property(timed_derived)  # type: ignore[method-assign, assignment]
     hook(fold_text, "text_of", after="fold text made")
     hook(cache_check, "write_seal", after="sealed and stored")

@@ -41,10 +41,23 @@ DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "blind"
 def load() -> tuple:
     ledger = json.loads((DATA / "ledger.json").read_text(encoding="utf-8"))
     questions = json.loads((DATA / "questions.json").read_text(encoding="utf-8"))
-    for name in ("questions_fresh.json", "questions_held_out.json", "questions_later.json",
-                 "questions_m.json", "questions_n.json", "questions_o.json", "questions_p.json",
-                 "questions_r.json", "questions_s.json", "questions_t.json", "questions_u.json",
-                 "questions_v.json", "questions_w.json", "questions_x.json", "questions_y.json"):
+    for name in (
+        "questions_fresh.json",
+        "questions_held_out.json",
+        "questions_later.json",
+        "questions_m.json",
+        "questions_n.json",
+        "questions_o.json",
+        "questions_p.json",
+        "questions_r.json",
+        "questions_s.json",
+        "questions_t.json",
+        "questions_u.json",
+        "questions_v.json",
+        "questions_w.json",
+        "questions_x.json",
+        "questions_y.json",
+    ):
         if not (DATA / name).exists():
             continue
         questions += json.loads((DATA / name).read_text(encoding="utf-8"))
@@ -55,9 +68,22 @@ SPLITS = ("tune", "held-out", "later", "mn", "op", "rstu", "report")
 
 
 def split_of(q: dict) -> str:
-    return {"g": "held-out", "k": "later", "m": "mn", "n": "mn", "o": "op", "p": "op",
-            "r": "rstu", "s": "rstu", "t": "rstu", "u": "rstu",
-            "v": "report", "w": "report", "x": "report", "y": "report"}.get(q["id"][0], "tune")
+    return {
+        "g": "held-out",
+        "k": "later",
+        "m": "mn",
+        "n": "mn",
+        "o": "op",
+        "p": "op",
+        "r": "rstu",
+        "s": "rstu",
+        "t": "rstu",
+        "u": "rstu",
+        "v": "report",
+        "w": "report",
+        "x": "report",
+        "y": "report",
+    }.get(q["id"][0], "tune")
 
 
 def in_split(q: dict, split: str) -> bool:
@@ -68,9 +94,14 @@ def build(ledger_obj, entries: list) -> dict:
     """Append the set's entries to a Ledger; returns label -> entry id."""
     ids: dict = {}
     for e in entries:
-        out = ledger_obj.log(kind=e["kind"], summary=e["summary"], body=e.get("body", ""),
-                             parents=[ids[p] for p in e.get("parents", [])], author=e.get("author"),
-                             ts=e["ts"])
+        out = ledger_obj.log(
+            kind=e["kind"],
+            summary=e["summary"],
+            body=e.get("body", ""),
+            parents=[ids[p] for p in e.get("parents", [])],
+            author=e.get("author"),
+            ts=e["ts"],
+        )
         ids[e["label"]] = out.entry.id
     return ids
 
@@ -89,11 +120,17 @@ def score(results: dict, entries: list, ids: dict, questions: list, split: str) 
     h5 = sum(1 for q in answerable if set(results[q["id"]][:5]) & relevant(entries, ids, q))
     answered = sum(1 for q in answerable if results[q["id"]])
     ab = sum(1 for q in refuse if not results[q["id"]])
-    return {"split": split, "answerable": len(answerable), "must_abstain": len(refuse),
-            "hit@1": round(h1 / len(answerable), 3), "hit@5": round(h5 / len(answerable), 3),
-            "answered": round(answered / len(answerable), 3), "abstention": round(ab / len(refuse), 3),
-            "misses": [q["id"] for q in answerable if not set(results[q["id"]][:5]) & relevant(entries, ids, q)],
-            "false_alarms": [q["id"] for q in refuse if results[q["id"]]]}
+    return {
+        "split": split,
+        "answerable": len(answerable),
+        "must_abstain": len(refuse),
+        "hit@1": round(h1 / len(answerable), 3),
+        "hit@5": round(h5 / len(answerable), 3),
+        "answered": round(answered / len(answerable), 3),
+        "abstention": round(ab / len(refuse), 3),
+        "misses": [q["id"] for q in answerable if not set(results[q["id"]][:5]) & relevant(entries, ids, q)],
+        "false_alarms": [q["id"] for q in refuse if results[q["id"]]],
+    }
 
 
 def ours(ledger_obj, questions: list, k: int = 5) -> dict:
@@ -124,15 +161,26 @@ def seed(seed_python: str, markdown: str, questions: list, k: int = 5) -> dict:
         md = Path(d) / "LIFELINE.md"
         md.write_text(markdown, encoding="utf-8")
         db = str(Path(d) / "ledger.db")
-        subprocess.run([seed_python, "-m", "lifeline", "--db", db, "migrate", "--from", str(md)], check=True,
-                       capture_output=True, cwd=d)
-        proc = subprocess.run([seed_python, "-c", _SEED_SCRIPT, db, str(k)], input=json.dumps(questions),
-                              capture_output=True, text=True, check=True, cwd=d)
+        subprocess.run(
+            [seed_python, "-m", "lifeline", "--db", db, "migrate", "--from", str(md)],
+            check=True,
+            capture_output=True,
+            cwd=d,
+        )
+        proc = subprocess.run(
+            [seed_python, "-c", _SEED_SCRIPT, db, str(k)],
+            input=json.dumps(questions),
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=d,
+        )
         return json.loads(proc.stdout)
 
 
 def fresh_ledger(workdir: Path, model: str | None = None):
     from git_lifeline.app.workspace import Workspace
+
     subprocess.run(["git", "init", "-q", str(workdir)], check=True)
     subprocess.run(["git", "-C", str(workdir), "config", "lifeline.projection", "off"], check=True)
     if model:
@@ -143,8 +191,11 @@ def fresh_ledger(workdir: Path, model: str | None = None):
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", help="a sentence-transformers model directory (semantic recall)")
-    ap.add_argument("--seed-python", default=os.environ.get("LIFELINE_SEED_PYTHON"),
-                    type=lambda p: os.path.abspath(p) if os.sep in p else (shutil.which(p) or p))
+    ap.add_argument(
+        "--seed-python",
+        default=os.environ.get("LIFELINE_SEED_PYTHON"),
+        type=lambda p: os.path.abspath(p) if os.sep in p else (shutil.which(p) or p),
+    )
     ap.add_argument("--split", default="all", choices=[*SPLITS, "all"])
     args = ap.parse_args()
     os.environ.setdefault("GIT_AUTHOR_NAME", "Eval")
@@ -173,13 +224,16 @@ def main() -> None:
                 rows.append(("git-lifeline semantic", score(res, entries, ids, questions, split), ms))
         if args.seed_python:
             from git_lifeline.app import interop
+
             res = seed(args.seed_python, interop.export_seed(led), questions)
             for split in splits:
                 rows.append(("lifeline-context 0.6.1", score(res, entries, ids, questions, split), None))
     for name, r, ms in rows:
         per = f"{ms:.1f} ms/query" if ms is not None else ""
-        print(f"{name:24} {r['split']:6} hit@1 {r['hit@1']:.2f} hit@5 {r['hit@5']:.2f} "
-              f"abstention {r['abstention']:.2f} ({r['answerable']} answerable, {r['must_abstain']} must abstain) {per}")
+        print(
+            f"{name:24} {r['split']:6} hit@1 {r['hit@1']:.2f} hit@5 {r['hit@5']:.2f} "
+            f"abstention {r['abstention']:.2f} ({r['answerable']} answerable, {r['must_abstain']} must abstain) {per}"
+        )
         print(f"{'':24} misses {r['misses']} false alarms {r['false_alarms']}")
 
 

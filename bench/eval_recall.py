@@ -26,14 +26,16 @@ def build(ledger, data: dict) -> dict:
     """Append the set's entries; returns summary -> id."""
     ids = {}
     for e in data["entries"]:
-        out = ledger.log(kind=e["kind"], summary=e["summary"], body=e["body"],
-                         ts=(T0 + timedelta(days=e["days"])).isoformat())
+        out = ledger.log(
+            kind=e["kind"], summary=e["summary"], body=e["body"], ts=(T0 + timedelta(days=e["days"])).isoformat()
+        )
         ids[e["summary"]] = out.entry.id
     return ids
 
 
 def evaluate(ledger, data: dict, ids: dict, k: int = 5, recency: bool = True) -> dict:
     from git_lifeline.views import recall
+
     db = ledger.cache().ensure(ledger.head())
 
     def ask(q):
@@ -54,13 +56,19 @@ def evaluate(ledger, data: dict, ids: dict, k: int = 5, recency: bool = True) ->
             abstained += 1
         else:
             false_alarms.append(q["q"])
-    return {"hit_at_5": hits / len(answerable), "abstention": abstained / len(unanswerable),
-            "answerable": len(answerable), "unanswerable": len(unanswerable),
-            "misses": misses, "false_alarms": false_alarms}
+    return {
+        "hit_at_5": hits / len(answerable),
+        "abstention": abstained / len(unanswerable),
+        "answerable": len(answerable),
+        "unanswerable": len(unanswerable),
+        "misses": misses,
+        "false_alarms": false_alarms,
+    }
 
 
 def main() -> None:
     from git_lifeline.app.workspace import Workspace
+
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(["git", "init", "-q", tmp], check=True)
         for k, v in (("user.name", "Eval"), ("user.email", "eval@example.com"), ("lifeline.projection", "false")):
@@ -68,8 +76,10 @@ def main() -> None:
         ledger = Workspace.open(tmp).ledger()
         data = load_set()
         ids = build(ledger, data)
-        report = {"with_recency": evaluate(ledger, data, ids, recency=True),
-                  "bm25_only": evaluate(ledger, data, ids, recency=False)}
+        report = {
+            "with_recency": evaluate(ledger, data, ids, recency=True),
+            "bm25_only": evaluate(ledger, data, ids, recency=False),
+        }
         json.dump(report, sys.stdout, indent=2)
         print()
 

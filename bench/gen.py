@@ -47,46 +47,182 @@ T0 = datetime(2023, 1, 1, tzinfo=timezone.utc)
 
 # Shares of the realistic scenario (bootstrap: the first entry only).
 SHARES = {
-    "decision": 0.45, "correction": 0.12, "open": 0.08, "incident": 0.06, "note": 0.05,
-    "feature": 0.04, "fix": 0.04, "checkpoint": 0.04, "test": 0.02, "requirement": 0.02, "debt": 0.02,
-    "api": 0.015, "service": 0.015, "milestone": 0.01, "release": 0.01, "relation": 0.01,
+    "decision": 0.45,
+    "correction": 0.12,
+    "open": 0.08,
+    "incident": 0.06,
+    "note": 0.05,
+    "feature": 0.04,
+    "fix": 0.04,
+    "checkpoint": 0.04,
+    "test": 0.02,
+    "requirement": 0.02,
+    "debt": 0.02,
+    "api": 0.015,
+    "service": 0.015,
+    "milestone": 0.01,
+    "release": 0.01,
+    "relation": 0.01,
 }
 # What a correction does, with its weight (a kind of correction whose target is
 # missing at that point falls through to the next one that has one).
-CORRECTION_KINDS = (("revise", 0.40), ("close", 0.40), ("revert", 0.10), ("unpin", 0.04),
-                    ("checkpoint", 0.03), ("other", 0.03))
-THREAD_SHARE = 0.18       # entries of the chainable kinds that go on a thread
-PIN_SHARE = 0.15          # notes that pin a decision
-CHAIN_BIAS = 0.35         # revisions that revise a recently revised decision again
-SUBJECT_SHARE = 0.6       # decisions whose summary starts with "Subject: " (what conflicts compare)
+CORRECTION_KINDS = (
+    ("revise", 0.40),
+    ("close", 0.40),
+    ("revert", 0.10),
+    ("unpin", 0.04),
+    ("checkpoint", 0.03),
+    ("other", 0.03),
+)
+THREAD_SHARE = 0.18  # entries of the chainable kinds that go on a thread
+PIN_SHARE = 0.15  # notes that pin a decision
+CHAIN_BIAS = 0.35  # revisions that revise a recently revised decision again
+SUBJECT_SHARE = 0.6  # decisions whose summary starts with "Subject: " (what conflicts compare)
 
-COMPONENTS = ("storage", "auth", "billing", "search", "ingest", "scheduler", "api gateway", "cache",
-              "notifications", "reporting", "export", "sync", "permissions", "audit log", "frontend",
-              "mobile client", "cli", "deploy", "metrics", "alerting", "backup", "queue", "payments",
-              "onboarding", "localization", "rate limiter", "feature flags", "webhooks", "importer",
-              "session store", "file uploads", "email", "pdf renderer", "admin console", "tenant model",
-              "data retention", "ci pipeline", "docs site", "sdk", "graph view")
-ASPECTS = ("database", "retention", "timeout", "retry policy", "format", "library", "hosting", "schema",
-           "batch size", "encryption", "ownership", "rollout", "versioning", "index", "limits", "protocol")
-CHOICES = ("PostgreSQL", "SQLite in WAL mode", "a 30-day window", "90 days", "exponential backoff",
-           "JSON lines", "protobuf", "a managed service", "our own cluster", "five seconds", "two minutes",
-           "at most 500 rows", "AES-GCM at rest", "the platform team", "a staged rollout", "semantic versions",
-           "a partial index", "a hard cap of 10,000", "HTTP/2", "plain TCP with framing", "Redis",
-           "an in-process LRU", "nightly snapshots", "streaming writes", "one table per tenant")
-REASONS = ("it keeps the write path simple", "the measurements showed it was the fastest option",
-           "the team already operates it", "it is the cheapest at our volume", "the old way lost data twice",
-           "customers asked for it in the last review", "it removes a whole class of outages",
-           "it is what the auditors require", "it can be rolled back in one step",
-           "the alternative needs a migration we cannot afford this quarter")
-ALTERNATIVES = ("MySQL", "MongoDB", "a cron job", "a message broker", "an external vendor", "doing nothing",
-                "a bigger machine", "a rewrite", "client-side caching", "a second region")
-THREADS = ("storage-engine", "auth-rework", "billing-v2", "search-relevance", "mobile-launch",
-           "perf-pass", "gdpr-export", "ci-speedup")
-AGENTS = (("human", "none", "human"), ("human", "none", "human"), ("human", "none", "human"),
-          ("claude-code", "anthropic", "claude-sonnet-4"), ("codex", "openai", "gpt-5"),
-          ("gemini-cli", "google", "gemini-2.5-pro"))
-PEOPLE = ("Ana Souza", "Bruno Lima", "Chen Wei", "Dana Kovacs", "Emeka Obi", "Fatima Haddad", "Goran Petrov",
-          "Hana Sato", "Ivan Horvat", "Julia Meyer", "Kofi Mensah", "Lena Fischer", "Mateo Rossi")
+COMPONENTS = (
+    "storage",
+    "auth",
+    "billing",
+    "search",
+    "ingest",
+    "scheduler",
+    "api gateway",
+    "cache",
+    "notifications",
+    "reporting",
+    "export",
+    "sync",
+    "permissions",
+    "audit log",
+    "frontend",
+    "mobile client",
+    "cli",
+    "deploy",
+    "metrics",
+    "alerting",
+    "backup",
+    "queue",
+    "payments",
+    "onboarding",
+    "localization",
+    "rate limiter",
+    "feature flags",
+    "webhooks",
+    "importer",
+    "session store",
+    "file uploads",
+    "email",
+    "pdf renderer",
+    "admin console",
+    "tenant model",
+    "data retention",
+    "ci pipeline",
+    "docs site",
+    "sdk",
+    "graph view",
+)
+ASPECTS = (
+    "database",
+    "retention",
+    "timeout",
+    "retry policy",
+    "format",
+    "library",
+    "hosting",
+    "schema",
+    "batch size",
+    "encryption",
+    "ownership",
+    "rollout",
+    "versioning",
+    "index",
+    "limits",
+    "protocol",
+)
+CHOICES = (
+    "PostgreSQL",
+    "SQLite in WAL mode",
+    "a 30-day window",
+    "90 days",
+    "exponential backoff",
+    "JSON lines",
+    "protobuf",
+    "a managed service",
+    "our own cluster",
+    "five seconds",
+    "two minutes",
+    "at most 500 rows",
+    "AES-GCM at rest",
+    "the platform team",
+    "a staged rollout",
+    "semantic versions",
+    "a partial index",
+    "a hard cap of 10,000",
+    "HTTP/2",
+    "plain TCP with framing",
+    "Redis",
+    "an in-process LRU",
+    "nightly snapshots",
+    "streaming writes",
+    "one table per tenant",
+)
+REASONS = (
+    "it keeps the write path simple",
+    "the measurements showed it was the fastest option",
+    "the team already operates it",
+    "it is the cheapest at our volume",
+    "the old way lost data twice",
+    "customers asked for it in the last review",
+    "it removes a whole class of outages",
+    "it is what the auditors require",
+    "it can be rolled back in one step",
+    "the alternative needs a migration we cannot afford this quarter",
+)
+ALTERNATIVES = (
+    "MySQL",
+    "MongoDB",
+    "a cron job",
+    "a message broker",
+    "an external vendor",
+    "doing nothing",
+    "a bigger machine",
+    "a rewrite",
+    "client-side caching",
+    "a second region",
+)
+THREADS = (
+    "storage-engine",
+    "auth-rework",
+    "billing-v2",
+    "search-relevance",
+    "mobile-launch",
+    "perf-pass",
+    "gdpr-export",
+    "ci-speedup",
+)
+AGENTS = (
+    ("human", "none", "human"),
+    ("human", "none", "human"),
+    ("human", "none", "human"),
+    ("claude-code", "anthropic", "claude-sonnet-4"),
+    ("codex", "openai", "gpt-5"),
+    ("gemini-cli", "google", "gemini-2.5-pro"),
+)
+PEOPLE = (
+    "Ana Souza",
+    "Bruno Lima",
+    "Chen Wei",
+    "Dana Kovacs",
+    "Emeka Obi",
+    "Fatima Haddad",
+    "Goran Petrov",
+    "Hana Sato",
+    "Ivan Horvat",
+    "Julia Meyer",
+    "Kofi Mensah",
+    "Lena Fischer",
+    "Mateo Rossi",
+)
 RELATIONS = ("depends_on", "implements", "tests_covers", "supersedes")
 
 
@@ -108,8 +244,9 @@ class GenEntry:
     def seal(self) -> "GenEntry":
         self.body = self.body.strip()
         self.parents = sorted(set(self.parents))
-        self.id = compute_id(self.kind, self.author, self.agent, self.provider, self.model, self.summary,
-                             self.body, self.parents)
+        self.id = compute_id(
+            self.kind, self.author, self.agent, self.provider, self.model, self.summary, self.body, self.parents
+        )
         return self
 
 
@@ -118,17 +255,17 @@ class _Book:
     """What the generator remembers to pick realistic targets."""
 
     head: Optional[str] = None
-    carriers: list = field(default_factory=list)       # decisions/revisions in force (ids)
-    revised: list = field(default_factory=list)        # carriers that are revisions (recent last)
-    replaced: dict = field(default_factory=dict)       # revision id -> the carrier it replaced
-    subject: dict = field(default_factory=dict)        # carrier id -> its subject text
-    depth: dict = field(default_factory=dict)          # revision id -> revisions since the decision
-    opens: list = field(default_factory=list)          # open items still open
-    pins: list = field(default_factory=list)           # live pin notes
-    checkpoints: list = field(default_factory=list)    # live checkpoints
-    others: list = field(default_factory=list)         # incidents and fixes (correctable)
-    entities: list = field(default_factory=list)       # anything a relation may link
-    thread_heads: dict = field(default_factory=dict)   # thread name -> head id
+    carriers: list = field(default_factory=list)  # decisions/revisions in force (ids)
+    revised: list = field(default_factory=list)  # carriers that are revisions (recent last)
+    replaced: dict = field(default_factory=dict)  # revision id -> the carrier it replaced
+    subject: dict = field(default_factory=dict)  # carrier id -> its subject text
+    depth: dict = field(default_factory=dict)  # revision id -> revisions since the decision
+    opens: list = field(default_factory=list)  # open items still open
+    pins: list = field(default_factory=list)  # live pin notes
+    checkpoints: list = field(default_factory=list)  # live checkpoints
+    others: list = field(default_factory=list)  # incidents and fixes (correctable)
+    entities: list = field(default_factory=list)  # anything a relation may link
+    thread_heads: dict = field(default_factory=dict)  # thread name -> head id
     counts: dict = field(default_factory=dict)
 
     def count(self, what: str) -> None:
@@ -189,7 +326,7 @@ class Generator:
         if self.rng.random() >= THREAD_SHARE:
             return None
         if self.book.opens and self.rng.random() < 0.3:
-            return self.rng.choice(self.book.opens[-20:])[:12]   # work on an open item's thread
+            return self.rng.choice(self.book.opens[-20:])[:12]  # work on an open item's thread
         return self.rng.choice(THREADS)
 
     def _on_thread(self, thread: Optional[str], kind: str, summary: str, body: str) -> GenEntry:
@@ -206,8 +343,12 @@ class Generator:
 
     # ---- the kinds ------------------------------------------------------------------
     def bootstrap(self) -> None:
-        self._emit("bootstrap", "Acme ledger service: the reasoning log of the Acme platform",
-                   "A multi-tenant platform for order processing. Python services, PostgreSQL, one repo.", [])
+        self._emit(
+            "bootstrap",
+            "Acme ledger service: the reasoning log of the Acme platform",
+            "A multi-tenant platform for order processing. Python services, PostgreSQL, one repo.",
+            [],
+        )
 
     def decision(self) -> None:
         r = self.rng
@@ -219,8 +360,7 @@ class Generator:
         if r.random() < 0.02:
             header += "valid-until: " + r.choice(("2024-06-30", "2031-12-31")) + "\n"
         body = (header + "\n" if header else "") + self._prose(r.randint(1, 4))
-        summary = (f"{subject}: {choice}" if r.random() < SUBJECT_SHARE
-                   else f"Use {choice} for the {subject.lower()}")
+        summary = f"{subject}: {choice}" if r.random() < SUBJECT_SHARE else f"Use {choice} for the {subject.lower()}"
         e = self._on_thread(self._thread_for(), "decision", summary, body)
         self.book.carriers.append(e.id)
         self.book.subject[e.id] = subject
@@ -228,22 +368,28 @@ class Generator:
 
     def open_item(self) -> None:
         r = self.rng
-        e = self._emit("open", f"Should {r.choice(COMPONENTS)} move to {r.choice(CHOICES)}?",
-                       f"Unclear whether {r.choice(REASONS)}; needs a measurement first.", self._head())
+        e = self._emit(
+            "open",
+            f"Should {r.choice(COMPONENTS)} move to {r.choice(CHOICES)}?",
+            f"Unclear whether {r.choice(REASONS)}; needs a measurement first.",
+            self._head(),
+        )
         self.book.opens.append(e.id)
 
     def checkpoint(self) -> None:
         r = self.rng
         if r.random() < 0.15:
-            thread = None                                   # the main thread
+            thread = None  # the main thread
         elif self.book.opens and r.random() < 0.3:
-            thread = r.choice(self.book.opens[-20:])[:12]   # an open item's thread
+            thread = r.choice(self.book.opens[-20:])[:12]  # an open item's thread
         else:
             thread = r.choice(THREADS)
         comp = r.choice(COMPONENTS)
-        body = (f"goal:\n  - finish the {comp} change\n"
-                f"done:\n  - measured {r.randint(2, 99)} cases\n  - wrote the migration\n"
-                f"next:\n  - review with {r.choice(PEOPLE)}\n")
+        body = (
+            f"goal:\n  - finish the {comp} change\n"
+            f"done:\n  - measured {r.randint(2, 99)} cases\n  - wrote the migration\n"
+            f"next:\n  - review with {r.choice(PEOPLE)}\n"
+        )
         if r.random() < 0.3:
             body += f"blocked:\n  - waiting on {r.choice(COMPONENTS)}\n"
         if r.random() < 0.3:
@@ -255,8 +401,12 @@ class Generator:
         r = self.rng
         if self.book.carriers and r.random() < PIN_SHARE:
             target = r.choice(self.book.carriers)
-            e = self._emit("note", f"pin: {self.book.subject.get(target, 'decision')}",
-                           f"pin: {target}\n\nEvery new contributor must know this one.", [target])
+            e = self._emit(
+                "note",
+                f"pin: {self.book.subject.get(target, 'decision')}",
+                f"pin: {target}\n\nEvery new contributor must know this one.",
+                [target],
+            )
             self.book.pins.append(e.id)
             self.book.count("pin")
             return
@@ -296,7 +446,7 @@ class Generator:
         r = self.rng
         order = [k for k, _ in CORRECTION_KINDS]
         first = r.choices(order, weights=[w for _, w in CORRECTION_KINDS])[0]
-        order = order[order.index(first):] + order[:order.index(first)]
+        order = order[order.index(first) :] + order[: order.index(first)]
         for what in order:
             if getattr(self, f"_correct_{what}")():
                 self.book.count(f"correction: {what}")
@@ -308,11 +458,14 @@ class Generator:
         if not b.carriers:
             return False
         live_revised = [x for x in b.revised[-30:] if x in b.carriers]
-        target = (r.choice(live_revised) if live_revised and r.random() < CHAIN_BIAS
-                  else r.choice(b.carriers))
+        target = r.choice(live_revised) if live_revised and r.random() < CHAIN_BIAS else r.choice(b.carriers)
         subject = b.subject.get(target, self._subject())
-        e = self._emit("correction", f"{subject}: {r.choice(CHOICES)} (revised)",
-                       f"Revises the earlier choice: {r.choice(REASONS)}.\n\n{self._prose(1)}", [target])
+        e = self._emit(
+            "correction",
+            f"{subject}: {r.choice(CHOICES)} (revised)",
+            f"Revises the earlier choice: {r.choice(REASONS)}.\n\n{self._prose(1)}",
+            [target],
+        )
         b.carriers.remove(target)
         b.carriers.append(e.id)
         b.revised.append(e.id)
@@ -327,11 +480,15 @@ class Generator:
         if not b.carriers:
             return False
         target = r.choice(b.carriers)
-        self._emit("correction", f"Revert: {b.subject.get(target, 'decision')}",
-                   f"action: revert\n\nReverted: {r.choice(REASONS)} turned out to be wrong.", [target])
+        self._emit(
+            "correction",
+            f"Revert: {b.subject.get(target, 'decision')}",
+            f"action: revert\n\nReverted: {r.choice(REASONS)} turned out to be wrong.",
+            [target],
+        )
         b.carriers.remove(target)
         before = b.replaced.get(target)
-        if before is not None:           # reverting a revision brings the previous choice back
+        if before is not None:  # reverting a revision brings the previous choice back
             b.carriers.append(before)
         return True
 
@@ -340,8 +497,12 @@ class Generator:
         if not b.opens:
             return False
         target = b.opens.pop(r.randrange(len(b.opens)))
-        self._emit("correction", "Closed: the open question is answered",
-                   f"Answered after measuring: {r.choice(REASONS)}.", [target])
+        self._emit(
+            "correction",
+            "Closed: the open question is answered",
+            f"Answered after measuring: {r.choice(REASONS)}.",
+            [target],
+        )
         return True
 
     def _correct_unpin(self) -> bool:
@@ -357,8 +518,12 @@ class Generator:
         if not b.checkpoints:
             return False
         target = b.checkpoints.pop()
-        self._emit("correction", "Checkpoint was wrong: the migration is not written yet",
-                   "The previous checkpoint stands.", [target])
+        self._emit(
+            "correction",
+            "Checkpoint was wrong: the migration is not written yet",
+            "The previous checkpoint stands.",
+            [target],
+        )
         return True
 
     def _correct_other(self) -> bool:
@@ -366,8 +531,12 @@ class Generator:
         if not b.others:
             return False
         target = b.others.pop(r.randrange(len(b.others)))
-        self._emit("correction", "Root cause corrected",
-                   f"The cause was {r.choice(COMPONENTS)}, not what the first report said.", [target])
+        self._emit(
+            "correction",
+            "Root cause corrected",
+            f"The cause was {r.choice(COMPONENTS)}, not what the first report said.",
+            [target],
+        )
         return True
 
     # ---- scenarios ------------------------------------------------------------------
@@ -413,12 +582,15 @@ class Generator:
     def chain(self, n: int) -> list:
         """One decision revised `n` times, each revision correcting the previous one."""
         self.bootstrap()
-        d = self._emit("decision", "Data retention: keep 30 days", "Enough for audits; storage is cheap.",
-                       self._head())
+        d = self._emit("decision", "Data retention: keep 30 days", "Enough for audits; storage is cheap.", self._head())
         prev = d.id
         for k in range(1, n + 1):
-            prev = self._emit("correction", f"Data retention: keep {30 + k} days (revision {k})",
-                              f"Revision {k}: {self.rng.choice(REASONS)}.", [prev]).id
+            prev = self._emit(
+                "correction",
+                f"Data retention: keep {30 + k} days (revision {k})",
+                f"Revision {k}: {self.rng.choice(REASONS)}.",
+                [prev],
+            ).id
         return self.entries
 
     def plain(self, n: int) -> list:
@@ -436,8 +608,12 @@ class Generator:
         for k in range(n):
             subject = f"Component {k} {self.rng.choice(ASPECTS)}"
             d = self._emit("decision", f"{subject}: {self.rng.choice(CHOICES)}", self._prose(1), self._head())
-            self._emit("correction", f"{subject}: {self.rng.choice(CHOICES)} (revised)",
-                       f"Revises it: {self.rng.choice(REASONS)}.", [d.id])
+            self._emit(
+                "correction",
+                f"{subject}: {self.rng.choice(CHOICES)} (revised)",
+                f"Revises it: {self.rng.choice(REASONS)}.",
+                [d.id],
+            )
         return self.entries
 
 
@@ -468,6 +644,7 @@ def stats(entries: list, shapes: Optional[dict] = None) -> dict:
 
 def write_ledger(path: Path, entries: list, line: str = "bench") -> None:
     from git_lifeline.core.seed import render_seed_markdown
+
     Path(path).write_text(render_seed_markdown(entries, line), encoding="utf-8", newline="")
 
 

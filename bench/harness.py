@@ -32,25 +32,28 @@ class Failed(RuntimeError):
 
 @dataclass
 class Run:
-    seconds: Optional[float]      # wall time; None when it timed out
-    cpu: float = 0.0              # user + system seconds
-    rss_kb: int = 0               # peak RSS
-    out: str = ""                 # its stdout
-    err: str = ""                 # its stderr
+    seconds: Optional[float]  # wall time; None when it timed out
+    cpu: float = 0.0  # user + system seconds
+    rss_kb: int = 0  # peak RSS
+    out: str = ""  # its stdout
+    err: str = ""  # its stderr
 
 
 @dataclass
 class Timing:
-    seconds: Optional[float]      # median wall time; None when it timed out
-    cpu: Optional[float] = None   # median CPU time (user + system)
-    rss_kb: int = 0               # the largest peak RSS over the runs
-    runs: tuple = ()              # every run's seconds
+    seconds: Optional[float]  # median wall time; None when it timed out
+    cpu: Optional[float] = None  # median CPU time (user + system)
+    rss_kb: int = 0  # the largest peak RSS over the runs
+    runs: tuple = ()  # every run's seconds
     timed_out: Optional[float] = None  # the timeout, when a run hit it
 
     def to_json(self) -> dict:
-        out: dict = {"s": None if self.seconds is None else round(self.seconds, 4),
-                     "cpu_s": None if self.cpu is None else round(self.cpu, 4), "rss_kb": self.rss_kb,
-                     "runs": [round(t, 4) for t in self.runs]}
+        out: dict = {
+            "s": None if self.seconds is None else round(self.seconds, 4),
+            "cpu_s": None if self.cpu is None else round(self.cpu, 4),
+            "rss_kb": self.rss_kb,
+            "runs": [round(t, 4) for t in self.runs],
+        }
         if self.timed_out is not None:
             out["timed_out_after_s"] = self.timed_out
         return out
@@ -59,8 +62,15 @@ class Timing:
 def run_once(cmd: list, cwd: Path, env: dict, timeout: Optional[float] = None, check: bool = True) -> Run:
     """One process, timed; a timeout kills it (and its children) and gives seconds=None."""
     t = time.perf_counter()
-    proc = subprocess.Popen([TIME, "-f", "%M %U %S", *map(str, cmd)], cwd=cwd, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        [TIME, "-f", "%M %U %S", *map(str, cmd)],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -77,14 +87,26 @@ def run_once(cmd: list, cwd: Path, env: dict, timeout: Optional[float] = None, c
     return Run(elapsed, 0.0, 0, out, err)
 
 
-def measure(cmd: list, cwd: Path, env: dict, runs: int, before: Optional[Callable[[], None]] = None,
-            timeout: Optional[float] = None) -> Timing:
+def measure(
+    cmd: list,
+    cwd: Path,
+    env: dict,
+    runs: int,
+    before: Optional[Callable[[], None]] = None,
+    timeout: Optional[float] = None,
+) -> Timing:
     """Median of `runs` runs; `before` runs (untimed) ahead of each. A timeout ends the series."""
     return measure_many([cmd], cwd, env, runs, before, timeout)[0]
 
 
-def measure_many(cmds: list, cwd: Path, env: dict, runs: int, before: Optional[Callable[[], None]] = None,
-                 timeout: Optional[float] = None) -> list:
+def measure_many(
+    cmds: list,
+    cwd: Path,
+    env: dict,
+    runs: int,
+    before: Optional[Callable[[], None]] = None,
+    timeout: Optional[float] = None,
+) -> list:
     """Timings of several commands taken in turn (a, b, a, b, ...), so that a change of the
     machine's load hits all of them alike: their ratio is the figure to trust."""
     got: list = [[] for _ in cmds]
@@ -104,11 +126,20 @@ def measure_many(cmds: list, cwd: Path, env: dict, runs: int, before: Optional[C
     for k in range(len(cmds)):
         rs = got[k]
         if dead[k] or not rs:
-            out.append(Timing(None, None, max((r.rss_kb for r in rs), default=0), tuple(r.seconds for r in rs),
-                              timed_out=timeout))
+            out.append(
+                Timing(
+                    None, None, max((r.rss_kb for r in rs), default=0), tuple(r.seconds for r in rs), timed_out=timeout
+                )
+            )
         else:
-            out.append(Timing(statistics.median(r.seconds for r in rs), statistics.median(r.cpu for r in rs),
-                              max(r.rss_kb for r in rs), tuple(r.seconds for r in rs)))
+            out.append(
+                Timing(
+                    statistics.median(r.seconds for r in rs),
+                    statistics.median(r.cpu for r in rs),
+                    max(r.rss_kb for r in rs),
+                    tuple(r.seconds for r in rs),
+                )
+            )
     return out
 
 
@@ -131,8 +162,12 @@ def hermetic_env(tmp: Path) -> dict:
     # when it installs it): with PYTHONDONTWRITEBYTECODE inherited, every one of our runs
     # compiled the package's ~100 modules again (tens of ms per process), theirs never.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "git_lifeline")], env=env,
-                   capture_output=True, check=False)
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(ROOT / "git_lifeline")],
+        env=env,
+        capture_output=True,
+        check=False,
+    )
     bindir = tmp / "bin"
     bindir.mkdir(exist_ok=True)
     script = bindir / "git-lifeline"
@@ -157,8 +192,7 @@ def theirs(db: Path, *args) -> list:
 
 
 def git(*args, cwd: Optional[Path] = None, env: Optional[dict] = None) -> str:
-    return subprocess.run(["git", *map(str, args)], cwd=cwd, env=env, check=True, capture_output=True,
-                          text=True).stdout
+    return subprocess.run(["git", *map(str, args)], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
 
 
 def _first_line(cmd: list, **kw) -> str:
@@ -192,10 +226,17 @@ def machine() -> dict:
                 mem = f"{int(line.split()[1]) / 1024 / 1024:.1f} GiB"
     except (OSError, ValueError):
         pass
-    versions = _first_line([sys.executable, "-c", "import importlib.metadata as m; print(' '.join("
-                            "f'{p} {m.version(p)}' for p in ('pygit2', 'pydantic', 'click')))"])
-    seed_version = _first_line([seed_python(), "-c", "import importlib.metadata as m; "
-                                "print(m.version('lifeline-context'))"])
+    versions = _first_line(
+        [
+            sys.executable,
+            "-c",
+            "import importlib.metadata as m; print(' '.join("
+            "f'{p} {m.version(p)}' for p in ('pygit2', 'pydantic', 'click')))",
+        ]
+    )
+    seed_version = _first_line(
+        [seed_python(), "-c", "import importlib.metadata as m; print(m.version('lifeline-context'))"]
+    )
     commit = _first_line(["git", "-C", str(ROOT), "rev-parse", "--short=12", "HEAD"])
     # the figures depend on the package, not on the bench's own commits
     code = _first_line(["git", "-C", str(ROOT), "log", "-1", "--format=%h", "--", "git_lifeline"])

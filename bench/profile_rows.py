@@ -33,8 +33,13 @@ from harness import ROOT, hermetic_env  # noqa: E402
 
 def profile(cmd: list, cwd: Path, env: dict, out: Path) -> float:
     t = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(out), "-m", "git_lifeline", *cmd], cwd=cwd,
-                          env=env, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(out), "-m", "git_lifeline", *cmd],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed: {proc.stderr[-2000:]}")
     return time.perf_counter() - t
@@ -62,8 +67,13 @@ def prepare(tmp: Path, env: dict, name: str, scenario: str, size: int) -> Path:
     repo.mkdir()
     subprocess.run(["git", "init", "-q", str(repo)], check=True, env=env)
     subprocess.run(["git", "-C", str(repo), "config", "lifeline.projection", "false"], check=True, env=env)
-    subprocess.run([sys.executable, "-m", "git_lifeline", "import", "--from", str(src)], cwd=repo, env=env,
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "git_lifeline", "import", "--from", str(src)],
+        cwd=repo,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     subprocess.run(["git", "-C", str(repo), "gc", "-q"], check=True, env=env)
     return repo
 

@@ -52,8 +52,9 @@ def main() -> None:
         counts = Path(tmp) / "counts.jsonl"
         env = dict(os.environ, LIFELINE_COUNTS=str(counts))
         t0 = time.perf_counter()
-        proc = subprocess.run([args.python, "-m", "pytest", "-p", "no:cacheprovider", *CORPORA, *extra],
-                              cwd=str(ROOT), env=env)
+        proc = subprocess.run(
+            [args.python, "-m", "pytest", "-p", "no:cacheprovider", *CORPORA, *extra], cwd=str(ROOT), env=env
+        )
         wall = time.perf_counter() - t0
         totals: dict = {}
         for line in counts.read_text(encoding="utf-8").splitlines() if counts.exists() else []:

@@ -78,8 +78,7 @@ def realistic_table(sizes: list, field: str = "s") -> list:
 
 
 def _realistic_table(sizes: list) -> list:
-    head = "| |" + "".join(f" {size_label(r['entries'])} ours | {size_label(r['entries'])} {SEED} | |"
-                           for r in sizes)
+    head = "| |" + "".join(f" {size_label(r['entries'])} ours | {size_label(r['entries'])} {SEED} | |" for r in sizes)
     lines = [head, "|---|" + "---|---|---|" * len(sizes)]
 
     def row(label, cells):
@@ -91,29 +90,59 @@ def _realistic_table(sizes: list) -> list:
     row("`context`, warm", pair("context_warm", "seed_context"))
     row("`context`, cold: cache deleted", pair("context_cold", "seed_context"))
     row("`context`, cold: fresh clone", pair("context_clone", "seed_context"))
-    row("`context` after a merge of older entries",
-        [(fmt_s(r.get("context_merge_older")), "", "") for r in sizes])
+    row("`context` after a merge of older entries", [(fmt_s(r.get("context_merge_older")), "", "") for r in sizes])
     row("`context --query`", pair("query_warm", "seed_query"))
     row("`recall`", pair("recall_warm", "seed_recall"))
     row("`verify`", pair("verify", "seed_verify"))
-    row("`verify`, entries/s", [(rate(r["entries"], r.get("verify")), rate(r["entries"], r.get("seed_verify")), "")
-                                for r in sizes])
+    row(
+        "`verify`, entries/s",
+        [(rate(r["entries"], r.get("verify")), rate(r["entries"], r.get("seed_verify")), "") for r in sizes],
+    )
     row("`log` (one append)", pair("log", "seed_log"))
-    row("floor: `python -c \"import pygit2, pydantic, click\"`", [(fmt_s(r.get("floor")), "", "") for r in sizes])
+    row('floor: `python -c "import pygit2, pydantic, click"`', [(fmt_s(r.get("floor")), "", "") for r in sizes])
     row("`log` / floor", [(_ratio(r.get("log"), r.get("floor")), "", "") for r in sizes])
-    row("import / migrate, entries/s", [(rate(r["entries"], r.get("import")), rate(r["entries"], r.get("migrate")),
-                                         faster(r.get("import"), r.get("migrate"))) for r in sizes])
-    row("peak RSS: `context` cold / warm",
-        [(f"{mb(r.get('context_cold'))} / {mb(r.get('context_warm'))}", mb(r.get("seed_context")), "")
-         for r in sizes])
-    row("pull of 1,000 new entries / `git fetch` of them",
-        [(f"{fmt_s((r.get('pull') or {}).get('pull'))} / {fmt_s((r.get('pull') or {}).get('fetch'))}", "",
-          _ratio((r.get("pull") or {}).get("pull"), (r.get("pull") or {}).get("fetch"))) for r in sizes])
-    row("post-commit hook, nothing to say (the hook alone)",
-        [(fmt_s((r.get("hook") or {}).get("silent")), "", "") for r in sizes])
-    row("`git commit --allow-empty` with / without the hook",
-        [(f"{fmt_s((r.get('hook') or {}).get('commit_with_hook'))} / "
-          f"{fmt_s((r.get('hook') or {}).get('commit_without_hook'))}", "", "") for r in sizes])
+    row(
+        "import / migrate, entries/s",
+        [
+            (
+                rate(r["entries"], r.get("import")),
+                rate(r["entries"], r.get("migrate")),
+                faster(r.get("import"), r.get("migrate")),
+            )
+            for r in sizes
+        ],
+    )
+    row(
+        "peak RSS: `context` cold / warm",
+        [(f"{mb(r.get('context_cold'))} / {mb(r.get('context_warm'))}", mb(r.get("seed_context")), "") for r in sizes],
+    )
+    row(
+        "pull of 1,000 new entries / `git fetch` of them",
+        [
+            (
+                f"{fmt_s((r.get('pull') or {}).get('pull'))} / {fmt_s((r.get('pull') or {}).get('fetch'))}",
+                "",
+                _ratio((r.get("pull") or {}).get("pull"), (r.get("pull") or {}).get("fetch")),
+            )
+            for r in sizes
+        ],
+    )
+    row(
+        "post-commit hook, nothing to say (the hook alone)",
+        [(fmt_s((r.get("hook") or {}).get("silent")), "", "") for r in sizes],
+    )
+    row(
+        "`git commit --allow-empty` with / without the hook",
+        [
+            (
+                f"{fmt_s((r.get('hook') or {}).get('commit_with_hook'))} / "
+                f"{fmt_s((r.get('hook') or {}).get('commit_without_hook'))}",
+                "",
+                "",
+            )
+            for r in sizes
+        ],
+    )
     return lines
 
 
@@ -128,14 +157,22 @@ def pathological_table(rows: list, field: str = "s") -> list:
 
 
 def _pathological_table(rows: list) -> list:
-    lines = ["| ledger | entries | import | migrate (lifeline-context) | `context` cold | `context` warm | "
-             f"`context` ({SEED}) |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| ledger | entries | import | migrate (lifeline-context) | `context` cold | `context` warm | "
+        f"`context` ({SEED}) |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
-        what = (f"one decision revised {r['n']:,} times" if r["scenario"] == "chain"
-                else f"{r['n']:,} decision+correction pairs")
-        lines.append(f"| {what} | {r['ledger']['entries']:,} | {fmt_s(r.get('import'))} | {fmt_s(r.get('migrate'))} | "
-                     f"{fmt_s(r.get('context_cold'))} | {fmt_s(r.get('context_warm'))} | "
-                     f"{fmt_s(r.get('seed_context'))} |")
+        what = (
+            f"one decision revised {r['n']:,} times"
+            if r["scenario"] == "chain"
+            else f"{r['n']:,} decision+correction pairs"
+        )
+        lines.append(
+            f"| {what} | {r['ledger']['entries']:,} | {fmt_s(r.get('import'))} | {fmt_s(r.get('migrate'))} | "
+            f"{fmt_s(r.get('context_cold'))} | {fmt_s(r.get('context_warm'))} | "
+            f"{fmt_s(r.get('seed_context'))} |"
+        )
     return lines
 
 
@@ -193,40 +230,72 @@ def _goal_rows(res: dict) -> list:
         goal(text, measured, ok)
 
     if r10:
-        versus("`context` warm at 10k ≥ 5x faster than lifeline-context", r10.get("context_warm"),
-               r10.get("seed_context"), 5)
-        versus("`context` cold (cache deleted) at 10k no slower than lifeline-context", r10.get("context_cold"),
-               r10.get("seed_context"), 1)
-        versus("`context` in a fresh clone at 10k no slower than lifeline-context", r10.get("context_clone"),
-               r10.get("seed_context"), 1)
-        versus("`context` after a merge of older entries at 10k no slower than lifeline-context",
-               r10.get("context_merge_older"), r10.get("seed_context"), 1)
+        versus(
+            "`context` warm at 10k ≥ 5x faster than lifeline-context",
+            r10.get("context_warm"),
+            r10.get("seed_context"),
+            5,
+        )
+        versus(
+            "`context` cold (cache deleted) at 10k no slower than lifeline-context",
+            r10.get("context_cold"),
+            r10.get("seed_context"),
+            1,
+        )
+        versus(
+            "`context` in a fresh clone at 10k no slower than lifeline-context",
+            r10.get("context_clone"),
+            r10.get("seed_context"),
+            1,
+        )
+        versus(
+            "`context` after a merge of older entries at 10k no slower than lifeline-context",
+            r10.get("context_merge_older"),
+            r10.get("seed_context"),
+            1,
+        )
         versus("`verify` at 10k no slower than lifeline-context", r10.get("verify"), r10.get("seed_verify"), 1)
         floor = sec(r10.get("floor"))
-        goal("`log` at 10k ≤ 1.2x the floor",
-             f"{fmt_s(r10.get('log'))} vs {fmt_s(r10.get('floor'))} ({_ratio(r10.get('log'), r10.get('floor'))})",
-             None if not floor else _judge(r10.get("log"), lambda s: s <= 1.2 * floor))
-    goal("`verify` at 100k ≥ 50,000 entries/s", rate(100000, r100.get("verify")) if r100 else "—",
-         _judge(r100.get("verify") if r100 else None, lambda s: 100000 / s >= 50000))
+        goal(
+            "`log` at 10k ≤ 1.2x the floor",
+            f"{fmt_s(r10.get('log'))} vs {fmt_s(r10.get('floor'))} ({_ratio(r10.get('log'), r10.get('floor'))})",
+            None if not floor else _judge(r10.get("log"), lambda s: s <= 1.2 * floor),
+        )
+    goal(
+        "`verify` at 100k ≥ 50,000 entries/s",
+        rate(100000, r100.get("verify")) if r100 else "—",
+        _judge(r100.get("verify") if r100 else None, lambda s: 100000 / s >= 50000),
+    )
     if big:
-        goal(f"import ≥ 20,000 entries/s (at {size_label(big['entries'])})", rate(big["entries"], big.get("import")),
-             _judge(big.get("import"), lambda s: big["entries"] / s >= 20000))
+        goal(
+            f"import ≥ 20,000 entries/s (at {size_label(big['entries'])})",
+            rate(big["entries"], big.get("import")),
+            _judge(big.get("import"), lambda s: big["entries"] / s >= 20000),
+        )
     c = r100.get("context_cold") if r100 else None
-    goal("cold cache build (`context` after deleting the cache) at 100k ≤ 5 s and ≤ 150 MB",
-         (f"{fmt_s(c)}, {mb(c)}" if sec(c) is not None else fmt_s(c)) if c else "—",
-         _judge(c, lambda s: s <= 5 and c["rss_kb"] <= 150 * 1024))
+    goal(
+        "cold cache build (`context` after deleting the cache) at 100k ≤ 5 s and ≤ 150 MB",
+        (f"{fmt_s(c)}, {mb(c)}" if sec(c) is not None else fmt_s(c)) if c else "—",
+        _judge(c, lambda s: s <= 5 and c["rss_kb"] <= 150 * 1024),
+    )
     for r in patho:
         if r["scenario"] != "chain":
             continue
         limit = 2.0 if r["n"] <= 1000 else 10.0
-        goal(f"one decision revised {r['n']:,} times, cold `context` ≤ {limit:.0f} s"
-             + (" (\"in seconds\")" if r["n"] > 1000 else ""),
-             fmt_s(r.get("context_cold")), _judge(r.get("context_cold"), lambda s, lim=limit: s <= lim))
+        goal(
+            f"one decision revised {r['n']:,} times, cold `context` ≤ {limit:.0f} s"
+            + (' ("in seconds")' if r["n"] > 1000 else ""),
+            fmt_s(r.get("context_cold")),
+            _judge(r.get("context_cold"), lambda s, lim=limit: s <= lim),
+        )
     hooks = [r for r in sizes if r.get("hook")]
     if hooks:
         h = hooks[-1]
-        goal(f"post-commit hook ≤ 50 ms when it has nothing to say (at {size_label(h['entries'])})",
-             fmt_s(h["hook"].get("silent")), _judge(h["hook"].get("silent"), lambda s: s <= 0.05))
+        goal(
+            f"post-commit hook ≤ 50 ms when it has nothing to say (at {size_label(h['entries'])})",
+            fmt_s(h["hook"].get("silent")),
+            _judge(h["hook"].get("silent"), lambda s: s <= 0.05),
+        )
     return lines
 
 
@@ -259,8 +328,12 @@ def render(res: dict) -> str:
     shapes = sorted({r.get("scenario", "realistic") for r in res.get("sizes", [])})
     out = [f"### {' and '.join(shapes).capitalize()} ledgers", ""]
     out += realistic_table(res.get("sizes", []))
-    out += ["", "The same, in CPU time (user + system of the process and the children it waited for; "
-            "steadier than wall time on a loaded machine):", ""]
+    out += [
+        "",
+        "The same, in CPU time (user + system of the process and the children it waited for; "
+        "steadier than wall time on a loaded machine):",
+        "",
+    ]
     out += realistic_table(res.get("sizes", []), "cpu_s")
     if res.get("pathological"):
         out += ["", "### Pathological ledgers", ""]
@@ -287,11 +360,19 @@ def merge(runs: list) -> dict:
             into = by_size[key]
             for k, v in r.items():
                 was = into.get(k)
-                if was is None or (isinstance(was, dict) and "s" in was and was["s"] is None
-                                   and isinstance(v, dict) and v.get("s") is not None):
+                if was is None or (
+                    isinstance(was, dict)
+                    and "s" in was
+                    and was["s"] is None
+                    and isinstance(v, dict)
+                    and v.get("s") is not None
+                ):
                     into[k] = v
-    return {"sizes": sorted(by_size.values(), key=lambda r: r["entries"]),
-            "pathological": [p for run in runs for p in run.get("pathological", [])], "runs": runs}
+    return {
+        "sizes": sorted(by_size.values(), key=lambda r: r["entries"]),
+        "pathological": [p for run in runs for p in run.get("pathological", [])],
+        "runs": runs,
+    }
 
 
 def main() -> None:

@@ -30,12 +30,14 @@ from harness import ROOT, git, hermetic_env, load_average, machine, measure_many
 
 def unpack(commit: str, dest: Path) -> Path:
     """The package as of `commit`, compiled, under `dest`."""
-    data = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", commit, "git_lifeline"],
-                          check=True, capture_output=True).stdout
+    data = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "--format=tar", commit, "git_lifeline"], check=True, capture_output=True
+    ).stdout
     with tarfile.open(fileobj=BytesIO(data)) as tar:
         tar.extractall(dest, filter="data")
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(dest / "git_lifeline")], check=True,
-                   capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(dest / "git_lifeline")], check=True, capture_output=True
+    )
     return dest
 
 
@@ -59,20 +61,37 @@ def main() -> None:
             gen.make(src, a.scenario, n, seed=a.seed)
             git("init", "-q", str(repo), env=env)
             git("-C", repo, "config", "lifeline.projection", "false", env=env)
-            subprocess.run([sys.executable, "-m", "git_lifeline", "import", "--from", str(src)], cwd=repo, env=env,
-                           check=True, capture_output=True)
+            subprocess.run(
+                [sys.executable, "-m", "git_lifeline", "import", "--from", str(src)],
+                cwd=repo,
+                env=env,
+                check=True,
+                capture_output=True,
+            )
             git("-C", repo, "gc", "-q", env=env)
             load = load_average()
-            timings = measure_many([["env", f"PYTHONPATH={before_env['PYTHONPATH']}", sys.executable, "-m",
-                                     "git_lifeline", "verify"],
-                                    [sys.executable, "-m", "git_lifeline", "verify"]], repo, env, a.runs)
+            timings = measure_many(
+                [
+                    ["env", f"PYTHONPATH={before_env['PYTHONPATH']}", sys.executable, "-m", "git_lifeline", "verify"],
+                    [sys.executable, "-m", "git_lifeline", "verify"],
+                ],
+                repo,
+                env,
+                a.runs,
+            )
             row = {"load_before": load, "load_after": load_average()}
             for side, t in zip(("before", "after"), timings, strict=True):
-                row[side] = {**t.to_json(), "entries_per_s_cpu": round(n / t.cpu) if t.cpu else None,
-                             "entries_per_s_wall": round(n / t.seconds) if t.seconds else None}
+                row[side] = {
+                    **t.to_json(),
+                    "entries_per_s_cpu": round(n / t.cpu) if t.cpu else None,
+                    "entries_per_s_wall": round(n / t.seconds) if t.seconds else None,
+                }
             results["sizes"][str(n)] = row
-            print(f"{n}: before {row['before']['cpu_s']} s CPU ({row['before']['s']} s wall), "
-                  f"after {row['after']['cpu_s']} s CPU ({row['after']['s']} s wall), load {load}", flush=True)
+            print(
+                f"{n}: before {row['before']['cpu_s']} s CPU ({row['before']['s']} s wall), "
+                f"after {row['after']['cpu_s']} s CPU ({row['after']['s']} s wall), load {load}",
+                flush=True,
+            )
     if a.out:
         Path(a.out).write_text(json.dumps(results, indent=1) + "\n")
 

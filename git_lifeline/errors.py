@@ -59,7 +59,6 @@ class RepositoryError(LifelineError):
     exit_code = 4
 
 
-
 # ---- the one error boundary -----------------------------------------------------
 # Lower layers name the failures of the libraries they wrap (git/ knows pygit2's), and
 # register that knowledge here, so this module imports nothing and still says it clearly.

@@ -35,8 +35,15 @@ def git_env(tmp_path, monkeypatch):
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(cfg))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GIT_LIFELINE_NO_GC", "1")
-    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_INDEX_FILE",
-                "GIT_OBJECT_DIRECTORY", "LIFELINE_DB"):
+    for var in (
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_AUTHOR_NAME",
+        "GIT_AUTHOR_EMAIL",
+        "GIT_INDEX_FILE",
+        "GIT_OBJECT_DIRECTORY",
+        "LIFELINE_DB",
+    ):
         monkeypatch.delenv(var, raising=False)
     return home
 
@@ -56,12 +63,19 @@ def cli(repo: Path, *args: str, input: str | None = None) -> subprocess.Complete
     """`git lifeline ARGS` as a user runs it (the package under test on PYTHONPATH)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return subprocess.run([sys.executable, "-m", "git_lifeline", *args], cwd=str(repo), env=env,
-                          capture_output=True, text=True, input=input)
+    return subprocess.run(
+        [sys.executable, "-m", "git_lifeline", *args],
+        cwd=str(repo),
+        env=env,
+        capture_output=True,
+        text=True,
+        input=input,
+    )
 
 
 def workspace(repo: Path):
     from git_lifeline.app.workspace import Workspace
+
     return Workspace.open(str(repo))
 
 
@@ -74,8 +88,7 @@ def line_ids(repo: Path, line: str = "main") -> list:
 
 
 def ref(repo: Path, name: str):
-    out = subprocess.run(["git", "-C", str(repo), "rev-parse", "-q", "--verify", name],
-                         capture_output=True, text=True)
+    out = subprocess.run(["git", "-C", str(repo), "rev-parse", "-q", "--verify", name], capture_output=True, text=True)
     return out.stdout.strip() or None
 
 
@@ -86,8 +99,12 @@ def object_count(repo: Path) -> int:
 
 
 def assert_nothing_written(repo: Path, before_objects: int) -> None:
-    assert subprocess.run(["git", "-C", str(repo), "for-each-ref", "refs/lifeline/"],
-                          capture_output=True, text=True).stdout == ""
+    assert (
+        subprocess.run(
+            ["git", "-C", str(repo), "for-each-ref", "refs/lifeline/"], capture_output=True, text=True
+        ).stdout
+        == ""
+    )
     assert object_count(repo) == before_objects
     assert not (repo / "LIFELINE.md").exists()
     lifeline_dir = repo / ".git" / "lifeline"
@@ -105,8 +122,9 @@ def seed_cli(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     """The real lifeline-context CLI, from its own venv."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LIFELINE_DB")}
     env["LIFELINE_AUTHOR"] = "Seed User <seed@example.com>"
-    out = subprocess.run([seed_python(), "-m", "lifeline.cli", *args], cwd=str(cwd), env=env,
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [seed_python(), "-m", "lifeline.cli", *args], cwd=str(cwd), env=env, capture_output=True, text=True
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     return out
 
@@ -114,20 +132,28 @@ def seed_cli(cwd: Path, *args: str) -> subprocess.CompletedProcess:
 def seed_session(cwd: Path, *commands: list) -> None:
     """Several seed CLI commands in one process of the real lifeline-context (its own
     `main(argv)`, as its console script calls it): one interpreter start, not one each."""
-    script = ("import json, sys\nfrom lifeline.cli import main\n"
-              "for argv in json.loads(sys.argv[1]):\n"
-              "    code = main(argv)\n"
-              "    if code:\n        sys.exit(f'seed {argv} failed with {code}')\n")
+    script = (
+        "import json, sys\nfrom lifeline.cli import main\n"
+        "for argv in json.loads(sys.argv[1]):\n"
+        "    code = main(argv)\n"
+        "    if code:\n        sys.exit(f'seed {argv} failed with {code}')\n"
+    )
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LIFELINE_DB")}
     env["LIFELINE_AUTHOR"] = "Seed User <seed@example.com>"
-    out = subprocess.run([seed_python(), "-c", script, json.dumps([list(c) for c in commands])], cwd=str(cwd),
-                         env=env, capture_output=True, text=True)
+    out = subprocess.run(
+        [seed_python(), "-c", script, json.dumps([list(c) for c in commands])],
+        cwd=str(cwd),
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
 
 
 def imp(repo: Path, source: Path, line: str = "main"):
     """Import in-process (test set-up; the CLI face is tested separately): the ImportReport."""
     from git_lifeline.app import interop
+
     return interop.import_from(ledger(repo, line), Path(source))
 
 

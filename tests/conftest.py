@@ -16,12 +16,32 @@ from helpers import AUTHOR_EMAIL, AUTHOR_NAME, init_repo, open_ledger, write_dis
 
 # Variables that would let the developer's environment leak into a test's git.
 _GIT_ENV = (
-    "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES",
-    "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
-    "GIT_CONFIG_SYSTEM", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE",
-    "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE", "GIT_TRACE", "GIT_PAGER",
-    "GIT_EDITOR", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "GIT_LIFELINE_NO_GC",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_COMMON_DIR",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_NAMESPACE",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+    "GIT_CONFIG",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_AUTHOR_NAME",
+    "GIT_AUTHOR_EMAIL",
+    "GIT_AUTHOR_DATE",
+    "GIT_COMMITTER_NAME",
+    "GIT_COMMITTER_EMAIL",
+    "GIT_COMMITTER_DATE",
+    "GIT_TRACE",
+    "GIT_PAGER",
+    "GIT_EDITOR",
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_ASKPASS",
+    "GIT_LIFELINE_NO_GC",
 )
 
 
@@ -35,7 +55,8 @@ def hermetic_git(tmp_path_factory):
         "[init]\n\tdefaultBranch = main\n"
         "[gc]\n\tautoDetach = false\n"
         "[advice]\n\tdetachedHead = false\n"
-        "[protocol \"file\"]\n\tallow = always\n")
+        '[protocol "file"]\n\tallow = always\n'
+    )
     mp = pytest.MonkeyPatch()
     for var in _GIT_ENV:
         mp.delenv(var, raising=False)
@@ -83,6 +104,7 @@ def git_dispatch(dispatch_bin, monkeypatch):
 
 def pytest_configure(config):
     from hypothesis import settings
+
     examples = int(os.environ.get("LIFELINE_FUZZ_EXAMPLES", "200"))
     settings.register_profile("lifeline", max_examples=examples, deadline=None)
     settings.load_profile("lifeline")
@@ -94,12 +116,14 @@ def record_counts():
     With LIFELINE_COUNTS=FILE set, the counts are written there as JSON lines (the source of
     the numbers in docs/RELIABILITY.md); otherwise they are only checked by the test."""
     import json
+
     target = os.environ.get("LIFELINE_COUNTS")
 
     def record(corpus: str, **counts) -> None:
         if target:
             with open(target, "a", encoding="utf-8") as f:
                 f.write(json.dumps({"corpus": corpus, **counts}, sort_keys=True) + "\n")
+
     return record
 
 
@@ -116,6 +140,7 @@ def server(tmp_path, git_dispatch) -> Path:
     """A bare server with the pre-receive hook installed (it runs `git lifeline` from PATH)."""
     from git_lifeline.app.hooks import install
     from git_lifeline.git.repo import open_repo
+
     path = tmp_path / "server.git"
     init_repo(path, "--bare")
     install(open_repo(str(path)), ["pre-receive"])

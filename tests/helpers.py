@@ -37,8 +37,9 @@ def git(cwd, *args: str, check: bool = True, input: Optional[bytes] = None) -> s
     """Run the real git executable; returns stdout as text (stripped)."""
     proc = subprocess.run(["git", *args], cwd=str(cwd), capture_output=True, input=input)
     if check and proc.returncode != 0:
-        raise AssertionError(f"git {' '.join(args)} failed ({proc.returncode}): "
-                             f"{proc.stderr.decode('utf-8', 'replace')}")
+        raise AssertionError(
+            f"git {' '.join(args)} failed ({proc.returncode}): {proc.stderr.decode('utf-8', 'replace')}"
+        )
     return proc.stdout.decode("utf-8", "replace").strip()
 
 
@@ -64,15 +65,27 @@ class Result:
 
 def cli(cwd, *args: Arg, input: Optional[bytes] = None, env: Optional[dict] = None) -> Result:
     """`python -m git_lifeline ARGS` as a real process (argv may hold raw bytes)."""
-    proc = subprocess.run([sys.executable, "-m", "git_lifeline", *args], cwd=str(cwd), input=input,
-                          capture_output=True, env=subprocess_env(env), timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "git_lifeline", *args],
+        cwd=str(cwd),
+        input=input,
+        capture_output=True,
+        env=subprocess_env(env),
+        timeout=120,
+    )
     return Result(proc)
 
 
 def git_lifeline(cwd, *args: Arg, git_args: tuple = (), input: Optional[bytes] = None) -> Result:
     """`git [GIT_ARGS] lifeline ARGS` through git's own dispatch (needs the wrapper on PATH)."""
-    proc = subprocess.run(["git", *git_args, "lifeline", *args], cwd=str(cwd), input=input,
-                          capture_output=True, env=subprocess_env(), timeout=120)
+    proc = subprocess.run(
+        ["git", *git_args, "lifeline", *args],
+        cwd=str(cwd),
+        input=input,
+        capture_output=True,
+        env=subprocess_env(),
+        timeout=120,
+    )
     return Result(proc)
 
 
@@ -102,8 +115,9 @@ def client(tmp_path: Path, name: str, url: Path) -> Path:
 def git_push(repo: Path, *specs: str, flags: tuple = (), remote: str = "origin") -> tuple:
     """A real `git push [FLAGS] REMOTE SPECS...` (running whatever hooks are installed,
     `git lifeline` found on PATH): (exit code, stderr)."""
-    proc = subprocess.run(["git", "push", *flags, remote, *specs], cwd=str(repo), capture_output=True,
-                          env=subprocess_env(), timeout=120)
+    proc = subprocess.run(
+        ["git", "push", *flags, remote, *specs], cwd=str(repo), capture_output=True, env=subprocess_env(), timeout=120
+    )
     return proc.returncode, proc.stderr.decode("utf-8", "replace")
 
 
@@ -144,8 +158,9 @@ def odb_objects(repo: Path) -> set:
 
 def odb_holds(repo: Path, needle: bytes) -> bool:
     """Whether any object in the object database contains `needle` (decompressed)."""
-    proc = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=str(repo),
-                          capture_output=True, check=True)
+    proc = subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"], cwd=str(repo), capture_output=True, check=True
+    )
     return needle in proc.stdout
 
 
@@ -157,14 +172,26 @@ def files_hold(root: Path, needle: bytes) -> list:
 def stored_entry(**fields) -> Entry:
     """An entry as a blob read back from git would give it: no write-time secret scan
     (to build what an old client or a hand-made commit could have stored)."""
-    doc = dict(kind="note", author=AUTHOR, agent="human", provider="none", model="human",
-               summary="Stored as is", body="Written by hand.", parents=[], dedup_key=None, ts=format_ts(BASE_TS))
+    doc = dict(
+        kind="note",
+        author=AUTHOR,
+        agent="human",
+        provider="none",
+        model="human",
+        summary="Stored as is",
+        body="Written by hand.",
+        parents=[],
+        dedup_key=None,
+        ts=format_ts(BASE_TS),
+    )
     doc.update(fields)
     if isinstance(doc.get("ts"), datetime):
         doc["ts"] = format_ts(doc["ts"])
     # a stored blob carries every key and its recorded id
-    doc.setdefault("id", compute_id(*(doc[k] for k in ("kind", "author", "agent", "provider", "model", "summary",
-                                                       "body", "parents"))))
+    doc.setdefault(
+        "id",
+        compute_id(*(doc[k] for k in ("kind", "author", "agent", "provider", "model", "summary", "body", "parents"))),
+    )
     return Entry.from_json(json.dumps(doc).encode("utf-8"))
 
 
@@ -185,6 +212,7 @@ def find_prefix_collision() -> tuple:
     """Two summaries whose decision ids (by AUTHOR, body "why") share their first MIN_PREFIX
     hex characters: (first summary, second summary, the shared prefix)."""
     from git_lifeline.core.entry import MIN_PREFIX, compute_id
+
     seen: dict = {}
     for i in range(COLLISION_LIMIT):
         summary = f"Collision probe {i}"
@@ -197,8 +225,9 @@ def find_prefix_collision() -> tuple:
 
 def make_entry(i: int = 0, **fields) -> Entry:
     """A valid entry; `i` varies summary and ts so entries are distinct and ordered."""
-    values = dict(kind="decision", author=AUTHOR, summary=f"Decision number {i}",
-                  body=f"Because reason {i}.", ts=ts_at(i))
+    values = dict(
+        kind="decision", author=AUTHOR, summary=f"Decision number {i}", body=f"Because reason {i}.", ts=ts_at(i)
+    )
     values.update(fields)
     return new_entry(**values)
 
@@ -208,16 +237,32 @@ def varied_entries(count: int = 40) -> list:
     out: list = []
     for i in range(count):
         kind = KINDS[i % len(KINDS)]
-        body = (f"Why {i}: the long reason — ünïcødé 漢字 🚀\nsecond line with `code`\n\n- a\n- b"
-                if kind != "checkpoint" else f"thread: t{i % 3}\ngoal:\n  - finish part {i}\nnext:\n  - step {i}")
+        body = (
+            f"Why {i}: the long reason — ünïcødé 漢字 🚀\nsecond line with `code`\n\n- a\n- b"
+            if kind != "checkpoint"
+            else f"thread: t{i % 3}\ngoal:\n  - finish part {i}\nnext:\n  - step {i}"
+        )
         parents = [out[i - 1].id] if i and i % 4 == 0 else []
         agent = ("human", "none", "human") if i % 3 else ("coder", "anthropic", "claude")
         if kind == "correction" and out:
-            parents = [next(e.id for e in reversed(out) if e.kind == "decision")] if any(
-                e.kind == "decision" for e in out) else parents
-        out.append(new_entry(kind=kind, author=AUTHOR, agent=agent[0], provider=agent[1], model=agent[2],
-                               summary=f"{kind.title()} item {i}: ça marche", body=body, parents=parents,
-                               ts=ts_at(i)))
+            parents = (
+                [next(e.id for e in reversed(out) if e.kind == "decision")]
+                if any(e.kind == "decision" for e in out)
+                else parents
+            )
+        out.append(
+            new_entry(
+                kind=kind,
+                author=AUTHOR,
+                agent=agent[0],
+                provider=agent[1],
+                model=agent[2],
+                summary=f"{kind.title()} item {i}: ça marche",
+                body=body,
+                parents=parents,
+                ts=ts_at(i),
+            )
+        )
     return out
 
 
@@ -246,8 +291,7 @@ def build_tree(repo: pygit2.Repository, files: dict) -> pygit2.Oid:
     return index.write_tree(repo)
 
 
-def rewrite_line(repo_path: Path, transform: Callable[[int, dict], dict],
-                 ref: str = "refs/lifeline/main") -> str:
+def rewrite_line(repo_path: Path, transform: Callable[[int, dict], dict], ref: str = "refs/lifeline/main") -> str:
     """Re-create the commit chain of `ref`, passing each commit's files (oldest first,
     numbered from 0) through `transform`, then move the ref with real `git update-ref`
     (so the reflog records it). Untouched commits keep their ids. Returns the new head."""
@@ -295,9 +339,15 @@ for i in range(count):
 def append_concurrently(repo: Path, processes: int, each: int) -> list:
     """Start `processes` real processes that append `each` entries at the same moment."""
     gate = repo.parent / f"gate-{processes}-{each}"
-    procs = [subprocess.Popen([sys.executable, "-c", APPEND_WORKER, str(repo), str(w), str(each), str(gate)],
-                              env=subprocess_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-             for w in range(processes)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", APPEND_WORKER, str(repo), str(w), str(each), str(gate)],
+            env=subprocess_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for w in range(processes)
+    ]
     gate.touch()
     results = []
     for p in procs:
@@ -309,10 +359,26 @@ def append_concurrently(repo: Path, processes: int, each: int) -> list:
 # ---- hypothesis: random valid entries ---------------------------------------------
 # Body lines that have broken markdown projections before: our own markers, fences,
 # headings, front-matter rules and the seed's end sentinel.
-TRICKY_LINES = ("---", "```", "````", "```text", "~~~", "### decision: not an entry", "## Heading",
-                "- id: " + "a" * 64, "- ts: 2024-01-01T00:00:00.000000Z", "<!-- lifeline:end -->",
-                "<!-- lifeline:tree none entries 0 -->", "<!-- git-lifeline projection v1 line main",
-                "\r", "line with CRLF\r", "    indented code", "", "\t", " -->")
+TRICKY_LINES = (
+    "---",
+    "```",
+    "````",
+    "```text",
+    "~~~",
+    "### decision: not an entry",
+    "## Heading",
+    "- id: " + "a" * 64,
+    "- ts: 2024-01-01T00:00:00.000000Z",
+    "<!-- lifeline:end -->",
+    "<!-- lifeline:tree none entries 0 -->",
+    "<!-- git-lifeline projection v1 line main",
+    "\r",
+    "line with CRLF\r",
+    "    indented code",
+    "",
+    "\t",
+    " -->",
+)
 
 
 def entry_strategy():
@@ -332,12 +398,21 @@ def entry_strategy():
         if kind != "checkpoint" and not text.strip():
             text = "why: " + text
         return new_entry(
-            kind=kind, author=draw(one_line), agent=draw(one_line), provider=draw(one_line),
-            model=draw(one_line), summary=draw(one_line), body=text,
+            kind=kind,
+            author=draw(one_line),
+            agent=draw(one_line),
+            provider=draw(one_line),
+            model=draw(one_line),
+            summary=draw(one_line),
+            body=text,
             parents=draw(st.lists(hex64, max_size=3, unique=True)),
             dedup_key=draw(st.none() | one_line),
-            ts=draw(st.datetimes(min_value=datetime(1970, 1, 1), max_value=datetime(9999, 12, 31),
-                                 timezones=st.just(timezone.utc))))
+            ts=draw(
+                st.datetimes(
+                    min_value=datetime(1970, 1, 1), max_value=datetime(9999, 12, 31), timezones=st.just(timezone.utc)
+                )
+            ),
+        )
 
     return entries()
 
@@ -346,6 +421,7 @@ def entry_strategy():
 def cache_state_key(cache, head: Optional[str]) -> tuple:
     """What a line's cache answers: the entry rows, the broken ones, the fold, a recall."""
     from git_lifeline.views import recall
+
     good, broken = cache.entries(head)
     fold = cache.state(head).fold.to_json()
     hits = [h.id for h in recall.search(cache.ensure(head), "note decision", k=5)]
@@ -358,6 +434,7 @@ def assert_cache_heals(repo: Path, line: str = "main") -> None:
     import tempfile
 
     from git_lifeline.views.cache import LineCache
+
     led = open_ledger(repo, line)
     head = led.head()
     live = LineCache(led.store)
@@ -377,6 +454,7 @@ def assert_ledger_whole(repo: Path, line: str = "main") -> Optional[str]:
     the ref, and the cache heals. Returns the head."""
     from git_lifeline.git.verify import verify_line
     from git_lifeline.views import projection
+
     led = open_ledger(repo, line)
     head = led.head()
     if head is not None:
@@ -452,8 +530,13 @@ class Zygote:
     """Forks workload processes (append, import, pull) that a test kills with SIGKILL."""
 
     def __init__(self):
-        self.proc = subprocess.Popen([sys.executable, "-c", ZYGOTE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     env=subprocess_env(), text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", ZYGOTE],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=subprocess_env(),
+            text=True,
+        )
 
     def _ask(self, cmd: dict) -> dict:
         self.proc.stdin.write(json.dumps(cmd) + "\n")
@@ -471,6 +554,7 @@ class Zygote:
     def kill(self, pid: int) -> str:
         """SIGKILL the workload; 'killed' if it was still running, else how it had ended."""
         import signal
+
         os.kill(pid, signal.SIGKILL)
         status = self._ask({"reap": pid})["status"]
         if os.WIFSIGNALED(status):
@@ -500,6 +584,7 @@ def staged(fault):
     """Enter a fault context, skipping (with its reason) where the environment cannot stage
     it; (what it yields, the context: exit it when done)."""
     import pytest
+
     try:
         return fault.__enter__(), fault
     except Unavailable as exc:
@@ -594,8 +679,12 @@ for i in range(count):
 
 
 def start_script(script: str, *args) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", script, *map(str, args)], env=subprocess_env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [sys.executable, "-c", script, *map(str, args)],
+        env=subprocess_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 def finish_script(proc: subprocess.Popen, timeout: int = 300) -> str:

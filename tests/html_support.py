@@ -21,9 +21,19 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 ADR_DATA = ROOT / "tests" / "data" / "adr"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--no-default-browser-check",
-         "--disable-extensions", "--mute-audio", "--hide-scrollbars"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-extensions",
+    "--mute-audio",
+    "--hide-scrollbars",
+]
 
 
 def chromium() -> Optional[str]:
@@ -46,8 +56,9 @@ def require_chromium() -> str:
 
 def _run(args: list, timeout: int = 120) -> subprocess.CompletedProcess:
     with tempfile.TemporaryDirectory(prefix="lifeline-chromium-") as profile:
-        return subprocess.run([require_chromium(), *FLAGS, f"--user-data-dir={profile}", *args],
-                              capture_output=True, timeout=timeout)
+        return subprocess.run(
+            [require_chromium(), *FLAGS, f"--user-data-dir={profile}", *args], capture_output=True, timeout=timeout
+        )
 
 
 def dump_dom(page: Path, fragment: str = "") -> str:
@@ -120,16 +131,28 @@ _TIMINGS = """(() => {
 def paint_timings(page: Path, width: int = 1280, height: int = 900) -> dict:
     """First paint, first contentful paint, DOMContentLoaded, load and the timeline's first
     rows (ms from navigation start) of one cold load of `page` in a fresh browser."""
-    browser_in_r, browser_in_w = os.pipe()     # we write, the browser reads (its fd 3)
-    browser_out_r, browser_out_w = os.pipe()   # the browser writes (its fd 4), we read
+    browser_in_r, browser_in_w = os.pipe()  # we write, the browser reads (its fd 3)
+    browser_out_r, browser_out_w = os.pipe()  # the browser writes (its fd 4), we read
     with tempfile.TemporaryDirectory(prefix="lifeline-chromium-") as profile:
+
         def fds() -> None:
             os.dup2(browser_in_r, 3)
             os.dup2(browser_out_w, 4)
-        proc = subprocess.Popen([require_chromium(), *FLAGS, f"--user-data-dir={profile}",
-                                 f"--window-size={width},{height}", "--remote-debugging-pipe", "about:blank"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(3, 4),
-                                preexec_fn=fds)
+
+        proc = subprocess.Popen(
+            [
+                require_chromium(),
+                *FLAGS,
+                f"--user-data-dir={profile}",
+                f"--window-size={width},{height}",
+                "--remote-debugging-pipe",
+                "about:blank",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            pass_fds=(3, 4),
+            preexec_fn=fds,
+        )
         os.close(browser_in_r)
         os.close(browser_out_w)
         pipe = _Pipe(proc, browser_in_w, browser_out_r)
@@ -141,10 +164,14 @@ def paint_timings(page: Path, width: int = 1280, height: int = 900) -> dict:
             pipe.wait_event("Page.loadEventFired")
             deadline = time.monotonic() + 30
             while True:
-                got = json.loads(pipe.send("Runtime.evaluate", {"expression": _TIMINGS, "returnByValue": True},
-                                           session=session)["result"]["value"])
-                if ("first-contentful-paint" in got["paint"] and got["timeline"] is not None) \
-                        or time.monotonic() > deadline:
+                got = json.loads(
+                    pipe.send("Runtime.evaluate", {"expression": _TIMINGS, "returnByValue": True}, session=session)[
+                        "result"
+                    ]["value"]
+                )
+                if (
+                    "first-contentful-paint" in got["paint"] and got["timeline"] is not None
+                ) or time.monotonic() > deadline:
                     return got
                 time.sleep(0.05)
         finally:
@@ -172,6 +199,7 @@ def build_demo(repo: Path, hostile: bool = True) -> dict:
     of markup and script. Returns the ids by name."""
     from git_lifeline.app.adr import import_adrs
     from git_lifeline.app.workspace import Workspace
+
     led = Workspace.open(str(repo)).ledger()
     ids: dict = {}
 
@@ -180,53 +208,133 @@ def build_demo(repo: Path, hostile: bool = True) -> dict:
         ids[name] = out.entry.id
         return out.entry.id
 
-    log("boot", "bootstrap", "Billing service of the shop: invoices, payments and reminders",
-        "Replaces the invoicing scripts of the old shop. Owned by the payments team.", "2023-03-01T09:00:00Z")
+    log(
+        "boot",
+        "bootstrap",
+        "Billing service of the shop: invoices, payments and reminders",
+        "Replaces the invoicing scripts of the old shop. Owned by the payments team.",
+        "2023-03-01T09:00:00Z",
+    )
     out = import_adrs(led, ADR_DATA / "adr-tools")
     ids.update({f"adr:{e.summary}": e.id for e in out.added})
-    log("redis", "decision", "Cache: Redis for sessions and rate limits",
+    log(
+        "redis",
+        "decision",
+        "Cache: Redis for sessions and rate limits",
         "subject: cache\n\nOne Redis instance already runs for the shop; sessions survive deploys.",
-        "2024-01-10T10:00:00Z")
-    log("memcached", "decision", "Cache: Memcached in front of the catalogue API",
+        "2024-01-10T10:00:00Z",
+    )
+    log(
+        "memcached",
+        "decision",
+        "Cache: Memcached in front of the catalogue API",
         "subject: cache\n\nThe catalogue team benchmarked Memcached 20% faster for their read pattern.",
-        "2024-02-01T15:30:00Z")
-    log("api", "decision", "API: REST with JSON envelopes, versioned in the path",
+        "2024-02-01T15:30:00Z",
+    )
+    log(
+        "api",
+        "decision",
+        "API: REST with JSON envelopes, versioned in the path",
         "paths: src/api/**\n\nClients are mobile apps we cannot force to update; /v1/ stays until usage is zero.",
-        "2024-02-12T11:00:00Z")
-    log("retries", "decision", "Retries: three attempts with exponential backoff",
-        "The PSP times out under load; three attempts cover 99% of the blips we saw.", "2024-03-04T08:00:00Z")
-    log("retries2", "correction", "Retries: five attempts with jitter",
+        "2024-02-12T11:00:00Z",
+    )
+    log(
+        "retries",
+        "decision",
+        "Retries: three attempts with exponential backoff",
+        "The PSP times out under load; three attempts cover 99% of the blips we saw.",
+        "2024-03-04T08:00:00Z",
+    )
+    log(
+        "retries2",
+        "correction",
+        "Retries: five attempts with jitter",
         "Three attempts in lockstep made the retries themselves a thundering herd (incident of 2024-04-02).",
-        "2024-04-03T09:00:00Z", parents=[ids["retries"]])
-    log("flags", "decision", "Feature flags live in the database",
-        "A flags table is enough for now; no new service.", "2024-04-20T14:00:00Z")
-    log("flags-revert", "correction", "Revert: feature flags live in the database",
-        "action: revert\n\nThe ADR on flags is still a draft; nothing decided yet.", "2024-04-22T09:00:00Z",
-        parents=[ids["flags"]])
-    log("incident", "incident", "PSP timeouts doubled the retry load",
-        "Every client retried at the same moments; the PSP rate-limited us for 20 minutes.", "2024-04-02T16:00:00Z")
-    log("recon-open", "open", "How do we reconcile payments the PSP reports a day late?",
-        "Late reports leave invoices unpaid overnight and trigger wrong reminders.", "2024-05-02T10:00:00Z")
+        "2024-04-03T09:00:00Z",
+        parents=[ids["retries"]],
+    )
+    log(
+        "flags",
+        "decision",
+        "Feature flags live in the database",
+        "A flags table is enough for now; no new service.",
+        "2024-04-20T14:00:00Z",
+    )
+    log(
+        "flags-revert",
+        "correction",
+        "Revert: feature flags live in the database",
+        "action: revert\n\nThe ADR on flags is still a draft; nothing decided yet.",
+        "2024-04-22T09:00:00Z",
+        parents=[ids["flags"]],
+    )
+    log(
+        "incident",
+        "incident",
+        "PSP timeouts doubled the retry load",
+        "Every client retried at the same moments; the PSP rate-limited us for 20 minutes.",
+        "2024-04-02T16:00:00Z",
+    )
+    log(
+        "recon-open",
+        "open",
+        "How do we reconcile payments the PSP reports a day late?",
+        "Late reports leave invoices unpaid overnight and trigger wrong reminders.",
+        "2024-05-02T10:00:00Z",
+    )
     if hostile:
-        log("xss", "note", "Summary with <script>document.body.dataset.pwned = 1</script> & <b>tags</b>",
-            "Body </script><script>document.body.dataset.pwned = 2</script> "
-            "<img src=x onerror=\"document.title='x'\">", "2024-05-03T10:00:00Z")
-    led.log_in_thread("reconciliation", dict(kind="note", summary="Late PSP reports arrive as a nightly CSV",
-                                             body="Field 7 is the settlement date, not the payment date.",
-                                             ts="2024-05-06T10:00:00Z"))
-    led.log_in_thread("reconciliation", dict(kind="feature", summary="Import the nightly PSP CSV",
-                                             body="Matched on the PSP reference; unmatched rows go to a queue.",
-                                             ts="2024-05-09T10:00:00Z", agent="claude-code"))
-    led.checkpoint("reconciliation", {"goal": ["Invoices settle from the PSP's late report"],
-                                      "done": ["CSV import with matching on the PSP reference"],
-                                      "next": ["Hold reminders while a payment is pending in the CSV"],
-                                      "blocked": ["Sample files from the PSP for refunds"]})
-    led.log_in_thread(ids["recon-open"][:12], dict(kind="note", summary="Reminders run at 06:00, the CSV at 04:00",
-                                                   body="So holding reminders needs only the CSV import's result.",
-                                                   ts="2024-05-10T10:00:00Z"))
+        log(
+            "xss",
+            "note",
+            "Summary with <script>document.body.dataset.pwned = 1</script> & <b>tags</b>",
+            "Body </script><script>document.body.dataset.pwned = 2</script> <img src=x onerror=\"document.title='x'\">",
+            "2024-05-03T10:00:00Z",
+        )
+    led.log_in_thread(
+        "reconciliation",
+        dict(
+            kind="note",
+            summary="Late PSP reports arrive as a nightly CSV",
+            body="Field 7 is the settlement date, not the payment date.",
+            ts="2024-05-06T10:00:00Z",
+        ),
+    )
+    led.log_in_thread(
+        "reconciliation",
+        dict(
+            kind="feature",
+            summary="Import the nightly PSP CSV",
+            body="Matched on the PSP reference; unmatched rows go to a queue.",
+            ts="2024-05-09T10:00:00Z",
+            agent="claude-code",
+        ),
+    )
+    led.checkpoint(
+        "reconciliation",
+        {
+            "goal": ["Invoices settle from the PSP's late report"],
+            "done": ["CSV import with matching on the PSP reference"],
+            "next": ["Hold reminders while a payment is pending in the CSV"],
+            "blocked": ["Sample files from the PSP for refunds"],
+        },
+    )
+    led.log_in_thread(
+        ids["recon-open"][:12],
+        dict(
+            kind="note",
+            summary="Reminders run at 06:00, the CSV at 04:00",
+            body="So holding reminders needs only the CSV import's result.",
+            ts="2024-05-10T10:00:00Z",
+        ),
+    )
     led.checkpoint(ids["recon-open"][:12], {"next": ["Write the reminder hold"], "tried": ["A fixed 24h delay"]})
-    log("release", "release", "Billing 2.4: PSP retries with jitter, CSV reconciliation",
-        "Deployed to production on a Tuesday morning.", "2024-05-14T07:00:00Z")
+    log(
+        "release",
+        "release",
+        "Billing 2.4: PSP retries with jitter, CSV reconciliation",
+        "Deployed to production on a Tuesday morning.",
+        "2024-05-14T07:00:00Z",
+    )
     led.pin(ids["retries2"])
     (repo / "src" / "api").mkdir(parents=True, exist_ok=True)
     (repo / "src" / "api" / "invoices.py").write_text("def list_invoices():\n    return []\n")
@@ -241,6 +349,7 @@ def synthetic(repo: Path, n: int) -> None:
     from git_lifeline.app.workspace import Workspace
     from git_lifeline.core import blocks
     from git_lifeline.core.entry import new_entry
+
     led = Workspace.open(str(repo)).ledger()
     author = led.default_author()
     t0 = datetime(2022, 1, 1, tzinfo=timezone.utc)
@@ -248,15 +357,37 @@ def synthetic(repo: Path, n: int) -> None:
     decisions: list = []
     opens: list = []
     threads = [f"stream-{k}" for k in range(12)]
-    cycle = ("decision", "note", "feature", "decision", "fix", "note", "checkpoint", "correction", "incident",
-             "open", "note", "test", "decision", "debt", "release", "note", "correction", "feature", "note", "fix")
+    cycle = (
+        "decision",
+        "note",
+        "feature",
+        "decision",
+        "fix",
+        "note",
+        "checkpoint",
+        "correction",
+        "incident",
+        "open",
+        "note",
+        "test",
+        "decision",
+        "debt",
+        "release",
+        "note",
+        "correction",
+        "feature",
+        "note",
+        "fix",
+    )
     for i in range(n):
         kind = cycle[i % len(cycle)]
         ts = t0 + timedelta(minutes=53 * i)
         area = ("billing", "api", "search", "auth", "storage", "mobile", "infra")[i % 7]
-        body = (f"Entry {i} in {area}: the team compared two options on cost, risk and time to ship. "
-                f"The chosen one keeps the {area} code simple and lets us revisit it after the next release.\n\n"
-                f"Measured: p95 latency {20 + i % 50} ms, error rate {(i % 9) / 10:.1f}%.")
+        body = (
+            f"Entry {i} in {area}: the team compared two options on cost, risk and time to ship. "
+            f"The chosen one keeps the {area} code simple and lets us revisit it after the next release.\n\n"
+            f"Measured: p95 latency {20 + i % 50} ms, error rate {(i % 9) / 10:.1f}%."
+        )
         parents: list = []
         # subjects ("Billing 12: ...") repeat now and then, as decisions on one question do
         summary = f"{area.capitalize()} {i % 41}: option {i % 5} chosen for item {i}"
@@ -268,8 +399,11 @@ def synthetic(repo: Path, n: int) -> None:
                 body = "action: revert\n\n" + body
         elif kind == "checkpoint":
             thread = threads[i % len(threads)]
-            body = blocks.render_header({"thread": thread}) + blocks.render_list_block("next", [f"step {i}"]) \
+            body = (
+                blocks.render_header({"thread": thread})
+                + blocks.render_list_block("next", [f"step {i}"])
                 + blocks.render_list_block("done", [f"step {i - 20}"])
+            )
             summary = f"checkpoint {thread}: step {i}"
         elif kind == "note" and i % 4 == 0:
             body = blocks.render_header({"thread": threads[i % len(threads)]}) + body
@@ -280,4 +414,5 @@ def synthetic(repo: Path, n: int) -> None:
         if kind == "open":
             opens.append(e.id)
     from git_lifeline.app.interop import _bulk_append
+
     _bulk_append(led, entries)

@@ -29,11 +29,14 @@ def git(cwd, *args, check=True, input=None, env=None):
 
 def gl(cwd, *args, check=None, input=None, env=None):
     """Run `git lifeline ARGS` the way a user does (through git's dispatch)."""
-    proc = subprocess.run(["git", "lifeline", *args], cwd=str(cwd), capture_output=True, input=input, env=env,
-                          timeout=120)
+    proc = subprocess.run(
+        ["git", "lifeline", *args], cwd=str(cwd), capture_output=True, input=input, env=env, timeout=120
+    )
     if check is not None and proc.returncode != check:
-        raise AssertionError(f"git lifeline {' '.join(args)} exited {proc.returncode} (wanted {check}):\n"
-                             f"stdout: {proc.stdout.decode()}\nstderr: {proc.stderr.decode()}")
+        raise AssertionError(
+            f"git lifeline {' '.join(args)} exited {proc.returncode} (wanted {check}):\n"
+            f"stdout: {proc.stdout.decode()}\nstderr: {proc.stderr.decode()}"
+        )
     assert b"Traceback" not in proc.stderr, proc.stderr.decode()
     return proc
 
@@ -44,22 +47,35 @@ def gitenv(tmp_path, monkeypatch):
     home = tmp_path / "home"
     home.mkdir()
     cfg = home / "gitconfig"
-    cfg.write_text("[user]\n\tname = Test User\n\temail = test@example.com\n"
-                   "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
-                   "[protocol \"file\"]\n\tallow = always\n", encoding="utf-8")
+    cfg.write_text(
+        "[user]\n\tname = Test User\n\temail = test@example.com\n"
+        "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
+        '[protocol "file"]\n\tallow = always\n',
+        encoding="utf-8",
+    )
     bindir = home / "bin"
     bindir.mkdir()
     exe = bindir / "git-lifeline"
-    exe.write_text(f"#!{sys.executable}\nimport sys\nsys.path.insert(0, {str(ROOT)!r})\n"
-                   "from git_lifeline.cli.main import run\nrun()\n", encoding="utf-8")
+    exe.write_text(
+        f"#!{sys.executable}\nimport sys\nsys.path.insert(0, {str(ROOT)!r})\n"
+        "from git_lifeline.cli.main import run\nrun()\n",
+        encoding="utf-8",
+    )
     exe.chmod(0o755)
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(cfg))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}")
     monkeypatch.setenv("GIT_LIFELINE_NO_GC", "1")
-    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR",
-                "GIT_ALTERNATE_OBJECT_DIRECTORIES", "PRE_COMMIT_REMOTE_NAME"):
+    for var in (
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_INDEX_FILE",
+        "GIT_OBJECT_DIRECTORY",
+        "GIT_COMMON_DIR",
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+        "PRE_COMMIT_REMOTE_NAME",
+    ):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.chdir(tmp_path)
     return tmp_path
@@ -76,13 +92,20 @@ def make_clone(url: str, path: Path, code: bool = False) -> Path:
         (path / "README").write_text("hello\n", encoding="utf-8")
         git(path, "add", "README")
         old = "2020-01-01T00:00:00Z"  # well before any entry a test records
-        git(path, "commit", "--quiet", "-m", "initial",
-            env=dict(os.environ, GIT_COMMITTER_DATE=old, GIT_AUTHOR_DATE=old))
+        git(
+            path,
+            "commit",
+            "--quiet",
+            "-m",
+            "initial",
+            env=dict(os.environ, GIT_COMMITTER_DATE=old, GIT_AUTHOR_DATE=old),
+        )
     return path
 
 
 def workspace(path):
     from git_lifeline.app.workspace import Workspace
+
     return Workspace.open(str(path))
 
 
@@ -94,6 +117,7 @@ def entry_blobs(path, line="main") -> dict:
     """{entry id: blob oid} of a line."""
     from git_lifeline.git.repo import open_repo
     from git_lifeline.git.store import LineStore
+
     store = LineStore(open_repo(str(path)), line)
     return {pid: str(obj.id) for _p, pid, obj in store.iter_blobs()}
 
@@ -107,6 +131,7 @@ def tamper(path, entry_id: str, line: str = "main", summary: str = "tampered") -
     """Append a commit that rewrites an entry's content in place (keeping its id)."""
     from git_lifeline.git.repo import open_repo
     from git_lifeline.git.store import LineStore
+
     store = LineStore(open_repo(str(path)), line)
     head = store.head()
     doc = store.get(entry_id).to_json().replace(b'"summary":"', f'"summary":"{summary} '.encode(), 1)
@@ -130,9 +155,21 @@ def git_daemon(base: Path):
     port = free_port()
     log = open(base.parent / f"daemon-{port}.log", "wb")
     proc = subprocess.Popen(
-        ["git", "daemon", "--reuseaddr", "--listen=127.0.0.1", f"--port={port}", f"--base-path={base}",
-         "--export-all", "--enable=receive-pack", "--informative-errors", str(base)],
-        stdout=log, stderr=subprocess.STDOUT)
+        [
+            "git",
+            "daemon",
+            "--reuseaddr",
+            "--listen=127.0.0.1",
+            f"--port={port}",
+            f"--base-path={base}",
+            "--export-all",
+            "--enable=receive-pack",
+            "--informative-errors",
+            str(base),
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     try:
         deadline = time.monotonic() + WAIT_SECONDS
         while True:

@@ -20,9 +20,22 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME, EMAIL = "Rita Reviewer", "rita@example.com"
-_LEAKY = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR",
-          "GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
-          "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE")
+_LEAKY = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_COMMON_DIR",
+    "GIT_CONFIG",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "GIT_AUTHOR_NAME",
+    "GIT_AUTHOR_EMAIL",
+    "GIT_COMMITTER_NAME",
+    "GIT_COMMITTER_EMAIL",
+    "GIT_AUTHOR_DATE",
+    "GIT_COMMITTER_DATE",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -31,8 +44,10 @@ def hermetic(tmp_path, monkeypatch):
     home = tmp_path / "home"
     home.mkdir()
     cfg = home / "gitconfig"
-    cfg.write_text(f"[user]\n\tname = {NAME}\n\temail = {EMAIL}\n[init]\n\tdefaultBranch = main\n"
-                   "[gc]\n\tautoDetach = false\n[protocol \"file\"]\n\tallow = always\n")
+    cfg.write_text(
+        f"[user]\n\tname = {NAME}\n\temail = {EMAIL}\n[init]\n\tdefaultBranch = main\n"
+        '[gc]\n\tautoDetach = false\n[protocol "file"]\n\tallow = always\n'
+    )
     for var in _LEAKY:
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("HOME", str(home))
@@ -40,8 +55,9 @@ def hermetic(tmp_path, monkeypatch):
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(cfg))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GIT_TERMINAL_PROMPT", "0")
-    monkeypatch.setenv("PYTHONPATH", str(ROOT) + (os.pathsep + os.environ["PYTHONPATH"]
-                                                   if os.environ.get("PYTHONPATH") else ""))
+    monkeypatch.setenv(
+        "PYTHONPATH", str(ROOT) + (os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")
+    )
     levels = [pygit2.enums.ConfigLevel.GLOBAL, pygit2.enums.ConfigLevel.XDG, pygit2.enums.ConfigLevel.SYSTEM]
     saved = {lvl: pygit2.settings.search_path[lvl] for lvl in levels}
     for lvl in levels:
@@ -86,8 +102,9 @@ def cli_process(cwd, *args: str, env: Optional[dict] = None) -> Run:
     """`python -m git_lifeline ARGS` as a real process: exit codes and streams as a user sees them."""
     full = dict(os.environ)
     full.update(env or {})
-    proc = subprocess.run([sys.executable, "-m", "git_lifeline", *args], cwd=str(cwd), capture_output=True,
-                          env=full, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "git_lifeline", *args], cwd=str(cwd), capture_output=True, env=full, timeout=60
+    )
     return Run(proc)
 
 
@@ -97,6 +114,7 @@ def cli(cwd, *args: str) -> Run:
     import signal
 
     from git_lifeline.cli.main import run
+
     out, err = io.StringIO(), io.StringIO()
     pipe = signal.getsignal(signal.SIGPIPE) if hasattr(signal, "SIGPIPE") else None
     code = 0

@@ -39,8 +39,11 @@ def _b64url(data: bytes) -> str:
 
 def _jwt(rng: random.Random) -> str:
     header = _b64url(b'{"alg":"HS256","typ":"JWT"}')
-    claims = {"sub": str(rng.randrange(10**9)), "name": "".join(rng.choice(string.ascii_letters) for _ in range(8)),
-              "iat": 1714560000 + rng.randrange(10**6)}
+    claims = {
+        "sub": str(rng.randrange(10**9)),
+        "name": "".join(rng.choice(string.ascii_letters) for _ in range(8)),
+        "iat": 1714560000 + rng.randrange(10**6),
+    }
     payload = _b64url(json.dumps(claims, separators=(",", ":")).encode())
     signature = _b64url(bytes(rng.randrange(256) for _ in range(32)))
     return f"{header}.{payload}.{signature}"

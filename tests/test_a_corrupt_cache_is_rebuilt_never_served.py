@@ -43,12 +43,30 @@ def pristine(tmp_path_factory):
     led.state()
     older_tree = led.store.entries_tree_id(led.head())
     decision = next(e for e in entries if e.kind == "decision")
-    revision = new_entry(author=AUTHOR, kind="correction", summary="Revised: ça marche mieux", body="Because reason r.",
-                           parents=[decision.id], ts=ts_at(60))
-    revert = new_entry(author=AUTHOR, kind="correction", summary="Revert the revision", body="action: revert\n\nno",
-                         parents=[revision.id], ts=ts_at(61))
-    pin = new_entry(author=AUTHOR, kind="note", summary="Pin it", body=f"pin: {decision.id}\n\nkeep", parents=[decision.id],
-                      ts=ts_at(62))
+    revision = new_entry(
+        author=AUTHOR,
+        kind="correction",
+        summary="Revised: ça marche mieux",
+        body="Because reason r.",
+        parents=[decision.id],
+        ts=ts_at(60),
+    )
+    revert = new_entry(
+        author=AUTHOR,
+        kind="correction",
+        summary="Revert the revision",
+        body="action: revert\n\nno",
+        parents=[revision.id],
+        ts=ts_at(61),
+    )
+    pin = new_entry(
+        author=AUTHOR,
+        kind="note",
+        summary="Pin it",
+        body=f"pin: {decision.id}\n\nkeep",
+        parents=[decision.id],
+        ts=ts_at(62),
+    )
     led.append(entries[36:] + [revision, revert, pin])
     for args in COMMANDS:  # the CLI builds the cache as a user's first command does
         assert cli(repo, *args).code == 0
@@ -73,6 +91,7 @@ def edit(sql: str, *params):
         db = sqlite3.connect(str(path), isolation_level=None)
         db.execute(sql, params)
         db.close()
+
     return apply
 
 
@@ -83,6 +102,7 @@ def edit_fold(change):
         change(doc)
         db.execute("UPDATE meta SET value=? WHERE key='fold'", (json.dumps(doc),))
         db.close()
+
     return apply
 
 
@@ -91,6 +111,7 @@ def truncate(at):
         size = path.stat().st_size
         with open(path, "r+b") as f:
             f.truncate(at(size) if callable(at) else at)
+
     return apply
 
 
@@ -103,11 +124,13 @@ def flip(at, count: int = 1):
             data = bytearray(f.read(count))
             f.seek(where)
             f.write(bytes(b ^ 0xFF for b in data))
+
     return apply
 
 
 def scribble(seed: int, count: int = 64):
     """`count` random bytes written at random offsets past the header (a torn disk write)."""
+
     def apply(path: Path, _ctx: dict) -> None:
         rng = random.Random(seed)
         size = path.stat().st_size
@@ -115,6 +138,7 @@ def scribble(seed: int, count: int = 64):
             for _ in range(count):
                 f.seek(rng.randrange(100, size))
                 f.write(bytes([rng.randrange(256)]))
+
     return apply
 
 
@@ -122,12 +146,14 @@ def replace_with(make):
     def apply(path: Path, ctx: dict) -> None:
         path.unlink()
         make(path, ctx)
+
     return apply
 
 
 def forge_seal_and_stamp(change):
     """The edit, then a seal recomputed over it and the stamp rewritten: all that is left to
     catch it is what the seal cannot forge (rows re-checked as served, the count)."""
+
     def apply(path: Path, ctx: dict) -> None:
         change(path, ctx)
         db = sqlite3.connect(str(path), isolation_level=None)
@@ -137,15 +163,18 @@ def forge_seal_and_stamp(change):
         db.execute("UPDATE meta SET value=? WHERE key='seal'", (seal,))
         db.close()
         cache_check.write_stamp(path, seal)
+
     return apply
 
 
 def stamp_kept(change):
     """The edit, then the stamp rewritten (as if the file's times had been put back)."""
+
     def apply(path: Path, ctx: dict) -> None:
         change(path, ctx)
         seal = sqlite3.connect(str(path)).execute("SELECT value FROM meta WHERE key='seal'").fetchone()[0]
         cache_check.write_stamp(path, seal)
+
     return apply
 
 
@@ -181,6 +210,7 @@ def _symlink_to(target_of):
     def make(path: Path, ctx: dict) -> None:
         target = target_of(path, ctx)
         path.symlink_to(target)
+
     return make
 
 
@@ -212,9 +242,15 @@ def _stale_tip(path: Path, ctx: dict) -> None:
 def _extra_row(path: Path, _ctx: dict) -> None:
     e = new_entry(author=AUTHOR, kind="decision", summary="A decision nobody made", body="forged row", ts=ts_at(90))
     text = e.to_json().decode()
-    edit("INSERT INTO entries(rowid, id, blob, ts, kind, ok, summary, body, dedup, json) "
-         "VALUES (9999, ?, ?, '2024-05-01T14:00:00.123456Z', 'decision', 1, ?, ?, NULL, ?)",
-         e.id, "0" * 40, e.summary, e.body, text)(path, _ctx)
+    edit(
+        "INSERT INTO entries(rowid, id, blob, ts, kind, ok, summary, body, dedup, json) "
+        "VALUES (9999, ?, ?, '2024-05-01T14:00:00.123456Z', 'decision', 1, ?, ?, NULL, ?)",
+        e.id,
+        "0" * 40,
+        e.summary,
+        e.body,
+        text,
+    )(path, _ctx)
 
 
 def _swap_rowids(path: Path, _ctx: dict) -> None:
@@ -283,8 +319,10 @@ CASES = {
     "random bytes instead of the file": replace_with(lambda p, c: p.write_bytes(os.urandom(3 * PAGE))),
     "text instead of the file": replace_with(lambda p, c: p.write_text("this is not a database\n" * 200)),
     # rows edited with SQLite
-    "a summary changed": edit("UPDATE entries SET summary='We chose the opposite' "
-                              "WHERE rowid=(SELECT max(rowid) FROM entries WHERE kind='decision')"),
+    "a summary changed": edit(
+        "UPDATE entries SET summary='We chose the opposite' "
+        "WHERE rowid=(SELECT max(rowid) FROM entries WHERE kind='decision')"
+    ),
     "a decision's json changed": _decision_json,
     "a body changed": edit("UPDATE entries SET body=body || ' (edited)' WHERE rowid=3"),
     "a row deleted": edit("DELETE FROM entries WHERE rowid=(SELECT max(rowid) FROM entries WHERE kind='decision')"),
@@ -321,8 +359,9 @@ CASES = {
     "row deleted, stamp put back": stamp_kept(edit("DELETE FROM entries WHERE rowid=8")),
     "extra row, stamp put back": stamp_kept(_extra_row),
     "a decision's json changed, seal and stamp forged": forge_seal_and_stamp(_decision_json),
-    "a served row (the identity) marked broken, seal and stamp forged": forge_seal_and_stamp(edit(
-        "UPDATE entries SET ok=0 WHERE kind='bootstrap'")),
+    "a served row (the identity) marked broken, seal and stamp forged": forge_seal_and_stamp(
+        edit("UPDATE entries SET ok=0 WHERE kind='bootstrap'")
+    ),
     # something else where the file belongs
     "an empty directory in its place": replace_with(_dir),
     "a symlink to garbage": replace_with(_symlink_to(_garbage_elsewhere)),
@@ -331,8 +370,10 @@ CASES = {
     # leftovers beside it
     "a hot journal of an interrupted write": _hot_journal,
     "a garbage journal": lambda p, c: p.with_name(p.name + "-journal").write_bytes(os.urandom(2 * PAGE)),
-    "a garbage WAL and shared-memory file": lambda p, c: (p.with_name(p.name + "-wal").write_bytes(os.urandom(PAGE)),
-                                                         p.with_name(p.name + "-shm").write_bytes(os.urandom(PAGE))),
+    "a garbage WAL and shared-memory file": lambda p, c: (
+        p.with_name(p.name + "-wal").write_bytes(os.urandom(PAGE)),
+        p.with_name(p.name + "-shm").write_bytes(os.urandom(PAGE)),
+    ),
     "a garbage stamp": lambda p, c: cache_check.stamp_path(p).write_text("{not json"),
     "the stamp deleted": lambda p, c: cache_check.stamp_path(p).unlink(),
 }
@@ -348,10 +389,11 @@ def contents(path: Path, scratch: Path):
     try:
         db = sqlite3.connect(str(scratch / path.name))
         try:
-            return (db.execute("SELECT key, value FROM meta ORDER BY key").fetchall(),
-                    db.execute("SELECT * FROM entries ORDER BY rowid").fetchall(),
-                    db.execute("SELECT rowid, summary, body FROM fts WHERE fts MATCH 'marche' ORDER BY rowid")
-                    .fetchall())
+            return (
+                db.execute("SELECT key, value FROM meta ORDER BY key").fetchall(),
+                db.execute("SELECT * FROM entries ORDER BY rowid").fetchall(),
+                db.execute("SELECT rowid, summary, body FROM fts WHERE fts MATCH 'marche' ORDER BY rowid").fetchall(),
+            )
         finally:
             db.close()
     except sqlite3.Error:
@@ -393,16 +435,20 @@ def test_a_damaged_cache_is_never_served(pristine, tmp_path, case, record_counts
         assert "Traceback" not in res.err and "internal error" not in res.err, (case, res)
         assert shown(res.out, repo) == fresh[args], (case, args, res.err)
     warned = any(w in res.err for res in runs.values() for w in WARNED)
-    assert warned or harmless or case in SILENT, (case, "damage that changed the cache went unmentioned",
-                                         runs[("context",)].err)
+    assert warned or harmless or case in SILENT, (
+        case,
+        "damage that changed the cache went unmentioned",
+        runs[("context",)].err,
+    )
     assert_sound_and_current(repo)
     again = cli(repo, "context")
     assert again.code == 0 and again.out == fresh[("context",)] and "warning" not in again.err, (case, again)
     record_counts("corrupt cache", tried=1, held=1, lost=0, warned=int(warned), harmless=int(harmless and not warned))
 
 
-def test_a_directory_with_files_in_its_place_is_left_alone_and_the_line_folded_in_memory(pristine, tmp_path,
-                                                                                         record_counts):
+def test_a_directory_with_files_in_its_place_is_left_alone_and_the_line_folded_in_memory(
+    pristine, tmp_path, record_counts
+):
     """Not ours to delete: the commands still answer, from memory, and say why."""
     source, _older, fresh = pristine
     repo = tmp_path / "repo"

@@ -42,8 +42,9 @@ def commit_file(repo, path: str, text: str = "print('hello')\n") -> None:
 
 
 def push(repo, remote: str, *specs: str, flags: tuple = ()) -> tuple:
-    proc = subprocess.run(["git", "push", *flags, remote, *specs], cwd=str(repo), capture_output=True,
-                          env=subprocess_env(), timeout=300)
+    proc = subprocess.run(
+        ["git", "push", *flags, remote, *specs], cwd=str(repo), capture_output=True, env=subprocess_env(), timeout=300
+    )
     return proc.returncode, proc.stderr.decode("utf-8", "replace")
 
 
@@ -55,8 +56,9 @@ def planted(tmp_path, git_dispatch):
     target = tmp_path / "clobbered"
     attacker = init_repo(tmp_path / "attacker")
     commit_file(attacker, "src/app.py", "print('v1')\n")
-    bad = make_entry(kind="decision", summary="Queue: SQS", body=hostile_bodies(target)["commit-output"],
-                     ts=make_entry(0).ts)
+    bad = make_entry(
+        kind="decision", summary="Queue: SQS", body=hostile_bodies(target)["commit-output"], ts=make_entry(0).ts
+    )
     open_ledger(attacker).append([bad])
     commit_file(attacker, "src/app.py", "print('v2')\n")
     server, mirror = tmp_path / "server.git", tmp_path / "mirror.git"
@@ -89,6 +91,7 @@ def test_a_planted_option_never_creates_the_file_it_names(planted, tmp_path, rec
     stale and the MCP context run git with it as data, never as an option."""
     attacker, _server, _mirror, target, bad = planted
     from git_lifeline.mcp.server import Door, context_text
+
     assert cli(attacker, "context").code == 0
     assert cli(attacker, "stale").code == 0
     assert context_text(Door(str(attacker)).ledger(), 8000, None)
@@ -146,28 +149,58 @@ def test_pull_refuses_a_planted_option_from_a_remote_without_hooks(planted, tmp_
     record_counts(PLANTED, tried=1, held=1, lost=0)
 
 
-@pytest.mark.parametrize("value,ok", [
-    ("abcd", True), ("0123456789abcdef0123456789abcdef01234567", True), ("ABCDEF12", True), ("a" * 64, True),
-    ("abc", False), ("a" * 65, False), ("--output=x", False), ("HEAD", False), ("v1.2", False),
-    ("abcd..HEAD", False), ("abcd^{commit}", False),
-])
+@pytest.mark.parametrize(
+    "value,ok",
+    [
+        ("abcd", True),
+        ("0123456789abcdef0123456789abcdef01234567", True),
+        ("ABCDEF12", True),
+        ("a" * 64, True),
+        ("abc", False),
+        ("a" * 65, False),
+        ("--output=x", False),
+        ("HEAD", False),
+        ("v1.2", False),
+        ("abcd..HEAD", False),
+        ("abcd^{commit}", False),
+    ],
+)
 def test_a_commit_header_is_a_hex_object_name_and_nothing_else(value, ok):
     from git_lifeline.core.headers import commit_problem
+
     assert (commit_problem(value) is None) is ok
 
 
-@pytest.mark.parametrize("value,ok", [
-    ("src/**", True), ("src/db/**, docs/*.md", True), ("a b\tc", True), ("-x", False), ("src -x", False),
-    ("src/\u200bdb", False), ("src/\x7fdb", False), (",", False),
-])
+@pytest.mark.parametrize(
+    "value,ok",
+    [
+        ("src/**", True),
+        ("src/db/**, docs/*.md", True),
+        ("a b\tc", True),
+        ("-x", False),
+        ("src -x", False),
+        ("src/\u200bdb", False),
+        ("src/\x7fdb", False),
+        (",", False),
+    ],
+)
 def test_a_paths_header_holds_only_pathspecs(value, ok):
     from git_lifeline.core.headers import paths_problem
+
     assert (paths_problem(value) is None) is ok
 
 
 def test_prose_that_merely_mentions_a_commit_below_the_header_is_not_a_header(repo):
     """Only the header block is typed: the same words further down the body are prose."""
     commit_file(repo, "src/app.py")
-    res = cli(repo, "log", "--kind", "decision", "--summary", "Queue: SQS",
-              "--body", "paths: src/**\n\nWe looked at it again.\ncommit: --not-a-header here")
+    res = cli(
+        repo,
+        "log",
+        "--kind",
+        "decision",
+        "--summary",
+        "Queue: SQS",
+        "--body",
+        "paths: src/**\n\nWe looked at it again.\ncommit: --not-a-header here",
+    )
     assert res.code == 0, res

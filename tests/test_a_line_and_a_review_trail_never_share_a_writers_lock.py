@@ -28,8 +28,13 @@ def test_the_trail_of_main_is_not_held_up_by_a_writer_of_line_review_main(tmp_pa
     repo = init_repo(tmp_path / "r")
     gr = open_repo(str(repo))
     with open_log(gr, LEDGER, "review-main").write_lock():
-        done = subprocess.run([sys.executable, "-c", TAKE_TRAIL_LOCK, str(repo)], capture_output=True, text=True,
-                              timeout=60, env=subprocess_env())
+        done = subprocess.run(
+            [sys.executable, "-c", TAKE_TRAIL_LOCK, str(repo)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=subprocess_env(),
+        )
     assert done.returncode == 0 and done.stdout == "taken\n", done.stderr
 
 

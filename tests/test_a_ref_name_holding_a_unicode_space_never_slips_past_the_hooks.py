@@ -18,8 +18,13 @@ from git_lifeline.app.hooks import install
 from git_lifeline.git.repo import open_repo
 
 # each a valid git ref name component: git refuses only ASCII controls, space and ~^:?*[\
-NAMES = {"no-break space": "a\u00a0b", "ideographic space": "a\u3000b", "next line": "a\u0085b",
-         "line separator": "a\u2028b", "trailing next line": "main\u0085"}
+NAMES = {
+    "no-break space": "a\u00a0b",
+    "ideographic space": "a\u3000b",
+    "next line": "a\u0085b",
+    "line separator": "a\u2028b",
+    "trailing next line": "main\u0085",
+}
 
 
 def ledger_refs(repo: Path) -> str:

@@ -51,14 +51,22 @@ def edit(path: Path, old: str, new: str) -> None:
 
 # ---- reading each format ---------------------------------------------------------------
 def test_adr_tools_file_reads_title_status_date_and_links():
-    a = core_adr.parse_adr("0004-use-postgresql-for-persistence.md",
-                           (DATA / "adr-tools" / "0004-use-postgresql-for-persistence.md").read_text())
-    assert (a.key, a.number, a.title, a.status, a.date) == ("4", 4, "Use PostgreSQL for persistence", "accepted",
-                                                            "2023-09-11")
+    a = core_adr.parse_adr(
+        "0004-use-postgresql-for-persistence.md",
+        (DATA / "adr-tools" / "0004-use-postgresql-for-persistence.md").read_text(),
+    )
+    assert (a.key, a.number, a.title, a.status, a.date) == (
+        "4",
+        4,
+        "Use PostgreSQL for persistence",
+        "accepted",
+        "2023-09-11",
+    )
     assert a.supersedes == ("0002-use-mysql-for-persistence.md",) and a.superseded_by == ()
     assert a.body.startswith("## Context") and "## Status" not in a.body and "Date:" not in a.body
-    old = core_adr.parse_adr("0002-use-mysql-for-persistence.md",
-                             (DATA / "adr-tools" / "0002-use-mysql-for-persistence.md").read_text())
+    old = core_adr.parse_adr(
+        "0002-use-mysql-for-persistence.md", (DATA / "adr-tools" / "0002-use-mysql-for-persistence.md").read_text()
+    )
     assert old.status == "superseded" and old.superseded_by == ("0004-use-postgresql-for-persistence.md",)
 
 
@@ -78,19 +86,26 @@ def test_madr_front_matter_and_bullet_metadata_are_read():
 def test_log4brains_date_named_files_are_keyed_by_their_stem():
     name = "20230215-use-nextjs-for-the-frontend.md"
     a = core_adr.parse_adr(name, (DATA / "log4brains" / name).read_text())
-    assert (a.key, a.number, a.status, a.date) == ("20230215-use-nextjs-for-the-frontend", None, "superseded",
-                                                   "2023-02-15")
+    assert (a.key, a.number, a.status, a.date) == (
+        "20230215-use-nextjs-for-the-frontend",
+        None,
+        "superseded",
+        "2023-02-15",
+    )
     assert a.superseded_by == ("20230901-use-sveltekit-for-the-frontend.md",)
     assert not core_adr.is_adr_file("template.md") and not core_adr.is_adr_file("index.md")
 
 
-@pytest.mark.parametrize("text, problem", [
-    ("no heading here\n", "no title"),
-    ("# T\n\n## Status\n\nPondering\n", "unknown status"),
-    ("# T\n\nDate: 2023-02-30\n", "does not exist"),
-    ("# T\n\nDate: last tuesday\n", "not YYYY-MM-DD"),
-    ("---\nstatus: accepted\n# T\n", "not closed"),
-])
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("no heading here\n", "no title"),
+        ("# T\n\n## Status\n\nPondering\n", "unknown status"),
+        ("# T\n\nDate: 2023-02-30\n", "does not exist"),
+        ("# T\n\nDate: last tuesday\n", "not YYYY-MM-DD"),
+        ("---\nstatus: accepted\n# T\n", "not closed"),
+    ],
+)
 def test_unreadable_adr_is_refused_with_its_file_name(text, problem):
     with pytest.raises(InputError, match=rf"0009-bad\.md: .*{problem}"):
         core_adr.parse_adr("0009-bad.md", text)
@@ -102,12 +117,12 @@ def test_adr_tools_import_gives_decisions_corrections_open_and_note(repo):
     assert (out["read"], out["added"], out["warnings"]) == (6, 7, [])
     st, by = truth(repo)
     assert in_force(repo) == {"Record architecture decisions", "Use PostgreSQL for persistence"}
-    postgres, = by["Use PostgreSQL for persistence"]
-    mysql, = by["Use MySQL for persistence"]
+    (postgres,) = by["Use PostgreSQL for persistence"]
+    (mysql,) = by["Use MySQL for persistence"]
     assert postgres.kind == "correction" and postgres.parents == [mysql.id] and mysql.id in st.superseded
-    docker, = by["Deploy with docker-compose"]
+    (docker,) = by["Deploy with docker-compose"]
     assert docker.kind == "decision" and docker.id in st.superseded  # deprecated: recorded, not in force
-    closer, = by["ADR 0003 deprecated: Deploy with docker-compose"]
+    (closer,) = by["ADR 0003 deprecated: Deploy with docker-compose"]
     assert closer.parents == [docker.id] and closer.body.startswith("action: revert")
     assert [st.get(i).summary for i in st.open_ids] == ["Proposed: Adopt a GraphQL gateway"]
     assert by["Rejected: Write new services in Scala"][0].kind == "note"
@@ -119,9 +134,9 @@ def test_madr_import_supersedes_from_the_old_records_status(repo):
     imp(repo, DATA / "madr")
     st, by = truth(repo)
     assert in_force(repo) == {"Use MADR for decisions", "Cache sessions in Redis", "Choose Kafka as message broker"}
-    kafka, = by["Choose Kafka as message broker"]
+    (kafka,) = by["Choose Kafka as message broker"]
     assert kafka.kind == "correction" and kafka.parents == [by["Choose RabbitMQ as message broker"][0].id]
-    assert st.fold.facts[kafka.id]["paths"] == "src/events/**"     # the header reaches staleness
+    assert st.fold.facts[kafka.id]["paths"] == "src/events/**"  # the header reaches staleness
     assert by["Store uploads on NFS"][0].id in st.superseded
 
 
@@ -174,8 +189,9 @@ def test_second_edit_leaves_only_the_latest_version_in_force(repo, tmp_path):
     st, by = truth(repo)
     versions = by["Use PostgreSQL for persistence"]
     assert len(versions) == 3
-    assert [st.get(i).body for i in st.decision_ids if st.get(i).summary.startswith("Use P")] == \
-        [versions[-1].body] and "PostgreSQL 17" in versions[-1].body
+    assert [st.get(i).body for i in st.decision_ids if st.get(i).summary.startswith("Use P")] == [
+        versions[-1].body
+    ] and "PostgreSQL 17" in versions[-1].body
     assert in_force(repo) == {"Record architecture decisions", "Use PostgreSQL for persistence"}
 
 
@@ -185,10 +201,14 @@ def test_new_adr_superseding_an_old_one_adds_only_itself(repo, tmp_path):
     (d / "0007-keep-decisions-in-the-ledger.md").write_text(
         "# 7. Keep decisions in the ledger\n\nDate: 2024-02-01\n\n## Status\n\nAccepted\n\n"
         "Supersedes [1. Record architecture decisions](0001-record-architecture-decisions.md)\n\n"
-        "## Context\n\nADR files are not read by our agents.\n\n## Decision\n\nDecisions go to the ledger.\n")
+        "## Context\n\nADR files are not read by our agents.\n\n## Decision\n\nDecisions go to the ledger.\n"
+    )
     # adr-tools also rewrites the old record's status; its text is unchanged, so it is not a new version
-    edit(d / "0001-record-architecture-decisions.md", "## Status\n\nAccepted",
-         "## Status\n\nSuperseded by [7. Keep decisions in the ledger](0007-keep-decisions-in-the-ledger.md)")
+    edit(
+        d / "0001-record-architecture-decisions.md",
+        "## Status\n\nAccepted",
+        "## Status\n\nSuperseded by [7. Keep decisions in the ledger](0007-keep-decisions-in-the-ledger.md)",
+    )
     out = imp(repo, d)
     assert [e["summary"] for e in out["entries"]] == ["Keep decisions in the ledger"]
     st, by = truth(repo)
@@ -201,7 +221,7 @@ def test_edited_superseded_adr_stays_out_of_force(repo, tmp_path):
     imp(repo, d)
     edit(d / "0002-use-mysql-for-persistence.md", "MySQL 5.7", "MySQL 8.0")
     out = imp(repo, d)
-    assert out["added"] == 2   # the new MySQL version, and Postgres again over it
+    assert out["added"] == 2  # the new MySQL version, and Postgres again over it
     assert in_force(repo) == {"Record architecture decisions", "Use PostgreSQL for persistence"}
     st, by = truth(repo)
     assert all(e.id in st.superseded for e in by["Use MySQL for persistence"])
@@ -236,8 +256,11 @@ def test_accepting_a_proposed_adr_closes_its_open_item(repo, tmp_path):
 def test_successor_that_stops_superseding_brings_the_old_decision_back(repo, tmp_path):
     d = copy(DATA / "madr", tmp_path)
     imp(repo, d)
-    edit(d / "0002-choose-rabbitmq-as-message-broker.md",
-         'status: "superseded by [ADR-0004](0004-choose-kafka-as-message-broker.md)"', "status: accepted")
+    edit(
+        d / "0002-choose-rabbitmq-as-message-broker.md",
+        'status: "superseded by [ADR-0004](0004-choose-kafka-as-message-broker.md)"',
+        "status: accepted",
+    )
     imp(repo, d)
     assert {"Choose RabbitMQ as message broker", "Choose Kafka as message broker"} <= in_force(repo)
     assert imp(repo, d)["added"] == 0
@@ -253,15 +276,25 @@ def test_superseded_by_a_missing_adr_is_not_in_force_and_warned(repo, tmp_path):
 
 
 # ---- refused input writes nothing ------------------------------------------------------
-@pytest.mark.parametrize("files, message", [
-    ({"README.md": "# notes\n"}, "no ADR files"),
-    ({"0001-a.md": "# A\n\n## Status\n\nAccepted\n", "0002-b.md": "# B\n\n## Status\n\nMaybe later\n"},
-     "0002-b.md: unknown status"),
-    ({"0001-a.md": "# A\n\n* Status: accepted, supersedes [B](0002-b.md)\n",
-      "0002-b.md": "# B\n\n* Status: accepted, supersedes [A](0001-a.md)\n"}, "cycle"),
-    ({"0001-a.md": "# A\n", "1-b.md": "# B\n"}, "are both ADR 0001"),
-    ({"0001-a.md": b"# A\n\n\xff\xfe\n"}, "not valid UTF-8"),
-])
+@pytest.mark.parametrize(
+    "files, message",
+    [
+        ({"README.md": "# notes\n"}, "no ADR files"),
+        (
+            {"0001-a.md": "# A\n\n## Status\n\nAccepted\n", "0002-b.md": "# B\n\n## Status\n\nMaybe later\n"},
+            "0002-b.md: unknown status",
+        ),
+        (
+            {
+                "0001-a.md": "# A\n\n* Status: accepted, supersedes [B](0002-b.md)\n",
+                "0002-b.md": "# B\n\n* Status: accepted, supersedes [A](0001-a.md)\n",
+            },
+            "cycle",
+        ),
+        ({"0001-a.md": "# A\n", "1-b.md": "# B\n"}, "are both ADR 0001"),
+        ({"0001-a.md": b"# A\n\n\xff\xfe\n"}, "not valid UTF-8"),
+    ],
+)
 def test_bad_adr_directory_is_refused_and_nothing_is_written(repo, tmp_path, files, message):
     d = tmp_path / "bad"
     d.mkdir()
@@ -300,7 +333,7 @@ def test_exported_madr_imports_back_to_the_same_decisions(repo, tmp_path):
     imp(other, tmp_path / "out")
     assert in_force(other) == in_force(repo)
     st, by = truth(other)
-    assert "subject: queue" in by["Queue: SQS for outbound mail"][0].body   # header fields survive
+    assert "subject: queue" in by["Queue: SQS for outbound mail"][0].body  # header fields survive
 
 
 def test_export_adr_refuses_a_non_empty_directory_and_stdout(repo, tmp_path):
@@ -325,13 +358,19 @@ def test_a_hand_correction_of_an_imported_decision_is_not_undone_by_reimport(rep
     imp(repo, DATA / "adr-tools")
     _, by = truth(repo)
     first = by["Record architecture decisions"][0]
-    open_ledger(repo).log(kind="correction", summary="Decisions live in the ledger, not in ADR files",
-                          body="The agents read the ledger.", parents=[first.id])
+    open_ledger(repo).log(
+        kind="correction",
+        summary="Decisions live in the ledger, not in ADR files",
+        body="The agents read the ledger.",
+        parents=[first.id],
+    )
     assert imp(repo, DATA / "adr-tools")["added"] == 0
     assert "Record architecture decisions" not in in_force(repo)
 
 
 def test_adr_tools_amend_links_stay_in_the_body():
-    a = core_adr.parse_adr("0003-x.md", "# 3. X\n\nDate: 2024-01-01\n\n## Status\n\nAccepted\n\n"
-                                        "Amended by [5. Y](0005-y.md)\n\n## Context\n\nWhy.\n")
+    a = core_adr.parse_adr(
+        "0003-x.md",
+        "# 3. X\n\nDate: 2024-01-01\n\n## Status\n\nAccepted\n\nAmended by [5. Y](0005-y.md)\n\n## Context\n\nWhy.\n",
+    )
     assert a.status == "accepted" and a.body == "## Context\n\nWhy.\n\n## Status notes\n\nAmended by [5. Y](0005-y.md)"

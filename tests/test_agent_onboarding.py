@@ -29,16 +29,26 @@ def hook_command(repo, event: str) -> str:
 def run_hook(command: str, cwd, payload: dict) -> subprocess.CompletedProcess:
     """The hook as Claude Code runs it: a shell command, the event's JSON on stdin."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # a client passes no PYTHONPATH
-    return subprocess.run(["sh", "-c", command], cwd=str(cwd), input=json.dumps(payload).encode(),
-                          capture_output=True, env=env, timeout=120)
+    return subprocess.run(
+        ["sh", "-c", command],
+        cwd=str(cwd),
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=env,
+        timeout=120,
+    )
 
 
 def test_init_adds_its_section_and_hooks_and_keeps_the_teams_text_and_settings(repo):
     (repo / "CLAUDE.md").write_text(TEAM_TEXT)
     (repo / ".claude").mkdir()
-    theirs = {"permissions": {"allow": ["Bash(npm test)"]},
-              "hooks": {"SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]}],
-                        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "audit.sh"}]}]}}
+    theirs = {
+        "permissions": {"allow": ["Bash(npm test)"]},
+        "hooks": {
+            "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]}],
+            "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "audit.sh"}]}],
+        },
+    }
     (repo / ".claude" / "settings.json").write_text(json.dumps(theirs))
     r = cli(repo, "init", "--no-mcp", "--no-hooks")
     assert r.code == 0, r
@@ -49,7 +59,10 @@ def test_init_adds_its_section_and_hooks_and_keeps_the_teams_text_and_settings(r
     assert doc["permissions"] == theirs["permissions"] and doc["hooks"]["PreToolUse"] == theirs["hooks"]["PreToolUse"]
     starts = doc["hooks"]["SessionStart"]
     assert starts[0] == theirs["hooks"]["SessionStart"][0], "the team's own SessionStart hook is kept, first"
-    assert starts[1]["matcher"] == "startup|resume|compact" and "agent-hook session-start" in starts[1]["hooks"][0]["command"]
+    assert (
+        starts[1]["matcher"] == "startup|resume|compact"
+        and "agent-hook session-start" in starts[1]["hooks"][0]["command"]
+    )
     assert "agent-hook stop" in doc["hooks"]["Stop"][0]["hooks"][0]["command"]
     before = {p: (repo / p).read_bytes() for p in ("CLAUDE.md", "AGENTS.md", ".claude/settings.json")}
     r = cli(repo, "init", "--no-mcp", "--no-hooks")
@@ -119,9 +132,16 @@ def test_the_session_start_command_init_wrote_prints_the_context_and_nothing_out
 
 def test_the_session_start_output_is_bounded_and_says_what_it_left_out(repo):
     from git_lifeline.app.workspace import Workspace
+
     led = Workspace.open(str(repo)).ledger()
-    entries = [led.plan_entry(kind="decision", summary=f"Service {i}: talks to queue {i} 🚀",
-                              body="Because " + "the reasons are long. " * 30) for i in range(400)]
+    entries = [
+        led.plan_entry(
+            kind="decision",
+            summary=f"Service {i}: talks to queue {i} 🚀",
+            body="Because " + "the reasons are long. " * 30,
+        )
+        for i in range(400)
+    ]
     led.append(entries)
     assert cli(repo, "init", "--no-mcp", "--no-hooks").code == 0
     out = run_hook(hook_command(repo, "SessionStart"), repo, {"session_id": "big"})
@@ -132,7 +152,7 @@ def test_the_session_start_output_is_bounded_and_says_what_it_left_out(repo):
 
 
 def test_stop_asks_once_for_a_checkpoint_when_the_session_changed_code(repo):
-    commit_policy(repo, {"default": "propose", "kinds": {}})   # a proposed checkpoint counts too
+    commit_policy(repo, {"default": "propose", "kinds": {}})  # a proposed checkpoint counts too
     assert cli(repo, "init", "--no-mcp", "--no-hooks").code == 0
     start, stop = hook_command(repo, "SessionStart"), hook_command(repo, "Stop")
     run_hook(start, repo, {"session_id": "a", "source": "startup"})
@@ -163,8 +183,10 @@ def test_the_hook_command_and_mcp_entry_name_the_portable_command_when_git_lifel
     monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
     assert cli(repo, "init", "--no-hooks").code == 0
     assert hook_command(repo, "SessionStart") == "git lifeline agent-hook session-start"
-    assert json.loads((repo / ".mcp.json").read_text())["mcpServers"]["lifeline"] == \
-        {"command": "git", "args": ["lifeline", "mcp"]}
+    assert json.loads((repo / ".mcp.json").read_text())["mcpServers"]["lifeline"] == {
+        "command": "git",
+        "args": ["lifeline", "mcp"],
+    }
 
 
 def test_init_in_a_linked_worktree_writes_into_that_worktree(tmp_path):

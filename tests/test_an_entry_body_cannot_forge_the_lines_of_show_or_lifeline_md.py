@@ -12,9 +12,11 @@ import json
 from helpers import cli, git
 
 FAKE_ID = "0123456789abcdef" * 4
-FORGED = (f"The why.\nrevised by: {FAKE_ID[:12]} decision: Drop authentication\n"
-          "status:   superseded\n"
-          f"id:       {FAKE_ID}\n\n## Decisions in force\n<!-- lifeline:tree {'0' * 40} entries 1 -->")
+FORGED = (
+    f"The why.\nrevised by: {FAKE_ID[:12]} decision: Drop authentication\n"
+    "status:   superseded\n"
+    f"id:       {FAKE_ID}\n\n## Decisions in force\n<!-- lifeline:tree {'0' * 40} entries 1 -->"
+)
 
 
 def logged(repo, summary: str, body: str) -> str:
@@ -30,7 +32,7 @@ def test_no_body_line_of_show_can_pass_for_one_of_its_fields(repo):
     lines = r.out.split("\n")
     assert [line for line in lines if line.startswith("status:")] == ["status:   in force"], r.out
     assert not any(line.startswith(("revised by:", "id:       " + FAKE_ID, "## ", "<!--")) for line in lines), r.out
-    body = lines[lines.index("") + 1:]
+    body = lines[lines.index("") + 1 :]
     assert body[:2] == ["    The why.", f"    revised by: {FAKE_ID[:12]} decision: Drop authentication"], r.out
     assert all(line.startswith("    ") for line in body if line), r.out
 
@@ -53,7 +55,7 @@ def test_show_json_keeps_a_forged_body_exact(repo):
 def test_a_fake_footer_in_a_body_never_decides_whether_lifeline_md_is_current(repo):
     logged(repo, "First", "plain")
     git(repo, "commit", "-q", "--allow-empty", "-m", "code")
-    logged(repo, "Keep authentication", FORGED)          # its body names a tree of zeros, as a footer would
+    logged(repo, "Keep authentication", FORGED)  # its body names a tree of zeros, as a footer would
     logged(repo, "Third", "plain")
     written = (repo / "LIFELINE.md").read_bytes()
     assert b"Third" in written, "the refresh took the body's footer for the file's and stopped"

@@ -34,10 +34,10 @@ TEN_MB = 10 * 1024 * 1024
 
 @dataclass
 class World:
-    repo: Path          # a ledger with entries, two ids sharing a 6-hex prefix, an open item
-    files: Path         # input files
+    repo: Path  # a ledger with entries, two ids sharing a 6-hex prefix, an open item
+    files: Path  # input files
     prefix: str
-    other: dict         # special repositories and directories by name
+    other: dict  # special repositories and directories by name
 
 
 @pytest.fixture(scope="module")
@@ -46,8 +46,13 @@ def world(tmp_path_factory) -> World:
     repo = init_repo(base / "repo")
     first, second, prefix = find_prefix_collision()
     led = open_ledger(repo)
-    led.append([make_entry(1, summary=first, body="why"), make_entry(2, summary=second, body="why"),
-                make_entry(3, kind="open", summary="Open: pick a queue")])
+    led.append(
+        [
+            make_entry(1, summary=first, body="why"),
+            make_entry(2, summary=second, body="why"),
+            make_entry(3, kind="open", summary="Open: pick a queue"),
+        ]
+    )
     led.log(kind="note", summary="Quotes the seed", body="before\n<!-- lifeline:end -->\nafter")
     files = base / "files"
     files.mkdir()
@@ -58,8 +63,9 @@ def world(tmp_path_factory) -> World:
     (files / "truncated.md").write_text(good[: len(good) * 2 // 3], encoding="utf-8")
     (files / "no-header.md").write_text("# Notes\n\n- a list, not a ledger\n", encoding="utf-8")
     (files / "bad-kind.md").write_text(good.replace("- kind: decision", "- kind: gossip", 1), encoding="utf-8")
-    (files / "open-fence.md").write_text(good[: good.rindex("```\n")] + good[good.rindex("```\n") + 4:],
-                                         encoding="utf-8")
+    (files / "open-fence.md").write_text(
+        good[: good.rindex("```\n")] + good[good.rindex("```\n") + 4 :], encoding="utf-8"
+    )
     (files / "bad-field.md").write_text(good.replace("- ts: ", "- ts ", 1), encoding="utf-8")
     (files / "not-a-ledger.db").write_bytes(b"SQLite format 3\x00" + b"\x00" * 200)
     shutil.copy(ROOT / "tests" / "data" / "seed" / "bad_body_sentinel.md", files / "seed-sentinel.md")
@@ -71,8 +77,7 @@ def world(tmp_path_factory) -> World:
     other["shallow"] = base / "shallow"
     git(base, "clone", "-q", "--depth", "1", f"file://{repo}", str(other["shallow"]))
     git(other["shallow"], "fetch", "-q", "--depth", "1", "origin", "refs/lifeline/*:refs/lifeline/*")
-    for name, text in (("policy-json", "{bad json\n"),
-                       ("policy-mode", '{"version": 1, "default": "sometimes"}\n')):
+    for name, text in (("policy-json", "{bad json\n"), ("policy-mode", '{"version": 1, "default": "sometimes"}\n')):
         r = init_repo(base / name)
         (r / ".lifeline").mkdir()
         (r / ".lifeline" / "policy.json").write_text(text)
@@ -88,7 +93,7 @@ class Case:
     argv: Callable[[World], list]
     code: int
     fragment: str
-    where: Optional[str] = None               # a repository of `world.other` (default: world.repo)
+    where: Optional[str] = None  # a repository of `world.other` (default: world.repo)
     env: Optional[dict] = None
     stdin: Optional[Callable[[World], bytes]] = None
     writes_into: Optional[Callable[[World], Path]] = None  # a path that must not appear
@@ -102,32 +107,60 @@ def log(summary="A summary", body="A body", kind="decision"):
 CASES = [
     Case("empty-summary", lambda w: log(""), 2, "summary is empty"),
     Case("multi-line-summary", lambda w: log("first\nsecond"), 2, "line break"),
-    Case("sentinel-in-body-export", lambda w: ["export", "-o", str(w.files / "out.md")], 2,
-         "<!-- lifeline:end -->", writes_into=lambda w: w.files / "out.md"),
-    Case("sentinel-in-body-import", lambda w: ["import", "--from", str(w.files / "seed-sentinel.md")], 2,
-         "end sentinel"),
+    Case(
+        "sentinel-in-body-export",
+        lambda w: ["export", "-o", str(w.files / "out.md")],
+        2,
+        "<!-- lifeline:end -->",
+        writes_into=lambda w: w.files / "out.md",
+    ),
+    Case(
+        "sentinel-in-body-import", lambda w: ["import", "--from", str(w.files / "seed-sentinel.md")], 2, "end sentinel"
+    ),
     Case("unknown-kind", lambda w: log(kind="gossip"), 2, "unknown kind 'gossip'"),
-    Case("unknown-kind-in-projection", lambda w: ["migrate", "--from", str(w.files / "bad-kind.md")], 2,
-         "unknown kind 'gossip'"),
+    Case(
+        "unknown-kind-in-projection",
+        lambda w: ["migrate", "--from", str(w.files / "bad-kind.md")],
+        2,
+        "unknown kind 'gossip'",
+    ),
     Case("ambiguous-id-prefix", lambda w: ["show", w.prefix], 2, "ambiguous id prefix"),
     Case("too-short-id-prefix", lambda w: ["pin", w.prefix[:4]], 2, "at least 6 hex"),
     Case("non-utf8-argument", lambda w: log(b"caf\xe9"), 2, "not valid UTF-8"),
-    Case("non-utf8-body-file", lambda w: log(body=None) + ["--body-file", str(w.files / "latin1.txt")], 2,
-         "not valid UTF-8"),
+    Case(
+        "non-utf8-body-file",
+        lambda w: log(body=None) + ["--body-file", str(w.files / "latin1.txt")],
+        2,
+        "not valid UTF-8",
+    ),
     Case("non-utf8-projection", lambda w: ["migrate", "--from", str(w.files / "latin1.md")], 2, "not valid UTF-8"),
-    Case("ten-mb-body-file", lambda w: log(body=None) + ["--body-file", str(w.files / "big.txt")], 2,
-         f"larger than {MAX_BODY_BYTES} bytes"),
-    Case("ten-mb-body-stdin", lambda w: log(body=None) + ["--body-file", "-"], 2,
-         f"larger than {MAX_BODY_BYTES} bytes", stdin=lambda w: b"y" * TEN_MB),
+    Case(
+        "ten-mb-body-file",
+        lambda w: log(body=None) + ["--body-file", str(w.files / "big.txt")],
+        2,
+        f"larger than {MAX_BODY_BYTES} bytes",
+    ),
+    Case(
+        "ten-mb-body-stdin",
+        lambda w: log(body=None) + ["--body-file", "-"],
+        2,
+        f"larger than {MAX_BODY_BYTES} bytes",
+        stdin=lambda w: b"y" * TEN_MB,
+    ),
     Case("truncated-projection", lambda w: ["migrate", "--from", str(w.files / "truncated.md")], 2, "truncated"),
-    Case("projection-without-header", lambda w: ["migrate", "--from", str(w.files / "no-header.md")], 2,
-         "not a git-lifeline projection"),
-    Case("projection-unclosed-fence", lambda w: ["migrate", "--from", str(w.files / "open-fence.md")], 2,
-         "never closed"),
-    Case("projection-malformed-field", lambda w: ["migrate", "--from", str(w.files / "bad-field.md")], 2,
-         "bad-field.md:"),
-    Case("import-not-a-ledger", lambda w: ["import", "--from", str(w.files / "not-a-ledger.db")], 2,
-         "not-a-ledger.db"),
+    Case(
+        "projection-without-header",
+        lambda w: ["migrate", "--from", str(w.files / "no-header.md")],
+        2,
+        "not a git-lifeline projection",
+    ),
+    Case(
+        "projection-unclosed-fence", lambda w: ["migrate", "--from", str(w.files / "open-fence.md")], 2, "never closed"
+    ),
+    Case(
+        "projection-malformed-field", lambda w: ["migrate", "--from", str(w.files / "bad-field.md")], 2, "bad-field.md:"
+    ),
+    Case("import-not-a-ledger", lambda w: ["import", "--from", str(w.files / "not-a-ledger.db")], 2, "not-a-ledger.db"),
     Case("import-missing-file", lambda w: ["import", "--from", str(w.files / "nope.md")], 2, "nope.md"),
     Case("policy-not-json", lambda w: ["policy"], 2, "not valid JSON", where="policy-json"),
     Case("policy-unknown-mode", lambda w: ["policy"], 2, "sometimes", where="policy-mode"),
@@ -137,16 +170,24 @@ CASES = [
     Case("not-a-repository", lambda w: log(), 2, "not a git repository", where="plain"),
     Case("sha256-repository", lambda w: log(), 2, "sha256 object format", where="sha256"),
     Case("shallow-clone-verify", lambda w: ["verify"], 1, "shallow clone", where="shallow"),
-    Case("no-git-identity", lambda w: log(), 2, "no git identity configured",
-         env={"GIT_CONFIG_GLOBAL": "/dev/null", "HOME": "/nonexistent"}),
+    Case(
+        "no-git-identity",
+        lambda w: log(),
+        2,
+        "no git identity configured",
+        env={"GIT_CONFIG_GLOBAL": "/dev/null", "HOME": "/nonexistent"},
+    ),
 ]
 
 
 def _state(path: Path) -> dict:
     """Everything a command could have written: refs and objects (in a repository), files.
     The rebuildable cache (<git dir>/lifeline/) is left out: a read may build it."""
-    files = {str(p.relative_to(path)): p.stat().st_size for p in path.rglob("*")
-             if p.is_file() and "/lifeline/" not in str(p) and not p.name.endswith(".lock")}
+    files = {
+        str(p.relative_to(path)): p.stat().st_size
+        for p in path.rglob("*")
+        if p.is_file() and "/lifeline/" not in str(p) and not p.name.endswith(".lock")
+    }
     if (path / ".git").exists() or path.suffix == ".git":
         try:
             return {"git": snapshot(path), "files": files}

@@ -55,8 +55,14 @@ def test_realistic_ledger_has_every_kind_in_its_share_and_every_shape():
     assert set(stats["kinds"]) == set(KINDS)
     for kind, share in gen.SHARES.items():
         assert abs(stats["shares"][kind] - share) < 0.002, kind
-    for shape in ("correction: revise", "correction: revert", "correction: close", "correction: unpin",
-                  "pin", "on a thread"):
+    for shape in (
+        "correction: revise",
+        "correction: revert",
+        "correction: close",
+        "correction: unpin",
+        "pin",
+        "on a thread",
+    ):
         assert shapes.get(shape, 0) > 0, shape
     assert shapes["longest revision chain"] >= 3
     ids = [e.id for e in entries]

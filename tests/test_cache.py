@@ -20,10 +20,17 @@ T0 = datetime(2025, 3, 1, tzinfo=timezone.utc)
 
 def truth_signature(st) -> dict:
     return {
-        "count": st.count, "decisions": st.decision_ids, "opens": st.open_ids,
-        "superseded": sorted(st.superseded), "pinned": st.pinned, "checkpoints": st.checkpoint_ids,
-        "threads": st.threads, "recent": st.recent_ids, "broken": st.broken,
-        "identity": st.identity_id, "kinds": st.kinds,
+        "count": st.count,
+        "decisions": st.decision_ids,
+        "opens": st.open_ids,
+        "superseded": sorted(st.superseded),
+        "pinned": st.pinned,
+        "checkpoints": st.checkpoint_ids,
+        "threads": st.threads,
+        "recent": st.recent_ids,
+        "broken": st.broken,
+        "identity": st.identity_id,
+        "kinds": st.kinds,
     }
 
 
@@ -116,10 +123,13 @@ def test_a_merge_that_picks_the_other_blob_of_an_id_updates_the_cache(ledger):
     import json
 
     import pygit2
+
     repo = ledger.gr.repo
     doc = json.loads(e.to_json())
     doc["ts"] = "2025-05-01T00:00:00.000000Z"
-    blob = repo.create_blob((json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n").encode())
+    blob = repo.create_blob(
+        (json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
+    )
     base = ledger.store.entries_tree(ledger.head())
     tree = ledger.store.root_tree(ledger.store._insert(base, {e.id: blob}))
     sig = pygit2.Signature("t", "t@e", 0, 0)
@@ -136,7 +146,8 @@ def test_concurrent_readers_and_writers_never_see_a_torn_state(repo):
     writer = (
         "import sys\nfrom git_lifeline.app.workspace import Workspace\nl = Workspace.open().ledger()\n"
         "for i in range(15):\n"
-        "    l.log(kind='decision', summary=f'w{sys.argv[1]} d{i}', body='why')\n")
+        "    l.log(kind='decision', summary=f'w{sys.argv[1]} d{i}', body='why')\n"
+    )
     reader = (
         "from git_lifeline.app.workspace import Workspace\n"
         "for i in range(15):\n"
@@ -144,7 +155,8 @@ def test_concurrent_readers_and_writers_never_see_a_torn_state(repo):
         "    st = l.state()\n"
         "    assert st.count >= 1 and len(st.recent_ids) == min(5, st.count)\n"
         "    assert all(st.get(d) is not None for d in st.decision_ids)\n"
-        "    l.context(budget=2000)\n")
+        "    l.context(budget=2000)\n"
+    )
     procs = [subprocess.Popen([sys.executable, "-c", writer, str(n)], cwd=repo, env=env) for n in range(3)]
     procs += [subprocess.Popen([sys.executable, "-c", reader], cwd=repo, env=env) for _ in range(2)]
     for p in procs:
@@ -168,8 +180,12 @@ def test_a_cache_of_the_previous_format_is_rebuilt_not_misread(ledger):
     old = truth.fold([d])  # what the previous format would have said before the revision
     doc = {k: v for k, v in old.__dict__.items() if not k.startswith("_")}
     doc["version"] = 4
-    doc["derived"] = {"superseded": sorted(old.derived.superseded), "live": list(old.derived.live),
-                      "subjects": old.derived.subjects, "lineages": old.derived.lineages}
+    doc["derived"] = {
+        "superseded": sorted(old.derived.superseded),
+        "live": list(old.derived.live),
+        "subjects": old.derived.subjects,
+        "lineages": old.derived.lineages,
+    }
     text = json.dumps(doc)
     db = sqlite3.connect(str(path), isolation_level=None)
     meta = dict(db.execute("SELECT key, value FROM meta"))

@@ -54,8 +54,19 @@ def hosted(gitenv):
         git(a, "add", ".")
         git(a, "commit", "--quiet", "-m", f"code {i}")
         gl(a, "log", "--kind", "decision", "--summary", f"Decision {i}", "--body", f"Why {i}.", check=0)
-    gl(a, "propose", "--kind", "decision", "--summary", "Cache: LRU", "--body", "Bounded memory.",
-       "--agent", "coder", check=0)
+    gl(
+        a,
+        "propose",
+        "--kind",
+        "decision",
+        "--summary",
+        "Cache: LRU",
+        "--body",
+        "Bounded memory.",
+        "--agent",
+        "coder",
+        check=0,
+    )
     git(a, "push", "--quiet", "origin", "main")
     gl(a, "push", check=0)
     assert git(remote, "for-each-ref", "refs/lifeline-review/").stdout  # the trail is on the remote
@@ -71,8 +82,12 @@ def shallow_clone(remote: Path, where: Path) -> Path:
 def run_job(commands: list, cwd: Path) -> list:
     """Each command as CI runs it (bash -e -o pipefail); the finished processes."""
     assert commands
-    return [subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", cmd], cwd=cwd,
-                           capture_output=True, timeout=120) for cmd in commands]
+    return [
+        subprocess.run(
+            ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", cmd], cwd=cwd, capture_output=True, timeout=120
+        )
+        for cmd in commands
+    ]
 
 
 def test_the_github_actions_workflow_passes_on_a_shallow_checkout(hosted, gitenv):

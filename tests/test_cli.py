@@ -68,13 +68,16 @@ def test_an_unknown_command_is_a_usage_error(repo):
 
 
 def test_man_page_parser_reads_ss_and_tp_tags():
-    sample = ('.SH COMMANDS\n.SS "git lifeline log"\ntext\n.SS \\fBlist\\fR [\\-\\-json]\n'
-              ".TP\n.B verify\nchecks\n.TP\n.B \\-\\-json\nan option\n.TP\n\\fBgit lifeline show\\fR \\fIID\\fR\n")
+    sample = (
+        '.SH COMMANDS\n.SS "git lifeline log"\ntext\n.SS \\fBlist\\fR [\\-\\-json]\n'
+        ".TP\n.B verify\nchecks\n.TP\n.B \\-\\-json\nan option\n.TP\n\\fBgit lifeline show\\fR \\fIID\\fR\n"
+    )
     assert man_page_commands(sample) == {"log", "list", "verify", "show"}
 
 
-@pytest.mark.xfail(condition=not MAN_PAGE.read_text(encoding="utf-8").strip(), strict=True,
-                   reason="man page not written yet")
+@pytest.mark.xfail(
+    condition=not MAN_PAGE.read_text(encoding="utf-8").strip(), strict=True, reason="man page not written yet"
+)
 def test_every_command_is_documented_in_the_man_page():
     documented = man_page_commands(MAN_PAGE.read_text(encoding="utf-8"))
     assert set(COMMANDS) <= documented, f"undocumented: {sorted(set(COMMANDS) - documented)}"
@@ -85,8 +88,13 @@ def test_piping_into_head_exits_quietly(ledger, repo, git_dispatch, argv):
     # Long summaries: the output is far larger than a pipe buffer, so the writer
     # really meets a closed pipe after `head -1` exits.
     ledger.append([make_entry(i, summary=f"Entry {i:03d} " + "w" * 280) for i in range(200)])
-    proc = subprocess.run(["sh", "-c", f"git lifeline {' '.join(argv)} | head -1"], cwd=str(repo),
-                          capture_output=True, env=subprocess_env(), timeout=120)
+    proc = subprocess.run(
+        ["sh", "-c", f"git lifeline {' '.join(argv)} | head -1"],
+        cwd=str(repo),
+        capture_output=True,
+        env=subprocess_env(),
+        timeout=120,
+    )
     assert proc.returncode == 0
     assert proc.stdout.count(b"\n") == 1
     assert proc.stderr == b"", proc.stderr.decode("utf-8", "replace")
@@ -94,6 +102,7 @@ def test_piping_into_head_exits_quietly(ledger, repo, git_dispatch, argv):
 
 def _installed_man_page():
     import sys
+
     return Path(sys.prefix) / "share" / "man" / "man1" / "git-lifeline.1"
 
 
@@ -103,12 +112,19 @@ def test_git_help_opens_the_installed_man_page(tmp_path, argv):
     import os
     import subprocess
     import sys
+
     page = _installed_man_page()
     assert page.exists(), "the package must install man/git-lifeline.1 into share/man/man1"
-    assert page.read_bytes() == (ROOT / "man" / "git-lifeline.1").read_bytes(), \
+    assert page.read_bytes() == (ROOT / "man" / "git-lifeline.1").read_bytes(), (
         "the installed man page is stale: reinstall the package"
-    env = dict(os.environ, MANPAGER="cat", PAGER="cat", MANWIDTH="80",
-               PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
+    )
+    env = dict(
+        os.environ,
+        MANPAGER="cat",
+        PAGER="cat",
+        MANWIDTH="80",
+        PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""),
+    )
     env.pop("MANPATH", None)
     proc = subprocess.run(["git", *argv], cwd=tmp_path, env=env, capture_output=True, timeout=60)
     out = proc.stdout.decode("utf-8", "replace")
@@ -120,12 +136,56 @@ def test_git_help_opens_the_installed_man_page(tmp_path, argv):
 # Every command that works on one line (or limits itself to one) takes --line after its name.
 # The others span the repository (or take their lines as --from/--to) and refuse it there.
 LINE_COMMANDS = {
-    "init", "mcp", "log", "show", "list", "context", "recall", "checkpoint", "resume", "pin", "unpin", "stale",
-    "conflicts", "render", "migrate", "verify", "import", "export", "graph", "fetch", "pull", "push", "sync",
-    "why", "propose", "review", "approve", "reject", "audit", "view", "revise", "revert", "close", "resolve",
+    "init",
+    "mcp",
+    "log",
+    "show",
+    "list",
+    "context",
+    "recall",
+    "checkpoint",
+    "resume",
+    "pin",
+    "unpin",
+    "stale",
+    "conflicts",
+    "render",
+    "migrate",
+    "verify",
+    "import",
+    "export",
+    "graph",
+    "fetch",
+    "pull",
+    "push",
+    "sync",
+    "why",
+    "propose",
+    "review",
+    "approve",
+    "reject",
+    "audit",
+    "view",
+    "revise",
+    "revert",
+    "close",
+    "resolve",
 }
-REPOSITORY_COMMANDS = {"lines", "where", "promote", "policy", "clone", "remote-setup", "hooks", "hook", "status",
-                       "doctor", "agent-hook", "model", "completion"}
+REPOSITORY_COMMANDS = {
+    "lines",
+    "where",
+    "promote",
+    "policy",
+    "clone",
+    "remote-setup",
+    "hooks",
+    "hook",
+    "status",
+    "doctor",
+    "agent-hook",
+    "model",
+    "completion",
+}
 
 
 def takes_line_after_its_name(command) -> bool:
@@ -160,18 +220,54 @@ def two_line_repo(tmp_path_factory):
     for line, topic in (("main", "Database: PostgreSQL"), ("ops", "Paging: on-call rota")):
         paths = "paths: app.py\n\n" if line == "ops" else ""
         subject = topic.split(":")[0]
-        decision = ok("--line", line, "log", "--kind", "decision", "--summary", topic, "--body",
-                      f"{paths}Why {line}", "--subject", subject, "--json")
-        ok("--line", line, "log", "--kind", "decision", "--summary", topic + " (backup)", "--body", "And " + line,
-           "--subject", subject)
+        decision = ok(
+            "--line",
+            line,
+            "log",
+            "--kind",
+            "decision",
+            "--summary",
+            topic,
+            "--body",
+            f"{paths}Why {line}",
+            "--subject",
+            subject,
+            "--json",
+        )
+        ok(
+            "--line",
+            line,
+            "log",
+            "--kind",
+            "decision",
+            "--summary",
+            topic + " (backup)",
+            "--body",
+            "And " + line,
+            "--subject",
+            subject,
+        )
         ok("--line", line, "log", "--kind", "open", "--summary", f"Open on {line}", "--body", "To be answered.")
         ok("--line", line, "pin", json.loads(decision)["entry"]["id"][:12])
         ok("--line", line, "checkpoint", "--next", f"continue on {line}")
-        shared = json.loads(ok("--line", line, "log", "--kind", "note", "--summary", "Shared: rollout",
-                               "--body", "Same in both lines.", "--json"))["entry"]["id"]
+        shared = json.loads(
+            ok(
+                "--line",
+                line,
+                "log",
+                "--kind",
+                "note",
+                "--summary",
+                "Shared: rollout",
+                "--body",
+                "Same in both lines.",
+                "--json",
+            )
+        )["entry"]["id"]
         ok("--line", line, "propose", "--kind", "note", "--summary", f"Pending on {line}", "--body", "b")
-        rejected = json.loads(ok("--line", line, "propose", "--kind", "note", "--summary", f"Rejected on {line}",
-                                 "--body", "b", "--json"))["proposal"]
+        rejected = json.loads(
+            ok("--line", line, "propose", "--kind", "note", "--summary", f"Rejected on {line}", "--body", "b", "--json")
+        )["proposal"]
         ok("--line", line, "reject", rejected[:8], "--why", "not now")
     ops_entries = json.loads(ok("--line", "ops", "list", "--json"))
     ops_id = ops_entries[0]["id"]
@@ -179,8 +275,12 @@ def two_line_repo(tmp_path_factory):
     (repo / "app.py").write_text("print('hi')\n")
     git(repo, "add", "app.py")
     later = f"@{int(time.time()) + 3600} +0000"  # after the decisions, whatever the clock's resolution
-    subprocess.run(["git", "commit", "-q", "-m", f"add app\n\nLifeline: {shared[:12]}"], cwd=repo, check=True,
-                   env=dict(os.environ, GIT_AUTHOR_DATE=later, GIT_COMMITTER_DATE=later))
+    subprocess.run(
+        ["git", "commit", "-q", "-m", f"add app\n\nLifeline: {shared[:12]}"],
+        cwd=repo,
+        check=True,
+        env=dict(os.environ, GIT_AUTHOR_DATE=later, GIT_COMMITTER_DATE=later),
+    )
     shutil.copytree(case, template, symlinks=True)
     return {"case": case, "template": template, "repo": repo, "ops_id": ops_id, "ops_open": ops_open}
 
@@ -209,9 +309,18 @@ def _line_case_args(name: str, fixture: dict) -> list:
         "pull": ["pull"],
         "push": ["push"],
         "sync": ["sync"],
-        "why": ["why", "app.py", "--json"],   # the trailer's id is in both lines: --line picks one
-        "propose": ["propose", "--kind", "note", "--summary", "Proposed", "--body", "b", "--parents",
-                    fixture["ops_id"][:10]],
+        "why": ["why", "app.py", "--json"],  # the trailer's id is in both lines: --line picks one
+        "propose": [
+            "propose",
+            "--kind",
+            "note",
+            "--summary",
+            "Proposed",
+            "--body",
+            "b",
+            "--parents",
+            fixture["ops_id"][:10],
+        ],
         "review": ["review"],
         "approve": ["approve", "all"],
         "reject": ["reject", "all", "--why", "no"],
@@ -254,8 +363,10 @@ def test_a_command_that_spans_the_repository_refuses_line_after_its_name(repo, n
 
 
 def test_an_invalid_line_after_the_command_name_is_refused_before_anything_runs(repo):
-    for argv in (["log", "--line", "a b", "--kind", "note", "--summary", "s", "--body", "b"],
-                 ["mcp", "--line", "../x"]):
+    for argv in (
+        ["log", "--line", "a b", "--kind", "note", "--summary", "s", "--body", "b"],
+        ["mcp", "--line", "../x"],
+    ):
         res = cli(repo, *argv)
         assert res.code == 2 and "invalid line name" in res.err and "Traceback" not in res.err, res
     assert not list((repo / ".git" / "refs").glob("lifeline*/**/*"))
@@ -278,6 +389,7 @@ def test_a_line_rewound_by_hand_is_reported_on_stderr_by_context(repo):
 def test_every_failure_is_described_in_one_sentence_with_its_exit_code():
     from git_lifeline.errors import InputError, IntegrityError, describe_failure
     from git_lifeline.git import repo as _registers_the_repository_failures  # noqa: F401
+
     assert describe_failure(InputError("bad")) == ("bad", 2)
     assert describe_failure(IntegrityError("tampered")) == ("tampered", 1)
     message, code = describe_failure(KeyError("ab" * 20))
@@ -296,5 +408,5 @@ def test_migrate_with_the_projection_disabled_succeeds_once_it_has_written(repo,
     git(repo.parent, "init", "-q", str(other))
     git(other, "config", "lifeline.projection", "false")
     res = cli(other, "migrate", "--from", str(source))
-    assert res.code == 0 and "1 added" in res.out, res   # it used to write, then fail: "projection is disabled"
+    assert res.code == 0 and "1 added" in res.out, res  # it used to write, then fail: "projection is disabled"
     assert not (other / "LIFELINE.md").exists()

@@ -16,21 +16,32 @@ from pathlib import Path
 import pytest
 from helpers import cli, subprocess_env
 
-GIT_BASH_COMPLETION = next((p for p in (Path("/usr/share/bash-completion/completions/git"),
-                                        Path("/usr/share/git-core/contrib/completion/git-completion.bash"),
-                                        Path("/etc/bash_completion.d/git")) if p.exists()), None)
+GIT_BASH_COMPLETION = next(
+    (
+        p
+        for p in (
+            Path("/usr/share/bash-completion/completions/git"),
+            Path("/usr/share/git-core/contrib/completion/git-completion.bash"),
+            Path("/etc/bash_completion.d/git"),
+        )
+        if p.exists()
+    ),
+    None,
+)
 
 
 @pytest.fixture
 def ledger_repo(repo, git_dispatch):
     """A line with a decision, an open item on a thread, a checkpoint; a second line; a remote."""
+
     def ok(*args):
         res = cli(repo, *args)
         assert res.code == 0, res
         return res.out
 
-    d = json.loads(ok("log", "--kind", "decision", "--summary", "Database: PostgreSQL", "--body", "ACID.",
-                      "--json"))["entry"]["id"]
+    d = json.loads(ok("log", "--kind", "decision", "--summary", "Database: PostgreSQL", "--body", "ACID.", "--json"))[
+        "entry"
+    ]["id"]
     o = json.loads(ok("log", "--kind", "open", "--summary", "Which queue?", "--body", "?", "--json"))["entry"]["id"]
     ok("checkpoint", "--thread", "infra", "--next", "pick a queue")
     ok("--line", "research", "log", "--kind", "note", "--summary", "Paper", "--body", "b")
@@ -45,7 +56,7 @@ def script(shell: str) -> str:
 
 
 # ---- bash, through git's own completion ------------------------------------------------------
-BASH_DRIVER = r'''
+BASH_DRIVER = r"""
 source "$GIT_COMPLETION"
 source "$OUR_COMPLETION"
 complete_line() {
@@ -56,7 +67,7 @@ complete_line() {
     printf '%s\n' "${COMPREPLY[@]}"
     echo "=="
 }
-'''
+"""
 
 
 def bash_complete(repo: Path, tmp_path: Path, *lines: list) -> list:
@@ -64,8 +75,13 @@ def bash_complete(repo: Path, tmp_path: Path, *lines: list) -> list:
     ours.write_text(script("bash"))
     calls = "".join("complete_line " + " ".join(f"'{w}'" for w in words) + "\n" for words in lines)
     env = subprocess_env({"GIT_COMPLETION": str(GIT_BASH_COMPLETION), "OUR_COMPLETION": str(ours)})
-    proc = subprocess.run(["bash", "--norc", "--noprofile", "-c", BASH_DRIVER + calls], cwd=repo, env=env,
-                          capture_output=True, timeout=300)
+    proc = subprocess.run(
+        ["bash", "--norc", "--noprofile", "-c", BASH_DRIVER + calls],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr.decode()
     replies = proc.stdout.decode().split("==\n")[:-1]
     return [[w for w in r.split("\n") if w] for r in replies]
@@ -76,7 +92,8 @@ def test_git_lifeline_tab_completes_through_gits_bash_completion(ledger_repo, tm
     # git's completion used to stop after `git lifeline`: nothing defined _git_lifeline
     repo, d, o = ledger_repo
     got = bash_complete(
-        repo, tmp_path,
+        repo,
+        tmp_path,
         ["git", "lifeline", "sh"],
         ["git", "lifeline", "re"],
         ["git", "lifeline", "list", "--ki"],
@@ -93,18 +110,17 @@ def test_git_lifeline_tab_completes_through_gits_bash_completion(ledger_repo, tm
         ["git-lifeline", "list", "--kind", "ch"],
     )
     assert got[0] == ["show"]
-    assert got[1] == ["recall", "reject", "remote-setup", "render", "resolve", "resume", "revert", "review",
-                      "revise"]
+    assert got[1] == ["recall", "reject", "remote-setup", "render", "resolve", "resume", "revert", "review", "revise"]
     assert got[2] == ["--kind"]
     assert sorted(got[3]) == ["debt", "decision"]
     assert got[4] == [d[:12]]
-    assert got[5] == [o[:12]]                    # close offers only the open items
+    assert got[5] == [o[:12]]  # close offers only the open items
     assert got[6] == ["research"]
     assert got[7] == ["infra"]
     assert got[8] == ["bash", "zsh", "fish"]
     assert got[9] == ["upstream"]
-    assert got[10] == ["always"]                 # readline completes after the '='
-    assert len(got[11]) == 1 and got[11][0] != d[:12]   # ids of the line named with --line
+    assert got[10] == ["always"]  # readline completes after the '='
+    assert len(got[11]) == 1 and got[11][0] != d[:12]  # ids of the line named with --line
     assert got[12] == ["revert", "review", "revise"]
     assert got[13] == ["checkpoint"]
     assert sorted(got[1]) == got[1]
@@ -117,11 +133,15 @@ def test_bash_completion_outside_a_repository_offers_commands_and_never_an_error
 
 
 def test_the_hidden_entry_point_never_fails(repo):
-    for argv in (["__complete"], ["__complete", "bash", "--"], ["__complete", "zsh", "--", "show", "--line", "x", ""],
-                 ["__complete", "bash", "--", "nonsense", "--kind", ""]):
+    for argv in (
+        ["__complete"],
+        ["__complete", "bash", "--"],
+        ["__complete", "zsh", "--", "show", "--line", "x", ""],
+        ["__complete", "bash", "--", "nonsense", "--kind", ""],
+    ):
         res = cli(repo, *argv)
         assert res.code == 0 and "Traceback" not in res.err, (argv, res)
-    res = cli(repo, "__complete", "fish", "--", "lifeline", "sh")   # a shell that hands over `git lifeline ...`
+    res = cli(repo, "__complete", "fish", "--", "lifeline", "sh")  # a shell that hands over `git lifeline ...`
     assert res.out.startswith("show\tShow one entry")
 
 
@@ -131,12 +151,20 @@ def test_git_lifeline_tab_completes_in_fish(ledger_repo, tmp_path, git_dispatch)
     repo, d, _ = ledger_repo
     ours = tmp_path / "lifeline.fish"
     ours.write_text(script("fish"))
-    commands = "; ".join(f"complete -C '{line}'; echo ==" for line in
-                         ("git lifeline sh", "git-lifeline list --kind de", "git -C . lifeline show " + d[:3]))
-    env = subprocess_env({"PATH": f"{git_dispatch}{os.pathsep}{os.environ['PATH']}",
-                          "XDG_CONFIG_HOME": str(tmp_path / "fish-config")})
-    proc = subprocess.run(["fish", "--no-config", "-c", f"source '{ours}'; {commands}"], cwd=repo, env=env,
-                          capture_output=True, timeout=300)
+    commands = "; ".join(
+        f"complete -C '{line}'; echo =="
+        for line in ("git lifeline sh", "git-lifeline list --kind de", "git -C . lifeline show " + d[:3])
+    )
+    env = subprocess_env(
+        {"PATH": f"{git_dispatch}{os.pathsep}{os.environ['PATH']}", "XDG_CONFIG_HOME": str(tmp_path / "fish-config")}
+    )
+    proc = subprocess.run(
+        ["fish", "--no-config", "-c", f"source '{ours}'; {commands}"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr.decode()
     replies = [r.strip().split("\n") for r in proc.stdout.decode().split("==")[:-1]]
     assert replies[0][0].startswith("show\tShow one entry")
@@ -145,7 +173,7 @@ def test_git_lifeline_tab_completes_in_fish(ledger_repo, tmp_path, git_dispatch)
 
 
 # ---- zsh --------------------------------------------------------------------------------------
-ZSH_DRIVER = r'''
+ZSH_DRIVER = r"""
 compdef() { :; }
 zstyle() { builtin zstyle "$@"; }
 compadd() {
@@ -162,7 +190,7 @@ words=(lifeline list --kind de); CURRENT=4; _git-lifeline; print -r -- '=='
 words=(git-lifeline sh); CURRENT=2; _git-lifeline; print -r -- '=='
 words=(lifeline import --from ""); CURRENT=4; _git-lifeline; print -r -- '=='
 zstyle -a ':completion:*:*:git:*' user-commands cmds; print -r -- "${cmds[@]}"
-'''
+"""
 
 
 @pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed")
@@ -170,8 +198,7 @@ def test_zsh_completion_script_is_valid_and_its_function_offers_the_candidates(r
     ours = tmp_path / "lifeline.zsh"
     ours.write_text(script("zsh"))
     assert subprocess.run(["zsh", "-n", str(ours)], capture_output=True).returncode == 0
-    env = subprocess_env({"OUR_COMPLETION": str(ours),
-                          "PATH": f"{git_dispatch}{os.pathsep}{os.environ['PATH']}"})
+    env = subprocess_env({"OUR_COMPLETION": str(ours), "PATH": f"{git_dispatch}{os.pathsep}{os.environ['PATH']}"})
     proc = subprocess.run(["zsh", "-f", "-c", ZSH_DRIVER], cwd=repo, env=env, capture_output=True, timeout=300)
     assert proc.returncode == 0, proc.stderr.decode()
     replies = [r.strip().split("\n") for r in proc.stdout.decode().split("==")]

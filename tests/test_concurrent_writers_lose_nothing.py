@@ -39,8 +39,13 @@ def test_eight_processes_times_fifty_appends_give_exactly_four_hundred_entries(t
     assert_ledger_whole(repo)
     text = (repo / "LIFELINE.md").read_text(encoding="utf-8")
     assert text == projection.render("main", led.entries(), led.store.entries_tree_id(led.head()))
-    record_counts("concurrent-appends", tried=PROCESSES * EACH, held=len(summaries),
-                  lost=PROCESSES * EACH - len(summaries), processes=PROCESSES)
+    record_counts(
+        "concurrent-appends",
+        tried=PROCESSES * EACH,
+        held=len(summaries),
+        lost=PROCESSES * EACH - len(summaries),
+        processes=PROCESSES,
+    )
 
 
 REMOTE_ENTRIES = 12
@@ -49,8 +54,8 @@ REMOTE_ENTRIES = 12
 def test_the_same_with_a_pull_merging_at_the_same_time(tmp_path, record_counts):
     remote, a, b = remote_and_clones(tmp_path)
     stop = tmp_path / "stop"
-    writer = start_script(REMOTE_WRITER, b, REMOTE_ENTRIES)   # another clone keeps pushing
-    puller = start_script(PULL_WORKER, a, stop)                # a pull loop on the appenders' clone
+    writer = start_script(REMOTE_WRITER, b, REMOTE_ENTRIES)  # another clone keeps pushing
+    puller = start_script(PULL_WORKER, a, stop)  # a pull loop on the appenders' clone
     results = append_concurrently(a, PROCESSES, EACH)
     finish_script(writer)
     stop.touch()
@@ -64,6 +69,11 @@ def test_the_same_with_a_pull_merging_at_the_same_time(tmp_path, record_counts):
     assert len(summaries) == PROCESSES * EACH + REMOTE_ENTRIES + 1
     assert_ledger_whole(a)  # verify: append-only at every merge, and no reflog value left behind
     assert merges >= 1, "the pull never had anything to merge: the race was not exercised"
-    record_counts("concurrent-appends-with-pull", tried=PROCESSES * EACH + REMOTE_ENTRIES,
-                  held=len(appended & summaries) + len(remote_side & summaries),
-                  lost=len(appended - summaries) + len(remote_side - summaries), pulls=pulls, merges=merges)
+    record_counts(
+        "concurrent-appends-with-pull",
+        tried=PROCESSES * EACH + REMOTE_ENTRIES,
+        held=len(appended & summaries) + len(remote_side & summaries),
+        lost=len(appended - summaries) + len(remote_side - summaries),
+        pulls=pulls,
+        merges=merges,
+    )

@@ -44,9 +44,13 @@ def test_context_without_a_budget_shows_the_decisions(varied_repo):
 
 
 def test_a_tampered_entry_is_not_served_as_a_decision_and_is_flagged(ledger, repo):
-    ledger.append([make_entry(0, kind="bootstrap", summary="A service", body="What it is."),
-                   make_entry(1, summary="Database: MongoDB", body="Documents fit."),
-                   make_entry(2, summary="Queue: RabbitMQ", body="We know it.")])
+    ledger.append(
+        [
+            make_entry(0, kind="bootstrap", summary="A service", body="What it is."),
+            make_entry(1, summary="Database: MongoDB", body="Documents fit."),
+            make_entry(2, summary="Queue: RabbitMQ", body="We know it."),
+        ]
+    )
     victim = next(e for e in ledger.entries() if "MongoDB" in e.summary)
 
     def tamper(n, files):
@@ -79,11 +83,24 @@ def test_the_cost_of_a_context_follows_the_budget_not_the_ledger():
     from git_lifeline.core.entry import new_entry
     from git_lifeline.core.truth import reduce_verified
     from git_lifeline.views.context import ContextInput, assemble
+
     t0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
-    entries = [new_entry(kind="decision", summary=f"Component {i}: choice {i}", body=f"Because {i}.",
-                          author="A <a@example.com>", ts=t0 + timedelta(minutes=i)) for i in range(5000)]
-    entries += [new_entry(kind=k, summary=f"{k} {i}", body="why", author="A <a@example.com>",
-                           ts=t0 + timedelta(days=10, minutes=i)) for i, k in enumerate(["incident", "debt"] * 50)]
+    entries = [
+        new_entry(
+            kind="decision",
+            summary=f"Component {i}: choice {i}",
+            body=f"Because {i}.",
+            author="A <a@example.com>",
+            ts=t0 + timedelta(minutes=i),
+        )
+        for i in range(5000)
+    ]
+    entries += [
+        new_entry(
+            kind=k, summary=f"{k} {i}", body="why", author="A <a@example.com>", ts=t0 + timedelta(days=10, minutes=i)
+        )
+        for i, k in enumerate(["incident", "debt"] * 50)
+    ]
     st = reduce_verified(entries, [])
     loaded = []
     load = st._load

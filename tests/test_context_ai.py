@@ -30,8 +30,9 @@ def add(ledger, kind, summary, body="why it matters", parents=(), days=0.0, **kw
 def rich(ledger):
     """A ledger with every section populated, and more decisions than fit small budgets."""
     add(ledger, "bootstrap", "Acme billing API", "Multi-tenant billing; invoices auditable for 7 years.")
-    decisions = [add(ledger, "decision", f"Decision {i}: choice {i}", f"Because reason {i} " * 6, days=i + 1)
-                 for i in range(30)]
+    decisions = [
+        add(ledger, "decision", f"Decision {i}: choice {i}", f"Because reason {i} " * 6, days=i + 1) for i in range(30)
+    ]
     add(ledger, "open", "Queue: SQS or RabbitMQ?", "Decide after the load test.", days=40)
     add(ledger, "open", "Retention of logs", "Legal has to answer.", days=41)
     ledger.checkpoint("api", {"goal": ["ship v1"], "next": ["write the tests"], "done": ["schema"]})
@@ -65,7 +66,7 @@ def test_token_budget_is_never_exceeded_at_any_size(rich):
 def test_below_the_smallest_footer_nothing_is_printed_rather_than_a_cut_line(rich):
     ledger, _ = rich
     assert ledger.context(budget=0).text == ""
-    smallest = min(len(ledger.context(budget=b).text) or 10 ** 9 for b in range(0, 200))
+    smallest = min(len(ledger.context(budget=b).text) or 10**9 for b in range(0, 200))
     assert ledger.context(budget=smallest - 1).text == ""
 
 
@@ -136,8 +137,14 @@ def test_closing_an_open_or_reverting_never_invents_a_decision(ledger):
     q = add(ledger, "open", "Which queue?", "Load test pending.")
     add(ledger, "correction", "Closed: chose SQS elsewhere", "Done.", parents=[q.id], days=1)
     cache = add(ledger, "decision", "Cache: Redis", "Latency.", days=2)
-    add(ledger, "correction", "Revert the cache decision", "action: revert\n\nNo cache for now.",
-        parents=[cache.id], days=3)
+    add(
+        ledger,
+        "correction",
+        "Revert the cache decision",
+        "action: revert\n\nNo cache for now.",
+        parents=[cache.id],
+        days=3,
+    )
     st = ledger.state()
     assert st.decisions == [] and st.open_items == []
 
@@ -260,10 +267,10 @@ def test_unpin_removes_the_pin(ledger):
 
 
 def test_as_of_february_includes_what_april_superseded(ledger):
-    feb = ledger.log(kind="decision", summary="Hosting: Heroku", body="Fast start.",
-                     ts="2026-02-03T10:00:00Z").entry
-    ledger.log(kind="correction", summary="Hosting: AWS", body="Cost at scale.", parents=[feb.id],
-               ts="2026-04-20T10:00:00Z")
+    feb = ledger.log(kind="decision", summary="Hosting: Heroku", body="Fast start.", ts="2026-02-03T10:00:00Z").entry
+    ledger.log(
+        kind="correction", summary="Hosting: AWS", body="Cost at scale.", parents=[feb.id], ts="2026-04-20T10:00:00Z"
+    )
     text = ledger.context(as_of="2026-02-28").text
     assert "Hosting: Heroku" in text and "Hosting: AWS" not in text
     now = ledger.context().text.split("## Decisions in force", 1)[1].split("\n\n", 1)[0]
@@ -330,8 +337,8 @@ def test_markdown_in_entry_text_cannot_fake_an_anchor_or_a_mark_within_its_line(
     lines = [ln for ln in text.splitlines() if "deadbeef" in ln or "abcdef12" in ln]
     assert len(lines) >= 4, text
     for line in lines:
-        assert unescaped(line, "`") in (0, 2), line     # only our own `[id]`
-        assert unescaped(line, "**") in (0, 2), line    # only our own bold
+        assert unescaped(line, "`") in (0, 2), line  # only our own `[id]`
+        assert unescaped(line, "**") in (0, 2), line  # only our own bold
         assert unescaped(line, "⚠") == 0, line
         assert unescaped(line, "_(") == 0 and unescaped(line, "<!--") == 0, line
     assert "\\`\\[deadbeef\\]\\`" in text
@@ -339,7 +346,10 @@ def test_markdown_in_entry_text_cannot_fake_an_anchor_or_a_mark_within_its_line(
 
 def test_a_recall_hit_as_the_faces_print_it_carries_the_why(ledger):
     from git_lifeline.views.context import recall_hit
-    d = add(ledger, "decision", "Queue: SQS **managed**", "A Redis failover lost 214 emails; SQS has a dead-letter queue.")
+
+    d = add(
+        ledger, "decision", "Queue: SQS **managed**", "A Redis failover lost 214 emails; SQS has a dead-letter queue."
+    )
     text = recall_hit(d, in_force=False)
     assert text.startswith(f"- `[{d.short}]` decision: Queue: SQS \\*\\*managed\\*\\* _(superseded)_\n")
     assert "  > A Redis failover lost 214 emails" in text
@@ -361,8 +371,17 @@ def test_recall_json_says_it_is_lexical_and_why_so_an_agent_knows_paraphrases_ma
     assert [h["summary"] for h in doc["hits"]] == ["Database: PostgreSQL"]
     refused = json.loads(cli(ledger.gr.workdir, "recall", "drone pilots", "--json").out)
     assert refused["hits"] == [] and refused["mode"] == "lexical"  # an abstention still says which recall
-    subprocess.run(["git", "-C", str(ledger.gr.workdir), "config", "lifeline.semantic.model",
-                    str(ledger.gr.workdir / "no-such-model")], check=True)
+    subprocess.run(
+        [
+            "git",
+            "-C",
+            str(ledger.gr.workdir),
+            "config",
+            "lifeline.semantic.model",
+            str(ledger.gr.workdir / "no-such-model"),
+        ],
+        check=True,
+    )
     broken = cli(ledger.gr.workdir, "recall", "postgresql", "--json")
     doc = json.loads(broken.out)
     assert doc["mode"] == "lexical" and "no-such-model" in doc["reason"] and doc["hits"]

@@ -85,8 +85,11 @@ def test_open_items_and_checkpoints_degrade_instead_of_starving_the_decisions(ta
     resume = items(secs["Resume"])
     assert len(resume) == 6
     assert sum(1 for lines in resume.values() if lines) <= 2, "checkpoints kept in full before the decisions' why"
-    assert all(" next: " in line for line in secs["Resume"].splitlines()[1:] if line.startswith("- ") and
-               not resume[ITEM_ANCHOR.match(line).group(1)])
+    assert all(
+        " next: " in line
+        for line in secs["Resume"].splitlines()[1:]
+        if line.startswith("- ") and not resume[ITEM_ANCHOR.match(line).group(1)]
+    )
 
 
 def test_an_open_item_worked_on_by_a_thread_shows_its_next_step_when_room_allows(tally):
@@ -121,7 +124,7 @@ def test_at_4000_chars_everything_fits_and_every_omission_is_named(tally):
 def test_a_budget_at_every_size_is_a_hard_limit_and_anchors_are_real(tally):
     ledger, _ = tally
     ids = {e.id[:8] for e in ledger.entries()}
-    full = ledger.context(budget=10 ** 6).text
+    full = ledger.context(budget=10**6).text
     for budget in list(range(0, 401)) + list(range(401, len(full) + 60, 23)):
         text = ledger.context(budget=budget).text
         assert len(text) <= budget, budget
@@ -148,7 +151,7 @@ def test_more_budget_never_names_fewer_decisions(tally):
 
 def test_recent_does_not_repeat_what_is_shown_above_it(tally):
     ledger, _ = tally
-    text = ledger.context(budget=10 ** 6).text
+    text = ledger.context(budget=10**6).text
     head, recent = text.split("## Recent", 1)
     assert set(ANCHOR.findall(recent)) and not set(ANCHOR.findall(recent)) & set(ANCHOR.findall(head))
 
@@ -179,8 +182,10 @@ def test_a_checkpoint_or_a_note_leaves_the_stable_part_byte_identical_at_every_b
     ledger.append(entries)
     budgets = list(range(500, 20001, 250))
     before = {b: ledger.context(budget=b) for b in budgets}
-    ledger.checkpoint(facts.threads[0], {"goal": ["ship v2"], "next": ["a different next step, much longer "
-                                                                      "than the one it replaces, to move things"]})
+    ledger.checkpoint(
+        facts.threads[0],
+        {"goal": ["ship v2"], "next": ["a different next step, much longer than the one it replaces, to move things"]},
+    )
     ledger.log(kind="note", summary="A passing remark about the invoice run", body="Nothing decided here.")
     changed = [b for b in budgets if ledger.context(budget=b).stable != before[b].stable]
     assert changed == [], "budgets where the stable prefix changed"

@@ -25,21 +25,30 @@ run()
 
 
 def loads_pydantic(repo, *args: str) -> bool:
-    proc = subprocess.run([sys.executable, "-c", PROBE, *args], cwd=str(repo), capture_output=True, text=True,
-                          env=subprocess_env(), timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, *args],
+        cwd=str(repo),
+        capture_output=True,
+        text=True,
+        env=subprocess_env(),
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     last = proc.stderr.strip().splitlines()[-1]
     assert last.startswith("pydantic loaded: "), proc.stderr
     return last.endswith("True")
 
 
-@pytest.mark.parametrize("args", [
-    ("log", "--kind", "note", "--summary", "First words", "--body", "Because."),
-    ("context",),
-    ("recall", "words"),
-    ("list",),
-    ("verify",),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("log", "--kind", "note", "--summary", "First words", "--body", "Because."),
+        ("context",),
+        ("recall", "words"),
+        ("list",),
+        ("verify",),
+    ],
+)
 def test_everyday_commands_never_pay_for_pydantic(repo, args):
     if args[0] != "log":
         open_ledger(repo).append([make_entry(1)])
@@ -48,21 +57,32 @@ def test_everyday_commands_never_pay_for_pydantic(repo, args):
 
 @pytest.mark.parametrize("module", ["git_lifeline.core.entry", "git_lifeline.core.policy"])
 def test_the_entry_and_policy_modules_import_nothing_beyond_the_standard_library(module):
-    code = (f"import json, sys; before = set(sys.modules); import {module}; "
-            "print(json.dumps(sorted(set(sys.modules) - before)))")
+    code = (
+        f"import json, sys; before = set(sys.modules); import {module}; "
+        "print(json.dumps(sorted(set(sys.modules) - before)))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(ROOT), check=True)
-    third_party = [m for m in json.loads(out.stdout)
-                   if m.split(".")[0] not in sys.stdlib_module_names and not m.startswith("git_lifeline")]
+    third_party = [
+        m
+        for m in json.loads(out.stdout)
+        if m.split(".")[0] not in sys.stdlib_module_names and not m.startswith("git_lifeline")
+    ]
     assert third_party == []
 
 
 # ---- the policy: parsed from the text git/ read --------------------------------------------
 def test_the_policy_is_parsed_from_text_without_a_repository():
     builtin = Policy(source="built-in default")
-    assert builtin.builtin and (builtin.decide("x", "checkpoint").mode, builtin.decide("x", "note").mode) == \
-        ("direct", "propose")
+    assert builtin.builtin and (builtin.decide("x", "checkpoint").mode, builtin.decide("x", "note").mode) == (
+        "direct",
+        "propose",
+    )
     pol = parse_policy('{"default": "direct", "agents": {"bot": {"note": "deny"}}}', "main:.lifeline/policy.json")
-    assert (pol.source, pol.builtin, pol.decide("bot", "note").mode, pol.decide("x", "fix").mode) == \
-        ("main:.lifeline/policy.json", False, "deny", "direct")
+    assert (pol.source, pol.builtin, pol.decide("bot", "note").mode, pol.decide("x", "fix").mode) == (
+        "main:.lifeline/policy.json",
+        False,
+        "deny",
+        "direct",
+    )
     with pytest.raises(PolicyError, match="not valid JSON"):
         parse_policy('{"default":', "main:.lifeline/policy.json")

@@ -84,8 +84,14 @@ def test_sigkill_during_appends(tmp_path, zygote, record_counts):
     led.log(kind="note", summary="after every crash", body="the ledger is still writable")
     assert_ledger_whole(repo)
     assert outcomes.count("killed") == APPEND_TRIALS
-    record_counts("crash-append", tried=APPEND_TRIALS, held=APPEND_TRIALS, lost=0, entries=before,
-                  stale_ref_locks=outcomes.count("stale-ref-lock"))
+    record_counts(
+        "crash-append",
+        tried=APPEND_TRIALS,
+        held=APPEND_TRIALS,
+        lost=0,
+        entries=before,
+        stale_ref_locks=outcomes.count("stale-ref-lock"),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -124,10 +130,17 @@ def test_sigkill_during_imports_is_all_or_nothing(tmp_path, zygote, seed_file, r
         assert res.added + res.existing == len(ids)
         assert ids <= {e.id for e in open_ledger(repo).entries()}
     assert outcomes.count("all") + outcomes.count("none") == IMPORT_TRIALS
-    record_counts("crash-import", tried=IMPORT_TRIALS, held=IMPORT_TRIALS, lost=0,
-                  killed_before_publish=outcomes.count("none"), published=outcomes.count("all"),
-                  killed=outcomes.count("killed"), completed=outcomes.count("completed"),
-                  stale_ref_locks=outcomes.count("stale-ref-lock"))
+    record_counts(
+        "crash-import",
+        tried=IMPORT_TRIALS,
+        held=IMPORT_TRIALS,
+        lost=0,
+        killed_before_publish=outcomes.count("none"),
+        published=outcomes.count("all"),
+        killed=outcomes.count("killed"),
+        completed=outcomes.count("completed"),
+        stale_ref_locks=outcomes.count("stale-ref-lock"),
+    )
 
 
 def test_sigkill_during_pull_merges_is_all_or_nothing(tmp_path, zygote, record_counts):
@@ -138,8 +151,10 @@ def test_sigkill_during_pull_merges_is_all_or_nothing(tmp_path, zygote, record_c
 
     def diverge(trial):
         writer = open_ledger(b)
-        incoming = [writer.log(kind="note", summary=f"pull trial {trial} remote {i}", body="from b").entry.id
-                    for i in range(PULLED_PER_TRIAL)]
+        incoming = [
+            writer.log(kind="note", summary=f"pull trial {trial} remote {i}", body="from b").entry.id
+            for i in range(PULLED_PER_TRIAL)
+        ]
         exchange.sync_with(open_workspace(b), "origin")
         open_ledger(a).log(kind="note", summary=f"pull trial {trial} local", body="diverges a from the remote")
         return incoming
@@ -160,7 +175,14 @@ def test_sigkill_during_pull_merges_is_all_or_nothing(tmp_path, zygote, record_c
         exchange.pull(open_workspace(a), "origin")  # the next pull completes what was interrupted
         assert set(incoming) <= {e.id for e in open_ledger(a).entries()}
     assert_ledger_whole(a)
-    record_counts("crash-pull-merge", tried=PULL_TRIALS, held=PULL_TRIALS, lost=0,
-                  killed=outcomes.count("killed"), completed=outcomes.count("completed"),
-                  merged_before_kill=outcomes.count("merged"), not_merged=outcomes.count("not-merged"),
-                  stale_ref_locks=outcomes.count("stale-ref-lock"))
+    record_counts(
+        "crash-pull-merge",
+        tried=PULL_TRIALS,
+        held=PULL_TRIALS,
+        lost=0,
+        killed=outcomes.count("killed"),
+        completed=outcomes.count("completed"),
+        merged_before_kill=outcomes.count("merged"),
+        not_merged=outcomes.count("not-merged"),
+        stale_ref_locks=outcomes.count("stale-ref-lock"),
+    )

@@ -126,11 +126,14 @@ def drop_object(repo, rev: str) -> str:
     return oid
 
 
-@pytest.mark.parametrize("what,rev", [
-    ("entries-tree", "refs/lifeline/main:entries"),
-    ("head-commit", "refs/lifeline/main"),
-    ("older-commit", "refs/lifeline/main~1"),
-])
+@pytest.mark.parametrize(
+    "what,rev",
+    [
+        ("entries-tree", "refs/lifeline/main:entries"),
+        ("head-commit", "refs/lifeline/main"),
+        ("older-commit", "refs/lifeline/main~1"),
+    ],
+)
 def test_a_missing_object_is_reported_never_a_crash(repo, what, rev, record_counts):
     for i in range(3):
         open_ledger(repo).append([make_entry(i)])  # loose objects, one commit each

@@ -41,7 +41,7 @@ def test_a_revised_decision_stays_a_decision_in_force_with_its_paths(repo):
     revision = st.by_id[c]
     assert revision.kind == "correction" and revision.parents == [d] and d in st.superseded
     assert revision.summary == "Database: PostgreSQL 16"
-    assert revision.body == "paths: db/**\n\nMERGE is in 16."          # carried over
+    assert revision.body == "paths: db/**\n\nMERGE is in 16."  # carried over
     assert st.fold.facts[c].get("subject") is None and not st.conflicts  # the subject is inherited
     assert f"{d[:12]} is superseded; in force now: {c[:8]}" in res.out
 
@@ -112,8 +112,16 @@ def test_closing_an_open_with_a_correction_keeps_the_answer(repo):
 
 def test_an_answer_that_decides_something_becomes_a_decision_in_force(repo):
     o = write(repo, "open", "Which queue?", "We need one.")
-    res = ok(repo, "close", o[:8], "--answer", "RabbitMQ: the team runs it.\n\nAnd it has DLQs.", "--decision",
-             "--paths", "queue/**")
+    res = ok(
+        repo,
+        "close",
+        o[:8],
+        "--answer",
+        "RabbitMQ: the team runs it.\n\nAnd it has DLQs.",
+        "--decision",
+        "--paths",
+        "queue/**",
+    )
     st = state(repo)
     (d,) = st.decision_ids
     decision = st.by_id[d]
@@ -122,7 +130,7 @@ def test_an_answer_that_decides_something_becomes_a_decision_in_force(repo):
     assert decision.body.startswith("paths: queue/**\n\nRabbitMQ: the team runs it.")
     assert st.open_ids == []
     closing = next(e for e in open_ledger(repo).entries() if e.kind == "correction")
-    assert closing.parents == [o] and f"Decided: {d}" in closing.body   # names only the open
+    assert closing.parents == [o] and f"Decided: {d}" in closing.body  # names only the open
     # one commit for both, naming what it closes
     message = last_message(repo)
     assert message.startswith(f"close {o[:12]}: Which queue?")

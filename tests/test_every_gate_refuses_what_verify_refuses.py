@@ -69,8 +69,13 @@ def forged_copy():
     """A source entry of line research, and a copy whose origin names it but whose
     summary is not the source's."""
     source = make_entry(3, kind="note", summary="Finding: p99 doubles under load")
-    copy = new_entry(kind=source.kind, author=source.author, summary="Finding: load has no effect",
-                       body=f"{source.body}\n\n{origin_block('research', source.id)}", ts=source.ts)
+    copy = new_entry(
+        kind=source.kind,
+        author=source.author,
+        summary="Finding: load has no effect",
+        body=f"{source.body}\n\n{origin_block('research', source.id)}",
+        ts=source.ts,
+    )
     return source, copy
 
 

@@ -87,6 +87,7 @@ def corpus(base: dict) -> dict:
 def judged(tmp_path_factory):
     """Commit the whole corpus on one line; take the cache's verdict and verify's."""
     from helpers import init_repo
+
     repo = init_repo(tmp_path_factory.mktemp("alike") / "repo")
     led = open_ledger(repo)
     p1, p2 = make_entry(1), make_entry(2)
@@ -148,36 +149,59 @@ def test_the_largest_valid_entry_is_not_refused_by_the_size_limit():
     # Every field at its limit, each character at its costliest in JSON.
     parents = sorted(compute_id("note", str(i), "", "", "", "", "", []) for i in range(MAX_PARENTS))
     wide = "\U0001f600"
-    e = new_entry(kind="requirement", summary=wide * MAX_SUMMARY_CHARS, author=wide * MAX_FIELD_CHARS,
-                  agent=wide * MAX_FIELD_CHARS, provider=wide * MAX_FIELD_CHARS, model=wide * MAX_FIELD_CHARS,
-                  body='"' * MAX_BODY_BYTES, parents=parents, dedup_key=wide * MAX_FIELD_CHARS)
+    e = new_entry(
+        kind="requirement",
+        summary=wide * MAX_SUMMARY_CHARS,
+        author=wide * MAX_FIELD_CHARS,
+        agent=wide * MAX_FIELD_CHARS,
+        provider=wide * MAX_FIELD_CHARS,
+        model=wide * MAX_FIELD_CHARS,
+        body='"' * MAX_BODY_BYTES,
+        parents=parents,
+        dedup_key=wide * MAX_FIELD_CHARS,
+    )
     data = e.to_json()
     assert len(data) <= MAX_BLOB_BYTES
     assert Entry.from_json(data) == e
 
 
 # ---- no invalid Entry in memory ---------------------------------------------------------------
-GOOD = dict(id="a" * 64, kind="note", author=AUTHOR, agent="human", provider="none", model="human",
-            summary="Fine", body="Reasons.", parents=[], dedup_key=None)
+GOOD = dict(
+    id="a" * 64,
+    kind="note",
+    author=AUTHOR,
+    agent="human",
+    provider="none",
+    model="human",
+    summary="Fine",
+    body="Reasons.",
+    parents=[],
+    dedup_key=None,
+)
 
 
-@pytest.mark.parametrize("change,fragment", [
-    ({"kind": "gossip"}, "unknown kind"),
-    ({"summary": "a\nb"}, "line break"),
-    ({"body": " padded "}, "canonical form"),
-    ({"parents": ["b" * 64, "a" * 64]}, "canonical form"),
-    ({"parents": ("a" * 64,)}, "list of ids"),
-    ({"id": "A" * 64}, "64 lowercase hex"),
-    ({"author": None}, "author: must be text"),
-])
+@pytest.mark.parametrize(
+    "change,fragment",
+    [
+        ({"kind": "gossip"}, "unknown kind"),
+        ({"summary": "a\nb"}, "line break"),
+        ({"body": " padded "}, "canonical form"),
+        ({"parents": ["b" * 64, "a" * 64]}, "canonical form"),
+        ({"parents": ("a" * 64,)}, "list of ids"),
+        ({"id": "A" * 64}, "64 lowercase hex"),
+        ({"author": None}, "author: must be text"),
+    ],
+)
 def test_an_entry_that_breaks_a_rule_cannot_be_constructed(change, fragment):
     from datetime import datetime, timezone
+
     with pytest.raises(EntryError, match=fragment):
         Entry(**{**GOOD, **change}, ts=datetime(2024, 1, 1, tzinfo=timezone.utc))
 
 
 def test_a_naive_or_local_ts_cannot_be_constructed():
     from datetime import datetime, timedelta, timezone
+
     with pytest.raises(EntryError, match="UTC offset"):
         Entry(**GOOD, ts=datetime(2024, 1, 1))
     with pytest.raises(EntryError, match="in UTC"):

@@ -26,10 +26,14 @@ RUN: dict = {}  # test name -> examples run (reported by the last test of the fi
 def ran(name: str) -> None:
     RUN[name] = RUN.get(name, 0) + 1
 
+
 any_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=400)
-line_text = st.one_of(st.sampled_from(TRICKY_LINES + ("### decision: x", "- id: ", "- kind: note", "```text",
-                                                      "<!-- lifeline:tree none entries 1 -->")),
-                      st.text(st.characters(blacklist_categories=("Cs",)), max_size=40))
+line_text = st.one_of(
+    st.sampled_from(
+        TRICKY_LINES + ("### decision: x", "- id: ", "- kind: note", "```text", "<!-- lifeline:tree none entries 1 -->")
+    ),
+    st.text(st.characters(blacklist_categories=("Cs",)), max_size=40),
+)
 
 
 def parse_or_refuse(text: str):
@@ -106,8 +110,11 @@ def test_the_body_block_parsers_never_crash(text):
 
 
 header_value = st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp", "Zs")), min_size=1, max_size=30)
-item_text = st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), min_size=1, max_size=30).map(
-    str.strip).filter(lambda s: s and not s.startswith("- ") and s != "-")
+item_text = (
+    st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), min_size=1, max_size=30)
+    .map(str.strip)
+    .filter(lambda s: s and not s.startswith("- ") and s != "-")
+)
 
 
 @given(st.dictionaries(st.sampled_from(blocks.HEADER_KEYS), header_value, max_size=4), any_text)
@@ -118,8 +125,11 @@ def test_rendered_header_fields_are_read_back(fields, prose):
     assert blocks.strip_header(body) == blocks.strip_header("\n" + prose)
 
 
-@given(st.dictionaries(st.sampled_from(blocks.CHECKPOINT_SECTIONS), st.lists(item_text, min_size=1, max_size=4),
-                       min_size=1))
+@given(
+    st.dictionaries(
+        st.sampled_from(blocks.CHECKPOINT_SECTIONS), st.lists(item_text, min_size=1, max_size=4), min_size=1
+    )
+)
 def test_rendered_list_blocks_are_read_back(sections):
     ran("test_rendered_list_blocks_are_read_back")
     body = "".join(blocks.render_list_block(name, items) for name, items in sections.items())
@@ -128,4 +138,3 @@ def test_rendered_list_blocks_are_read_back(sections):
 
 def test_zz_record_the_examples_run(record_counts):
     record_counts("fuzz", tried=sum(RUN.values()), held=sum(RUN.values()), lost=0, tests=len(RUN))
-

@@ -33,25 +33,39 @@ def nothing_written(repo) -> bool:
 
 
 # ---- the dates ----------------------------------------------------------------------------
-@pytest.mark.parametrize("text, stored", [
-    ("2026-12-31", "2026-12-31"),
-    ("2026-12-31T10:00", "2026-12-31T10:00:00Z"),
-    ("2026-12-31 12:00:05+02:00", "2026-12-31T10:00:05Z"),
-    ("@1700000000", "2023-11-14T22:13:20Z"),
-    ("now", "2026-11-27T10:30:00Z"),
-    ("today", "2026-11-27"), ("yesterday", "2026-11-26"), ("tomorrow", "2026-11-28"),
-    ("2 weeks ago", "2026-11-13T10:30:00Z"), ("2.weeks.ago", "2026-11-13T10:30:00Z"),
-    ("a week ago", "2026-11-20T10:30:00Z"), ("7d", "2026-11-20T10:30:00Z"), ("30m", "2026-11-27T10:00:00Z"),
-    ("in 3 days", "2026-11-30T10:30:00Z"), ("3 days from now", "2026-11-30T10:30:00Z"),
-    ("last friday", "2026-11-20"), ("friday", "2026-11-20"), ("next friday", "2026-12-04"),
-    ("next monday", "2026-11-30"), ("last week", "2026-11-20T10:30:00Z"), ("1 month ago", "2026-10-27T10:30:00Z"),
-])
+@pytest.mark.parametrize(
+    "text, stored",
+    [
+        ("2026-12-31", "2026-12-31"),
+        ("2026-12-31T10:00", "2026-12-31T10:00:00Z"),
+        ("2026-12-31 12:00:05+02:00", "2026-12-31T10:00:05Z"),
+        ("@1700000000", "2023-11-14T22:13:20Z"),
+        ("now", "2026-11-27T10:30:00Z"),
+        ("today", "2026-11-27"),
+        ("yesterday", "2026-11-26"),
+        ("tomorrow", "2026-11-28"),
+        ("2 weeks ago", "2026-11-13T10:30:00Z"),
+        ("2.weeks.ago", "2026-11-13T10:30:00Z"),
+        ("a week ago", "2026-11-20T10:30:00Z"),
+        ("7d", "2026-11-20T10:30:00Z"),
+        ("30m", "2026-11-27T10:00:00Z"),
+        ("in 3 days", "2026-11-30T10:30:00Z"),
+        ("3 days from now", "2026-11-30T10:30:00Z"),
+        ("last friday", "2026-11-20"),
+        ("friday", "2026-11-20"),
+        ("next friday", "2026-12-04"),
+        ("next monday", "2026-11-30"),
+        ("last week", "2026-11-20T10:30:00Z"),
+        ("1 month ago", "2026-10-27T10:30:00Z"),
+    ],
+)
 def test_git_date_forms_and_future_forms_mean_one_utc_day_or_time(text, stored):
     assert parse_when(text, NOW).header() == stored
 
 
-@pytest.mark.parametrize("text", ["next yeer", "garbage", "2026-13-45", "2026-02-30", "", "in three fortnights",
-                                  "friday the 13th"])
+@pytest.mark.parametrize(
+    "text", ["next yeer", "garbage", "2026-13-45", "2026-02-30", "", "in three fortnights", "friday the 13th"]
+)
 def test_a_date_that_no_form_reads_is_refused_not_read_as_now(text):
     # git's own approxidate reads `garbage` as now and `in 3 days` as three days ago
     with pytest.raises(DateError):
@@ -60,11 +74,26 @@ def test_a_date_that_no_form_reads_is_refused_not_read_as_now(text):
 
 # ---- writing them ---------------------------------------------------------------------------
 def test_header_flags_are_written_checked_and_normalised_on_top_of_the_body(repo):
-    log(repo, "--body", "ACID needed by audit.", "--paths", "db/**", "--paths", "*.sql", "--subject", " database ",
-        "--valid-from", "2026-01-01", "--valid-until", "2026-12-31T18:00+01:00")
+    log(
+        repo,
+        "--body",
+        "ACID needed by audit.",
+        "--paths",
+        "db/**",
+        "--paths",
+        "*.sql",
+        "--subject",
+        " database ",
+        "--valid-from",
+        "2026-01-01",
+        "--valid-until",
+        "2026-12-31T18:00+01:00",
+    )
     e = only_entry(repo)
-    assert e.body == ("subject: database\npaths: db/**, *.sql\nvalid-from: 2026-01-01\n"
-                      "valid-until: 2026-12-31T17:00:00Z\n\nACID needed by audit.")
+    assert e.body == (
+        "subject: database\npaths: db/**, *.sql\nvalid-from: 2026-01-01\n"
+        "valid-until: 2026-12-31T17:00:00Z\n\nACID needed by audit."
+    )
     assert open_ledger(repo).state().fold.facts[e.id]["paths"] == "db/**, *.sql"
 
 
@@ -82,20 +111,38 @@ def test_a_relative_validity_date_is_stored_as_the_day_it_names(repo):
 def test_header_flags_merge_with_a_header_typed_in_the_body_and_with_a_thread(repo):
     log(repo, "--body", "thread: infra\nWhy.", "--paths", "db/**")
     assert only_entry(repo).body == "paths: db/**\nthread: infra\nWhy."
-    assert cli(repo, "log", "--kind", "note", "--summary", "On infra", "--body", "b", "--thread", "infra",
-               "--subject", "infra").code == 0
+    assert (
+        cli(
+            repo,
+            "log",
+            "--kind",
+            "note",
+            "--summary",
+            "On infra",
+            "--body",
+            "b",
+            "--thread",
+            "infra",
+            "--subject",
+            "infra",
+        ).code
+        == 0
+    )
 
 
-@pytest.mark.parametrize("args, says", [
-    (["--valid-until", "next yeer"], "--valid-until 'next yeer': not a date"),
-    (["--valid-from", "tomorrow", "--valid-until", "yesterday"], "after valid-until"),
-    (["--paths", "src dir/**"], "cannot hold whitespace"),
-    (["--paths", "a,b"], "cannot hold whitespace, a comma"),
-    (["--paths", "--output=/tmp/x"], "cannot start with '-'"),
-    (["--paths", ""], "empty pathspec"),
-    (["--subject", "two\nlines"], "--subject"),
-    (["--body", "paths: a\n\nWhy.", "--paths", "b"], "the body's header says 'paths: a'"),
-])
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["--valid-until", "next yeer"], "--valid-until 'next yeer': not a date"),
+        (["--valid-from", "tomorrow", "--valid-until", "yesterday"], "after valid-until"),
+        (["--paths", "src dir/**"], "cannot hold whitespace"),
+        (["--paths", "a,b"], "cannot hold whitespace, a comma"),
+        (["--paths", "--output=/tmp/x"], "cannot start with '-'"),
+        (["--paths", ""], "empty pathspec"),
+        (["--subject", "two\nlines"], "--subject"),
+        (["--body", "paths: a\n\nWhy.", "--paths", "b"], "the body's header says 'paths: a'"),
+    ],
+)
 def test_an_invalid_header_option_is_refused_with_exit_2_and_nothing_written(repo, args, says):
     argv = args if "--body" in args else [*args, "--body", "Why."]
     res = log(repo, *argv, expect=2)
@@ -103,8 +150,9 @@ def test_an_invalid_header_option_is_refused_with_exit_2_and_nothing_written(rep
     assert nothing_written(repo)
 
 
-@pytest.mark.parametrize("header", ["valid-until: next year", "valid-until: 2026-02-30",
-                                    "valid-from: 2026-12-31T10:00+02:00"])
+@pytest.mark.parametrize(
+    "header", ["valid-until: next year", "valid-until: 2026-02-30", "valid-from: 2026-12-31T10:00+02:00"]
+)
 def test_a_validity_header_typed_in_the_body_that_the_truth_cannot_read_is_refused(repo, header):
     # it used to be stored, compared as text, and could never be edited
     res = log(repo, "--body", f"{header}\n\nWhy.", expect=2)
@@ -132,15 +180,33 @@ def test_a_header_written_after_the_first_line_of_prose_is_warned(repo):
 
 
 def test_prose_that_merely_starts_like_a_sentence_is_not_warned(repo):
-    for body in ("Note: this is prose.", "We chose X.\n\n```yaml\npaths: not a header\n```",
-                 "thread: t\ngoal:\n  - a list block"):
+    for body in (
+        "Note: this is prose.",
+        "We chose X.\n\n```yaml\npaths: not a header\n```",
+        "thread: t\ngoal:\n  - a list block",
+    ):
         res = cli(repo, "log", "--kind", "note", "--summary", body.split("\n")[0], "--body", body)
         assert res.code == 0 and "warning" not in res.err, (body, res)
 
 
 def test_propose_takes_the_header_flags(repo):
-    res = cli(repo, "propose", "--kind", "decision", "--summary", "Cache: Redis", "--body", "Speed.",
-              "--paths", "cache/**", "--subject", "cache", "--valid-until", "2030-01-01", "--json")
+    res = cli(
+        repo,
+        "propose",
+        "--kind",
+        "decision",
+        "--summary",
+        "Cache: Redis",
+        "--body",
+        "Speed.",
+        "--paths",
+        "cache/**",
+        "--subject",
+        "cache",
+        "--valid-until",
+        "2030-01-01",
+        "--json",
+    )
     assert res.code == 0, res
     body = json.loads(res.out)["content"]["body"]
     assert body == "subject: cache\npaths: cache/**\nvalid-until: 2030-01-01\n\nSpeed."
@@ -151,12 +217,19 @@ def test_propose_takes_the_header_flags(repo):
 def test_the_agents_door_takes_headers_for_the_mcp_write_tools(repo):
     from git_lifeline.app.agents import Agents
     from git_lifeline.app.workspace import Workspace
+
     led = Workspace.open(str(repo)).ledger()
-    out = Agents(led).write("decision", "Queue: RabbitMQ", "The team runs it.", agent="claude-code",
-                            headers={"paths": ["queue/**"], "subject": "queue", "valid_until": "in 2 weeks"})
+    out = Agents(led).write(
+        "decision",
+        "Queue: RabbitMQ",
+        "The team runs it.",
+        agent="claude-code",
+        headers={"paths": ["queue/**"], "subject": "queue", "valid_until": "in 2 weeks"},
+    )
     assert out.mode == "propose"
     assert out.entry.body.startswith("subject: queue\npaths: queue/**\nvalid-until: ")
     from git_lifeline.errors import InputError
+
     with pytest.raises(InputError):
         Agents(led).write("decision", "x", "y", agent="claude-code", headers={"valid_until": "whenever"})
     with pytest.raises(InputError, match="unknown header option"):

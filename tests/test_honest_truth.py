@@ -19,6 +19,7 @@ def code_commit(repo: Path, path: str, lines: int, when: str, message: str = "ch
     git(repo, "add", path)
     env = dict(os.environ, GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when)
     import subprocess
+
     subprocess.run(["git", "commit", "-q", "-m", message], cwd=repo, env=env, check=True)
     return git(repo, "rev-parse", "HEAD")
 
@@ -71,8 +72,13 @@ def test_a_correction_clears_the_stale_mark(code_repo):
     d = decide(ledger, "Database: PostgreSQL", "paths: src/db/**\n\nACID.", "2026-01-02T00:00:00Z")
     code_commit(code_repo, "src/db/schema.sql", 3, "2026-01-05T00:00:00Z", "db1")
     assert ledger.stale()
-    ledger.log(kind="correction", summary="Database: PostgreSQL 16", body="paths: src/db/**\n\nUpgraded.",
-               parents=[d.id], ts="2026-01-06T00:00:00Z")
+    ledger.log(
+        kind="correction",
+        summary="Database: PostgreSQL 16",
+        body="paths: src/db/**\n\nUpgraded.",
+        parents=[d.id],
+        ts="2026-01-06T00:00:00Z",
+    )
     assert ledger.stale() == []
 
 
@@ -80,8 +86,13 @@ def test_rechecking_a_decision_clears_the_mark_until_the_code_changes_again(code
     ledger = open_ledger(code_repo)
     d = decide(ledger, "Database: PostgreSQL", "paths: src/db/**\n\nACID.", "2026-01-02T00:00:00Z")
     code_commit(code_repo, "src/db/schema.sql", 3, "2026-01-05T00:00:00Z", "db1")
-    ledger.log(kind="note", summary="Re-checked the database decision", body="Still holds.",
-               parents=[d.id], ts="2026-01-06T00:00:00Z")
+    ledger.log(
+        kind="note",
+        summary="Re-checked the database decision",
+        body="Still holds.",
+        parents=[d.id],
+        ts="2026-01-06T00:00:00Z",
+    )
     assert ledger.stale() == []
     code_commit(code_repo, "src/db/schema.sql", 1, "2026-01-07T00:00:00Z", "db2")
     assert [len(s.commits) for s in ledger.stale()] == [1]
@@ -90,8 +101,7 @@ def test_rechecking_a_decision_clears_the_mark_until_the_code_changes_again(code
 def test_a_decision_anchored_to_a_commit_counts_only_commits_after_it(code_repo):
     ledger = open_ledger(code_repo)
     anchor = code_commit(code_repo, "src/db/schema.sql", 3, "2026-01-05T00:00:00Z", "db1")
-    decide(ledger, "Database: PostgreSQL", f"paths: src/db/**\ncommit: {anchor}\n\nACID.",
-           "2026-01-01T00:00:00Z")
+    decide(ledger, "Database: PostgreSQL", f"paths: src/db/**\ncommit: {anchor}\n\nACID.", "2026-01-01T00:00:00Z")
     assert ledger.stale() == []
     code_commit(code_repo, "src/db/schema.sql", 2, "2026-01-08T00:00:00Z", "db2")
     assert [s.lines for s in ledger.stale()] == [2]
@@ -104,12 +114,22 @@ def test_stale_since_an_unknown_rev_is_an_error(code_repo):
     assert r.code == 2 and "--since" in r.err
 
 
-@pytest.mark.parametrize("spec,path,hit", [
-    ("src/db/**", "src/db/a/b.sql", True), ("src/db/**", "src/dbx/a.sql", False),
-    ("src/*.py", "src/a.py", True), ("src/*.py", "src/x/a.py", True), (":(glob)src/*.py", "src/x/a.py", False),
-    ("src/db", "src/db/schema.sql", True), ("src/db", "src/dbx/a.sql", False), ("**/*.sql", "a/b/c.sql", True),
-    ("*.sql", "db/schema.sql", True), (":(glob)**/*.sql", "c.sql", True), ("/src/db", "src/db/x.sql", True),
-])
+@pytest.mark.parametrize(
+    "spec,path,hit",
+    [
+        ("src/db/**", "src/db/a/b.sql", True),
+        ("src/db/**", "src/dbx/a.sql", False),
+        ("src/*.py", "src/a.py", True),
+        ("src/*.py", "src/x/a.py", True),
+        (":(glob)src/*.py", "src/x/a.py", False),
+        ("src/db", "src/db/schema.sql", True),
+        ("src/db", "src/dbx/a.sql", False),
+        ("**/*.sql", "a/b/c.sql", True),
+        ("*.sql", "db/schema.sql", True),
+        (":(glob)**/*.sql", "c.sql", True),
+        ("/src/db", "src/db/x.sql", True),
+    ],
+)
 def test_paths_are_git_pathspecs_matched_as_git_log_matches_them(code_repo, spec, path, hit):
     ledger = open_ledger(code_repo)
     decide(ledger, "Scope", f"paths: {spec}\n\nWhy.", "2026-01-02T00:00:00Z")
@@ -147,11 +167,21 @@ def test_an_explicit_subject_block_groups_decisions_with_different_prefixes(ledg
 def test_a_correction_resolves_the_conflict_and_correcting_it_reopens_it(ledger):
     a = decide(ledger, "Database: MongoDB", "subject: database\n\nFlexible.", "2026-01-02T00:00:00Z")
     decide(ledger, "Database: PostgreSQL", "subject: database\n\nACID.", "2026-01-03T00:00:00Z")
-    c = ledger.log(kind="correction", summary="Drop MongoDB", body="action: revert\n\nPostgres won.",
-                   parents=[a.id], ts="2026-01-04T00:00:00Z").entry
+    c = ledger.log(
+        kind="correction",
+        summary="Drop MongoDB",
+        body="action: revert\n\nPostgres won.",
+        parents=[a.id],
+        ts="2026-01-04T00:00:00Z",
+    ).entry
     assert ledger.state().conflicts == []
-    ledger.log(kind="correction", summary="Undo: MongoDB is back", body="action: revert\n\nReopened.",
-               parents=[c.id], ts="2026-01-05T00:00:00Z")
+    ledger.log(
+        kind="correction",
+        summary="Undo: MongoDB is back",
+        body="action: revert\n\nReopened.",
+        parents=[c.id],
+        ts="2026-01-05T00:00:00Z",
+    )
     assert len(ledger.state().conflicts) == 1
 
 
@@ -159,6 +189,7 @@ def test_merged_clones_that_decided_differently_surface_the_conflict(tmp_path, r
     """Two clones decide the same subject apart; after the ledgers meet, both are in force
     and the conflict shows (whatever merges them: here, the union of both entry sets)."""
     from helpers import init_repo
+
     other = init_repo(tmp_path / "other")
     a = decide(open_ledger(repo), "Cache: Redis", "subject: cache\n\nFast.", "2026-01-02T00:00:00Z")
     b = decide(open_ledger(other), "Cache: Memcached", "subject: cache\n\nSimple.", "2026-01-02T00:00:05Z")
@@ -170,6 +201,7 @@ def test_merged_clones_that_decided_differently_surface_the_conflict(tmp_path, r
 def test_a_decision_leaves_the_truth_when_its_window_closes_and_shows_as_expired(ledger):
     d = decide(ledger, "Deploy freeze", "valid-until: 2026-12-15\n\nEnd of year.", "2026-12-01T00:00:00Z")
     from git_lifeline.core import truth
+
     st = truth.State(ledger.state().fold, ledger.state().get, now="2026-12-16T00:00:00.000000")
     assert st.decision_ids == [] and st.expired == [d.id]
     st = truth.State(ledger.state().fold, ledger.state().get, now="2026-12-15T12:00:00.000000")
@@ -191,8 +223,9 @@ def test_a_decision_before_its_valid_from_is_not_yet_in_force(ledger):
 def test_as_of_february_returns_what_was_valid_then_even_if_it_expired_or_was_superseded_later(ledger):
     freeze = decide(ledger, "Deploy freeze", "valid-until: 2026-03-01\n\nQ1 freeze.", "2026-02-01T00:00:00Z")
     db = decide(ledger, "Database: MongoDB", "Flexible.", "2026-02-02T00:00:00Z")
-    ledger.log(kind="correction", summary="Database: PostgreSQL", body="ACID.", parents=[db.id],
-               ts="2026-04-10T00:00:00Z")
+    ledger.log(
+        kind="correction", summary="Database: PostgreSQL", body="ACID.", parents=[db.id], ts="2026-04-10T00:00:00Z"
+    )
     feb = ledger.context(as_of="2026-02-20").text.split("## Decisions in force", 1)[1]
     assert freeze.short in feb and db.short in feb and "PostgreSQL" not in feb
     now = ledger.context().text
@@ -209,10 +242,12 @@ def test_a_shared_word_before_a_colon_is_not_a_conflict_in_the_context_or_the_cl
 
 def test_revising_a_revision_never_resurrects_the_original_in_the_context(ledger):
     d = decide(ledger, "Use MongoDB", "Flexible.", "2026-01-02T00:00:00Z")
-    c1 = ledger.log(kind="correction", summary="Use PostgreSQL", body="ACID.", parents=[d.id],
-                    ts="2026-01-03T00:00:00Z").entry
-    c2 = ledger.log(kind="correction", summary="Use PostgreSQL 16", body="Newer.", parents=[c1.id],
-                    ts="2026-01-04T00:00:00Z").entry
+    c1 = ledger.log(
+        kind="correction", summary="Use PostgreSQL", body="ACID.", parents=[d.id], ts="2026-01-03T00:00:00Z"
+    ).entry
+    c2 = ledger.log(
+        kind="correction", summary="Use PostgreSQL 16", body="Newer.", parents=[c1.id], ts="2026-01-04T00:00:00Z"
+    ).entry
     assert ledger.state().decision_ids == [c2.id]
     decided = ledger.context().text.split("## Decisions in force", 1)[1].split("\n## ", 1)[0]
     assert "PostgreSQL 16" in decided and "MongoDB" not in decided
@@ -225,10 +260,12 @@ def test_a_back_dated_correction_folds_through_the_cache_as_a_cold_fold_does(led
 
     from git_lifeline.core import truth
     from git_lifeline.core.entry import parse_ts
+
     d = decide(ledger, "Use MongoDB", "Flexible.", "2026-01-05T00:00:00Z")
     ledger.state()  # the cache now holds a fold of D
-    c = make_entry(kind="correction", summary="Use PostgreSQL", body="ACID.", parents=[d.id],
-                   ts=parse_ts("2026-01-04T12:00:00Z"))
+    c = make_entry(
+        kind="correction", summary="Use PostgreSQL", body="ACID.", parents=[d.id], ts=parse_ts("2026-01-04T12:00:00Z")
+    )
     ledger.append([c])
     cached = ledger.state()
     cold = truth.reduce(ledger.store.load().entries.values())
@@ -242,6 +279,7 @@ def test_revisions_reverts_and_conflicts_appended_one_by_one_through_the_cache_e
     import random
 
     from git_lifeline.core import truth
+
     rng = random.Random(13)
     made: list = []
     for step in range(40):
@@ -250,12 +288,17 @@ def test_revisions_reverts_and_conflicts_appended_one_by_one_through_the_cache_e
         parents = [rng.choice(made)] if made and kind in ("revise", "revert", "note") else []
         if kind in ("revise", "revert") and not parents:
             kind = "decision"
-        body = ("action: revert\n\n" if kind == "revert" else "") + \
-            (f"subject: {rng.choice(['database', 'cache'])}\n\n" if kind == "decision" and rng.random() < 0.5 else "") + \
-            f"Step {step}."
+        body = (
+            ("action: revert\n\n" if kind == "revert" else "")
+            + (f"subject: {rng.choice(['database', 'cache'])}\n\n" if kind == "decision" and rng.random() < 0.5 else "")
+            + f"Step {step}."
+        )
         real = "correction" if kind in ("revise", "revert") else kind
         made.append(ledger.log(kind=real, summary=f"{kind} {step}", body=body, parents=parents, ts=ts).entry.id)
         cached = ledger.state()
         cold = truth.reduce(ledger.store.load().entries.values())
-        assert (cached.decision_ids, cached.superseded, cached.conflicts) == \
-            (cold.decision_ids, cold.superseded, cold.conflicts), step
+        assert (cached.decision_ids, cached.superseded, cached.conflicts) == (
+            cold.decision_ids,
+            cold.superseded,
+            cold.conflicts,
+        ), step

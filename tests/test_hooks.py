@@ -45,13 +45,13 @@ def commit(repo, message, *more, date=None, path="file.txt", check=True):
 
 
 def entry(repo, summary, t=T, **kw):
-    return ledger(repo).log(kind=kw.pop("kind", "decision"), summary=summary, body=f"why {summary}", ts=t,
-                            **kw).entry
+    return ledger(repo).log(kind=kw.pop("kind", "decision"), summary=summary, body=f"why {summary}", ts=t, **kw).entry
 
 
 def install(repo, *names):
     from git_lifeline.app.hooks import install as do_install
     from git_lifeline.git.repo import open_repo
+
     return do_install(open_repo(str(repo)), list(names) or None)
 
 
@@ -115,6 +115,7 @@ def test_install_is_idempotent_and_never_clobbers_a_second_foreign_hook(pair):
     (hooks / "post-commit").unlink()
     from git_lifeline.app.hooks import uninstall
     from git_lifeline.git.repo import open_repo
+
     assert [c.action for c in uninstall(open_repo(str(a)), ["post-commit"])] == ["restored"]
     assert (hooks / "post-commit").read_bytes() == before["post-commit"]
 
@@ -144,6 +145,7 @@ def test_install_from_linked_worktree_uses_the_shared_hooks_dir(pair):
 
 def test_shipped_hook_scripts_match_what_install_writes():
     from git_lifeline.app.hooks import HOOKS, script_text
+
     for name in HOOKS:
         shipped = ROOT / "hooks" / name
         assert shipped.read_text(encoding="utf-8") == script_text(name)
@@ -157,8 +159,9 @@ def test_hook_script_without_the_tool_lets_client_hooks_pass_and_fails_server_cl
     empty = tmp_path / "empty-path"
     empty.mkdir()
     env = dict(os.environ, PATH=str(empty))  # the scripts need only shell builtins here
-    client = subprocess.run([sh, str(ROOT / "hooks" / "pre-push"), "origin", "url"], input=b"",
-                            capture_output=True, env=env)
+    client = subprocess.run(
+        [sh, str(ROOT / "hooks" / "pre-push"), "origin", "url"], input=b"", capture_output=True, env=env
+    )
     assert client.returncode == 0 and b"check was skipped" in client.stderr
     server = subprocess.run([sh, str(ROOT / "hooks" / "pre-receive")], input=b"", capture_output=True, env=env)
     assert server.returncode == 1 and b"refusing ledger updates" in server.stderr

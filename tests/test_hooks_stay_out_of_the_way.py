@@ -112,8 +112,14 @@ def test_a_commit_no_newer_than_the_last_append_is_not_reminded_and_never_starts
     p = repo / "old.txt"
     p.write_text("old\n", encoding="utf-8")
     git(repo, "add", "old.txt")
-    proc = git(repo, "commit", "--quiet", "-m", "work dated before the entry",
-               env=dict(os.environ, GIT_COMMITTER_DATE=two_hours_ago, GIT_AUTHOR_DATE=two_hours_ago))
+    proc = git(
+        repo,
+        "commit",
+        "--quiet",
+        "-m",
+        "work dated before the entry",
+        env=dict(os.environ, GIT_COMMITTER_DATE=two_hours_ago, GIT_AUTHOR_DATE=two_hours_ago),
+    )
     assert not lifeline_said(proc)
     assert started(starts) == []
 
@@ -161,8 +167,20 @@ def test_an_append_dated_a_year_ahead_does_not_silence_reminders_for_a_year(repo
     tip = git(repo, "rev-parse", "refs/lifeline/main").stdout.decode().strip()
     tree = git(repo, "rev-parse", f"{tip}^{{tree}}").stdout.decode().strip()
     next_year = (datetime.now(timezone.utc) + timedelta(days=365)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    ahead = git(repo, "commit-tree", tree, "-p", tip, "-m", "lifeline: append 1",
-                env=dict(os.environ, GIT_COMMITTER_DATE=next_year, GIT_AUTHOR_DATE=next_year)).stdout.decode().strip()
+    ahead = (
+        git(
+            repo,
+            "commit-tree",
+            tree,
+            "-p",
+            tip,
+            "-m",
+            "lifeline: append 1",
+            env=dict(os.environ, GIT_COMMITTER_DATE=next_year, GIT_AUTHOR_DATE=next_year),
+        )
+        .stdout.decode()
+        .strip()
+    )
     git(repo, "update-ref", "refs/lifeline/main", ahead)
     starts.write_text("", encoding="utf-8")
     proc = commit(repo, "unrecorded work")
@@ -176,8 +194,11 @@ def test_a_newer_ref_that_is_no_line_does_not_silence_a_due_reminder(repo, start
     tip = git(repo, "rev-parse", "refs/lifeline/main").stdout.decode().strip()
     tree = git(repo, "rev-parse", f"{tip}^{{tree}}").stdout.decode().strip()
     later = (datetime.now(timezone.utc) + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    newer = git(repo, "commit-tree", tree, "-m", "not a line", env=dict(os.environ, GIT_COMMITTER_DATE=later)
-                ).stdout.decode().strip()
+    newer = (
+        git(repo, "commit-tree", tree, "-m", "not a line", env=dict(os.environ, GIT_COMMITTER_DATE=later))
+        .stdout.decode()
+        .strip()
+    )
     git(repo, "update-ref", "refs/lifeline/nested/name", newer)  # no valid line name has a slash
     proc = commit(repo, "unrecorded work")
     assert REMINDER in proc.stderr.decode()
@@ -256,9 +277,22 @@ def test_the_tool_itself_is_silent_when_called_during_a_rebase(repo):
 
 
 # ---- hook managers ---------------------------------------------------------------------
-HUSKY_HOOKS = ("pre-commit", "pre-merge-commit", "prepare-commit-msg", "commit-msg", "post-commit",
-               "applypatch-msg", "pre-applypatch", "post-applypatch", "pre-rebase", "post-rewrite",
-               "post-checkout", "post-merge", "pre-push", "pre-auto-gc")
+HUSKY_HOOKS = (
+    "pre-commit",
+    "pre-merge-commit",
+    "prepare-commit-msg",
+    "commit-msg",
+    "post-commit",
+    "applypatch-msg",
+    "pre-applypatch",
+    "post-applypatch",
+    "pre-rebase",
+    "post-rewrite",
+    "post-checkout",
+    "post-merge",
+    "pre-push",
+    "pre-auto-gc",
+)
 HUSKY_STUB = '#!/usr/bin/env sh\n. "$(dirname "$0")/h"'
 HUSKY_RUNNER = """#!/usr/bin/env sh
 # what husky 9 runs: the project's .husky/<name of this hook>, found from $0
@@ -340,7 +374,8 @@ def test_under_lefthook_the_reminder_comes_on_new_work_only(repo, gitenv):
     (bindir / "lefthook").write_text(LEFTHOOK_RUNNER, encoding="utf-8")
     (bindir / "lefthook").chmod(0o755)
     (repo / "lefthook.yml").write_text(
-        "post-commit:\n  commands:\n    lifeline:\n      run: git lifeline hook post-commit\n", encoding="utf-8")
+        "post-commit:\n  commands:\n    lifeline:\n      run: git lifeline hook post-commit\n", encoding="utf-8"
+    )
     hook = repo / ".git" / "hooks" / "post-commit"
     hook.write_text(LEFTHOOK_HOOK, encoding="utf-8")
     hook.chmod(0o755)
@@ -381,11 +416,11 @@ def test_the_real_pre_commit_framework_prints_the_reminder(repo):
         "repos:\n- repo: local\n  hooks:\n"
         f"  - id: lifeline-remind\n    name: {spec['name']}\n    entry: {spec['entry']}\n"
         "    language: system\n    stages: [post-commit]\n    pass_filenames: false\n    always_run: true\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     git(repo, "add", ".pre-commit-config.yaml")
     git(repo, "commit", "--quiet", "-m", "framework config")
-    subprocess.run(["pre-commit", "install", "--hook-type", "post-commit"], cwd=repo, check=True,
-                   capture_output=True)
+    subprocess.run(["pre-commit", "install", "--hook-type", "post-commit"], cwd=repo, check=True, capture_output=True)
     proc = commit(repo, "work under the framework")
     assert REMINDER in proc.stdout.decode() + proc.stderr.decode()
 
@@ -412,8 +447,10 @@ def test_a_tracked_hook_in_core_hooks_path_is_never_renamed(repo):
 
 def test_a_team_hook_that_calls_git_lifeline_is_kept_and_restored_byte_for_byte(repo):
     hook = repo / ".git" / "hooks" / "pre-push"
-    team = (b"#!/bin/sh\r\n# team checks, and git-lifeline's\r\n"
-            b"git lifeline hook pre-push \"$@\" || exit $?\r\nmake lint \xff\xfe\r\n")
+    team = (
+        b"#!/bin/sh\r\n# team checks, and git-lifeline's\r\n"
+        b'git lifeline hook pre-push "$@" || exit $?\r\nmake lint \xff\xfe\r\n'
+    )
     hook.write_bytes(team)
     hook.chmod(0o750)
     out = gl(repo, "hooks", "install", check=0).stdout.decode()
@@ -440,8 +477,10 @@ def test_a_symlinked_hook_is_kept_as_the_same_symlink(repo, gitenv):
 @pytest.mark.parametrize("release", ["first", "before-the-recorded-check"])
 def test_hooks_installed_by_an_earlier_release_are_upgraded_not_chained(repo, release):
     from git_lifeline.app.hook_files import _first_script_text, script_text
-    earlier = (_first_script_text("post-commit") if release == "first"
-               else script_text("post-commit", recorded_check=False))
+
+    earlier = (
+        _first_script_text("post-commit") if release == "first" else script_text("post-commit", recorded_check=False)
+    )
     hook = repo / ".git" / "hooks" / "post-commit"
     hook.write_text(earlier, encoding="utf-8")
     hook.chmod(0o755)

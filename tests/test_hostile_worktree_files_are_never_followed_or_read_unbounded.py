@@ -29,8 +29,14 @@ def _capped():
 def capped_cli(cwd, *args: str):
     """The CLI as a user runs it, but with its address space capped and a deadline: an
     unbounded read ends in MemoryError (exit 3) or a timeout instead of a swapping box."""
-    proc = subprocess.run([sys.executable, "-m", "git_lifeline", *args], cwd=str(cwd), capture_output=True,
-                          env=subprocess_env(), timeout=DEADLINE, preexec_fn=_capped)
+    proc = subprocess.run(
+        [sys.executable, "-m", "git_lifeline", *args],
+        cwd=str(cwd),
+        capture_output=True,
+        env=subprocess_env(),
+        timeout=DEADLINE,
+        preexec_fn=_capped,
+    )
     out, err = proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
     assert "Traceback" not in err and "internal error" not in err, err
     return proc.returncode, out, err
@@ -57,8 +63,9 @@ PLANTED = {
 
 
 @pytest.mark.parametrize("kind", sorted(PLANTED))
-def test_a_planted_lifeline_md_is_neither_read_nor_written_and_the_entry_is_kept(code_repo, tmp_path, kind,
-                                                                                record_counts):
+def test_a_planted_lifeline_md_is_neither_read_nor_written_and_the_entry_is_kept(
+    code_repo, tmp_path, kind, record_counts
+):
     outside = tmp_path / "victim.txt"
     outside.write_text("not yours\n")
     PLANTED[kind](code_repo, outside)
@@ -85,8 +92,9 @@ def test_a_link_inside_the_work_tree_is_followed_and_its_file_kept_level(code_re
     record_counts("planted work-tree files, never followed or read unbounded", tried=1, held=1, lost=0)
 
 
-def test_a_configured_projection_under_a_directory_link_out_of_the_tree_writes_nothing_there(code_repo, tmp_path,
-                                                                                             record_counts):
+def test_a_configured_projection_under_a_directory_link_out_of_the_tree_writes_nothing_there(
+    code_repo, tmp_path, record_counts
+):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     os.symlink(elsewhere, code_repo / "docs")
@@ -172,16 +180,19 @@ def projections(repo: Path) -> list:
     return sorted(p.name for p in repo.iterdir() if p.name.startswith("LIFELINE"))
 
 
-def test_cloning_a_remote_with_many_lines_writes_only_the_default_lines_projection(many_lines, tmp_path,
-                                                                                 record_counts):
+def test_cloning_a_remote_with_many_lines_writes_only_the_default_lines_projection(many_lines, tmp_path, record_counts):
     code, out, err = capped_cli(tmp_path, "clone", str(many_lines), "teammate")
     mate = tmp_path / "teammate"
     assert code == 0, err
     assert head(mate, "refs/lifeline/line0042") == head(many_lines, "refs/lifeline/line0042")
     assert projections(mate) == ["LIFELINE.md"]
     assert git(mate, "status", "--porcelain") == ""
-    record_counts("a remote's lines cloned without a projection file", tried=LINES,
-                  held=LINES - (len(projections(mate)) - 1), lost=0)
+    record_counts(
+        "a remote's lines cloned without a projection file",
+        tried=LINES,
+        held=LINES - (len(projections(mate)) - 1),
+        lost=0,
+    )
 
 
 def test_a_pull_keeps_the_projections_of_lines_worked_on_here_and_adds_no_other(many_lines, tmp_path):

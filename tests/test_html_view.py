@@ -45,9 +45,11 @@ def card_ids(dom_text: str) -> list:
 
 # ---- the file ------------------------------------------------------------------------------
 _URL = re.compile(r"(?i)(?:https?|ftp|wss?|file|data|blob|javascript):|//[a-z0-9]")
-_FETCHES = re.compile(r"(?i)@import|<link\b|<iframe\b|<img\b|<object\b|<embed\b|<audio\b|<video\b|<source\b"
-                      r"|\bsrc\s*=|\bsrcset\s*=|\bposter\s*=|url\((?!#)|\bfetch\(|XMLHttpRequest|WebSocket|"
-                      r"EventSource|sendBeacon|\bimport\(")
+_FETCHES = re.compile(
+    r"(?i)@import|<link\b|<iframe\b|<img\b|<object\b|<embed\b|<audio\b|<video\b|<source\b"
+    r"|\bsrc\s*=|\bsrcset\s*=|\bposter\s*=|url\((?!#)|\bfetch\(|XMLHttpRequest|WebSocket|"
+    r"EventSource|sendBeacon|\bimport\("
+)
 
 
 def test_page_is_one_file_that_names_no_network_resource(demo):
@@ -56,19 +58,24 @@ def test_page_is_one_file_that_names_no_network_resource(demo):
     # outside the JSON islands (inert data: an entry may say `<img src=x>`), nothing could fetch
     markup = re.sub(r'<script type="application/json" id="[a-z-]+">.*?</script>', "", text, flags=re.S)
     assert not _FETCHES.search(markup), _FETCHES.search(markup)
-    assert re.findall(r'\bhref="([^"]*)"', text) and all(h.startswith("#") for h in re.findall(r'\bhref="([^"]*)"', text))
+    assert re.findall(r'\bhref="([^"]*)"', text) and all(
+        h.startswith("#") for h in re.findall(r'\bhref="([^"]*)"', text)
+    )
     assert "default-src 'none'" in text and "connect-src 'none'" in text
 
 
 def test_a_url_in_an_entry_is_text_never_a_link(repo, tmp_path):
     commit_file(repo)
-    open_ledger(repo).log(kind="decision", summary="Docs: see https://example.com/adr",
-                          body="Reference: http://example.org/x and //cdn.example.net/lib.js")
+    open_ledger(repo).log(
+        kind="decision",
+        summary="Docs: see https://example.com/adr",
+        body="Reference: http://example.org/x and //cdn.example.net/lib.js",
+    )
     page = tmp_path / "p.html"
     assert cli(repo, "export", "--format", "html", "-o", str(page)).code == 0
     text = page.read_text()
     assert all(h.startswith("#") for h in re.findall(r'\b(?:href|src)="([^"]*)"', text))
-    assert "https://example.com/adr" in text   # as the card's text, escaped where needed
+    assert "https://example.com/adr" in text  # as the card's text, escaped where needed
 
 
 def test_page_script_and_style_are_allowed_by_hash_only(demo):
@@ -85,7 +92,7 @@ def test_entry_text_cannot_close_the_data_island(demo):
     rows = island(text, "entries-data")
     assert {r[0] for r in rows} == {e.id for e in open_ledger(repo).entries()}
     xss = next(r for r in rows if r[0] == ids["xss"])
-    assert xss[4].startswith("Summary with <script>")   # the data is intact once parsed
+    assert xss[4].startswith("Summary with <script>")  # the data is intact once parsed
 
 
 def test_view_model_marks_what_the_truth_says(demo):
@@ -94,12 +101,15 @@ def test_view_model_marks_what_the_truth_says(demo):
     by = {e.id: e for e in vm.entries}
     assert by[ids["retries"]].status == "superseded" and by[ids["retries"]].replaced_by == (ids["retries2"],)
     assert by[ids["retries2"]].status == "in-force" and by[ids["retries2"]].pinned
-    assert vm.decisions[0] == ids["retries2"]                       # pinned first
+    assert vm.decisions[0] == ids["retries2"]  # pinned first
     assert by[ids["flags"]].status == "superseded" and by[ids["flags-revert"]].revert
     assert by[ids["redis"]].conflicts == (ids["memcached"],)
     assert by[ids["api"]].stale and "src/api/" in by[ids["api"]].stale
     assert by[ids["recon-open"]].status == "open"
-    assert {t.label for t in vm.threads} == {"reconciliation", "How do we reconcile payments the PSP reports a day late?"}
+    assert {t.label for t in vm.threads} == {
+        "reconciliation",
+        "How do we reconcile payments the PSP reports a day late?",
+    }
     assert all(t.checkpoint for t in vm.threads)
 
 
@@ -107,7 +117,7 @@ def test_view_model_marks_what_the_truth_says(demo):
 def test_browser_shows_decisions_in_force_and_not_the_superseded(demo, dom):
     repo, ids, _, _ = demo
     st = open_ledger(repo).state()
-    assert 'data-ready="1"' in dom                                    # the script ran under the CSP
+    assert 'data-ready="1"' in dom  # the script ran under the CSP
     assert set(card_ids(dom)) == set(st.decision_ids)
     for name in ("retries", "flags"):
         assert ids[name] not in card_ids(dom)
@@ -124,7 +134,7 @@ def test_browser_draws_the_graph_with_links_to_each_entry(demo, dom):
         assert f'data-id="{ids[name]}"' in svg
     assert re.search(r'<path class="edge replace"', svg) and re.search(r'<path class="edge revert"', svg)
     assert re.search(r'<path class="edge thread"', svg)
-    assert ">reconciliation</text>" in svg                            # a named thread's own node
+    assert ">reconciliation</text>" in svg  # a named thread's own node
 
 
 class _Tags(HTMLParser):
@@ -163,9 +173,9 @@ def test_permalink_to_an_old_entry_renders_and_marks_it(tmp_path):
     assert cli(repo, "export", "--format", "html", "-o", str(page)).code == 0
     first = open_ledger(repo).entries()[3]
     plain = dump_dom(page)
-    assert len(re.findall(r'<article class="entry', plain)) == 120   # a screenful, not all 600
+    assert len(re.findall(r'<article class="entry', plain)) == 120  # a screenful, not all 600
     assert f'id="e-{first.id}"' not in plain
-    linked = dump_dom(page, f"#e-{first.id[:10]}")                        # a short id works too
+    linked = dump_dom(page, f"#e-{first.id[:10]}")  # a short id works too
     assert re.search(rf'<article class="entry[^"]* hl" id="e-{first.id}"', linked)
 
 
@@ -173,7 +183,7 @@ def test_screenshot_of_the_page_is_not_blank(demo, tmp_path):
     shot = tmp_path / "view.png"
     screenshot(demo[2], shot, height=1200)
     data = shot.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 40_000   # a blank 1280x1200 PNG is a few KB
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 40_000  # a blank 1280x1200 PNG is a few KB
 
 
 # ---- the commands ------------------------------------------------------------------------------
@@ -223,10 +233,17 @@ def test_export_html_to_stdout_and_to_a_directory(demo, tmp_path):
 
 
 def test_render_is_pure_and_escapes_every_field():
-    e = html.EntryView(id="a" * 64, ts="2024-01-01T00:00:00Z", kind="decision", author='<x> "y"',
-                       summary="<b>s</b>", body="<i>why</i>", thread='t"><script>', status="in-force")
-    vm = html.ViewModel(line="main", generated="2024-01-02T00:00:00Z", head=None, entries=(e,),
-                        decisions=(e.id,))
+    e = html.EntryView(
+        id="a" * 64,
+        ts="2024-01-01T00:00:00Z",
+        kind="decision",
+        author='<x> "y"',
+        summary="<b>s</b>",
+        body="<i>why</i>",
+        thread='t"><script>',
+        status="in-force",
+    )
+    vm = html.ViewModel(line="main", generated="2024-01-02T00:00:00Z", head=None, entries=(e,), decisions=(e.id,))
     page = html.render(vm)
     assert page == html.render(vm)
     static = page.split('<script type="application/json"')[0]

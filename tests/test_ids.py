@@ -21,8 +21,9 @@ SEED_FILE = DATA / "seed_ids.json"
 FIELD_NAMES = ("kind", "author", "agent", "provider", "model", "summary", "body")
 
 
-def canon(kind="decision", author=AUTHOR, agent="human", provider="none", model="human",
-          summary="s", body="b", parents=()) -> bytes:
+def canon(
+    kind="decision", author=AUTHOR, agent="human", provider="none", model="human", summary="s", body="b", parents=()
+) -> bytes:
     return canonical_form(kind, author, agent, provider, model, summary, body, list(parents))
 
 
@@ -34,8 +35,8 @@ def decode_canonical(data: bytes) -> tuple:
         colon = data.index(b":", pos)
         size = int(data[pos:colon])
         start = colon + 1
-        values.append(data[start:start + size].decode("utf-8"))
-        assert data[start + size:start + size + 1] == b"\n", "a field must end exactly where its length says"
+        values.append(data[start : start + size].decode("utf-8"))
+        assert data[start + size : start + size + 1] == b"\n", "a field must end exactly where its length says"
         pos = start + size + 1
     return tuple(values[:7]), tuple(values[7:])
 
@@ -134,8 +135,10 @@ def seed_cases() -> list:
 @pytest.mark.parametrize("case", seed_cases(), ids=lambda c: c["name"])
 def test_ids_equal_lifeline_context_ids(case):
     f = case["fields"]
-    assert compute_id(f["kind"], f["author"], f["agent"], f["provider"], f["model"], f["summary"],
-                      f["body"], f["parents"]) == case["id"]
+    assert (
+        compute_id(f["kind"], f["author"], f["agent"], f["provider"], f["model"], f["summary"], f["body"], f["parents"])
+        == case["id"]
+    )
     try:
         entry = new_entry(**f)
     except InputError:
@@ -164,8 +167,7 @@ def test_seed_fixture_matches_a_live_lifeline_context():
     if not seed:
         pytest.skip("LIFELINE_SEED_PYTHON is not set (a venv with lifeline-context 0.6.1)")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    proc = subprocess.run([seed, str(DATA / "make_seed_ids.py"), "--stdout"], capture_output=True, env=env,
-                          timeout=120)
+    proc = subprocess.run([seed, str(DATA / "make_seed_ids.py"), "--stdout"], capture_output=True, env=env, timeout=120)
     if proc.returncode != 0:
         pytest.fail(f"the seed interpreter failed: {proc.stderr.decode('utf-8', 'replace')[-1000:]}")
     live = json.loads(proc.stdout.decode("utf-8"))

@@ -87,7 +87,7 @@ def test_importing_twice_adds_nothing(repo):
     imp(repo, DATA / "research.db", "research")
     assert imp(repo, DATA / "ledger.db").added == 27
     head = ref(repo, "refs/lifeline/main")
-    again = cli(repo, "import", "--from", str(DATA / "LIFELINE.md"))   # same ledger, other format
+    again = cli(repo, "import", "--from", str(DATA / "LIFELINE.md"))  # same ledger, other format
     assert again.returncode == 0 and "0 added, 27 already present" in again.stdout
     assert ref(repo, "refs/lifeline/main") == head
     assert not list((repo / ".git" / "lifeline").glob("import-*"))
@@ -130,16 +130,19 @@ def test_strict_import_with_one_mismatch_writes_nothing(repo, tmp_path):
 
 
 # ---- files the seed itself mangles ------------------------------------------------------
-@pytest.mark.parametrize("name, needle", [
-    ("bad_empty_summary.md", "summary is empty"),
-    ("bad_summary_newline.md", "'of summary' among its fields"),
-    ("bad_body_sentinel.md", "body contains the end sentinel"),
-    ("bad_empty_summary.db", "summary is empty"),
-    ("bad_summary_newline.db", "summary contains a line break"),
-])
+@pytest.mark.parametrize(
+    "name, needle",
+    [
+        ("bad_empty_summary.md", "summary is empty"),
+        ("bad_summary_newline.md", "'of summary' among its fields"),
+        ("bad_body_sentinel.md", "body contains the end sentinel"),
+        ("bad_empty_summary.db", "summary is empty"),
+        ("bad_summary_newline.db", "summary contains a line break"),
+    ],
+)
 def test_files_the_seed_mangles_are_refused_by_name_and_nothing_is_written(repo, name, needle):
     ids = seed_ids()[name.rsplit(".", 1)[0]]
-    bad = ids[1]   # the second entry of each of these ledgers is the bad one
+    bad = ids[1]  # the second entry of each of these ledgers is the bad one
     # the seed itself does not get this entry back from its own markdown
     if name.endswith(".md"):
         assert [r["id"] for r in seed_ids()[name[:-3] + "_md_migrated"]][1] != bad["id"]
@@ -188,7 +191,7 @@ def test_naive_timestamps_are_refused_unless_assume_utc(repo, tmp_path):
 
 def test_a_parent_found_nowhere_is_refused_with_a_hint(repo):
     before = object_count(repo)
-    out = cli(repo, "import", "--from", str(DATA / "ledger.db"))   # its research parent is not here yet
+    out = cli(repo, "import", "--from", str(DATA / "ledger.db"))  # its research parent is not here yet
     assert out.returncode == 2 and "import the line that holds it first" in out.stderr
     assert_nothing_written(repo, before)
 
@@ -225,11 +228,19 @@ def test_a_ledger_the_real_seed_writes_now_imports_with_identical_ids(repo, tmp_
     seed_session(
         proj,
         ["log", "--kind", "bootstrap", "--summary", "Live seed project", "--body", "Why: interop."],
-        ["log", "--kind", "decision", "--summary", "Queue: RabbitMQ — ça marche 🐇",
-         "--body", "Line one\nLine two\n\n### #0009 — fake heading\n---"],
+        [
+            "log",
+            "--kind",
+            "decision",
+            "--summary",
+            "Queue: RabbitMQ — ça marche 🐇",
+            "--body",
+            "Line one\nLine two\n\n### #0009 — fake heading\n---",
+        ],
         ["checkpoint", "--thread", "ops", "--next", "load test", "--tried", "a single broker"],
         ["log", "--kind", "note", "--summary", "Tabs and CRLF", "--body", "a\r\nb\tc"],
-        ["rebuild"])
+        ["rebuild"],
+    )
     rows = seed_rows(proj / ".lifeline" / "ledger.db")
     assert cli(repo, "import", "--from", str(proj / "LIFELINE.md")).returncode == 0
     assert line_ids(repo) == [r["id"] for r in rows]
@@ -241,12 +252,18 @@ def test_a_ledger_the_real_seed_writes_now_imports_with_identical_ids(repo, tmp_
 def _synthetic_seed_file(path: Path, n: int) -> list:
     from git_lifeline.core.entry import new_entry
     from git_lifeline.core.seed import render_seed_markdown
+
     t0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
     entries, prev = [], None
     for i in range(n):
-        e = new_entry(kind="note" if i % 7 else "decision", author="Bulk <bulk@example.com>",
-                        summary=f"Entry {i}: something was decided", body=f"Because of reason {i}.\nSecond line.",
-                        parents=[prev] if prev else [], ts=t0 + timedelta(seconds=i))
+        e = new_entry(
+            kind="note" if i % 7 else "decision",
+            author="Bulk <bulk@example.com>",
+            summary=f"Entry {i}: something was decided",
+            body=f"Because of reason {i}.\nSecond line.",
+            parents=[prev] if prev else [],
+            ts=t0 + timedelta(seconds=i),
+        )
         entries.append(e)
         prev = e.id
     path.write_text(render_seed_markdown(entries, "bulk"), encoding="utf-8", newline="")
@@ -260,20 +277,22 @@ def test_a_10000_entry_import_is_one_commit(repo, tmp_path):
     elapsed = time.perf_counter() - t
     assert out.returncode == 0, out.stderr
     assert "10000 added" in out.stdout
-    commits = subprocess.run(["git", "-C", str(repo), "rev-list", "--count", "refs/lifeline/main"],
-                             capture_output=True, text=True).stdout.strip()
+    commits = subprocess.run(
+        ["git", "-C", str(repo), "rev-list", "--count", "refs/lifeline/main"], capture_output=True, text=True
+    ).stdout.strip()
     assert commits == "1"
     assert line_ids(repo) == [e.id for e in entries]
-    assert elapsed < 30   # ~1-3 s here; generous for a loaded CI machine
+    assert elapsed < 30  # ~1-3 s here; generous for a loaded CI machine
     loose = subprocess.run(["git", "-C", str(repo), "count-objects"], capture_output=True, text=True).stdout
-    assert int(loose.split()[0]) < 100   # written as a pack, not 20,000 loose objects
+    assert int(loose.split()[0]) < 100  # written as a pack, not 20,000 loose objects
 
 
 def test_progress_is_reported_while_checking_and_writing(repo, tmp_path):
     _synthetic_seed_file(tmp_path / "mid.md", 2500)
     seen = []
-    interop.import_from(ledger(repo), tmp_path / "mid.md",
-                        progress=lambda stage, done, total: seen.append((stage, done, total)))
+    interop.import_from(
+        ledger(repo), tmp_path / "mid.md", progress=lambda stage, done, total: seen.append((stage, done, total))
+    )
     assert ("checking", 2500, 2500) in seen and ("writing", 2500, 2500) in seen
 
 
@@ -314,11 +333,17 @@ def test_progress_bar_is_drawn_on_a_terminal_and_not_in_a_pipe(repo, tmp_path):
     import os
     import pty
     import sys
+
     _synthetic_seed_file(tmp_path / "mid.md", 2500)
     master, slave = pty.openpty()
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
-    proc = subprocess.run([sys.executable, "-m", "git_lifeline", "import", "--from", str(tmp_path / "mid.md")],
-                          cwd=repo, env=env, stdout=subprocess.PIPE, stderr=slave)
+    proc = subprocess.run(
+        [sys.executable, "-m", "git_lifeline", "import", "--from", str(tmp_path / "mid.md")],
+        cwd=repo,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=slave,
+    )
     os.close(slave)
     drawn = b""
     while True:

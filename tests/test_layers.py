@@ -138,12 +138,17 @@ def test_no_import_cycles():
 def test_the_layers_exist_and_modules_stay_small():
     packages = {p.parent.name for p in PKG.rglob("__init__.py") if p.parent != PKG}
     assert {"core", "git", "views", "app", "cli", "mcp"} <= packages
-    big = [f"{p.relative_to(PKG.parent)}: {n} lines" for p in PKG.rglob("*.py")
-           if (n := len(p.read_text(encoding="utf-8").splitlines())) > 600]
+    big = [
+        f"{p.relative_to(PKG.parent)}: {n} lines"
+        for p in PKG.rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > 600
+    ]
     assert not big, "modules over 600 lines:\n" + "\n".join(big)
     large = []
     for p in PKG.rglob("*.py"):
         for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ClassDef) and node.end_lineno - node.lineno + 1 > 400:
-                large.append(f"{p.relative_to(PKG.parent)}: class {node.name} {node.end_lineno - node.lineno + 1} lines")
+                large.append(
+                    f"{p.relative_to(PKG.parent)}: class {node.name} {node.end_lineno - node.lineno + 1} lines"
+                )
     assert not large, "classes over 400 lines:\n" + "\n".join(large)

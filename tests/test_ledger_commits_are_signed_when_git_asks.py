@@ -87,16 +87,18 @@ def test_every_write_is_a_signed_commit_that_git_verifies(signed_repo, tmp_path,
     record_counts("signatures", tried=1, held=1, lost=0)
 
 
-def test_a_signed_commit_carries_the_same_tree_message_and_times_as_an_unsigned_one(repo, keys, tmp_path,
-                                                                                   record_counts):
+def test_a_signed_commit_carries_the_same_tree_message_and_times_as_an_unsigned_one(
+    repo, keys, tmp_path, record_counts
+):
     plain = init_repo(tmp_path / "plain")
     configure_signing(repo, keys)
     e = make_entry(1)
     for r in (repo, plain):
         open_ledger(r).append([e])
     signed, unsigned = (git(r, "cat-file", "-p", "refs/lifeline/main") for r in (repo, plain))
-    without_sig = re.sub(r"gpgsig -----BEGIN SSH SIGNATURE-----\n(?: .*\n)*? -----END SSH SIGNATURE-----\n", "",
-                         signed + "\n")
+    without_sig = re.sub(
+        r"gpgsig -----BEGIN SSH SIGNATURE-----\n(?: .*\n)*? -----END SSH SIGNATURE-----\n", "", signed + "\n"
+    )
     assert without_sig.rstrip("\n") == unsigned
     record_counts("signatures", tried=1, held=1, lost=0)
 
@@ -131,8 +133,15 @@ def test_verify_signatures_reports_a_commit_signed_by_an_untrusted_key(signed_re
 def test_verify_signatures_reports_a_commit_changed_after_signing(signed_repo, record_counts):
     open_ledger(signed_repo).append([make_entry(1)])
     raw = git(signed_repo, "cat-file", "commit", "refs/lifeline/main") + "\n"
-    forged = git(signed_repo, "hash-object", "-t", "commit", "-w", "--stdin",
-                 input=raw.replace("decision: Decision number 1", "decision: Decision number 2").encode())
+    forged = git(
+        signed_repo,
+        "hash-object",
+        "-t",
+        "commit",
+        "-w",
+        "--stdin",
+        input=raw.replace("decision: Decision number 1", "decision: Decision number 2").encode(),
+    )
     git(signed_repo, "update-ref", "refs/lifeline/main", forged)
     res = cli(signed_repo, "verify", "--signatures")
     assert res.code == 1, res

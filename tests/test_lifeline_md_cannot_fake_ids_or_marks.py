@@ -42,9 +42,17 @@ def fields_block(text: str) -> list:
 def test_markdown_in_entry_fields_is_shown_as_text_and_migrates_back_byte_identical(tmp_path, record_counts):
     repo = init_repo(tmp_path / "repo")
     led = open_ledger(repo)
-    entries = [make_entry(i, kind="note", summary=summary, body="Why.", author=f"{name} <x@example.com>",
-                          dedup_key=f"k-{summary}"[:200] if i % 2 else None)
-               for i, (name, summary) in enumerate(FAKES.items())]
+    entries = [
+        make_entry(
+            i,
+            kind="note",
+            summary=summary,
+            body="Why.",
+            author=f"{name} <x@example.com>",
+            dedup_key=f"k-{summary}"[:200] if i % 2 else None,
+        )
+        for i, (name, summary) in enumerate(FAKES.items())
+    ]
     led.append(entries)
     text = (repo / "LIFELINE.md").read_text(encoding="utf-8")
     held = 0
@@ -62,8 +70,12 @@ def test_markdown_in_entry_fields_is_shown_as_text_and_migrates_back_byte_identi
     assert res.code == 0 and f"{len(entries)} added" in res.out, res
     assert open_ledger(fresh).entries() == led.entries()
     assert (fresh / "LIFELINE.md").read_bytes() == (repo / "LIFELINE.md").read_bytes()
-    record_counts("LIFELINE.md: markdown in fields escaped, migrate byte-identical", tried=len(FAKES),
-                  held=held, lost=len(FAKES) - held)
+    record_counts(
+        "LIFELINE.md: markdown in fields escaped, migrate byte-identical",
+        tried=len(FAKES),
+        held=held,
+        lost=len(FAKES) - held,
+    )
 
 
 @settings(max_examples=200, deadline=None)

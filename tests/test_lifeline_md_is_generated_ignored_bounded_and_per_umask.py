@@ -97,8 +97,7 @@ def test_no_command_writes_to_code_branches_the_index_or_tracked_files(code_repo
         assert code_state(code_repo) == before, argv
         assert status(code_repo) == "", (argv, status(code_repo))
         held += 1
-    record_counts("commands leaving code branches, index and tracked files alone", tried=len(steps), held=held,
-                  lost=0)
+    record_counts("commands leaving code branches, index and tracked files alone", tried=len(steps), held=held, lost=0)
 
 
 def test_a_tracked_lifeline_md_is_not_rewritten_unless_asked(code_repo):
@@ -118,8 +117,14 @@ def test_a_tracked_lifeline_md_is_not_rewritten_unless_asked(code_repo):
 
 # ---- permissions: the umask's, as git gives the files it checks out --------------------------------
 def run_with_umask(cwd: Path, mask: int, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "git_lifeline", *args], cwd=str(cwd), capture_output=True,
-                          env=subprocess_env(), preexec_fn=lambda: os.umask(mask), timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "git_lifeline", *args],
+        cwd=str(cwd),
+        capture_output=True,
+        env=subprocess_env(),
+        preexec_fn=lambda: os.umask(mask),
+        timeout=120,
+    )
 
 
 def mode(path: Path) -> int:
@@ -130,9 +135,11 @@ def mode(path: Path) -> int:
 def test_written_files_get_the_umasks_permissions(code_repo, tmp_path, mask):
     out = tmp_path / "out"
     out.mkdir()
-    for args in (("log", "--kind", "note", "--summary", "Perms", "--body", "b"),
-                 ("export", "-o", str(out / "export.md")),
-                 ("graph", "-o", str(out / "graph.mmd"))):
+    for args in (
+        ("log", "--kind", "note", "--summary", "Perms", "--body", "b"),
+        ("export", "-o", str(out / "export.md")),
+        ("graph", "-o", str(out / "graph.mmd")),
+    ):
         proc = run_with_umask(code_repo, mask, *args)
         assert proc.returncode == 0, proc.stderr
     for path in (code_repo / "LIFELINE.md", out / "export.md", out / "graph.mmd"):
@@ -211,8 +218,9 @@ def test_a_bad_size_setting_is_a_warning_and_the_default_limit(code_repo):
 def test_cutting_as_entries_arrive_gives_the_bytes_of_a_fresh_bounded_render(cap):
     # bodies of every width, multi-byte text and fences: the cut counts bytes and entry starts
     bodies = ["short", "ünïcødé 漢字 🚀 " * 40, "```\nfenced\n### not an entry\n```", "x" * 1500, ""]
-    entries = [make_entry(i, kind="checkpoint" if i % 5 == 4 else "note", body=bodies[i % len(bodies)])
-               for i in range(60)]
+    entries = [
+        make_entry(i, kind="checkpoint" if i % 5 == 4 else "note", body=bodies[i % len(bodies)]) for i in range(60)
+    ]
     trees = [f"{i:040x}" for i in range(len(entries) + 1)]
     text = projection.render_bounded("main", entries[:1], trees[1], cap)
     for n in range(2, len(entries) + 1):

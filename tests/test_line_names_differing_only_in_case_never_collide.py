@@ -23,9 +23,10 @@ def log(repo: Path, line: str, summary: str = "A decision") -> None:
 # ---- the rule ------------------------------------------------------------------------------------
 def test_names_equal_after_case_folding_clash_and_a_name_already_present_never_does():
     from git_lifeline.git.fanout import name_clashes, name_key
+
     assert name_clashes({"main"}, ["Main"]) == {"Main": "main"}
     assert name_clashes(set(), ["MAIN", "main"]) == {"MAIN": "main", "main": "MAIN"}
-    assert name_clashes({"Main", "main"}, ["Main"]) == {}           # already there: not refused here
+    assert name_clashes({"Main", "main"}, ["Main"]) == {}  # already there: not refused here
     assert name_clashes({"Research"}, ["research-2", "ops"]) == {}  # uppercase alone is fine
     assert name_clashes({"ops"}, ["OPS"]) == {"OPS": "ops"}
     # NFKC then case folding, not lower(): what a file system that ignores case folds
@@ -75,6 +76,7 @@ def test_a_review_trail_whose_name_differs_only_in_case_from_a_line_is_never_cre
     from git_lifeline.errors import InputError
     from git_lifeline.git.repo import open_repo
     from git_lifeline.git.trails import ReviewTrail
+
     repo = init_repo(tmp_path / "repo")
     entry = open_ledger(repo).log(kind="note", summary="A decision", body="why").entry
     before = snapshot(repo)
@@ -111,6 +113,7 @@ def with_trail(repo: Path, line: str) -> None:
     """A review trail for `line` (a proposal), as `git lifeline propose` writes one."""
     from git_lifeline.git.repo import open_repo
     from git_lifeline.git.trails import ReviewTrail
+
     entry = open_ledger(repo, line).entries()[0]
     ReviewTrail(open_repo(str(repo)), line).propose(entry, "Ana <ana@example.com>", "cli")
 
@@ -133,7 +136,8 @@ def test_a_pushed_pair_of_lines_colliding_by_case_is_refused_by_pre_receive(tmp_
 
 @pytest.mark.parametrize("family", ["refs/lifeline/", "refs/lifeline-review/"])
 def test_pre_receive_refuses_a_line_or_review_trail_colliding_by_case_with_a_line_the_server_has(
-        tmp_path, server, family):
+    tmp_path, server, family
+):
     a = client(tmp_path, "a", server)
     log(a, "main")
     code, err = git_push(a, "refs/lifeline/main")
@@ -150,6 +154,7 @@ def test_pre_receive_refuses_a_line_or_review_trail_colliding_by_case_with_a_lin
 def test_pre_push_refuses_a_line_colliding_by_case_with_one_the_remote_has(tmp_path, remote, git_dispatch):
     from git_lifeline.app.hooks import install
     from git_lifeline.git.repo import open_repo
+
     a = client(tmp_path, "a", remote)
     log(a, "main")
     assert cli(a, "push").code == 0
@@ -222,8 +227,7 @@ READS = [["list"], ["show", "HEAD"], ["render"], ["context"], ["verify"]]
 
 
 @pytest.mark.parametrize("argv", READS, ids=[a[0] for a in READS])
-def test_a_read_of_a_line_differing_only_in_case_from_one_in_use_names_that_line_and_writes_nothing(
-        tmp_path, argv):
+def test_a_read_of_a_line_differing_only_in_case_from_one_in_use_names_that_line_and_writes_nothing(tmp_path, argv):
     """Where the file system ignores case, `--line Main` found the ref file of `main` and
     read (and rendered, and cached) it as line Main; where it does not, it read as an
     unknown or empty line. Either way the user is told which line the name stands for."""
@@ -241,6 +245,7 @@ def test_an_agent_asking_for_a_line_differing_only_in_case_is_told_which_line_it
     the entries of `main` under the name Main)."""
     from git_lifeline.errors import InputError
     from git_lifeline.mcp.server import Door, context_text
+
     repo = init_repo(tmp_path / "repo")
     log(repo, "main")
     door = Door(str(repo))
@@ -251,7 +256,8 @@ def test_an_agent_asking_for_a_line_differing_only_in_case_is_told_which_line_it
 
 @pytest.mark.parametrize("ignorecase", ["true", "false"])
 def test_a_clashing_name_is_refused_and_the_line_in_use_still_written_whatever_core_ignorecase_says(
-        tmp_path, ignorecase):
+    tmp_path, ignorecase
+):
     """core.ignorecase (set by git where the file system ignores case) makes every check
     list the refs instead of trusting a lookup by the exact name; both ways agree here."""
     repo = init_repo(tmp_path / "repo")
@@ -266,7 +272,8 @@ def test_a_clashing_name_is_refused_and_the_line_in_use_still_written_whatever_c
 
 
 def test_pull_says_a_line_left_out_for_its_name_clashes_and_how_to_part_the_pair_not_that_it_fails_verification(
-        tmp_path, remote):
+    tmp_path, remote
+):
     """The refusal said the line 'fails verification' and told whoever pushed it to run
     `git lifeline verify --line Main` on their clone, where it passes: nothing there is
     wrong but its name beside ours."""
@@ -282,7 +289,8 @@ def test_pull_says_a_line_left_out_for_its_name_clashes_and_how_to_part_the_pair
 
 
 def test_status_names_a_remote_line_differing_only_in_case_from_ours_instead_of_failing_or_reading_ours(
-        tmp_path, remote):
+    tmp_path, remote
+):
     """Status reads every line here and on the remote as last fetched; the remote's `Main`
     beside our `main` is shown as a clash, never read through our ref (where case is
     ignored, `Main` finds the file of `main`), and status still answers."""

@@ -27,8 +27,13 @@ def two_lines(repo):
     mongo = log(repo, kind="decision", summary="Database: MongoDB", body="Prototype.")
     pg = log(repo, kind="correction", summary="Database: PostgreSQL", body="ACID.", parents=[mongo.id[:10]])
     queue = log(repo, kind="open", summary='Pick a "queue" <broker>', body="Kafka or RabbitMQ.")
-    cp = log(repo, kind="checkpoint", summary="queue: next", body=f"thread: {queue.id}\nnext:\n  - benchmark",
-             parents=[queue.id])
+    cp = log(
+        repo,
+        kind="checkpoint",
+        summary="queue: next",
+        body=f"thread: {queue.id}\nnext:\n  - benchmark",
+        parents=[queue.id],
+    )
     cross = log(repo, kind="note", summary="Follows the paper", parents=[f"research:{paper.id[:8]}"])
     return dict(paper=paper, hashdec=hashdec, mongo=mongo, pg=pg, queue=queue, cp=cp, cross=cross)
 
@@ -103,8 +108,11 @@ def test_stray_files_and_unrelated_refs_never_count_as_lines(repo, two_lines):
     subprocess.run(["git", "-C", str(repo), "update-ref", "refs/remotes/origin/lifeline/research", branch], check=True)
     foreign = _commit_tree(repo, {path: blob, "README.md": b"project file\n"})
     subprocess.run(["git", "-C", str(repo), "update-ref", "refs/lifeline/proj", foreign], check=True)
-    blob_oid = subprocess.run(["git", "-C", str(repo), "hash-object", "-w", "--stdin"], input=blob,
-                              capture_output=True).stdout.decode().strip()
+    blob_oid = (
+        subprocess.run(["git", "-C", str(repo), "hash-object", "-w", "--stdin"], input=blob, capture_output=True)
+        .stdout.decode()
+        .strip()
+    )
     subprocess.run(["git", "-C", str(repo), "update-ref", "refs/lifeline/blobref", blob_oid], check=True)
     assert [r["line"] for r in workspace(repo).lines()] == ["main"]
     out = cli(repo, "verify", "--line", "main")
@@ -135,14 +143,25 @@ def test_promote_copies_with_an_origin_block_and_twice_adds_nothing(repo, two_li
     assert again.promoted == [] and [c for _, c in again.already] == [copy.id]
     assert ref(repo, "refs/lifeline/main") == head
     from git_lifeline.git.verify import verify_line
+
     report = verify_line(ledger(repo).store)
     assert report.ok and (copy.id, src.id, "research") in report.origins
 
 
 def test_promoted_copy_may_name_parents_in_other_lines(repo, two_lines):
     src, paper = two_lines["hashdec"], two_lines["paper"]
-    out = cli(repo, "promote", "--from", "research", "--to", "ops", "--id", src.id[:8],
-              "--parents", f"research:{paper.id[:8]}")
+    out = cli(
+        repo,
+        "promote",
+        "--from",
+        "research",
+        "--to",
+        "ops",
+        "--id",
+        src.id[:8],
+        "--parents",
+        f"research:{paper.id[:8]}",
+    )
     assert out.returncode == 0, out.stderr
     (copy,) = ledger(repo, "ops").entries()
     assert copy.parents == [paper.id]
@@ -165,8 +184,7 @@ def test_our_promote_gives_the_id_the_seed_gave_its_promoted_copy(repo):
 
 def test_a_copy_that_disagrees_with_its_origin_fails_verify(repo, two_lines):
     src = two_lines["hashdec"]
-    log(repo, "ops", kind="decision", summary="Hash: md5",
-        body=f"Faster.\n\norigin:\n  line: research\n  id: {src.id}")
+    log(repo, "ops", kind="decision", summary="Hash: md5", body=f"Faster.\n\norigin:\n  line: research\n  id: {src.id}")
     out = cli(repo, "verify", "--line", "ops")
     assert out.returncode == 1 and "bad-origin" in out.stdout
 
@@ -174,13 +192,14 @@ def test_a_copy_that_disagrees_with_its_origin_fails_verify(repo, two_lines):
 # ---- where -----------------------------------------------------------------------------------
 def test_where_finds_an_id_in_every_line_that_holds_it(repo, two_lines):
     cp = two_lines["cp"]
-    ledger(repo, "ops").append([cp])     # the same entry in two lines
+    ledger(repo, "ops").append([cp])  # the same entry in two lines
     out = cli(repo, "where", cp.id[:9], "--json")
     assert out.returncode == 0
     assert sorted(h["line"] for h in json.loads(out.stdout)) == ["main", "ops"]
     missing = cli(repo, "where", "0000000")
     assert missing.returncode == 1 and "no line holds" in missing.stderr
     from git_lifeline.errors import InputError
+
     with pytest.raises(InputError):
         workspace(repo).where("xyz")
 
@@ -199,7 +218,7 @@ def test_graph_mermaid_shows_supersession_thread_and_cross_line_links(repo, two_
     assert f"{key('main', t['cross'])} ==>|parent in another line| {key('research', t['paper'])}" in text
     assert f"-.->|origin research| {key('research', t['hashdec'])}" in text
     assert 'subgraph L_research["line research"]' in text
-    assert "#quot;queue#quot; #lt;broker#gt;" in text           # labels cannot break the syntax
+    assert "#quot;queue#quot; #lt;broker#gt;" in text  # labels cannot break the syntax
     assert f"class {key('main', t['mongo'])} superseded" in text
     only = workspace(repo).graph("research")
     assert "supersedes" not in only and "L_main" not in only

@@ -109,8 +109,11 @@ def _naive_bert(tensors: dict[str, np.ndarray], cfg: minilm_files.BertConfig, ba
         s = np.exp(s - s.max(-1, keepdims=True))
         s /= s.sum(-1, keepdims=True)
         ctx = (s @ v).transpose(0, 2, 1, 3).reshape(bsz, seq, nh * hd)
-        x = ln(lin(ctx, p + "attention.output.dense") + x,
-               t[p + "attention.output.LayerNorm.weight"], t[p + "attention.output.LayerNorm.bias"])
+        x = ln(
+            lin(ctx, p + "attention.output.dense") + x,
+            t[p + "attention.output.LayerNorm.weight"],
+            t[p + "attention.output.LayerNorm.bias"],
+        )
         h = lin(x, p + "intermediate.dense")
         h = 0.5 * h * erfc(-h / math.sqrt(2))
         x = ln(lin(h, p + "output.dense") + x, t[p + "output.LayerNorm.weight"], t[p + "output.LayerNorm.bias"])
@@ -181,21 +184,31 @@ def test_matches_naive_float64_bert_on_real_weights(emb: minilm.Embedder) -> Non
     assert np.abs(got - want).max() < 2e-6
 
 
-def _write_tiny_model(dest: Path, tokenizer_json: Path, *, prefix: str = "", dtype: Any = np.float32,
-                      seed: int = 0, **overrides: Any) -> tuple[dict[str, np.ndarray], minilm_files.BertConfig]:
+def _write_tiny_model(
+    dest: Path, tokenizer_json: Path, *, prefix: str = "", dtype: Any = np.float32, seed: int = 0, **overrides: Any
+) -> tuple[dict[str, np.ndarray], minilm_files.BertConfig]:
     from safetensors.numpy import save_file
 
     raw = {
-        "model_type": "bert", "hidden_act": "gelu", "vocab_size": 30522, "hidden_size": 24,
-        "num_hidden_layers": 2, "num_attention_heads": 3, "intermediate_size": 40,
-        "max_position_embeddings": 40, "type_vocab_size": 2, "layer_norm_eps": 1e-5,
+        "model_type": "bert",
+        "hidden_act": "gelu",
+        "vocab_size": 30522,
+        "hidden_size": 24,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 3,
+        "intermediate_size": 40,
+        "max_position_embeddings": 40,
+        "type_vocab_size": 2,
+        "layer_norm_eps": 1e-5,
     }
     raw.update(overrides)
     cfg = minilm_files.BertConfig.from_dict(raw)
     rng = np.random.default_rng(seed)
     tensors = {
-        name: (rng.standard_normal(shape) * (0.5 if len(shape) == 2 else 0.1)
-               + (1.0 if name.endswith("LayerNorm.weight") else 0.0)).astype(dtype)
+        name: (
+            rng.standard_normal(shape) * (0.5 if len(shape) == 2 else 0.1)
+            + (1.0 if name.endswith("LayerNorm.weight") else 0.0)
+        ).astype(dtype)
         for name, shape in minilm._expected_shapes(cfg).items()
     }
     dest.mkdir(parents=True, exist_ok=True)
@@ -226,8 +239,9 @@ def test_bert_prefix_and_float16_weights_load(model_dir: Path, tmp_path: Path) -
     va = minilm.load(tmp_path / "a").embed(TINY_TEXTS)
     vb = minilm.load(tmp_path / "b").embed(TINY_TEXTS)
     np.testing.assert_array_equal(va, vb)
-    want = _naive_bert({k: v.astype(np.float32) for k, v in plain.items()}, cfg,
-                       minilm.load(tmp_path / "a").tokenize(TINY_TEXTS))
+    want = _naive_bert(
+        {k: v.astype(np.float32) for k, v in plain.items()}, cfg, minilm.load(tmp_path / "a").tokenize(TINY_TEXTS)
+    )
     assert np.abs(va - want).max() < 2e-6
 
 
@@ -275,9 +289,13 @@ def test_batching_does_not_change_vectors(emb: minilm.Embedder) -> None:
 
 
 def test_semantics_sanity(emb: minilm.Embedder) -> None:
-    v = emb.embed(["Fix crash when the config file is missing",
-                   "Handle absent configuration file without crashing",
-                   "Bump version to 2.0 and update changelog"])
+    v = emb.embed(
+        [
+            "Fix crash when the config file is missing",
+            "Handle absent configuration file without crashing",
+            "Bump version to 2.0 and update changelog",
+        ]
+    )
     assert v[0] @ v[1] > 0.6 > v[0] @ v[2]
 
 
@@ -496,7 +514,9 @@ def test_missing_or_misshaped_tensor(model_dir: Path, tmp_path: Path) -> None:
     tensors, _ = _write_tiny_model(tmp_path / "a", model_dir / "tokenizer.json")
     del tensors["encoder.layer.1.output.dense.bias"]
     save_file(tensors, str(tmp_path / "a" / "model.safetensors"))
-    with pytest.raises(minilm_files.ModelDirError, match=re.escape("missing tensors: encoder.layer.1.output.dense.bias")):
+    with pytest.raises(
+        minilm_files.ModelDirError, match=re.escape("missing tensors: encoder.layer.1.output.dense.bias")
+    ):
         minilm.load(tmp_path / "a")
 
     tensors, _ = _write_tiny_model(tmp_path / "b", model_dir / "tokenizer.json")
@@ -522,10 +542,12 @@ def test_vectors_recall_stores_are_not_taken_for_cache_damage(model_dir: Path, r
     from helpers import open_ledger
 
     from git_lifeline.views import cache_check
+
     subprocess.run(["git", "-C", str(repo), "config", "lifeline.semantic.model", str(model_dir)], check=True)
     led = open_ledger(repo)
-    for i, summary in enumerate(["Couriers sign in with a one-time code", "Orders live in PostgreSQL",
-                                 "Parcels are tracked by QR labels"]):
+    for i, summary in enumerate(
+        ["Couriers sign in with a one-time code", "Orders live in PostgreSQL", "Parcels are tracked by QR labels"]
+    ):
         led.log(kind="decision", summary=summary, body=f"why {i}")
     assert led.recall("how do drivers log in")
     cache = led.cache()

@@ -42,8 +42,11 @@ def test_a_ts_before_1970_is_refused_because_git_cannot_carry_it(year):
         make_entry(ts=datetime(year, 6, 1, tzinfo=timezone.utc))
 
 
-@given(st.datetimes(min_value=datetime(1970, 1, 1), max_value=datetime(9999, 12, 31, 23, 59, 59),
-                    timezones=st.just(timezone.utc)))
+@given(
+    st.datetimes(
+        min_value=datetime(1970, 1, 1), max_value=datetime(9999, 12, 31, 23, 59, 59), timezones=st.just(timezone.utc)
+    )
+)
 def test_every_storable_ts_reads_back_exactly(ts):
     e = make_entry(ts=ts)
     assert Entry.from_json(e.to_json()).ts == ts
@@ -52,6 +55,7 @@ def test_every_storable_ts_reads_back_exactly(ts):
 def test_a_naive_timestamp_is_utc_only_when_the_caller_says_so():
     # one parser for log, projections and imports: import's --assume-utc is its assume_utc
     from git_lifeline.core.entry import NaiveTimestamp
+
     with pytest.raises(NaiveTimestamp, match="no UTC offset"):
         parse_ts("2024-01-01T10:00:00")
     assert parse_ts("2024-01-01T10:00:00", assume_utc=True) == datetime(2024, 1, 1, 10, tzinfo=timezone.utc)
@@ -74,8 +78,7 @@ _texts = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x2FFF), 
 
 
 @settings(max_examples=300, deadline=None)
-@given(kind=st.sampled_from(["decision", "note", "checkpoint", "nope"]), summary=_texts, body=_texts,
-       author=_texts)
+@given(kind=st.sampled_from(["decision", "note", "checkpoint", "nope"]), summary=_texts, body=_texts, author=_texts)
 def test_the_builder_refuses_with_an_input_error_or_writes_exactly_what_it_was_given(kind, summary, body, author):
     ts = datetime(2026, 1, 1, tzinfo=timezone.utc)
     try:
@@ -91,22 +94,24 @@ def test_the_builder_refuses_with_an_input_error_or_writes_exactly_what_it_was_g
 _FIELDS = dict(kind="note", summary="s", author="a", body="b")
 
 
-@pytest.mark.parametrize("field,value,fragment", [
-    ("kind", 3, "kind: must be text"),
-    ("summary", 3, "summary: must be text"),
-    ("author", None, "author: must be text"),
-    ("body", b"why", "body: must be text"),
-    ("agent", ["bot"], "agent: must be text"),
-    ("provider", 1.5, "provider: must be text"),
-    ("model", {"name": "m"}, "model: must be text"),
-    ("parents", "ab", "parents: must be a list of ids"),
-    ("parents", ["a" * 64, 7], "parents: must be a list of ids"),
-    ("dedup_key", 5, "dedup_key: must be text"),
-    ("ts", "2024-01-01T00:00:00Z", "ts: must be a datetime"),
-    ("id", 5, "id: must be text"),
-])
-def test_an_untrusted_value_of_the_wrong_type_is_refused_naming_its_field_and_nothing_is_built(field, value,
-                                                                                                fragment):
+@pytest.mark.parametrize(
+    "field,value,fragment",
+    [
+        ("kind", 3, "kind: must be text"),
+        ("summary", 3, "summary: must be text"),
+        ("author", None, "author: must be text"),
+        ("body", b"why", "body: must be text"),
+        ("agent", ["bot"], "agent: must be text"),
+        ("provider", 1.5, "provider: must be text"),
+        ("model", {"name": "m"}, "model: must be text"),
+        ("parents", "ab", "parents: must be a list of ids"),
+        ("parents", ["a" * 64, 7], "parents: must be a list of ids"),
+        ("dedup_key", 5, "dedup_key: must be text"),
+        ("ts", "2024-01-01T00:00:00Z", "ts: must be a datetime"),
+        ("id", 5, "id: must be text"),
+    ],
+)
+def test_an_untrusted_value_of_the_wrong_type_is_refused_naming_its_field_and_nothing_is_built(field, value, fragment):
     # The builder is the only way in, for import records and tool arguments alike: every field it
     # takes is checked, in one line that names it, before anything is hashed or scanned.
     built = []

@@ -16,8 +16,9 @@ from git_lifeline.app import models
 from git_lifeline.errors import LifelineError
 
 MODEL = Path(__file__).resolve().parent / ".model" / "all-MiniLM-L6-v2"
-pytestmark = pytest.mark.skipif(not (MODEL / "model.safetensors").is_file(),
-                                reason="no test model (tests/fetch_test_model.py)")
+pytestmark = pytest.mark.skipif(
+    not (MODEL / "model.safetensors").is_file(), reason="no test model (tests/fetch_test_model.py)"
+)
 
 
 @pytest.fixture

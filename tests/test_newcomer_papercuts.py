@@ -22,8 +22,12 @@ def test_the_install_lines_install_from_a_checkout_with_extras_that_exist():
     tomllib = pytest.importorskip("tomllib")
     extras = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"])
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    lines = [line for doc in (readme, (ROOT / "docs" / "INTEGRATION.md").read_text(encoding="utf-8"))
-             for line in doc.splitlines() if "pip install" in line]
+    lines = [
+        line
+        for doc in (readme, (ROOT / "docs" / "INTEGRATION.md").read_text(encoding="utf-8"))
+        for line in doc.splitlines()
+        if "pip install" in line
+    ]
     assert lines
     for line in lines:
         for target in re.findall(r"pip install (?:-\S+ )*('?[^\s']+'?)", line):
@@ -53,9 +57,26 @@ def test_push_with_remotes_but_no_origin_names_them(repo, tmp_path):
 
 
 # ---- a mistyped --line ---------------------------------------------------------------------------
-READS = [["list"], ["show", "abcdef"], ["context"], ["recall", "x"], ["resume"], ["stale"], ["conflicts"],
-         ["export"], ["graph"], ["render"], ["revise", "abcdef", "--body", "b"], ["revert", "abcdef"],
-         ["verify"], ["why", "README"], ["review"], ["audit"], ["approve", "all"], ["reject", "all"]]
+READS = [
+    ["list"],
+    ["show", "abcdef"],
+    ["context"],
+    ["recall", "x"],
+    ["resume"],
+    ["stale"],
+    ["conflicts"],
+    ["export"],
+    ["graph"],
+    ["render"],
+    ["revise", "abcdef", "--body", "b"],
+    ["revert", "abcdef"],
+    ["verify"],
+    ["why", "README"],
+    ["review"],
+    ["audit"],
+    ["approve", "all"],
+    ["reject", "all"],
+]
 
 
 @pytest.mark.parametrize("argv", READS, ids=lambda a: a[0])
@@ -68,7 +89,7 @@ def test_a_mistyped_line_is_an_error_not_an_empty_ledger(repo, argv):
 
 
 def test_writes_create_a_new_line_and_the_default_line_may_be_empty(repo, tmp_path):
-    assert cli(repo, "list").code == 0 and cli(repo, "context").code == 0   # a fresh repository
+    assert cli(repo, "list").code == 0 and cli(repo, "context").code == 0  # a fresh repository
     assert cli(repo, "--line", "fresh", "log", "--kind", "note", "--summary", "s", "--body", "b").code == 0
     es = [Entry.new(kind="note", summary="Imported", author="A <a@example.com>", body="b")]
     source = tmp_path / "LIFELINE.md"
@@ -83,12 +104,14 @@ def test_writes_create_a_new_line_and_the_default_line_may_be_empty(repo, tmp_pa
 def _seed_ledger_with_an_empty_body(cwd):
     """A lifeline-context ledger written by lifeline-context itself: one entry without a body
     (its library and MCP paths store one; only its CLI's log asks for the why)."""
-    script = ("import asyncio, os\nfrom lifeline import cli\nos.makedirs('.lifeline', exist_ok=True)\n"
-              "a = 'Seed User <seed@example.com>'\n"
-              "asyncio.run(cli.cmd_log('.lifeline/ledger.db', 'LIFELINE.md', 'decision', 'Keep it small', "
-              "'Because.', a, 'human', 'none', 'human', None))\n"
-              "asyncio.run(cli.cmd_log('.lifeline/ledger.db', 'LIFELINE.md', 'note', 'Said without a why', '', "
-              "a, 'human', 'none', 'human', None))\n")
+    script = (
+        "import asyncio, os\nfrom lifeline import cli\nos.makedirs('.lifeline', exist_ok=True)\n"
+        "a = 'Seed User <seed@example.com>'\n"
+        "asyncio.run(cli.cmd_log('.lifeline/ledger.db', 'LIFELINE.md', 'decision', 'Keep it small', "
+        "'Because.', a, 'human', 'none', 'human', None))\n"
+        "asyncio.run(cli.cmd_log('.lifeline/ledger.db', 'LIFELINE.md', 'note', 'Said without a why', '', "
+        "a, 'human', 'none', 'human', None))\n"
+    )
     subprocess.run([seed_python(), "-c", script], cwd=cwd, check=True, capture_output=True)
 
 
@@ -130,8 +153,16 @@ def test_an_entry_with_an_empty_body_is_valid_stored_but_a_new_one_needs_its_why
 def test_a_10k_import_writes_a_bounded_commit_message(repo, tmp_path):
     # it used to list every id: a 780 KB message for 10,000 entries
     base = datetime(2024, 1, 1, tzinfo=timezone.utc)
-    entries = [Entry.new(kind="note", summary=f"Note {i}", author="A <a@example.com>", body=f"Why {i}.",
-                         ts=base + timedelta(seconds=i)) for i in range(10_000)]
+    entries = [
+        Entry.new(
+            kind="note",
+            summary=f"Note {i}",
+            author="A <a@example.com>",
+            body=f"Why {i}.",
+            ts=base + timedelta(seconds=i),
+        )
+        for i in range(10_000)
+    ]
     source = tmp_path / "LIFELINE.md"
     source.write_text(render_seed_markdown(entries, "main"))
     res = cli(repo, "import", "--from", str(source))

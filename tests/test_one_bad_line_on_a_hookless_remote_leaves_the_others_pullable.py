@@ -26,8 +26,7 @@ def remote_with_a_bad_line(tmp_path):
     open_ledger(a, "ops").log(kind="note", summary="Runbook", body="steps")
     victim = open_ledger(a, "research").log(kind="decision", summary="Paper A", body="read it").entry
     fresh = open_ledger(a, "research").log(kind="note", summary="Paper B", body="b").entry
-    open_ledger(a, "notes").log(kind="note", summary="Follows paper B", body="n",
-                                parents=[f"research:{fresh.id[:12]}"])
+    open_ledger(a, "notes").log(kind="note", summary="Follows paper B", body="n", parents=[f"research:{fresh.id[:12]}"])
     bare = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(bare))
     git(a, "remote", "add", "origin", str(bare))
@@ -53,8 +52,7 @@ def assert_left_out_and_said(res, bare: Path, repo: Path, victim) -> None:
     assert "--line" in res.err and "The other lines were brought in (main, ops)" in res.err, res
 
 
-def test_pull_brings_every_good_line_and_names_the_bad_one_with_line(remote_with_a_bad_line, tmp_path,
-                                                                    record_counts):
+def test_pull_brings_every_good_line_and_names_the_bad_one_with_line(remote_with_a_bad_line, tmp_path, record_counts):
     bare, victim = remote_with_a_bad_line
     b = clone_of(bare, tmp_path / "b")
     res = cli(b, "pull")
@@ -63,7 +61,9 @@ def test_pull_brings_every_good_line_and_names_the_bad_one_with_line(remote_with
     assert "### bootstrap: Project" in (b / "LIFELINE.md").read_text()
     again = cli(b, "pull", "--line", "ops")  # what the message suggests: a good line alone
     assert again.code == 0 and "line ops: up to date" in again.out, again
-    record_counts("one bad line on a hook-less remote, the others brought in (pull, sync, clone)", tried=1, held=1, lost=0)
+    record_counts(
+        "one bad line on a hook-less remote, the others brought in (pull, sync, clone)", tried=1, held=1, lost=0
+    )
 
 
 def test_sync_pulls_and_pushes_the_good_lines_and_exits_1(remote_with_a_bad_line, tmp_path, record_counts):
@@ -75,14 +75,18 @@ def test_sync_pulls_and_pushes_the_good_lines_and_exits_1(remote_with_a_bad_line
     assert_left_out_and_said(res, bare, b, victim)
     assert mine.id in {e.id for e in open_ledger(bare).entries()}  # b's entry went out
     assert "line main: pushed" in res.out
-    record_counts("one bad line on a hook-less remote, the others brought in (pull, sync, clone)", tried=1, held=1, lost=0)
+    record_counts(
+        "one bad line on a hook-less remote, the others brought in (pull, sync, clone)", tried=1, held=1, lost=0
+    )
 
 
 def test_clone_of_a_remote_with_a_bad_line_keeps_the_good_ones(remote_with_a_bad_line, tmp_path, record_counts):
     bare, victim = remote_with_a_bad_line
     res = cli(tmp_path, "clone", str(bare), "c")
     assert_left_out_and_said(res, bare, tmp_path / "c", victim)
-    record_counts("one bad line on a hook-less remote, the others brought in (pull, sync, clone)", tried=1, held=1, lost=0)
+    record_counts(
+        "one bad line on a hook-less remote, the others brought in (pull, sync, clone)", tried=1, held=1, lost=0
+    )
 
 
 def test_a_pull_of_only_good_lines_is_unaffected(remote_with_a_bad_line, tmp_path):
@@ -98,6 +102,7 @@ def test_the_review_trail_of_a_line_left_out_is_left_out_too(remote_with_a_bad_l
     just been left out, so the clone held a trail of a line it refused."""
     from git_lifeline.git.repo import open_repo
     from git_lifeline.git.trails import ReviewTrail
+
     bare, victim = remote_with_a_bad_line
     w = clone_of(bare, tmp_path / "w")
     assert cli(w, "pull", "--line", "main").code == 0

@@ -36,8 +36,12 @@ def stale(repo):
     """A decision about src/db/ whose code changed after it was made."""
     code_commit(repo, "src/db/schema.sql", "2026-01-01T10:00:00Z")
     led = Workspace.open(str(repo)).ledger()
-    d = led.log(kind="decision", summary="Database: PostgreSQL", body="paths: src/db/**\n\nACID for audit.",
-                ts="2026-01-02T00:00:00Z").entry
+    d = led.log(
+        kind="decision",
+        summary="Database: PostgreSQL",
+        body="paths: src/db/**\n\nACID for audit.",
+        ts="2026-01-02T00:00:00Z",
+    ).entry
     code_commit(repo, "src/db/schema.sql", "2026-01-05T00:00:00Z")
     assert [s.decision for s in led.stale()] == [d.id]
     return led, d
@@ -59,8 +63,9 @@ def test_an_agents_direct_checkpoint_on_the_decisions_thread_does_not_silence_th
 
 def test_an_agents_direct_note_naming_the_decision_does_not_silence_the_mark(stale, record_counts):
     led, d = stale
-    led.append([led.plan_entry(kind="note", summary="Looked at the schema", body="Still fine.", parents=[d.id],
-                               **AGENT)])
+    led.append(
+        [led.plan_entry(kind="note", summary="Looked at the schema", body="Still fine.", parents=[d.id], **AGENT)]
+    )
     assert marked(led, d)
     record_counts(RECHECK, tried=1, held=1, lost=0)
 
@@ -75,8 +80,15 @@ def test_a_humans_note_naming_the_decision_re_checks_it(stale, record_counts):
 def test_an_agents_entry_approved_through_review_re_checks_it(stale, record_counts):
     led, d = stale
     agents = Agents(led)
-    rec = agents.propose(dict(kind="note", summary="Re-checked the schema against the decision",
-                              body="Still holds.", parents=[d.id], **AGENT))
+    rec = agents.propose(
+        dict(
+            kind="note",
+            summary="Re-checked the schema against the decision",
+            body="Still holds.",
+            parents=[d.id],
+            **AGENT,
+        )
+    )
     assert marked(led, d), "a pending proposal is not a re-check"
     [outcome] = agents.approve([rec.short])
     assert outcome.ok, outcome
@@ -87,8 +99,7 @@ def test_an_agents_entry_approved_through_review_re_checks_it(stale, record_coun
 def test_a_rejected_proposal_does_not_re_check_it(stale, record_counts):
     led, d = stale
     agents = Agents(led)
-    rec = agents.propose(dict(kind="note", summary="Re-checked the schema", body="Trust me.", parents=[d.id],
-                              **AGENT))
+    rec = agents.propose(dict(kind="note", summary="Re-checked the schema", body="Trust me.", parents=[d.id], **AGENT))
     assert agents.reject([rec.short], why="not looked at")[0].ok
     assert marked(led, d)
     record_counts(RECHECK, tried=1, held=1, lost=0)

@@ -42,8 +42,9 @@ def doctor_checks(repo) -> dict:
 
 
 @pytest.mark.parametrize("flags", [["-P"], ["-I"], []])
-def test_init_never_replaces_another_programs_entry_that_borrows_git_lifelines_arguments(repo, tmp_path,
-                                                                                         monkeypatch, flags):
+def test_init_never_replaces_another_programs_entry_that_borrows_git_lifelines_arguments(
+    repo, tmp_path, monkeypatch, flags
+):
     on_path(monkeypatch)
     program, marker = planted_program(tmp_path)
     before = write_mcp_json(repo, {"command": str(program), "args": [*flags, "-m", "git_lifeline", "mcp"]})
@@ -105,7 +106,7 @@ OURS = [
     {"command": "git", "args": ["-C", "/srv/repo", "lifeline", "mcp"]},
     {"command": "/opt/venv/bin/python", "args": ["-P", "-m", "git_lifeline", "mcp"]},
     {"command": "/usr/bin/python3.10", "args": ["-I", "-m", "git_lifeline", "mcp"]},
-    {"command": "/usr/bin/python3", "args": ["-m", "git_lifeline", "mcp"]},   # what init wrote before -P
+    {"command": "/usr/bin/python3", "args": ["-m", "git_lifeline", "mcp"]},  # what init wrote before -P
     {"command": "/opt/venv/bin/python3.12", "args": ["-P", "-m", "git_lifeline", "mcp", "--repo", "/srv/repo"]},
     {"command": "/opt/venv/bin/python3.13t", "args": ["-P", "-m", "git_lifeline", "mcp"]},
     {"command": os.path.abspath(sys.executable), "args": ["-P", "-m", "git_lifeline", "mcp"]},  # whatever its name
@@ -134,14 +135,27 @@ def test_an_entry_init_does_not_write_is_never_taken_for_its_own(entry):
     assert not is_our_entry(entry)
 
 
-@pytest.mark.parametrize("command", ["git lifeline agent-hook stop", "/opt/venv/bin/python -P -m git_lifeline agent-hook stop",
-                                     "'/opt/my venv/bin/python3' -I -m git_lifeline agent-hook stop"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git lifeline agent-hook stop",
+        "/opt/venv/bin/python -P -m git_lifeline agent-hook stop",
+        "'/opt/my venv/bin/python3' -I -m git_lifeline agent-hook stop",
+    ],
+)
 def test_every_hook_command_init_writes_is_recognised_as_its_own(command):
     assert is_our_hook(command, "stop")
 
 
-@pytest.mark.parametrize("command", ["/tmp/evil -m git_lifeline agent-hook stop", "git lifeline agent-hook stop; evil",
-                                     "git lifeline agent-hook session-start", "echo 'git lifeline agent-hook stop'",
-                                     "git lifeline agent-hook stop '"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "/tmp/evil -m git_lifeline agent-hook stop",
+        "git lifeline agent-hook stop; evil",
+        "git lifeline agent-hook session-start",
+        "echo 'git lifeline agent-hook stop'",
+        "git lifeline agent-hook stop '",
+    ],
+)
 def test_a_hook_command_init_does_not_write_is_never_taken_for_its_own(command):
     assert not is_our_hook(command, "stop")

@@ -24,8 +24,8 @@ from git_lifeline.app.hooks import install
 from git_lifeline.git.repo import open_repo
 
 FORGED = "git-lifeline: pushed, the ledger is safe"
-HOSTILE = f"evil\n{FORGED}\r\x1b[2J"                        # a tree entry name a pusher chose
-SHOWN = f"evil\\n{FORGED}\\r<U+001B>[2J"                    # how a terminal must show it
+HOSTILE = f"evil\n{FORGED}\r\x1b[2J"  # a tree entry name a pusher chose
+SHOWN = f"evil\\n{FORGED}\\r<U+001B>[2J"  # how a terminal must show it
 
 
 # ---- helpers ----------------------------------------------------------------------------
@@ -79,7 +79,8 @@ def test_a_refusal_listing_several_problems_prints_one_per_line_not_a_literal_ba
         "git-lifeline: line main fails verification; nothing was pushed:",
         f"  foreign-file: unexpected 'stray-one' at the root of the tree (commit {commit})",
         f"  foreign-file: unexpected 'stray-two' at the root of the tree (commit {commit})",
-        "(run: git lifeline verify)"], r
+        "(run: git lifeline verify)",
+    ], r
 
 
 # ---- a hostile name inside one of our lines ----------------------------------------------
@@ -131,19 +132,22 @@ def _refused_by_init(tmp_path: Path) -> tuple[str, str]:
     return r.err, "line main from origin failed verification; nothing was changed:"
 
 
-@pytest.mark.parametrize("refused", [_refused_by_the_cli_push, _refused_by_pre_push, _refused_by_pre_receive,
-                                     _refused_by_pull, _refused_by_init],
-                         ids=["push", "pre-push", "pre-receive", "pull", "init"])
+@pytest.mark.parametrize(
+    "refused",
+    [_refused_by_the_cli_push, _refused_by_pre_push, _refused_by_pre_receive, _refused_by_pull, _refused_by_init],
+    ids=["push", "pre-push", "pre-receive", "pull", "init"],
+)
 def test_a_newline_inside_a_hostile_name_stays_escaped_and_cannot_forge_a_line_of_ours(tmp_path, git_dispatch, refused):
     err, our_head = refused(tmp_path)
     lines = shown_lines(err)
     assert "\x1b" not in err and "\r" not in err, err
-    assert not any(ln.lstrip().startswith(FORGED) for ln in lines), err        # no line of the name's own
-    assert our_head in lines, err                                               # our lines, each a line
-    named = [ln for ln in lines if SHOWN in ln]                                 # the name's line: one, whole
+    assert not any(ln.lstrip().startswith(FORGED) for ln in lines), err  # no line of the name's own
+    assert our_head in lines, err  # our lines, each a line
+    named = [ln for ln in lines if SHOWN in ln]  # the name's line: one, whole
     assert len(named) == 1, err
-    assert re.search(rf"foreign-file: unexpected '{re.escape(SHOWN)}' at the root of the tree \(commit [0-9a-f]{{12}}\)$",
-                     named[0]), err
+    assert re.search(
+        rf"foreign-file: unexpected '{re.escape(SHOWN)}' at the root of the tree \(commit [0-9a-f]{{12}}\)$", named[0]
+    ), err
 
 
 # ---- other errors of several lines --------------------------------------------------------
@@ -152,9 +156,11 @@ def test_the_missing_identity_error_shows_each_git_config_command_on_a_line_of_i
     empty.write_text("")
     r = cli(repo, "log", "--kind", "note", "--summary", "s", "--body", "b", env={"GIT_CONFIG_GLOBAL": str(empty)})
     assert r.code == 2, r
-    assert r.err.splitlines() == ["git-lifeline: no git identity configured: set it with",
-                                  '  git config --global user.name "Your Name"',
-                                  "  git config --global user.email you@example.com"], r
+    assert r.err.splitlines() == [
+        "git-lifeline: no git identity configured: set it with",
+        '  git config --global user.name "Your Name"',
+        "  git config --global user.email you@example.com",
+    ], r
 
 
 def test_a_secret_refusal_lists_each_finding_on_a_line_of_its_own(repo):

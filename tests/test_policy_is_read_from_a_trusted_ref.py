@@ -47,7 +47,7 @@ def test_a_branch_cannot_bring_a_policy_where_the_default_branch_has_none(repo):
 def test_the_policy_applies_once_it_is_on_the_default_branch(repo):
     contributor_branch(repo)
     git(repo, "checkout", "-q", "main")
-    git(repo, "merge", "-q", "--ff-only", "contrib")   # a human merged it
+    git(repo, "merge", "-q", "--ff-only", "contrib")  # a human merged it
     assert agents(repo).write("note", "n", "why", agent="claude-code").mode == "direct"
 
 

@@ -51,8 +51,15 @@ def full_render(led) -> str:
 def rich_ledger(ledger):
     entries = varied_entries(34)
     for i, (name, body) in enumerate(TRICKY_BODIES.items()):
-        entries.append(make_entry(100 + i, kind="note", summary=f"Tricky body: {name}", body=body,
-                                  dedup_key=f"tricky-{name}" if i % 2 else None))
+        entries.append(
+            make_entry(
+                100 + i,
+                kind="note",
+                summary=f"Tricky body: {name}",
+                body=body,
+                dedup_key=f"tricky-{name}" if i % 2 else None,
+            )
+        )
     ledger.append(entries)
     return ledger
 
@@ -183,18 +190,29 @@ def malformed(text: str) -> dict:
     entry_start = text.index("### ")
     return {
         "not-a-projection": ("# Just notes\n\nnothing here\n", "not a git-lifeline projection"),
-        "unclosed-fence": (text[: text.rindex("```")] + text[text.rindex("```") + 4:], "never closed"),
+        "unclosed-fence": (text[: text.rindex("```")] + text[text.rindex("```") + 4 :], "never closed"),
         "stray-text": (text.replace("\n### ", "\nstray words\n### ", 2), "unexpected text"),
         "missing-field": (text.replace("- author: ", "- writer: ", 1), "author"),
         "malformed-field": (text.replace("- kind: decision\n", "- kind decision\n", 1), "malformed field"),
         "bad-ts": (text.replace("- ts: 2024-", "- ts: 20x4-", 1), "timestamp"),
-        "entry-heading-deleted": (text[:entry_start] + text[text.index("\n", entry_start) + 1:], "footer counts 2"),
+        "entry-heading-deleted": (text[:entry_start] + text[text.index("\n", entry_start) + 1 :], "footer counts 2"),
         "truncated": (text[: text.rindex("<!-- lifeline:tree")], "truncated"),
     }
 
 
-@pytest.mark.parametrize("case", ["not-a-projection", "unclosed-fence", "stray-text", "missing-field",
-                                  "malformed-field", "bad-ts", "entry-heading-deleted", "truncated"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "not-a-projection",
+        "unclosed-fence",
+        "stray-text",
+        "missing-field",
+        "malformed-field",
+        "bad-ts",
+        "entry-heading-deleted",
+        "truncated",
+    ],
+)
 def test_a_malformed_projection_is_refused_with_a_clear_message(ledger, repo, tmp_path, case):
     ledger.append([make_entry(i) for i in range(2)])
     text, fragment = malformed(projection_text(repo))[case]
@@ -232,8 +250,17 @@ def test_git_config_lifeline_projection_true_keeps_the_default_file(repo, value)
 
 
 def test_git_c_lifeline_projection_false_disables_it_through_git_dispatch(repo, git_dispatch):
-    res = git_lifeline(repo, "log", "--kind", "decision", "--summary", "Hidden", "--body", "disabled",
-                       git_args=("-c", "lifeline.projection=false"))
+    res = git_lifeline(
+        repo,
+        "log",
+        "--kind",
+        "decision",
+        "--summary",
+        "Hidden",
+        "--body",
+        "disabled",
+        git_args=("-c", "lifeline.projection=false"),
+    )
     assert res.code == 0, res
     assert head(repo) and not (repo / "LIFELINE.md").exists()
     git(repo, "config", "lifeline.projection", "false")

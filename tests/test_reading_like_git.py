@@ -27,8 +27,15 @@ def dated(repo):
     entries = []
     for i in range(5):
         who = dict(agent="claude-code", provider="anthropic", model="opus") if i % 2 else {}
-        entries.append(make_entry(i, kind="decision" if i < 3 else "note", summary=f"Entry {i}",
-                                  ts=now - (5 - i) * DAY + timedelta(minutes=1), **who))
+        entries.append(
+            make_entry(
+                i,
+                kind="decision" if i < 3 else "note",
+                summary=f"Entry {i}",
+                ts=now - (5 - i) * DAY + timedelta(minutes=1),
+                **who,
+            )
+        )
     led.append(entries)
     return repo, entries
 
@@ -76,9 +83,11 @@ def test_list_oneline_and_format_placeholders(dated):
     fmt = "%H|%h|%s|%k|%an|%ae|%aN|%as|%aI|%at|%g|%gp|%gm|%p|%d|%%|%n"
     line = cli(repo, "list", "--format", fmt, "-n", "1").out.split("\n")[0]
     last = entries[-1]
-    assert line == (f"{last.id}|{last.id[:8]}|{last.summary}|note|Test Author|test@example.com|{AUTHOR}|"
-                    f"{last.ts:%Y-%m-%d}|{last.ts:%Y-%m-%dT%H:%M:%S}+00:00|{int(last.ts.timestamp())}|"
-                    f"human|none|human|||%|")
+    assert line == (
+        f"{last.id}|{last.id[:8]}|{last.summary}|note|Test Author|test@example.com|{AUTHOR}|"
+        f"{last.ts:%Y-%m-%d}|{last.ts:%Y-%m-%dT%H:%M:%S}+00:00|{int(last.ts.timestamp())}|"
+        f"human|none|human|||%|"
+    )
     assert cli(repo, "list", "--format=format:%ar", "-n", "2").out.split() == ["1", "day", "ago", "23", "hours", "ago"]
     assert cli(repo, "list", "--pretty=oneline", "-n", "1").out.strip() == f"{last.id[:8]} note: {last.summary}"
 
@@ -108,14 +117,18 @@ def test_stale_since_is_a_date_and_since_commit_a_revision(repo):
     later = f"@{int(time.time()) + 3600} +0000"
     (repo / "app.py").write_text("v2\n")
     git(repo, "add", "app.py")
-    subprocess.run(["git", "commit", "-qm", "change"], cwd=repo, check=True,
-                   env=dict(os.environ, GIT_AUTHOR_DATE=later, GIT_COMMITTER_DATE=later))
+    subprocess.run(
+        ["git", "commit", "-qm", "change"],
+        cwd=repo,
+        check=True,
+        env=dict(os.environ, GIT_AUTHOR_DATE=later, GIT_COMMITTER_DATE=later),
+    )
     assert "code changed since" in cli(repo, "stale").out
     assert "code changed since" in cli(repo, "stale", "--since", "yesterday").out
     assert "no decision in force" in cli(repo, "stale", "--since", "in 2 days").out
     assert "no decision in force" in cli(repo, "stale", "--since-commit", "HEAD").out
     assert "code changed since" in cli(repo, "stale", "--since-commit", "HEAD~1").out
-    old = cli(repo, "stale", "--since", "HEAD")   # the old form still works, and says it is deprecated
+    old = cli(repo, "stale", "--since", "HEAD")  # the old form still works, and says it is deprecated
     assert old.code == 0 and "no decision in force" in old.out
     assert "use --since-commit HEAD" in old.err
     assert cli(repo, "stale", "--since", "nonsense").code == 2
@@ -139,10 +152,10 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 def test_colour_follows_the_option_then_color_lifeline_then_color_ui(dated):
     repo, entries = dated
-    assert not ANSI.search(cli(repo, "list").out)                      # auto, and not a terminal
+    assert not ANSI.search(cli(repo, "list").out)  # auto, and not a terminal
     coloured = cli(repo, "--color=always", "list").out
     assert f"\x1b[33m{entries[0].id[:8]}\x1b[m" in coloured
-    assert ANSI.search(cli(repo, "--color", "list").out)               # --color alone is always
+    assert ANSI.search(cli(repo, "--color", "list").out)  # --color alone is always
     git(repo, "config", "color.ui", "always")
     assert ANSI.search(cli(repo, "list").out)
     git(repo, "config", "color.lifeline", "never")
@@ -164,8 +177,9 @@ def on_a_terminal(repo: Path, *args: str, env: dict) -> tuple:
     full["TERM"] = "xterm"
     full.update(env)
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "git_lifeline", *args], cwd=str(repo), stdin=slave,
-                            stdout=slave, stderr=slave, env=full)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "git_lifeline", *args], cwd=str(repo), stdin=slave, stdout=slave, stderr=slave, env=full
+    )
     os.close(slave)
     shown = b""
     while True:
@@ -186,8 +200,9 @@ def pager(tmp_path):
     """A pager that keeps what it was given and the environment git would give it."""
     paged = tmp_path / "paged"
     script = tmp_path / "pager.sh"
-    script.write_text(f"#!/bin/sh\ncat > '{paged}'\necho \"LESS=$LESS LV=$LV IN_USE=$GIT_PAGER_IN_USE\" > "
-                      f"'{paged}.env'\n")
+    script.write_text(
+        f"#!/bin/sh\ncat > '{paged}'\necho \"LESS=$LESS LV=$LV IN_USE=$GIT_PAGER_IN_USE\" > '{paged}.env'\n"
+    )
     script.chmod(0o755)
     return str(script), paged
 
@@ -224,11 +239,12 @@ def test_no_pager_and_a_pipe_and_git_paging_already_mean_no_pager(dated, pager):
     assert code == 0 and entries[0].id[:8] in shown and not paged.exists()
     code, shown = on_a_terminal(repo, "list", env={"GIT_PAGER": command, "GIT_PAGER_IN_USE": "true"})
     assert entries[0].id[:8] in shown and not paged.exists()
-    res = cli(repo, "list", env={"GIT_PAGER": command})   # stdout is a pipe
+    res = cli(repo, "list", env={"GIT_PAGER": command})  # stdout is a pipe
     assert entries[0].id[:8] in res.out and not paged.exists()
-    code, shown = on_a_terminal(repo, "log", "--kind", "note", "--summary", "w", "--body", "b",
-                                env={"GIT_PAGER": command})
-    assert "recorded" in shown and not paged.exists()    # a write is not paged...
+    code, shown = on_a_terminal(
+        repo, "log", "--kind", "note", "--summary", "w", "--body", "b", env={"GIT_PAGER": command}
+    )
+    assert "recorded" in shown and not paged.exists()  # a write is not paged...
     on_a_terminal(repo, "-p", "log", "--kind", "note", "--summary", "w2", "--body", "b", env={"GIT_PAGER": command})
     assert "recorded" in paged.read_text()  # ...unless -p asks for it
 

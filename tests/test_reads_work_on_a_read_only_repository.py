@@ -126,6 +126,7 @@ def test_the_read_only_open_finds_the_cache_whatever_its_path_holds(tmp_path):
     # 'a?mode=rwc#x%41' it cut the path short at '?' and opened another file, or none
     # (the line was then folded in memory at every read, silently).
     from git_lifeline.views.cache_check import read_only_uri
+
     where = tmp_path / "a?mode=rwc#x%41"
     where.mkdir()
     path = where / "main.sqlite3"

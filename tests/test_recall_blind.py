@@ -34,8 +34,8 @@ def test_lexical_recall_answers_paraphrases_and_refuses_what_the_ledger_never_co
     led, entries, questions, ids = blind
     results = eval_blind.ours(led, report_questions(questions))
     report = eval_blind.score(results, entries, ids, questions, "report")
-    assert report["hit@5"] >= 0.819, report["misses"]              # measured 0.823 (214/260)
-    assert report["abstention"] >= 0.87, report["false_alarms"]    # measured 0.88 (88/100)
+    assert report["hit@5"] >= 0.819, report["misses"]  # measured 0.823 (214/260)
+    assert report["abstention"] >= 0.87, report["false_alarms"]  # measured 0.88 (88/100)
 
 
 def test_a_question_about_an_uncovered_topic_returns_nothing_even_when_a_common_word_matches(blind):
@@ -48,8 +48,13 @@ def test_a_superseded_hit_brings_the_decision_that_replaced_it_in_front(blind):
     led, entries, _, ids = blind
     st = led.state()
     by_label = {e["label"]: e for e in entries}
-    revised = [e for e in entries if e["kind"] == "correction" and not e["body"].startswith("action: revert")
-               and ids[e["label"]] in set(st.decision_ids)]
+    revised = [
+        e
+        for e in entries
+        if e["kind"] == "correction"
+        and not e["body"].startswith("action: revert")
+        and ids[e["label"]] in set(st.decision_ids)
+    ]
     assert revised, "the blind ledger has revisions in force"
     checked = 0
     for corr in revised:
@@ -64,13 +69,16 @@ def test_a_superseded_hit_brings_the_decision_that_replaced_it_in_front(blind):
     assert checked >= 10
 
 
-TEST_MODEL = os.environ.get("LIFELINE_TEST_MODEL") or str(Path(__file__).resolve().parent / ".model"
-                                                            / "all-MiniLM-L6-v2")
+TEST_MODEL = os.environ.get("LIFELINE_TEST_MODEL") or str(
+    Path(__file__).resolve().parent / ".model" / "all-MiniLM-L6-v2"
+)
 HAVE_MODEL = (Path(TEST_MODEL) / "model.safetensors").is_file()
 
 
-@pytest.mark.skipif(not HAVE_MODEL and os.environ.get("CI") != "true",
-                    reason="no test model (tests/fetch_test_model.py makes one; CI always has it)")
+@pytest.mark.skipif(
+    not HAVE_MODEL and os.environ.get("CI") != "true",
+    reason="no test model (tests/fetch_test_model.py makes one; CI always has it)",
+)
 def test_semantic_recall_answers_paraphrases_and_refuses_uncovered_topics(tmp_path_factory, hermetic_git):
     assert HAVE_MODEL, "CI must provide the test model: run tests/fetch_test_model.py (see .ci/run)"
     model = TEST_MODEL
@@ -80,5 +88,5 @@ def test_semantic_recall_answers_paraphrases_and_refuses_uncovered_topics(tmp_pa
     results = eval_blind.ours(led, report_questions(questions))
     report = eval_blind.score(results, entries, ids, questions, "report")
     assert led.recall_mode[0] == "semantic"
-    assert report["hit@5"] >= 0.823, report["misses"]              # measured 0.827 (215/260)
-    assert report["abstention"] >= 0.92, report["false_alarms"]    # measured 0.93 (93/100)
+    assert report["hit@5"] >= 0.823, report["misses"]  # measured 0.827 (215/260)
+    assert report["abstention"] >= 0.92, report["false_alarms"]  # measured 0.93 (93/100)

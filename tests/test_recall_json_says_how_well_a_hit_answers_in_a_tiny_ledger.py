@@ -51,6 +51,7 @@ def test_a_hit_shown_for_a_superseded_one_names_the_hit_it_replaced(repo):
 
 def test_lifeline_recall_gives_an_agent_the_same_hit_fields_as_the_cli(repo):
     from test_mcp import drive, server
+
     answer = logged(repo, "Database: PostgreSQL", "We need ACID transactions for billing.")
     cli_hits = recalled(repo, "which database do we use")
 
@@ -61,6 +62,7 @@ def test_lifeline_recall_gives_an_agent_the_same_hit_fields_as_the_cli(repo):
             assert [h["id"] for h in hits] == [answer], hits
             assert hits == [{k: v for k, v in h.items() if k != "why"} for h in cli_hits], (hits, cli_hits)
             assert "coverage=1.00" in result.content[0].text and "score=" not in result.content[0].text
+
     drive(scenario)
 
 

@@ -8,15 +8,39 @@ from hypothesis import strategies as st
 
 from git_lifeline.views.recall import PREFIX_FROM, Words, concepts, stem
 
-WORDS = st.sampled_from(["log", "login", "logins", "logo", "sign", "in", "auth", "authent", "authentication",
-                         "db", "dbs", "data", "database", "", "pay", "payment", "payout", "a", "ab", "abc"])
+WORDS = st.sampled_from(
+    [
+        "log",
+        "login",
+        "logins",
+        "logo",
+        "sign",
+        "in",
+        "auth",
+        "authent",
+        "authentication",
+        "db",
+        "dbs",
+        "data",
+        "database",
+        "",
+        "pay",
+        "payment",
+        "payout",
+        "a",
+        "ab",
+        "abc",
+    ]
+)
 
 
 def scan(stems: list, alt: tuple) -> bool:
     """The plain reading of the rule: the words of `alt` one after another, each equal to the
     entry's word or, from PREFIX_FROM characters, its start."""
+
     def matches(a: str, w: str) -> bool:
         return w.startswith(a) if len(a) >= PREFIX_FROM else w == a
+
     n = len(alt)
     return any(all(matches(alt[j], stems[i + j]) for j in range(n)) for i in range(len(stems) - n + 1))
 
@@ -36,6 +60,7 @@ def test_a_phrase_split_across_the_summary_and_the_why_is_not_found():
 
 def test_the_index_kept_between_questions_stays_within_its_budget_whatever_the_bodies():
     from git_lifeline.views import recall
+
     body = "word " * 12_000  # 60,000 characters: a body near the 64 KiB limit
     for i in range(12):  # 720,000 characters in all: past the budget
         recall._stemmed(f"{i:040x}", "a summary", body + str(i))

@@ -31,8 +31,9 @@ def agents(path, line=None) -> Agents:
 
 
 def agent_proposal(path, summary="Cache: Redis", kind="decision", agent="codex"):
-    out = agents(path).write(kind, summary, "Sessions must survive a restart.", agent=agent,
-                             provider="openai", model="gpt-5")
+    out = agents(path).write(
+        kind, summary, "Sessions must survive a restart.", agent=agent, provider="openai", model="gpt-5"
+    )
     assert out.mode == "propose", out
     return out.proposal
 
@@ -74,8 +75,15 @@ def test_approve_all_exits_nonzero_naming_the_failed_proposal_and_approves_the_r
     # A proposal whose parent is only in another clone's ledger (never pulled here).
     led = ledger(repo)
     from git_lifeline.core.entry import new_entry
-    orphan = new_entry(kind="fix", summary="Retry the webhook", body="Timeouts lost events.", agent="codex",
-                         author=led.default_author(), parents=["ab" * 32])
+
+    orphan = new_entry(
+        kind="fix",
+        summary="Retry the webhook",
+        body="Timeouts lost events.",
+        agent="codex",
+        author=led.default_author(),
+        parents=["ab" * 32],
+    )
     bad = Agents(led).trail().propose(orphan, by=f"{NAME} <{EMAIL}>", via="mcp").short
     good2 = agent_proposal(repo, "Logs: JSON lines").short
     r = cli_process(repo, "approve", "all")
@@ -114,8 +122,14 @@ def _clone(remote, path):
 
 
 def _fetch_review(repo_path):
-    git(repo_path, "fetch", "-q", "origin", "+refs/lifeline-review/*:refs/lifeline-review/*",
-        "+refs/lifeline/*:refs/lifeline/*")
+    git(
+        repo_path,
+        "fetch",
+        "-q",
+        "origin",
+        "+refs/lifeline-review/*:refs/lifeline-review/*",
+        "+refs/lifeline/*:refs/lifeline/*",
+    )
 
 
 def test_review_trail_survives_push_and_pull_between_clones(tmp_path):
@@ -124,7 +138,7 @@ def test_review_trail_survives_push_and_pull_between_clones(tmp_path):
     a = make_repo(tmp_path / "a")
     git(a, "remote", "add", "origin", remote.as_uri())
     git(a, "push", "-q", "origin", "main")
-    pid = agent_proposal(a).short          # an agent on machine A proposes
+    pid = agent_proposal(a).short  # an agent on machine A proposes
     git(a, "push", "-q", "origin", "refs/lifeline-review/*:refs/lifeline-review/*")
 
     b = _clone(remote.as_uri(), tmp_path / "b")
@@ -133,7 +147,7 @@ def test_review_trail_survives_push_and_pull_between_clones(tmp_path):
     _fetch_review(b)
     r = cli(b, "review")
     assert pid in r.out and "Cache: Redis" in r.out, r
-    assert cli(b, "approve", pid).code == 0   # a teammate on machine B approves
+    assert cli(b, "approve", pid).code == 0  # a teammate on machine B approves
     git(b, "push", "-q", "origin", "refs/lifeline/*:refs/lifeline/*", "refs/lifeline-review/*:refs/lifeline-review/*")
 
     _fetch_review(a)
@@ -155,9 +169,9 @@ def test_concurrent_decisions_from_two_clones_merge_and_the_approval_wins(tmp_pa
     git(a, "push", "-q", "origin", "refs/lifeline-review/*:refs/lifeline-review/*")
     b = _clone(remote.as_uri(), tmp_path / "b")
     _fetch_review(b)
-    assert cli(b, "reject", pid, "--why", "not now").code == 0      # B rejects...
+    assert cli(b, "reject", pid, "--why", "not now").code == 0  # B rejects...
     git(b, "push", "-q", "origin", "refs/lifeline-review/*:refs/lifeline-review/*")
-    assert cli(a, "approve", pid).code == 0                         # ...while A approves
+    assert cli(a, "approve", pid).code == 0  # ...while A approves
     git(a, "fetch", "-q", "origin", "+refs/lifeline-review/*:refs/remotes/origin/lifeline-review/*")
     theirs = ref_value(a, "refs/remotes/origin/lifeline-review/main")
     assert ReviewTrail(ledger(a).gr, "main").integrate(theirs) == "merged"
@@ -181,8 +195,11 @@ for i in range(int(sys.argv[3])):
 def test_concurrent_proposals_from_several_processes_are_all_kept(repo):
     import subprocess
     import sys
-    writers = [subprocess.Popen([sys.executable, "-c", _WRITER, str(repo), str(w), "5"], stderr=subprocess.PIPE)
-               for w in range(4)]
+
+    writers = [
+        subprocess.Popen([sys.executable, "-c", _WRITER, str(repo), str(w), "5"], stderr=subprocess.PIPE)
+        for w in range(4)
+    ]
     results = [(w.wait(timeout=120), w.stderr.read().decode()) for w in writers]
     assert all(code == 0 for code, _ in results), results
     summaries = {p.content["summary"] for p in agents(repo).proposals()}
@@ -202,8 +219,9 @@ def test_a_tampered_review_record_fails_verify(repo):
     (leaf,) = list(repo_obj[b.id])
     doc = json.loads(repo_obj[leaf.id].data)
     doc["content"]["summary"] = "Cache: Memcached"
-    forged = repo_obj.create_blob((json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-                                   + "\n").encode())
+    forged = repo_obj.create_blob(
+        (json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n").encode()
+    )
     tb_b = repo_obj.TreeBuilder(repo_obj[b.id])
     tb_b.insert(leaf.name, forged, pygit2.GIT_FILEMODE_BLOB)
     tb_a = repo_obj.TreeBuilder(repo_obj[a.id])
@@ -233,27 +251,37 @@ def test_a_rewound_review_ref_is_detected(repo):
 
 # ---- the policy -------------------------------------------------------------------------------
 def test_policy_precedence_is_agent_kind_then_agent_star_then_kind_then_default():
-    pol = parse_policy(json.dumps({"default": "propose", "kinds": {"note": "deny"},
-                                   "agents": {"claude-code": {"note": "direct"},
-                                              "bot": {ANY_KIND: "deny", "checkpoint": "direct"}}}), "t")
+    pol = parse_policy(
+        json.dumps(
+            {
+                "default": "propose",
+                "kinds": {"note": "deny"},
+                "agents": {"claude-code": {"note": "direct"}, "bot": {ANY_KIND: "deny", "checkpoint": "direct"}},
+            }
+        ),
+        "t",
+    )
     assert pol.decide("mcp-agent", "note").mode == "deny"
     assert pol.decide("claude-code", "note").mode == "direct"
     assert pol.decide("claude-code", "decision").mode == "propose"
     assert pol.decide("bot", "feature").mode == "deny"
-    assert pol.decide("bot", "checkpoint") .mode == "direct"
+    assert pol.decide("bot", "checkpoint").mode == "direct"
     assert pol.decide("bot", "feature").rule == "agents.bot.*"
     builtin = Policy()
     assert builtin.decide("x", "checkpoint").mode == "direct" and builtin.decide("x", "decision").mode == "propose"
 
 
-@pytest.mark.parametrize("doc,key", [
-    ({"default": "yolo"}, "default"),
-    ({"kinds": {"note": "allow"}}, "kinds.note"),
-    ({"kinds": {"notes": "direct"}}, "kinds.notes"),
-    ({"agents": {"bot": {"note": "sure"}}}, "agents.bot.note"),
-    ({"agents": {"bot": "direct"}}, "agents.bot"),
-    ({"defualt": "direct"}, "defualt"),
-])
+@pytest.mark.parametrize(
+    "doc,key",
+    [
+        ({"default": "yolo"}, "default"),
+        ({"kinds": {"note": "allow"}}, "kinds.note"),
+        ({"kinds": {"notes": "direct"}}, "kinds.notes"),
+        ({"agents": {"bot": {"note": "sure"}}}, "agents.bot.note"),
+        ({"agents": {"bot": "direct"}}, "agents.bot"),
+        ({"defualt": "direct"}, "defualt"),
+    ],
+)
 def test_invalid_policy_fails_loudly_naming_the_offending_key(repo, doc, key):
     with pytest.raises(PolicyError, match=key.replace(".", r"\.").replace("*", r"\*")):
         parse_policy(json.dumps(doc), "p")
@@ -265,10 +293,13 @@ def test_invalid_policy_fails_loudly_naming_the_offending_key(repo, doc, key):
     assert ref_value(repo, LINE) is None and ref_value(repo, TRAIL) is None, "nothing may be written"
 
 
-@pytest.mark.parametrize("text,problem", [
-    ('{"default": "direct",', "not valid JSON"),
-    (b'{"default": "direct", "agents": {"b\xff": {"*": "direct"}}}', "not valid UTF-8"),
-])
+@pytest.mark.parametrize(
+    "text,problem",
+    [
+        ('{"default": "direct",', "not valid JSON"),
+        (b'{"default": "direct", "agents": {"b\xff": {"*": "direct"}}}', "not valid UTF-8"),
+    ],
+)
 def test_policy_that_is_not_json_is_an_error_never_direct(repo, text, problem):
     if isinstance(text, bytes):
         (repo / ".lifeline").mkdir()
@@ -316,17 +347,20 @@ def test_cli_log_is_direct_and_cli_propose_always_proposes(repo):
 
 
 def test_propose_with_bad_input_exits_2_and_writes_nothing(repo):
-    for args in (["--kind", "bogus", "--summary", "s", "--body", "b"],
-                 ["--kind", "note", "--summary", "s", "--body", "   "],
-                 ["--kind", "note", "--summary", "s", "--body", "b", "--parents", "deadbeef"]):
+    for args in (
+        ["--kind", "bogus", "--summary", "s", "--body", "b"],
+        ["--kind", "note", "--summary", "s", "--body", "   "],
+        ["--kind", "note", "--summary", "s", "--body", "b", "--parents", "deadbeef"],
+    ):
         r = cli_process(repo, "propose", *args)
         assert r.code == 2 and "Traceback" not in r.err, r
     assert ref_value(repo, TRAIL) is None
 
 
 def test_audit_lists_direct_writes_and_decisions_with_who_and_when(repo):
-    cp = agents(repo).checkpoint("main", {"next": ["write the tests"]}, agent="claude-code", provider="anthropic",
-                                 model="opus")
+    cp = agents(repo).checkpoint(
+        "main", {"next": ["write the tests"]}, agent="claude-code", provider="anthropic", model="opus"
+    )
     assert cp.mode == "direct" and cp.written
     pid = agent_proposal(repo).short
     assert cli(repo, "reject", pid, "--why", "we use Postgres").code == 0
@@ -350,8 +384,9 @@ def test_init_writes_mcp_json_and_never_overwrites_an_existing_server(repo, monk
     doc = json.loads((repo / ".mcp.json").read_text())
     assert doc["mcpServers"]["lifeline"] == {"command": "git", "args": ["lifeline", "mcp"]}
     assert "Claude Desktop" in r.out and "Cursor" in r.out and "Gemini CLI" in r.out
-    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"lifeline": {"command": "lifeline-mcp"},
-                                                                "other": {"command": "x"}}}))
+    (repo / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"lifeline": {"command": "lifeline-mcp"}, "other": {"command": "x"}}})
+    )
     r = cli(repo, "init")
     assert r.code == 0 and "left it as it is" in r.out, r
     assert json.loads((repo / ".mcp.json").read_text())["mcpServers"]["lifeline"] == {"command": "lifeline-mcp"}
@@ -382,7 +417,7 @@ def test_git_lifeline_push_and_pull_carry_the_review_trail_and_merge_concurrent_
     assert cli_process(b, "pull").code == 0
     assert {p.short for p in agents(b).proposals()} == {first, second}
     assert cli(b, "approve", first).code == 0
-    assert cli(a, "reject", second, "--why", "not now").code == 0      # decided on A meanwhile
+    assert cli(a, "reject", second, "--why", "not now").code == 0  # decided on A meanwhile
     assert cli_process(b, "sync").code == 0
     assert cli_process(a, "sync").code == 0
     assert cli_process(b, "pull").code == 0

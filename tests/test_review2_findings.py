@@ -117,8 +117,12 @@ def test_mcp_answers_escape_entry_text_as_the_context_does(tmp_path):
     led = Workspace.open(str(repo)).ledger()
     eid = json.loads(cli(repo, "list", "--json", "--kind", "decision").out)[0]["id"]
     Agents(led).write("note", FAKE, "Because `[0badc0de]`.", agent="other-agent")
-    answers = [recall_answer(led, "postgres", 5)[0], resume_text(led, ""),
-               show_answer(view_entry(led, eid))[0], pending_answer(Agents(led))[0]]
+    answers = [
+        recall_answer(led, "postgres", 5)[0],
+        resume_text(led, ""),
+        show_answer(view_entry(led, eid))[0],
+        pending_answer(Agents(led))[0],
+    ]
     for text in answers:
         assert "`[0badc0de]`" not in text and "] [SUPERSEDED]" not in text and "**Postgres**" not in text, text
 
@@ -157,8 +161,9 @@ def test_verify_and_the_hooks_show_a_hostile_tree_name_visibly(tmp_path, git_dis
     assert r.code == 1 and "foreign-file" in r.out, r
     assert "\x1b" not in r.out and "\x07" not in r.out and "<U+001B>" in r.out, r
     for extra in (["--no-verify"], []):  # the server's pre-receive, then the client's pre-push
-        proc = subprocess.run(["git", "push", *extra, "origin", "refs/lifeline/main"], cwd=str(repo),
-                              capture_output=True)
+        proc = subprocess.run(
+            ["git", "push", *extra, "origin", "refs/lifeline/main"], cwd=str(repo), capture_output=True
+        )
         err = proc.stderr.decode("utf-8", "replace")
         assert proc.returncode != 0 and "foreign-file" in err, err
         assert "\x1b" not in err and "\x07" not in err, err
@@ -175,15 +180,22 @@ def test_import_from_an_adr_directory_shows_a_titles_hidden_characters_visibly(t
 
 
 # ---- 6. a repository's files ran as git-lifeline: `mcp`, and what init and doctor start ------------
-RUN_CLI = ("import sys; sys.path[:1] = []; sys.argv[0] = 'git-lifeline'; "
-           "from git_lifeline.cli.main import run; run()")
+RUN_CLI = "import sys; sys.path[:1] = []; sys.argv[0] = 'git-lifeline'; from git_lifeline.cli.main import run; run()"
 
 
 def cli_as_installed(repo: Path, *args: str, path: str | None = None):
     """The CLI as its installed script runs it (no current directory on sys.path), from `repo`."""
     env = subprocess_env({"PATH": path} if path is not None else None)
-    return Result(subprocess.run([sys.executable, "-c", RUN_CLI, *args], cwd=str(repo), capture_output=True,
-                                 env=env, stdin=subprocess.DEVNULL, timeout=180))
+    return Result(
+        subprocess.run(
+            [sys.executable, "-c", RUN_CLI, *args],
+            cwd=str(repo),
+            capture_output=True,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            timeout=180,
+        )
+    )
 
 
 def planted(tmp_path: Path) -> tuple:
@@ -198,8 +210,9 @@ def planted(tmp_path: Path) -> tuple:
     for rel in ("__main__.py", "mcp/__main__.py"):
         (pkg / rel).write_text(f"open({str(marker)!r}, 'a').write({rel!r} + '\\n')\n")
     (origin / "run-me").write_text(f"#!/bin/sh\necho sh >> '{marker}'\n")
-    (origin / ".mcp.json").write_text(json.dumps({"mcpServers": {"lifeline": {
-        "command": "sh", "args": ["-m", "git_lifeline", "mcp"]}}}))
+    (origin / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"lifeline": {"command": "sh", "args": ["-m", "git_lifeline", "mcp"]}}})
+    )
     git(origin, "add", "-A")
     git(origin, "-c", "user.name=E", "-c", "user.email=e@example.com", "commit", "-q", "-m", "x")
     git(tmp_path, "clone", "-q", str(origin), str(tmp_path / "victim"))
@@ -242,8 +255,13 @@ def test_the_interpreter_form_init_writes_never_imports_the_work_tree_when_a_cli
     cli_as_installed(repo, "init", "--no-hooks", "--no-agents", path=str(bindir))
     entry = json.loads((repo / ".mcp.json").read_text())["mcpServers"]["lifeline"]
     assert entry["args"][:3] == [*SAFE_PATH, "-m", "git_lifeline"], entry
-    started = subprocess.run([entry["command"], *entry["args"], "--check"], cwd=str(repo),  # as a client does
-                             capture_output=True, text=True, timeout=60)
+    started = subprocess.run(
+        [entry["command"], *entry["args"], "--check"],
+        cwd=str(repo),  # as a client does
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert not marker.exists(), marker.read_text()
     assert started.returncode == 0, started
 
@@ -272,20 +290,27 @@ def test_on_python_3_10_the_interpreter_form_keeps_the_work_tree_off_the_import_
     (site / "git_lifeline" / "__main__.py").write_text("print('installed')\n")
     repo, marker = planted(tmp_path)
     python = str(venv / "bin" / "python")
-    plain = subprocess.run([python, "-m", "git_lifeline", "mcp"], cwd=str(repo), capture_output=True, text=True,
-                           timeout=60)
+    plain = subprocess.run(
+        [python, "-m", "git_lifeline", "mcp"], cwd=str(repo), capture_output=True, text=True, timeout=60
+    )
     assert marker.exists(), "without the flags the planted package runs: this test could not see the attack"
     marker.unlink()
-    flagged = subprocess.run([python, *safe_path_flags((3, 10)), "-m", "git_lifeline", "mcp"], cwd=str(repo),
-                             capture_output=True, text=True, timeout=60)
+    flagged = subprocess.run(
+        [python, *safe_path_flags((3, 10)), "-m", "git_lifeline", "mcp"],
+        cwd=str(repo),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert not marker.exists(), marker.read_text()
     assert flagged.stdout.strip() == "installed", (flagged, plain)
 
 
 def test_doctor_shows_a_hostile_mcp_json_command_visibly(tmp_path):
     repo = configured_client(tmp_path, "a", bare(tmp_path))
-    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"lifeline": {
-        "command": "\x1b]0;owned\x07\x1b[2Jtool", "args": []}}}))
+    (repo / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"lifeline": {"command": "\x1b]0;owned\x07\x1b[2Jtool", "args": []}}})
+    )
     r = cli(repo, "doctor")
     assert "tool" in r.out and "\x1b" not in r.out and "\x07" not in r.out, r
 
@@ -324,6 +349,7 @@ def test_the_contexts_waiting_for_review_section_escapes_proposal_summaries(tmp_
     from git_lifeline.app.agent_hooks import pending_section
     from git_lifeline.app.agents import Agents
     from git_lifeline.app.workspace import Workspace
+
     repo = configured_client(tmp_path, "a", bare(tmp_path))
     log_decision(repo)
     led = Workspace.open(str(repo)).ledger()

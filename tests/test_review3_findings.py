@@ -24,13 +24,13 @@ def test_bodies_whose_characters_unfold_into_many_words_cannot_hold_more_index_t
     from 1,620,000 (a full budget of them held some 190 MB, four times what it was meant to hold)."""
     recall._stemmed_cache.clear()
     recall._stemmed_chars = 0
-    body = "\ufdfa" * 3000   # 9,000 bytes: far inside an entry's 64 KiB
+    body = "\ufdfa" * 3000  # 9,000 bytes: far inside an entry's 64 KiB
     for i in range(30):
         recall._stemmed(f"{i:040x}", "a summary", body + str(i))
     held = sum(len(recall.fold(s)) + len(recall.fold(b)) for _, s, b in recall._stemmed_cache)
     assert held <= recall.STEMMED_BUDGET_CHARS, held
     assert held == recall._stemmed_chars
-    big = "\ufdfa" * 5000    # 90,000 characters once folded: over an eighth of the budget
+    big = "\ufdfa" * 5000  # 90,000 characters once folded: over an eighth of the budget
     recall._stemmed("f" * 40, "s", big)
     assert ("f" * 40, "s", big) not in recall._stemmed_cache
 
@@ -82,8 +82,20 @@ def test_a_question_whose_characters_unfold_into_thousands_of_words_is_refused_n
     import time
 
     from git_lifeline.errors import InputError
-    assert cli(repo, "log", "--kind", "decision", "--summary", "Use Postgres for orders",
-               "--body", "Transactions across the order tables.").code == 0
+
+    assert (
+        cli(
+            repo,
+            "log",
+            "--kind",
+            "decision",
+            "--summary",
+            "Use Postgres for orders",
+            "--body",
+            "Transactions across the order tables.",
+        ).code
+        == 0
+    )
     led = Workspace.open(str(repo)).ledger()
     started = time.monotonic()
     try:
@@ -93,4 +105,4 @@ def test_a_question_whose_characters_unfold_into_thousands_of_words_is_refused_n
     else:
         raise AssertionError("a question of 72,000 folded characters was searched")
     assert time.monotonic() - started < 1.0
-    assert [h.id for h in led.recall("Which databasé, Postgrés?")]   # accents fold and are fine
+    assert [h.id for h in led.recall("Which databasé, Postgrés?")]  # accents fold and are fine

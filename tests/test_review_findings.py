@@ -52,8 +52,13 @@ def bare(tmp_path: Path, name: str, hook: bool) -> Path:
 
 
 def push(repo: Path, *specs: str) -> tuple:
-    proc = subprocess.run(["git", "push", "--no-verify", "origin", *specs], cwd=str(repo), capture_output=True,
-                          env=subprocess_env(), timeout=120)
+    proc = subprocess.run(
+        ["git", "push", "--no-verify", "origin", *specs],
+        cwd=str(repo),
+        capture_output=True,
+        env=subprocess_env(),
+        timeout=120,
+    )
     return proc.returncode, proc.stderr.decode("utf-8", "replace")
 
 
@@ -84,7 +89,9 @@ def tampered_on_top(repo: Path) -> tuple:
     r = pygit2.Repository(str(repo))
     tip = r.references["refs/lifeline/main"].target
     second = make_entry(2, summary="Second")
-    bad_tree = build_tree(r, {path_of(good.id): good.to_json(), path_of(second.id): blob_bytes(second, summary="TAMPERED")})
+    bad_tree = build_tree(
+        r, {path_of(good.id): good.to_json(), path_of(second.id): blob_bytes(second, summary="TAMPERED")}
+    )
     honest_tree = build_tree(r, {path_of(good.id): good.to_json(), path_of(second.id): second.to_json()})
     bad = r.create_commit(None, SIG, SIG, "x\n", bad_tree, [tip])
     honest = r.create_commit(None, SIG, SIG, "x\n", honest_tree, [tip])
@@ -150,8 +157,13 @@ def two_copies(repo: Path, how: str):
         entries = raw_tree(r, [("40000", a.encode(), raw_tree(r, [("40000", b.encode(), leaf)]))])
     else:
         leaf = raw_tree(r, [("100644", rest.encode(), future)])
-        entries = raw_tree(r, [("40000", a.encode(), raw_tree(r, [("40000", b.encode(), leaf)])),
-                               ("100644", f"{a}/{b}/{rest}".encode(), honest)])
+        entries = raw_tree(
+            r,
+            [
+                ("40000", a.encode(), raw_tree(r, [("40000", b.encode(), leaf)])),
+                ("100644", f"{a}/{b}/{rest}".encode(), honest),
+            ],
+        )
     root = raw_tree(r, [("40000", b"entries", entries)])
     commit = r.create_commit(None, SIG, SIG, "x\n", root, [])
     git(repo, "update-ref", "refs/lifeline/main", str(commit))
@@ -184,8 +196,10 @@ def unparsable_commit_on_main(a: Path) -> str:
     e1 = next(iter(LineStore(open_repo(str(a)), "main").load().entries.values()))
     e2 = make_entry(2, summary="Second", parents=[e1.id])
     tree = build_tree(r, {path_of(e1.id): e1.to_json(), path_of(e2.id): e2.to_json()})
-    data = (f"tree {tree}\nparent {tip}\nauthor X <x@x> 1714560000 +0000\n"
-            f"committer X <x@x> 99999999999999999999 +0000\n\nx\n").encode()
+    data = (
+        f"tree {tree}\nparent {tip}\nauthor X <x@x> 1714560000 +0000\n"
+        f"committer X <x@x> 99999999999999999999 +0000\n\nx\n"
+    ).encode()
     commit = r.odb.write(pygit2.GIT_OBJECT_COMMIT, data)
     git(a, "update-ref", "refs/lifeline/main", str(commit))
     return str(commit)
@@ -230,8 +244,9 @@ def line_tip_dated(repo: Path, when: str) -> None:
 def commit_with_hooks(repo: Path) -> subprocess.CompletedProcess:
     (repo / "work.txt").write_text(str(time.time()))
     git(repo, "add", "work.txt")
-    return subprocess.run(["git", "commit", "-q", "-m", "work"], cwd=str(repo), capture_output=True,
-                          env=subprocess_env(), timeout=120)
+    return subprocess.run(
+        ["git", "commit", "-q", "-m", "work"], cwd=str(repo), capture_output=True, env=subprocess_env(), timeout=120
+    )
 
 
 def test_post_commit_stays_quiet_when_a_pulled_line_has_a_negative_commit_date(tmp_path, git_dispatch):
@@ -291,13 +306,16 @@ def test_a_megabyte_question_is_refused_clearly_instead_of_holding_recall_for_mi
     refused at once with a message saying the limit; a paragraph is still answered."""
     repo = init_repo(tmp_path / "a")
     append(repo, "main", make_entry(1, summary="Database: PostgreSQL"))
-    script = ("import sys; from git_lifeline.app.workspace import Workspace; from git_lifeline.errors import InputError\n"
-              "led = Workspace.open(sys.argv[1]).ledger()\n"
-              "q = ' '.join(f'w{i}q' for i in range(150_000)) + ' postgres'\n"
-              "try:\n    led.recall(q)\nexcept InputError as exc:\n    print('refused:', exc)\n"
-              "print(len(led.recall('which database, PostgreSQL or not? ' * 100)))")
-    proc = subprocess.run([sys.executable, "-c", script, str(repo)], capture_output=True,
-                          env=subprocess_env(), timeout=120)
+    script = (
+        "import sys; from git_lifeline.app.workspace import Workspace; from git_lifeline.errors import InputError\n"
+        "led = Workspace.open(sys.argv[1]).ledger()\n"
+        "q = ' '.join(f'w{i}q' for i in range(150_000)) + ' postgres'\n"
+        "try:\n    led.recall(q)\nexcept InputError as exc:\n    print('refused:', exc)\n"
+        "print(len(led.recall('which database, PostgreSQL or not? ' * 100)))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script, str(repo)], capture_output=True, env=subprocess_env(), timeout=120
+    )
     out = proc.stdout.decode()
     assert proc.returncode == 0, proc.stderr.decode()
     assert "refused: the question is" in out and "at most 4000" in out, out

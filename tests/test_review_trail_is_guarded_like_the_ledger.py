@@ -87,8 +87,9 @@ IDS = [c[0] for c in CASES]
 
 
 def push(repo, remote: str, *specs: str, flags: tuple = ()) -> tuple:
-    proc = subprocess.run(["git", "push", *flags, remote, *specs], cwd=str(repo), capture_output=True,
-                          env=subprocess_env(), timeout=300)
+    proc = subprocess.run(
+        ["git", "push", *flags, remote, *specs], cwd=str(repo), capture_output=True, env=subprocess_env(), timeout=300
+    )
     return proc.returncode, proc.stderr.decode("utf-8", "replace")
 
 
@@ -98,10 +99,12 @@ def ref(repo, name: str):
 
 def propose_and_approve(repo, line: str) -> tuple:
     review = Agents(open_ledger(repo, line))
-    p1 = review.propose(dict(kind="decision", summary=f"{line}: use a queue", body="Bursts overflow the API."),
-                        via="cli")
-    p2 = review.propose(dict(kind="note", summary=f"{line}: the queue needs a dead-letter box", body="Seen twice."),
-                        via="cli")
+    p1 = review.propose(
+        dict(kind="decision", summary=f"{line}: use a queue", body="Bursts overflow the API."), via="cli"
+    )
+    p2 = review.propose(
+        dict(kind="note", summary=f"{line}: the queue needs a dead-letter box", body="Seen twice."), via="cli"
+    )
     assert [o.ok for o in review.approve([p1.short])] == [True]
     return p1, p2
 
@@ -109,6 +112,7 @@ def propose_and_approve(repo, line: str) -> tuple:
 @pytest.fixture(scope="module")
 def verdicts(tmp_path_factory, dispatch_bin):
     import os
+
     mp = pytest.MonkeyPatch()
     mp.setenv("PATH", str(dispatch_bin) + os.pathsep + os.environ.get("PATH", ""))
     mp.setenv("GIT_LIFELINE_NO_GC", "1")
@@ -161,7 +165,7 @@ def block_of(out: str, line: str) -> str:
         if not text.startswith("  "):
             break
         lines.append(text)
-    return out[start - len("FAILED: "):start] + "\n".join(lines)
+    return out[start - len("FAILED: ") : start] + "\n".join(lines)
 
 
 def test_no_verdict_crashed(verdicts):
@@ -257,6 +261,7 @@ def test_pre_receive_and_pre_push_refuse_a_rewound_review_trail(hooked, git_disp
 def test_every_namespace_has_its_checks_and_its_log_class():
     from git_lifeline.git import checks, sync
     from git_lifeline.git.namespaces import NAMESPACES
+
     for ns in NAMESPACES:
         assert ns.name in checks.CHECKS and ns.name in sync._LOGS, ns.name
     specs = [ns.fetch_refspec("origin") for ns in NAMESPACES]

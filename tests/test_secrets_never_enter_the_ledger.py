@@ -41,7 +41,7 @@ MAX_FALSE_POSITIVE_RATE = 0.01
 def span_of(text: str, f: secrets.Finding) -> str:
     """The text a finding points at (its line and column, in characters)."""
     line = text.split("\n")[f.line - 1]
-    return line[f.column - 1:f.column - 1 + f.length]
+    return line[f.column - 1 : f.column - 1 + f.length]
 
 
 # ---- the detector, on the corpora -------------------------------------------------------
@@ -51,10 +51,10 @@ def test_the_corpora_are_as_large_as_promised(record_counts):
     assert len(ENTRIES) >= MIN_ENTRIES
     found = [cid for cid, _fmt, field, text in CASES if secrets.scan(text, field)]
     flagged = [e for e in ENTRIES if secrets.scan(e["summary"], "summary") or secrets.scan(e["body"], "body")]
-    record_counts("secret-detection", tried=len(CASES), held=len(found), lost=len(CASES) - len(found),
-                  formats=len(formats))
-    record_counts("secret-false-positives", tried=len(ENTRIES), held=len(ENTRIES) - len(flagged),
-                  lost=len(flagged))
+    record_counts(
+        "secret-detection", tried=len(CASES), held=len(found), lost=len(CASES) - len(found), formats=len(formats)
+    )
+    record_counts("secret-false-positives", tried=len(ENTRIES), held=len(ENTRIES) - len(flagged), lost=len(flagged))
 
 
 @pytest.mark.parametrize("case_id,fmt,field,text", CASES, ids=[c[0] for c in CASES])
@@ -70,8 +70,14 @@ def test_every_credential_format_is_found_and_never_echoed(case_id, fmt, field, 
 
 
 def test_at_most_one_percent_of_realistic_ledger_entries_are_flagged():
-    flagged = [(e["source"], e["summary"], [f.rule for f in secrets.scan(e["summary"], "summary")
-                                            + secrets.scan(e["body"], "body")]) for e in ENTRIES]
+    flagged = [
+        (
+            e["source"],
+            e["summary"],
+            [f.rule for f in secrets.scan(e["summary"], "summary") + secrets.scan(e["body"], "body")],
+        )
+        for e in ENTRIES
+    ]
     flagged = [f for f in flagged if f[2]]
     assert len(flagged) <= MAX_FALSE_POSITIVE_RATE * len(ENTRIES), flagged
 
@@ -87,8 +93,11 @@ def test_the_literal_prefilter_misses_no_needle_of_any_rule():
                     assert i in secrets._candidates(variant, variant.lower()), (rule.name, variant)
     for text in ("", "plain prose with no literal", "The decision: keep the cache warm."):
         assert secrets._candidates(text, text.lower()) == {
-            i for needle, rules in secrets._CASED_NEEDLES + secrets._FOLDED_NEEDLES
-            if needle in (text.lower() if any(secrets.RULES[r].fold for r in rules) else text) for i in rules}
+            i
+            for needle, rules in secrets._CASED_NEEDLES + secrets._FOLDED_NEEDLES
+            if needle in (text.lower() if any(secrets.RULES[r].fold for r in rules) else text)
+            for i in rules
+        }
 
 
 def test_the_corpus_templates_are_deterministic_and_hold_no_literal_credential():
@@ -99,11 +108,16 @@ def test_the_corpus_templates_are_deterministic_and_hold_no_literal_credential()
 
 # ---- every write path refuses, with nothing written ---------------------------------------
 TOKEN = expand("ghp_{{a:36}}", "write-path-token")
-KEY_BLOCK = expand("-----BEGIN OPENSSH {{=PRIVATE KEY}}-----\n{{b:70}}\n{{b:70}}\n"
-                   "-----END OPENSSH {{=PRIVATE KEY}}-----", "write-path-key")
+KEY_BLOCK = expand(
+    "-----BEGIN OPENSSH {{=PRIVATE KEY}}-----\n{{b:70}}\n{{b:70}}\n-----END OPENSSH {{=PRIVATE KEY}}-----",
+    "write-path-key",
+)
 DB_URL = expand("postgres://app:{{a:16}}@db.internal:5432/app", "write-path-url")
-SECRETS = {"github-token": (TOKEN, TOKEN), "private-key": (KEY_BLOCK, "-----BEGIN OPENSSH"),
-           "url-password": (DB_URL, DB_URL.split(":")[2].split("@")[0])}
+SECRETS = {
+    "github-token": (TOKEN, TOKEN),
+    "private-key": (KEY_BLOCK, "-----BEGIN OPENSSH"),
+    "url-password": (DB_URL, DB_URL.split(":")[2].split("@")[0]),
+}
 
 
 def _migrate_source(tmp, secret):
@@ -117,6 +131,7 @@ def _migrate_source(tmp, secret):
 def _import_source(tmp, secret):
     """A lifeline-context markdown ledger (as the seed tool writes it) with the secret in a body."""
     from git_lifeline.core import seed as interop
+
     e = stored_entry(kind="decision", summary="Service account", body=f"Credentials:\n{secret}")
     path = tmp / "seed.md"
     path.write_text(interop.render_seed_markdown([e], "main"), encoding="utf-8")
@@ -131,16 +146,28 @@ def _body_file(tmp, secret):
 
 # (name, argv builder given (tmp dir, secret), the field the finding must name)
 WRITE_PATHS = [
-    ("log-summary", lambda t, s: ["log", "--kind", "note", "--summary", f"Key {s.splitlines()[0]}", "--body", "b"],
-     "summary"),
+    (
+        "log-summary",
+        lambda t, s: ["log", "--kind", "note", "--summary", f"Key {s.splitlines()[0]}", "--body", "b"],
+        "summary",
+    ),
     ("log-body", lambda t, s: ["log", "--kind", "decision", "--summary", "Deploy", "--body", f"Use\n{s}"], "body"),
     ("log-body-file", _body_file, "body"),
-    ("log-thread", lambda t, s: ["log", "--kind", "note", "--summary", "In a thread", "--thread", "auth",
-                                 "--body", s], "body"),
-    ("log-dedup-key", lambda t, s: ["log", "--kind", "note", "--summary", "Keyed", "--body", "b",
-                                    "--dedup-key", s.splitlines()[0]], "dedup_key"),
-    ("checkpoint", lambda t, s: ["checkpoint", "--thread", "auth", "--next", f"retry with {s.splitlines()[0]}"],
-     "body"),
+    (
+        "log-thread",
+        lambda t, s: ["log", "--kind", "note", "--summary", "In a thread", "--thread", "auth", "--body", s],
+        "body",
+    ),
+    (
+        "log-dedup-key",
+        lambda t, s: ["log", "--kind", "note", "--summary", "Keyed", "--body", "b", "--dedup-key", s.splitlines()[0]],
+        "dedup_key",
+    ),
+    (
+        "checkpoint",
+        lambda t, s: ["checkpoint", "--thread", "auth", "--next", f"retry with {s.splitlines()[0]}"],
+        "body",
+    ),
     ("migrate", _migrate_source, "body"),
     ("import", _import_source, "body"),
 ]
@@ -159,8 +186,9 @@ CLI_CASES = [(name, argv, field, list(SECRETS)[n % len(SECRETS)]) for n, (name, 
 
 
 @pytest.mark.parametrize("path_name,argv,field,secret_name", CLI_CASES, ids=[f"{c[0]}-{c[3]}" for c in CLI_CASES])
-def test_every_write_path_refuses_a_credential_and_writes_nothing(write_repo, tmp_path, path_name, argv, field,
-                                                                 secret_name, record_counts):
+def test_every_write_path_refuses_a_credential_and_writes_nothing(
+    write_repo, tmp_path, path_name, argv, field, secret_name, record_counts
+):
     secret, needle = SECRETS[secret_name]
     if path_name in ("log-summary", "log-dedup-key", "checkpoint") and "\n" in secret:
         secret = secret.splitlines()[0]  # single-line fields get the block's first line (still a finding)
@@ -191,8 +219,18 @@ def test_the_in_process_api_refuses_before_building_an_entry(ledger, repo, recor
 # ---- the override ----------------------------------------------------------------------------
 def test_allow_secret_writes_and_records_the_reason_in_the_entry(repo):
     fake = "sk_live_" + "0" * 10 + "abcdefghij1234"  # a documented test value, flagged by shape
-    res = cli(repo, "log", "--kind", "note", "--summary", "Stripe docs example", "--body", f"The docs use {fake}.",
-              "--allow-secret", "Stripe's published example value, not a key")
+    res = cli(
+        repo,
+        "log",
+        "--kind",
+        "note",
+        "--summary",
+        "Stripe docs example",
+        "--body",
+        f"The docs use {fake}.",
+        "--allow-secret",
+        "Stripe's published example value, not a key",
+    )
     assert res.code == 0, res
     [e] = open_ledger(repo).entries()
     assert e.body.startswith("allow-secret: Stripe's published example value, not a key\n")
@@ -211,8 +249,20 @@ def test_allow_secret_needs_a_one_line_reason(repo, reason):
 def test_allow_secret_is_honoured_by_checkpoints_and_threads(ledger, repo):
     res = cli(repo, "checkpoint", "--thread", "auth", "--next", f"rotate {TOKEN}", "--allow-secret", "revoked already")
     assert res.code == 0, res
-    res = cli(repo, "log", "--kind", "note", "--summary", "thread note", "--thread", "auth", "--body", TOKEN,
-              "--allow-secret", "revoked already")
+    res = cli(
+        repo,
+        "log",
+        "--kind",
+        "note",
+        "--summary",
+        "thread note",
+        "--thread",
+        "auth",
+        "--body",
+        TOKEN,
+        "--allow-secret",
+        "revoked already",
+    )
     assert res.code == 0, res
     assert verify_line(open_ledger(repo).store).ok
 
@@ -260,6 +310,7 @@ def test_a_proposal_or_a_rejection_holding_a_credential_is_refused(ledger, repo,
 
 def test_a_pull_refuses_a_remote_line_that_carries_a_credential(tmp_path, record_counts):
     from helpers import git, remote_and_clones
+
     remote, a, b = remote_and_clones(tmp_path)
     leaked = stored_entry(summary="Old deploy notes", body=f"use {TOKEN}")
     add_commit(b, lambda files: {**files, path_of(leaked.id): leaked.to_json()})  # a client without the gate

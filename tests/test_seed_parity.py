@@ -64,10 +64,16 @@ def test_our_context_matches_the_seeds_section_by_section_on_its_own_ledger(repo
 
     # Recent: the same five entries (the seed prints summaries, not anchors), except that
     # ours does not repeat an entry already shown above it (a decision, a checkpoint).
-    seed_recent = {re.sub(r" _\[.*\]_$", "", ln.split("] ", 1)[1]) for ln in
-                   section(theirs, "Recent").splitlines()[1:] if ln.startswith("- [")}
-    our_recent = {re.sub(r" _\(.*\)_$", "", ln.split(": ", 1)[1]) for ln in
-                  section(ours, "Recent").splitlines()[1:] if ln.startswith("- `[")}
+    seed_recent = {
+        re.sub(r" _\[.*\]_$", "", ln.split("] ", 1)[1])
+        for ln in section(theirs, "Recent").splitlines()[1:]
+        if ln.startswith("- [")
+    }
+    our_recent = {
+        re.sub(r" _\(.*\)_$", "", ln.split(": ", 1)[1])
+        for ln in section(ours, "Recent").splitlines()[1:]
+        if ln.startswith("- `[")
+    }
     above = anchors(ours.split("## Recent", 1)[0])
     shown_above = {e.summary for e in st.entries if e.id[:8] in above}
     assert our_recent <= seed_recent
@@ -86,11 +92,11 @@ def test_a_revision_of_a_revision_is_the_documented_difference_from_the_seed(rep
     project.mkdir()
     seed_cli(project, "log", "--kind", "decision", "--summary", "Use MongoDB", "--body", "Flexible.")
     d = seed_rows(project / ".lifeline" / "ledger.db")[-1]["id"]
-    seed_cli(project, "log", "--kind", "correction", "--summary", "Use PostgreSQL", "--body", "ACID.",
-             "--parents", d)
+    seed_cli(project, "log", "--kind", "correction", "--summary", "Use PostgreSQL", "--body", "ACID.", "--parents", d)
     c1 = seed_rows(project / ".lifeline" / "ledger.db")[-1]["id"]
-    seed_cli(project, "log", "--kind", "correction", "--summary", "Use PostgreSQL 16", "--body", "Newer.",
-             "--parents", c1)
+    seed_cli(
+        project, "log", "--kind", "correction", "--summary", "Use PostgreSQL 16", "--body", "Newer.", "--parents", c1
+    )
     c2 = seed_rows(project / ".lifeline" / "ledger.db")[-1]["id"]
     theirs = seed_cli(project, "context", "--budget", "100000").stdout
     assert anchors(section(theirs, "Why / what's decided")) == {d[:8]}

@@ -46,8 +46,15 @@ def hookless(tmp_path):
     bare = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(bare))
     git(client, "remote", "add", "origin", str(bare))
-    git(client, "push", "-q", "origin", "main", "refs/lifeline/*:refs/lifeline/*",
-        "refs/lifeline-review/*:refs/lifeline-review/*")
+    git(
+        client,
+        "push",
+        "-q",
+        "origin",
+        "main",
+        "refs/lifeline/*:refs/lifeline/*",
+        "refs/lifeline-review/*:refs/lifeline-review/*",
+    )
     puller = tmp_path / "puller"
     git(tmp_path, "clone", "-q", str(bare), str(puller))
     assert cli(puller, "pull").code == 0
@@ -56,7 +63,7 @@ def hookless(tmp_path):
 
 def _oversized_record(client: Path) -> None:
     doc = make_record("rejected", "main", "Rita <rita@example.com>", proposal="ab" * 32, why="x").doc
-    data = (b'{"by":"' + b"a" * BIG + b'",' + repr(doc).encode()[1:])  # far too large, whatever it says
+    data = b'{"by":"' + b"a" * BIG + b'",' + repr(doc).encode()[1:]  # far too large, whatever it says
     rid = hashlib.sha256(data).hexdigest()
     add_commit(client, lambda files: {**files, record_path(rid): data}, ref="refs/lifeline-review/main")
 
@@ -95,9 +102,23 @@ def test_an_oversized_blob_from_a_hookless_remote_is_refused_by_its_size(hookles
 def test_the_size_limits_hold_every_valid_record_and_entry():
     # the largest valid proposal: a body of MAX_BODY_BYTES, all quotes (each escaped to two bytes)
     from git_lifeline.core.entry import MAX_BODY_BYTES
-    rec = make_record("proposed", "main", "Rita <rita@example.com>", via="cli", content={
-        "agent": "a" * 200, "author": "b" * 200, "body": '"' * MAX_BODY_BYTES, "kind": "note",
-        "model": "m" * 200, "parents": [], "provider": "p" * 200, "summary": "s" * 300})
+
+    rec = make_record(
+        "proposed",
+        "main",
+        "Rita <rita@example.com>",
+        via="cli",
+        content={
+            "agent": "a" * 200,
+            "author": "b" * 200,
+            "body": '"' * MAX_BODY_BYTES,
+            "kind": "note",
+            "model": "m" * 200,
+            "parents": [],
+            "provider": "p" * 200,
+            "summary": "s" * 300,
+        },
+    )
     assert len(rec.to_json()) <= MAX_RECORD_BYTES
     assert MAX_RECORD_BYTES > MAX_BLOB_BYTES
 
@@ -110,8 +131,7 @@ def repo(tmp_path):
     return r
 
 
-def test_an_import_record_larger_than_any_entry_is_refused_before_its_fields_are_parsed(repo, tmp_path,
-                                                                                        record_counts):
+def test_an_import_record_larger_than_any_entry_is_refused_before_its_fields_are_parsed(repo, tmp_path, record_counts):
     text = (SEED / "LIFELINE.md").read_text(encoding="utf-8")
     swollen = text.replace("Schemaless documents fit the first prototype.", "x" * (2 * MAX_BLOB_BYTES), 1)
     assert swollen != text
@@ -153,8 +173,7 @@ SOURCES = {
 
 @pytest.mark.parametrize("command", ["import", "migrate"])
 @pytest.mark.parametrize("source", sorted(SOURCES))
-def test_a_source_that_is_not_a_bounded_regular_file_is_refused_unread(repo, tmp_path, command, source,
-                                                                       record_counts):
+def test_a_source_that_is_not_a_bounded_regular_file_is_refused_unread(repo, tmp_path, command, source, record_counts):
     path = SOURCES[source](tmp_path)
     before = snapshot(repo)
     start = time.monotonic()

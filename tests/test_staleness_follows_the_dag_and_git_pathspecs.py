@@ -85,8 +85,14 @@ def test_why_follows_a_file_across_a_rename_and_reads_paths_from_the_current_dir
     (repo / "src" / "parse.py").write_text("".join(f"def rule_{n}(): ...\n" for n in range(20)))
     git(repo, "add", "src/parse.py")
     git(repo, "commit", "-q", "-m", "parser", "-m", f"Lifeline: {d}")
-    code_commit(repo, "src/lang/parse.py", 1, "2030-01-01T00:00:00Z", "move the parser",
-                mv=("src/parse.py", "src/lang/parse.py"))
+    code_commit(
+        repo,
+        "src/lang/parse.py",
+        1,
+        "2030-01-01T00:00:00Z",
+        "move the parser",
+        mv=("src/parse.py", "src/lang/parse.py"),
+    )
     res = cli(repo, "why", "src/lang/parse.py")
     assert res.code == 0 and d[:8] in res.out and "(commit" in res.out, res
     res = cli(repo / "src", "why", "lang/parse.py")  # relative to where the user stands, as in git
@@ -136,8 +142,7 @@ def test_a_hostile_commit_header_or_pathspec_never_reaches_git_as_an_option(repo
     code_commit(repo, "src/a.py", 1, "2026-01-01T00:00:00Z", "a")
     target = tmp_path / "owned"
     store = LineStore(open_repo(str(repo)))
-    for i, body in enumerate((f"commit: --output={target}\npaths: src/\n\nx",
-                              f"paths: --output={target} src/\n\nx")):
+    for i, body in enumerate((f"commit: --output={target}\npaths: src/\n\nx", f"paths: --output={target} src/\n\nx")):
         store.append([make_entry(i, body=body, ts=at("2026-01-02T00:00:00Z"))], lambda new: "decision\n")
     code_commit(repo, "src/a.py", 1, "2026-01-03T00:00:00Z", "b")
     for args in (("stale",), ("context",)):

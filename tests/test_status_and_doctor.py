@@ -62,15 +62,34 @@ def test_status_shows_each_line_against_its_remote_and_what_waits(tmp_path):
 
 
 def test_status_shows_stale_and_conflicting_decisions_and_a_projection_left_behind(repo):
-    assert cli(repo, "log", "--kind", "decision", "--summary", "Auth: sessions", "--body",
-               "paths: app.py\nsubject: auth\n\nSimple.").code == 0
-    assert cli(repo, "log", "--kind", "decision", "--summary", "Auth: JWT", "--body", "subject: auth\n\nStateless.").code == 0
+    assert (
+        cli(
+            repo,
+            "log",
+            "--kind",
+            "decision",
+            "--summary",
+            "Auth: sessions",
+            "--body",
+            "paths: app.py\nsubject: auth\n\nSimple.",
+        ).code
+        == 0
+    )
+    assert (
+        cli(repo, "log", "--kind", "decision", "--summary", "Auth: JWT", "--body", "subject: auth\n\nStateless.").code
+        == 0
+    )
     (repo / "app.py").write_text("print('auth')\n")
     git(repo, "add", "app.py")
     later = f"@{int(__import__('time').time()) + 3600} +0000"
     import subprocess
-    subprocess.run(["git", "commit", "-q", "-m", "auth"], cwd=repo, check=True,
-                   env=dict(os.environ, GIT_AUTHOR_DATE=later, GIT_COMMITTER_DATE=later))
+
+    subprocess.run(
+        ["git", "commit", "-q", "-m", "auth"],
+        cwd=repo,
+        check=True,
+        env=dict(os.environ, GIT_AUTHOR_DATE=later, GIT_COMMITTER_DATE=later),
+    )
     # a write through the MCP door's confined workspace never touches LIFELINE.md
     confined = Workspace.open(str(repo), confined=True)
     commit_policy(repo, {"default": "direct"})
@@ -121,13 +140,16 @@ def test_doctor_finds_each_broken_setup_and_prints_its_fix(tmp_path, monkeypatch
     git(tmp_path, "clone", "-q", "--depth", "1", remote.as_uri(), str(b))
     assert cli(b, "init", "--hooks", "--no-pull").code == 0
     assert checks(b)[1]["ledger"]["level"] == "note", "not fetched yet: the remote may hold a ledger"
-    git(b, "fetch", "-q", "origin")   # init set the refspecs: a plain fetch brings the remote's lines
+    git(b, "fetch", "-q", "origin")  # init set the refspecs: a plain fetch brings the remote's lines
     code, bad, _ = checks(b)
     assert bad["history"]["fix"] == "git fetch --unshallow"
     assert bad["ledger"]["level"] == "problem" and bad["ledger"]["fix"] == "git lifeline pull origin"
     # the MCP entry names an interpreter that is gone
     doc = json.loads((b / ".mcp.json").read_text())
-    doc["mcpServers"]["lifeline"] = {"command": str(tmp_path / "gone" / "python"), "args": ["-m", "git_lifeline", "mcp"]}
+    doc["mcpServers"]["lifeline"] = {
+        "command": str(tmp_path / "gone" / "python"),
+        "args": ["-m", "git_lifeline", "mcp"],
+    }
     (b / ".mcp.json").write_text(json.dumps(doc))
     # hooks installed where git no longer looks
     git(b, "config", "core.hooksPath", ".husky")
@@ -145,8 +167,10 @@ def test_doctor_finds_each_broken_setup_and_prints_its_fix(tmp_path, monkeypatch
     assert text.code == 1 and "fix: git fetch --unshallow" in text.out and "problem(s)" in text.out, text
     # init repairs its own MCP entry; the hooks go where git looks
     assert cli(b, "init", "--hooks", "--no-pull").code == 0
-    assert json.loads((b / ".mcp.json").read_text())["mcpServers"]["lifeline"] == \
-        {"command": "git", "args": ["lifeline", "mcp"]}
+    assert json.loads((b / ".mcp.json").read_text())["mcpServers"]["lifeline"] == {
+        "command": "git",
+        "args": ["lifeline", "mcp"],
+    }
     _, bad, _ = checks(b)
     assert "mcp" not in bad and "hooks" not in bad, (sorted(bad), bad.get("mcp"), bad.get("hooks"))
 

@@ -50,8 +50,18 @@ def test_a_second_entry_with_a_used_dedup_key_is_not_written(repo):
     first = cli(repo, "log", "--kind", "note", "--summary", "Nightly run 1", "--body", "ok", "--dedup-key", "run-1")
     assert first.code == 0, first
     before = snapshot(repo)
-    second = cli(repo, "log", "--kind", "note", "--summary", "Nightly run 1 (retry)", "--body", "ok again",
-                 "--dedup-key", "run-1")
+    second = cli(
+        repo,
+        "log",
+        "--kind",
+        "note",
+        "--summary",
+        "Nightly run 1 (retry)",
+        "--body",
+        "ok again",
+        "--dedup-key",
+        "run-1",
+    )
     assert second.code == 0, second
     assert "already recorded" in second.out
     assert snapshot(repo) == before
@@ -76,8 +86,9 @@ def test_concurrent_appends_never_fork_the_line_nor_lose_an_entry(repo):
     led = open_ledger(repo)
     summaries = sorted(e.summary for e in led.entries())
     assert summaries == sorted(f"worker {w} note {i}" for w in range(processes) for i in range(each))
-    parents_per_commit = [len(line.split()) - 1 for line in git(repo, "rev-list", "--parents",
-                                                                 "refs/lifeline/main").splitlines()]
+    parents_per_commit = [
+        len(line.split()) - 1 for line in git(repo, "rev-list", "--parents", "refs/lifeline/main").splitlines()
+    ]
     assert max(parents_per_commit) <= 1, "a commit with two parents means the line forked"
     assert len(parents_per_commit) == processes * each
     assert len(reflog(repo)) == processes * each
@@ -193,8 +204,12 @@ def test_entries_sit_at_two_level_fanout_paths_named_by_their_id(ledger, repo):
 
 
 def test_commit_reads_like_the_reasoning_log(ledger, repo):
-    out = ledger.log(kind="decision", summary="Use PostgreSQL", body="We need transactions.\n\nKey: value",
-                     ts="2024-05-01T12:00:00.987654Z")
+    out = ledger.log(
+        kind="decision",
+        summary="Use PostgreSQL",
+        body="We need transactions.\n\nKey: value",
+        ts="2024-05-01T12:00:00.987654Z",
+    )
     fmt = "%s%n%(trailers:key=Lifeline-Id,valueonly,separator=)%n%at %ct"
     subject, trailer, times = git(repo, "log", "-1", f"--format={fmt}", "refs/lifeline/main").split("\n")
     assert subject == "decision: Use PostgreSQL"
@@ -210,12 +225,22 @@ def test_commit_time_comes_from_the_new_entries_only(ledger, repo):
     early = make_entry(5)
     ledger.append([late, early])  # `late` is already there: only `early` is written
     assert git(repo, "log", "-1", "--format=%at %ct", "refs/lifeline/main") == (
-        f"{int(early.ts.timestamp())} {int(early.ts.timestamp())}")
+        f"{int(early.ts.timestamp())} {int(early.ts.timestamp())}"
+    )
 
 
 def test_body_from_stdin_keeps_its_bytes(repo):
-    res = cli(repo, "log", "--kind", "decision", "--summary", "From stdin", "--body-file", "-",
-              input="line one\r\nline two — ü\n".encode("utf-8"))
+    res = cli(
+        repo,
+        "log",
+        "--kind",
+        "decision",
+        "--summary",
+        "From stdin",
+        "--body-file",
+        "-",
+        input="line one\r\nline two — ü\n".encode("utf-8"),
+    )
     assert res.code == 0, res
     assert open_ledger(repo).entries()[0].body == "line one\r\nline two — ü"
 

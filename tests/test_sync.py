@@ -40,8 +40,11 @@ def ts(seconds: float) -> str:
 
 
 def log(path, summary, kind="decision", body=None, t=None, line=None, parents=None, author=None):
-    return ledger(path, line).log(kind=kind, summary=summary, body=body or f"why {summary}",
-                                  ts=t, parents=parents, author=author).entry
+    return (
+        ledger(path, line)
+        .log(kind=kind, summary=summary, body=body or f"why {summary}", ts=t, parents=parents, author=author)
+        .entry
+    )
 
 
 def pull(path):
@@ -82,16 +85,26 @@ def _random_history(rng: random.Random, clones: list, steps: int) -> None:
         if op == "append":
             if rng.random() < 0.15:
                 # same id everywhere, different ts: the tie-break must pick one blob on every clone
-                led.log(kind="note", summary="Shared note", body=shared_body, author="Team <t@example.com>",
-                        ts=ts(1000 + rng.randrange(500)))
+                led.log(
+                    kind="note",
+                    summary="Shared note",
+                    body=shared_body,
+                    author="Team <t@example.com>",
+                    ts=ts(1000 + rng.randrange(500)),
+                )
                 continue
             existing = [e.id for e in led.entries()]
             parents = [rng.choice(existing)] if existing and rng.random() < 0.3 else []
             kind = rng.choice(KINDS)
             if parents and rng.random() < 0.3:
                 kind = "correction"
-            led.log(kind=kind, summary=f"step {step} on {c.name}", body=f"because {rng.random():.6f}",
-                    ts=ts(rng.randrange(10_000)), parents=parents)
+            led.log(
+                kind=kind,
+                summary=f"step {step} on {c.name}",
+                body=f"because {rng.random():.6f}",
+                ts=ts(rng.randrange(10_000)),
+                parents=parents,
+            )
         elif op == "pull":
             exchange.pull(ws)
         elif op == "push":
@@ -235,11 +248,13 @@ def test_pull_refuses_tampered_entry_and_names_it_without_moving_anything(trio):
 
 def test_union_refuses_same_id_with_different_hashed_content(gitenv):
     from git_lifeline.git.sync import union_trees
+
     repo_path = gitenv / "u"
     git(gitenv, "init", "--quiet", repo_path.name)
     e = log(repo_path, "Original", t=ts(1))
     from git_lifeline.git.repo import open_repo
     from git_lifeline.git.store import LineStore
+
     store = LineStore(open_repo(str(repo_path)))
     ours = store.entries_tree(store.head())
     bad = store.repo.create_blob(e.to_json().replace(b"Original", b"Forged"))
@@ -415,6 +430,7 @@ def _commit_tree(store, build, message="crafted"):
 @pytest.mark.parametrize("damage", ["removed", "rewritten", "foreign-root", "exec-mode", "tree-at-entry"])
 def test_range_verification_catches_what_full_verify_catches(gitenv, damage):
     from git_lifeline.git.verify import verify_range
+
     repo_path = gitenv / "r"
     git(gitenv, "init", "--quiet", repo_path.name)
     keep = log(repo_path, "Keep", t=ts(1))
@@ -439,8 +455,9 @@ def test_range_verification_catches_what_full_verify_catches(gitenv, damage):
             return
         changes = {
             "removed": lambda tb: tb.remove(rest),
-            "rewritten": lambda tb: tb.insert(rest, repo.create_blob(
-                repo[blob].data.replace(b"Victim", b"Forged")), pygit2.GIT_FILEMODE_BLOB),
+            "rewritten": lambda tb: tb.insert(
+                rest, repo.create_blob(repo[blob].data.replace(b"Victim", b"Forged")), pygit2.GIT_FILEMODE_BLOB
+            ),
             "exec-mode": lambda tb: tb.insert(rest, blob, pygit2.GIT_FILEMODE_BLOB_EXECUTABLE),
             "tree-at-entry": lambda tb: tb.insert(rest, _tree_with(repo, blob), pygit2.GIT_FILEMODE_TREE),
         }
@@ -451,8 +468,13 @@ def test_range_verification_catches_what_full_verify_catches(gitenv, damage):
     ranged = verify_range(store, store.head(), [good])
     whole = verify_range(store, store.head(), [])
     assert not full.ok and not ranged.ok and not whole.ok
-    expected = {"removed": "removed", "rewritten": "bad-entry", "foreign-root": "foreign-file",
-                "exec-mode": "foreign-file", "tree-at-entry": "foreign-file"}[damage]
+    expected = {
+        "removed": "removed",
+        "rewritten": "bad-entry",
+        "foreign-root": "foreign-file",
+        "exec-mode": "foreign-file",
+        "tree-at-entry": "foreign-file",
+    }[damage]
     assert expected in {p.code for p in ranged.problems}, ranged.problems
     # (a tree put where an entry was: the range check also names the entry as removed)
     extra = {"removed"} if damage == "tree-at-entry" else set()
@@ -504,9 +526,12 @@ def test_sync_pulls_again_when_someone_pushes_between_its_pull_and_push(trio, tm
     mark = tmp_path / "raced"
     hook = b / ".git" / "hooks" / "pre-push"
     # while b pushes, a pushes first (once): b's push loses the race
-    hook.write_text("#!/bin/sh\nunset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE\n"
-                    f"if [ ! -e '{mark}' ]; then touch '{mark}'; "
-                    f"git -C '{a}' lifeline push >/dev/null 2>&1 || exit 9; fi\nexit 0\n", encoding="utf-8")
+    hook.write_text(
+        "#!/bin/sh\nunset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE\n"
+        f"if [ ! -e '{mark}' ]; then touch '{mark}'; "
+        f"git -C '{a}' lifeline push >/dev/null 2>&1 || exit 9; fi\nexit 0\n",
+        encoding="utf-8",
+    )
     hook.chmod(0o755)
     from_a = log(a, "a pushes during b's sync", t=ts(300))
     from_b = log(b, "b syncs", t=ts(301))

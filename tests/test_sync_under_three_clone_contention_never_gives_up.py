@@ -42,10 +42,12 @@ def three_clones(tmp_path, git_dispatch):
 def _loop(clone: Path) -> subprocess.Popen:
     """A teammate's shell: append, sync, ROUNDS times; each failed sync's output is kept."""
     py = sys.executable
-    script = (f"for i in $(seq {ROUNDS}); do "
-              f"'{py}' -m git_lifeline log --kind note --summary \"{clone.name} $i\" --body b >/dev/null || exit 7; "
-              f"'{py}' -m git_lifeline sync >out.$i 2>&1 || {{ echo $i >>failed; cat out.$i >>failures; }}; "
-              "done")
+    script = (
+        f"for i in $(seq {ROUNDS}); do "
+        f"'{py}' -m git_lifeline log --kind note --summary \"{clone.name} $i\" --body b >/dev/null || exit 7; "
+        f"'{py}' -m git_lifeline sync >out.$i 2>&1 || {{ echo $i >>failed; cat out.$i >>failures; }}; "
+        "done"
+    )
     return subprocess.Popen(["sh", "-c", script], cwd=str(clone), env=subprocess_env())
 
 

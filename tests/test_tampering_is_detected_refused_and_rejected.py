@@ -47,8 +47,9 @@ def _blob(doc: dict) -> bytes:
 # `entries` are the line's clean entries, oldest first: e0 decision, e1 note, e2 child of e0, e3.
 def edited_blob(repo, ref, es):
     victim = es[1]
-    add_commit(repo, lambda f: {**f, path_of(victim.id): _edited(repo, f[path_of(victim.id)][0],
-                                                                 summary="Edited")}, ref=ref)
+    add_commit(
+        repo, lambda f: {**f, path_of(victim.id): _edited(repo, f[path_of(victim.id)][0], summary="Edited")}, ref=ref
+    )
 
 
 def renamed_blob(repo, ref, es):
@@ -59,6 +60,7 @@ def renamed_blob(repo, ref, es):
         f = dict(f)
         f[path_of(fake)] = f.pop(path_of(victim.id))
         return f
+
     add_commit(repo, move, ref=ref)
 
 
@@ -74,6 +76,7 @@ def rewritten_history(repo, ref, es):
             f.pop(path_of(victim.id))
             f[path_of(forged.id)] = forged.to_json()
         return f
+
     rewrite_line(repo, swap, ref=ref)
 
 
@@ -124,6 +127,7 @@ CASES = [
 def verdicts(tmp_path_factory, dispatch_bin):
     """Set every case up and take the three verdicts once (pushes batch all lines)."""
     import os
+
     mp = pytest.MonkeyPatch()
     mp.setenv("PATH", str(dispatch_bin) + os.pathsep + os.environ.get("PATH", ""))
     mp.setenv("GIT_LIFELINE_NO_GC", "1")
@@ -164,8 +168,10 @@ def git_push(repo, specs, *flags):
     import subprocess
 
     from helpers import subprocess_env
-    proc = subprocess.run(["git", "push", *flags, "origin", *specs], cwd=str(repo), capture_output=True,
-                          env=subprocess_env(), timeout=300)
+
+    proc = subprocess.run(
+        ["git", "push", *flags, "origin", *specs], cwd=str(repo), capture_output=True, env=subprocess_env(), timeout=300
+    )
     return proc.returncode, proc.stderr.decode("utf-8", "replace")
 
 
@@ -185,9 +191,9 @@ def test_detected_by_verify(verdicts, name, tamper, code, fragment, forced):
     out = res.out
     start = out.index(f"line t-{name}:")
     block = out[start:].split("\n", 1)[1]
-    block = block[:block.find("\nok: line") if "\nok: line" in block else len(block)]
+    block = block[: block.find("\nok: line") if "\nok: line" in block else len(block)]
     block = block.split("\nFAILED: line")[0]
-    assert out[start - len("FAILED: "):start] == "FAILED: ", out
+    assert out[start - len("FAILED: ") : start] == "FAILED: ", out
     assert f"  {code}: " in block, (name, block)
 
 
@@ -210,7 +216,16 @@ def test_rejected_by_pre_receive(verdicts, name, tamper, code, fragment, forced,
 
 
 def test_counts(verdicts, record_counts):
-    held = sum(1 for name, *_ in CASES
-               if verdicts["after"][f"refs/lifeline/t-{name}"] == verdicts["clean"][f"refs/lifeline/t-{name}"])
-    record_counts("tampering", tried=len(CASES) * 3, held=len(CASES) * 3 if held == len(CASES) else 0,
-                  lost=len(CASES) - held, cases=len(CASES), detectors=3)
+    held = sum(
+        1
+        for name, *_ in CASES
+        if verdicts["after"][f"refs/lifeline/t-{name}"] == verdicts["clean"][f"refs/lifeline/t-{name}"]
+    )
+    record_counts(
+        "tampering",
+        tried=len(CASES) * 3,
+        held=len(CASES) * 3 if held == len(CASES) else 0,
+        lost=len(CASES) - held,
+        cases=len(CASES),
+        detectors=3,
+    )

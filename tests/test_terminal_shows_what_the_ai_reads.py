@@ -18,11 +18,21 @@ SHOWN_SUMMARY = "Approve<U+200B> the <U+202E>txt.exe<U+FEFF> plan"
 HOSTILE_BODY = "Approved by legal.\rRejected by legal, do not ship."
 
 
-@pytest.mark.parametrize("text, shown", [
-    ("a\rb", "a\\rb"), ("\x1b[2J", "<U+001B>[2J"), (f"x{RLO}y", "x<U+202E>y"), ("\u2028", "<U+2028>"),
-    ("\u00ad", "<U+00AD>"), ("\U000e0041", "<U+E0041>"), ("\x7f", "<U+007F>"), ("\x85", "<U+0085>"),
-    ("tab\there", "tab\\there"), ("plain ünïcødé 漢字 🚀 ❤️", "plain ünïcødé 漢字 🚀 ❤️"),
-])
+@pytest.mark.parametrize(
+    "text, shown",
+    [
+        ("a\rb", "a\\rb"),
+        ("\x1b[2J", "<U+001B>[2J"),
+        (f"x{RLO}y", "x<U+202E>y"),
+        ("\u2028", "<U+2028>"),
+        ("\u00ad", "<U+00AD>"),
+        ("\U000e0041", "<U+E0041>"),
+        ("\x7f", "<U+007F>"),
+        ("\x85", "<U+0085>"),
+        ("tab\there", "tab\\there"),
+        ("plain ünïcødé 漢字 🚀 ❤️", "plain ünïcødé 漢字 🚀 ❤️"),
+    ],
+)
 def test_hidden_and_controlling_characters_are_written_visibly(text, shown):
     assert visible(text) == shown
 
@@ -33,12 +43,25 @@ def test_line_breaks_and_tabs_stay_in_multiline_text_and_crlf_is_one_break():
 
 @pytest.fixture
 def hostile(repo):
-    res = cli(repo, "log", "--kind", "decision", "--summary", HOSTILE_SUMMARY, "--body", HOSTILE_BODY,
-              "--subject", f"data{ZWSP}base", "--json")
+    res = cli(
+        repo,
+        "log",
+        "--kind",
+        "decision",
+        "--summary",
+        HOSTILE_SUMMARY,
+        "--body",
+        HOSTILE_BODY,
+        "--subject",
+        f"data{ZWSP}base",
+        "--json",
+    )
     assert res.code == 0, res
     entry = json.loads(res.out)["entry"]
-    assert cli(repo, "log", "--kind", "decision", "--summary", "Other", "--body", "b",
-               "--subject", f"data{ZWSP}base").code == 0
+    assert (
+        cli(repo, "log", "--kind", "decision", "--summary", "Other", "--body", "b", "--subject", f"data{ZWSP}base").code
+        == 0
+    )
     return repo, entry
 
 
@@ -54,8 +77,9 @@ def test_show_prints_a_carriage_return_visibly_instead_of_rewriting_the_line(hos
     assert shown_json["summary"] == HOSTILE_SUMMARY
 
 
-@pytest.mark.parametrize("argv", [["list"], ["list", "--oneline"], ["list", "--format", "%s %b"],
-                                  ["recall", "approve plan"], ["conflicts"]])
+@pytest.mark.parametrize(
+    "argv", [["list"], ["list", "--oneline"], ["list", "--format", "%s %b"], ["recall", "approve plan"], ["conflicts"]]
+)
 def test_listings_show_bidi_and_zero_width_characters_visibly(hostile, argv):
     repo, _ = hostile
     res = cli(repo, *argv)
@@ -97,7 +121,7 @@ def test_errors_show_hidden_characters_visibly(repo):
     assert res.code == 2 and RLO not in res.err and "yester\\u202eday" in res.err
 
 
-HIDDEN = f"x{RLO}y\u009b31m"   # a branch name: a bidi override and a C1 CSI, both valid in a ref name
+HIDDEN = f"x{RLO}y\u009b31m"  # a branch name: a bidi override and a C1 CSI, both valid in a ref name
 HIDDEN_SHOWN = "x<U+202E>y<U+009B>31m"
 
 
@@ -105,6 +129,7 @@ def test_policy_and_status_show_the_remotes_default_branch_name_visibly(repo):
     """The policy is read from origin's default branch, which the remote names
     (refs/remotes/origin/HEAD): `policy` and `status` printed that name raw."""
     from helpers import commit_file, git
+
     commit_file(repo)
     git(repo, "remote", "add", "origin", str(repo.parent / "elsewhere.git"))
     git(repo, "update-ref", f"refs/remotes/origin/{HIDDEN}", "HEAD")
@@ -115,7 +140,7 @@ def test_policy_and_status_show_the_remotes_default_branch_name_visibly(repo):
         assert RLO not in res.out + res.err and "\u009b" not in res.out + res.err, (argv, res)
         assert HIDDEN_SHOWN in res.out, (argv, res)
     raw = cli(repo, "policy", "--json").out
-    assert RLO not in raw and "\u009b" not in raw, raw   # escaped in the JSON text...
+    assert RLO not in raw and "\u009b" not in raw, raw  # escaped in the JSON text...
     assert json.loads(raw)["ref"] == f"refs/remotes/origin/{HIDDEN}"  # ...and exact as data
 
 
@@ -126,10 +151,16 @@ def test_the_mcp_program_shows_hidden_characters_of_its_errors_visibly(tmp_path)
     import sys
 
     from helpers import subprocess_env
+
     where = tmp_path / f"x\x1b]0;owned\x07{RLO}y"
     where.mkdir()
-    proc = subprocess.run([sys.executable, "-m", "git_lifeline.mcp", "--repo", str(where), "--check"],
-                          capture_output=True, env=subprocess_env(), cwd=str(tmp_path), timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "git_lifeline.mcp", "--repo", str(where), "--check"],
+        capture_output=True,
+        env=subprocess_env(),
+        cwd=str(tmp_path),
+        timeout=120,
+    )
     err = proc.stderr.decode("utf-8")
     assert proc.returncode == 2 and err.startswith("git-lifeline: "), err
     assert "\x1b" not in err and "\x07" not in err and RLO not in err, err
@@ -154,11 +185,13 @@ def test_json_output_stays_valid_utf8_json_when_a_ref_name_the_remote_chose_is_n
     import subprocess
 
     from helpers import commit_file, git
+
     commit_file(repo)
     git(repo, "remote", "add", "origin", str(repo.parent / "elsewhere.git"))
     subprocess.run([b"git", b"update-ref", b"refs/remotes/origin/br\xff\x9b", b"HEAD"], cwd=repo, check=True)
-    subprocess.run([b"git", b"symbolic-ref", b"refs/remotes/origin/HEAD", b"refs/remotes/origin/br\xff\x9b"],
-                   cwd=repo, check=True)
+    subprocess.run(
+        [b"git", b"symbolic-ref", b"refs/remotes/origin/HEAD", b"refs/remotes/origin/br\xff\x9b"], cwd=repo, check=True
+    )
     for argv in (["policy", "--json"], ["status", "--quick", "--json"], ["doctor", "--json"]):
         res = cli(repo, *argv)
         assert res.code in (0, 1), (argv, res)

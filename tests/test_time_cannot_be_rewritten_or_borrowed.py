@@ -49,8 +49,9 @@ def iso(dt) -> str:
 
 
 def push(repo, remote: str, *specs: str, flags: tuple = ()) -> tuple:
-    proc = subprocess.run(["git", "push", *flags, remote, *specs], cwd=str(repo), capture_output=True,
-                          env=subprocess_env(), timeout=300)
+    proc = subprocess.run(
+        ["git", "push", *flags, remote, *specs], cwd=str(repo), capture_output=True, env=subprocess_env(), timeout=300
+    )
     return proc.returncode, proc.stderr.decode("utf-8", "replace")
 
 
@@ -67,18 +68,33 @@ def test_a_future_dated_entry_is_refused_at_write(ledger, record_counts):
     repo = ledger.gr.workdir
     ledger.log(kind="note", summary="First", body="Start.")
     for days in (2, 400):
-        refused(ledger, repo, "in the future", kind="note", summary=f"From {days} days ahead", body="Clock.",
-                ts=iso(utcnow() + timedelta(days=days)))
-    ledger.log(kind="note", summary="An hour ahead", body="Within the tolerance.",
-               ts=iso(utcnow() + timedelta(hours=1)))
+        refused(
+            ledger,
+            repo,
+            "in the future",
+            kind="note",
+            summary=f"From {days} days ahead",
+            body="Clock.",
+            ts=iso(utcnow() + timedelta(days=days)),
+        )
+    ledger.log(
+        kind="note", summary="An hour ahead", body="Within the tolerance.", ts=iso(utcnow() + timedelta(hours=1))
+    )
     record_counts("time: future ts refused at write", tried=2, held=2, lost=0)
 
 
 def test_the_tolerance_is_configured_and_a_bad_setting_is_an_input_error(repo):
     git(repo, "config", "lifeline.maxClockSkew", "30m")
     led = open_ledger(repo)
-    refused(led, repo, "allows 30m", kind="note", summary="An hour ahead", body="Too far now.",
-            ts=iso(utcnow() + timedelta(hours=1)))
+    refused(
+        led,
+        repo,
+        "allows 30m",
+        kind="note",
+        summary="An hour ahead",
+        body="Too far now.",
+        ts=iso(utcnow() + timedelta(hours=1)),
+    )
     git(repo, "config", "lifeline.maxClockSkew", "soon")
     res = cli(repo, "log", "--kind", "note", "--summary", "Now", "--body", "Whatever.")
     assert res.code == 2 and "lifeline.maxClockSkew" in res.err and "Traceback" not in res.err, res
@@ -86,8 +102,16 @@ def test_the_tolerance_is_configured_and_a_bad_setting_is_an_input_error(repo):
 
 def test_an_entry_dated_before_its_parent_is_refused_at_write(ledger, record_counts):
     parent = ledger.log(kind="decision", summary="Use SQS", body="Managed.").entry
-    refused(ledger, ledger.gr.workdir, f"before the ts of its parent {parent.id[:12]}", kind="correction",
-            summary="Use Kafka", body="Replay.", parents=[parent.id], ts=iso(utcnow() - timedelta(days=3)))
+    refused(
+        ledger,
+        ledger.gr.workdir,
+        f"before the ts of its parent {parent.id[:12]}",
+        kind="correction",
+        summary="Use Kafka",
+        body="Replay.",
+        parents=[parent.id],
+        ts=iso(utcnow() - timedelta(days=3)),
+    )
     record_counts("time: ts before a parent's refused at write", tried=1, held=1, lost=0)
 
 
@@ -96,8 +120,19 @@ def test_a_write_from_a_clock_behind_its_parent_takes_the_parents_time(ledger):
     ledger.append([ahead])
     child = ledger.log(kind="correction", summary="Use Kafka", body="Replay.", parents=[ahead.id]).entry
     assert child.ts == ahead.ts
-    res = cli(ledger.gr.workdir, "log", "--kind", "note", "--summary", "Also later", "--body", "Noted.",
-              "--parents", ahead.id[:12], "--json")
+    res = cli(
+        ledger.gr.workdir,
+        "log",
+        "--kind",
+        "note",
+        "--summary",
+        "Also later",
+        "--body",
+        "Noted.",
+        "--parents",
+        ahead.id[:12],
+        "--json",
+    )
     assert res.code == 0 and json.loads(res.out)["entry"]["ts"] == iso(ahead.ts), res
     assert cli(ledger.gr.workdir, "verify").code == 0
 
@@ -144,20 +179,35 @@ def assert_refused(v: dict, fragment: str) -> None:
 
 def test_a_future_dated_entry_is_refused_by_verify_pull_and_pre_receive(gates, tmp_path, record_counts):
     client, server, mirror = gates
-    open_ledger(client).append([make_entry(kind="checkpoint", summary="From a clock a year ahead",
-                                           body="thread: main\nnext:\n  - own the latest",
-                                           ts=utcnow() + timedelta(days=365))])
+    open_ledger(client).append(
+        [
+            make_entry(
+                kind="checkpoint",
+                summary="From a clock a year ahead",
+                body="thread: main\nnext:\n  - own the latest",
+                ts=utcnow() + timedelta(days=365),
+            )
+        ]
+    )
     assert_refused(verdicts(tmp_path, client, server, mirror), "in the future")
     record_counts("time: future-dated entry (verify, pre-receive, pull)", tried=3, held=3, lost=0)
 
 
-def test_an_entry_dated_far_before_its_parent_is_refused_by_verify_pull_and_pre_receive(gates, tmp_path,
-                                                                                       record_counts):
+def test_an_entry_dated_far_before_its_parent_is_refused_by_verify_pull_and_pre_receive(gates, tmp_path, record_counts):
     client, server, mirror = gates
     led = open_ledger(client)
     parent = led.entries()[0]
-    led.append([make_entry(kind="correction", summary="Use Kafka", body="Replay.", parents=[parent.id],
-                           ts=parent.ts - timedelta(days=30))])
+    led.append(
+        [
+            make_entry(
+                kind="correction",
+                summary="Use Kafka",
+                body="Replay.",
+                parents=[parent.id],
+                ts=parent.ts - timedelta(days=30),
+            )
+        ]
+    )
     assert_refused(verdicts(tmp_path, client, server, mirror), f"before the ts of its parent {parent.id[:12]}")
     record_counts("time: entry dated before its parent (verify, pre-receive, pull)", tried=3, held=3, lost=0)
 
@@ -169,8 +219,14 @@ def redating_merge(repo, hours_before_parent: float) -> tuple:
     cp1 = led.checkpoint("work", {"next": ["write the parser"]}).entry
     cp2 = led.checkpoint("work", {"next": ["ship the parser"]}).entry
     assert cp2.parents == [cp1.id]
-    earlier = make_entry(kind=cp2.kind, summary=cp2.summary, body=cp2.body, parents=cp2.parents, author=cp2.author,
-                         ts=cp1.ts - timedelta(hours=hours_before_parent))
+    earlier = make_entry(
+        kind=cp2.kind,
+        summary=cp2.summary,
+        body=cp2.body,
+        parents=cp2.parents,
+        author=cp2.author,
+        ts=cp1.ts - timedelta(hours=hours_before_parent),
+    )
     assert earlier.id == cp2.id
     r = pygit2.Repository(str(repo))
     sig = pygit2.Signature(AUTHOR_NAME, AUTHOR_EMAIL, 1714560000, 0)
@@ -188,8 +244,9 @@ def test_a_merge_that_redates_an_entry_before_its_parent_is_refused(gates, tmp_p
     _cp1, cp2 = redating_merge(client, hours_before_parent=30)
     v = verdicts(tmp_path, client, server, mirror)
     assert_refused(v, f"entry {cp2.id[:12]}: a merge keeps a copy whose ts")
-    record_counts("time: merge re-dating an entry before its parent (verify, pre-receive, pull)",
-                  tried=3, held=3, lost=0)
+    record_counts(
+        "time: merge re-dating an entry before its parent (verify, pre-receive, pull)", tried=3, held=3, lost=0
+    )
 
 
 def test_a_merge_redating_a_checkpoint_within_the_tolerance_does_not_make_the_older_one_the_latest(repo):
@@ -208,16 +265,23 @@ def test_a_merge_keeping_the_earlier_of_two_real_copies_still_verifies(repo):
     led = open_ledger(repo)
     cp1 = led.checkpoint("work", {"next": ["write the parser"]}).entry
     cp2 = led.checkpoint("work", {"next": ["ship the parser"]}).entry
-    other = make_entry(kind=cp2.kind, summary=cp2.summary, body=cp2.body, parents=cp2.parents, author=cp2.author,
-                       ts=cp1.ts + (cp2.ts - cp1.ts) / 2)  # written on another clone, after its parent
+    other = make_entry(
+        kind=cp2.kind,
+        summary=cp2.summary,
+        body=cp2.body,
+        parents=cp2.parents,
+        author=cp2.author,
+        ts=cp1.ts + (cp2.ts - cp1.ts) / 2,
+    )  # written on another clone, after its parent
     r = pygit2.Repository(str(repo))
     sig = pygit2.Signature(AUTHOR_NAME, AUTHOR_EMAIL, 1714560000, 0)
     side_files = {path_of(cp1.id): cp1.to_json(), path_of(cp2.id): other.to_json()}
     side = r.create_commit(None, sig, sig, "other clone\n", build_tree(r, side_files), [])
     files = {path_of(e.id): e.to_json() for e in led.entries() if e.id != cp2.id}
     files[path_of(cp2.id)] = other.to_json()
-    merge = r.create_commit(None, sig, sig, "merge\n", build_tree(r, files),
-                            [r.references["refs/lifeline/main"].target, side])
+    merge = r.create_commit(
+        None, sig, sig, "merge\n", build_tree(r, files), [r.references["refs/lifeline/main"].target, side]
+    )
     git(repo, "update-ref", "refs/lifeline/main", str(merge))
     res = cli(repo, "verify")
     assert res.code == 0, res
@@ -229,8 +293,14 @@ def test_a_checkpoint_dated_before_the_one_it_continues_is_still_the_latest(ledg
     the checkpoint that continues a thread is where work stopped, whatever its clock."""
     cp1 = ledger.checkpoint("work", {"next": ["write the parser"]}).entry
     planned = ledger.plan_checkpoint("work", {"next": ["ship the parser"]}).entry
-    behind = make_entry(kind="checkpoint", summary=planned.summary, body=planned.body, parents=planned.parents,
-                        author=planned.author, ts=cp1.ts - timedelta(hours=5))
+    behind = make_entry(
+        kind="checkpoint",
+        summary=planned.summary,
+        body=planned.body,
+        parents=planned.parents,
+        author=planned.author,
+        ts=cp1.ts - timedelta(hours=5),
+    )
     ledger.append([behind])
     assert [c.entry.id for c in ledger.resume("work")] == [behind.id]
     assert ledger.state().threads["work"][-1] == behind.id
@@ -241,8 +311,7 @@ def test_a_checkpoint_dated_before_the_one_it_continues_is_still_the_latest(ledg
 
 def test_recent_lists_a_child_after_its_parent_whatever_the_clocks(ledger):
     d = make_entry(kind="decision", summary="Use SQS", body="Managed.", ts=utcnow())
-    c = make_entry(kind="correction", summary="Use Kafka", body="Replay.", parents=[d.id],
-                   ts=d.ts - timedelta(hours=2))
+    c = make_entry(kind="correction", summary="Use Kafka", body="Replay.", parents=[d.id], ts=d.ts - timedelta(hours=2))
     ledger.append([d, c])
     assert ledger.state().recent_ids[-2:] == [d.id, c.id]
 
@@ -250,8 +319,16 @@ def test_recent_lists_a_child_after_its_parent_whatever_the_clocks(ledger):
 # ---- refolds -----------------------------------------------------------------------------
 def test_one_future_dated_entry_does_not_force_a_refold_on_every_later_append(ledger, monkeypatch):
     ledger.log(kind="decision", summary="Use SQS", body="Managed.")
-    ledger.append([make_entry(kind="note", summary="From a clock ahead", body="Within the tolerance.",
-                              ts=utcnow() + timedelta(hours=20))])
+    ledger.append(
+        [
+            make_entry(
+                kind="note",
+                summary="From a clock ahead",
+                body="Within the tolerance.",
+                ts=utcnow() + timedelta(hours=20),
+            )
+        ]
+    )
     ledger.state()
     refolds = []
     original = truth.Fold.__init__
@@ -260,6 +337,7 @@ def test_one_future_dated_entry_does_not_force_a_refold_on_every_later_append(le
         if not args and not kwargs:  # a fold from scratch (a stored one is loaded with its fields)
             refolds.append(1)
         original(self, *args, **kwargs)
+
     monkeypatch.setattr(truth.Fold, "__init__", counting)
     for i in range(5):
         ledger.log(kind="note", summary=f"Later note {i}", body="Written now.")
@@ -275,6 +353,7 @@ def threaded_ledgers(draw):
     """Entries in threads and not, checkpoints chaining to the thread head, decisions,
     revisions, notes naming decisions, from clocks that disagree (ts in any order)."""
     from truth_reference import rec
+
     n = draw(st.integers(1, 24))
     out, heads = [], {}
     for i in range(n):
@@ -287,11 +366,25 @@ def threaded_ledgers(draw):
             parents = [draw(st.sampled_from(out)).id]
         if kind == "correction" and not parents:
             kind = "decision"
-        body = (f"thread: {thread}\n" if thread else "") + "next:\n  - go on" if kind == "checkpoint" else \
-            (f"thread: {thread}\n\nBecause." if thread else "Because.")
+        body = (
+            (f"thread: {thread}\n" if thread else "") + "next:\n  - go on"
+            if kind == "checkpoint"
+            else (f"thread: {thread}\n\nBecause." if thread else "Because.")
+        )
         e = rec(f"e{i}", kind, [], body, minute=draw(st.integers(0, 30)))
-        e = type(e)(e.id, e.ts, e.kind, e.author, draw(st.sampled_from(["human", "coder"])), e.provider, e.model,
-                    e.summary, e.body, sorted(parents), None)
+        e = type(e)(
+            e.id,
+            e.ts,
+            e.kind,
+            e.author,
+            draw(st.sampled_from(["human", "coder"])),
+            e.provider,
+            e.model,
+            e.summary,
+            e.body,
+            sorted(parents),
+            None,
+        )
         out.append(e)
         if thread:
             heads[thread] = e.id
@@ -307,7 +400,7 @@ def test_entries_pulled_out_of_order_fold_as_a_cold_fold_does(entries, rnd):
     shuffled = list(entries)
     rnd.shuffle(shuffled)
     first: set = set()
-    todo = [e.id for e in shuffled[:rnd.randrange(len(shuffled) + 1)]]
+    todo = [e.id for e in shuffled[: rnd.randrange(len(shuffled) + 1)]]
     while todo:  # what a clone holds holds the parents of what it holds (verify refuses it otherwise)
         i = todo.pop()
         if i not in first:
@@ -338,6 +431,7 @@ def test_an_entry_after_a_skewed_one_stays_after_it_in_its_thread():
     """A chain whose second entry is dated before its parent: the third, dated after the
     second but before the first, still comes last (causality is transitive)."""
     from truth_reference import rec
+
     a = rec("a", "note", body="thread: t\n\nFirst.", minute=10)
     b = rec("b", "note", ["a"], body="thread: t\n\nSecond, from a clock behind.", minute=1)
     c = rec("c", "checkpoint", ["b"], body="thread: t\nnext:\n  - third", minute=2)

@@ -37,9 +37,11 @@ def ids(*names: str) -> list:
 
 # ---- revisions and reverts ------------------------------------------------------
 def test_revising_a_revision_never_resurrects_the_original():
-    ledger = [rec("D", "decision", summary="Use MongoDB"),
-              rec("C1", "correction", ["D"], summary="Use PostgreSQL", minute=1),
-              rec("C2", "correction", ["C1"], summary="Use PostgreSQL 16", minute=2)]
+    ledger = [
+        rec("D", "decision", summary="Use MongoDB"),
+        rec("C1", "correction", ["D"], summary="Use PostgreSQL", minute=1),
+        rec("C2", "correction", ["C1"], summary="Use PostgreSQL 16", minute=2),
+    ]
     assert in_force(ledger) == ids("C2")
 
 
@@ -51,14 +53,21 @@ def test_a_chain_of_a_hundred_revisions_leaves_exactly_the_last_in_force():
 
 
 def test_reverting_the_head_of_a_chain_restores_the_revision_before_it_as_it_stood():
-    ledger = [rec("D", "decision"), rec("C1", "correction", ["D"], minute=1),
-              rec("C2", "correction", ["C1"], minute=2), rec("R", "correction", ["C2"], revert(), minute=3)]
+    ledger = [
+        rec("D", "decision"),
+        rec("C1", "correction", ["D"], minute=1),
+        rec("C2", "correction", ["C1"], minute=2),
+        rec("R", "correction", ["C2"], revert(), minute=3),
+    ]
     assert in_force(ledger) == ids("C1")
 
 
 def test_reverting_a_revision_restores_the_decision_it_replaced():
-    ledger = [rec("D", "decision"), rec("C", "correction", ["D"], minute=1),
-              rec("R", "correction", ["C"], revert(), minute=2)]
+    ledger = [
+        rec("D", "decision"),
+        rec("C", "correction", ["D"], minute=1),
+        rec("R", "correction", ["C"], revert(), minute=2),
+    ]
     st = state_of(ledger)
     assert st.decision_ids == ids("D")
     assert ident("C") in st.superseded and ident("D") not in st.superseded
@@ -75,21 +84,35 @@ def test_reverting_a_revert_restores_and_a_third_revert_withdraws_again():
 
 
 def test_reverting_a_revert_of_a_revision_brings_the_revision_back_not_the_original():
-    ledger = [rec("D", "decision"), rec("C", "correction", ["D"], minute=1),
-              rec("R1", "correction", ["C"], revert(), minute=2), rec("R2", "correction", ["R1"], revert(), minute=3)]
+    ledger = [
+        rec("D", "decision"),
+        rec("C", "correction", ["D"], minute=1),
+        rec("R1", "correction", ["C"], revert(), minute=2),
+        rec("R2", "correction", ["R1"], revert(), minute=3),
+    ]
     assert in_force(ledger) == ids("C")
 
 
 def test_revising_a_revert_keeps_what_it_withdrew_withdrawn_and_invents_no_decision():
-    ledger = [rec("D", "decision"), rec("R", "correction", ["D"], revert(), minute=1),
-              rec("C", "correction", ["R"], "Reworded: no cache for now.", minute=2)]
+    ledger = [
+        rec("D", "decision"),
+        rec("R", "correction", ["D"], revert(), minute=1),
+        rec("C", "correction", ["R"], "Reworded: no cache for now.", minute=2),
+    ]
     st = state_of(ledger)
     assert st.decision_ids == []
     assert ident("R") in st.superseded and ident("D") in st.superseded
 
 
-@pytest.mark.parametrize("kind,body", [("open", "Which queue?"), ("checkpoint", "thread: api\nnext:\n  - x"),
-                                       ("bootstrap", "What it is."), ("note", "A remark.")])
+@pytest.mark.parametrize(
+    "kind,body",
+    [
+        ("open", "Which queue?"),
+        ("checkpoint", "thread: api\nnext:\n  - x"),
+        ("bootstrap", "What it is."),
+        ("note", "A remark."),
+    ],
+)
 @pytest.mark.parametrize("how", ["revise", "revert"])
 def test_a_correction_of_anything_but_a_decision_never_invents_one(kind, body, how):
     target = rec("X", kind, body=body)
@@ -121,8 +144,11 @@ def test_a_correction_with_several_parents_replaces_all_and_its_revert_restores_
 def test_a_parent_that_sorts_after_its_child_still_counts():
     """`ts` is not hashed and clocks skew: a correction can carry an earlier ts than
     the decision it replaces."""
-    ledger = [rec("D", "decision", minute=10), rec("C", "correction", ["D"], minute=5),
-              rec("C2", "correction", ["C"], minute=1)]
+    ledger = [
+        rec("D", "decision", minute=10),
+        rec("C", "correction", ["D"], minute=5),
+        rec("C2", "correction", ["C"], minute=1),
+    ]
     assert in_force(ledger) == ids("C2")
 
 
@@ -133,11 +159,14 @@ def test_a_parent_never_seen_names_nothing():
 
 def test_a_cycle_in_a_forged_entry_set_is_decided_not_looped():
     """Content addressing rules cycles out; a forged set may still hold them."""
-    ledger = [rec("D", "decision"),
-              rec("R1", "correction", ["R2", "D"], revert(), minute=1),
-              rec("R2", "correction", ["R1"], revert(), minute=2),
-              rec("S", "correction", ["S"], revert(), minute=3),
-              rec("C1", "correction", ["D", "C2"], minute=4), rec("C2", "correction", ["C1"], minute=5)]
+    ledger = [
+        rec("D", "decision"),
+        rec("R1", "correction", ["R2", "D"], revert(), minute=1),
+        rec("R2", "correction", ["R1"], revert(), minute=2),
+        rec("S", "correction", ["S"], revert(), minute=3),
+        rec("C1", "correction", ["D", "C2"], minute=4),
+        rec("C2", "correction", ["C1"], minute=5),
+    ]
     first = snapshot(state_of(ledger))
     assert first == reference(ledger)
     assert snapshot(state_of(list(reversed(ledger)))) == first
@@ -162,25 +191,36 @@ def test_two_decisions_declaring_one_subject_conflict():
     assert [g.subject for g in st.conflicts_of(a.id)] == ["datastore"]
 
 
-@pytest.mark.parametrize("disguised", [
-    "data\u200bbase", "data\u200dbase", "\ufeffdatabase", "data\u00adbase", "database\u2060",
-    "da\u200e\u202etabase", "database\ufe0f",
-])
+@pytest.mark.parametrize(
+    "disguised",
+    [
+        "data\u200bbase",
+        "data\u200dbase",
+        "\ufeffdatabase",
+        "data\u00adbase",
+        "database\u2060",
+        "da\u200e\u202etabase",
+        "database\ufe0f",
+    ],
+)
 def test_zero_width_characters_do_not_hide_a_conflict(disguised):
     st = state_of([decision("a", "Use MongoDB", "database"), decision("b", "Use PostgreSQL", disguised, minute=1)])
     assert [label for label, _ in st.conflicts] == ["database"]
 
 
-@pytest.mark.parametrize("plain,disguised", [
-    ("database", "d\u0430t\u0430b\u0430s\u0435"),        # Cyrillic a, e
-    ("DATABASE", "D\u0410T\u0391B\u0410S\u0415"),        # Cyrillic A, E and Greek Alpha, capitals
-    ("storage", "st\u03bfrage"),                           # Greek omicron
-    ("Postgres", "\u0420\u043estgr\u0435s"),               # Cyrillic Er, o, e
-    ("caché", "\u0441ach\u0435\u0301"),                    # Cyrillic c, and e with a combining accent
-    ("database", "\uff24\uff21\uff34\uff21\uff22\uff21\uff33\uff25"),  # fullwidth
-    ("database", "\U0001d41d\U0001d41a\U0001d42d\U0001d41a\U0001d41b\U0001d41a\U0001d42c\U0001d41e"),  # bold
-    ("database", "DataBase"),
-])
+@pytest.mark.parametrize(
+    "plain,disguised",
+    [
+        ("database", "d\u0430t\u0430b\u0430s\u0435"),  # Cyrillic a, e
+        ("DATABASE", "D\u0410T\u0391B\u0410S\u0415"),  # Cyrillic A, E and Greek Alpha, capitals
+        ("storage", "st\u03bfrage"),  # Greek omicron
+        ("Postgres", "\u0420\u043estgr\u0435s"),  # Cyrillic Er, o, e
+        ("caché", "\u0441ach\u0435\u0301"),  # Cyrillic c, and e with a combining accent
+        ("database", "\uff24\uff21\uff34\uff21\uff22\uff21\uff33\uff25"),  # fullwidth
+        ("database", "\U0001d41d\U0001d41a\U0001d42d\U0001d41a\U0001d41b\U0001d41a\U0001d42c\U0001d41e"),  # bold
+        ("database", "DataBase"),
+    ],
+)
 def test_look_alike_letters_do_not_hide_a_conflict(plain, disguised):
     st = state_of([decision("a", "Use MongoDB", plain), decision("b", "Use PostgreSQL", disguised, minute=1)])
     assert len(st.conflicts) == 1 and st.conflicts[0][1] == ids("a", "b")
@@ -192,8 +232,13 @@ def test_a_cyrillic_capital_drawn_like_a_latin_one_names_the_same_subject():
 
 
 def test_different_subjects_are_not_a_conflict():
-    st = state_of([decision("a", "Database: MongoDB", "database"), decision("b", "Cache: Redis", "cache", minute=1),
-                   decision("c", "Data base", "data base", minute=2)])
+    st = state_of(
+        [
+            decision("a", "Database: MongoDB", "database"),
+            decision("b", "Cache: Redis", "cache", minute=1),
+            decision("c", "Data base", "data base", minute=2),
+        ]
+    )
     assert st.conflicts == []
 
 
@@ -221,8 +266,12 @@ def test_two_clones_revising_one_decision_apart_show_as_versions_of_it():
 
 
 def test_reverting_a_revision_that_was_revised_further_shows_both_survivors_as_versions():
-    ledger = [rec("D", "decision"), rec("C1", "correction", ["D"], minute=1),
-              rec("C2", "correction", ["C1"], minute=2), rec("R", "correction", ["C1"], revert(), minute=3)]
+    ledger = [
+        rec("D", "decision"),
+        rec("C1", "correction", ["D"], minute=1),
+        rec("C2", "correction", ["C1"], minute=2),
+        rec("R", "correction", ["C1"], revert(), minute=3),
+    ]
     st = state_of(ledger)
     assert st.decision_ids == ids("D", "C2")
     assert [g.versions_of for g in st.conflict_groups] == ids("D")
@@ -269,8 +318,9 @@ def ledgers(draw):
         if subject is not None and kind in ("decision", "revise"):
             header += f"subject: {subject}\n"
         real = {"revise": "correction", "revert": "correction", "pin": "note"}.get(kind, kind)
-        out.append(rec(f"e{i}", real, [f"e{p}" for p in parents], header + "\nBecause.",
-                       minute=draw(st.integers(0, 12))))
+        out.append(
+            rec(f"e{i}", real, [f"e{p}" for p in parents], header + "\nBecause.", minute=draw(st.integers(0, 12)))
+        )
     return out
 
 
@@ -294,8 +344,11 @@ def test_the_order_entries_are_added_in_does_not_change_the_truth(entries, rnd):
     st_any = truth.State(f, {e.id: e for e in entries}.get, now=NOW)
     want = reference(entries)
     got = snapshot(st_any)
-    assert (got["decisions"], got["superseded"], got["conflicts"]) == \
-        (want["decisions"], want["superseded"], want["conflicts"])
+    assert (got["decisions"], got["superseded"], got["conflicts"]) == (
+        want["decisions"],
+        want["superseded"],
+        want["conflicts"],
+    )
     assert sorted(got["opens"]) == sorted(want["opens"])
 
 

@@ -16,13 +16,23 @@ def table_repo(tmp_path_factory):
     repo = init_repo(tmp_path_factory.mktemp("validation") / "repo")
     led = open_ledger(repo)
     first, second, prefix = find_prefix_collision()
-    led.append([make_entry(1, summary=first, body="why"), make_entry(2, summary=second, body="why"),
-                make_entry(3, summary="Use git", body="It is already everywhere.")])
+    led.append(
+        [
+            make_entry(1, summary=first, body="why"),
+            make_entry(2, summary=second, body="why"),
+            make_entry(3, summary="Use git", body="It is already everywhere."),
+        ]
+    )
     files = tmp_path_factory.mktemp("inputs")
     (files / "big.txt").write_bytes(b"x" * (MAX_BODY_BYTES + 1))
     (files / "latin1.txt").write_bytes("caf\xe9 reason".encode("latin-1"))
     (files / "ok.txt").write_text("a fine reason")
-    return {"repo": repo, "prefix": prefix, "files": files, "unknown": "0" * 6 if not prefix.startswith("0") else "f" * 6}
+    return {
+        "repo": repo,
+        "prefix": prefix,
+        "files": files,
+        "unknown": "0" * 6 if not prefix.startswith("0") else "f" * 6,
+    }
 
 
 def log_args(summary="A summary", body="A body", kind="decision", *extra):
@@ -43,15 +53,21 @@ CASES = [
     ("unknown-kind", lambda t: log_args(kind="decisoin"), "unknown kind 'decisoin'"),
     ("missing-body-for-decision", lambda t: log_args(body=None), "needs its why"),
     ("whitespace-body-for-decision", lambda t: log_args(body=" \n\t "), "needs its why"),
-    ("body-too-large", lambda t: log_args(body=None) + ["--body-file", str(t["files"] / "big.txt")],
-     f"larger than {MAX_BODY_BYTES} bytes"),
+    (
+        "body-too-large",
+        lambda t: log_args(body=None) + ["--body-file", str(t["files"] / "big.txt")],
+        f"larger than {MAX_BODY_BYTES} bytes",
+    ),
     ("control-char-summary", lambda t: log_args("bell\x07here"), "control character U+0007"),
     ("control-char-body", lambda t: log_args(body="escape\x1b[31m"), "control character U+001B"),
     ("non-utf8-summary", lambda t: log_args(b"caf\xe9"), "not valid UTF-8"),
     ("non-utf8-body", lambda t: log_args(body=b"caf\xe9 why"), "not valid UTF-8"),
     ("non-utf8-author", lambda t: log_args() + ["--author", b"\xff\xfe"], "not valid UTF-8"),
-    ("parent-prefix-too-short", lambda t: log_args() + ["--parents", t["prefix"][:MIN_PREFIX - 1]],
-     f"at least {MIN_PREFIX} hex"),
+    (
+        "parent-prefix-too-short",
+        lambda t: log_args() + ["--parents", t["prefix"][: MIN_PREFIX - 1]],
+        f"at least {MIN_PREFIX} hex",
+    ),
     ("parent-not-hex", lambda t: log_args() + ["--parents", "zzzzzzzz"], f"at least {MIN_PREFIX} hex"),
     ("unknown-parent", lambda t: log_args() + ["--parents", t["unknown"]], "no entry"),
     ("ambiguous-parent", lambda t: log_args() + ["--parents", t["prefix"]], "ambiguous id prefix"),
@@ -59,10 +75,12 @@ CASES = [
     ("line-space", lambda t: ["--line", "a b"] + log_args(), "invalid line name"),
     ("line-empty", lambda t: ["--line", ""] + log_args(), "invalid line name"),
     ("body-and-body-file", lambda t: log_args() + ["--body-file", str(t["files"] / "ok.txt")], "not both"),
-    ("body-file-not-utf8", lambda t: log_args(body=None) + ["--body-file", str(t["files"] / "latin1.txt")],
-     "not valid UTF-8"),
-    ("body-file-missing", lambda t: log_args(body=None) + ["--body-file", str(t["files"] / "nope.txt")],
-     "nope.txt"),
+    (
+        "body-file-not-utf8",
+        lambda t: log_args(body=None) + ["--body-file", str(t["files"] / "latin1.txt")],
+        "not valid UTF-8",
+    ),
+    ("body-file-missing", lambda t: log_args(body=None) + ["--body-file", str(t["files"] / "nope.txt")], "nope.txt"),
     ("missing-kind-option", lambda t: ["log", "--summary", "s", "--body", "b"], "--kind"),
     ("list-unknown-kind", lambda t: ["list", "--kind", "decisoin"], "unknown kind 'decisoin'"),
     ("show-unknown-id", lambda t: ["show", t["unknown"]], "no entry"),

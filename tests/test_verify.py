@@ -119,8 +119,9 @@ def test_a_rewound_ref_is_caught_by_the_reflog(line, repo):
     assert_reported(repo, "rewound")
 
 
-@pytest.mark.parametrize("path", ["README.md", "entries/notes.txt", "entries/ab/cd/short",
-                                  "entries/" + FAKE_ID[:2] + "/" + FAKE_ID[2:]])
+@pytest.mark.parametrize(
+    "path", ["README.md", "entries/notes.txt", "entries/ab/cd/short", "entries/" + FAKE_ID[:2] + "/" + FAKE_ID[2:]]
+)
 def test_a_foreign_file_in_the_tree_is_reported(line, repo, path):
     add_commit(repo, lambda files: {**files, path: b"not an entry\n"})
     assert_reported(repo, "foreign-file", path.split("/")[-1][:8])
@@ -158,8 +159,7 @@ def test_an_invalid_kind_in_a_blob_is_reported(line, repo):
 
 
 def test_an_entry_whose_parent_no_line_holds_is_reported(line, repo):
-    orphan = new_entry(kind="fix", author=AUTHOR, summary="Orphan", body="its parent is gone",
-                         parents=[FAKE_ID])
+    orphan = new_entry(kind="fix", author=AUTHOR, summary="Orphan", body="its parent is gone", parents=[FAKE_ID])
     add_commit(repo, lambda files: {**files, path_of(orphan.id): orphan.to_json()})
     assert_reported(repo, "missing-parent", f"names parent {FAKE_ID[:12]}")
 

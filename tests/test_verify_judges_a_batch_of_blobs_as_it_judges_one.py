@@ -53,13 +53,23 @@ def _padding(count: int) -> dict:
     make the large line's fixture several times slower)."""
     files = {}
     for i in range(count):
-        doc = dict(kind="note", author=AUTHOR, agent="human", provider="none", model="human",
-                   summary=f"Padding note {i}", body=f"Written to fill the line ({i}).", parents=[])
-        doc["id"] = compute_id(*(doc[k] for k in ("kind", "author", "agent", "provider", "model", "summary",
-                                                  "body", "parents")))
+        doc = dict(
+            kind="note",
+            author=AUTHOR,
+            agent="human",
+            provider="none",
+            model="human",
+            summary=f"Padding note {i}",
+            body=f"Written to fill the line ({i}).",
+            parents=[],
+        )
+        doc["id"] = compute_id(
+            *(doc[k] for k in ("kind", "author", "agent", "provider", "model", "summary", "body", "parents"))
+        )
         doc.update(dedup_key=None, ts=format_ts(ts_at(100 + i % 1000)))
-        files[path_of(doc["id"])] = (json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-                                     + "\n").encode()
+        files[path_of(doc["id"])] = (
+            json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+        ).encode()
     return files
 
 
@@ -94,8 +104,12 @@ def test_a_batch_read_and_a_blob_by_blob_read_give_the_same_verdicts(tmp_path, m
     codes = {p.code for p in batch.problems}
     assert {"bad-entry", "secret", "missing-object"} <= codes, codes
     messages = "\n".join(p.message for p in batch.problems)
-    for fragment in ("content does not match its id", "not valid JSON", "stored under another id's path",
-                     "unknown kind 'gossip'"):
+    for fragment in (
+        "content does not match its id",
+        "not valid JSON",
+        "stored under another id's path",
+        "unknown kind 'gossip'",
+    ):
         assert fragment in messages, fragment
 
 
@@ -124,17 +138,30 @@ def test_the_pre_receive_hook_rejects_hostile_blobs_among_many(large, dispatch_b
     # the knob takes the hook down the batch path on a line of HOOK_LINE (git puts its own
     # exec path first on the hook's PATH, so which path ran is not seen from here)
     env = subprocess_env({"GIT_LIFELINE_VERIFY_BATCH_FROM": str(HOOK_BATCH_FROM)})
-    proc = subprocess.run(["git", "push", "--no-verify", "origin", "refs/lifeline/sent"], cwd=str(repo),
-                          capture_output=True, env=env, timeout=300)
+    proc = subprocess.run(
+        ["git", "push", "--no-verify", "origin", "refs/lifeline/sent"],
+        cwd=str(repo),
+        capture_output=True,
+        env=env,
+        timeout=300,
+    )
     err = proc.stderr.decode("utf-8", "replace")
     assert proc.returncode != 0, err
     assert "content does not match its id" in err, err
     assert git(server, "for-each-ref", "refs/lifeline/") == ""
 
 
-@pytest.mark.parametrize("value, expected", [("100", 100), ("", checks.BATCH_READ_MIN), ("0", checks.BATCH_READ_MIN),
-                                             ("-5", checks.BATCH_READ_MIN), ("1e3", checks.BATCH_READ_MIN),
-                                             ("\u0661\u0662", checks.BATCH_READ_MIN)])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ("100", 100),
+        ("", checks.BATCH_READ_MIN),
+        ("0", checks.BATCH_READ_MIN),
+        ("-5", checks.BATCH_READ_MIN),
+        ("1e3", checks.BATCH_READ_MIN),
+        ("\u0661\u0662", checks.BATCH_READ_MIN),
+    ],
+)
 def test_the_batch_threshold_knob_takes_only_a_positive_whole_number(monkeypatch, value, expected):
     monkeypatch.setenv("GIT_LIFELINE_VERIFY_BATCH_FROM", value)
     assert checks.batch_read_min() == expected

@@ -50,8 +50,13 @@ class Ran:
 
 def _run(module: str, cwd: Path, args: tuple, env: dict, probe: Path) -> Ran:
     env = subprocess_env({**env, "WARM_PROBE": str(probe)})
-    proc = subprocess.run([sys.executable, "-c", ENTRY.format(module=module), *args], cwd=str(cwd),
-                          capture_output=True, env=env, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", ENTRY.format(module=module), *args],
+        cwd=str(cwd),
+        capture_output=True,
+        env=env,
+        timeout=120,
+    )
     assert b"Traceback" not in proc.stderr, proc.stderr.decode()
     return Ran(proc, probe.read_text())
 
@@ -90,8 +95,13 @@ def cache_file(repo: Path) -> Path:
 
 # ---- the goal's guard: no click, no pygit2 --------------------------------------------------
 def test_a_warm_context_imports_neither_pygit2_nor_click(warm):
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "git_lifeline", "context"], cwd=str(warm),
-                          capture_output=True, env=subprocess_env(), timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "git_lifeline", "context"],
+        cwd=str(warm),
+        capture_output=True,
+        env=subprocess_env(),
+        timeout=120,
+    )
     assert proc.returncode == 0 and b"Decision number 5" in proc.stdout
     imported = {line.split("|")[-1].strip() for line in proc.stderr.decode().splitlines() if "|" in line}
     assert "git_lifeline.app.warm_context" in imported
@@ -106,8 +116,9 @@ def test_a_fresh_cache_is_answered_warm_with_the_normal_paths_bytes(warm):
 # ---- whatever is not "fresh for exactly this head" goes the normal way ----------------------
 def test_a_head_that_moved_after_the_cache_was_built_shows_the_new_entry(twins):
     for repo in twins:  # written by the library: the cache and its tip still at the old head
-        open_ledger(repo).store.append([make_entry(7, summary="A decision made after the cache")],
-                                       lambda new: "lifeline: add 1 entry")
+        open_ledger(repo).store.append(
+            [make_entry(7, summary="A decision made after the cache")], lambda new: "lifeline: add 1 entry"
+        )
     fast, slow = entry_point(twins[0], "context"), click_only(twins[1], "context")
     assert not fast.warm and fast.same_as(slow) and b"A decision made after the cache" in fast.out
     assert entry_point(twins[0], "context").warm  # the normal path left the tip for the new head
@@ -151,6 +162,7 @@ def edit_cache_keeping_its_stamp(repos, sql: str) -> None:
     import sqlite3
 
     from git_lifeline.views import cache_check
+
     for repo in repos:
         path = cache_file(repo)
         db = sqlite3.connect(str(path), isolation_level=None)
@@ -169,7 +181,9 @@ def test_a_cache_built_by_another_version_is_not_served_warm(twins):
 
 def test_a_damaged_row_met_while_rendering_sends_it_the_normal_way(twins):
     # a row edited in place, the stamp forged to match: only the served check sees it
-    edit_cache_keeping_its_stamp(twins, "UPDATE entries SET json=replace(json, 'Decision number 5', 'Decision number X')")
+    edit_cache_keeping_its_stamp(
+        twins, "UPDATE entries SET json=replace(json, 'Decision number 5', 'Decision number X')"
+    )
     fast, slow = entry_point(twins[0], "context"), click_only(twins[1], "context")
     assert not fast.warm and fast.same_as(slow) and b"did not match the ledger" in fast.err
 
@@ -253,7 +267,7 @@ SHAPES = [
     (("--line=main", "context"), True),
     (("context", "--line", "main"), True),
     (("context", "--line=main", "--format", "generic"), True),
-    (("context", "--budget", "0"), False),            # nothing fits: the normal path says so
+    (("context", "--budget", "0"), False),  # nothing fits: the normal path says so
     (("context", "--budget", "5"), False),
     (("context", "--budget", "-1"), False),
     (("context", "--budget", "+5"), False),
@@ -294,6 +308,7 @@ def test_every_argument_shape_gives_the_normal_paths_answer(warm, args, answered
 def test_every_option_of_context_and_of_the_group_is_answered_alike(warm):
     """Options added later are covered too: each is tried with a value of its type."""
     from git_lifeline.cli.main import main
+
     group = [p for p in main.params if p.name not in ("version",)]
     command = main.commands["context"].params
     tried = []
@@ -315,9 +330,13 @@ def test_every_option_of_context_and_of_the_group_is_answered_alike(warm):
                 assert fast.same_as(slow), args
                 tried.append((args, fast.warm))
     assert len(tried) >= 10
-    assert {a for a, w in tried if w} <= {("--line", "main", "context"), ("context", "--budget", "700"),
-                                         ("context", "--budget-tokens", "700"), ("context", "--format", "gemini"),
-                                         ("context", "--line", "main")}
+    assert {a for a, w in tried if w} <= {
+        ("--line", "main", "context"),
+        ("context", "--budget", "700"),
+        ("context", "--budget-tokens", "700"),
+        ("context", "--format", "gemini"),
+        ("context", "--line", "main"),
+    }
 
 
 # ---- the reader of the files, against git itself -------------------------------------------
@@ -343,6 +362,7 @@ def test_the_ref_reader_agrees_with_git_or_says_nothing(warm):
 
 def test_the_locator_finds_what_open_repo_opens_or_says_nothing(warm, tmp_path):
     from git_lifeline.git.repo import open_repo
+
     git(warm, "commit", "-q", "--allow-empty", "-m", "code")
     git(warm, "worktree", "add", "-q", str(tmp_path / "wt"))
     (warm / "deep" / "er").mkdir(parents=True)
@@ -359,6 +379,7 @@ def test_the_locator_finds_what_open_repo_opens_or_says_nothing(warm, tmp_path):
 # ---- git's config, listed without the subprocess module ------------------------------------
 def test_a_config_larger_than_a_pipe_is_listed_whole_and_a_warning_means_not_sure(tmp_path):
     from git_lifeline.git import command
+
     repo = init_repo(tmp_path / "repo")
     big = "x" * 300_000  # several pipe buffers
     with open(repo / ".git" / "config", "a", encoding="utf-8") as f:
@@ -375,6 +396,7 @@ def test_a_config_larger_than_a_pipe_is_listed_whole_and_a_warning_means_not_sur
 def test_no_git_on_path_is_said_plainly(tmp_path, monkeypatch):
     from git_lifeline.errors import LifelineError
     from git_lifeline.git import command
+
     repo = init_repo(tmp_path / "repo")
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     with pytest.raises(LifelineError, match="git executable was not found"):
@@ -385,6 +407,7 @@ def test_a_directory_that_is_gone_is_not_called_a_missing_git(tmp_path):
     # subprocess raises the same FileNotFoundError for a missing cwd as for a missing program
     from git_lifeline.errors import LifelineError
     from git_lifeline.git import command
+
     with pytest.raises(LifelineError, match="the directory is gone"):
         command.run_git(["status"], cwd=str(tmp_path / "removed"))
 

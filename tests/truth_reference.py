@@ -20,8 +20,19 @@ T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 def rec(name: str, kind: str, parents=(), body: str = "why", minute: int = 0, summary: str = "") -> Entry:
     """An entry named `name` (its id is derived from the name, not from the content:
     the fold trusts ids, which is what lets a test build any graph, cycles included)."""
-    return Entry(ident(name), T0 + timedelta(minutes=minute), kind, "a <a@b.c>", "human", "none", "human",
-                  summary or f"{kind} {name}", body.strip(), sorted(ident(p) for p in parents), None)
+    return Entry(
+        ident(name),
+        T0 + timedelta(minutes=minute),
+        kind,
+        "a <a@b.c>",
+        "human",
+        "none",
+        "human",
+        summary or f"{kind} {name}",
+        body.strip(),
+        sorted(ident(p) for p in parents),
+        None,
+    )
 
 
 def ident(name: str) -> str:
@@ -102,8 +113,13 @@ def reference(entries: list) -> dict:
     pins = []
     for e in entries:
         target = header[e.id].get("pin")
-        if target and target in e.parents and e.id not in superseded and target not in superseded \
-                and target not in pins:
+        if (
+            target
+            and target in e.parents
+            and e.id not in superseded
+            and target not in superseded
+            and target not in pins
+        ):
             pins.append(target)
     boots = [e.id for e in entries if e.kind == "bootstrap" and e.id not in superseded]
     return {

@@ -45,9 +45,9 @@ class AdrImport:
     """What an ADR import did."""
 
     line: str
-    read: int                              # ADR files read
-    added: list                            # entries written
-    existing: int                          # planned entries already in the line
+    read: int  # ADR files read
+    added: list  # entries written
+    existing: int  # planned entries already in the line
     commit: Optional[str]
     warnings: list = field(default_factory=list)
 
@@ -63,10 +63,12 @@ def read_adr_dir(directory: Path) -> list:
     if not directory.is_dir():
         raise InputError(f"{directory}: not a directory")
     from ..git.fs import UnsafeFile, read_bounded
+
     adrs = []
     try:  # a link is listed (and refused below), whatever it points at
-        names = sorted(p.name for p in directory.iterdir()
-                       if (p.is_symlink() or p.is_file()) and core_adr.is_adr_file(p.name))
+        names = sorted(
+            p.name for p in directory.iterdir() if (p.is_symlink() or p.is_file()) and core_adr.is_adr_file(p.name)
+        )
     except OSError as exc:
         raise InputError(f"cannot list {directory}: {exc.strerror}") from None
     for name in names:
@@ -75,8 +77,9 @@ def read_adr_dir(directory: Path) -> list:
         try:
             text = read_bounded(directory / name, MAX_ADR_BYTES, follow=False).decode("utf-8")
         except UnsafeFile as exc:
-            raise InputError(f"{exc.strerror}; an ADR is a regular file of at most {MAX_ADR_BYTES} bytes; "
-                             "nothing was imported") from None
+            raise InputError(
+                f"{exc.strerror}; an ADR is a regular file of at most {MAX_ADR_BYTES} bytes; nothing was imported"
+            ) from None
         except OSError as exc:
             raise InputError(f"cannot read {directory / name}: {exc.strerror}") from None
         except UnicodeDecodeError as exc:
@@ -120,8 +123,8 @@ class _Planner:
             if ident is not None:
                 self.groups.setdefault(ident[0], []).append(e)
         corrections = [(e.id, e.parents, is_revert(e.body)) for e in entries if e.kind == "correction"]
-        self.dead = set(superseded_by(corrections))             # grows with what the plan supersedes
-        self.killers: dict = {}                                 # id -> acting corrections naming it
+        self.dead = set(superseded_by(corrections))  # grows with what the plan supersedes
+        self.killers: dict = {}  # id -> acting corrections naming it
         live = acting(corrections)
         for cid, parents, _ in corrections:
             if cid in live:
@@ -159,9 +162,11 @@ class _Planner:
 
     def order(self) -> list:
         """ADR keys, every predecessor before its successors (then by number, key)."""
+
         def rank(k: str) -> tuple:
             a = self.by_key[k]
             return (a.number if a.number is not None else 10**9, k)
+
         pending = {k: set(ps) for k, ps in self.preds.items()}
         out: list = []
         while pending:
@@ -236,11 +241,16 @@ class _Planner:
         if withdrawn:
             must_die.append(main)
         if any(e.id not in self.dead for e in must_die):
-            self._write(a, "correction", _clip(f"{a.label} {a.status}: {a.title}"),
-                        _closer_body(a, withdrawn, self.successors(key)), self.closure(must_die), fresh)
+            self._write(
+                a,
+                "correction",
+                _clip(f"{a.label} {a.status}: {a.title}"),
+                _closer_body(a, withdrawn, self.successors(key)),
+                self.closure(must_die),
+                fresh,
+            )
 
-    def _up_to_date(self, head, a, family: str, summary: str, body: str, pred_entries: list,
-                    withdrawn: bool) -> bool:
+    def _up_to_date(self, head, a, family: str, summary: str, body: str, pred_entries: list, withdrawn: bool) -> bool:
         if _family(head.kind) != family or head.summary != summary or head.body != body:
             return False
         older = [e for e in self.group(a.key) if _order(e) < _order(head)]
@@ -256,9 +266,12 @@ class _Planner:
 
     def _write(self, a, kind: str, summary: str, body: str, parents: set, fresh: bool):
         from ..core.entry import new_entry
+
         if len(parents) > MAX_PARENTS:
-            raise InputError(f"{a.filename}: its history and the ADRs it supersedes come to {len(parents)} "
-                             f"entries, more than the {MAX_PARENTS} parents an entry can name")
+            raise InputError(
+                f"{a.filename}: its history and the ADRs it supersedes come to {len(parents)} "
+                f"entries, more than the {MAX_PARENTS} parents an entry can name"
+            )
         start = _day(a.date) if fresh and a.date else self.now
         latest = max((self.by_id[p].ts for p in parents), default=None)
         ts = max(start, latest + _TICK) if latest is not None else start
@@ -307,6 +320,7 @@ def plan_import(adrs: list, entries: list, author: str, now: datetime) -> tuple:
 def import_adrs(led: "Ledger", directory: Path) -> AdrImport:
     """Import a directory of ADRs into the ledger's line, in one commit."""
     from ..core.entry import utcnow
+
     adrs = read_adr_dir(directory)
     planned, warnings = plan_import(adrs, led.entries(), led.default_author(), utcnow())
     if not planned:
@@ -319,6 +333,7 @@ def export_madr(led: "Ledger", directory: Path) -> list:
     """Write each decision in force as a MADR file in `directory` (missing or empty); returns
     the paths written. An ADR imported before keeps its number; the others follow."""
     from ..git.fs import write_atomic
+
     if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
         raise InputError(f"{directory}: not an empty directory; nothing was written")
     st = led.state()

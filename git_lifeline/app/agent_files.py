@@ -25,15 +25,17 @@ from .integration import Launcher, our_arguments
 BEGIN = "<!-- git-lifeline:begin"
 END = "<!-- git-lifeline:end -->"
 CLIENT_FILES = {
-    "claude": "CLAUDE.md",                              # Claude Code
-    "codex": "AGENTS.md",                               # Codex and the other AGENTS.md readers
-    "cursor": ".cursor/rules/git-lifeline.mdc",         # Cursor's project rules
-    "gemini": "GEMINI.md",                              # Gemini CLI
-    "copilot": ".github/copilot-instructions.md",       # GitHub Copilot
+    "claude": "CLAUDE.md",  # Claude Code
+    "codex": "AGENTS.md",  # Codex and the other AGENTS.md readers
+    "cursor": ".cursor/rules/git-lifeline.mdc",  # Cursor's project rules
+    "gemini": "GEMINI.md",  # Gemini CLI
+    "copilot": ".github/copilot-instructions.md",  # GitHub Copilot
 }
 DEFAULT_CLIENTS = ("claude", "codex")
-CURSOR_HEADER = ("---\ndescription: git lifeline, the project's reasoning ledger: when to read it and when to "
-                 "write to it\nalwaysApply: true\n---\n\n")
+CURSOR_HEADER = (
+    "---\ndescription: git lifeline, the project's reasoning ledger: when to read it and when to "
+    "write to it\nalwaysApply: true\n---\n\n"
+)
 CLAUDE_SETTINGS = ".claude/settings.json"
 SESSION_START_MATCHER = "startup|resume|compact"
 HOOK_TIMEOUT = 30  # seconds; Claude Code's default is longer than a context ever needs
@@ -67,9 +69,9 @@ knows is in the ledger, and `git lifeline context` (MCP: `lifeline_context`) pri
 
 @dataclass
 class FileChange:
-    what: str          # the client, or "claude-hooks"
+    what: str  # the client, or "claude-hooks"
     path: Path
-    status: str        # created | added | updated | kept | invalid
+    status: str  # created | added | updated | kept | invalid
     detail: str = ""
 
 
@@ -97,9 +99,9 @@ def _find(text: str) -> Optional[tuple]:
     if len(begins) != 1 or len(ends) != 1 or ends[0] < begins[0]:
         raise InputError("its git-lifeline markers are not one begin line followed by one end line")
     end = ends[0] + len(END)
-    if text[end:end + 2] == "\r\n":
+    if text[end : end + 2] == "\r\n":
         end += 2
-    elif text[end:end + 1] == "\n":
+    elif text[end : end + 1] == "\n":
         end += 1
     return begins[0], end
 
@@ -152,7 +154,7 @@ def section_state(path: Path) -> str:
         return f"invalid: {exc}"
     if span is None:
         return "no section"
-    current = text[span[0]:span[1]].replace("\r\n", "\n")
+    current = text[span[0] : span[1]].replace("\r\n", "\n")
     return "current" if current == SECTION else "outdated"
 
 
@@ -168,8 +170,7 @@ def install_rules(workdir: Path, clients: list) -> list:
 
 # ---- Claude Code's hooks --------------------------------------------------------------------
 def hook_commands(launcher: Launcher) -> dict:
-    return {"SessionStart": launcher.shell("agent-hook", "session-start"),
-            "Stop": launcher.shell("agent-hook", "stop")}
+    return {"SessionStart": launcher.shell("agent-hook", "session-start"), "Stop": launcher.shell("agent-hook", "stop")}
 
 
 def _read_settings(path: Path) -> tuple:
@@ -206,8 +207,12 @@ def is_our_hook(command, wanted: str) -> bool:
 
 
 def _hooks_of(groups: list) -> list:
-    return [hook for group in groups for hook in (group.get("hooks") if isinstance(group, dict) else None) or []
-            if isinstance(hook, dict)]
+    return [
+        hook
+        for group in groups
+        for hook in (group.get("hooks") if isinstance(group, dict) else None) or []
+        if isinstance(hook, dict)
+    ]
 
 
 def _our_hooks(groups: list, event: str) -> list:
@@ -264,5 +269,10 @@ def lookalike_hooks(workdir: Path) -> list:
     if problem is not None:
         return []
     hooks = doc.get("hooks", {})
-    return [(event, str(hook.get("command"))) for event in _HOOK_ARG for hook in _hooks_of(hooks.get(event, []))
-            if _NAMES_OUR_HOOK.search(str(hook.get("command", ""))) and not is_our_hook(hook.get("command"), _HOOK_ARG[event])]
+    return [
+        (event, str(hook.get("command")))
+        for event in _HOOK_ARG
+        for hook in _hooks_of(hooks.get(event, []))
+        if _NAMES_OUR_HOOK.search(str(hook.get("command", "")))
+        and not is_our_hook(hook.get("command"), _HOOK_ARG[event])
+    ]

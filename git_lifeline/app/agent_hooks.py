@@ -31,10 +31,10 @@ from ..git.fs import write_atomic
 from .text import md
 from .workspace import Workspace
 
-HOOK_BUDGET = 9000          # characters: Claude Code keeps a hook's output whole up to 10,000
-HOOK_LIMIT = 10000          # ... counted in UTF-16 units; beyond it the model gets a 2 KB preview
-MAX_PAYLOAD = 1024 * 1024   # what a client sends on stdin is a small JSON object
-MARKER_DAYS = 14            # session notes older than this are removed
+HOOK_BUDGET = 9000  # characters: Claude Code keeps a hook's output whole up to 10,000
+HOOK_LIMIT = 10000  # ... counted in UTF-16 units; beyond it the model gets a 2 KB preview
+MAX_PAYLOAD = 1024 * 1024  # what a client sends on stdin is a small JSON object
+MARKER_DAYS = 14  # session notes older than this are removed
 _SESSION_ID = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 # What is not code: the ledger's own files (a projection refresh is not a code change).
 NOT_CODE = (":(exclude,glob)LIFELINE*.md", ":(exclude).lifeline")
@@ -79,8 +79,10 @@ def _tree_state(ws: Workspace) -> tuple:
     if ws.workdir is None:
         return head, ""
     # --no-optional-locks: a hook only looks; it must not take the index lock from the agent's own git
-    proc = ws.gr.git(["--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=normal", "--", ".",
-                      *NOT_CODE], check=False)
+    proc = ws.gr.git(
+        ["--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=normal", "--", ".", *NOT_CODE],
+        check=False,
+    )
     return head, hashlib.sha256(proc.stdout).hexdigest()
 
 
@@ -96,8 +98,7 @@ class SessionNote:
     def load(cls, path: Path) -> Optional["SessionNote"]:
         try:
             doc = json.loads(path.read_text(encoding="utf-8"))
-            return cls(str(doc["started"]), doc.get("head"), str(doc["tree"]), str(doc["line"]),
-                       bool(doc.get("asked")))
+            return cls(str(doc["started"]), doc.get("head"), str(doc["tree"]), str(doc["line"]), bool(doc.get("asked")))
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
@@ -128,8 +129,10 @@ def pending_section(agents, room: int) -> str:
     pending = agents.proposals()
     if not pending:
         return ""
-    text = (f"\n## Waiting for review\n{len(pending)} proposal(s) wait for a human (git lifeline review); "
-            "do not file them again:\n")
+    text = (
+        f"\n## Waiting for review\n{len(pending)} proposal(s) wait for a human (git lifeline review); "
+        "do not file them again:\n"
+    )
     for i, p in enumerate(pending):
         summary = md(" ".join(p.content["summary"].split())[:160])  # a proposal's text fakes no anchor
         row = f"- `[{p.short}]` {p.content['kind']}: {summary}\n"
@@ -149,8 +152,10 @@ def session_start(payload: dict, line: Optional[str] = None, budget: int = HOOK_
     _note_start(ws, payload, led.line)
     if led.head() is None:
         from .empty_ledger import text_for_agents
+
         return text_for_agents(ws.gr, led.line)[:budget]
     from .agents import Agents
+
     pending = pending_section(Agents(led), budget // 4)
     room = max(0, budget - len(pending))
     while True:
@@ -188,18 +193,20 @@ def stop(payload: dict, line: Optional[str] = None) -> Optional[str]:
     except OSError:
         return None  # could not remember asking: better not to ask at all than to ask forever
     what = "new commits" if head != note.head else "changes in the work tree"
-    reason = (f"This session changed code ({what}) and recorded no checkpoint on ledger line '{led.line}'. Before "
-              "you stop, record where the work stands with lifeline_checkpoint (thread, done, next, blocked, tried), "
-              f"or without MCP: git lifeline checkpoint --agent <your-name> --next \"...\". If nothing is worth "
-              "recording, say so and stop. This asks for a checkpoint only: it does not ask you to commit, push "
-              "or change any code.")
+    reason = (
+        f"This session changed code ({what}) and recorded no checkpoint on ledger line '{led.line}'. Before "
+        "you stop, record where the work stands with lifeline_checkpoint (thread, done, next, blocked, tried), "
+        f'or without MCP: git lifeline checkpoint --agent <your-name> --next "...". If nothing is worth '
+        "recording, say so and stop. This asks for a checkpoint only: it does not ask you to commit, push "
+        "or change any code."
+    )
     return json.dumps({"decision": "block", "reason": reason})
 
 
 def _checkpointed_since(ws: Workspace, led, started: str) -> bool:
     """A checkpoint entered the line, or was proposed, since the session started."""
     from .agents import Agents
+
     if any(f"{cp.entry.ts:%Y-%m-%dT%H:%M:%S.%f}Z" >= started for cp in led.resume()):
         return True
-    return any(p.content["kind"] == "checkpoint" and p.record.doc["ts"] >= started
-               for p in Agents(led).proposals())
+    return any(p.content["kind"] == "checkpoint" and p.record.doc["ts"] >= started for p in Agents(led).proposals())

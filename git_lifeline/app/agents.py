@@ -37,20 +37,31 @@ from .workspace import Workspace
 if TYPE_CHECKING:
     from ..core.entry import Entry
 
-__all__ = ["Agents", "AgentWrite", "ReviewOutcome", "AuditRow", "PolicyReport", "KINDS", "MODES", "POLICY_PATH",
-           "policy_in_effect", "policy_report", "pending_elsewhere"]
+__all__ = [
+    "Agents",
+    "AgentWrite",
+    "ReviewOutcome",
+    "AuditRow",
+    "PolicyReport",
+    "KINDS",
+    "MODES",
+    "POLICY_PATH",
+    "policy_in_effect",
+    "policy_report",
+    "pending_elsewhere",
+]
 
 
 @dataclass
 class AgentWrite:
     """What became of an agent's write."""
 
-    mode: str                      # direct | propose | unchanged (a checkpoint that says nothing new)
-    rule: str                      # the policy rule that decided ("" when unchanged)
-    entry: Entry                   # the entry written, found, or proposed
-    written: bool                  # True only when the line grew
-    proposal: object = None        # review record of the proposal (mode propose)
-    audit: object = None           # review record of the direct write (mode direct, written)
+    mode: str  # direct | propose | unchanged (a checkpoint that says nothing new)
+    rule: str  # the policy rule that decided ("" when unchanged)
+    entry: Entry  # the entry written, found, or proposed
+    written: bool  # True only when the line grew
+    proposal: object = None  # review record of the proposal (mode propose)
+    audit: object = None  # review record of the direct write (mode direct, written)
     replaced: Optional[str] = None  # the checkpoint a direct checkpoint replaced as where work stopped
     already: Optional[str] = None  # "pending": the same proposal waits already; "ledger": the line has it
 
@@ -59,10 +70,10 @@ class AgentWrite:
 class ReviewOutcome:
     """One proposal's result in an approve/reject batch."""
 
-    ref: str                       # what the user typed (or the short pid for `all`)
-    proposal: Optional[Proposal]   # None when the ref did not resolve
+    ref: str  # what the user typed (or the short pid for `all`)
+    proposal: Optional[Proposal]  # None when the ref did not resolve
     ok: bool
-    status: str                    # approved | duplicate | rejected, or the failure message
+    status: str  # approved | duplicate | rejected, or the failure message
     entry: Optional[Entry] = None  # the entry an approval sealed (or found)
     failure: Optional[LifelineError] = None  # why it failed (its message line by line)
 
@@ -75,23 +86,23 @@ class ReviewOutcome:
 class AuditRow:
     """A direct agent write or a decision on a proposal."""
 
-    record: object                 # the review record
-    proposal: Optional[Proposal]   # the proposal it decides (None for a direct write)
-    counts: bool                   # False for a decision overruled by another on the same proposal
+    record: object  # the review record
+    proposal: Optional[Proposal]  # the proposal it decides (None for a direct write)
+    counts: bool  # False for a decision overruled by another on the same proposal
 
 
 @dataclass
 class PolicyReport:
     policy: Policy
-    ref: Optional[PolicyRef]       # the trusted ref the policy is read from (None: built-in, none found)
-    notes: list                    # copies of the file that differ from it and do not apply, and why
+    ref: Optional[PolicyRef]  # the trusted ref the policy is read from (None: built-in, none found)
+    notes: list  # copies of the file that differ from it and do not apply, and why
 
 
 # ---- the write policy (.lifeline/policy.json on a trusted ref) ------------------------
 def _short_ref(ref: str) -> str:
     for prefix in ("refs/heads/", "refs/remotes/", "refs/tags/"):
         if ref.startswith(prefix):
-            return ref[len(prefix):]
+            return ref[len(prefix) :]
     return ref
 
 
@@ -106,8 +117,14 @@ def _trusted_policy(gr: GitRepo) -> tuple:
     """(the policy file's text on the trusted ref or None, where the policy comes from, the PolicyRef)."""
     ref = find_policy_ref(gr)
     if ref is None:
-        return None, ("built-in default (no default branch to read the policy from; "
-                      f"set it with git config {POLICY_REF_KEY} <branch>)"), None
+        return (
+            None,
+            (
+                "built-in default (no default branch to read the policy from; "
+                f"set it with git config {POLICY_REF_KEY} <branch>)"
+            ),
+            None,
+        )
     source = f"{_short_ref(ref.ref)}:{POLICY_PATH}"
     try:
         data = read_file_at(gr, ref.commit, POLICY_PATH)
@@ -157,11 +174,15 @@ def policy_report(ws: Workspace) -> PolicyReport:
         except (IsADirectoryError, InputError):
             head_text = None
         if head_text is not None and ref is None:
-            notes.append(f"HEAD's {POLICY_PATH} does not apply: no trusted branch was found to read the policy "
-                         f"from (git config {POLICY_REF_KEY} <branch> names one)")
+            notes.append(
+                f"HEAD's {POLICY_PATH} does not apply: no trusted branch was found to read the policy "
+                f"from (git config {POLICY_REF_KEY} <branch> names one)"
+            )
         elif head_text is not None and head_text != trusted:
-            notes.append(f"HEAD's {POLICY_PATH} differs from {where}'s and does not apply: the policy is read "
-                         f"from {where} whatever branch is checked out")
+            notes.append(
+                f"HEAD's {POLICY_PATH} differs from {where}'s and does not apply: the policy is read "
+                f"from {where} whatever branch is checked out"
+            )
     else:
         head_text = trusted
     worktree = _worktree_policy(gr)
@@ -201,26 +222,55 @@ class Agents:
         return policy_in_effect(self.gr)
 
     # ---- writes ------------------------------------------------------------------
-    def write(self, kind: str, summary: str, body: str = "", parents: Optional[list] = None,
-              thread: Optional[str] = None, agent: str = "mcp-agent", provider: str = "none",
-              model: str = "unknown", via: str = "mcp", headers: Optional[dict] = None,
-              **extra) -> AgentWrite:
+    def write(
+        self,
+        kind: str,
+        summary: str,
+        body: str = "",
+        parents: Optional[list] = None,
+        thread: Optional[str] = None,
+        agent: str = "mcp-agent",
+        provider: str = "none",
+        model: str = "unknown",
+        via: str = "mcp",
+        headers: Optional[dict] = None,
+        **extra,
+    ) -> AgentWrite:
         """An agent's append, routed by the policy (direct | propose | deny). `headers`:
         {paths, subject, valid_from, valid_until}, as Ledger.plan_entry takes them; `extra`: the
         other fields of Ledger.plan_entry a face lets the agent give (author, dedup_key, allow_secret)."""
-        fields: dict = dict(kind=kind, summary=summary, body=body, parents=list(parents or []), agent=agent,
-                            provider=provider, model=model, headers=headers, **extra)
+        fields: dict = dict(
+            kind=kind,
+            summary=summary,
+            body=body,
+            parents=list(parents or []),
+            agent=agent,
+            provider=provider,
+            model=model,
+            headers=headers,
+            **extra,
+        )
         entry = self.led.plan_in_thread(thread, fields) if thread else self.led.plan_entry(**fields)
         return self.route(entry, via)
 
-    def checkpoint(self, thread: Optional[str], sections: dict, summary: Optional[str] = None,
-                   agent: str = "mcp-agent", provider: str = "none", model: str = "unknown",
-                   via: str = "mcp", **extra) -> AgentWrite:
+    def checkpoint(
+        self,
+        thread: Optional[str],
+        sections: dict,
+        summary: Optional[str] = None,
+        agent: str = "mcp-agent",
+        provider: str = "none",
+        model: str = "unknown",
+        via: str = "mcp",
+        **extra,
+    ) -> AgentWrite:
         """An agent's checkpoint: an unchanged one writes nothing; the rest are routed by the policy."""
         from ..core import blocks
+
         previous = {c.thread: c.entry.id for c in self.led.resume()}
-        planned = self.led.plan_checkpoint(thread, sections, summary, agent=agent, provider=provider, model=model,
-                                           **extra)
+        planned = self.led.plan_checkpoint(
+            thread, sections, summary, agent=agent, provider=provider, model=model, **extra
+        )
         if not planned.new:
             return AgentWrite("unchanged", "", planned.entry, written=False)
         out = self.route(planned.entry, via)
@@ -230,13 +280,17 @@ class Agents:
 
     def route(self, entry: Entry, via: str) -> AgentWrite:
         if entry.agent == "human":
-            raise InputError("agent 'human' is kept for people writing without an agent name; pass your agent's "
-                             "name (e.g. claude-code) as agent")
+            raise InputError(
+                "agent 'human' is kept for people writing without an agent name; pass your agent's "
+                "name (e.g. claude-code) as agent"
+            )
         policy = self.policy()
         decision = policy.decide(entry.agent, entry.kind)
         if decision.mode == "deny":
-            raise PolicyDenied(f"denied by policy: agent {entry.agent!r} may not write kind {entry.kind!r} "
-                               f"(rule {decision.rule} in {policy.source}); nothing was written")
+            raise PolicyDenied(
+                f"denied by policy: agent {entry.agent!r} may not write kind {entry.kind!r} "
+                f"(rule {decision.rule} in {policy.source}); nothing was written"
+            )
         if decision.mode == "propose":
             return self._propose_once(entry, decision.rule, via)
         result = self.led.append([entry])
@@ -323,12 +377,20 @@ class Agents:
 
     def approve(self, refs: list) -> list:
         """Seal proposals into the line. Each is independent: one failure does not stop the others."""
+
         def seal(trail, p, by):
             c = p.content
             try:
-                entry = self.led.plan_entry(kind=c["kind"], summary=c["summary"], body=c["body"],
-                                            parents=c["parents"], author=c["author"], agent=c["agent"],
-                                            provider=c["provider"], model=c["model"])
+                entry = self.led.plan_entry(
+                    kind=c["kind"],
+                    summary=c["summary"],
+                    body=c["body"],
+                    parents=c["parents"],
+                    author=c["author"],
+                    agent=c["agent"],
+                    provider=c["provider"],
+                    model=c["model"],
+                )
                 result = self.led.append([entry])
                 stored = (result.added or result.existing)[0]
                 status = "approved" if result.added else "duplicate"
@@ -336,6 +398,7 @@ class Agents:
             except LifelineError as exc:
                 raise LifelineError(*exc.lines_after(f"proposal {p.short} not approved: ")) from None
             return status, stored
+
         return self._decide_each(refs, seal)
 
     def reject(self, refs: list, why: str = "") -> list:
@@ -347,6 +410,7 @@ class Agents:
         def close(trail, p, by):
             trail.decide(p.id, "rejected", by, why=why)
             return "rejected", None
+
         return self._decide_each(refs, close)
 
     def audit(self, since: Optional[str] = None) -> list:
@@ -361,4 +425,3 @@ class Agents:
             p = props.get(r.doc["proposal"]) if r.type in DECISIONS else None
             out.append(AuditRow(r, p, p is None or p.decision is r))
         return out
-

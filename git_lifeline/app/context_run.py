@@ -16,8 +16,9 @@ __all__ = ["DEFAULT_BUDGET", "FORMATS", "assembled", "checked_budget", "delivere
 DEFAULT_BUDGET = 16000  # characters (~4,000 tokens; measured in docs/CONTEXT.md), when neither --budget nor lifeline.budget says otherwise
 
 
-def checked_budget(budget: Optional[int], budget_tokens: Optional[int],
-                   config_int: Callable[[str, int], int]) -> Optional[int]:
+def checked_budget(
+    budget: Optional[int], budget_tokens: Optional[int], config_int: Callable[[str, int], int]
+) -> Optional[int]:
     """The budget in characters (None when it is given in tokens), checked; a read is
     bounded by default, whatever the ledger's size."""
     if budget is not None and budget_tokens is not None:
@@ -32,10 +33,15 @@ def checked_budget(budget: Optional[int], budget_tokens: Optional[int],
     return budget
 
 
-def assembled(inp: ctx.ContextInput, budget: Optional[int], budget_tokens: Optional[int],
-              config_get: Callable[[str], Optional[str]]) -> ctx.ContextParts:
+def assembled(
+    inp: ctx.ContextInput,
+    budget: Optional[int],
+    budget_tokens: Optional[int],
+    config_get: Callable[[str], Optional[str]],
+) -> ctx.ContextParts:
     if budget_tokens is not None:
         from ..views.tokens import measure_for
+
         return ctx.assemble(inp, budget_tokens, measure_for(config_get("lifeline.tokenizer") or "estimate"))
     return ctx.assemble(inp, budget)
 

@@ -27,7 +27,7 @@ MCP_EXTRA = "pip install 'git-lifeline[mcp]' (from a checkout of git-lifeline: p
 @dataclass
 class Check:
     name: str
-    level: str               # ok | note | problem
+    level: str  # ok | note | problem
     detail: str
     fix: Optional[str] = None
 
@@ -39,45 +39,81 @@ def _identity(ws: Workspace) -> Check:
     try:
         name, email = ws.gr.identity()
     except InputError:
-        return Check("identity", PROBLEM, "no git identity: entries and reviews need an author",
-                     'git config --global user.name "Your Name" && git config --global user.email you@example.com')
+        return Check(
+            "identity",
+            PROBLEM,
+            "no git identity: entries and reviews need an author",
+            'git config --global user.name "Your Name" && git config --global user.email you@example.com',
+        )
     return Check("identity", OK, f"{name} <{email}>")
 
 
 def _shallow(ws: Workspace) -> Check:
     from .status import is_shallow
+
     if is_shallow(ws):
-        return Check("history", PROBLEM, "this clone's history is shallow: `verify` cannot vouch for it and stale "
-                                         "marks miss the commits that were cut", "git fetch --unshallow")
+        return Check(
+            "history",
+            PROBLEM,
+            "this clone's history is shallow: `verify` cannot vouch for it and stale "
+            "marks miss the commits that were cut",
+            "git fetch --unshallow",
+        )
     return Check("history", OK, "complete (not shallow)")
 
 
 def _remote(ws: Workspace) -> list:
     from ..git.namespaces import LEDGER
     from .status import shared_remote
+
     remote = shared_remote(ws)
     if remote is None:
-        return [Check("remote", NOTE, "no remote: the ledger stays in this repository",
-                      "git remote add origin URL && git lifeline push")]
+        return [
+            Check(
+                "remote",
+                NOTE,
+                "no remote: the ledger stays in this repository",
+                "git remote add origin URL && git lifeline push",
+            )
+        ]
     out = []
     if LEDGER.fetch_refspec(remote) in ws.gr.config_all(f"remote.{remote}.fetch"):
         out.append(Check("remote", OK, f"{remote}: a plain `git fetch` brings the ledger"))
     else:
-        out.append(Check("remote", NOTE, f"{remote}: a plain `git fetch` does not bring the ledger",
-                         f"git lifeline remote-setup {remote}"))
+        out.append(
+            Check(
+                "remote",
+                NOTE,
+                f"{remote}: a plain `git fetch` does not bring the ledger",
+                f"git lifeline remote-setup {remote}",
+            )
+        )
     tracking = LEDGER.tracking_heads(ws.gr, remote)
     missing = sorted(set(tracking) - set(ws.line_names()))
     if missing:
-        out.append(Check("ledger", PROBLEM, f"{remote} has line(s) {', '.join(missing)} that this clone has not "
-                                            "pulled", f"git lifeline pull {remote}"))
+        out.append(
+            Check(
+                "ledger",
+                PROBLEM,
+                f"{remote} has line(s) {', '.join(missing)} that this clone has not pulled",
+                f"git lifeline pull {remote}",
+            )
+        )
     elif not ws.line_names() and not tracking:
-        out.append(Check("ledger", NOTE, f"no ledger here, and none fetched from {remote}: it may hold one",
-                         f"git lifeline pull {remote}"))
+        out.append(
+            Check(
+                "ledger",
+                NOTE,
+                f"no ledger here, and none fetched from {remote}: it may hold one",
+                f"git lifeline pull {remote}",
+            )
+        )
     return out
 
 
 def _hooks(ws: Workspace) -> list:
     from . import hooks
+
     rows = hooks.status(ws.gr)
     where = hooks.hooks_dir(ws.gr)
     installed = [r for r in rows if r.state == "installed"]
@@ -85,23 +121,41 @@ def _hooks(ws: Workspace) -> list:
     configured = ws.gr.config_get("core.hooksPath")
     default = ws.gr.common_dir / "hooks"
     active = {r.name for r in installed}
-    stray = [n for n in hooks.HOOKS if configured and default.resolve() != where.resolve()
-             and _written_by_us(default / n) and n not in active]
+    stray = [
+        n
+        for n in hooks.HOOKS
+        if configured and default.resolve() != where.resolve() and _written_by_us(default / n) and n not in active
+    ]
     if stray:
-        out.append(Check("hooks", PROBLEM, f"{', '.join(stray)} installed in {ws.gr.common_dir / 'hooks'}, but "
-                                           f"core.hooksPath makes git run hooks from {where}",
-                         "git lifeline hooks install"))
+        out.append(
+            Check(
+                "hooks",
+                PROBLEM,
+                f"{', '.join(stray)} installed in {ws.gr.common_dir / 'hooks'}, but "
+                f"core.hooksPath makes git run hooks from {where}",
+                "git lifeline hooks install",
+            )
+        )
     if not installed:
         if not stray:
             out.append(Check("hooks", NOTE, f"no git-lifeline hook in {where}", "git lifeline hooks install"))
         return out
     idle = [str(r.path) for r in installed if not os.access(r.path, os.X_OK)]
     if idle:
-        out.append(Check("hooks", PROBLEM, f"not executable, so git skips them: {', '.join(idle)}",
-                         f"chmod +x {' '.join(idle)}"))
+        out.append(
+            Check(
+                "hooks", PROBLEM, f"not executable, so git skips them: {', '.join(idle)}", f"chmod +x {' '.join(idle)}"
+            )
+        )
     if shutil.which("git-lifeline") is None:
-        out.append(Check("hooks", PROBLEM, "the hooks run `git-lifeline`, which is not on PATH: their checks are "
-                                           "skipped", "put git-lifeline on PATH (pipx install, or the venv's bin)"))
+        out.append(
+            Check(
+                "hooks",
+                PROBLEM,
+                "the hooks run `git-lifeline`, which is not on PATH: their checks are skipped",
+                "put git-lifeline on PATH (pipx install, or the venv's bin)",
+            )
+        )
     if not idle and shutil.which("git-lifeline") is not None:
         out.append(Check("hooks", OK, f"{', '.join(r.name for r in installed)} in {where}"))
     return out
@@ -109,11 +163,13 @@ def _hooks(ws: Workspace) -> list:
 
 def _written_by_us(path: Path) -> bool:
     from .hook_files import ours
+
     return ours(path, path.name)
 
 
 def _mcp(ws: Workspace) -> list:
     from .integration import SERVER_NAME, check_entry, entry_argv, is_our_entry, read_mcp_json
+
     sdk = importlib.util.find_spec("mcp") is not None and _has_server_api()
     if ws.workdir is None:
         return []
@@ -122,9 +178,15 @@ def _mcp(ws: Workspace) -> list:
         return [Check("mcp", PROBLEM, problem, "fix the JSON by hand, then: git lifeline init")]
     entry = (doc or {}).get("mcpServers", {}).get(SERVER_NAME) if doc is not None else None
     if entry is None:
-        return [Check("mcp", NOTE, "no `lifeline` server in .mcp.json", "git lifeline init"),
-                Check("mcp extra", OK if sdk else NOTE, "the MCP SDK is installed" if sdk else
-                      "the MCP SDK is not installed here", None if sdk else MCP_EXTRA)]
+        return [
+            Check("mcp", NOTE, "no `lifeline` server in .mcp.json", "git lifeline init"),
+            Check(
+                "mcp extra",
+                OK if sdk else NOTE,
+                "the MCP SDK is installed" if sdk else "the MCP SDK is not installed here",
+                None if sdk else MCP_EXTRA,
+            ),
+        ]
     if not is_our_entry(entry):
         return [_foreign_mcp(entry)]
     result = check_entry(entry, ws.workdir)
@@ -133,11 +195,23 @@ def _mcp(ws: Workspace) -> list:
     if result.ok:
         out.append(Check("mcp", OK, f".mcp.json starts `{argv}` (checked: it starts)"))
     else:
-        out.append(Check("mcp", PROBLEM, f".mcp.json starts `{argv}`, which fails: {result.output or 'no output'}",
-                         "git lifeline init (it rewrites its own entry with a command that starts)"
-                         + ("" if sdk else f"; the MCP SDK: {MCP_EXTRA}")))
-    out.append(Check("mcp extra", OK if sdk else PROBLEM, "the MCP SDK 2.x is importable" if sdk else
-                     "the MCP SDK 2.x is not importable by this interpreter", None if sdk else MCP_EXTRA))
+        out.append(
+            Check(
+                "mcp",
+                PROBLEM,
+                f".mcp.json starts `{argv}`, which fails: {result.output or 'no output'}",
+                "git lifeline init (it rewrites its own entry with a command that starts)"
+                + ("" if sdk else f"; the MCP SDK: {MCP_EXTRA}"),
+            )
+        )
+    out.append(
+        Check(
+            "mcp extra",
+            OK if sdk else PROBLEM,
+            "the MCP SDK 2.x is importable" if sdk else "the MCP SDK 2.x is not importable by this interpreter",
+            None if sdk else MCP_EXTRA,
+        )
+    )
     return out
 
 
@@ -150,18 +224,29 @@ def _foreign_mcp(entry) -> Check:
     serves), a problem when its command is missing or when it borrows git-lifeline's arguments
     (`/tmp/evil -P -m git_lifeline mcp` looks like ours to a reader and is not)."""
     from .integration import borrows_our_arguments, entry_argv
+
     argv = entry_argv(entry)
     shown = " ".join(argv)
     if borrows_our_arguments(argv):
-        return Check("mcp", PROBLEM, f".mcp.json's `lifeline` server runs `{shown}`: its arguments are "
-                                     f"git-lifeline's, but `{argv[0]}` is neither git nor a Python interpreter; "
-                                     f"{NOT_OURS}", REMOVE_IT)
+        return Check(
+            "mcp",
+            PROBLEM,
+            f".mcp.json's `lifeline` server runs `{shown}`: its arguments are "
+            f"git-lifeline's, but `{argv[0]}` is neither git nor a Python interpreter; "
+            f"{NOT_OURS}",
+            REMOVE_IT,
+        )
     command = argv[0]
     if command and (shutil.which(command) is not None or Path(command).is_file()):
-        return Check("mcp", NOTE, f".mcp.json's `lifeline` server is another program's, `{shown}`: {NOT_OURS}",
-                     REMOVE_IT)
-    return Check("mcp", PROBLEM, f".mcp.json's `lifeline` server runs `{shown}`, which is not installed here; "
-                                 f"{NOT_OURS}", f"install it, or {REMOVE_IT}")
+        return Check(
+            "mcp", NOTE, f".mcp.json's `lifeline` server is another program's, `{shown}`: {NOT_OURS}", REMOVE_IT
+        )
+    return Check(
+        "mcp",
+        PROBLEM,
+        f".mcp.json's `lifeline` server runs `{shown}`, which is not installed here; {NOT_OURS}",
+        f"install it, or {REMOVE_IT}",
+    )
 
 
 def _has_server_api() -> bool:
@@ -173,6 +258,7 @@ def _has_server_api() -> bool:
 
 def _claude_hooks(ws: Workspace) -> list:
     from .agent_files import CLAUDE_SETTINGS, claude_hooks_state, lookalike_hooks
+
     if ws.workdir is None:
         return []
     state = claude_hooks_state(ws.workdir)
@@ -181,10 +267,16 @@ def _claude_hooks(ws: Workspace) -> list:
     lookalikes = lookalike_hooks(ws.workdir)
     if lookalikes:
         event, command = lookalikes[0]
-        return [Check("agent hooks", PROBLEM, f"a {event} hook in {CLAUDE_SETTINGS} names git-lifeline's agent-hook, "
-                                              f"but `{command}` is not a command git lifeline init writes; init "
-                                              "leaves it as it is",
-                      f"remove it from {CLAUDE_SETTINGS}, then run git lifeline init")]
+        return [
+            Check(
+                "agent hooks",
+                PROBLEM,
+                f"a {event} hook in {CLAUDE_SETTINGS} names git-lifeline's agent-hook, "
+                f"but `{command}` is not a command git lifeline init writes; init "
+                "leaves it as it is",
+                f"remove it from {CLAUDE_SETTINGS}, then run git lifeline init",
+            )
+        ]
     commands = [c for c in state.values() if c]
     if not commands:
         return [Check("agent hooks", NOTE, "no Claude Code session hooks", "git lifeline init")]
@@ -199,18 +291,29 @@ def _claude_hooks(ws: Workspace) -> list:
         elif first == "git" and shutil.which("git-lifeline") is None:
             broken.append(command)
     if broken:
-        return [Check("agent hooks", PROBLEM, f"a hook's command does not resolve: {broken[0]}",
-                      "git lifeline init (it rewrites its own hooks)")]
+        return [
+            Check(
+                "agent hooks",
+                PROBLEM,
+                f"a hook's command does not resolve: {broken[0]}",
+                "git lifeline init (it rewrites its own hooks)",
+            )
+        ]
     return [Check("agent hooks", OK, "Claude Code's SessionStart and Stop hooks are set")]
 
 
 def _policy(ws: Workspace) -> Check:
     from .agents import policy_in_effect
+
     try:
         source = policy_in_effect(ws.gr).source
     except InputError as exc:
-        return Check("policy", PROBLEM, f"agent writes fail: {exc}",
-                     "fix .lifeline/policy.json on that branch (git lifeline policy shows the key)")
+        return Check(
+            "policy",
+            PROBLEM,
+            f"agent writes fail: {exc}",
+            "fix .lifeline/policy.json on that branch (git lifeline policy shows the key)",
+        )
     return Check("policy", OK, source)
 
 

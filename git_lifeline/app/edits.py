@@ -32,7 +32,18 @@ from ..core.entry import MAX_SUMMARY_CHARS
 from ..errors import InputError
 from .ledger import Ledger, with_headers
 
-__all__ = ["Edit", "EditOutcome", "EntryHistory", "Link", "history", "plan_revise", "plan_revert", "plan_close", "plan_resolve", "apply"]
+__all__ = [
+    "Edit",
+    "EditOutcome",
+    "EntryHistory",
+    "Link",
+    "history",
+    "plan_revise",
+    "plan_revert",
+    "plan_close",
+    "plan_resolve",
+    "apply",
+]
 
 # What a revision carries over from what it revises, unless given anew.
 _CARRIED = ("paths", "valid-from", "valid-until", "thread")
@@ -44,9 +55,9 @@ class Edit:
 
     entries: list
     subject: str
-    decision: Any = None                  # close: the answer kept as a decision in force (an Entry)
-    correction: Any = None                # the correction that does the correcting (an Entry)
-    kept: Optional[str] = None            # resolve: the decision left in force
+    decision: Any = None  # close: the answer kept as a decision in force (an Entry)
+    correction: Any = None  # the correction that does the correcting (an Entry)
+    kept: Optional[str] = None  # resolve: the decision left in force
 
 
 @dataclass
@@ -72,10 +83,10 @@ class Link:
 
 @dataclass
 class EntryHistory:
-    status: str              # in force | superseded | withdrawn | open | expired | pending | recorded
-    superseded_by: list      # Link: corrections naming this entry
-    supersedes: list         # Link: what this correction names
-    missing: list            # parents this correction names that the line does not hold
+    status: str  # in force | superseded | withdrawn | open | expired | pending | recorded
+    superseded_by: list  # Link: corrections naming this entry
+    supersedes: list  # Link: what this correction names
+    missing: list  # parents this correction names that the line does not hold
 
 
 def _status(st, entry_id: str) -> str:
@@ -88,7 +99,7 @@ def _status(st, entry_id: str) -> str:
     if entry_id in st.open_ids:
         return "open"
     if entry_id in set(st.fold.derived.live):
-        return "pending"     # a carrier whose validity window has not opened yet
+        return "pending"  # a carrier whose validity window has not opened yet
     return "recorded"
 
 
@@ -96,6 +107,7 @@ def history(led: Ledger, entry_id: str) -> EntryHistory:
     """Where an entry stands: its status (superseded by a revision, or withdrawn by a
     revert), the corrections naming it and whether each acts, and what it corrects."""
     from ..core.supersession import not_acting
+
     st = led.state()
     rows = st.fold.corrections
     idle = not_acting(rows)
@@ -109,10 +121,12 @@ def history(led: Ledger, entry_id: str) -> EntryHistory:
     how = "reverts" if own and own[1] else "revises"
     return EntryHistory(
         status=status,
-        superseded_by=[Link(get(c), "reverts" if r else "revises", acts) for c, r, acts in named_by
-                       if get(c) is not None],
+        superseded_by=[
+            Link(get(c), "reverts" if r else "revises", acts) for c, r, acts in named_by if get(c) is not None
+        ],
         supersedes=[Link(get(p), how, entry_id not in idle) for p in parents if get(p) is not None],
-        missing=[p for p in parents if get(p) is None])
+        missing=[p for p in parents if get(p) is None],
+    )
 
 
 def _clip(text: str) -> str:
@@ -146,20 +160,27 @@ def _refuse_if_replaced(led: Ledger, e, verb: str) -> None:
     revisions = [c for c, revert in acting if not revert]
     reverts = [c for c, revert in acting if revert]
     if revisions:
-        raise InputError(f"{e.id[:12]} is already superseded by {revisions[0][:12]}; {verb} that one "
-                         f"(git lifeline {verb} {revisions[0][:12]})")
+        raise InputError(
+            f"{e.id[:12]} is already superseded by {revisions[0][:12]}; {verb} that one "
+            f"(git lifeline {verb} {revisions[0][:12]})"
+        )
     if reverts:
-        raise InputError(f"{e.id[:12]} was withdrawn by {reverts[0][:12]}; revert that revert to put it back "
-                         f"(git lifeline revert {reverts[0][:12]})")
+        raise InputError(
+            f"{e.id[:12]} was withdrawn by {reverts[0][:12]}; revert that revert to put it back "
+            f"(git lifeline revert {reverts[0][:12]})"
+        )
 
 
-def plan_revise(led: Ledger, ref: str, body: str, summary: Optional[str] = None,
-                headers: Optional[dict] = None, **who) -> Edit:
+def plan_revise(
+    led: Ledger, ref: str, body: str, summary: Optional[str] = None, headers: Optional[dict] = None, **who
+) -> Edit:
     """A revision of `ref`: what now holds (`summary`, default the same) and why (`body`)."""
     e = _target(led, ref)
     if e.kind == "open":
-        raise InputError(f"{e.id[:12]} is an open item: answer it with git lifeline close {e.id[:12]} --answer TEXT "
-                         "(a correction of an open closes it)")
+        raise InputError(
+            f"{e.id[:12]} is an open item: answer it with git lifeline close {e.id[:12]} --answer TEXT "
+            "(a correction of an open closes it)"
+        )
     if e.kind == "checkpoint":
         raise InputError(f"{e.id[:12]} is a checkpoint: record a new one with git lifeline checkpoint")
     if e.kind == "correction" and truth.is_revert(e.body):
@@ -169,8 +190,7 @@ def plan_revise(led: Ledger, ref: str, body: str, summary: Optional[str] = None,
     given = blocks.header_fields(text)
     carried = {k: v for k, v in blocks.header_fields(e.body).items() if k in _CARRIED and k not in given}
     text = blocks.with_header(text, carried)
-    entry = led.plan_entry(kind="correction", summary=(summary or e.summary).strip(), body=text,
-                           parents=[e.id], **who)
+    entry = led.plan_entry(kind="correction", summary=(summary or e.summary).strip(), body=text, parents=[e.id], **who)
     return Edit([entry], f"revise {e.id[:12]}: {_clip(entry.summary)}", correction=entry)
 
 
@@ -181,19 +201,29 @@ def plan_revert(led: Ledger, ref: str, body: Optional[str] = None, **who) -> Edi
     if reverts:
         raise InputError(f"{e.id[:12]} is already withdrawn by {reverts[0][:12]}; nothing to revert")
     why = (body or "").strip() or f"Reverts {e.id[:12]} ({e.kind}: {_clip(e.summary)[:120]})."
-    entry = led.plan_entry(kind="correction", summary=_clip(f"revert: {e.summary}"),
-                           body=f"action: revert\n\n{why}", parents=[e.id], **who)
+    entry = led.plan_entry(
+        kind="correction", summary=_clip(f"revert: {e.summary}"), body=f"action: revert\n\n{why}", parents=[e.id], **who
+    )
     return Edit([entry], f"revert {e.id[:12]}: {_clip(e.summary)}", correction=entry)
 
 
-def plan_close(led: Ledger, ref: str, answer: str, decision: bool = False, summary: Optional[str] = None,
-               headers: Optional[dict] = None, **who) -> Edit:
+def plan_close(
+    led: Ledger,
+    ref: str,
+    answer: str,
+    decision: bool = False,
+    summary: Optional[str] = None,
+    headers: Optional[dict] = None,
+    **who,
+) -> Edit:
     """Close an open item with its answer; with `decision`, the answer is also a decision in
     force (parent: the open) with `summary` (default: the answer's first line) and `headers`."""
     e = _target(led, ref)
     if e.kind != "open":
-        raise InputError(f"{e.id[:12]} is a {e.kind}, not an open item; close takes an open "
-                         f"(to withdraw it: git lifeline revert {e.id[:12]})")
+        raise InputError(
+            f"{e.id[:12]} is a {e.kind}, not an open item; close takes an open "
+            f"(to withdraw it: git lifeline revert {e.id[:12]})"
+        )
     st = led.state()
     if e.id not in st.open_ids:
         closers = [c for c, _ in _acting_corrections(led, e.id)]
@@ -210,18 +240,26 @@ def plan_close(led: Ledger, ref: str, answer: str, decision: bool = False, summa
     closing_body = text
     if decision:
         first = text.splitlines()[0].strip()
-        decided = led.plan_entry(kind="decision", summary=_clip(summary or first), body=with_headers(text, headers),
-                                 parents=[e.id], **who)
+        decided = led.plan_entry(
+            kind="decision", summary=_clip(summary or first), body=with_headers(text, headers), parents=[e.id], **who
+        )
         entries.append(decided)
         closing_body = f"{text}\n\nDecided: {decided.id} ({_clip(decided.summary)[:120]})."
-    closing = led.plan_entry(kind="correction", summary=_clip(f"closed: {e.summary}"), body=closing_body,
-                             parents=[e.id], **who)
+    closing = led.plan_entry(
+        kind="correction", summary=_clip(f"closed: {e.summary}"), body=closing_body, parents=[e.id], **who
+    )
     entries.append(closing)
     return Edit(entries, f"close {e.id[:12]}: {_clip(e.summary)}", decision=decided, correction=closing)
 
 
-def plan_resolve(led: Ledger, ref: str, body: Optional[str] = None, summary: Optional[str] = None,
-                 headers: Optional[dict] = None, **who) -> Edit:
+def plan_resolve(
+    led: Ledger,
+    ref: str,
+    body: Optional[str] = None,
+    summary: Optional[str] = None,
+    headers: Optional[dict] = None,
+    **who,
+) -> Edit:
     """Resolve the conflict(s) `ref` is in: keep it and revert the others, or, with
     `summary`, replace every decision of the conflict with one new decision."""
     e = _target(led, ref)
@@ -237,8 +275,13 @@ def plan_resolve(led: Ledger, ref: str, body: Optional[str] = None, summary: Opt
             raise InputError("--subject/--paths/--valid-from/--valid-until describe a new decision: add --summary")
         others = [i for i in members if i != e.id]
         why = (body or "").strip() or f"Resolved the conflict on {label}: kept {e.id[:12]} ({_clip(e.summary)[:120]})."
-        entry = led.plan_entry(kind="correction", summary=_clip(f"resolve: keep {e.summary}"),
-                               body=f"action: revert\n\n{why}", parents=others, **who)
+        entry = led.plan_entry(
+            kind="correction",
+            summary=_clip(f"resolve: keep {e.summary}"),
+            body=f"action: revert\n\n{why}",
+            parents=others,
+            **who,
+        )
         edit = Edit([entry], f"resolve {label}: keep {e.id[:12]}", correction=entry)
         kept = e.id
     else:
@@ -250,10 +293,11 @@ def plan_resolve(led: Ledger, ref: str, body: Optional[str] = None, summary: Opt
     after = truth.reduce(list(led.store.load().entries.values()) + edit.entries)
     if after.conflicts_of(kept) or kept not in after.decision_ids:
         left = sorted({i for g in after.conflicts_of(kept) for i in g.ids} - {kept})
-        hint = (" (reverting them puts back what they had replaced, which conflicts again)" if summary is None
-                else "")
-        raise InputError(f"this would leave {kept[:12]} in conflict with {', '.join(i[:12] for i in left) or 'nothing'}"
-                         f"{hint}; replace them all instead: git lifeline resolve {e.id[:12]} --summary TEXT --body WHY")
+        hint = " (reverting them puts back what they had replaced, which conflicts again)" if summary is None else ""
+        raise InputError(
+            f"this would leave {kept[:12]} in conflict with {', '.join(i[:12] for i in left) or 'nothing'}"
+            f"{hint}; replace them all instead: git lifeline resolve {e.id[:12]} --summary TEXT --body WHY"
+        )
     return edit
 
 

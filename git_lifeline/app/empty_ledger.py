@@ -21,7 +21,7 @@ from ..git.sync import default_remote, remotes
 @dataclass(frozen=True)
 class RemoteLedger:
     remote: str
-    state: str   # has-line (fetched, pull it) | unknown (never looked) | absent (looked: not there)
+    state: str  # has-line (fetched, pull it) | unknown (never looked) | absent (looked: not there)
 
 
 def remote_ledger(gr: GitRepo, line: str) -> Optional[RemoteLedger]:
@@ -45,11 +45,15 @@ def hint_for_humans(gr: GitRepo, line: str) -> Optional[str]:
     if found is None or found.state == "absent":
         return None
     if found.state == "has-line":
-        return (f"line {line!r} has no entries here, but {found.remote} has it (as last fetched): "
-                f"run `git lifeline pull {found.remote}`")
-    return (f"line {line!r} has no entries in this clone, and {found.remote} may hold the project's ledger "
-            f"(a plain git clone does not fetch refs/lifeline/*): run `git lifeline pull {found.remote}`, "
-            "or `git lifeline init`, which also makes `git fetch` bring it")
+        return (
+            f"line {line!r} has no entries here, but {found.remote} has it (as last fetched): "
+            f"run `git lifeline pull {found.remote}`"
+        )
+    return (
+        f"line {line!r} has no entries in this clone, and {found.remote} may hold the project's ledger "
+        f"(a plain git clone does not fetch refs/lifeline/*): run `git lifeline pull {found.remote}`, "
+        "or `git lifeline init`, which also makes `git fetch` bring it"
+    )
 
 
 def text_for_agents(gr: GitRepo, line: str) -> str:
@@ -57,15 +61,19 @@ def text_for_agents(gr: GitRepo, line: str) -> str:
     remote may hold the ledger, and never a command that would bypass the write policy."""
     found = remote_ledger(gr, line)
     if found is not None and found.state != "absent":
-        return (f"# Lifeline context: {line}\n\n"
-                f"This clone has no entries in ledger line '{line}', but the remote {found.remote} "
-                f"{'has it' if found.state == 'has-line' else 'may hold it'} (a plain git clone does not fetch "
-                "the ledger). Do not propose a bootstrap: that would start a second history of the project. "
-                f"Ask the human to run `git lifeline pull {found.remote}` (or `git lifeline init`), then read "
-                "the context again.\n")
+        return (
+            f"# Lifeline context: {line}\n\n"
+            f"This clone has no entries in ledger line '{line}', but the remote {found.remote} "
+            f"{'has it' if found.state == 'has-line' else 'may hold it'} (a plain git clone does not fetch "
+            "the ledger). Do not propose a bootstrap: that would start a second history of the project. "
+            f"Ask the human to run `git lifeline pull {found.remote}` (or `git lifeline init`), then read "
+            "the context again.\n"
+        )
     where = f" (nor on {found.remote} when it was last fetched)" if found is not None else ""
-    return (f"# Lifeline context: {line}\n\n"
-            f"The ledger is empty: nothing is recorded for this project yet{where}. Ask the human three to "
-            "seven questions about what the project is and why it exists, then propose one bootstrap entry "
-            "with lifeline_append (kind bootstrap, the why in the body); a human approves it. Propose the "
-            "decisions in force and the open items the same way, one entry each.\n")
+    return (
+        f"# Lifeline context: {line}\n\n"
+        f"The ledger is empty: nothing is recorded for this project yet{where}. Ask the human three to "
+        "seven questions about what the project is and why it exists, then propose one bootstrap entry "
+        "with lifeline_append (kind bootstrap, the why in the body); a human approves it. Propose the "
+        "decisions in force and the open items the same way, one entry each.\n"
+    )

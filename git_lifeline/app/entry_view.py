@@ -12,21 +12,21 @@ from .ledger import Ledger
 @dataclass
 class Related:
     id: str
-    kind: Optional[str]        # None: not in this line (another line's, or never seen)
+    kind: Optional[str]  # None: not in this line (another line's, or never seen)
     summary: Optional[str]
-    acting: bool = True        # a correction that was itself withdrawn does not act
+    acting: bool = True  # a correction that was itself withdrawn does not act
 
 
 @dataclass
 class EntryView:
     entry: object
-    parents: list = field(default_factory=list)        # Related
-    supersedes: list = field(default_factory=list)     # Related: what this correction replaces or withdraws
+    parents: list = field(default_factory=list)  # Related
+    supersedes: list = field(default_factory=list)  # Related: what this correction replaces or withdraws
     superseded_by: list = field(default_factory=list)  # Related: the corrections that name this entry
-    superseded: bool = False                           # an acting correction names it
-    in_force: Optional[bool] = None                    # True: a decision in force; False: a decision no
-                                                       # longer in force; None: not a decision
-    revert: bool = False                               # a correction that withdraws, replacing nothing
+    superseded: bool = False  # an acting correction names it
+    in_force: Optional[bool] = None  # True: a decision in force; False: a decision no
+    # longer in force; None: not a decision
+    revert: bool = False  # a correction that withdraws, replacing nothing
 
 
 def _related(st, entry_id: str) -> Related:

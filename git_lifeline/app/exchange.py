@@ -19,26 +19,40 @@ from .workspace import Workspace
 no_progress = sync.no_progress  # the progress callback that shows nothing
 PartlyPulled = sync.PartlyPulled  # raised by pull and sync when a line was left out; `.report` says what came
 
-__all__ = ["FetchReport", "PullReport", "SyncReport", "CloneReport", "RemoteSetup", "PartlyPulled", "no_progress",
-           "fetch", "pull", "push", "sync_with", "clone", "remote_setup", "unpushed"]
+__all__ = [
+    "FetchReport",
+    "PullReport",
+    "SyncReport",
+    "CloneReport",
+    "RemoteSetup",
+    "PartlyPulled",
+    "no_progress",
+    "fetch",
+    "pull",
+    "push",
+    "sync_with",
+    "clone",
+    "remote_setup",
+    "unpushed",
+]
 
 
 @dataclass
 class FetchReport:
     remote: str
-    lines: list                    # sync.FetchLine: how each line relates to the remote's
+    lines: list  # sync.FetchLine: how each line relates to the remote's
 
 
 @dataclass
 class PullReport:
     remote: str
-    lines: list                    # sync.PullLine: created, fast-forwarded, merged...
+    lines: list  # sync.PullLine: created, fast-forwarded, merged...
 
 
 @dataclass
 class SyncReport:
     remote: str
-    pulls: list                    # the sync.PullLine of every pull that changed a line
+    pulls: list  # the sync.PullLine of every pull that changed a line
     push: sync.PushResult
 
 
@@ -47,13 +61,13 @@ class CloneReport:
     workspace: Workspace
     directory: Path
     remote: str
-    pulls: list                    # sync.PullLine
+    pulls: list  # sync.PullLine
 
 
 @dataclass
 class RemoteSetup:
     remote: str
-    added: bool                    # False when the refspec was there already
+    added: bool  # False when the refspec was there already
     refspec: str
 
 
@@ -62,8 +76,9 @@ def fetch(ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = N
     return FetchReport(name, sync.fetch(ws.gr, name, lines))
 
 
-def pull(ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = None, progress=None,
-         fetch: bool = True) -> PullReport:
+def pull(
+    ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = None, progress=None, fetch: bool = True
+) -> PullReport:
     """Fetch, then bring each remote line in (create, fast-forward or merge). A line that
     fails verification is left out and the others still come in; then PartlyPulled is
     raised with `report` set to what came in."""
@@ -87,16 +102,16 @@ def pull(ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = No
     return report
 
 
-def _integrate_review_trails(ws: Workspace, remote: str, lines: Optional[list],
-                            left_out: frozenset | set = frozenset()) -> None:
+def _integrate_review_trails(
+    ws: Workspace, remote: str, lines: Optional[list], left_out: frozenset | set = frozenset()
+) -> None:
     """Bring the remote's review trails in (verified, then created, fast-forwarded or merged)."""
     for line, commit in sorted(sync.review_tracking_heads(ws.gr, remote).items()):
         if (lines is None or line in lines) and line not in left_out:
             ReviewTrail(ws.gr, line).integrate(commit)
 
 
-def push(ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = None,
-         progress=None) -> sync.PushResult:
+def push(ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = None, progress=None) -> sync.PushResult:
     """Push every line and its review trail (never forced)."""
     name = sync.resolve_remote(ws.gr, remote)
     result = sync.push(ws.gr, name, lines, progress or sync.no_progress)
@@ -111,8 +126,14 @@ SYNC_ATTEMPTS = 8
 SYNC_SECONDS = 60.0
 
 
-def sync_with(ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = None, progress=None,
-              attempts: int = SYNC_ATTEMPTS, seconds: float = SYNC_SECONDS) -> SyncReport:
+def sync_with(
+    ws: Workspace,
+    remote: Optional[str] = None,
+    lines: Optional[list] = None,
+    progress=None,
+    attempts: int = SYNC_ATTEMPTS,
+    seconds: float = SYNC_SECONDS,
+) -> SyncReport:
     """Pull then push; when someone pushed in between, pull and push again after a
     jittered, growing pause (at most `attempts` rounds within about `seconds`).
 

@@ -44,17 +44,18 @@ SH_SHEBANGS = ("#!/bin/sh", "#!/usr/bin/env sh")
 def _run_chained_sh() -> str:
     sourced = "|".join(f"'{s}'" for s in SH_SHEBANGS)
     return (
-        f"lifeline_chained=\"$0{CHAIN_SUFFIX}\"\n"
+        f'lifeline_chained="$0{CHAIN_SUFFIX}"\n'
         "# the hook this one replaced: run first; a shell script is sourced in a subshell so\n"
         "# that $0 is still its own name (hook managers dispatch on it)\n"
         "lifeline_run_chained() {\n"
-        "\t[ -x \"$lifeline_chained\" ] || return 0\n"
-        "\tIFS= read -r lifeline_first < \"$lifeline_chained\" || :\n"
-        "\tcase \"$lifeline_first\" in\n"
-        f"\t{sourced}) ( . \"$lifeline_chained\" ) ;;\n"
-        "\t*) \"$lifeline_chained\" \"$@\" ;;\n"
+        '\t[ -x "$lifeline_chained" ] || return 0\n'
+        '\tIFS= read -r lifeline_first < "$lifeline_chained" || :\n'
+        '\tcase "$lifeline_first" in\n'
+        f'\t{sourced}) ( . "$lifeline_chained" ) ;;\n'
+        '\t*) "$lifeline_chained" "$@" ;;\n'
         "\tesac\n"
-        "}\n")
+        "}\n"
+    )
 
 
 def _replaying_sh() -> str:
@@ -63,17 +64,18 @@ def _replaying_sh() -> str:
         "# A commit git replays (rebase, cherry-pick, am, the end of a merge) is not new\n"
         "# work: say nothing, and do not start the tool.\n"
         "lifeline_replaying() {\n"
-        f"\tcase \"${{GIT_REFLOG_ACTION-}}\" in {actions}) return 0 ;; esac\n"
+        f'\tcase "${{GIT_REFLOG_ACTION-}}" in {actions}) return 0 ;; esac\n'
         "\tlifeline_gd=$(git rev-parse --git-dir 2>/dev/null) || return 1\n"
         f"\tfor lifeline_f in {' '.join(REPLAY_STATE)}; do\n"
-        "\t\t[ -e \"$lifeline_gd/$lifeline_f\" ] && return 0\n"
+        '\t\t[ -e "$lifeline_gd/$lifeline_f" ] && return 0\n'
         "\tdone\n"
         "\tgit rev-parse -q --verify HEAD^2 >/dev/null 2>&1\n"
         "}\n"
         "if lifeline_replaying; then\n"
-        "\tlifeline_run_chained \"$@\"\n"
+        '\tlifeline_run_chained "$@"\n'
         "\texit 0\n"
-        "fi\n")
+        "fi\n"
+    )
 
 
 def _recorded_sh() -> str:
@@ -88,9 +90,9 @@ def _recorded_sh() -> str:
         "# An ordinary commit that needs no reminder does not start the tool either: reminders\n"
         "# off, a commit naming a ledger entry, or one no newer than a line's last append.\n"
         "lifeline_recorded() {\n"
-        "\t[ \"$(git config --type=bool lifeline.remind 2>/dev/null)\" = false ] && return 0\n"
+        '\t[ "$(git config --type=bool lifeline.remind 2>/dev/null)" = false ] && return 0\n'
         "\tlifeline_after=$(git config --type=int lifeline.remindAfter 2>/dev/null) &&\n"
-        "\t\t[ \"$lifeline_after\" -le 0 ] && return 0\n"
+        '\t\t[ "$lifeline_after" -le 0 ] && return 0\n'
         "\tgit log -1 --format=%B HEAD 2>/dev/null | grep -qi '^lifeline:' && return 0\n"
         "\tlifeline_ct=$(git log -1 --format=%ct HEAD 2>/dev/null) || return 1\n"
         "\tcase $lifeline_ct in ''|*[!0-9]*) return 1 ;; esac\n"
@@ -104,23 +106,26 @@ def _recorded_sh() -> str:
         "\t\t\tcase $lifeline_line in *[!A-Za-z0-9_-]*) continue ;; esac\n"
         "\t\t\tcase $lifeline_t in ''|*[!0-9]*) continue ;; esac  # git prints a negative date unsigned\n"
         "\t\t\t[ ${#lifeline_t} -le 10 ] && [ ${#lifeline_ct} -le 10 ] || continue\n"
-        "\t\t\t[ ${#lifeline_line} -le 63 ] && [ -z \"$lifeline_p2\" ] && [ \"$lifeline_t\" -ge \"$lifeline_ct\" ] &&\n"
-        "\t\t\t\t[ \"$lifeline_t\" -le \"$lifeline_latest\" ] && exit 0\n"
+        '\t\t\t[ ${#lifeline_line} -le 63 ] && [ -z "$lifeline_p2" ] && [ "$lifeline_t" -ge "$lifeline_ct" ] &&\n'
+        '\t\t\t\t[ "$lifeline_t" -le "$lifeline_latest" ] && exit 0\n'
         "\t\tdone\n"
         "\t\texit 1\n"
         "\t}\n"
         "}\n"
         "if lifeline_recorded; then\n"
-        "\tlifeline_run_chained \"$@\"\n"
+        '\tlifeline_run_chained "$@"\n'
         "\texit 0\n"
-        "fi\n")
+        "fi\n"
+    )
 
 
 def _missing_sh(name: str) -> str:
     """What a hook does when git-lifeline is not on PATH (every release's scripts alike)."""
-    return ('echo "git-lifeline: not on PATH; refusing ledger updates until it is installed" >&2\nexit 1'
-            if name in FAIL_CLOSED else
-            f'echo "git-lifeline: not on PATH; its {name} check was skipped" >&2\nexit 0')
+    return (
+        'echo "git-lifeline: not on PATH; refusing ledger updates until it is installed" >&2\nexit 1'
+        if name in FAIL_CLOSED
+        else f'echo "git-lifeline: not on PATH; its {name} check was skipped" >&2\nexit 0'
+    )
 
 
 def script_text(name: str, recorded_check: bool = True) -> str:
@@ -137,10 +142,11 @@ def script_text(name: str, recorded_check: bool = True) -> str:
         + (_replaying_sh() if name == "post-commit" else "")
         + (_recorded_sh() if name == "post-commit" and recorded_check else "")
         + "if command -v git-lifeline >/dev/null 2>&1; then\n"
-        f"\texec git lifeline hook {name} \"$@\"\n"
+        f'\texec git lifeline hook {name} "$@"\n'
         "fi\n"
-        "lifeline_run_chained \"$@\" || exit $?\n"
-        f"{missing}\n")
+        'lifeline_run_chained "$@" || exit $?\n'
+        f"{missing}\n"
+    )
 
 
 def _first_script_text(name: str) -> str:
@@ -151,12 +157,13 @@ def _first_script_text(name: str) -> str:
         f"# git-lifeline {name} hook. Installed by `git lifeline hooks install`;\n"
         "# removed (restoring any hook it chains to) by `git lifeline hooks uninstall`.\n"
         "if command -v git-lifeline >/dev/null 2>&1; then\n"
-        f"\texec git lifeline hook {name} \"$@\"\n"
+        f'\texec git lifeline hook {name} "$@"\n'
         "fi\n"
-        f"if [ -x \"$0{CHAIN_SUFFIX}\" ]; then\n"
-        f"\t\"$0{CHAIN_SUFFIX}\" \"$@\" || exit $?\n"
+        f'if [ -x "$0{CHAIN_SUFFIX}" ]; then\n'
+        f'\t"$0{CHAIN_SUFFIX}" "$@" || exit $?\n'
         "fi\n"
-        f"{missing}\n")
+        f"{missing}\n"
+    )
 
 
 def ours(path: Path, name: str) -> bool:
@@ -169,8 +176,10 @@ def ours(path: Path, name: str) -> bool:
             data = f.read(16384)
     except OSError:
         return False
-    return data in {script.encode("utf-8") for script in
-                    (script_text(name), script_text(name, recorded_check=False), _first_script_text(name))}
+    return data in {
+        script.encode("utf-8")
+        for script in (script_text(name), script_text(name, recorded_check=False), _first_script_text(name))
+    }
 
 
 def hooks_dir(gr: GitRepo) -> Path:
@@ -203,8 +212,9 @@ def _executable(path: Path) -> bool:
 
 def _same_file(a: Path, b: Path) -> bool:
     try:
-        return (a.read_bytes() == b.read_bytes()
-                and bool(os.lstat(a).st_mode & stat.S_IXUSR) == bool(os.lstat(b).st_mode & stat.S_IXUSR))
+        return a.read_bytes() == b.read_bytes() and bool(os.lstat(a).st_mode & stat.S_IXUSR) == bool(
+            os.lstat(b).st_mode & stat.S_IXUSR
+        )
     except OSError:
         return False
 
@@ -226,7 +236,7 @@ def _exists(path: Path) -> bool:
 class HookState:
     name: str
     path: Path
-    state: str                      # installed | absent | foreign | tracked (a tracked hook not ours)
+    state: str  # installed | absent | foreign | tracked (a tracked hook not ours)
     chained: Optional[Path] = None  # the user's hook ours runs first
 
 
@@ -234,9 +244,9 @@ class HookState:
 class HookChange:
     name: str
     path: Path
-    action: str            # installed | updated | unchanged | removed | restored | left | tracked | absent
+    action: str  # installed | updated | unchanged | removed | restored | left | tracked | absent
     chained: Optional[Path] = None
-    kept: Optional[Path] = None     # an older backup kept aside (it no longer runs)
+    kept: Optional[Path] = None  # an older backup kept aside (it no longer runs)
 
 
 def status(gr: GitRepo) -> list:

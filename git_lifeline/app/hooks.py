@@ -49,9 +49,24 @@ from .hook_files import (
     uninstall,
 )
 
-__all__ = ["CHAIN_SUFFIX", "CLIENT_DEFAULT", "FAIL_CLOSED", "HOOKS", "SERVER_DEFAULT", "HookChange", "HookOutcome",
-           "HookState", "default_hooks", "hooks_dir", "install", "replaying", "run", "script_text", "status",
-           "uninstall"]
+__all__ = [
+    "CHAIN_SUFFIX",
+    "CLIENT_DEFAULT",
+    "FAIL_CLOSED",
+    "HOOKS",
+    "SERVER_DEFAULT",
+    "HookChange",
+    "HookOutcome",
+    "HookState",
+    "default_hooks",
+    "hooks_dir",
+    "install",
+    "replaying",
+    "run",
+    "script_text",
+    "status",
+    "uninstall",
+]
 
 # Hooks whose failure git honours; the others (post-commit) can never block.
 BLOCKING = frozenset({"pre-push", "commit-msg", "pre-receive"})
@@ -66,7 +81,7 @@ EXIT_CODE_FLAG = "--exit-code"
 @dataclass
 class HookOutcome:
     code: int = 0
-    messages: list = field(default_factory=list)   # lines for stderr, one line each (a break inside is shown escaped)
+    messages: list = field(default_factory=list)  # lines for stderr, one line each (a break inside is shown escaped)
 
 
 def run_chained(gr: GitRepo, name: str, args: list, stdin: bytes) -> int:
@@ -118,8 +133,9 @@ def pre_push(gr: GitRepo, args: list, stdin: bytes) -> HookOutcome:
     if code_out and not ours and remote in remotes(gr):
         for line, n in unpushed(gr, remote):
             word = "entry" if n == 1 else "entries"
-            out.messages.append(f"git-lifeline: line {line} has {n} {word} not pushed to {remote}; "
-                                f"run: git lifeline push {remote}")
+            out.messages.append(
+                f"git-lifeline: line {line} has {n} {word} not pushed to {remote}; run: git lifeline push {remote}"
+            )
     return out
 
 
@@ -138,8 +154,9 @@ def post_commit(gr: GitRepo, args: Sequence[str] = ()) -> HookOutcome:
     word = "commit" if run.count == 1 else "commits"
     out.messages.append(
         f"git-lifeline: {more} {word} since the last ledger entry; record why: "
-        f"git lifeline log --kind decision --summary {shlex.quote(subject)} --body \"...\" "
-        "(silence: git config lifeline.remindAfter 0)")
+        f'git lifeline log --kind decision --summary {shlex.quote(subject)} --body "..." '
+        "(silence: git config lifeline.remindAfter 0)"
+    )
     if EXIT_CODE_FLAG in args:
         out.code = 1
     return out
@@ -149,6 +166,7 @@ def _latest_believable(gr: GitRepo) -> int:
     """The latest time an append may carry and still count: now plus the clock skew
     tolerated (lifeline.maxClockSkew); an unreadable setting counts as the default."""
     from ..core.clock import DEFAULT_MAX_SKEW, SKEW_KEY, parse_skew
+
     try:
         skew = parse_skew(gr.config_get(SKEW_KEY))
     except InputError:
@@ -158,6 +176,7 @@ def _latest_believable(gr: GitRepo) -> int:
 
 def commit_msg(gr: GitRepo, args: list, prefer_line: str) -> HookOutcome:
     from ..git.links import TRAILER, resolve, trailer_values
+
     out = HookOutcome()
     if not args:
         out.code, out.messages = 2, ["git-lifeline: commit-msg hook called without the message file"]

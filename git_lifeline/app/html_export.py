@@ -14,13 +14,13 @@ if TYPE_CHECKING:
     from .ledger import Ledger
 
 _TS = "%Y-%m-%dT%H:%M:%SZ"
-_RESUME_ORDER = ("next", "blocked", "goal", "done", "tried")   # what to do first, first
+_RESUME_ORDER = ("next", "blocked", "goal", "done", "tried")  # what to do first, first
 
 
 def build_view_model(led: "Ledger", now: Optional[datetime] = None) -> ViewModel:
     """What the page shows, from the line's entries, its truth, conflicts and staleness."""
     st = led.state()
-    entries = st.entries               # through the cache: no blob parsed twice
+    entries = st.entries  # through the cache: no blob parsed twice
     if len(entries) != st.count:
         entries = led.entries()
     stale = {s.decision: s.mark() for s in led.stale(st=st)} if st.decision_ids else {}
@@ -51,18 +51,39 @@ def build_view_model(led: "Ledger", now: Optional[datetime] = None) -> ViewModel
             status = "open"
         else:
             status = ""
-        views.append(EntryView(
-            id=e.id, ts=e.ts.strftime(_TS), kind=e.kind, author=e.author, summary=e.summary, body=e.body,
-            agent=e.agent, parents=tuple(e.parents), thread=thread_of.get(e.id), status=status,
-            replaced_by=tuple(replaced_by.get(e.id, ())),
-            revert=e.kind == "correction" and blocks.field(e.body, "action") == "revert",
-            stale=stale.get(e.id), conflicts=tuple(conflicting.get(e.id, ())), pinned=e.id in pinned))
+        views.append(
+            EntryView(
+                id=e.id,
+                ts=e.ts.strftime(_TS),
+                kind=e.kind,
+                author=e.author,
+                summary=e.summary,
+                body=e.body,
+                agent=e.agent,
+                parents=tuple(e.parents),
+                thread=thread_of.get(e.id),
+                status=status,
+                replaced_by=tuple(replaced_by.get(e.id, ())),
+                revert=e.kind == "correction" and blocks.field(e.body, "action") == "revert",
+                stale=stale.get(e.id),
+                conflicts=tuple(conflicting.get(e.id, ())),
+                pinned=e.id in pinned,
+            )
+        )
     by_id = {v.id: v for v in views}
     decisions = [i for i in st.pinned if i in in_force] + [i for i in st.decision_ids if i not in pinned]
-    return ViewModel(line=led.line, generated=(now or datetime.now(timezone.utc)).strftime(_TS), head=led.head(),
-                     entries=tuple(views), decisions=tuple(decisions), opens=tuple(st.open_ids),
-                     expired=tuple(st.expired), threads=tuple(_threads(st, by_id)), identity=st.identity_id,
-                     warnings=tuple(f"entry {b[:12]} does not match its id: left out" for b in st.broken))
+    return ViewModel(
+        line=led.line,
+        generated=(now or datetime.now(timezone.utc)).strftime(_TS),
+        head=led.head(),
+        entries=tuple(views),
+        decisions=tuple(decisions),
+        opens=tuple(st.open_ids),
+        expired=tuple(st.expired),
+        threads=tuple(_threads(st, by_id)),
+        identity=st.identity_id,
+        warnings=tuple(f"entry {b[:12]} does not match its id: left out" for b in st.broken),
+    )
 
 
 def _threads(st, by_id: dict) -> list:
@@ -73,15 +94,26 @@ def _threads(st, by_id: dict) -> list:
         members = st.threads.get(key, [])
         label = by_id[key].summary if key in by_id else key
         cp = checkpoints.get(key)
-        sections = tuple((name, tuple(cp.sections.get(name, ()))) for name in _RESUME_ORDER
-                         if cp.sections.get(name)) if cp else ()
-        last = max([by_id[i].ts for i in members if i in by_id] + ([by_id[cp.entry.id].ts] if cp else []),
-                   default="")
-        out.append(ThreadView(key=key, label=label, entries=len(members), checkpoint=cp.entry.id if cp else None,
-                              sections=sections, last_ts=last))
+        sections = (
+            tuple((name, tuple(cp.sections.get(name, ()))) for name in _RESUME_ORDER if cp.sections.get(name))
+            if cp
+            else ()
+        )
+        last = max([by_id[i].ts for i in members if i in by_id] + ([by_id[cp.entry.id].ts] if cp else []), default="")
+        out.append(
+            ThreadView(
+                key=key,
+                label=label,
+                entries=len(members),
+                checkpoint=cp.entry.id if cp else None,
+                sections=sections,
+                last_ts=last,
+            )
+        )
     # where work stopped most recently comes first
-    out.sort(key=lambda t: (t.checkpoint is not None, by_id[t.checkpoint].ts if t.checkpoint else t.last_ts),
-             reverse=True)
+    out.sort(
+        key=lambda t: (t.checkpoint is not None, by_id[t.checkpoint].ts if t.checkpoint else t.last_ts), reverse=True
+    )
     return out
 
 

@@ -82,8 +82,8 @@ def candidates() -> list:
     return ([Launcher(PORTABLE)] if found else []) + [interpreter()]
 
 
-MCP_CHECK = ("mcp", "--check")   # the server answers whether it could serve, and exits
-STARTS = ("--version",)          # enough for a hook's command
+MCP_CHECK = ("mcp", "--check")  # the server answers whether it could serve, and exits
+STARTS = ("--version",)  # enough for a hook's command
 
 
 def check_launcher(launcher: Launcher, cwd: Path, args: tuple = MCP_CHECK) -> Probe:
@@ -100,7 +100,7 @@ def check_launcher(launcher: Launcher, cwd: Path, args: tuple = MCP_CHECK) -> Pr
 @dataclass(frozen=True)
 class Resolved:
     launcher: Launcher
-    check: Optional[Probe]   # None: not checked
+    check: Optional[Probe]  # None: not checked
 
 
 def resolve_launcher(workdir: Path, args: Optional[tuple] = MCP_CHECK) -> Resolved:
@@ -180,9 +180,11 @@ def entry_argv(entry) -> list:
     return [str(entry.get("command", "")), *map(str, args if isinstance(args, list) else [args])]
 
 
-NOT_STARTED = ("not started: it is not the command this installation writes (git lifeline mcp, or this "
-               f"interpreter with {' '.join((*SAFE_PATH, '-m', 'git_lifeline', 'mcp'))}), and a command a "
-               "repository's file names is never run")
+NOT_STARTED = (
+    "not started: it is not the command this installation writes (git lifeline mcp, or this "
+    f"interpreter with {' '.join((*SAFE_PATH, '-m', 'git_lifeline', 'mcp'))}), and a command a "
+    "repository's file names is never run"
+)
 
 
 def check_entry(entry: dict, cwd: Path) -> Probe:
@@ -198,9 +200,9 @@ def check_entry(entry: dict, cwd: Path) -> Probe:
 
 @dataclass
 class McpJsonResult:
-    status: str                    # created | added | updated | kept | invalid
+    status: str  # created | added | updated | kept | invalid
     detail: str
-    entry: Optional[dict] = None   # the lifeline entry the file holds now
+    entry: Optional[dict] = None  # the lifeline entry the file holds now
     check: Optional[Probe] = None  # the check of that entry, when one was run
 
 
@@ -240,15 +242,20 @@ def install_mcp_json(workdir: Path, resolved: Resolved) -> McpJsonResult:
         if current == entry:
             return McpJsonResult("kept", f"{path} already starts the server", current, resolved.check)
         if not is_our_entry(current):
-            return McpJsonResult("kept", f"{path} already has a server named {SERVER_NAME!r} "
-                                         f"({json.dumps(current, ensure_ascii=False)}); left it as it is", current)
+            return McpJsonResult(
+                "kept",
+                f"{path} already has a server named {SERVER_NAME!r} "
+                f"({json.dumps(current, ensure_ascii=False)}); left it as it is",
+                current,
+            )
         works = check_entry(current, workdir)
         if works.ok or not (resolved.check and resolved.check.ok):
             return McpJsonResult("kept", f"{path} already starts the server", current, works)
         servers[SERVER_NAME] = entry
         _write(path, doc)
-        return McpJsonResult("updated", f"{path} (its entry did not start: {works.output or 'no output'})",
-                             entry, resolved.check)
+        return McpJsonResult(
+            "updated", f"{path} (its entry did not start: {works.output or 'no output'})", entry, resolved.check
+        )
     servers[SERVER_NAME] = entry
     _write(path, doc)
     return McpJsonResult("added", str(path), entry, resolved.check)
@@ -263,11 +270,16 @@ def snippets(repo: Path, launcher: Launcher) -> list:
     clients configured by hand. Project files keep the entry free of machine paths when
     the launcher allows it."""
     return [
-        ("Claude Desktop", "claude_desktop_config.json (it starts servers outside the repository)",
-         launcher.server_entry(repo)),
+        (
+            "Claude Desktop",
+            "claude_desktop_config.json (it starts servers outside the repository)",
+            launcher.server_entry(repo),
+        ),
         ("Cursor", ".cursor/mcp.json in the repository", launcher.server_entry()),
         ("Gemini CLI", ".gemini/settings.json in the repository", launcher.server_entry()),
-        ("Codex", ".codex/config.toml in the repository (a trusted project), as [mcp_servers.lifeline]",
-         launcher.server_entry()),
+        (
+            "Codex",
+            ".codex/config.toml in the repository (a trusted project), as [mcp_servers.lifeline]",
+            launcher.server_entry(),
+        ),
     ]
-

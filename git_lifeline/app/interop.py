@@ -19,10 +19,10 @@ from .ledger import Ledger, commit_message
 
 @dataclass
 class Mismatch:
-    where: str                     # where the record sits in the source
+    where: str  # where the record sits in the source
     summary: str
-    recorded: str                  # the id the source recorded
-    computed: str                  # the id its content hashes to
+    recorded: str  # the id the source recorded
+    computed: str  # the id its content hashes to
 
 
 @dataclass
@@ -33,21 +33,31 @@ class ImportReport:
     existing: int
     commit: Optional[str]
     line: str
-    mismatched: list = field(default_factory=list)   # Mismatch: skipped (exit 1)
-    skipped: list = field(default_factory=list)      # (entry, why): not written, not refused
+    mismatched: list = field(default_factory=list)  # Mismatch: skipped (exit 1)
+    skipped: list = field(default_factory=list)  # (entry, why): not written, not refused
     duplicates: int = 0
-    unrecorded: int = 0                              # records with no id to compare
-    reordered: int = 0                               # recorded out of time order in the source
-    external: list = field(default_factory=list)     # (entry id, parent id, line): parents in other lines
+    unrecorded: int = 0  # records with no id to compare
+    reordered: int = 0  # recorded out of time order in the source
+    external: list = field(default_factory=list)  # (entry id, parent id, line): parents in other lines
 
     def to_json(self) -> dict:
-        return {"format": self.format, "read": self.read, "added": self.added, "existing": self.existing,
-                "commit": self.commit, "line": self.line,
-                "mismatched": [{"where": m.where, "summary": m.summary, "recorded": m.recorded,
-                                "computed": m.computed} for m in self.mismatched],
-                "skipped": [{"id": e.id, "summary": e.summary, "why": why} for e, why in self.skipped],
-                "duplicates": self.duplicates, "unrecorded": self.unrecorded, "reordered": self.reordered,
-                "external": [{"id": i, "parent": p, "line": ln} for i, p, ln in self.external]}
+        return {
+            "format": self.format,
+            "read": self.read,
+            "added": self.added,
+            "existing": self.existing,
+            "commit": self.commit,
+            "line": self.line,
+            "mismatched": [
+                {"where": m.where, "summary": m.summary, "recorded": m.recorded, "computed": m.computed}
+                for m in self.mismatched
+            ],
+            "skipped": [{"id": e.id, "summary": e.summary, "why": why} for e, why in self.skipped],
+            "duplicates": self.duplicates,
+            "unrecorded": self.unrecorded,
+            "reordered": self.reordered,
+            "external": [{"id": i, "parent": p, "line": ln} for i, p, ln in self.external],
+        }
 
 
 @dataclass
@@ -55,13 +65,13 @@ class MigrateReport:
     read: int
     added: int
     existing: int
-    mismatched: list               # ids whose content does not match (skipped)
+    mismatched: list  # ids whose content does not match (skipped)
 
 
 @dataclass
 class PromoteReport:
-    promoted: list                 # the copies written
-    already: list                  # (source id or None, id of the copy already there)
+    promoted: list  # the copies written
+    already: list  # (source id or None, id of the copy already there)
     commit: Optional[str]
 
 
@@ -91,13 +101,15 @@ def migrate(led: Ledger, source: Path, strict: bool = False) -> MigrateReport:
     """Rebuild the line from a projection file; every recorded id is checked first."""
     from ..git.lines import LineIndex
     from ..views import projection
+
     try:
         text = read_text_exact(source, MAX_SOURCE_BYTES)
     except FileNotFoundError:
         raise InputError(f"{source}: no such file") from None
     except UnsafeFile as exc:
-        raise InputError(f"{exc.strerror}; a projection to migrate is a regular file of at most "
-                         f"{MAX_SOURCE_BYTES} bytes") from None
+        raise InputError(
+            f"{exc.strerror}; a projection to migrate is a regular file of at most {MAX_SOURCE_BYTES} bytes"
+        ) from None
     except UnicodeDecodeError as exc:
         raise InputError(f"{source}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
     parsed = projection.parse(text, str(source))
@@ -107,7 +119,8 @@ def migrate(led: Ledger, source: Path, strict: bool = False) -> MigrateReport:
             f"{source} shows only the newest {len(parsed)} entries of its line: {left_out} earlier ones were left "
             "out to keep it under lifeline.projectionMaxBytes, so it cannot rebuild the line; nothing was "
             "written. Render a whole one where the line is: git -c lifeline.projectionMaxBytes=0 lifeline "
-            "render (or copy the ledger itself: git lifeline push, git fetch)")
+            "render (or copy the ledger itself: git lifeline push, git fetch)"
+        )
     good: list = []
     bad: list = []
     for e in parsed:
@@ -115,23 +128,30 @@ def migrate(led: Ledger, source: Path, strict: bool = False) -> MigrateReport:
     if bad and strict:
         raise InputError(
             f"{len(bad)} entr{'y' if len(bad) == 1 else 'ies'} in {source} do not match their recorded id "
-            f"(first: {bad[0].id[:12]} '{bad[0].summary[:40]}'); nothing was written")
+            f"(first: {bad[0].id[:12]} '{bad[0].summary[:40]}'); nothing was written"
+        )
     known = {e.id for e in good}
     index = LineIndex.scan(led.gr)
     for e in good:
-        missing = [p for p in e.parents if p not in known and not led.store.has(p)
-                   and index.locate(p, exclude=led.line) is None]  # cross-line parents count
+        missing = [
+            p
+            for p in e.parents
+            if p not in known and not led.store.has(p) and index.locate(p, exclude=led.line) is None
+        ]  # cross-line parents count
         if missing:
-            raise InputError(f"{source}: entry {e.id[:12]} names parent {missing[0][:12]} which is in "
-                             "neither the file nor the line; nothing was written")
+            raise InputError(
+                f"{source}: entry {e.id[:12]} names parent {missing[0][:12]} which is in "
+                "neither the file nor the line; nothing was written"
+            )
     result = _bulk_append(led, good) if good else AppendResult([], [], None)
     if result.commit:
         led.projection.render_quietly()
     return MigrateReport(len(parsed), len(result.added), len(result.existing), [e.id for e in bad])
 
 
-def import_from(led: Ledger, source: Path, strict: bool = False, assume_utc: bool = False,
-                progress=None) -> ImportReport:
+def import_from(
+    led: Ledger, source: Path, strict: bool = False, assume_utc: bool = False, progress=None
+) -> ImportReport:
     """Import a lifeline-context ledger (LIFELINE.md, legacy markdown or .db) into the line.
 
     Every id is recomputed; refused records raise (nothing written); mismatches are
@@ -165,8 +185,15 @@ def import_from(led: Ledger, source: Path, strict: bool = False, assume_utc: boo
     writer = BulkWriter(store)
     try:
         plan = seed.check_records(
-            counted(records), str(source), strict=strict, assume_utc=assume_utc, in_line=in_line,
-            elsewhere=lambda p: index.locate(p, exclude=led.line), dedup_used=dedup_used, sink=writer.add)
+            counted(records),
+            str(source),
+            strict=strict,
+            assume_utc=assume_utc,
+            in_line=in_line,
+            elsewhere=lambda p: index.locate(p, exclude=led.line),
+            dedup_used=dedup_used,
+            sink=writer.add,
+        )
         led.check_batch(plan.entries)  # what verify would refuse is never written
         write_progress = (lambda done, n: progress("writing", done, n)) if progress is not None else None
         result = writer.publish(plan.entries, commit_message, write_progress)
@@ -179,15 +206,25 @@ def import_from(led: Ledger, source: Path, strict: bool = False, assume_utc: boo
         else:
             led.projection.refresh(result.parent, result.added, result.commit)
     return ImportReport(
-        format=fmt, read=total, added=len(result.added), existing=len(result.existing), commit=result.commit,
-        line=led.line, mismatched=[Mismatch(r.where, r.summary, r.recorded_id, c) for r, c in plan.mismatched],
-        skipped=list(plan.skipped), duplicates=plan.duplicates, unrecorded=plan.unrecorded,
-        reordered=plan.reordered, external=list(plan.external))
+        format=fmt,
+        read=total,
+        added=len(result.added),
+        existing=len(result.existing),
+        commit=result.commit,
+        line=led.line,
+        mismatched=[Mismatch(r.where, r.summary, r.recorded_id, c) for r, c in plan.mismatched],
+        skipped=list(plan.skipped),
+        duplicates=plan.duplicates,
+        unrecorded=plan.unrecorded,
+        reordered=plan.reordered,
+        external=list(plan.external),
+    )
 
 
 def export_seed(led: Ledger) -> str:
     """The line in lifeline-context's markdown; refuses entries it would misread."""
     from ..core import seed
+
     entries = led.entries()
     seed.check_export(entries, led.line)
     return seed.render_seed_markdown(entries, led.line)
@@ -196,6 +233,7 @@ def export_seed(led: Ledger) -> str:
 def promote(led: Ledger, src: str, refs: list, parents: Optional[list] = None) -> PromoteReport:
     """Copy entries of line `src` into this line, each with an origin block."""
     from ..git.lines import plan_promote
+
     plan = plan_promote(led.gr, src, led.line, refs, parents)
     result = led.append(plan.copies) if plan.copies else AppendResult([], [], None)
     return PromoteReport(result.added, plan.already + [(None, e.id) for e in result.existing], result.commit)

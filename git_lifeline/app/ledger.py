@@ -28,7 +28,6 @@ if TYPE_CHECKING:  # annotations only
     from ..views.cache import LineCache
 
 
-
 @dataclass
 class LogOutcome:
     """What became of a write: the entry written (or the one already there)."""
@@ -53,11 +52,11 @@ class Found:
     """A recall hit, with the entry and whether it is still in force."""
 
     entry: object
-    score: float                        # views.recall.Hit's: the ranking's, relative to one question
-    coverage: float                     # the share of the question's weight it matches, in [0, 1]
+    score: float  # views.recall.Hit's: the ranking's, relative to one question
+    coverage: float  # the share of the question's weight it matches, in [0, 1]
     in_force: bool
     similarity: Optional[float] = None  # the cosine to the question (semantic recall only)
-    replaces: Optional[str] = None      # shown because it replaced this hit (whose numbers it carries)
+    replaces: Optional[str] = None  # shown because it replaced this hit (whose numbers it carries)
 
 
 def order_key(e) -> tuple:
@@ -70,6 +69,7 @@ MESSAGE_IDS = 20  # a batch's commit message names at most this many entries (it
 def _correction_lines(entries: list, describe: Optional[Callable[[str], Optional[str]]]) -> tuple:
     """(sentences, trailers) naming what the corrections among `entries` correct."""
     from ..core.truth import is_revert
+
     sentences: list = []
     trailers: list = []
     for e in entries:
@@ -83,8 +83,9 @@ def _correction_lines(entries: list, describe: Optional[Callable[[str], Optional
     return sentences, trailers
 
 
-def commit_message(entries: list, describe: Optional[Callable[[str], Optional[str]]] = None,
-                   subject: Optional[str] = None) -> str:
+def commit_message(
+    entries: list, describe: Optional[Callable[[str], Optional[str]]] = None, subject: Optional[str] = None
+) -> str:
     """The ledger commit's message (docs/FORMAT.md §4): one entry's kind, summary and body,
     or a batch's count; what a correction corrects (`describe(id)` says what that entry is);
     trailers naming the entries (a batch names its first MESSAGE_IDS, so an import of
@@ -102,8 +103,9 @@ def commit_message(entries: list, describe: Optional[Callable[[str], Optional[st
     if corrects:
         paragraphs.append(corrects)
     if len(ordered) > len(listed):
-        paragraphs.append(f"The first {len(listed)} are named below, in (ts, id) order; the commit's tree holds "
-                          f"all {len(entries)}.")
+        paragraphs.append(
+            f"The first {len(listed)} are named below, in (ts, id) order; the commit's tree holds all {len(entries)}."
+        )
     return "\n\n".join(paragraphs) + "\n\n" + "".join(f"Lifeline-Id: {e.id}\n" for e in listed) + "".join(trailers)
 
 
@@ -113,14 +115,19 @@ def with_headers(body: str, headers: Optional[dict]) -> str:
     if not headers:
         return body
     from ..core import blocks
+
     unknown = set(headers) - {"paths", "subject", "valid_from", "valid_until"}
     if unknown:
         raise InputError(f"unknown header option(s): {', '.join(sorted(unknown))}")
     paths = headers.get("paths") or ()
     if isinstance(paths, str):
         paths = [paths]
-    fields = blocks.header_from_options(paths=paths, subject=headers.get("subject"),
-                                        valid_from=headers.get("valid_from"), valid_until=headers.get("valid_until"))
+    fields = blocks.header_from_options(
+        paths=paths,
+        subject=headers.get("subject"),
+        valid_from=headers.get("valid_from"),
+        valid_until=headers.get("valid_until"),
+    )
     try:
         return blocks.with_header(body, fields)
     except ValueError as exc:
@@ -135,8 +142,7 @@ class Ledger:
     was rewound); the faces print it. `confined` keeps every write inside the git dir
     (the MCP server's rule): no projection file."""
 
-    def __init__(self, gr: GitRepo, line: str = DEFAULT_LINE, warnings: Optional[list] = None,
-                 confined: bool = False):
+    def __init__(self, gr: GitRepo, line: str = DEFAULT_LINE, warnings: Optional[list] = None, confined: bool = False):
         self.gr = gr
         self.store = LineStore(gr, line)
         self.line = line
@@ -152,6 +158,7 @@ class Ledger:
         """A read of a line with no entries here says where they may be (empty_ledger.py)."""
         if head is None and not self._told_empty:
             from .empty_ledger import hint_for_humans
+
             self._told_empty = True
             hint = hint_for_humans(self.gr, self.line)
             if hint:
@@ -185,6 +192,7 @@ class Ledger:
         if self.store.head() is not None:
             return True
         from ..git.review import list_trails
+
         return self.line in list_trails(self.gr)
 
     def require(self) -> "Ledger":
@@ -192,14 +200,18 @@ class Ledger:
         a line named with --line (a typo would otherwise read as an empty ledger)."""
         if not self.exists():
             from ..git.store import list_lines
+
             names = ", ".join(list_lines(self.gr)) or "none yet"
-            raise InputError(f"unknown line {self.line!r} (lines: {names}); a line is created by its first "
-                             "write (log, import, promote --to)")
+            raise InputError(
+                f"unknown line {self.line!r} (lines: {names}); a line is created by its first "
+                "write (log, import, promote --to)"
+            )
         return self
 
     def cache(self) -> LineCache:
         if self._cache is None:
             from ..views.cache import LineCache
+
             self._cache = LineCache(self.store, self.warnings)
         return self._cache
 
@@ -216,6 +228,7 @@ class Ledger:
     def state_as_of(self, when: str) -> truth.State:
         """The truth as the ledger stood then: a ledger commit, or a date (entries recorded by then)."""
         from ..core.entry import parse_ts
+
         text = when.strip()
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
             day = parse_ts(text + "T00:00:00+00:00")
@@ -227,8 +240,9 @@ class Ledger:
             limit = None
         if limit is not None:
             # Bitemporal: entries recorded by then, with validity windows read at then.
-            return truth.reduce((e for e in self.store.load().entries.values() if e.ts <= limit),
-                                now=f"{limit:%Y-%m-%dT%H:%M:%S.%f}")
+            return truth.reduce(
+                (e for e in self.store.load().entries.values() if e.ts <= limit), now=f"{limit:%Y-%m-%dT%H:%M:%S.%f}"
+            )
         commit = self.gr.resolve_commit(text)
         if commit is None:
             raise InputError(f"--as-of {when!r}: not a date (YYYY-MM-DD[THH:MM:SSZ]) nor a commit")
@@ -248,18 +262,26 @@ class Ledger:
     def stale(self, since: Optional[str] = None, st: Optional[truth.State] = None) -> list:
         """Decisions in force whose code (their `paths:`) changed after they were made."""
         from ..git.history import find_stale
+
         st = st or self.state()
-        if since is not None and self.gr.git(["rev-parse", "--verify", "--quiet", "--end-of-options",
-                                              f"{since}^{{commit}}"], check=False).returncode != 0:
+        if (
+            since is not None
+            and self.gr.git(
+                ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{since}^{{commit}}"], check=False
+            ).returncode
+            != 0
+        ):
             raise InputError(f"--since {since!r}: not a commit")
-        return find_stale(self.gr, st.fold.facts, rechecked(self, st), st.decision_ids, since_rev=since,
-                          store=self.store)
+        return find_stale(
+            self.gr, st.fold.facts, rechecked(self, st), st.decision_ids, since_rev=since, store=self.store
+        )
 
     def stale_since(self, since: Optional[str] = None, since_commit: Optional[str] = None) -> list:
         """`stale` bounded by a date (`since`: any form of core/dates.py, the same meaning as
         every other --since) or by a code commit (`since_commit`). A `since` that is no date
         but names a commit is read as one, as before, with a warning."""
         from ..core.dates import DateError, parse_when
+
         if since is not None and since_commit is not None:
             raise InputError("give --since or --since-commit, not both")
         if since is None:
@@ -269,25 +291,31 @@ class Ledger:
         except DateError:
             if self.gr.resolve_commit(since) is None:
                 raise
-            self.warnings.append(f"--since {since!r} names a commit: that form is deprecated, "
-                                 f"use --since-commit {since} (--since takes a date, as everywhere else)")
+            self.warnings.append(
+                f"--since {since!r} names a commit: that form is deprecated, "
+                f"use --since-commit {since} (--since takes a date, as everywhere else)"
+            )
             return self.stale(since=since)
         # The newest commit on HEAD recorded before then: commits after it are "since".
-        proc = self.gr.git(["rev-list", "-1", f"--before=@{int(when.start.timestamp()) - 1}", "HEAD", "--"],
-                           check=False)
+        proc = self.gr.git(
+            ["rev-list", "-1", f"--before=@{int(when.start.timestamp()) - 1}", "HEAD", "--"], check=False
+        )
         rev = proc.stdout.decode("ascii", "replace").strip() if proc.returncode == 0 else ""
         return self.stale(since=rev or None)
 
     def recall(self, query: str, k: int = 5) -> list:
         """Search hits (views.recall.Hit), best first; empty when recall abstains."""
         from ..views import recall
+
         if k < 1:
             raise InputError("-k must be at least 1")
         size = recall.question_length(query)
         if size > recall.MAX_QUESTION_CHARS:
-            raise InputError(f"the question is {size} characters long as recall reads it (accents and compound "
-                             f"characters spelled out); recall takes at most {recall.MAX_QUESTION_CHARS} "
-                             "(ask about one thing at a time)")
+            raise InputError(
+                f"the question is {size} characters long as recall reads it (accents and compound "
+                f"characters spelled out); recall takes at most {recall.MAX_QUESTION_CHARS} "
+                "(ask about one thing at a time)"
+            )
         st = self.state()
         db = self.cache().ensure(self.store.head())
         semantic = self.semantic_index()
@@ -302,6 +330,7 @@ class Ledger:
         """The semantic index when `lifeline.semantic.model` names a usable model, else None
         (recall is then lexical; `recall_mode` says which and why)."""
         from .models import configured_index
+
         index, mode = configured_index(self.gr, self.warnings)
         self.recall_mode = mode or type(self).recall_mode
         return index
@@ -310,8 +339,11 @@ class Ledger:
         """Recall hits with their entries and whether each is still in force."""
         hits = self.recall(query, k=k)
         st = self.state()
-        return [Found(st.by_id[h.id], h.score, h.coverage, h.id not in st.superseded, h.similarity, h.replaces)
-                for h in hits if h.id in st.by_id]
+        return [
+            Found(st.by_id[h.id], h.score, h.coverage, h.id not in st.superseded, h.similarity, h.replaces)
+            for h in hits
+            if h.id in st.by_id
+        ]
 
     def resume(self, thread: Optional[str] = None) -> list:
         """The live checkpoint of each thread (truth.Checkpoint), newest first."""
@@ -327,26 +359,41 @@ class Ledger:
         st = self.state()
         return st.by_id[key].summary if key in st.by_id else key
 
-    def context(self, budget: Optional[int] = None, budget_tokens: Optional[int] = None,
-                query: Optional[str] = None, thread: Optional[str] = None,
-                as_of: Optional[str] = None, k: int = 5) -> ctx.ContextParts:
+    def context(
+        self,
+        budget: Optional[int] = None,
+        budget_tokens: Optional[int] = None,
+        query: Optional[str] = None,
+        thread: Optional[str] = None,
+        as_of: Optional[str] = None,
+        k: int = 5,
+    ) -> ctx.ContextParts:
         budget = checked_budget(budget, budget_tokens, self.gr.config_int)
         st = self.state_as_of(as_of) if as_of else self.state()
         if thread is not None:
             st = truth.for_thread(st, self.thread_key(thread, st))
         relevant = []
         if query:
-            relevant = [(st.by_id[h.id], h.id not in st.superseded)
-                        for h in self.recall(query, k=k) if h.id in st.by_id]
-        inp = ctx.ContextInput(state=st, line=self.line, head_commit=self.store.head(), relevant=relevant,
-                               query=query, thread=thread, conflicts=st.conflicting(),
-                               stale={s.decision: s.mark() for s in self.stale(st=st)})
+            relevant = [
+                (st.by_id[h.id], h.id not in st.superseded) for h in self.recall(query, k=k) if h.id in st.by_id
+            ]
+        inp = ctx.ContextInput(
+            state=st,
+            line=self.line,
+            head_commit=self.store.head(),
+            relevant=relevant,
+            query=query,
+            thread=thread,
+            conflicts=st.conflicting(),
+            stale={s.decision: s.mark() for s in self.stale(st=st)},
+        )
         return assembled(inp, budget, budget_tokens, self.gr.config_get)
 
     def why(self, target: str) -> list:
         """Entries linked (by `Lifeline:` trailers) to the commits that touched `target`,
         newest commit first, each entry once: [(Entry or None, Link)]."""
         from ..git import links
+
         out, seen = [], set()
         for link in links.links_for(self.gr, target, self.line):
             key = link.entry_id or link.value
@@ -364,14 +411,26 @@ class Ledger:
     def resolve_parents(self, refs: list) -> list:
         if any(":" in r for r in refs):  # `line:prefix` names a parent in another line
             from ..git.lines import LineIndex, resolve_ref
+
             index = LineIndex.scan(self.gr)
             return sorted({resolve_ref(self.gr, self.store, r, index) for r in refs})
         return sorted({self.store.resolve(r) for r in refs})
 
-    def plan_entry(self, kind: str, summary: str, body: str = "", parents: Optional[list] = None,
-                   author: Optional[str] = None, agent: str = "human", provider: str = "none",
-                   model: str = "human", dedup_key: Optional[str] = None, ts: Optional[str] = None,
-                   allow_secret: Optional[str] = None, headers: Optional[dict] = None):
+    def plan_entry(
+        self,
+        kind: str,
+        summary: str,
+        body: str = "",
+        parents: Optional[list] = None,
+        author: Optional[str] = None,
+        agent: str = "human",
+        provider: str = "none",
+        model: str = "human",
+        dedup_key: Optional[str] = None,
+        ts: Optional[str] = None,
+        allow_secret: Optional[str] = None,
+        headers: Optional[dict] = None,
+    ):
         """A new entry under every write rule, the secret scan included (entry.new_entry).
 
         `headers` are the header fields the options ask for ({paths: [pathspec], subject,
@@ -383,9 +442,11 @@ class Ledger:
         from ..core import blocks, clock
         from ..core.entry import new_entry, parse_ts, utcnow
         from ..core.headers import refuse_bad_headers
+
         body = with_headers(body, headers)
         if allow_secret is not None:
             from ..core.secrets import record_override
+
             body = record_override(body, allow_secret)
         problems = blocks.header_value_problems(blocks.header_fields(body)) if kind != "relation" else []
         if problems:
@@ -395,9 +456,18 @@ class Ledger:
         now = utcnow()
         # A child is written after what it names: a clock behind a parent's writes the parent's ts.
         when = parse_ts(ts) if ts is not None else max([now, *(t for _, t in times if t is not None)])
-        entry = new_entry(kind=kind, summary=summary.strip(), body=body,
-                           author=(author or self.default_author()).strip(), agent=agent, provider=provider,
-                           model=model, parents=resolved, dedup_key=dedup_key, ts=when)
+        entry = new_entry(
+            kind=kind,
+            summary=summary.strip(),
+            body=body,
+            author=(author or self.default_author()).strip(),
+            agent=agent,
+            provider=provider,
+            model=model,
+            parents=resolved,
+            dedup_key=dedup_key,
+            ts=when,
+        )
         refuse_bad_headers(entry)
         why = clock.write_problem(entry.ts, times, now, max_clock_skew(self))
         if why:
@@ -412,6 +482,7 @@ class Ledger:
     def plan_in_thread(self, thread: str, fields: dict):
         """An entry of a thread: its body starts with `thread:` and it chains to the thread's head."""
         from ..core import blocks
+
         st = self.state()
         key = truth.thread_key(thread, st.fold.opens)
         fields = dict(fields)
@@ -422,10 +493,10 @@ class Ledger:
         fields["parents"] = sorted(set(fields.get("parents") or []) | set(head))
         return self.plan_entry(**fields)
 
-    def plan_checkpoint(self, thread: Optional[str], sections: dict, summary: Optional[str] = None,
-                        **who) -> Planned:
+    def plan_checkpoint(self, thread: Optional[str], sections: dict, summary: Optional[str] = None, **who) -> Planned:
         """A checkpoint of a thread; not new when the live one already says exactly this."""
         from ..core import blocks
+
         thread = (thread or truth.MAIN_THREAD).strip()
         st = self.state()
         key = truth.thread_key(thread, st.fold.opens)
@@ -436,7 +507,8 @@ class Ledger:
                 if not item.strip() or "\n" in item or "\r" in item:
                     raise InputError(f"--{name} items must be single non-empty lines")
         body = blocks.render_header({"thread": key}) + "".join(
-            blocks.render_list_block(s, [i.strip() for i in sections.get(s, [])]) for s in blocks.CHECKPOINT_SECTIONS)
+            blocks.render_list_block(s, [i.strip() for i in sections.get(s, [])]) for s in blocks.CHECKPOINT_SECTIONS
+        )
         name = st.by_id[key].summary if key in st.by_id else key
         first = next((sections[s][0] for s in ("next", "goal", "blocked", "done", "tried") if sections.get(s)), "")
         summary = summary or f"checkpoint {name[:60]}: {first}"[:300].strip()
@@ -454,8 +526,15 @@ class Ledger:
         if target in st.pinned:
             return Planned(st.by_id[target], new=False)
         d = st.by_id[target]
-        return Planned(self.plan_entry(kind="note", summary=f"pin: {d.summary}"[:300], parents=[target],
-                                       body=f"pin: {target}\n\nPinned as a foundation of the context.", **who))
+        return Planned(
+            self.plan_entry(
+                kind="note",
+                summary=f"pin: {d.summary}"[:300],
+                parents=[target],
+                body=f"pin: {target}\n\nPinned as a foundation of the context.",
+                **who,
+            )
+        )
 
     def plan_unpin(self, ref: str, **who):
         st = self.state()
@@ -463,8 +542,13 @@ class Ledger:
         notes = st.pin_notes_of(target)
         if not notes:
             raise InputError(f"{ref!r} is not pinned")
-        return self.plan_entry(kind="correction", summary=f"unpin: {st.by_id[target].summary}"[:300],
-                               parents=notes, body="action: revert\n\nUnpinned.", **who)
+        return self.plan_entry(
+            kind="correction",
+            summary=f"unpin: {st.by_id[target].summary}"[:300],
+            parents=notes,
+            body="action: revert\n\nUnpinned.",
+            **who,
+        )
 
     # ---- persisting ----------------------------------------------------------------
     def _dedup_hit(self, e: Entry, head: Optional[str]) -> bool:
@@ -480,8 +564,7 @@ class Ledger:
     def append(self, entries: list, subject: Optional[str] = None) -> AppendResult:
         """Write planned entries in one commit (those already present are not written again).
         `subject` replaces the commit message's first line (a verb that writes several entries)."""
-        result = self.store.append(entries, lambda new: commit_message(new, self.describe, subject),
-                                   self._dedup_hit)
+        result = self.store.append(entries, lambda new: commit_message(new, self.describe, subject), self._dedup_hit)
         if result.commit:
             self.projection.refresh(result.parent, result.added, result.commit)
         return result
@@ -500,8 +583,7 @@ class Ledger:
     def log_in_thread(self, thread: str, fields: dict) -> LogOutcome:
         return self.persist(self.plan_in_thread(thread, fields))
 
-    def checkpoint(self, thread: Optional[str], sections: dict, summary: Optional[str] = None,
-                   **who) -> LogOutcome:
+    def checkpoint(self, thread: Optional[str], sections: dict, summary: Optional[str] = None, **who) -> LogOutcome:
         planned = self.plan_checkpoint(thread, sections, summary, **who)
         return self.persist(planned.entry) if planned.new else self.unchanged(planned)
 

@@ -12,13 +12,20 @@ from .ledger import Ledger
 __all__ = ["select", "id_candidates"]
 
 
-def select(led: Ledger, kind: Optional[str] = None, since: Optional[str] = None, until: Optional[str] = None,
-           author: Optional[str] = None, limit: Optional[int] = None) -> list:
+def select(
+    led: Ledger,
+    kind: Optional[str] = None,
+    since: Optional[str] = None,
+    until: Optional[str] = None,
+    author: Optional[str] = None,
+    limit: Optional[int] = None,
+) -> list:
     """Entries, oldest first, like `git log`'s limits: of `kind`, recorded in [since, until]
     (any date form of core/dates.py; a bare date is the whole UTC day), whose author,
     agent or model matches the regular expression `author` (case-insensitive), the
     newest `limit` of them."""
     from ..core.dates import parse_when
+
     low = parse_when(since, what="--since").start if since else None
     high = parse_when(until, what="--until").end if until else None
     if limit is not None and limit < 0:
@@ -29,9 +36,13 @@ def select(led: Ledger, kind: Optional[str] = None, since: Optional[str] = None,
             who = re.compile(author, re.IGNORECASE)
         except re.error as exc:
             raise InputError(f"--author {author!r}: not a regular expression ({exc})") from None
-    out = [e for e in led.entries(kind=kind)
-           if (low is None or e.ts >= low) and (high is None or e.ts <= high)
-           and (who is None or who.search(e.author) or who.search(e.agent) or who.search(e.model))]
+    out = [
+        e
+        for e in led.entries(kind=kind)
+        if (low is None or e.ts >= low)
+        and (high is None or e.ts <= high)
+        and (who is None or who.search(e.author) or who.search(e.agent) or who.search(e.model))
+    ]
     if limit is None:
         return out
     return out[-limit:] if limit else []
@@ -44,8 +55,11 @@ def id_candidates(led: Ledger, prefix: str, only: Optional[str] = None, limit: i
     prefix = prefix.lower()
     if only is not None:
         st = led.state()
-        pool = {"open": st.open_ids, "in-force": st.decision_ids,
-                "conflicts": [i for _, ids in st.conflicts for i in ids]}[only]
+        pool = {
+            "open": st.open_ids,
+            "in-force": st.decision_ids,
+            "conflicts": [i for _, ids in st.conflicts for i in ids],
+        }[only]
         ids = sorted({i for i in pool if i.startswith(prefix)})
     elif len(prefix) >= 4:
         ids = sorted(led.store.prefix_matches(prefix))

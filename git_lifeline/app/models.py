@@ -36,12 +36,16 @@ def default_dir() -> Path:
 def missing_or_changed(dest: Path, files: Optional[dict] = None) -> list:
     """The files of `dest` that are absent or differ from their pinned sha256."""
     files = files or FILES
-    return [name for name, digest in files.items()
-            if not (dest / name).is_file() or file_sha256(dest / name) != digest]
+    return [name for name, digest in files.items() if not (dest / name).is_file() or file_sha256(dest / name) != digest]
 
 
-def fetch(dest: Optional[Path] = None, source: str = SOURCE, files: Optional[dict] = None,
-          progress: Optional[Progress] = None, timeout: float = 60.0) -> Path:
+def fetch(
+    dest: Optional[Path] = None,
+    source: str = SOURCE,
+    files: Optional[dict] = None,
+    progress: Optional[Progress] = None,
+    timeout: float = 60.0,
+) -> Path:
     """Download the model's files into `dest` (default: the user's cache), each checked
     against its pinned sha256; files already there and intact are kept."""
     dest = Path(dest or default_dir())
@@ -58,8 +62,10 @@ def fetch(dest: Optional[Path] = None, source: str = SOURCE, files: Optional[dic
                 _download(source + name, out, name, progress, timeout)
             got = file_sha256(Path(tmp))
             if got != files[name]:
-                raise LifelineError(f"{name}: sha256 {got} is not the pinned {files[name]}; "
-                                    "the download was refused and nothing was kept")
+                raise LifelineError(
+                    f"{name}: sha256 {got} is not the pinned {files[name]}; "
+                    "the download was refused and nothing was kept"
+                )
             os.replace(tmp, target)
         finally:
             if os.path.exists(tmp):
@@ -97,6 +103,7 @@ def remove(dest: Optional[Path] = None) -> bool:
 def configure(where: Path) -> str:
     """Name the model in this repository's git config (when run inside one)."""
     from ..git.repo import open_repo
+
     try:
         gr = open_repo(None)
     except LifelineError:
@@ -120,6 +127,7 @@ def configured_index(gr, warnings: list) -> tuple:
     why), or None when no model is configured) for `lifeline.semantic.model`. A model that
     cannot be used is a warning, and recall is lexical."""
     from ..views import semantic
+
     configured = gr.config_get("lifeline.semantic.model")
     if not configured:
         return None, None

@@ -57,6 +57,7 @@ def max_bytes(gr: GitRepo) -> tuple[int, Optional[str]]:
     """(lifeline.projectionMaxBytes, why it was not usable or None); 0 means no bound.
     Takes git's k/m/g suffixes."""
     from ..views.projection import DEFAULT_MAX_BYTES
+
     raw = gr.config_get("lifeline.projectionMaxBytes")
     if raw is None:
         return DEFAULT_MAX_BYTES, None
@@ -67,8 +68,10 @@ def max_bytes(gr: GitRepo) -> tuple[int, Optional[str]]:
     except ValueError:
         value = -1
     if value < 0:
-        return DEFAULT_MAX_BYTES, (f"git config lifeline.projectionMaxBytes {raw!r} is not a size "
-                                   f"(bytes, with k, m or g; 0 for no limit): using {DEFAULT_MAX_BYTES}")
+        return DEFAULT_MAX_BYTES, (
+            f"git config lifeline.projectionMaxBytes {raw!r} is not a size "
+            f"(bytes, with k, m or g; 0 for no limit): using {DEFAULT_MAX_BYTES}"
+        )
     return value, None
 
 
@@ -100,8 +103,10 @@ class ProjectionFile:
             self.warnings.append(text)
 
     def failed(self, exc: OSError) -> None:
-        self._warn(f"the entry is recorded, but {self.path} could not be refreshed "
-                   f"({exc.strerror or exc}); run `git lifeline render` when that is fixed")
+        self._warn(
+            f"the entry is recorded, but {self.path} could not be refreshed "
+            f"({exc.strerror or exc}); run `git lifeline render` when that is fixed"
+        )
 
     def _bound(self) -> int:
         limit, why = max_bytes(self.gr)
@@ -121,14 +126,18 @@ class ProjectionFile:
         except UnsafeFile as exc:
             if asked:
                 raise
-            self._warn(f"{exc.strerror}: the projection was not written there (nothing is read or written "
-                       "through it); remove it, or point git config lifeline.projection elsewhere")
+            self._warn(
+                f"{exc.strerror}: the projection was not written there (nothing is read or written "
+                "through it); remove it, or point git config lifeline.projection elsewhere"
+            )
             return None
         if not asked and (is_tracked(self.gr, self.path) or (target != self.path and is_tracked(self.gr, target))):
-            self._warn(f"{self.path.name} is tracked by git, so it is not rewritten on every write (a generated "
-                       "file in history conflicts on merges and fills it with noise commits); "
-                       f"`git lifeline render` writes it when you ask, or stop tracking it: "
-                       f"git rm --cached {self.path.name}")
+            self._warn(
+                f"{self.path.name} is tracked by git, so it is not rewritten on every write (a generated "
+                "file in history conflicts on merges and fills it with noise commits); "
+                f"`git lifeline render` writes it when you ask, or stop tracking it: "
+                f"git rm --cached {self.path.name}"
+            )
             return None
         return target
 
@@ -168,8 +177,10 @@ class ProjectionFile:
         try:
             ensure_excluded(self.gr, self.path)
         except OSError as exc:
-            self._warn(f"{self.path.name} is written but could not be listed in the git dir's info/exclude "
-                       f"({exc.strerror or exc}); git status will show it until it is ignored")
+            self._warn(
+                f"{self.path.name} is written but could not be listed in the git dir's info/exclude "
+                f"({exc.strerror or exc}); git status will show it until it is ignored"
+            )
 
     def settle(self) -> str:
         """What `init` decides and says about the file: ignored through info/exclude
@@ -177,8 +188,10 @@ class ProjectionFile:
         if self.path is None:
             return "disabled (git config lifeline.projection)" if self.gr.workdir is not None else "none (bare)"
         if is_tracked(self.gr, self.path):
-            return (f"{self.path} is tracked by git: it is not rewritten on writes (`git lifeline render` "
-                    f"writes it when asked; to let it be generated: git rm --cached {self.path.name})")
+            return (
+                f"{self.path} is tracked by git: it is not rewritten on writes (`git lifeline render` "
+                f"writes it when asked; to let it be generated: git rm --cached {self.path.name})"
+            )
         self._exclude()
         return f"{self.path} (generated from the ref, ignored by git through info/exclude; never committed)"
 
@@ -203,9 +216,11 @@ class ProjectionFile:
         The ref is re-read under the lock: when another writer moved it since, the file is
         rendered for the ref as it is now, so a late refresh never puts an older view over
         a newer one."""
+
         def level(target: Path) -> None:
             current = self.store.head()
             self._level(target, prev_head, added if current == head else [], current)
+
         return self.path if self._write_quietly(level) else None
 
     def _write_quietly(self, work: Callable[[Path], None]) -> bool:
@@ -227,6 +242,7 @@ class ProjectionFile:
 
     def _level(self, target: Path, prev_head: Optional[str], added: list, head: Optional[str]) -> None:
         from ..views import projection
+
         current = self._read(target)
         limit = self._bound()
         text = None
@@ -250,6 +266,7 @@ class ProjectionFile:
         from ..core.entry import Entry
         from ..git.store import diff_entry_trees, is_entry_path
         from ..views import projection
+
         footer, shown = projection.shown_tree(current)
         target = self.store.entries_tree_id(head)
         if not footer:
@@ -276,16 +293,23 @@ class ProjectionFile:
         if self.path is None:
             raise InputError("the projection is disabled (git config lifeline.projection) or this repo is bare")
         from ..views import projection
+
         with self._lock():
             try:
                 target = self._target(asked=True)
             except UnsafeFile as exc:
-                raise InputError(f"{exc.strerror}; nothing was written (remove it, or point git config "
-                                 "lifeline.projection elsewhere)") from None
+                raise InputError(
+                    f"{exc.strerror}; nothing was written (remove it, or point git config "
+                    "lifeline.projection elsewhere)"
+                ) from None
             assert target is not None
             head = self.store.head()
-            self._write(target, projection.render_bounded(self.line, self._entries(head),
-                                                          self.store.entries_tree_id(head), self._bound()))
+            self._write(
+                target,
+                projection.render_bounded(
+                    self.line, self._entries(head), self.store.entries_tree_id(head), self._bound()
+                ),
+            )
         return self.path
 
     def render_quietly(self) -> None:
@@ -296,8 +320,12 @@ class ProjectionFile:
     def write_entries(self, entries: Iterable, head: str) -> None:
         """Write the file of a line that did not exist before: `entries` are all of it."""
         from ..views import projection
-        self._write_quietly(lambda target: self._write(target, projection.render_bounded(
-            self.line, entries, self.store.entries_tree_id(head), self._bound())))
+
+        self._write_quietly(
+            lambda target: self._write(
+                target, projection.render_bounded(self.line, entries, self.store.entries_tree_id(head), self._bound())
+            )
+        )
 
     def after_pull(self, pl) -> None:
         """Level the file after a pull changed the line (a sync.PullLine), when the line

@@ -19,19 +19,19 @@ from .workspace import Workspace, validate_line
 
 @dataclass
 class McpSetup:
-    status: str                    # created | added | updated | kept | invalid | skipped
+    status: str  # created | added | updated | kept | invalid | skipped
     detail: str
     snippets: list = field(default_factory=list)  # (client, where, server entry) for the other clients
-    entry: Optional[dict] = None   # the server entry .mcp.json holds now
-    check: object = None           # integration's Probe of that entry (None: not run)
-    launcher: object = None        # integration.Launcher chosen for this machine
+    entry: Optional[dict] = None  # the server entry .mcp.json holds now
+    check: object = None  # integration's Probe of that entry (None: not run)
+    launcher: object = None  # integration.Launcher chosen for this machine
 
 
 @dataclass
 class RemoteReport:
-    remote: Optional[str]          # None: the repository has no remote
-    added: list                    # fetch refspecs added to the remote's configuration
-    pulls: list                    # sync.PullLine per line the pull looked at
+    remote: Optional[str]  # None: the repository has no remote
+    added: list  # fetch refspecs added to the remote's configuration
+    pulls: list  # sync.PullLine per line the pull looked at
     error: Optional[LifelineError] = None  # why the pull failed (init goes on)
 
 
@@ -68,6 +68,7 @@ def connect_remote(ws: Workspace, pull: bool = True) -> RemoteReport:
     then pull them: a clone made with plain `git clone` finds the project's ledger."""
     from .exchange import pull as pull_lines
     from .status import shared_remote
+
     remote = shared_remote(ws)
     if remote is None:
         return RemoteReport(None, [], [])
@@ -91,18 +92,26 @@ def setup_mcp(ws: Workspace) -> McpSetup:
     """Add the `lifeline` server to the work tree's .mcp.json (Claude Code's project file),
     with a command checked to start on this machine, and the snippets for other clients."""
     from .integration import install_mcp_json, resolve_launcher, snippets
+
     if ws.workdir is None:
         return McpSetup("skipped", "a bare repository has no work tree for .mcp.json")
     resolved = resolve_launcher(ws.workdir)
     result = install_mcp_json(ws.workdir, resolved)
-    return McpSetup(result.status, result.detail, snippets(ws.workdir, resolved.launcher), result.entry,
-                    result.check, resolved.launcher)
+    return McpSetup(
+        result.status,
+        result.detail,
+        snippets(ws.workdir, resolved.launcher),
+        result.entry,
+        result.check,
+        resolved.launcher,
+    )
 
 
 def agent_launcher(ws: Workspace, mcp: Optional[McpSetup] = None):
     """The launcher the agents' hooks run: the MCP server's when that one starts, else the
     first that starts at all."""
     from .integration import STARTS, resolve_launcher
+
     if mcp is not None and mcp.launcher is not None and getattr(mcp.check, "ok", False):
         return mcp.launcher
     assert ws.workdir is not None
@@ -113,6 +122,7 @@ def setup_agents(ws: Workspace, clients: list, launcher) -> list:
     """The git-lifeline section in each client's rules file, and Claude Code's session hooks
     when Claude Code is among the clients (agent_files.FileChange each)."""
     from .agent_files import install_claude_hooks, install_rules
+
     if ws.workdir is None or not clients:
         return []
     changes = install_rules(ws.workdir, clients)
@@ -126,6 +136,7 @@ def init_policy(ws: Workspace, agents: tuple = ()) -> Path:
     """Write a starter .lifeline/policy.json; never overwrites one."""
     from ..core.policy import POLICY_PATH, render_policy, starter_policy
     from ..git.fs import UnsafeFile, worktree_target, write_atomic
+
     if ws.workdir is None:
         raise InputError("a bare repository has no work tree to write .lifeline/policy.json into")
     path = ws.workdir / POLICY_PATH

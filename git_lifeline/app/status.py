@@ -19,8 +19,10 @@ from ..git.sync import default_remote, remotes
 from .workspace import Workspace
 
 MAX_PROJECTION_BYTES = 64 * 1024 * 1024
-PROJECTION_RULE = ("the MCP server never writes the work tree: LIFELINE.md catches up at the next "
-                   "`git lifeline` write on this machine, or with `git lifeline render`")
+PROJECTION_RULE = (
+    "the MCP server never writes the work tree: LIFELINE.md catches up at the next "
+    "`git lifeline` write on this machine, or with `git lifeline render`"
+)
 
 
 @dataclass
@@ -28,17 +30,17 @@ class LineStatus:
     line: str
     head: Optional[str]
     entries: int
-    remote_head: Optional[str] = None    # the remote's head as last fetched
-    ahead: Optional[int] = None          # commits here and not there (None: no remote head)
+    remote_head: Optional[str] = None  # the remote's head as last fetched
+    ahead: Optional[int] = None  # commits here and not there (None: no remote head)
     behind: Optional[int] = None
-    unpushed: int = 0                    # entries here and not on the remote as last fetched
-    incoming: int = 0                    # entries there and not here (run pull)
-    pending: int = 0                     # proposals waiting for review
-    stale: int = 0                       # decisions in force whose code changed since
-    conflicts: int = 0                   # groups of decisions in force that disagree
-    projection: dict = field(default_factory=dict)   # path, state, detail
-    remote_known: Optional[str] = None   # with no entries here: has-line | unknown (never looked) | absent
-    clash: Optional[str] = None          # the line name in use here this one differs from only in case: not read
+    unpushed: int = 0  # entries here and not on the remote as last fetched
+    incoming: int = 0  # entries there and not here (run pull)
+    pending: int = 0  # proposals waiting for review
+    stale: int = 0  # decisions in force whose code changed since
+    conflicts: int = 0  # groups of decisions in force that disagree
+    projection: dict = field(default_factory=dict)  # path, state, detail
+    remote_known: Optional[str] = None  # with no entries here: has-line | unknown (never looked) | absent
+    clash: Optional[str] = None  # the line name in use here this one differs from only in case: not read
 
 
 @dataclass
@@ -46,12 +48,12 @@ class Status:
     repository: str
     workdir: Optional[str]
     remote: Optional[str]
-    refspecs: dict                       # namespace -> configured on the remote (a plain git fetch brings it)
+    refspecs: dict  # namespace -> configured on the remote (a plain git fetch brings it)
     lines: list
-    hooks: dict                          # dir, states {name: installed|absent|foreign}
-    agents: dict                         # mcp, rules {file: state}, claude_hooks {event: command|None}
-    policy: str                          # where the policy in effect comes from (or its error)
-    semantic: dict                       # configured, state
+    hooks: dict  # dir, states {name: installed|absent|foreign}
+    agents: dict  # mcp, rules {file: state}, claude_hooks {event: command|None}
+    policy: str  # where the policy in effect comes from (or its error)
+    semantic: dict  # configured, state
     shallow: bool = False
 
     def to_json(self) -> dict:
@@ -84,6 +86,7 @@ def _ahead_behind(ws: Workspace, ours: str, theirs: str) -> tuple:
 def projection_state(led) -> dict:
     """Whether the line's projection file shows the line's head."""
     from ..views.projection import shown_tree
+
     path = led.projection_path()
     if path is None:
         return {"path": None, "state": "disabled", "detail": "no projection (git config lifeline.projection, or bare)"}
@@ -100,7 +103,11 @@ def projection_state(led) -> dict:
         return {**out, "state": "unreadable", "detail": "not UTF-8 text"}
     found, shown = shown_tree(text)
     if not found:
-        return {**out, "state": "not a projection", "detail": "no git-lifeline footer; `git lifeline render` rewrites it"}
+        return {
+            **out,
+            "state": "not a projection",
+            "detail": "no git-lifeline footer; `git lifeline render` rewrites it",
+        }
     if shown == led.store.entries_tree_id(head):
         return {**out, "state": "current", "detail": ""}
     return {**out, "state": "behind", "detail": PROJECTION_RULE}
@@ -109,6 +116,7 @@ def projection_state(led) -> dict:
 def line_status(ws: Workspace, name: str, remote: Optional[str], tracking: dict, deep: bool = True) -> LineStatus:
     from ..git.store import LineStore
     from .agents import Agents
+
     theirs = tracking.get(name)
     other = LineStore(ws.gr, name).clash()
     if other is not None:  # the remote's name (or the default line's) beside ours: never read as ours
@@ -130,6 +138,7 @@ def line_status(ws: Workspace, name: str, remote: Optional[str], tracking: dict,
         row.unpushed = entries
     if head is None and remote is not None:
         from .empty_ledger import remote_ledger
+
         known = remote_ledger(ws.gr, name)
         row.remote_known = known.state if known is not None else None
     row.pending = len(Agents(led).proposals())
@@ -144,6 +153,7 @@ def line_status(ws: Workspace, name: str, remote: Optional[str], tracking: dict,
 def agents_state(ws: Workspace) -> dict:
     from .agent_files import CLIENT_FILES, claude_hooks_state, section_state
     from .integration import FOREIGN, SERVER_NAME, entry_argv, is_our_entry, read_mcp_json
+
     if ws.workdir is None:
         return {"mcp": "bare repository", "rules": {}, "claude_hooks": {}}
     doc, problem = read_mcp_json(ws.workdir)
@@ -153,9 +163,13 @@ def agents_state(ws: Workspace) -> dict:
         mcp = "no .mcp.json"
     else:
         entry = (doc.get("mcpServers") or {}).get(SERVER_NAME)
-        mcp = "no lifeline server in .mcp.json" if entry is None else "invalid lifeline entry" \
-            if not isinstance(entry, dict) else " ".join(entry_argv(entry)) \
-            + ("" if is_our_entry(entry) else f" (another program's: {FOREIGN})")
+        mcp = (
+            "no lifeline server in .mcp.json"
+            if entry is None
+            else "invalid lifeline entry"
+            if not isinstance(entry, dict)
+            else " ".join(entry_argv(entry)) + ("" if is_our_entry(entry) else f" (another program's: {FOREIGN})")
+        )
     rules = {rel: section_state(ws.workdir / rel) for rel in CLIENT_FILES.values()}
     return {"mcp": mcp, "rules": rules, "claude_hooks": claude_hooks_state(ws.workdir)}
 
@@ -163,8 +177,10 @@ def agents_state(ws: Workspace) -> dict:
 def semantic_state(ws: Workspace) -> dict:
     configured = ws.gr.config_get("lifeline.semantic.model")
     if not configured:
-        return {"configured": None, "state": "not configured: recall is lexical "
-                                             "(git config lifeline.semantic.model DIR)"}
+        return {
+            "configured": None,
+            "state": "not configured: recall is lexical (git config lifeline.semantic.model DIR)",
+        }
     path = Path(configured).expanduser()
     if not (path / "config.json").is_file():
         return {"configured": configured, "state": "missing: no model there, recall is lexical"}
@@ -174,6 +190,7 @@ def semantic_state(ws: Workspace) -> dict:
 def policy_state(ws: Workspace) -> str:
     from ..errors import InputError
     from .agents import policy_in_effect
+
     try:
         return policy_in_effect(ws.gr).source
     except InputError as exc:
@@ -182,6 +199,7 @@ def policy_state(ws: Workspace) -> str:
 
 def status(ws: Workspace, deep: bool = True) -> Status:
     from . import hooks
+
     remote = shared_remote(ws)
     tracking = LEDGER.tracking_heads(ws.gr, remote) if remote else {}
     names = sorted(set(ws.line_names()) | set(tracking) | {ws.default_line})
@@ -192,7 +210,14 @@ def status(ws: Workspace, deep: bool = True) -> Status:
         refspecs = {ns.name: ns.fetch_refspec(remote) in configured for ns in (LEDGER, REVIEW)}
     hook_rows = hooks.status(ws.gr)
     return Status(
-        repository=str(ws.location), workdir=str(ws.workdir) if ws.workdir else None, remote=remote,
-        refspecs=refspecs, lines=lines,
+        repository=str(ws.location),
+        workdir=str(ws.workdir) if ws.workdir else None,
+        remote=remote,
+        refspecs=refspecs,
+        lines=lines,
         hooks={"dir": str(hooks.hooks_dir(ws.gr)), "states": {r.name: r.state for r in hook_rows}},
-        agents=agents_state(ws), policy=policy_state(ws), semantic=semantic_state(ws), shallow=is_shallow(ws))
+        agents=agents_state(ws),
+        policy=policy_state(ws),
+        semantic=semantic_state(ws),
+        shallow=is_shallow(ws),
+    )

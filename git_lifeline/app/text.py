@@ -33,8 +33,13 @@ def recall_hit(found) -> dict:
     hits of this one answer: BM25's idf is about 0 in a ledger of one or two entries, so it is
     never a measure of relevance (docs/RECALL.md, "What a hit's numbers say")."""
     e = found.entry
-    hit = {"id": e.id, "kind": e.kind, "summary": e.summary, "in_force": found.in_force,
-           "coverage": round(found.coverage, 3)}
+    hit = {
+        "id": e.id,
+        "kind": e.kind,
+        "summary": e.summary,
+        "in_force": found.in_force,
+        "coverage": round(found.coverage, 3),
+    }
     if found.similarity is not None:
         hit["similarity"] = round(found.similarity, 3)
     hit["rank_score"] = float(f"{found.score:.4g}")  # significant digits: a tiny ledger's are ~1e-6

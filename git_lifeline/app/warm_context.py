@@ -27,8 +27,9 @@ from .context_run import assembled, checked_budget, delivered
 _KNOWN_EXTENSIONS = {"extensions.worktreeconfig"}
 
 
-def warm_context(line: Optional[str], budget: Optional[int], budget_tokens: Optional[int], fmt: str,
-                 cwd: str, environ: dict) -> Optional[str]:
+def warm_context(
+    line: Optional[str], budget: Optional[int], budget_tokens: Optional[int], fmt: str, cwd: str, environ: dict
+) -> Optional[str]:
     """The delivered context (`fmt`) of `line` (None: the default line), or None."""
     where = reffiles.locate(cwd, environ)
     if where is None:

@@ -38,7 +38,7 @@ class LineCheck:
     report: Report
     signatures: Optional[int] = None
     conflicts: list = field(default_factory=list)
-    headers: list = field(default_factory=list)   # (entry id, what is wrong with its body header), with lint
+    headers: list = field(default_factory=list)  # (entry id, what is wrong with its body header), with lint
 
 
 @dataclass
@@ -60,7 +60,7 @@ class VerifyRun:
 class Workspace:
     def __init__(self, gr: GitRepo, confined: bool = False):
         self.gr = gr
-        self.confined = confined     # a long-running face: never write outside the git dir
+        self.confined = confined  # a long-running face: never write outside the git dir
         self.warnings: list = []
         self._ledgers: dict = {}
 
@@ -102,12 +102,14 @@ class Workspace:
     # ---- across lines ------------------------------------------------------------
     def line_names(self) -> list:
         from ..git.store import list_lines
+
         return list_lines(self.gr)
 
     def lines(self) -> list:
         """One row per real line: {line, head, entries, ref, projection}. A stray or
         foreign ref under refs/lifeline/ is not a line (git.lines.LineIndex)."""
         from ..git.lines import describe_lines
+
         rows = describe_lines(self.gr)
         for row in rows:
             path = None if self.confined else projection_path(self.gr, row["line"])
@@ -117,11 +119,13 @@ class Workspace:
     def where(self, prefix: str) -> list:
         """Every line holding an id that starts with `prefix`: [{line, id, kind, summary}]."""
         from ..git.lines import where
+
         return where(self.gr, prefix)
 
     def graph(self, only: Optional[str] = None, fmt: str = "mermaid") -> str:
         from ..errors import InputError
         from ..git.lines import build_graph, render_dot, render_mermaid
+
         if fmt not in ("mermaid", "dot"):
             raise InputError(f"unknown graph format {fmt!r}: use mermaid or dot")
         g = build_graph(self.gr, only)
@@ -132,6 +136,7 @@ class Workspace:
         from ..git.namespaces import names_in_use
         from ..git.review import list_trails, verify_trail
         from ..git.verify import signature_problems, verify_line
+
         names = [only] if only else (self.line_names() or [DEFAULT_LINE])
         in_use = names_in_use(self.gr)  # a name equal to another by case is a problem of both
         checks = []
@@ -145,8 +150,11 @@ class Workspace:
                 check.conflicts = list(led.state().conflicts)
                 check.headers = header_findings(led.entries())
             checks.append(check)
-        trails = [TrailCheck(name, verify_trail(self.gr, name, in_use=in_use)) for name in list_trails(self.gr)
-                  if name in names or not only]
+        trails = [
+            TrailCheck(name, verify_trail(self.gr, name, in_use=in_use))
+            for name in list_trails(self.gr)
+            if name in names or not only
+        ]
         return VerifyRun(checks, trails)
 
 
@@ -154,6 +162,7 @@ def header_findings(entries: list) -> list:
     """(entry id, sentence) for each body line that looks like a header but is not read as
     one, and each header value the truth cannot read (core/blocks.py)."""
     from ..core import blocks
+
     out = []
     for e in entries:
         problems = [] if e.kind == "relation" else blocks.header_value_problems(blocks.header_fields(e.body))

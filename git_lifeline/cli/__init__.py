@@ -9,13 +9,16 @@ import sys
 
 def run() -> None:
     import signal
+
     if hasattr(signal, "SIGPIPE"):
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends us quietly, like git
     from .fast import answer
+
     code = answer(sys.argv[1:])
     if code is not None:
         sys.exit(code)
     from .main import run as run_click
+
     run_click()
 
 

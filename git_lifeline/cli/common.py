@@ -14,8 +14,10 @@ from typing import Optional
 import click
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-KIND_HELP = ("bootstrap decision feature fix incident milestone release note open correction "
-             "service api test requirement debt relation checkpoint")
+KIND_HELP = (
+    "bootstrap decision feature fix incident milestone release note open correction "
+    "service api test requirement debt relation checkpoint"
+)
 WARNING_PREFIX = "git-lifeline: warning: "
 
 
@@ -28,6 +30,7 @@ def open_workspace(ctx: click.Context):
     ws = root.obj.get("workspace")
     if ws is None:
         from ..app.workspace import Workspace
+
         ws = Workspace.open()
         root.obj["workspace"] = ws
         root.call_on_close(lambda: print_warnings(ws.take_warnings()))
@@ -36,6 +39,7 @@ def open_workspace(ctx: click.Context):
 
 def print_warnings(warnings: list) -> None:
     from .terminal import visible
+
     for w in warnings:
         click.echo(f"{WARNING_PREFIX}{visible(str(w))}", err=True)
 
@@ -52,6 +56,7 @@ def config_reader(ctx: click.Context):
 def page(ctx: click.Context, colour: bool = True) -> None:
     """A listing command's start: the pager by git's rules, then colour (which the pager allows)."""
     from .terminal import output
+
     config = config_reader(ctx)
     out = output()
     out.start_pager(config, by_default=True)
@@ -61,13 +66,20 @@ def page(ctx: click.Context, colour: bool = True) -> None:
 
 def quiet_option(func):
     """`-q/--quiet` after a command's name, the same as `git lifeline -q <command>`."""
-    return click.option("-q", "--quiet", is_flag=True, expose_value=False, callback=set_quiet,
-                        help="Say nothing on success (errors and warnings still go to stderr).")(func)
+    return click.option(
+        "-q",
+        "--quiet",
+        is_flag=True,
+        expose_value=False,
+        callback=set_quiet,
+        help="Say nothing on success (errors and warnings still go to stderr).",
+    )(func)
 
 
 def set_quiet(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     if value:
         from .terminal import output
+
         output().quiet = True
     return value
 
@@ -101,6 +113,7 @@ def set_line(ctx: click.Context, param: click.Parameter, value: Optional[str]) -
     """Record --line for the whole invocation (checked before anything runs)."""
     if value is not None:
         from ..app.workspace import validate_line
+
         validate_line(value)
         ctx.find_root().ensure_object(dict)["line"] = value
     return value
@@ -109,25 +122,51 @@ def set_line(ctx: click.Context, param: click.Parameter, value: Optional[str]) -
 def line_option(func):
     """`--line NAME` after a command's name, the same as `git lifeline --line NAME <command>`.
     Applied to every command that works on one line (or limits itself to one)."""
-    return click.option("--line", "line", metavar="NAME", default=None, expose_value=False, is_eager=True,
-                        callback=set_line,
-                        help="The line to work on (same as `git lifeline --line NAME <command>`).")(func)
+    return click.option(
+        "--line",
+        "line",
+        metavar="NAME",
+        default=None,
+        expose_value=False,
+        is_eager=True,
+        callback=set_line,
+        help="The line to work on (same as `git lifeline --line NAME <command>`).",
+    )(func)
 
 
 # ---- entries -------------------------------------------------------------------------------
 def header_options(func):
     """The header fields an entry can carry, as options (written on top of its body)."""
     options = [
-        click.option("--paths", "paths", multiple=True, metavar="PATHSPEC",
-                     help="The code this is about (a git pathspec, e.g. 'src/db/**'); repeatable. "
-                          "Written as the body's `paths:` header (staleness)."),
-        click.option("--subject", default=None, metavar="TEXT",
-                     help="What it is about: decisions in force on one subject that disagree are a conflict."),
-        click.option("--valid-from", "valid_from", default=None, metavar="DATE",
-                     help="In force from DATE (YYYY-MM-DD, an ISO time, or git's forms: 'next monday', "
-                          "'in 2 weeks'); stored as a UTC date or time."),
-        click.option("--valid-until", "valid_until", default=None, metavar="DATE",
-                     help="In force until DATE (same forms); a bare date covers the whole UTC day."),
+        click.option(
+            "--paths",
+            "paths",
+            multiple=True,
+            metavar="PATHSPEC",
+            help="The code this is about (a git pathspec, e.g. 'src/db/**'); repeatable. "
+            "Written as the body's `paths:` header (staleness).",
+        ),
+        click.option(
+            "--subject",
+            default=None,
+            metavar="TEXT",
+            help="What it is about: decisions in force on one subject that disagree are a conflict.",
+        ),
+        click.option(
+            "--valid-from",
+            "valid_from",
+            default=None,
+            metavar="DATE",
+            help="In force from DATE (YYYY-MM-DD, an ISO time, or git's forms: 'next monday', "
+            "'in 2 weeks'); stored as a UTC date or time.",
+        ),
+        click.option(
+            "--valid-until",
+            "valid_until",
+            default=None,
+            metavar="DATE",
+            help="In force until DATE (same forms); a bare date covers the whole UTC day.",
+        ),
     ]
     for option in reversed(options):
         func = option(func)
@@ -143,15 +182,23 @@ def headers_from(paths=(), subject=None, valid_from=None, valid_until=None) -> O
 def entry_options(func):
     """The options that describe an entry, shared by `log` and `propose`."""
     options = [
-        click.option("--kind", required=True, metavar="KIND", help=f"One of: {KIND_HELP}.",
-                     shell_complete=complete_kinds),
+        click.option(
+            "--kind", required=True, metavar="KIND", help=f"One of: {KIND_HELP}.", shell_complete=complete_kinds
+        ),
         click.option("--summary", required=True, help="One line: the what."),
         click.option("--body", default=None, help="The why (required except for checkpoints)."),
-        click.option("--body-file", type=click.Path(dir_okay=False, allow_dash=True), default=None,
-                     help="Read the body from a file ('-' for stdin)."),
-        click.option("--parents", multiple=True, metavar="ID[,ID]",
-                     help="Parent entries: full ids, unique prefixes (>= 6 hex) or LINE:PREFIX; "
-                          "repeatable or comma-separated."),
+        click.option(
+            "--body-file",
+            type=click.Path(dir_okay=False, allow_dash=True),
+            default=None,
+            help="Read the body from a file ('-' for stdin).",
+        ),
+        click.option(
+            "--parents",
+            multiple=True,
+            metavar="ID[,ID]",
+            help="Parent entries: full ids, unique prefixes (>= 6 hex) or LINE:PREFIX; repeatable or comma-separated.",
+        ),
         click.option("--author", default=None, help="Default: git's user.name <user.email>."),
         click.option("--agent", default="human", show_default=True),
         click.option("--provider", default="none", show_default=True),
@@ -165,12 +212,22 @@ def entry_options(func):
 def entry_fields(kind, summary, body, body_file, parents, author, agent, provider, model, **headers) -> dict:
     """The app's fields from the shared options (the body read from its file)."""
     from ..errors import InputError
+
     if body is not None and body_file is not None:
         raise InputError("give --body or --body-file, not both")
     if body_file is not None:
         body = read_text(body_file)
-    return dict(kind=kind, summary=summary, body=body or "", parents=split_ids(parents), author=author,
-                agent=agent, provider=provider, model=model, headers=headers_from(**headers))
+    return dict(
+        kind=kind,
+        summary=summary,
+        body=body or "",
+        parents=split_ids(parents),
+        author=author,
+        agent=agent,
+        provider=provider,
+        model=model,
+        headers=headers_from(**headers),
+    )
 
 
 def complete_kinds(ctx, param, incomplete: str) -> list:
@@ -188,6 +245,7 @@ def split_ids(values) -> list:
 def read_text(path: str) -> str:
     """A UTF-8 file ('-': stdin), read exactly; a clear error when it cannot be."""
     from ..errors import InputError
+
     try:
         data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     except OSError as exc:
@@ -230,6 +288,7 @@ def write_output(output: str, text: str) -> None:
     a file or a pipe (it is data); on a terminal a human reads it, so hidden characters
     are shown (as `context` does)."""
     from .terminal import say, say_line
+
     if output == "-":
         if sys.stdout.isatty():
             say(text, nl=False)
@@ -237,5 +296,6 @@ def write_output(output: str, text: str) -> None:
             click.echo(text, nl=False)
         return
     from ..app.interop import write_output as write_file
+
     write_file(Path(output), text)
     say_line(f"wrote {output}", err=True)

@@ -25,22 +25,45 @@ FILES = ":files"
 
 # What an option's value is, by option name.
 _VALUE_KINDS = {
-    "--kind": "kind", "--thread": "thread", "--line": "line", "--parents": "id", "--id": "id",
-    "--color": "color", "--from": "from", "--to": "line", "--body-file": "file", "--answer-file": "file",
-    "--paths": "file", "-o": "file", "--output": "file",
+    "--kind": "kind",
+    "--thread": "thread",
+    "--line": "line",
+    "--parents": "id",
+    "--id": "id",
+    "--color": "color",
+    "--from": "from",
+    "--to": "line",
+    "--body-file": "file",
+    "--answer-file": "file",
+    "--paths": "file",
+    "-o": "file",
+    "--output": "file",
 }
 # What a command's positional arguments are.
 _ARGUMENT_KINDS = {
-    "show": "id", "revise": "id", "revert": "id", "pin": "in-force", "unpin": "in-force", "close": "open",
-    "resolve": "conflicts", "where": "id", "why": "file", "completion": "shell", "fetch": "remote",
-    "pull": "remote", "push": "remote", "sync": "remote", "remote-setup": "remote", "approve": "proposal",
+    "show": "id",
+    "revise": "id",
+    "revert": "id",
+    "pin": "in-force",
+    "unpin": "in-force",
+    "close": "open",
+    "resolve": "conflicts",
+    "where": "id",
+    "why": "file",
+    "completion": "shell",
+    "fetch": "remote",
+    "pull": "remote",
+    "push": "remote",
+    "sync": "remote",
+    "remote-setup": "remote",
+    "approve": "proposal",
     "reject": "proposal",
 }
 _GLOBAL_VALUE_OPTIONS = ("--line", "--color")
 
 
 # ---- the scripts -------------------------------------------------------------------------
-BASH = r'''# git-lifeline completion for bash: source it (e.g. from ~/.bashrc):
+BASH = r"""# git-lifeline completion for bash: source it (e.g. from ~/.bashrc):
 #   source <(git lifeline completion bash)
 # `git lifeline <TAB>` goes through git's own completion, which calls _git_lifeline.
 __git_lifeline_reply() {
@@ -90,9 +113,9 @@ _git_lifeline_command() {
     __git_lifeline_reply git-lifeline "$cur" "${args[@]}" "$cur"
 }
 complete -o bashdefault -o default -F _git_lifeline_command git-lifeline
-'''
+"""
 
-ZSH = r'''#compdef git-lifeline
+ZSH = r"""#compdef git-lifeline
 # git-lifeline completion for zsh: source it after compinit (e.g. from ~/.zshrc):
 #   source <(git lifeline completion zsh)
 # `git lifeline <TAB>` goes through zsh's git completion, which calls _git-lifeline.
@@ -126,9 +149,9 @@ _git-lifeline() {
     fi
 }
 (( $+functions[compdef] )) && compdef _git-lifeline git-lifeline
-'''
+"""
 
-FISH = r'''# git-lifeline completion for fish: source it (e.g. from ~/.config/fish/config.fish):
+FISH = r"""# git-lifeline completion for fish: source it (e.g. from ~/.config/fish/config.fish):
 #   git lifeline completion fish | source
 function __git_lifeline_words
     # the words after `lifeline` (or after the git-lifeline command), git's global options skipped
@@ -162,7 +185,7 @@ function __git_lifeline_complete
 end
 complete -c git-lifeline -f -a '(__git_lifeline_complete)'
 complete -c git -f -n __git_lifeline_in_git -a '(__git_lifeline_complete)'
-'''
+"""
 
 
 @click.command()
@@ -176,7 +199,7 @@ def completion(shell):
 def answer(args: list, root: click.Group) -> int:
     """`__complete SHELL -- WORD...`: print the candidates for the last word. Never fails."""
     shell = args[0] if args and args[0] in SHELLS else "bash"
-    words = args[args.index("--") + 1:] if "--" in args else args[1:]
+    words = args[args.index("--") + 1 :] if "--" in args else args[1:]
     if len(words) > 1 and words[0] == "lifeline":  # a shell that handed over `git lifeline ...` whole
         words = words[1:]
     if not words:
@@ -210,7 +233,7 @@ class _Words:
         self.command: Optional[click.Command] = None
         self.name: Optional[str] = None
         self.group: click.Group = root
-        self.args: list = []        # positional words after the command
+        self.args: list = []  # positional words after the command
         i = 0
         while i < len(before):
             word = before[i]
@@ -262,16 +285,18 @@ def candidates(root: click.Group, before: list, current: str):
     if current.startswith("--") and "=" in current:
         opt, _, partial = current.partition("=")
         return [(f"{opt}={v}", d) for v, d in _values(_VALUE_KINDS.get(opt, ""), partial, w) if v != FILES]
-    if prev.startswith("-") and (prev in _GLOBAL_VALUE_OPTIONS if w.command is None
-                                 else _takes_value(w.command, prev)):
+    if prev.startswith("-") and (prev in _GLOBAL_VALUE_OPTIONS if w.command is None else _takes_value(w.command, prev)):
         found = _values(_VALUE_KINDS.get(prev, ""), current, w)
         return FILES if found == FILES else found
     if w.command is None:
         if current.startswith("-"):
             params = w.group.params
             return [(o, d) for o, d in _options(params) + [("--help", "Show help.")] if o.startswith(current)]
-        return [(name, (cmd.get_short_help_str(60) or "")) for name, cmd in sorted(w.group.commands.items())
-                if name.startswith(current) and not cmd.hidden]
+        return [
+            (name, (cmd.get_short_help_str(60) or ""))
+            for name, cmd in sorted(w.group.commands.items())
+            if name.startswith(current) and not cmd.hidden
+        ]
     if current.startswith("-"):
         return [(o, d) for o, d in _options(w.command.params) + [("--help", "Show help.")] if o.startswith(current)]
     kind = _ARGUMENT_KINDS.get(w.name or "", "")
@@ -286,6 +311,7 @@ def _values(kind: str, current: str, w: _Words):
         return FILES
     if kind == "kind":
         from .common import KIND_HELP
+
         return [(k, "") for k in KIND_HELP.split() if k.startswith(current)]
     if kind == "color":
         return [(v, "") for v in ("auto", "always", "never") if v.startswith(current)]
@@ -309,16 +335,19 @@ def _values(kind: str, current: str, w: _Words):
         return out
     if kind == "proposal":
         from ..app.agents import Agents
+
         props = Agents(led).proposals()
         out = [(p.short, f"{p.content['kind']}: {p.content['summary']}") for p in props if p.short.startswith(current)]
         return out + ([("all", "every pending proposal")] if "all".startswith(current) and props else [])
     from ..app.listing import id_candidates
+
     only = None if kind == "id" else kind
     return [(i[:12], d) for i, d in id_candidates(led, current, only=only)]
 
 
 def _workspace():
     from ..app.workspace import Workspace
+
     try:
         return Workspace.open()
     except Exception:

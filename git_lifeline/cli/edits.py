@@ -31,6 +31,7 @@ def who_options(func):
 
 def _body(body, body_file):
     from ..errors import InputError
+
     if body is not None and body_file is not None:
         raise InputError("give --body or --body-file, not both")
     return read_text(body_file) if body_file is not None else body
@@ -38,11 +39,11 @@ def _body(body, body_file):
 
 def _finish(ctx, edit_plan, as_json: bool, done: str) -> None:
     from ..app.edits import apply
+
     led = open_ledger(ctx, existing=True)
     out = apply(led, edit_plan)
     if as_json:
-        echo_json({"written": out.written, "commit": out.commit,
-                   "entries": [entry_dict(e) for e in edit_plan.entries]})
+        echo_json({"written": out.written, "commit": out.commit, "entries": [entry_dict(e) for e in edit_plan.entries]})
         return
     if not out.written:
         info("already recorded: the line holds these exact corrections; nothing written")
@@ -52,8 +53,12 @@ def _finish(ctx, edit_plan, as_json: bool, done: str) -> None:
     info(done)
 
 
-_BODY_FILE = click.option("--body-file", type=click.Path(dir_okay=False, allow_dash=True), default=None,
-                          help="Read the body from a file ('-' for stdin).")
+_BODY_FILE = click.option(
+    "--body-file",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    default=None,
+    help="Read the body from a file ('-' for stdin).",
+)
 
 
 @click.command()
@@ -69,11 +74,14 @@ _BODY_FILE = click.option("--body-file", type=click.Path(dir_okay=False, allow_d
 def revise(ctx, ref, summary, body, body_file, author, as_json, **headers):
     """Replace an entry with a revision (a correction): a revised decision stays a decision in force."""
     from ..app.edits import plan_revise
+
     led = open_ledger(ctx, existing=True)
-    plan = plan_revise(led, ref, _body(body, body_file), summary=summary, headers=headers_from(**headers),
-                       author=author)
-    _finish(ctx, plan, as_json, f"{plan.correction.parents[0][:12]} is superseded; in force now: "
-                                f"{plan.correction.short}")
+    plan = plan_revise(
+        led, ref, _body(body, body_file), summary=summary, headers=headers_from(**headers), author=author
+    )
+    _finish(
+        ctx, plan, as_json, f"{plan.correction.parents[0][:12]} is superseded; in force now: {plan.correction.short}"
+    )
 
 
 @click.command()
@@ -87,6 +95,7 @@ def revise(ctx, ref, summary, body, body_file, author, as_json, **headers):
 def revert(ctx, ref, body, body_file, author, as_json):
     """Withdraw an entry (a correction with `action: revert`); reverting a revert puts back what it withdrew."""
     from ..app.edits import plan_revert
+
     led = open_ledger(ctx, existing=True)
     plan = plan_revert(led, ref, _body(body, body_file), author=author)
     _finish(ctx, plan, as_json, f"{plan.correction.parents[0][:12]} is withdrawn")
@@ -95,12 +104,20 @@ def revert(ctx, ref, body, body_file, author, as_json):
 @click.command()
 @click.argument("ref", metavar="OPEN")
 @click.option("--answer", default=None, help="The answer: what was found or decided (required).")
-@click.option("--answer-file", type=click.Path(dir_okay=False, allow_dash=True), default=None,
-              help="Read the answer from a file ('-' for stdin).")
-@click.option("--decision", is_flag=True,
-              help="The answer decides something: also record it as a decision in force (parent: the open).")
-@click.option("--summary", default=None, help="With --decision: the decision's summary (default: the answer's "
-                                              "first line).")
+@click.option(
+    "--answer-file",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    default=None,
+    help="Read the answer from a file ('-' for stdin).",
+)
+@click.option(
+    "--decision",
+    is_flag=True,
+    help="The answer decides something: also record it as a decision in force (parent: the open).",
+)
+@click.option(
+    "--summary", default=None, help="With --decision: the decision's summary (default: the answer's first line)."
+)
 @header_options
 @who_options
 @quiet_option
@@ -111,21 +128,28 @@ def close(ctx, ref, answer, answer_file, decision, summary, author, as_json, **h
     also as a decision in force)."""
     from ..app.edits import plan_close
     from ..errors import InputError
+
     if answer is not None and answer_file is not None:
         raise InputError("give --answer or --answer-file, not both")
     text = read_text(answer_file) if answer_file is not None else answer
     led = open_ledger(ctx, existing=True)
-    plan = plan_close(led, ref, text or "", decision=decision, summary=summary, headers=headers_from(**headers),
-                      author=author)
+    plan = plan_close(
+        led, ref, text or "", decision=decision, summary=summary, headers=headers_from(**headers), author=author
+    )
     target = plan.correction.parents[0][:12]
-    _finish(ctx, plan, as_json, f"{target} is closed" + (f"; decision in force: {plan.decision.short}"
-                                                         if plan.decision is not None else ""))
+    _finish(
+        ctx,
+        plan,
+        as_json,
+        f"{target} is closed" + (f"; decision in force: {plan.decision.short}" if plan.decision is not None else ""),
+    )
 
 
 @click.command()
 @click.argument("ref", metavar="ID")
-@click.option("--summary", default=None,
-              help="Replace every decision of the conflict with one new decision saying this.")
+@click.option(
+    "--summary", default=None, help="Replace every decision of the conflict with one new decision saying this."
+)
 @click.option("--body", default=None, help="Why (required with --summary).")
 @_BODY_FILE
 @header_options
@@ -136,10 +160,15 @@ def close(ctx, ref, answer, answer_file, decision, summary, author, as_json, **h
 def resolve(ctx, ref, summary, body, body_file, author, as_json, **headers):
     """Resolve a conflict: keep ID and revert the others, or with --summary replace them all."""
     from ..app.edits import plan_resolve
+
     led = open_ledger(ctx, existing=True)
-    plan = plan_resolve(led, ref, _body(body, body_file), summary=summary, headers=headers_from(**headers),
-                        author=author)
+    plan = plan_resolve(
+        led, ref, _body(body, body_file), summary=summary, headers=headers_from(**headers), author=author
+    )
     e = plan.correction
-    done = (f"kept {(plan.kept or '')[:12]}; withdrawn: {', '.join(p[:12] for p in e.parents)}"
-            if summary is None else f"in force now: {e.short}; replaced: {', '.join(p[:12] for p in e.parents)}")
+    done = (
+        f"kept {(plan.kept or '')[:12]}; withdrawn: {', '.join(p[:12] for p in e.parents)}"
+        if summary is None
+        else f"in force now: {e.short}; replaced: {', '.join(p[:12] for p in e.parents)}"
+    )
     _finish(ctx, plan, as_json, done)

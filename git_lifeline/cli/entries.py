@@ -29,20 +29,40 @@ from .terminal import echo_painted, info, output, say, visible
 @entry_options
 @click.option("--dedup-key", default=None, help="Idempotency key: a second entry with it is not written.")
 @click.option("--thread", default=None, help="Record into a thread: chains to the thread's head.")
-@click.option("--allow-secret", "allow_secret", metavar="REASON", default=None,
-              help="Write even though the secret scan flags the text (a false positive); "
-                   "REASON is recorded in the entry.")
+@click.option(
+    "--allow-secret",
+    "allow_secret",
+    metavar="REASON",
+    default=None,
+    help="Write even though the secret scan flags the text (a false positive); REASON is recorded in the entry.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the entry as JSON.")
 @quiet_option
 @line_option
 @click.pass_context
-def log(ctx, kind, summary, body, body_file, parents, author, agent, provider, model, dedup_key, thread,
-        allow_secret, as_json, **headers):
+def log(
+    ctx,
+    kind,
+    summary,
+    body,
+    body_file,
+    parents,
+    author,
+    agent,
+    provider,
+    model,
+    dedup_key,
+    thread,
+    allow_secret,
+    as_json,
+    **headers,
+):
     """Append an entry to the line (a human's write: direct; with --agent, routed by the write policy)."""
     fields = entry_fields(kind, summary, body, body_file, parents, author, agent, provider, model, **headers)
     fields.update(dedup_key=dedup_key, allow_secret=allow_secret)
     if agent != "human":
         from .review import agent_log
+
         return agent_log(ctx, fields, thread, as_json)
     led = open_ledger(ctx)
     out = led.log_in_thread(thread, fields) if thread else led.log(**fields)
@@ -64,6 +84,7 @@ def show(ctx, ref, as_json):
     stands (what superseded it, what it supersedes)."""
     from ..app.edits import history as history_of
     from ..app.text import format_ts
+
     led = open_ledger(ctx, existing=True)
     e = led.show(ref)
     history = history_of(led, e.id)
@@ -93,17 +114,27 @@ def show(ctx, ref, as_json):
     field("parents", ", ".join(e.parents) if e.parents else "-")
     if e.dedup_key is not None:
         field("dedup", e.dedup_key)
-    field("status", history.status, {"in force": "good", "open": "good", "superseded": "bad",
-                                     "withdrawn": "bad", "expired": "bad"}.get(history.status, ""))
+    field(
+        "status",
+        history.status,
+        {"in force": "good", "open": "good", "superseded": "bad", "withdrawn": "bad", "expired": "bad"}.get(
+            history.status, ""
+        ),
+    )
     for link in history.supersedes:
-        field(link.how, f"{link.entry.id[:12]} {link.entry.kind}: {link.entry.summary}"
-              + ("" if link.acts else "  (no longer: this correction was reverted)"))
+        field(
+            link.how,
+            f"{link.entry.id[:12]} {link.entry.kind}: {link.entry.summary}"
+            + ("" if link.acts else "  (no longer: this correction was reverted)"),
+        )
     for missing in history.missing:
         field("names", f"{missing[:12]} (not in this line)")
     for link in history.superseded_by:
-        field("reverted by" if link.how == "reverts" else "revised by",
-              f"{link.entry.id[:12]} {link.entry.kind}: {link.entry.summary}"
-              + ("" if link.acts else "  (itself reverted: it does not act)"))
+        field(
+            "reverted by" if link.how == "reverts" else "revised by",
+            f"{link.entry.id[:12]} {link.entry.kind}: {link.entry.summary}"
+            + ("" if link.acts else "  (itself reverted: it does not act)"),
+        )
     if e.body:
         echo_painted("\n" + "\n".join(body_lines(e.body)))
 
@@ -119,23 +150,50 @@ def body_lines(body: str) -> list:
 
 
 @click.command("list")
-@click.option("--kind", default=None, metavar="KIND", help="Only entries of this kind.",
-              shell_complete=complete_kinds)
-@click.option("-n", "--max-count", "limit", type=int, default=None, metavar="N",
-              help="Only the newest N (still listed oldest first).")
-@click.option("--since", "--after", "since", default=None, metavar="DATE",
-              help="Only entries recorded since DATE (YYYY-MM-DD, an ISO time, or git's forms: '2 weeks ago', "
-                   "yesterday, 'last friday').")
-@click.option("--until", "--before", "until", default=None, metavar="DATE",
-              help="Only entries recorded until DATE (a bare date includes the whole UTC day).")
-@click.option("--author", default=None, metavar="PATTERN",
-              help="Only entries whose author, agent or model matches PATTERN (a regular expression, "
-                   "case-insensitive).")
+@click.option("--kind", default=None, metavar="KIND", help="Only entries of this kind.", shell_complete=complete_kinds)
+@click.option(
+    "-n",
+    "--max-count",
+    "limit",
+    type=int,
+    default=None,
+    metavar="N",
+    help="Only the newest N (still listed oldest first).",
+)
+@click.option(
+    "--since",
+    "--after",
+    "since",
+    default=None,
+    metavar="DATE",
+    help="Only entries recorded since DATE (YYYY-MM-DD, an ISO time, or git's forms: '2 weeks ago', "
+    "yesterday, 'last friday').",
+)
+@click.option(
+    "--until",
+    "--before",
+    "until",
+    default=None,
+    metavar="DATE",
+    help="Only entries recorded until DATE (a bare date includes the whole UTC day).",
+)
+@click.option(
+    "--author",
+    default=None,
+    metavar="PATTERN",
+    help="Only entries whose author, agent or model matches PATTERN (a regular expression, case-insensitive).",
+)
 @click.option("--oneline", is_flag=True, help=f"One short line per entry: --format='{ONELINE}'.")
-@click.option("--format", "--pretty", "fmt", default=None, metavar="FORMAT",
-              help="Each entry through FORMAT: %H %h %s %b %k %an %ae %ad %ai %aI %as %ar %at %g %gp %gm "
-                   "%p %P %d %n %% and colours %Cred %Cgreen %Cblue %Cyellow %Creset %C(name); "
-                   "or 'oneline'.")
+@click.option(
+    "--format",
+    "--pretty",
+    "fmt",
+    default=None,
+    metavar="FORMAT",
+    help="Each entry through FORMAT: %H %h %s %b %k %an %ae %ad %ai %aI %as %ar %at %g %gp %gm "
+    "%p %P %d %n %% and colours %Cred %Cgreen %Cblue %Cyellow %Creset %C(name); "
+    "or 'oneline'.",
+)
 @click.option("--json", "as_json", is_flag=True)
 @line_option
 @click.pass_context
@@ -143,12 +201,13 @@ def list_cmd(ctx, kind, limit, since, until, author, oneline, fmt, as_json):
     """List the line's entries, oldest first (filters like git log's)."""
     from ..errors import InputError
     from .listing import check_format, default_line, now_utc, render
+
     if oneline and fmt:
         raise InputError("give --oneline or --format, not both")
     template = check_format(ONELINE if oneline else fmt) if (oneline or fmt) else None
     from ..app.listing import select
-    entries = select(open_ledger(ctx, existing=True), kind=kind, since=since, until=until, author=author,
-                     limit=limit)
+
+    entries = select(open_ledger(ctx, existing=True), kind=kind, since=since, until=until, author=author, limit=limit)
     if as_json:
         echo_json([entry_dict(e) for e in entries])
         return
@@ -159,25 +218,44 @@ def list_cmd(ctx, kind, limit, since, until, author, oneline, fmt, as_json):
 
 
 @click.command()
-@click.option("--budget", type=int, default=None, metavar="CHARS",
-              help="Hard limit on the output, in characters (default: git config lifeline.budget, else 16000).")
-@click.option("--budget-tokens", type=int, default=None, metavar="N",
-              help="Hard limit in estimated tokens (git config lifeline.tokenizer: estimate|tiktoken).")
+@click.option(
+    "--budget",
+    type=int,
+    default=None,
+    metavar="CHARS",
+    help="Hard limit on the output, in characters (default: git config lifeline.budget, else 16000).",
+)
+@click.option(
+    "--budget-tokens",
+    type=int,
+    default=None,
+    metavar="N",
+    help="Hard limit in estimated tokens (git config lifeline.tokenizer: estimate|tiktoken).",
+)
 @click.option("--query", default=None, help="Add a Relevant section from recall.")
 @click.option("--thread", default=None, help="The brief of one thread (its decisions pinned, its resume).")
 @click.option("--as-of", "as_of", default=None, metavar="DATE|COMMIT", help="The context as the ledger stood then.")
-@click.option("--format", "fmt", type=click.Choice(["generic", "anthropic", "openai", "gemini"]),
-              default="generic", show_default=True, help="Wrap the markdown in a provider's system-message shape.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["generic", "anthropic", "openai", "gemini"]),
+    default="generic",
+    show_default=True,
+    help="Wrap the markdown in a provider's system-message shape.",
+)
 @line_option
 @click.pass_context
 def context(ctx, budget, budget_tokens, query, thread, as_of, fmt):
     """Print the context a fresh AI reads: what, decisions in force, open, resume, recent."""
     from ..app.context_run import delivered
-    parts = open_ledger(ctx, existing=True).context(budget=budget, budget_tokens=budget_tokens, query=query,
-                                                    thread=thread, as_of=as_of)
+
+    parts = open_ledger(ctx, existing=True).context(
+        budget=budget, budget_tokens=budget_tokens, query=query, thread=thread, as_of=as_of
+    )
     if not parts.text:
-        click.echo(f"git-lifeline: nothing fits in a budget of {budget if budget is not None else budget_tokens}",
-                   err=True)
+        click.echo(
+            f"git-lifeline: nothing fits in a budget of {budget if budget is not None else budget_tokens}", err=True
+        )
     if parts.text or fmt != "generic":
         text = delivered(parts, fmt)
         if sys.stdout.isatty():  # a human reads it: hidden characters shown; piped to an AI: exact
@@ -196,22 +274,32 @@ def context(ctx, budget, budget_tokens, query, thread, as_of, fmt):
 def recall(ctx, query, k, as_json):
     """The entries a question is about (lexical, or semantic with a model); abstains when nothing is."""
     from ..app.text import recall_hit, recall_mode_fields, why_line
+
     led = open_ledger(ctx, existing=True)
     found = led.find(query, k=k)
     mode, detail = led.recall_mode
     if as_json:
-        echo_json({**recall_mode_fields(led.recall_mode),
-                   "hits": [{**recall_hit(f), "why": why_line(f.entry.body, 400)} for f in found]})
+        echo_json(
+            {
+                **recall_mode_fields(led.recall_mode),
+                "hits": [{**recall_hit(f), "why": why_line(f.entry.body, 400)} for f in found],
+            }
+        )
         return
     page(ctx)
     o = output()
     if not found:
-        say("no entry is about that (recall abstained)" if mode == "semantic" else
-            f"no entry is about that (lexical recall abstained: {detail})")
+        say(
+            "no entry is about that (recall abstained)"
+            if mode == "semantic"
+            else f"no entry is about that (lexical recall abstained: {detail})"
+        )
     for f in found:
         mark = "" if f.in_force else "  " + o.paint("(superseded)", "bad")
-        echo_painted(f"{o.paint(f.entry.id[:8], 'id')}  {o.paint(f'{f.entry.kind:<11}', 'kind')} "
-                     f"{visible(f.entry.summary)}{mark}")
+        echo_painted(
+            f"{o.paint(f.entry.id[:8], 'id')}  {o.paint(f'{f.entry.kind:<11}', 'kind')} "
+            f"{visible(f.entry.summary)}{mark}"
+        )
         why = why_line(f.entry.body)
         if why:
             echo_painted(f"          {visible(why)}")
@@ -228,21 +316,34 @@ def recall(ctx, query, k, as_json):
 @click.option("--agent", default="human", show_default=True)
 @click.option("--provider", default="none", show_default=True)
 @click.option("--model", default="human", show_default=True)
-@click.option("--allow-secret", "allow_secret", metavar="REASON", default=None,
-              help="Write even though the secret scan flags the text; REASON is recorded in the entry.")
+@click.option(
+    "--allow-secret",
+    "allow_secret",
+    metavar="REASON",
+    default=None,
+    help="Write even though the secret scan flags the text; REASON is recorded in the entry.",
+)
 @quiet_option
 @line_option
 @click.pass_context
 def checkpoint(ctx, thread, summary, goal, done, next_, blocked, tried, agent, provider, model, allow_secret):
     """Record where work stopped on a thread (the next session resumes from it)."""
-    sections = {"goal": list(goal), "done": list(done), "next": list(next_), "blocked": list(blocked),
-                "tried": list(tried)}
+    sections = {
+        "goal": list(goal),
+        "done": list(done),
+        "next": list(next_),
+        "blocked": list(blocked),
+        "tried": list(tried),
+    }
     if agent != "human":
         from .review import agent_checkpoint
-        return agent_checkpoint(ctx, thread, sections, summary, dict(agent=agent, provider=provider, model=model,
-                                                                     allow_secret=allow_secret))
-    out = open_ledger(ctx).checkpoint(thread, sections, summary, agent=agent, provider=provider, model=model,
-                                      allow_secret=allow_secret)
+
+        return agent_checkpoint(
+            ctx, thread, sections, summary, dict(agent=agent, provider=provider, model=model, allow_secret=allow_secret)
+        )
+    out = open_ledger(ctx).checkpoint(
+        thread, sections, summary, agent=agent, provider=provider, model=model, allow_secret=allow_secret
+    )
     if out.written:
         info(f"recorded {out.entry.short} checkpoint: {out.entry.summary}")
     else:
@@ -257,17 +358,29 @@ def checkpoint(ctx, thread, summary, goal, done, next_, blocked, tried, agent, p
 def resume(ctx, thread, as_json):
     """Where work stopped: the live checkpoint of each thread, newest first."""
     from ..app.text import format_ts
+
     cps = open_ledger(ctx, existing=True).resume(thread)
     if as_json:
-        echo_json([{"thread": c.thread, "id": c.entry.id, "summary": c.entry.summary,
-                    "ts": format_ts(c.entry.ts), **c.sections} for c in cps])
+        echo_json(
+            [
+                {
+                    "thread": c.thread,
+                    "id": c.entry.id,
+                    "summary": c.entry.summary,
+                    "ts": format_ts(c.entry.ts),
+                    **c.sections,
+                }
+                for c in cps
+            ]
+        )
         return
     page(ctx)
     if not cps:
         say("no checkpoint yet")
     for c in cps:
-        say(f"{visible(c.thread if len(c.thread) != 64 else c.thread[:8])}  {c.entry.short}  "
-            f"{visible(c.entry.summary)}")
+        say(
+            f"{visible(c.thread if len(c.thread) != 64 else c.thread[:8])}  {c.entry.short}  {visible(c.entry.summary)}"
+        )
         for name, items in c.sections.items():
             for item in items:
                 say(f"  {name}: {visible(item)}")
@@ -296,8 +409,12 @@ def unpin(ctx, ref):
 
 
 @click.command()
-@click.option("--since", default=None, metavar="DATE",
-              help="Only code commits after DATE (YYYY-MM-DD, an ISO time, or git's forms: '2 weeks ago').")
+@click.option(
+    "--since",
+    default=None,
+    metavar="DATE",
+    help="Only code commits after DATE (YYYY-MM-DD, an ISO time, or git's forms: '2 weeks ago').",
+)
 @click.option("--since-commit", "since_commit", default=None, metavar="REV", help="Only code commits after REV.")
 @click.option("--json", "as_json", is_flag=True)
 @line_option
@@ -307,16 +424,22 @@ def stale(ctx, since, since_commit, as_json):
     led = open_ledger(ctx, existing=True)
     found = led.stale_since(since, since_commit)
     if as_json:
-        echo_json([{"id": s.decision, "paths": s.paths, "commits": s.commits, "lines": s.lines,
-                    "where": s.where} for s in found])
+        echo_json(
+            [
+                {"id": s.decision, "paths": s.paths, "commits": s.commits, "lines": s.lines, "where": s.where}
+                for s in found
+            ]
+        )
         return
     page(ctx)
     if not found:
         say("no decision in force has seen its code change since it was made")
     st = led.state()
     for s in found:
-        say(f"{s.decision[:8]}  {visible(st.get(s.decision).summary)}\n  {visible(s.mark())} "
-            f"({', '.join(c[:8] for c in s.commits[:5])}{' …' if len(s.commits) > 5 else ''})")
+        say(
+            f"{s.decision[:8]}  {visible(st.get(s.decision).summary)}\n  {visible(s.mark())} "
+            f"({', '.join(c[:8] for c in s.commits[:5])}{' …' if len(s.commits) > 5 else ''})"
+        )
 
 
 @click.command()
@@ -328,8 +451,9 @@ def conflicts(ctx, as_json):
     st = open_ledger(ctx, existing=True).state()
     groups = st.conflicts
     if as_json:
-        echo_json([{"subject": subj, "ids": ids, "summaries": [st.get(i).summary for i in ids]}
-                   for subj, ids in groups])
+        echo_json(
+            [{"subject": subj, "ids": ids, "summaries": [st.get(i).summary for i in ids]} for subj, ids in groups]
+        )
         return
     page(ctx)
     if not groups:
@@ -339,8 +463,10 @@ def conflicts(ctx, as_json):
         for i in ids:
             say(f"  {i[:8]}  {visible(st.get(i).summary)}")
     if groups:
-        say("resolve one: git lifeline resolve ID (keep ID, revert the others) "
-            "or git lifeline resolve ID --summary TEXT --body WHY (one new decision for them all)")
+        say(
+            "resolve one: git lifeline resolve ID (keep ID, revert the others) "
+            "or git lifeline resolve ID --summary TEXT --body WHY (one new decision for them all)"
+        )
 
 
 @click.command()
@@ -361,6 +487,7 @@ def render(ctx):
 def migrate(ctx, source, strict):
     """Rebuild the line from a LIFELINE.md projection (ids are checked)."""
     from ..app.interop import migrate as migrate_file
+
     report = migrate_file(open_ledger(ctx), Path(source), strict=strict)
     info(f"read {report.read} entries: {report.added} added, {report.existing} already present")
     for m in report.mismatched:

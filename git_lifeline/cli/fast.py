@@ -41,10 +41,15 @@ def parse(args: list) -> Optional[dict]:
                 return None
             got[key] = int(got[key])
     from ..app.context_run import FORMATS  # the shapes --format takes (views/delivery.py)
+
     if got.get("fmt", "generic") not in FORMATS:
         return None
-    return {"line": got.get("line"), "budget": got.get("budget"), "budget_tokens": got.get("budget_tokens"),
-            "fmt": got.get("fmt", "generic")}
+    return {
+        "line": got.get("line"),
+        "budget": got.get("budget"),
+        "budget_tokens": got.get("budget_tokens"),
+        "fmt": got.get("fmt", "generic"),
+    }
 
 
 def _options(args: list, known: dict, got: dict, stop: Optional[str] = None) -> Optional[list]:
@@ -75,8 +80,10 @@ def answer(args: list) -> Optional[int]:
         if codecs.lookup(out.encoding or "ascii").name != "utf-8":
             return None  # click would re-wrap such a stream
         from ..app.warm_context import warm_context
-        text = warm_context(shape["line"], shape["budget"], shape["budget_tokens"], shape["fmt"], os.getcwd(),
-                            dict(os.environ))
+
+        text = warm_context(
+            shape["line"], shape["budget"], shape["budget_tokens"], shape["fmt"], os.getcwd(), dict(os.environ)
+        )
         if text is None or "\x1b" in text:
             return None  # click's echo strips escape sequences from a pipe: let it
         text.encode("utf-8")  # a lone surrogate: whatever the normal path does with it

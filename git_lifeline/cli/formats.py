@@ -18,29 +18,48 @@ from .terminal import visible
 def export_other(led, fmt: str, output: str) -> None:
     """`export --format html|adr [-o FILE|DIR]`."""
     from ..errors import InputError
+
     if fmt == "adr":
         if output == "-":
             raise InputError("--format adr writes one file per decision: give a directory with -o DIR")
         from ..app.adr import export_madr
+
         paths = export_madr(led, Path(output))
-        click.echo(f"wrote {len(paths)} MADR file{'' if len(paths) == 1 else 's'} (the decisions in force) "
-                   f"to {output}", err=True)
+        click.echo(
+            f"wrote {len(paths)} MADR file{'' if len(paths) == 1 else 's'} (the decisions in force) to {output}",
+            err=True,
+        )
         return
     if output != "-" and Path(output).is_dir():
         raise InputError(f"{output}: is a directory; give a file name")
     from ..app.html_export import export_html
+
     write_output(output, export_html(led))
 
 
 def import_adr_dir(led, source: str, as_json: bool) -> None:
     """`import --from DIR`: a directory of ADRs (adr-tools, log4brains, MADR)."""
     from ..app.adr import import_adrs
+
     out = import_adrs(led, Path(source))
     if as_json:
-        click.echo(json.dumps({"format": "adr", "line": out.line, "read": out.read, "added": len(out.added),
-                               "existing": out.existing, "commit": out.commit, "warnings": out.warnings,
-                               "entries": [{"id": e.id, "kind": e.kind, "summary": e.summary} for e in out.added]},
-                              ensure_ascii=False, indent=2, sort_keys=True))
+        click.echo(
+            json.dumps(
+                {
+                    "format": "adr",
+                    "line": out.line,
+                    "read": out.read,
+                    "added": len(out.added),
+                    "existing": out.existing,
+                    "commit": out.commit,
+                    "warnings": out.warnings,
+                    "entries": [{"id": e.id, "kind": e.kind, "summary": e.summary} for e in out.added],
+                },
+                ensure_ascii=False,
+                indent=2,
+                sort_keys=True,
+            )
+        )
         return
     commit = f" (commit {out.commit[:12]})" if out.commit else ""
     click.echo(f"read {out.read} ADRs into line {out.line}: {len(out.added)} entries added{commit}")

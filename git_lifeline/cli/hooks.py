@@ -34,8 +34,10 @@ def echo_changes(changes: list, where) -> None:
             click.echo(f"{c.name} is not git-lifeline's; left alone")
         elif c.action == "tracked":
             tail = " || exit $?" if c.name != "post-commit" else ""
-            click.echo(f"{c.name} is tracked by the repository ({c.path}); left as it is. To run git-lifeline's "
-                       f"check from it, add the line: git lifeline hook {c.name} \"$@\"{tail}")
+            click.echo(
+                f"{c.name} is tracked by the repository ({c.path}); left as it is. To run git-lifeline's "
+                f'check from it, add the line: git lifeline hook {c.name} "$@"{tail}'
+            )
         else:
             click.echo(f"{c.name} was not installed")
 
@@ -50,6 +52,7 @@ def hooks_install(ctx, names):
     never overwritten: it is kept, byte for byte, as <hook>.lifeline-chained and run
     first; a hook tracked by the repository is left as it is."""
     from ..app import setup
+
     ws = open_workspace(ctx)
     echo_changes(setup.install_hooks(ws, list(names) or None), setup.hooks_dir(ws))
 
@@ -60,6 +63,7 @@ def hooks_install(ctx, names):
 def hooks_uninstall(ctx, names):
     """Remove git-lifeline's hooks (default: all), restoring the hooks they replaced byte for byte."""
     from ..app import setup
+
     ws = open_workspace(ctx)
     echo_changes(setup.uninstall_hooks(ws, list(names) or None), setup.hooks_dir(ws))
 
@@ -70,17 +74,30 @@ def hooks_uninstall(ctx, names):
 def hooks_status(ctx, as_json):
     """Show which hooks are installed and what they chain to."""
     from ..app import setup
+
     ws = open_workspace(ctx)
     rows = setup.hook_status(ws)
     if as_json:
-        echo_json([{"hook": r.name, "path": str(r.path), "state": r.state,
-                    "chained": str(r.chained) if r.chained else None} for r in rows])
+        echo_json(
+            [
+                {
+                    "hook": r.name,
+                    "path": str(r.path),
+                    "state": r.state,
+                    "chained": str(r.chained) if r.chained else None,
+                }
+                for r in rows
+            ]
+        )
         return
     click.echo(f"hooks directory: {setup.hooks_dir(ws)}")
     for r in rows:
-        state = {"installed": "installed", "absent": "not installed",
-                 "foreign": "not installed (another hook is there)",
-                 "tracked": "not installed (a hook tracked by the repository is there)"}[r.state]
+        state = {
+            "installed": "installed",
+            "absent": "not installed",
+            "foreign": "not installed (another hook is there)",
+            "tracked": "not installed (a hook tracked by the repository is there)",
+        }[r.state]
         chained = f", chains to {r.chained.name}" if r.chained and r.state == "installed" else ""
         click.echo(f"{r.name:<12} {state}{chained}")
 
@@ -96,6 +113,7 @@ def hook(ctx, name, args):
     with a message that names the hook."""
     from ..app import setup
     from .common import chosen_line
+
     stdin = b""
     if name in ("pre-push", "pre-receive") and sys.stdin is not None and not sys.stdin.isatty():
         stdin = sys.stdin.buffer.read()

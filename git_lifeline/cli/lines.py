@@ -61,9 +61,14 @@ def lines(ctx, as_json):
 
 
 @click.command("import")
-@click.option("--from", "source", required=True, type=click.Path(),
-              help="A lifeline-context LIFELINE.md (current or legacy format) or .lifeline/<line>.db; "
-                   "or a directory of ADRs (adr-tools, log4brains, MADR).")
+@click.option(
+    "--from",
+    "source",
+    required=True,
+    type=click.Path(),
+    help="A lifeline-context LIFELINE.md (current or legacy format) or .lifeline/<line>.db; "
+    "or a directory of ADRs (adr-tools, log4brains, MADR).",
+)
 @click.option("--strict", is_flag=True, help="Abort, writing nothing, if any recorded id does not match.")
 @click.option("--assume-utc", is_flag=True, help="Read timestamps without a UTC offset as UTC.")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
@@ -79,9 +84,11 @@ def import_cmd(ctx, source, strict, assume_utc, as_json):
     Importing twice adds nothing.
     """
     from ..app.interop import import_from
+
     led = open_ledger(ctx)
     if Path(source).is_dir():
         from .formats import import_adr_dir
+
         return import_adr_dir(led, source, as_json)
     bars = _Progress() if sys.stderr.isatty() and not as_json else None
     try:
@@ -93,19 +100,26 @@ def import_cmd(ctx, source, strict, assume_utc, as_json):
         echo_json(out.to_json())
     else:
         commit = f" (commit {out.commit[:12]})" if out.commit else ""
-        info(f"read {out.read} entries ({out.format}) into line {out.line}: "
-                   f"{out.added} added, {out.existing} already present{commit}")
+        info(
+            f"read {out.read} entries ({out.format}) into line {out.line}: "
+            f"{out.added} added, {out.existing} already present{commit}"
+        )
         if out.external:
             names = sorted({line for _, _, line in out.external})
             info(f"{len(out.external)} parent(s) anchored in other lines: {', '.join(names)}")
         if out.reordered:
-            info(f"note: {out.reordered} entries were recorded out of time order in the source; "
-                       "git-lifeline lists every line by (ts, id)")
+            info(
+                f"note: {out.reordered} entries were recorded out of time order in the source; "
+                "git-lifeline lists every line by (ts, id)"
+            )
         if out.unrecorded:
             info(f"note: {out.unrecorded} entries had no recorded id to compare")
         for m in out.mismatched:
-            say(f"skipped {m.where} '{m.summary[:50]}': recorded id {m.recorded[:12]} but the "
-                       f"content hashes to {m.computed[:12]}", err=True)
+            say(
+                f"skipped {m.where} '{m.summary[:50]}': recorded id {m.recorded[:12]} but the "
+                f"content hashes to {m.computed[:12]}",
+                err=True,
+            )
         for e, why in out.skipped:
             say(f"skipped {e.id[:12]} '{e.summary[:50]}': {why}", err=True)
     if out.mismatched:
@@ -113,39 +127,68 @@ def import_cmd(ctx, source, strict, assume_utc, as_json):
 
 
 @click.command("export")
-@click.option("--format", "fmt", type=click.Choice(["lifeline-md", "html", "adr"]), default="lifeline-md",
-              show_default=True, help="lifeline-md: lifeline-context's LIFELINE.md, read back by its `migrate`; "
-                                      "html: one self-contained page; adr: the decisions in force as MADR files.")
-@click.option("-o", "--output", type=click.Path(allow_dash=True), default="-",
-              help="Write to FILE (a DIR for adr) instead of standard output.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["lifeline-md", "html", "adr"]),
+    default="lifeline-md",
+    show_default=True,
+    help="lifeline-md: lifeline-context's LIFELINE.md, read back by its `migrate`; "
+    "html: one self-contained page; adr: the decisions in force as MADR files.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(allow_dash=True),
+    default="-",
+    help="Write to FILE (a DIR for adr) instead of standard output.",
+)
 @line_option
 @click.pass_context
 def export_cmd(ctx, fmt, output):
     """Write the line in lifeline-context's format, with identical ids (no lock-in); or as a page or ADRs."""
     if fmt != "lifeline-md" or (output != "-" and Path(output).is_dir()):
         from .formats import export_other
+
         return export_other(open_ledger(ctx), fmt, output)
     from ..app.interop import export_seed
+
     write_output(output, export_seed(open_ledger(ctx, existing=True)))
 
 
 @click.command()
 @click.option("--from", "src", required=True, metavar="LINE", help="The line to copy from.")
 @click.option("--to", "dst", required=True, metavar="LINE", help="The line to copy into.")
-@click.option("--id", "ids", multiple=True, required=True, metavar="ID[,ID]",
-              help="Entries to copy: full ids or unique prefixes in the source line; repeatable.")
-@click.option("--parents", multiple=True, metavar="REF[,REF]",
-              help="Parents of the copies: ids in the destination or LINE:PREFIX in another line.")
+@click.option(
+    "--id",
+    "ids",
+    multiple=True,
+    required=True,
+    metavar="ID[,ID]",
+    help="Entries to copy: full ids or unique prefixes in the source line; repeatable.",
+)
+@click.option(
+    "--parents",
+    multiple=True,
+    metavar="REF[,REF]",
+    help="Parents of the copies: ids in the destination or LINE:PREFIX in another line.",
+)
 @click.option("--json", "as_json", is_flag=True)
 @quiet_option
 @click.pass_context
 def promote(ctx, src, dst, ids, parents, as_json):
     """Copy entries from one line into another, each with an origin block (line + full id)."""
     from ..app.interop import promote as promote_entries
+
     out = promote_entries(open_ledger(ctx, dst), src, split_ids(ids), split_ids(parents))
     if as_json:
-        echo_json({"promoted": [e.id for e in out.promoted], "commit": out.commit,
-                   "already": [{"source": s, "copy": c} for s, c in out.already]})
+        echo_json(
+            {
+                "promoted": [e.id for e in out.promoted],
+                "commit": out.commit,
+                "already": [{"source": s, "copy": c} for s, c in out.already],
+            }
+        )
         return
     for e in out.promoted:
         info(f"promoted {e.short} {e.kind}: {e.summary} -> {dst}")
@@ -172,10 +215,21 @@ def where(ctx, prefix, as_json):
 
 
 @click.command()
-@click.option("--format", "fmt", type=click.Choice(["mermaid", "dot"]), default="mermaid", show_default=True,
-              help="mermaid: a ```mermaid block that git hosts draw in markdown; dot: Graphviz.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
-              help="Write to FILE instead of standard output.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["mermaid", "dot"]),
+    default="mermaid",
+    show_default=True,
+    help="mermaid: a ```mermaid block that git hosts draw in markdown; dot: Graphviz.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    default="-",
+    help="Write to FILE instead of standard output.",
+)
 @line_option
 @click.pass_context
 def graph(ctx, fmt, output):

@@ -16,12 +16,23 @@ from .terminal import visible
 def why(ctx, target, as_json):
     """The entries linked (Lifeline: trailers) to the commits that touched PATH, newest first."""
     from ..app.text import format_ts
+
     rows = open_ledger(ctx, existing=True).why(target)
     if as_json:
-        echo_json([{"entry": None if e is None else {"id": e.id, "kind": e.kind, "summary": e.summary,
-                                                     "ts": format_ts(e.ts)},
-                    "trailer": link.value, "line": link.line, "commit": link.commit, "subject": link.subject}
-                   for e, link in rows])
+        echo_json(
+            [
+                {
+                    "entry": None
+                    if e is None
+                    else {"id": e.id, "kind": e.kind, "summary": e.summary, "ts": format_ts(e.ts)},
+                    "trailer": link.value,
+                    "line": link.line,
+                    "commit": link.commit,
+                    "subject": link.subject,
+                }
+                for e, link in rows
+            ]
+        )
         return
     if not rows:
         click.echo(f"no commit touching {visible(target)} links to a ledger entry (add a 'Lifeline: <id>' trailer)")
@@ -29,7 +40,9 @@ def why(ctx, target, as_json):
     for e, link in rows:
         where = f"(commit {link.commit[:10]} {visible(link.subject)})"
         if e is None:
-            click.echo(f"{visible(link.value[:12]):<8}  unknown entry: not in this clone's ledger (git lifeline pull?)  "
-                       f"{where}")
+            click.echo(
+                f"{visible(link.value[:12]):<8}  unknown entry: not in this clone's ledger (git lifeline pull?)  "
+                f"{where}"
+            )
         else:
             click.echo(f"{e.short}  {e.ts:%Y-%m-%d}  {e.kind}: {visible(e.summary)}  {where}")

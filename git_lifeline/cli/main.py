@@ -20,20 +20,40 @@ from .terminal import output, say_failure
 
 
 @click.group(context_settings=CONTEXT_SETTINGS)
-@click.option("--line", "line", metavar="NAME", default=None, is_eager=True, callback=set_line,
-              help="The line (ledger) to work on; default: main (git config lifeline.defaultLine).")
+@click.option(
+    "--line",
+    "line",
+    metavar="NAME",
+    default=None,
+    is_eager=True,
+    callback=set_line,
+    help="The line (ledger) to work on; default: main (git config lifeline.defaultLine).",
+)
 @click.option("--no-pager", "no_pager", is_flag=True, help="Never page the output (as `git --no-pager`).")
 @click.option("-p", "--paginate", is_flag=True, help="Page the output on a terminal whatever the command.")
-@click.option("--color", "color", type=click.Choice(["auto", "always", "never"]), default=None, metavar="[=WHEN]",
-              help="Colour: auto (a terminal), always or never; default: git config color.lifeline, "
-                   "else color.ui, else auto. --color alone is always.")
+@click.option(
+    "--color",
+    "color",
+    type=click.Choice(["auto", "always", "never"]),
+    default=None,
+    metavar="[=WHEN]",
+    help="Colour: auto (a terminal), always or never; default: git config color.lifeline, "
+    "else color.ui, else auto. --color alone is always.",
+)
 @click.option("--no-color", "no_color", is_flag=True, help="Same as --color=never.")
-@click.option("-q", "--quiet", is_flag=True, expose_value=False, callback=set_quiet,
-              help="Say nothing on success; errors and warnings still go to stderr.")
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    expose_value=False,
+    callback=set_quiet,
+    help="Say nothing on success; errors and warnings still go to stderr.",
+)
 @click.version_option(__version__, "--version", prog_name="git-lifeline")
 @click.pass_context
-def main(ctx: click.Context, line: Optional[str], no_pager: bool, paginate: bool, color: Optional[str],
-         no_color: bool) -> None:
+def main(
+    ctx: click.Context, line: Optional[str], no_pager: bool, paginate: bool, color: Optional[str], no_color: bool
+) -> None:
     """git lifeline: the project's reasoning ledger, kept in git.
 
     Decisions and their why, reversals, open questions, incidents and checkpoints
@@ -47,24 +67,60 @@ def main(ctx: click.Context, line: Optional[str], no_pager: bool, paginate: bool
     out.color_option = "never" if no_color else color
     if out.paginate and ctx.invoked_subcommand is not None:
         from .common import config_reader
+
         out.start_pager(config_reader(ctx), by_default=True)
 
 
 # Every command, by module. A new command is written in the module of its concern
 # (or a new one) with @line_option when it works on one line, and added here.
 for command in (
-    setup.init, setup.mcp, setup.agent_hook, status.status, status.doctor,
-    entries.log, entries.show, entries.list_cmd, entries.context, entries.recall, entries.checkpoint,
-    entries.resume, entries.pin, entries.unpin, entries.stale, entries.conflicts, entries.render,
+    setup.init,
+    setup.mcp,
+    setup.agent_hook,
+    status.status,
+    status.doctor,
+    entries.log,
+    entries.show,
+    entries.list_cmd,
+    entries.context,
+    entries.recall,
+    entries.checkpoint,
+    entries.resume,
+    entries.pin,
+    entries.unpin,
+    entries.stale,
+    entries.conflicts,
+    entries.render,
     entries.migrate,
-    edits.revise, edits.revert, edits.close, edits.resolve,
+    edits.revise,
+    edits.revert,
+    edits.close,
+    edits.resolve,
     verify.verify,
-    lines.lines, lines.import_cmd, lines.export_cmd, lines.promote, lines.where, lines.graph,
-    sync.fetch, sync.pull, sync.push, sync.sync_cmd, sync.clone, sync.remote_setup,
-    hooks.hooks, hooks.hook,
+    lines.lines,
+    lines.import_cmd,
+    lines.export_cmd,
+    lines.promote,
+    lines.where,
+    lines.graph,
+    sync.fetch,
+    sync.pull,
+    sync.push,
+    sync.sync_cmd,
+    sync.clone,
+    sync.remote_setup,
+    hooks.hooks,
+    hooks.hook,
     links.why,
-    review.propose, review.review, review.approve, review.reject, review.audit, review.policy,
-    view.view, model.model, completion.completion,
+    review.propose,
+    review.review,
+    review.approve,
+    review.reject,
+    review.audit,
+    review.policy,
+    view.view,
+    model.model,
+    completion.completion,
 ):
     main.add_command(command)
 

@@ -18,13 +18,23 @@ def model() -> None:
 
 
 @model.command()
-@click.option("--dir", "dest", type=click.Path(file_okay=False), default=None,
-              help="Where to put it (default: the user's cache directory).")
-@click.option("--configure/--no-configure", default=True, show_default=True,
-              help="Set lifeline.semantic.model in this repository's config afterwards.")
+@click.option(
+    "--dir",
+    "dest",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Where to put it (default: the user's cache directory).",
+)
+@click.option(
+    "--configure/--no-configure",
+    default=True,
+    show_default=True,
+    help="Set lifeline.semantic.model in this repository's config afterwards.",
+)
 def fetch(dest: Optional[str], configure: bool) -> None:
     """Download all-MiniLM-L6-v2 (90 MB) from the model hub, checked against pinned sha256."""
     from ..app import models
+
     shown: dict = {}
 
     def progress(name: str, done: int, total: int) -> None:
@@ -45,4 +55,5 @@ def fetch(dest: Optional[str], configure: bool) -> None:
 def status() -> None:
     """Where the model is and whether every file matches its pinned sha256."""
     from ..app import models
+
     click.echo(models.describe())

@@ -15,6 +15,7 @@ def _agents(ctx: click.Context, existing: bool = True):
     """The agents' door of the line; a mistyped --line (no ledger, no trail) is an error
     except for propose, which may start a line."""
     from ..app.agents import Agents
+
     return Agents(open_ledger(ctx, existing=existing))
 
 
@@ -32,11 +33,18 @@ def _who(content: dict) -> str:
 
 def _proposal_json(p) -> dict:
     d = p.decision
-    return {"id": p.id, "status": p.status, "ts": p.record.doc["ts"], "by": p.record.by,
-            "via": p.record.doc["via"], "content": p.content,
-            "decision": None if d is None else {"type": d.type, "id": d.id, "by": d.by, "ts": d.doc["ts"],
-                                                "entry": d.get("entry"), "why": d.get("why")},
-            "conflicts": [{"type": c.type, "id": c.id, "by": c.by, "ts": c.doc["ts"]} for c in p.conflicts]}
+    return {
+        "id": p.id,
+        "status": p.status,
+        "ts": p.record.doc["ts"],
+        "by": p.record.by,
+        "via": p.record.doc["via"],
+        "content": p.content,
+        "decision": None
+        if d is None
+        else {"type": d.type, "id": d.id, "by": d.by, "ts": d.doc["ts"], "entry": d.get("entry"), "why": d.get("why")},
+        "conflicts": [{"type": c.type, "id": c.id, "by": c.by, "ts": c.doc["ts"]} for c in p.conflicts],
+    }
 
 
 @click.command()
@@ -45,8 +53,7 @@ def _proposal_json(p) -> dict:
 @click.option("--json", "as_json", is_flag=True, help="Print the proposal as JSON.")
 @line_option
 @click.pass_context
-def propose(ctx, kind, summary, body, body_file, parents, thread, author, agent, provider, model, as_json,
-            **headers):
+def propose(ctx, kind, summary, body, body_file, parents, thread, author, agent, provider, model, as_json, **headers):
     """File a proposal: the entry waits in the review trail until someone approves it."""
     fields = entry_fields(kind, summary, body, body_file, parents, author, agent, provider, model, **headers)
     rec = _agents(ctx, existing=False).propose(fields, thread=thread, via="cli")
@@ -75,8 +82,11 @@ def review(ctx, everything, as_json):
         say(f"no pending proposals in line {agents.line}" if not everything else f"no proposals in line {agents.line}")
         return
     pending = sum(1 for p in props if p.status == "pending")
-    say(f"{pending} pending proposal(s) in line {agents.line}:" if not everything
-               else f"{len(props)} proposal(s) in line {agents.line} ({pending} pending):")
+    say(
+        f"{pending} pending proposal(s) in line {agents.line}:"
+        if not everything
+        else f"{len(props)} proposal(s) in line {agents.line} ({pending} pending):"
+    )
     for p in props:
         c = p.content
         status = "" if p.status == "pending" else f"  [{p.status}]"
@@ -96,6 +106,7 @@ def review(ctx, everything, as_json):
 def _other_lines_hint(ctx: click.Context, line: str) -> None:
     """Agents may write to any line (the MCP `line` argument): say where else work waits."""
     from ..app.agents import pending_elsewhere
+
     waiting = [f"{name} ({count})" for name, count in pending_elsewhere(open_workspace(ctx), line)]
     if waiting:
         say(f"also pending in other lines: {', '.join(waiting)} — git lifeline --line NAME review", err=True)
@@ -105,11 +116,9 @@ def _report(results: list, verb: str) -> None:
     failed = [r for r in results if not r.ok]
     for r in results:
         if r.ok and r.status == "approved":
-            say(f"approved {r.proposal.short} -> entry {r.entry.short} "
-                       f"{r.entry.kind}: {r.entry.summary}")
+            say(f"approved {r.proposal.short} -> entry {r.entry.short} {r.entry.kind}: {r.entry.summary}")
         elif r.ok and r.status == "duplicate":
-            say(f"duplicate {r.proposal.short}: entry {r.entry.short} was already in the line; "
-                       "closed as duplicate")
+            say(f"duplicate {r.proposal.short}: entry {r.entry.short} was already in the line; closed as duplicate")
         elif r.ok:
             say(f"rejected {r.proposal.short} {r.proposal.content['kind']}: {r.proposal.content['summary']}")
         else:
@@ -157,8 +166,7 @@ def audit(ctx, since, as_json):
                 if key in r.doc:
                     item[key] = r.doc[key]
             if p is not None:
-                item["proposal"] = {"id": p.id, "ts": p.record.doc["ts"], "by": p.record.by,
-                                    "content": p.content}
+                item["proposal"] = {"id": p.id, "ts": p.record.doc["ts"], "by": p.record.by, "content": p.content}
             out.append(item)
         echo_json(out)
         return
@@ -170,23 +178,35 @@ def audit(ctx, since, as_json):
         when = r.doc["ts"][:19].replace("T", " ")
         if r.type == "direct":
             d = r.doc
-            say(f"{when}  direct     entry {d['entry'][:8]}  {d['kind']}: {d['summary']}  "
-                       f"— {d['agent']} ({d['provider']}/{d['model']}) for {r.by}, rule {d['rule']}")
+            say(
+                f"{when}  direct     entry {d['entry'][:8]}  {d['kind']}: {d['summary']}  "
+                f"— {d['agent']} ({d['provider']}/{d['model']}) for {r.by}, rule {d['rule']}"
+            )
             continue
-        c = p.content if p is not None else {"kind": "?", "summary": "?", "agent": "?", "provider": "?",
-                                             "model": "?", "author": "?"}
+        c = (
+            p.content
+            if p is not None
+            else {"kind": "?", "summary": "?", "agent": "?", "provider": "?", "model": "?", "author": "?"}
+        )
         pid = r.doc["proposal"][:8]
         target = f" -> entry {r.doc['entry'][:8]}" if r.doc.get("entry") else ""
         why = f": {r.doc['why']}" if r.doc.get("why") else ""
         note = "" if counts else "  (overruled: an approval of the same proposal wins)"
-        say(f"{when}  {r.type:<9}  proposal {pid}{target}  {c['kind']}: {c['summary']}  "
-                   f"— proposed by {_who(c)}; {r.type} by {r.by}{why}{note}")
+        say(
+            f"{when}  {r.type:<9}  proposal {pid}{target}  {c['kind']}: {c['summary']}  "
+            f"— proposed by {_who(c)}; {r.type} by {r.by}{why}{note}"
+        )
 
 
 @click.command()
 @click.option("--init", "init_", is_flag=True, help="Write a starter .lifeline/policy.json (never overwrites).")
-@click.option("--agent", "agents", multiple=True, metavar="NAME",
-              help="With --init: let this agent write checkpoints and notes directly (repeatable).")
+@click.option(
+    "--agent",
+    "agents",
+    multiple=True,
+    metavar="NAME",
+    help="With --init: let this agent write checkpoints and notes directly (repeatable).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the effective policy as JSON.")
 @click.pass_context
 def policy(ctx, init_, agents, as_json):
@@ -197,22 +217,33 @@ def policy(ctx, init_, agents, as_json):
     from ..app.agents import MODES, POLICY_PATH, policy_report
     from ..app.setup import init_policy
     from ..errors import InputError
+
     if agents and not init_:
         raise InputError("--agent goes with --init")
     ws = open_workspace(ctx)
     if init_:
         path = init_policy(ws, tuple(agents))
         click.echo(f"wrote {path}")
-        click.echo(f"it applies once committed on the branch the policy is read from (git lifeline policy): "
-                   f"git add {POLICY_PATH} && git commit -m 'lifeline: write policy'")
+        click.echo(
+            f"it applies once committed on the branch the policy is read from (git lifeline policy): "
+            f"git add {POLICY_PATH} && git commit -m 'lifeline: write policy'"
+        )
         return
     report = policy_report(ws)
     pol = report.policy
     ref = report.ref
     if as_json:
-        echo_json({"source": pol.source, "builtin": pol.builtin, "ref": ref.ref if ref else None,
-                   "commit": ref.commit if ref else None, "chosen_by": ref.why if ref else None,
-                   "notes": report.notes, **pol.to_dict()})
+        echo_json(
+            {
+                "source": pol.source,
+                "builtin": pol.builtin,
+                "ref": ref.ref if ref else None,
+                "commit": ref.commit if ref else None,
+                "chosen_by": ref.why if ref else None,
+                "notes": report.notes,
+                **pol.to_dict(),
+            }
+        )
         return
     # through say_line(): the ref is origin's default branch, named by the remote
     say_line(f"policy in effect: {pol.source}")
@@ -224,8 +255,9 @@ def policy(ctx, init_, agents, as_json):
     for agent, rules in sorted(pol.agents.items()):
         for kind, mode in sorted(rules.items()):
             say_line(f"  agents.{agent}.{kind}: {mode}")
-    say_line(f"modes: {', '.join(MODES)}; precedence: agents.<agent>.<kind> > agents.<agent>.* > "
-             "kinds.<kind> > default")
+    say_line(
+        f"modes: {', '.join(MODES)}; precedence: agents.<agent>.<kind> > agents.<agent>.* > kinds.<kind> > default"
+    )
     for note in report.notes:
         say_line(f"note: {note}", err=True)
 
@@ -234,22 +266,36 @@ def policy(ctx, init_, agents, as_json):
 def _echo_agent_write(out, as_json: bool) -> None:
     e = out.entry
     if as_json:
-        echo_json({"entry": entry_dict(e), "written": out.written, "mode": out.mode, "rule": out.rule or None,
-                   "already": out.already, "proposal": out.proposal.id if out.proposal is not None else None})
+        echo_json(
+            {
+                "entry": entry_dict(e),
+                "written": out.written,
+                "mode": out.mode,
+                "rule": out.rule or None,
+                "already": out.already,
+                "proposal": out.proposal.id if out.proposal is not None else None,
+            }
+        )
     elif out.mode == "unchanged":
         click.echo(f"unchanged: the live checkpoint {e.short} already says this; nothing written")
     elif out.already == "ledger":
         click.echo(f"already recorded {e.short} (same content); nothing written")
     elif out.mode == "propose" and out.already == "pending":
-        click.echo(f"already proposed: proposal {out.proposal.short} waits for review with exactly this content; "
-                   "nothing filed again")
+        click.echo(
+            f"already proposed: proposal {out.proposal.short} waits for review with exactly this content; "
+            "nothing filed again"
+        )
     elif out.mode == "propose":
-        click.echo(f"proposal {out.proposal.short} filed ({e.kind}: {visible(e.summary)}): policy {out.rule} = propose "
-                   f"for agent {e.agent}")
+        click.echo(
+            f"proposal {out.proposal.short} filed ({e.kind}: {visible(e.summary)}): policy {out.rule} = propose "
+            f"for agent {e.agent}"
+        )
         click.echo(f"it enters the line when approved: git lifeline approve {out.proposal.short}")
     else:
-        click.echo(f"recorded {e.short} {e.kind}: {visible(e.summary)} (agent {visible(e.agent)}: policy {out.rule} = direct, "
-                   f"audited as {out.audit.short})")
+        click.echo(
+            f"recorded {e.short} {e.kind}: {visible(e.summary)} (agent {visible(e.agent)}: policy {out.rule} = direct, "
+            f"audited as {out.audit.short})"
+        )
 
 
 def agent_log(ctx: click.Context, fields: dict, thread, as_json: bool) -> None:

@@ -21,11 +21,17 @@ AGENT_CLIENTS_HELP = "claude (CLAUDE.md and Claude Code's hooks), codex (AGENTS.
 @click.command()
 @click.option("--no-mcp", is_flag=True, help="Do not add the MCP server to .mcp.json.")
 @click.option("--no-agents", is_flag=True, help="Do not write the agents' rules files nor Claude Code's hooks.")
-@click.option("--agents", "agent_clients", multiple=True, metavar="LIST",
-              help=f"The agents to set up, comma-separated (default: claude,codex): {AGENT_CLIENTS_HELP}.")
+@click.option(
+    "--agents",
+    "agent_clients",
+    multiple=True,
+    metavar="LIST",
+    help=f"The agents to set up, comma-separated (default: claude,codex): {AGENT_CLIENTS_HELP}.",
+)
 @click.option("--no-pull", is_flag=True, help="Do not pull the remote's ledger (the fetch refspecs are still set).")
-@click.option("--hooks/--no-hooks", "install_hooks", default=None,
-              help="Install the git hooks (asked when on a terminal).")
+@click.option(
+    "--hooks/--no-hooks", "install_hooks", default=None, help="Install the git hooks (asked when on a terminal)."
+)
 @line_option
 @click.pass_context
 def init(ctx: click.Context, no_mcp: bool, no_agents: bool, agent_clients, no_pull: bool, install_hooks) -> None:
@@ -34,6 +40,7 @@ def init(ctx: click.Context, no_mcp: bool, no_agents: bool, agent_clients, no_pu
     from ..app import setup
     from ..app.agent_files import DEFAULT_CLIENTS, parse_clients
     from ..errors import InputError
+
     if no_agents and agent_clients:
         raise InputError("give --agents or --no-agents, not both")
     clients = [] if no_agents else (parse_clients(agent_clients) if agent_clients else list(DEFAULT_CLIENTS))
@@ -57,8 +64,11 @@ def init(ctx: click.Context, no_mcp: bool, no_agents: bool, agent_clients, no_pu
         _echo_snippets(mcp_setup.snippets)
     if not head:
         hint = _empty_hint(remote)
-        click.echo(hint or "start with:\n  git lifeline log --kind bootstrap --summary \"What this project is\" "
-                           "--body \"Why it exists\"")
+        click.echo(
+            hint
+            or 'start with:\n  git lifeline log --kind bootstrap --summary "What this project is" '
+            '--body "Why it exists"'
+        )
     _offer_hooks(ws, install_hooks)
 
 
@@ -78,8 +88,10 @@ def _echo_remote(report) -> None:
         return
     for p in report.pulls:
         if p.action == "created":
-            click.echo(f"remote: line {p.line}: created from {report.remote} ({plural(len(p.incoming))}, "
-                       f"head {short(p.after)})")
+            click.echo(
+                f"remote: line {p.line}: created from {report.remote} ({plural(len(p.incoming))}, "
+                f"head {short(p.after)})"
+            )
         elif p.action in ("fast-forward", "merged"):
             click.echo(f"remote: line {p.line}: {p.action}, {plural(len(p.incoming))} from {report.remote}")
         elif p.action in ("ahead", "local-only"):
@@ -88,14 +100,16 @@ def _echo_remote(report) -> None:
 
 def _offer_hooks(ws, install_hooks) -> None:
     from ..app import setup
+
     present = setup.installed_hooks(ws)
     if install_hooks is None and present:
         click.echo(f"hooks: {', '.join(present)} installed ({setup.hooks_dir(ws)})")
         return
     if install_hooks is None:
         if sys.stdin.isatty() and sys.stdout.isatty():
-            install_hooks = click.confirm("install the git hooks (pre-push verify, post-commit reminder)?",
-                                          default=True)
+            install_hooks = click.confirm(
+                "install the git hooks (pre-push verify, post-commit reminder)?", default=True
+            )
         else:
             click.echo("hooks: not installed; install them with: git lifeline hooks install")
             return
@@ -107,14 +121,17 @@ def _offer_hooks(ws, install_hooks) -> None:
 
 def _command_of(entry) -> str:
     from ..app.integration import entry_argv
+
     return " ".join(entry_argv(entry)) if entry else ""
 
 
 def _echo_mcp_setup(report) -> None:
     """What `init` says about MCP: .mcp.json for Claude Code, and whether its command starts."""
     if report.status in ("created", "added", "updated"):
-        click.echo(f"mcp: {report.status} {report.detail} (server 'lifeline': {_command_of(report.entry)}) — "
-                   "Claude Code picks it up here")
+        click.echo(
+            f"mcp: {report.status} {report.detail} (server 'lifeline': {_command_of(report.entry)}) — "
+            "Claude Code picks it up here"
+        )
     else:
         click.echo(f"mcp: {report.detail}")
     check = report.check
@@ -122,23 +139,26 @@ def _echo_mcp_setup(report) -> None:
         click.echo("mcp: checked: the server starts from this repository")
     elif check is not None:
         say(f"mcp: the server does not start yet: {check.output or 'no output'}", err=True)  # its words, shown
-        click.echo("mcp: fix it, then check with: git lifeline doctor (the MCP SDK: pip install "
-                   "'git-lifeline[mcp]')", err=True)
+        click.echo(
+            "mcp: fix it, then check with: git lifeline doctor (the MCP SDK: pip install 'git-lifeline[mcp]')", err=True
+        )
     launcher = report.launcher
     if report.status in ("created", "added", "updated") and launcher is not None and not launcher.portable:
-        click.echo("mcp: note: git-lifeline is not on PATH, so .mcp.json names this machine's interpreter; "
-                   "keep it out of commits, or put git-lifeline on PATH and run init again")
+        click.echo(
+            "mcp: note: git-lifeline is not on PATH, so .mcp.json names this machine's interpreter; "
+            "keep it out of commits, or put git-lifeline on PATH and run init again"
+        )
 
 
 def _echo_snippets(snippets) -> None:
-    click.echo("other MCP clients: add under \"mcpServers\" (details in docs/INTEGRATION.md):")
+    click.echo('other MCP clients: add under "mcpServers" (details in docs/INTEGRATION.md):')
     for client, where, entry in snippets:
         click.echo(f"  {client}, {where}:")
         if client == "Codex":  # TOML: strings and arrays of strings are written as JSON writes them
             click.echo(f"    command = {json.dumps(entry['command'], ensure_ascii=False)}")
             click.echo(f"    args = {json.dumps(entry['args'], ensure_ascii=False)}")
         else:
-            click.echo(f"    \"lifeline\": {json.dumps(entry, ensure_ascii=False)}")
+            click.echo(f'    "lifeline": {json.dumps(entry, ensure_ascii=False)}')
 
 
 def _echo_agent_file(change, workdir: Path) -> None:
@@ -148,14 +168,19 @@ def _echo_agent_file(change, workdir: Path) -> None:
         rel = change.path
     if change.what == "claude-hooks":
         what = {"created": "created", "updated": "added the hooks to", "kept": "already has the hooks in"}.get(
-            change.status, change.status)
+            change.status, change.status
+        )
         if change.status == "invalid":
             click.echo(f"agents: {change.detail}", err=True)
         else:
             click.echo(f"agents: {what} {rel} (SessionStart prints the context; Stop asks for a checkpoint)")
         return
-    words = {"created": "created with the git-lifeline section", "added": "added the git-lifeline section",
-             "updated": "updated the git-lifeline section", "kept": "the git-lifeline section is current"}
+    words = {
+        "created": "created with the git-lifeline section",
+        "added": "added the git-lifeline section",
+        "updated": "updated the git-lifeline section",
+        "kept": "the git-lifeline section is current",
+    }
     if change.status == "invalid":
         click.echo(f"agents: {rel}: {change.detail}", err=True)
     else:
@@ -164,16 +189,22 @@ def _echo_agent_file(change, workdir: Path) -> None:
 
 # The MCP face's program, started without the current directory on sys.path ('' is what
 # -c puts there; PYTHONSAFEPATH leaves it out already).
-MCP_BOOT = ("import sys\n"
-            "if sys.path and sys.path[0] == '': del sys.path[0]\n"
-            "from git_lifeline.mcp.__main__ import main\n"
-            "sys.exit(main(sys.argv[1:]))\n")
+MCP_BOOT = (
+    "import sys\n"
+    "if sys.path and sys.path[0] == '': del sys.path[0]\n"
+    "from git_lifeline.mcp.__main__ import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
 
 
 @click.command()
 @line_option
-@click.option("--repo", type=click.Path(file_okay=False), default=None,
-              help="The repository (default: the one containing the working directory).")
+@click.option(
+    "--repo",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="The repository (default: the one containing the working directory).",
+)
 @click.option("--check", is_flag=True, help="Check that the server could serve (repository, line, MCP SDK), then exit.")
 @click.pass_context
 def mcp(ctx, repo, check):
@@ -181,6 +212,7 @@ def mcp(ctx, repo, check):
 
     --line names the line served by default; every tool also takes a `line` argument."""
     from ..app.workspace import Workspace
+
     line = chosen_line(ctx)
     Workspace.open(repo).ledger(line)  # a bad repository or line fails here, with the CLI's message
     # Not `-m git_lifeline.mcp`: -m puts the current directory (the repository) first on
@@ -201,8 +233,13 @@ def mcp(ctx, repo, check):
 
 @click.command("agent-hook", hidden=True)
 @click.argument("event", type=click.Choice(["session-start", "stop"]))
-@click.option("--budget", type=int, default=None, metavar="CHARS",
-              help="session-start: hard limit on what it prints (default 6000 characters).")
+@click.option(
+    "--budget",
+    type=int,
+    default=None,
+    metavar="CHARS",
+    help="session-start: hard limit on what it prints (default 6000 characters).",
+)
 @click.pass_context
 def agent_hook(ctx, event, budget):
     """What a coding agent's session hooks run (Claude Code's SessionStart and Stop).
@@ -212,6 +249,7 @@ def agent_hook(ctx, event, budget):
     and say nothing outside a repository."""
     from ..app import agent_hooks
     from ..errors import describe_failure
+
     data = b"" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.buffer.read(agent_hooks.MAX_PAYLOAD + 1)
     payload = agent_hooks.parse_payload(data)
     line = chosen_line(ctx)

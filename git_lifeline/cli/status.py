@@ -18,6 +18,7 @@ def status(ctx, as_json, quick):
     """The ledger at a glance: each line against its remote, pending proposals, stale and
     conflicting decisions; hooks, what the agents are told, projections, the semantic model."""
     from ..app.status import status as read_status
+
     st = read_status(open_workspace(ctx), deep=not quick)
     if as_json:
         echo_json(st.to_json())
@@ -46,14 +47,18 @@ def status(ctx, as_json, quick):
         set_ = [event for event, command in hooks.items() if command]
         say_line(f"agents: Claude Code hooks: {', '.join(set_) if set_ else 'none (git lifeline init)'}")
     say_line(f"policy: {st.policy}")
-    say_line(f"semantic model: {st.semantic['configured'] + ' — ' if st.semantic['configured'] else ''}"
-             f"{st.semantic['state']}")
+    say_line(
+        f"semantic model: {st.semantic['configured'] + ' — ' if st.semantic['configured'] else ''}"
+        f"{st.semantic['state']}"
+    )
 
 
 def _echo_line(row, remote) -> None:
     if row.clash is not None:
-        say_line(f"line {row.line}: name-clash: differs only in case from line {row.clash}, so it is not read here "
-                 "(docs/FORMAT.md §4)")
+        say_line(
+            f"line {row.line}: name-clash: differs only in case from line {row.clash}, so it is not read here "
+            "(docs/FORMAT.md §4)"
+        )
         return
     head = f"head {short(row.head)}, {plural(row.entries)}" if row.head else "no entries here"
     say_line(f"line {row.line}: {head}")
@@ -75,8 +80,10 @@ def _echo_line(row, remote) -> None:
     if row.pending:
         say_line(f"  review: {row.pending} proposal(s) pending (git lifeline review)")
     if row.head:
-        say_line(f"  decisions: {row.stale} stale, {row.conflicts} in conflict"
-                 + (" (git lifeline stale / conflicts)" if row.stale or row.conflicts else ""))
+        say_line(
+            f"  decisions: {row.stale} stale, {row.conflicts} in conflict"
+            + (" (git lifeline stale / conflicts)" if row.stale or row.conflicts else "")
+        )
     p = row.projection
     detail = f" — {p['detail']}" if p.get("detail") and p["state"] not in ("current", "disabled") else ""
     say_line(f"  projection: {p['path'] + ' ' if p.get('path') else ''}{p['state']}{detail}")
@@ -90,6 +97,7 @@ def doctor(ctx, as_json):
     print the fix for each problem. Exit 1 when a problem is found."""
     from ..app.doctor import doctor as run_doctor
     from ..app.doctor import problems
+
     checks = run_doctor(open_workspace(ctx))
     bad = problems(checks)
     if as_json:

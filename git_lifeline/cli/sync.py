@@ -19,8 +19,10 @@ def _progress():
     def factory(label: str, total: int):
         if total < 50:
             from ..app.exchange import no_progress
+
             return no_progress(label, total)
         return click.progressbar(length=total, label=label, file=sys.stderr)
+
     return factory
 
 
@@ -31,12 +33,16 @@ def _echo_pulls(remote: str, pulls: list) -> None:
         if p.action == "created":
             info(f"line {p.line}: created from {remote} ({plural(len(p.incoming))}, head {short(p.after)})")
         elif p.action == "fast-forward":
-            info(f"line {p.line}: fast-forward {short(p.before)}..{short(p.after)} "
-                 f"({plural(len(p.incoming))} from {remote})")
+            info(
+                f"line {p.line}: fast-forward {short(p.before)}..{short(p.after)} "
+                f"({plural(len(p.incoming))} from {remote})"
+            )
         elif p.action == "merged":
             extra = f", {plural(len(p.rewritten))} kept at the earliest timestamp" if p.rewritten else ""
-            info(f"line {p.line}: merged {plural(len(p.incoming))} from {remote} with {p.local_only} "
-                 f"local (merge {short(p.after)}){extra}")
+            info(
+                f"line {p.line}: merged {plural(len(p.incoming))} from {remote} with {p.local_only} "
+                f"local (merge {short(p.after)}){extra}"
+            )
         elif p.action == "ahead":
             info(f"line {p.line}: ahead of {remote}; push with: git lifeline push {remote}")
         elif p.action == "local-only":
@@ -66,11 +72,17 @@ def _echo_push(result) -> bool:
         return True
     names = ", ".join(p.line for p in rejected)
     if any(p.needs_sync for p in rejected):
-        say(f"git-lifeline: {result.remote} has ledger entries this clone has not pulled yet "
-            f"(line {names}); nothing was overwritten. Run: git lifeline sync {result.remote}", err=True)
+        say(
+            f"git-lifeline: {result.remote} has ledger entries this clone has not pulled yet "
+            f"(line {names}); nothing was overwritten. Run: git lifeline sync {result.remote}",
+            err=True,
+        )
     else:
-        say(f"git-lifeline: {result.remote} refused line {names} (see the remote's message above); "
-            "run git lifeline verify, then git lifeline sync", err=True)
+        say(
+            f"git-lifeline: {result.remote} refused line {names} (see the remote's message above); "
+            "run git lifeline verify, then git lifeline sync",
+            err=True,
+        )
     return False
 
 
@@ -82,16 +94,20 @@ def _echo_push(result) -> bool:
 def fetch(ctx, remote):
     """Fetch the remote's ledger into refs/remotes/REMOTE/lifeline/* (changes no line)."""
     from ..app import exchange
+
     report = exchange.fetch(open_workspace(ctx), remote, chosen_lines(ctx))
     name = report.remote
     if not report.lines:
         info(f"{name} has no ledger lines, and neither has this repository")
-    words = {"same": "up to date", "new": f"new on {name}: git lifeline pull {name}",
-             "behind": f"behind {name}: git lifeline pull {name}",
-             "ahead": f"ahead of {name}: git lifeline push {name}",
-             "diverged": f"diverged from {name}: git lifeline sync {name}",
-             "local-only": f"not on {name}: git lifeline push {name}",
-             "unknown": "unknown state: fetch again"}
+    words = {
+        "same": "up to date",
+        "new": f"new on {name}: git lifeline pull {name}",
+        "behind": f"behind {name}: git lifeline pull {name}",
+        "ahead": f"ahead of {name}: git lifeline push {name}",
+        "diverged": f"diverged from {name}: git lifeline sync {name}",
+        "local-only": f"not on {name}: git lifeline push {name}",
+        "unknown": "unknown state: fetch again",
+    }
     for r in report.lines:
         moved = f" ({short(r.before)}..{short(r.after)})" if r.before != r.after else ""
         info(f"line {r.line}: {words.get(r.state, r.state)}{moved}")
@@ -105,6 +121,7 @@ def fetch(ctx, remote):
 def pull(ctx, remote):
     """Fetch the remote's ledger and bring it in: create, fast-forward or merge each line."""
     from ..app import exchange
+
     try:
         report = exchange.pull(open_workspace(ctx), remote, chosen_lines(ctx), _progress())
     except exchange.PartlyPulled as exc:  # what did come in is shown before the error
@@ -122,6 +139,7 @@ def pull(ctx, remote):
 def push(ctx, remote):
     """Push every line to the remote (never forced). Exit 1 when the remote refuses."""
     from ..app import exchange
+
     result = exchange.push(open_workspace(ctx), remote, chosen_lines(ctx), _progress())
     if not _echo_push(result):
         sys.exit(1)
@@ -135,6 +153,7 @@ def push(ctx, remote):
 def sync_cmd(ctx, remote):
     """Pull then push (again, a bounded number of times, if someone pushed in between)."""
     from ..app import exchange
+
     try:
         report = exchange.sync_with(open_workspace(ctx), remote, chosen_lines(ctx), _progress())
     except exchange.PartlyPulled as exc:  # what did come in and go out is shown before the error
@@ -154,6 +173,7 @@ def sync_cmd(ctx, remote):
 def clone(url, directory):
     """git clone URL [DIRECTORY], then pull the ledger into the new clone."""
     from ..app import exchange
+
     report = exchange.clone(url, directory, _progress())
     info(f"cloned into {report.directory}")
     _echo_pulls(report.remote, report.pulls)
@@ -167,12 +187,15 @@ def clone(url, directory):
 def remote_setup(ctx, remote):
     """Make a plain `git fetch REMOTE` bring the remote's ledger too (adds a fetch refspec)."""
     from ..app import exchange
+
     report = exchange.remote_setup(open_workspace(ctx), remote)
     name, spec = report.remote, report.refspec
     if report.added:
         info(f"added remote.{name}.fetch {spec}")
     else:
         info(f"remote.{name}.fetch already has {spec}")
-    info(f"`git fetch {name}` now updates refs/remotes/{name}/lifeline/*; bring it into your lines "
-         f"with `git lifeline pull {name}`. No push refspec was added: it would change what a plain "
-         "`git push` pushes; share the ledger with `git lifeline push`.")
+    info(
+        f"`git fetch {name}` now updates refs/remotes/{name}/lifeline/*; bring it into your lines "
+        f"with `git lifeline pull {name}`. No push refspec was added: it would change what a plain "
+        "`git push` pushes; share the ledger with `git lifeline push`."
+    )

@@ -29,10 +29,30 @@ from ..app.visible import shown_lines, visible
 from ..errors import as_failure
 
 # ---- colour ----------------------------------------------------------------------------
-STYLES = {"id": "yellow", "kind": "cyan", "field": "bold", "bad": "red", "good": "green", "dim": "bright_black",
-          "warn": "yellow"}
-_ANSI = {"black": 30, "red": 31, "green": 32, "yellow": 33, "blue": 34, "magenta": 35, "cyan": 36, "white": 37,
-         "bright_black": 90, "bold": 1, "dim": 2, "ul": 4, "reverse": 7}
+STYLES = {
+    "id": "yellow",
+    "kind": "cyan",
+    "field": "bold",
+    "bad": "red",
+    "good": "green",
+    "dim": "bright_black",
+    "warn": "yellow",
+}
+_ANSI = {
+    "black": 30,
+    "red": 31,
+    "green": 32,
+    "yellow": 33,
+    "blue": 34,
+    "magenta": 35,
+    "cyan": 36,
+    "white": 37,
+    "bright_black": 90,
+    "bold": 1,
+    "dim": 2,
+    "ul": 4,
+    "reverse": 7,
+}
 
 
 def _want_colour(setting: Optional[str], to_terminal: bool) -> bool:
@@ -52,7 +72,7 @@ class Output:
     def __init__(self) -> None:
         self.colour = False
         self.quiet = False
-        self.pager: Optional[Any] = None   # the pager's process while it runs
+        self.pager: Optional[Any] = None  # the pager's process while it runs
         self.color_option: Optional[str] = None
         self.no_pager = False
         self.paginate = False
@@ -88,6 +108,7 @@ class Output:
     def start_pager(self, config, by_default: bool) -> None:
         """Pipe stdout (and stderr, when it is a terminal) into the pager, by git's rules."""
         from ..app.terminal import choose_pager, spawn
+
         if self.no_pager or self.pager is not None:
             return
         command = choose_pager(config, by_default, self.paginate, sys.stdout.isatty())

@@ -19,14 +19,31 @@ def _as_json(run) -> dict:
     lines = []
     for check in run.lines:
         r = check.report
-        lines.append({"line": check.name, "ok": r.ok, "head": r.head, "entries": r.entries, "commits": r.commits,
-                      "external": [{"entry": e, "parent": p, "line": ln} for e, p, ln in r.external],
-                      "signatures": check.signatures, "problems": _problem_rows(r.problems),
-                      "conflicts": [{"subject": subj, "ids": list(ids)} for subj, ids in check.conflicts]})
-    trails = [{"line": check.name, "ok": check.report.ok, "head": check.report.head,
-               "records": check.report.records, "commits": check.report.commits,
-               "problems": _problem_rows(check.report.problems), "warnings": list(check.report.warnings)}
-              for check in run.trails]
+        lines.append(
+            {
+                "line": check.name,
+                "ok": r.ok,
+                "head": r.head,
+                "entries": r.entries,
+                "commits": r.commits,
+                "external": [{"entry": e, "parent": p, "line": ln} for e, p, ln in r.external],
+                "signatures": check.signatures,
+                "problems": _problem_rows(r.problems),
+                "conflicts": [{"subject": subj, "ids": list(ids)} for subj, ids in check.conflicts],
+            }
+        )
+    trails = [
+        {
+            "line": check.name,
+            "ok": check.report.ok,
+            "head": check.report.head,
+            "records": check.report.records,
+            "commits": check.report.commits,
+            "problems": _problem_rows(check.report.problems),
+            "warnings": list(check.report.warnings),
+        }
+        for check in run.trails
+    ]
     return {"ok": run.ok, "lines": lines, "trails": trails}
 
 
@@ -36,8 +53,9 @@ def _problems(problems: list) -> None:
 
 @click.command()
 @click.option("--lint", is_flag=True, help="Also warn about conflicting decisions (warnings never fail).")
-@click.option("--signatures", is_flag=True,
-              help="Also check that every commit of the line has a good signature by a trusted key.")
+@click.option(
+    "--signatures", is_flag=True, help="Also check that every commit of the line has a good signature by a trusted key."
+)
 @click.option("--json", "as_json", is_flag=True, help="The verdict as one JSON object (same exit codes).")
 @line_option
 @click.pass_context
@@ -59,8 +77,9 @@ def verify(ctx, lint, signatures, as_json):
         if report.ok:
             ext = f", {len(report.external)} external anchor(s)" if report.external else ""
             signed = f", {check.signatures} signatures good" if check.signatures is not None else ""
-            click.echo(f"ok: line {check.name}: {report.entries} entries, {report.commits} commits verified"
-                       f"{ext}{signed}")
+            click.echo(
+                f"ok: line {check.name}: {report.entries} entries, {report.commits} commits verified{ext}{signed}"
+            )
         else:
             click.echo(f"FAILED: line {check.name}: {len(report.problems)} problem(s)")
             _problems(report.problems)

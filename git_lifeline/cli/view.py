@@ -36,6 +36,7 @@ def view(ctx: click.Context, no_open: bool) -> None:
     import webbrowser
 
     from ..app.html_export import export_html
+
     led = open_ledger(ctx)
     text = export_html(led)
     fd, name = tempfile.mkstemp(prefix=f"lifeline-{led.line}-", suffix=".html")

@@ -26,14 +26,32 @@ from ..errors import InputError
 
 STATUSES = ("accepted", "proposed", "rejected", "deprecated", "superseded")
 _STATUS_WORDS = {
-    "accepted": "accepted", "approved": "accepted", "adopted": "accepted", "agreed": "accepted",
-    "decided": "accepted", "done": "accepted", "implemented": "accepted", "active": "accepted",
-    "proposed": "proposed", "draft": "proposed", "open": "proposed", "pending": "proposed",
-    "wip": "proposed", "review": "proposed", "in progress": "proposed", "under review": "proposed",
-    "rejected": "rejected", "declined": "rejected", "refused": "rejected",
-    "deprecated": "deprecated", "obsolete": "deprecated", "retired": "deprecated", "withdrawn": "deprecated",
+    "accepted": "accepted",
+    "approved": "accepted",
+    "adopted": "accepted",
+    "agreed": "accepted",
+    "decided": "accepted",
+    "done": "accepted",
+    "implemented": "accepted",
+    "active": "accepted",
+    "proposed": "proposed",
+    "draft": "proposed",
+    "open": "proposed",
+    "pending": "proposed",
+    "wip": "proposed",
+    "review": "proposed",
+    "in progress": "proposed",
+    "under review": "proposed",
+    "rejected": "rejected",
+    "declined": "rejected",
+    "refused": "rejected",
+    "deprecated": "deprecated",
+    "obsolete": "deprecated",
+    "retired": "deprecated",
+    "withdrawn": "deprecated",
     "abandoned": "deprecated",
-    "superseded": "superseded", "replaced": "superseded",
+    "superseded": "superseded",
+    "replaced": "superseded",
 }
 # Front matter keys that are the entry's own header fields (docs/FORMAT.md §8).
 HEADER_KEYS = ("thread", "subject", "paths", "valid-from", "valid-until", "commit")
@@ -58,15 +76,15 @@ class Adr:
     """One ADR file, read."""
 
     filename: str
-    key: str                    # what identifies the ADR across edits (its number, see adr_key)
+    key: str  # what identifies the ADR across edits (its number, see adr_key)
     number: Optional[int]
     title: str
-    status: str                 # one of STATUSES
-    status_text: str            # as written, for messages
-    date: Optional[str]         # YYYY-MM-DD
+    status: str  # one of STATUSES
+    status_text: str  # as written, for messages
+    date: Optional[str]  # YYYY-MM-DD
     body: str
     header: dict = field(default_factory=dict)
-    supersedes: tuple = ()      # references as written: file names or numbers
+    supersedes: tuple = ()  # references as written: file names or numbers
     superseded_by: tuple = ()
 
     @property
@@ -109,7 +127,7 @@ def parse_adr(filename: str, text: str) -> Adr:
     title = _clean_title(heading.group("title")) if heading else ""
     if not title:
         raise InputError(f"{filename}: the title is empty")
-    rest = lines[title_at + 1:]
+    rest = lines[title_at + 1 :]
     status_raw = front.get("status")
     date_raw = front.get("date")
     kept: list = []
@@ -157,9 +175,19 @@ def parse_adr(filename: str, text: str) -> Adr:
             extra.append(f"- {k[:1].upper()}{k[1:]}: {v}")
     if extra:
         body = "\n".join(extra) + ("\n\n" + body if body else "")
-    return Adr(filename=filename, key=key, number=number, title=title, status=status, status_text=status_text,
-               date=_parse_date(filename, date_raw), body=body, header=header,
-               supersedes=tuple(refs_sup), superseded_by=tuple(refs_by))
+    return Adr(
+        filename=filename,
+        key=key,
+        number=number,
+        title=title,
+        status=status,
+        status_text=status_text,
+        date=_parse_date(filename, date_raw),
+        body=body,
+        header=header,
+        supersedes=tuple(refs_sup),
+        superseded_by=tuple(refs_by),
+    )
 
 
 def _front_matter(filename: str, lines: list) -> tuple:
@@ -187,7 +215,7 @@ def _front_matter(filename: str, lines: list) -> tuple:
         if value.startswith("[") and value.endswith("]") and not _LINK.search(value):
             value = ", ".join(_unquote(v) for v in value[1:-1].split(",") if v.strip())
         out[current] = _unquote(value)
-    return out, lines[end + 1:]
+    return out, lines[end + 1 :]
 
 
 def _unquote(value: str) -> str:
@@ -311,8 +339,15 @@ def render_madr(title: str, date_text: str, body: str, meta: Optional[dict] = No
     if re.search(r"(?m)^##[ \t]", text):
         lines.append(text)
     else:
-        lines += ["## Context and Problem Statement", "", text or "(no reasons recorded)", "",
-                  "## Decision Outcome", "", title]
+        lines += [
+            "## Context and Problem Statement",
+            "",
+            text or "(no reasons recorded)",
+            "",
+            "## Decision Outcome",
+            "",
+            title,
+        ]
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -16,8 +16,7 @@ import re
 from difflib import get_close_matches
 from typing import Optional
 
-HEADER_KEYS = ("thread", "pin", "action", "subject", "paths", "valid-from", "valid-until", "commit",
-               "allow-secret")
+HEADER_KEYS = ("thread", "pin", "action", "subject", "paths", "valid-from", "valid-until", "commit", "allow-secret")
 CHECKPOINT_SECTIONS = ("goal", "done", "next", "blocked", "tried")
 
 _HEADER_LINE = re.compile(r"(?P<key>[a-z][a-z-]*):[ \t]+(?P<value>\S.*?)[ \t]*")
@@ -103,7 +102,7 @@ def header_warnings(body: str, kind: str = "") -> list:
     while i < len(lines) and _is_header(lines[i]):  # the header: known fields at the very top
         i += 1
     out: list = []
-    top = True     # every line since the header ended looks like a header line
+    top = True  # every line since the header ended looks like a header line
     blank = False  # the header ended at a blank line, and only blank or header-like lines followed
     fence = None
     for n in range(i, len(lines)):
@@ -111,8 +110,11 @@ def header_warnings(body: str, kind: str = "") -> list:
         f = _FENCE.match(line)
         if f or fence is not None:
             if f:
-                fence = f.group(1) if fence is None else (None if f.group(1)[0] == fence[0]
-                                                          and len(f.group(1)) >= len(fence) else fence)
+                fence = (
+                    f.group(1)
+                    if fence is None
+                    else (None if f.group(1)[0] == fence[0] and len(f.group(1)) >= len(fence) else fence)
+                )
             top = blank = False
             continue
         m = _HEADER_LINE.fullmatch(line)
@@ -126,8 +128,10 @@ def header_warnings(body: str, kind: str = "") -> list:
             if top:
                 near = get_close_matches(key, HEADER_KEYS, n=1, cutoff=0.6)
                 hint = f" (did you mean '{near[0]}:'?)" if near else ""
-                out.append(f"{where} looks like a header but '{key}' is not a known header key{hint}, so it is "
-                           f"prose; known keys: {', '.join(HEADER_KEYS)}")
+                out.append(
+                    f"{where} looks like a header but '{key}' is not a known header key{hint}, so it is "
+                    f"prose; known keys: {', '.join(HEADER_KEYS)}"
+                )
             continue
         if top:
             reason = f"it follows '{lines[i].split(':', 1)[0]}:' on line {i + 1}, which is not a header key"
@@ -135,8 +139,10 @@ def header_warnings(body: str, kind: str = "") -> list:
             reason = f"the header ended at the blank line {i + 1}"
         else:
             reason = "it comes after the first line of prose"
-        out.append(f"{where} is prose, not a header: {reason}; headers go at the very top of the body, "
-                   "one per line" + (f" (or use --{key})" if key in FLAG_KEYS else ""))
+        out.append(
+            f"{where} is prose, not a header: {reason}; headers go at the very top of the body, "
+            "one per line" + (f" (or use --{key})" if key in FLAG_KEYS else "")
+        )
     return out
 
 
@@ -149,6 +155,7 @@ def header_value_problems(fields: dict) -> list:
     """Header values the truth cannot read (a validity window that is not a UTC date or time,
     or that closes before it opens), one sentence each. `fields` is header_fields(body)."""
     from .dates import header_date_problem
+
     out: list = []
     for key in ("valid-from", "valid-until"):
         value = fields.get(key)
@@ -159,6 +166,7 @@ def header_value_problems(fields: dict) -> list:
     start, end = fields.get("valid-from"), fields.get("valid-until")
     if start and end and not out:
         from .dates import parse_when
+
         if parse_when(start).start > parse_when(end).end:
             out.append(f"valid-from {start} is after valid-until {end}: the decision would never be in force")
     return out
@@ -191,13 +199,19 @@ def with_header(body: str, fields: dict) -> str:
 MAX_SUBJECT_CHARS = 200
 
 
-def header_from_options(paths=(), subject: Optional[str] = None, valid_from: Optional[str] = None,
-                        valid_until: Optional[str] = None, now=None) -> dict:
+def header_from_options(
+    paths=(),
+    subject: Optional[str] = None,
+    valid_from: Optional[str] = None,
+    valid_until: Optional[str] = None,
+    now=None,
+) -> dict:
     """The header fields the writing commands' options ask for, checked and normalised:
     paths joined as `a, b`, dates as a UTC day or time (core/dates.py). Raises InputError
     naming the option."""
     from ..errors import InputError
     from .dates import parse_when
+
     out: dict = {}
     if subject is not None:
         text = subject.strip()
@@ -214,8 +228,10 @@ def header_from_options(paths=(), subject: Optional[str] = None, valid_from: Opt
         if spec.startswith("-"):
             raise InputError(f"--paths {raw!r}: a pathspec cannot start with '-'")
         if any(ch.isspace() or ch == "," or ord(ch) < 32 or ord(ch) == 127 for ch in spec):
-            raise InputError(f"--paths {raw!r}: a pathspec in a header cannot hold whitespace, a comma or a "
-                             "control character (they separate pathspecs); give one --paths per pathspec")
+            raise InputError(
+                f"--paths {raw!r}: a pathspec in a header cannot hold whitespace, a comma or a "
+                "control character (they separate pathspecs); give one --paths per pathspec"
+            )
         if spec not in specs:
             specs.append(spec)
     if specs:

@@ -45,8 +45,9 @@ def _shown(ts: datetime) -> str:
 
 def future_problem(ts: datetime, now: datetime, skew: timedelta) -> Optional[str]:
     if ts > now + skew:
-        return (f"its ts {_shown(ts)} is in the future (this clock says {_shown(now)}; "
-                f"{SKEW_KEY} allows {_duration(skew)})")
+        return (
+            f"its ts {_shown(ts)} is in the future (this clock says {_shown(now)}; {SKEW_KEY} allows {_duration(skew)})"
+        )
     return None
 
 

@@ -23,21 +23,54 @@ from ..errors import InputError
 
 __all__ = ["When", "DateError", "parse_when", "header_date_problem", "FORMS_HELP"]
 
-FORMS_HELP = ("YYYY-MM-DD, an ISO time (YYYY-MM-DDTHH:MM[:SS][Z|+HH:MM]), @EPOCH, now, today, yesterday, "
-              "tomorrow, '2 weeks ago', '3.days.ago', 'in 3 days', 'last friday', 'next friday', "
-              "'last week', or 30m/24h/7d/2w")
+FORMS_HELP = (
+    "YYYY-MM-DD, an ISO time (YYYY-MM-DDTHH:MM[:SS][Z|+HH:MM]), @EPOCH, now, today, yesterday, "
+    "tomorrow, '2 weeks ago', '3.days.ago', 'in 3 days', 'last friday', 'next friday', "
+    "'last week', or 30m/24h/7d/2w"
+)
 
 _UNITS = {
-    "s": "seconds", "sec": "seconds", "secs": "seconds", "second": "seconds", "seconds": "seconds",
-    "m": "minutes", "min": "minutes", "mins": "minutes", "minute": "minutes", "minutes": "minutes",
-    "h": "hours", "hr": "hours", "hrs": "hours", "hour": "hours", "hours": "hours",
-    "d": "days", "day": "days", "days": "days",
-    "w": "weeks", "week": "weeks", "weeks": "weeks",
-    "month": "months", "months": "months",
-    "y": "years", "year": "years", "years": "years",
+    "s": "seconds",
+    "sec": "seconds",
+    "secs": "seconds",
+    "second": "seconds",
+    "seconds": "seconds",
+    "m": "minutes",
+    "min": "minutes",
+    "mins": "minutes",
+    "minute": "minutes",
+    "minutes": "minutes",
+    "h": "hours",
+    "hr": "hours",
+    "hrs": "hours",
+    "hour": "hours",
+    "hours": "hours",
+    "d": "days",
+    "day": "days",
+    "days": "days",
+    "w": "weeks",
+    "week": "weeks",
+    "weeks": "weeks",
+    "month": "months",
+    "months": "months",
+    "y": "years",
+    "year": "years",
+    "years": "years",
 }
-_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-            "eight": 8, "nine": 9, "ten": 10}
+_NUMBERS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+}
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKDAY_OF = {**{d: i for i, d in enumerate(_WEEKDAYS)}, **{d[:3]: i for i, d in enumerate(_WEEKDAYS)}}
 
@@ -63,8 +96,8 @@ class DateError(InputError):
 class When:
     """A point or a whole day, in UTC."""
 
-    at: datetime        # the instant, or the day's first microsecond
-    day: bool = False   # a whole UTC day
+    at: datetime  # the instant, or the day's first microsecond
+    day: bool = False  # a whole UTC day
 
     @property
     def start(self) -> datetime:
@@ -129,8 +162,9 @@ def parse_when(text: str, now: Optional[datetime] = None, what: str = "date") ->
         when = None
     if when is None:
         raise DateError(f"{what} {text!r}: not a date; use {FORMS_HELP}")
-    if not (1970 <= when.at.year <= 9999) or (not when.day and when.at.year == 9999 and when.at.month == 12
-                                               and when.at.day == 31):
+    if not (1970 <= when.at.year <= 9999) or (
+        not when.day and when.at.year == 9999 and when.at.month == 12 and when.at.day == 31
+    ):
         raise DateError(f"{what} {text!r}: out of range (1970 to 9998)")
     return when
 
@@ -147,8 +181,12 @@ def _parse(raw: str, now: datetime) -> Optional[When]:
     if re.fullmatch(r"@\d{1,12}", raw):
         return When(datetime.fromtimestamp(int(raw[1:]), timezone.utc))
     today = now.date()
-    named = {"now": When(now), "today": _day(today), "yesterday": _day(today - timedelta(days=1)),
-             "tomorrow": _day(today + timedelta(days=1))}
+    named = {
+        "now": When(now),
+        "today": _day(today),
+        "yesterday": _day(today - timedelta(days=1)),
+        "tomorrow": _day(today + timedelta(days=1)),
+    }
     if raw in named:
         return named[raw]
     m = _AGO.fullmatch(raw)
@@ -178,8 +216,10 @@ def header_date_problem(value: str) -> Optional[str]:
     compared as text and retire the decision on the wrong day."""
     text = value.strip()
     if not _HEADER_VALUE.fullmatch(text):
-        return (f"{value!r} is not a UTC date or time (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ); "
-                "--valid-from/--valid-until take any date form and store it so")
+        return (
+            f"{value!r} is not a UTC date or time (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ); "
+            "--valid-from/--valid-until take any date form and store it so"
+        )
     try:
         _ = date.fromisoformat(text) if _ISO_DATE.fullmatch(text) else _iso_time(text)
     except ValueError:

@@ -33,9 +33,23 @@ from typing import Any, Iterable, Optional, Union
 from ..errors import InputError
 
 KINDS: tuple = (
-    "bootstrap", "decision", "feature", "fix", "incident", "milestone", "release",
-    "note", "open", "correction", "service", "api", "test", "requirement", "debt",
-    "relation", "checkpoint",
+    "bootstrap",
+    "decision",
+    "feature",
+    "fix",
+    "incident",
+    "milestone",
+    "release",
+    "note",
+    "open",
+    "correction",
+    "service",
+    "api",
+    "test",
+    "requirement",
+    "debt",
+    "relation",
+    "checkpoint",
 )
 _KIND_SET = frozenset(KINDS)
 HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -124,8 +138,9 @@ def format_ts(ts: datetime) -> str:
 
 
 # ---- the canonical form and the id ---------------------------------------------------
-def canonical_form(kind: str, author: str, agent: str, provider: str, model: str,
-                   summary: str, body: str, parents: Iterable[str]) -> bytes:
+def canonical_form(
+    kind: str, author: str, agent: str, provider: str, model: str, summary: str, body: str, parents: Iterable[str]
+) -> bytes:
     """The bytes that are hashed: `v2\\n` then `<utf8 length>:<value>\\n` per field.
 
     The explicit length makes every field boundary unambiguous (a newline inside
@@ -139,12 +154,10 @@ def canonical_form(kind: str, author: str, agent: str, provider: str, model: str
     return "".join(out).encode("utf-8")
 
 
-def compute_id(kind: str, author: str, agent: str, provider: str, model: str,
-               summary: str, body: str, parents: Iterable[str]) -> str:
-    return hashlib.sha256(
-        canonical_form(kind, author, agent, provider, model, summary, body, parents)
-    ).hexdigest()
-
+def compute_id(
+    kind: str, author: str, agent: str, provider: str, model: str, summary: str, body: str, parents: Iterable[str]
+) -> str:
+    return hashlib.sha256(canonical_form(kind, author, agent, provider, model, summary, body, parents)).hexdigest()
 
 
 # ---- the content rules -------------------------------------------------------------
@@ -257,8 +270,9 @@ class Entry:
         return hash(self.id)
 
     def compute_id(self) -> str:
-        return compute_id(self.kind, self.author, self.agent, self.provider, self.model,
-                          self.summary, self.body, self.parents)
+        return compute_id(
+            self.kind, self.author, self.agent, self.provider, self.model, self.summary, self.body, self.parents
+        )
 
     def verify(self) -> bool:
         """True when the stored id still matches the content."""
@@ -282,10 +296,22 @@ class Entry:
         return _parse(data)
 
     @classmethod
-    def new(cls, *, kind: str, summary: str, author: str, body: str = "", agent: str = "human",
-            provider: str = "none", model: str = "human", parents: Iterable[str] = (),
-            dedup_key: Optional[str] = None, ts: Optional[datetime] = None, id: Optional[str] = None,
-            require_why: bool = True) -> Entry:
+    def new(
+        cls,
+        *,
+        kind: str,
+        summary: str,
+        author: str,
+        body: str = "",
+        agent: str = "human",
+        provider: str = "none",
+        model: str = "human",
+        parents: Iterable[str] = (),
+        dedup_key: Optional[str] = None,
+        ts: Optional[datetime] = None,
+        id: Optional[str] = None,
+        require_why: bool = True,
+    ) -> Entry:
         """New content as an Entry under every write rule, the secret scan included;
         raises EntryError (or SecretError) before anything can be written.
 
@@ -294,8 +320,20 @@ class Entry:
         id a source recorded (a projection's): kept as given, so `verify()` can tell a
         record that does not match it; None computes it. `require_why` False takes an
         empty body of any kind: content another tool stored (an import), not a new write."""
-        return _build(kind=kind, summary=summary, author=author, body=body, agent=agent, provider=provider,
-                      model=model, parents=parents, dedup_key=dedup_key, ts=ts, id=id, require_why=require_why)
+        return _build(
+            kind=kind,
+            summary=summary,
+            author=author,
+            body=body,
+            agent=agent,
+            provider=provider,
+            model=model,
+            parents=parents,
+            dedup_key=dedup_key,
+            ts=ts,
+            id=id,
+            require_why=require_why,
+        )
 
 
 _STAND_IN_ID = "0" * 64
@@ -304,9 +342,16 @@ _TEXT_FIELDS = ("id", "kind", "author", "agent", "provider", "model", "summary",
 
 def _shape_problem(e: Entry) -> Optional[str]:
     """Types, kind, id, ts and canonical form: what must hold before the content rules run."""
-    if not (type(e.id) is str and type(e.kind) is str and type(e.author) is str and type(e.agent) is str
-            and type(e.provider) is str and type(e.model) is str and type(e.summary) is str
-            and type(e.body) is str):
+    if not (
+        type(e.id) is str
+        and type(e.kind) is str
+        and type(e.author) is str
+        and type(e.agent) is str
+        and type(e.provider) is str
+        and type(e.model) is str
+        and type(e.summary) is str
+        and type(e.body) is str
+    ):
         for name in _TEXT_FIELDS:  # the slow path names the field
             if not isinstance(getattr(e, name), str):
                 return f"{name}: must be text"
@@ -332,10 +377,30 @@ def _shape_problem(e: Entry) -> Optional[str]:
     return None
 
 
-def _build(*, kind: Any, summary: Any, author: Any, body: Any, agent: Any, provider: Any, model: Any,
-           parents: Any, dedup_key: Any, ts: Any, id: Any, require_why: bool = True) -> Entry:
-    for name, value in (("kind", kind), ("summary", summary), ("author", author), ("body", body),
-                        ("agent", agent), ("provider", provider), ("model", model)):
+def _build(
+    *,
+    kind: Any,
+    summary: Any,
+    author: Any,
+    body: Any,
+    agent: Any,
+    provider: Any,
+    model: Any,
+    parents: Any,
+    dedup_key: Any,
+    ts: Any,
+    id: Any,
+    require_why: bool = True,
+) -> Entry:
+    for name, value in (
+        ("kind", kind),
+        ("summary", summary),
+        ("author", author),
+        ("body", body),
+        ("agent", agent),
+        ("provider", provider),
+        ("model", model),
+    ):
         if not isinstance(value, str):
             raise EntryError(f"{name}: must be text")
     if dedup_key is not None and not isinstance(dedup_key, str):
@@ -367,6 +432,7 @@ def _build(*, kind: Any, summary: Any, author: Any, body: Any, agent: Any, provi
         raise EntryError(why)
     # Imported here: the scan's patterns are compiled on first use, and read paths never need them.
     from .secrets import refuse_credentials
+
     refuse_credentials(e)
     return e
 
@@ -379,16 +445,24 @@ _BLOB_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=
 def encode_blob(e: Entry) -> bytes:
     """The canonical JSON blob of an entry (docs/FORMAT.md §3)."""
     doc = {
-        "agent": e.agent, "author": e.author, "body": e.body,
-        "dedup_key": e.dedup_key, "id": e.id, "kind": e.kind,
-        "model": e.model, "parents": list(e.parents), "provider": e.provider,
-        "summary": e.summary, "ts": format_ts(e.ts),
+        "agent": e.agent,
+        "author": e.author,
+        "body": e.body,
+        "dedup_key": e.dedup_key,
+        "id": e.id,
+        "kind": e.kind,
+        "model": e.model,
+        "parents": list(e.parents),
+        "provider": e.provider,
+        "summary": e.summary,
+        "ts": format_ts(e.ts),
     }
     return (_BLOB_ENCODER.encode(doc) + "\n").encode("utf-8")
 
 
-_BLOB_KEYS = frozenset({"agent", "author", "body", "dedup_key", "id", "kind", "model", "parents", "provider",
-                        "summary", "ts"})
+_BLOB_KEYS = frozenset(
+    {"agent", "author", "body", "dedup_key", "id", "kind", "model", "parents", "provider", "summary", "ts"}
+)
 _BLOB_TS = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z")
 
 
@@ -440,8 +514,12 @@ def _parse(data: Union[bytes, str]) -> Entry:
     keys = doc.keys()
     if keys != _BLOB_KEYS:
         missing, extra = sorted(_BLOB_KEYS - keys), sorted(keys - _BLOB_KEYS)
-        raise EntryError("; ".join(([f"missing {', '.join(missing)}"] if missing else [])
-                                   + ([f"unexpected {', '.join(extra)}"] if extra else [])))
+        raise EntryError(
+            "; ".join(
+                ([f"missing {', '.join(missing)}"] if missing else [])
+                + ([f"unexpected {', '.join(extra)}"] if extra else [])
+            )
+        )
     text = doc["ts"]
     if not isinstance(text, str) or not _BLOB_TS.fullmatch(text):
         raise EntryError(f"invalid timestamp {_clip(text)}: a blob stores YYYY-MM-DDTHH:MM:SS.ffffffZ")
@@ -449,8 +527,19 @@ def _parse(data: Union[bytes, str]) -> Entry:
         ts = datetime.fromisoformat(text[:-1]).replace(tzinfo=timezone.utc)
     except ValueError:
         raise EntryError(f"invalid timestamp {text!r}: not a date and time") from None
-    return Entry(doc["id"], ts, doc["kind"], doc["author"], doc["agent"], doc["provider"], doc["model"],
-                 doc["summary"], doc["body"], doc["parents"], doc["dedup_key"])
+    return Entry(
+        doc["id"],
+        ts,
+        doc["kind"],
+        doc["author"],
+        doc["agent"],
+        doc["provider"],
+        doc["model"],
+        doc["summary"],
+        doc["body"],
+        doc["parents"],
+        doc["dedup_key"],
+    )
 
 
 parse_entry = Entry.from_json

@@ -39,6 +39,7 @@ def sections(f) -> Iterator[tuple[str, object]]:
 
     def keyed(d: dict) -> dict:  # a JSON object's keys are text: the index as text
         return {str(index[i]): v for i, v in d.items()}
+
     yield "version", f.version
     yield "ids", packed(table)
     yield "count", f.count
@@ -59,16 +60,29 @@ def sections(f) -> Iterator[tuple[str, object]]:
     yield "broken", f.broken
     yield "facts", keyed(f.facts)
     yield "touched", keyed(f.touched)
-    yield "agent_touched", {str(at(target)): [[ts, at(by)] for ts, by in rows]
-                            for target, rows in f.agent_touched.items()}
+    yield (
+        "agent_touched",
+        {str(at(target)): [[ts, at(by)] for ts, by in rows] for target, rows in f.agent_touched.items()},
+    )
     yield "derived", derived.to_json(at)
 
 
 def ids_held(f, derived: Derived) -> set:
     """Every id the fold (and its derived truth) names."""
     ids = set(f.recent)
-    for group in (f.decisions, f.opens, f.bootstraps, f.keys, f.links, f.facts,
-                  f.touched, f.agent_touched, f.recent_meta, derived.superseded, derived.live):
+    for group in (
+        f.decisions,
+        f.opens,
+        f.bootstraps,
+        f.keys,
+        f.links,
+        f.facts,
+        f.touched,
+        f.agent_touched,
+        f.recent_meta,
+        derived.superseded,
+        derived.live,
+    ):
         ids.update(group)
     for parents in f.links.values():
         ids.update(parents)
@@ -120,21 +134,27 @@ def _decoded(cls, doc: dict):
 
     def keyed(d: dict, value: Callable = _itself) -> dict:  # an object's key: the index as text
         return dict(zip(map(at, map(int, d)), map(value, d.values()), strict=True))
+
     last = doc["last"]
     f = cls(
-        count=doc["count"], last=None if last is None else [last[0], at(last[1])],
+        count=doc["count"],
+        last=None if last is None else [last[0], at(last[1])],
         recent=many(doc["recent"]),
         recent_meta=keyed(doc["recent_meta"], lambda meta: [meta[0], many(meta[1])]),
         decisions=many(doc["decisions"]),
         corrections=[[at(c), many(parents), revert] for c, parents, revert in doc["corrections"]],
-        opens=many(doc["opens"]), bootstraps=many(doc["bootstraps"]),
+        opens=many(doc["opens"]),
+        bootstraps=many(doc["bootstraps"]),
         pins=[[at(note), at(target)] for note, target in doc["pins"]],
         checkpoints=[[at(c), thread] for c, thread in doc["checkpoints"]],
         threads={thread: many(ids) for thread, ids in doc["threads"].items()},
         keys=keyed(doc["keys"]),
         links=keyed(doc["links"], many),
-        contributors=dict(doc["contributors"]), kinds=dict(doc["kinds"]), broken=list(doc["broken"]),
-        facts=keyed(doc["facts"]), touched=keyed(doc["touched"]),
+        contributors=dict(doc["contributors"]),
+        kinds=dict(doc["kinds"]),
+        broken=list(doc["broken"]),
+        facts=keyed(doc["facts"]),
+        touched=keyed(doc["touched"]),
         agent_touched=keyed(doc["agent_touched"], lambda rows: [[ts, at(by)] for ts, by in rows]),
         version=doc["version"],
     )

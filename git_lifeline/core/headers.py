@@ -100,6 +100,7 @@ def refuse_bad_headers(entry) -> None:
     problems = header_problems(entry.kind, entry.body)
     if problems:
         from .entry import EntryError
+
         raise EntryError("; ".join(problems))
 
 

@@ -51,8 +51,8 @@ class PolicyDenied(InputError):
 
 @dataclass(frozen=True)
 class Decision:
-    mode: str   # direct | propose | deny
-    rule: str   # the key that decided, e.g. "agents.claude-code.note", "kinds.checkpoint", "default"
+    mode: str  # direct | propose | deny
+    rule: str  # the key that decided, e.g. "agents.claude-code.note", "kinds.checkpoint", "default"
 
 
 @dataclass(frozen=True)
@@ -60,8 +60,8 @@ class Policy:
     default: str = "propose"
     kinds: dict = field(default_factory=lambda: dict(BUILTIN["kinds"]))
     agents: dict = field(default_factory=dict)
-    source: str = "built-in default"   # where it was read from, for messages
-    builtin: bool = True               # no policy file: the built-in default applies
+    source: str = "built-in default"  # where it was read from, for messages
+    builtin: bool = True  # no policy file: the built-in default applies
 
     def decide(self, agent: str, kind: str) -> Decision:
         rules = self.agents.get(agent)
@@ -75,8 +75,12 @@ class Policy:
         return Decision(self.default, "default")
 
     def to_dict(self) -> dict:
-        return {"version": FORMAT_VERSION, "default": self.default, "kinds": dict(self.kinds),
-                "agents": {a: dict(r) for a, r in self.agents.items()}}
+        return {
+            "version": FORMAT_VERSION,
+            "default": self.default,
+            "kinds": dict(self.kinds),
+            "agents": {a: dict(r) for a, r in self.agents.items()},
+        }
 
 
 def _mode(value, where: str, source: str) -> str:
@@ -99,8 +103,9 @@ def parse_policy(text: str, source: str) -> Policy:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise PolicyError(f"policy {source}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") \
-            from None
+        raise PolicyError(
+            f"policy {source}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        ) from None
     if not isinstance(doc, dict):
         raise PolicyError(f"policy {source}: must be a JSON object with keys {', '.join(_TOP_KEYS)}")
     for key in doc:
@@ -108,8 +113,10 @@ def parse_policy(text: str, source: str) -> Policy:
             raise PolicyError(f"policy {source}: unknown key {key!r}; known keys: {', '.join(_TOP_KEYS)}")
     version = doc.get("version", FORMAT_VERSION)
     if version != FORMAT_VERSION or isinstance(version, bool):
-        raise PolicyError(f"policy {source}: unsupported version {version!r} at version; this git-lifeline "
-                          f"reads version {FORMAT_VERSION}")
+        raise PolicyError(
+            f"policy {source}: unsupported version {version!r} at version; this git-lifeline "
+            f"reads version {FORMAT_VERSION}"
+        )
     default = _mode(doc.get("default", BUILTIN["default"]), "default", source)
     kinds_doc = doc.get("kinds", BUILTIN["kinds"])
     if not isinstance(kinds_doc, dict):
@@ -125,9 +132,11 @@ def parse_policy(text: str, source: str) -> Policy:
         if not agent.strip() or agent != agent.strip() or any(ch in agent for ch in "\r\n"):
             raise PolicyError(f"policy {source}: invalid agent name {agent!r} at agents")
         if not isinstance(rules, dict):
-            raise PolicyError(f"policy {source}: agents.{agent} must be an object of kind (or \"*\") -> mode")
-        agents[agent] = {_kind(k, f"agents.{agent}.{k}", source, allow_any=True): _mode(v, f"agents.{agent}.{k}", source)
-                         for k, v in rules.items()}
+            raise PolicyError(f'policy {source}: agents.{agent} must be an object of kind (or "*") -> mode')
+        agents[agent] = {
+            _kind(k, f"agents.{agent}.{k}", source, allow_any=True): _mode(v, f"agents.{agent}.{k}", source)
+            for k, v in rules.items()
+        }
     return Policy(default=default, kinds=kinds, agents=agents, source=source, builtin=False)
 
 
@@ -139,5 +148,8 @@ def starter_policy(agents: tuple = ()) -> Policy:
     """The file `git lifeline policy --init` writes: the built-in rules made explicit, plus,
     for each named agent, direct writes of working notes (checkpoint, note) and proposals
     for everything else."""
-    return Policy(agents={a: {"checkpoint": "direct", "note": "direct", ANY_KIND: "propose"} for a in agents},
-                  source=POLICY_PATH, builtin=False)
+    return Policy(
+        agents={a: {"checkpoint": "direct", "note": "direct", ANY_KIND: "propose"} for a in agents},
+        source=POLICY_PATH,
+        builtin=False,
+    )

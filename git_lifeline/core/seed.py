@@ -57,15 +57,18 @@ class ImportRefused(InputError):
         self.refused = refused
         shown = [f"  {r.label()}: {why}" for r, why in refused[:20]]
         more = [f"  … and {len(refused) - 20} more"] if len(refused) > 20 else []
-        super().__init__(f"{source}: {len(refused)} entr{'y' if len(refused) == 1 else 'ies'} refused, "
-                         "nothing was written:", *shown, *more)
+        super().__init__(
+            f"{source}: {len(refused)} entr{'y' if len(refused) == 1 else 'ies'} refused, nothing was written:",
+            *shown,
+            *more,
+        )
 
 
 @dataclass
 class SeedRecord:
     """One entry as the source recorded it, before validation."""
 
-    where: str                       # "#0003 (line 41)" or "seq 3"
+    where: str  # "#0003 (line 41)" or "seq 3"
     kind: str = ""
     author: str = ""
     agent: str = "human"
@@ -77,7 +80,7 @@ class SeedRecord:
     ts: str = ""
     dedup_key: Optional[str] = None
     recorded_id: Optional[str] = None
-    problem: Optional[str] = None    # set by the reader when the record is already known bad
+    problem: Optional[str] = None  # set by the reader when the record is already known bad
 
     def label(self) -> str:
         rid = f" {self.recorded_id[:12]}" if self.recorded_id else ""
@@ -104,8 +107,7 @@ def read_source(path: Path) -> tuple:
             raise InputError(f"{path} is a directory: give a LIFELINE.md or a .lifeline/<line>.db file")
         if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_SOURCE_BYTES:
             what = "is not a regular file" if not stat.S_ISREG(st.st_mode) else f"has {st.st_size} bytes"
-            raise InputError(f"{path} {what}; a ledger to import is a regular file of at most "
-                             f"{MAX_SOURCE_BYTES} bytes")
+            raise InputError(f"{path} {what}; a ledger to import is a regular file of at most {MAX_SOURCE_BYTES} bytes")
         head = f.read(16)
         if head == SQLITE_MAGIC:
             return "lifeline-context db", read_seed_db(path)
@@ -120,8 +122,10 @@ def read_source(path: Path) -> tuple:
         return "lifeline-context markdown", parse_seed_markdown(text, str(path))
     if re.search(r"(?m)^### #\d+", text):
         return "lifeline-context legacy markdown", parse_legacy_markdown(text, str(path))
-    raise InputError(f"{path} is not a lifeline-context ledger: no '### #NNNN' entry headings "
-                     "(for a git-lifeline projection use: git lifeline migrate --from FILE)")
+    raise InputError(
+        f"{path} is not a lifeline-context ledger: no '### #NNNN' entry headings "
+        "(for a git-lifeline projection use: git lifeline migrate --from FILE)"
+    )
 
 
 def _parse_fields(lines: list, start: int, where: str) -> tuple:
@@ -138,7 +142,7 @@ def _parse_fields(lines: list, start: int, where: str) -> tuple:
         name = line[4:end] if end > 4 else ""
         if not name or not _NAME.fullmatch(name):
             break
-        value = line[end + 3:]
+        value = line[end + 3 :]
         if name not in _FIELDS:
             return fields, i, f"unknown field {name!r}"
         if name in fields:
@@ -157,10 +161,18 @@ def _recorded_id_anywhere(lines: list) -> Optional[str]:
     return None
 
 
-def _record(where: str, heading: re.Match, fields: dict, body: str, parents: list,
-            problem: Optional[str], lines: Optional[list] = None) -> SeedRecord:
-    rec = SeedRecord(where=where, ts=heading.group("ts"), kind=heading.group("kind"), body=body,
-                     parents=parents, problem=problem)
+def _record(
+    where: str,
+    heading: re.Match,
+    fields: dict,
+    body: str,
+    parents: list,
+    problem: Optional[str],
+    lines: Optional[list] = None,
+) -> SeedRecord:
+    rec = SeedRecord(
+        where=where, ts=heading.group("ts"), kind=heading.group("kind"), body=body, parents=parents, problem=problem
+    )
     rec.author = fields.get("author", "")
     rec.agent = fields.get("agent") or "human"
     rec.provider = fields.get("provider") or "none"
@@ -213,8 +225,10 @@ def parse_seed_markdown(text: str, source: str = "LIFELINE.md") -> list:
         h = _find_heading(seg)
         before = seg if h < 0 else seg[:h]
         if index > 0 and before.strip() and prev is not None and prev.problem is None:
-            prev.problem = (f"its body contains the end sentinel {SEED_SENTINEL!r}; lifeline-context cuts "
-                            "the body there and drops the rest")
+            prev.problem = (
+                f"its body contains the end sentinel {SEED_SENTINEL!r}; lifeline-context cuts "
+                "the body there and drops the rest"
+            )
         if h < 0:
             offset_line += seg.count("\n")
             continue
@@ -224,12 +238,24 @@ def parse_seed_markdown(text: str, source: str = "LIFELINE.md") -> list:
         where = f"#{m.group('n')} (line {offset_line + before.count(chr(10))})"
         if index == last:
             # text after the last sentinel that opens an entry: an entry without its end
-            records.append(SeedRecord(where=where, kind=m.group("kind"),
-                                      problem="the entry is not closed by the end sentinel (truncated file?)"))
+            records.append(
+                SeedRecord(
+                    where=where,
+                    kind=m.group("kind"),
+                    problem="the entry is not closed by the end sentinel (truncated file?)",
+                )
+            )
             break
         if len(seg) - h > MAX_BLOB_BYTES:  # sized before its fields are parsed
-            records.append(SeedRecord(where=where, kind=m.group("kind"), problem=(
-                f"it is larger than any entry can be ({len(seg) - h} characters; at most {MAX_BLOB_BYTES})")))
+            records.append(
+                SeedRecord(
+                    where=where,
+                    kind=m.group("kind"),
+                    problem=(
+                        f"it is larger than any entry can be ({len(seg) - h} characters; at most {MAX_BLOB_BYTES})"
+                    ),
+                )
+            )
             prev = None
             offset_line += seg.count("\n")
             continue
@@ -248,14 +274,16 @@ def parse_seed_markdown(text: str, source: str = "LIFELINE.md") -> list:
             rest = mark + 1 + len(_BODY_MARK)
             nl = seg.find("\n", rest) if mark >= 0 else -1
             if i < len(lines):
-                problem = (f"unexpected text {lines[i][:40]!r} among its fields (a value with a line break? "
-                           "lifeline-context misreads it)")
+                problem = (
+                    f"unexpected text {lines[i][:40]!r} among its fields (a value with a line break? "
+                    "lifeline-context misreads it)"
+                )
             elif mark < 0:
                 problem = "it has no **Body**: section"
             elif (seg[rest:] if nl < 0 else seg[rest:nl]).strip():
                 problem = f"unexpected text after {_BODY_MARK!r} on its line"
             else:
-                body = seg[nl + 1:].strip() if nl >= 0 else ""
+                body = seg[nl + 1 :].strip() if nl >= 0 else ""
         if problem is None and fields.get("summary", "x").strip() == "":
             problem = "its summary is empty (lifeline-context reads the next field line as the summary)"
         parents = _parents_field(fields.get("parents")) or []
@@ -279,9 +307,15 @@ def parse_legacy_markdown(text: str, source: str = "LIFELINE.md") -> list:
         block = lines[start:end]
         m = _HEADING.fullmatch(block[0])
         if not m:
-            records.append(SeedRecord(where=f"line {start + 1}", problem=(
-                f"{block[0][:50]!r} starts with '### #' but is not an entry heading: a body quoting a heading "
-                "cannot be told apart from a new entry in this format")))
+            records.append(
+                SeedRecord(
+                    where=f"line {start + 1}",
+                    problem=(
+                        f"{block[0][:50]!r} starts with '### #' but is not an entry heading: a body quoting a heading "
+                        "cannot be told apart from a new entry in this format"
+                    ),
+                )
+            )
             prev_id = None
             continue
         where = f"#{m.group('n')} (line {start + 1})"
@@ -291,7 +325,7 @@ def parse_legacy_markdown(text: str, source: str = "LIFELINE.md") -> list:
         body = ""
         if problem is None:
             if i < len(block) and block[i].rstrip() == _BODY_MARK:
-                body = _LEGACY_RULE.sub("", "\n".join(block[i + 1:])).strip()
+                body = _LEGACY_RULE.sub("", "\n".join(block[i + 1 :])).strip()
             elif i < len(block) and block[i].strip() != "---":
                 problem = f"unexpected text {block[i][:40]!r} among its fields (a value with a line break?)"
         if problem is None and fields.get("summary", "x").strip() == "":
@@ -306,8 +340,7 @@ def parse_legacy_markdown(text: str, source: str = "LIFELINE.md") -> list:
 
 def _computed_id(rec: SeedRecord) -> Optional[str]:
     try:
-        return compute_id(rec.kind, rec.author, rec.agent, rec.provider, rec.model, rec.summary, rec.body,
-                          rec.parents)
+        return compute_id(rec.kind, rec.author, rec.agent, rec.provider, rec.model, rec.summary, rec.body, rec.parents)
     except Exception:
         return None
 
@@ -322,9 +355,11 @@ def read_seed_db(path: Path) -> list:
     try:
         try:
             # a payload's size is known before it is fetched: no entry is larger than a blob
-            rows = con.execute("SELECT seq, id, CASE WHEN length(CAST(payload AS BLOB)) <= ? THEN payload END, "
-                               "length(CAST(payload AS BLOB)) FROM entries ORDER BY seq",
-                               (MAX_PAYLOAD_BYTES,)).fetchall()
+            rows = con.execute(
+                "SELECT seq, id, CASE WHEN length(CAST(payload AS BLOB)) <= ? THEN payload END, "
+                "length(CAST(payload AS BLOB)) FROM entries ORDER BY seq",
+                (MAX_PAYLOAD_BYTES,),
+            ).fetchall()
         except sqlite3.Error as exc:
             raise InputError(f"{path} is not a lifeline-context ledger (no readable entries table: {exc})") from None
     finally:
@@ -359,19 +394,26 @@ def read_seed_db(path: Path) -> list:
 # ---- checking ---------------------------------------------------------------------------
 @dataclass
 class ImportPlan:
-    entries: list = field(default_factory=list)      # valid, matching, to write (source order)
-    mismatched: list = field(default_factory=list)   # (record, recomputed id): skipped
-    skipped: list = field(default_factory=list)      # (record or entry, why): skipped, not refused
-    duplicates: int = 0                              # same id twice in the source
-    unrecorded: int = 0                              # records without a recorded id to compare
-    reordered: int = 0                               # source order differs from (ts, id) order
-    external: list = field(default_factory=list)     # (entry id, parent id, line)
+    entries: list = field(default_factory=list)  # valid, matching, to write (source order)
+    mismatched: list = field(default_factory=list)  # (record, recomputed id): skipped
+    skipped: list = field(default_factory=list)  # (record or entry, why): skipped, not refused
+    duplicates: int = 0  # same id twice in the source
+    unrecorded: int = 0  # records without a recorded id to compare
+    reordered: int = 0  # source order differs from (ts, id) order
+    external: list = field(default_factory=list)  # (entry id, parent id, line)
 
 
-def check_records(records: Iterable[SeedRecord], source: str, *, strict: bool, assume_utc: bool,
-                  in_line: Callable[[str], bool], elsewhere: Callable[[str], Optional[str]],
-                  dedup_used: Optional[Callable[[], dict]] = None,
-                  sink: Optional[Callable[[Entry], None]] = None) -> ImportPlan:
+def check_records(
+    records: Iterable[SeedRecord],
+    source: str,
+    *,
+    strict: bool,
+    assume_utc: bool,
+    in_line: Callable[[str], bool],
+    elsewhere: Callable[[str], Optional[str]],
+    dedup_used: Optional[Callable[[], dict]] = None,
+    sink: Optional[Callable[[Entry], None]] = None,
+) -> ImportPlan:
     """Validate every record; raise ImportRefused (nothing written) or return the plan.
 
     `sink` receives each entry as soon as it is valid (the bulk writer streams it);
@@ -388,10 +430,19 @@ def check_records(records: Iterable[SeedRecord], source: str, *, strict: bool, a
         try:
             # The one builder checks every field's type (naming the first bad one) and every rule;
             # pydantic's model on top of it cost a third of an import's time and checked nothing more.
-            e = Entry.new(kind=rec.kind, author=rec.author, agent=rec.agent, provider=rec.provider,
-                          model=rec.model, summary=rec.summary, body=rec.body, parents=rec.parents,
-                          ts=parse_ts(rec.ts, assume_utc), dedup_key=rec.dedup_key,
-                          require_why=False)  # lifeline-context stores empty bodies; ids must not change
+            e = Entry.new(
+                kind=rec.kind,
+                author=rec.author,
+                agent=rec.agent,
+                provider=rec.provider,
+                model=rec.model,
+                summary=rec.summary,
+                body=rec.body,
+                parents=rec.parents,
+                ts=parse_ts(rec.ts, assume_utc),
+                dedup_key=rec.dedup_key,
+                require_why=False,
+            )  # lifeline-context stores empty bodies; ids must not change
         except NaiveTimestamp as exc:
             refused.append((rec, f"{exc} (rerun with --assume-utc if the source wrote UTC)"))
             continue
@@ -417,7 +468,8 @@ def check_records(records: Iterable[SeedRecord], source: str, *, strict: bool, a
         rec, got = plan.mismatched[0]
         raise InputError(
             f"{source}: {len(plan.mismatched)} entr{'y' if len(plan.mismatched) == 1 else 'ies'} do not match "
-            f"their recorded id (first: {rec.label()} recomputes to {got[:12]}); --strict: nothing was written")
+            f"their recorded id (first: {rec.label()} recomputes to {got[:12]}); --strict: nothing was written"
+        )
     # parents: in the source, the line, or (external anchor) another real line
     missing: list = []
     changed = True
@@ -441,9 +493,14 @@ def check_records(records: Iterable[SeedRecord], source: str, *, strict: bool, a
         if missing:
             break
     if missing:
-        refused = [(SeedRecord(where=e.id[:12], summary=e.summary),
-                    f"its parent {p[:12]} is in neither the source, this line, nor another line of this "
-                    "repository (import the line that holds it first)") for e, p in missing]
+        refused = [
+            (
+                SeedRecord(where=e.id[:12], summary=e.summary),
+                f"its parent {p[:12]} is in neither the source, this line, nor another line of this "
+                "repository (import the line that holds it first)",
+            )
+            for e, p in missing
+        ]
         raise ImportRefused(source, refused)
     for e in plan.entries:
         for p in e.parents:
@@ -479,10 +536,12 @@ def export_problem(e: Entry) -> Optional[str]:
 
 def render_seed_markdown(entries: list, line: str) -> str:
     """The ledger in lifeline-context's markdown (sentinel format), oldest first."""
-    head = (f"# LIFELINE — {line}\n\n"
-            f"> Exported by git-lifeline from refs/lifeline/{line}. lifeline-context reads it with\n"
-            f"> `lifeline migrate --from <this file>`; every id is the same in both tools.\n\n"
-            "## Entries\n\n")
+    head = (
+        f"# LIFELINE — {line}\n\n"
+        f"> Exported by git-lifeline from refs/lifeline/{line}. lifeline-context reads it with\n"
+        f"> `lifeline migrate --from <this file>`; every id is the same in both tools.\n\n"
+        "## Entries\n\n"
+    )
     blocks = []
     for n, e in enumerate(entries, 1):
         parents = ", ".join(e.parents) if e.parents else "—"
@@ -491,14 +550,16 @@ def render_seed_markdown(entries: list, line: str) -> str:
             f"- **author**: {e.author}\n- **agent**: {e.agent}\n- **provider**: {e.provider}\n"
             f"- **model**: {e.model}\n- **kind**: {e.kind}\n- **summary**: {e.summary}\n"
             f"- **parents**: {parents}\n- **id**: {e.id}\n\n"
-            f"**Body**:\n{e.body}\n\n{SEED_SENTINEL}\n")
+            f"**Body**:\n{e.body}\n\n{SEED_SENTINEL}\n"
+        )
     return head + "\n".join(blocks)
 
 
 def check_export(entries: list, line: str) -> None:
     bad = [(e, why) for e in entries if (why := export_problem(e))]
     if bad:
-        raise InputError(f"line {line!r}: {len(bad)} entr{'y' if len(bad) == 1 else 'ies'} cannot be written "
-                         "in lifeline-context's format without changing an id; nothing was written:",
-                         *(f"  {e.id[:12]} '{e.summary[:50]}': {why}" for e, why in bad[:20]))
-
+        raise InputError(
+            f"line {line!r}: {len(bad)} entr{'y' if len(bad) == 1 else 'ies'} cannot be written "
+            "in lifeline-context's format without changing an id; nothing was written:",
+            *(f"  {e.id[:12]} '{e.summary[:50]}': {why}" for e, why in bad[:20]),
+        )

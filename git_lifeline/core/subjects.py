@@ -28,24 +28,70 @@ from typing import Optional
 _IGNORABLE = re.compile(
     "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
     "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8"
-    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]")
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
+)
 
 # Cyrillic and Greek letters drawn like a Latin letter in common fonts. Applied to both
 # cases before case folding, since e.g. Cyrillic "В" folds to "в", which looks like no
 # Latin letter, while it is drawn exactly like "B".
-_LOOK_ALIKES = str.maketrans({
-    # Cyrillic capitals
-    "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C",
-    "Т": "T", "Х": "X", "Ѕ": "S", "І": "I", "Ј": "J", "Ү": "Y", "Ԛ": "Q", "Ԝ": "W", "Ӏ": "I",
-    # Cyrillic small letters
-    "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x", "ѕ": "s", "і": "i",
-    "ј": "j", "ԁ": "d", "һ": "h", "ԛ": "q", "ԝ": "w", "ӏ": "l",
-    # Greek capitals
-    "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N",
-    "Ο": "O", "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X",
-    # Greek small letters
-    "ο": "o", "ϲ": "c", "ϳ": "j",
-})
+_LOOK_ALIKES = str.maketrans(
+    {
+        # Cyrillic capitals
+        "А": "A",
+        "В": "B",
+        "Е": "E",
+        "К": "K",
+        "М": "M",
+        "Н": "H",
+        "О": "O",
+        "Р": "P",
+        "С": "C",
+        "Т": "T",
+        "Х": "X",
+        "Ѕ": "S",
+        "І": "I",
+        "Ј": "J",
+        "Ү": "Y",
+        "Ԛ": "Q",
+        "Ԝ": "W",
+        "Ӏ": "I",
+        # Cyrillic small letters
+        "а": "a",
+        "е": "e",
+        "о": "o",
+        "р": "p",
+        "с": "c",
+        "у": "y",
+        "х": "x",
+        "ѕ": "s",
+        "і": "i",
+        "ј": "j",
+        "ԁ": "d",
+        "һ": "h",
+        "ԛ": "q",
+        "ԝ": "w",
+        "ӏ": "l",
+        # Greek capitals
+        "Α": "A",
+        "Β": "B",
+        "Ε": "E",
+        "Ζ": "Z",
+        "Η": "H",
+        "Ι": "I",
+        "Κ": "K",
+        "Μ": "M",
+        "Ν": "N",
+        "Ο": "O",
+        "Ρ": "P",
+        "Τ": "T",
+        "Υ": "Y",
+        "Χ": "X",
+        # Greek small letters
+        "ο": "o",
+        "ϲ": "c",
+        "ϳ": "j",
+    }
+)
 
 
 def display_subject(raw: Optional[str]) -> Optional[str]:

@@ -21,24 +21,30 @@ class Derived:
     """What the correction graph of a Fold says, computed in one pass (`derive`)."""
 
     superseded: frozenset  # ids named by an acting correction
-    live: tuple            # carriers not superseded, in (ts, id) order (windows not applied)
-    subjects: dict         # subject key -> [subject as shown, live carrier ids]; 2+ ids only
-    lineages: dict         # decision id -> live carrier ids that are or revise it; 2+ ids only
+    live: tuple  # carriers not superseded, in (ts, id) order (windows not applied)
+    subjects: dict  # subject key -> [subject as shown, live carrier ids]; 2+ ids only
+    lineages: dict  # decision id -> live carrier ids that are or revise it; 2+ ids only
 
     def to_json(self, ref: Callable[[str], int]) -> dict:
         """As JSON, each id named by `ref` (a fold's index into its table of ids; an
         object's keys as text)."""
-        return {"superseded": sorted(ref(i) for i in self.superseded), "live": [ref(i) for i in self.live],
-                "subjects": {k: [shown, [ref(i) for i in ids]] for k, (shown, ids) in self.subjects.items()},
-                "lineages": {str(ref(r)): [ref(i) for i in ids] for r, ids in self.lineages.items()}}
+        return {
+            "superseded": sorted(ref(i) for i in self.superseded),
+            "live": [ref(i) for i in self.live],
+            "subjects": {k: [shown, [ref(i) for i in ids]] for k, (shown, ids) in self.subjects.items()},
+            "lineages": {str(ref(r)): [ref(i) for i in ids] for r, ids in self.lineages.items()},
+        }
 
     @classmethod
     def from_json(cls, doc: dict, deref: Callable[[int], str]) -> "Derived":
         """What `to_json` wrote, `deref` giving back the id `ref` named."""
         try:
-            return cls(frozenset(deref(i) for i in doc["superseded"]), tuple(deref(i) for i in doc["live"]),
-                       {k: [shown, [deref(i) for i in ids]] for k, (shown, ids) in doc["subjects"].items()},
-                       {deref(int(r)): [deref(i) for i in ids] for r, ids in doc["lineages"].items()})
+            return cls(
+                frozenset(deref(i) for i in doc["superseded"]),
+                tuple(deref(i) for i in doc["live"]),
+                {k: [shown, [deref(i) for i in ids]] for k, (shown, ids) in doc["subjects"].items()},
+                {deref(int(r)): [deref(i) for i in ids] for r, ids in doc["lineages"].items()},
+            )
         except (KeyError, AttributeError, IndexError, TypeError, ValueError) as exc:
             raise ValueError("malformed derived truth") from exc
 
@@ -87,17 +93,21 @@ def derive(decisions: list, corrections: list, facts: dict) -> Derived:
     # Two live versions of one decision need a fork: a carrier revised twice, or a
     # revision that does not act (it was reverted). Without one, a decision's revisions
     # form a single path, each superseding the one before, so at most its end is live.
-    forked = any(c in idle for c in carriers if c not in decided) or \
-        any(len(children) > 1 for p, children in revisions_of.items() if p in carriers)
+    forked = any(c in idle for c in carriers if c not in decided) or any(
+        len(children) > 1 for p, children in revisions_of.items() if p in carriers
+    )
     subjects, roots = _lineage(live, decided, graph, carriers, declared, forked)
     by_subject = _shared(live, subjects)
     by_root = _shared(live, roots)
     shown: dict = {}
     for i in in_order(i for i, k in declared.items() if k in by_subject):
         shown.setdefault(declared[i], facts[i]["subject"])
-    return Derived(frozenset(superseded), live,
-                   {k: [shown[k], ids] for k, ids in sorted(by_subject.items())},
-                   dict(sorted(by_root.items())))
+    return Derived(
+        frozenset(superseded),
+        live,
+        {k: [shown[k], ids] for k, ids in sorted(by_subject.items())},
+        dict(sorted(by_root.items())),
+    )
 
 
 def _shared(live: tuple, groups: dict) -> dict:
@@ -167,8 +177,8 @@ def _lineage(live: tuple, decided: set, graph: dict, carriers: set, declared: di
         return {}, {}
     subjects: dict = {}
     roots: dict = {}
-    open_: set = set()     # on the current walk
-    tainted: set = set()   # on or below a cycle
+    open_: set = set()  # on the current walk
+    tainted: set = set()  # on or below a cycle
     for start in live:
         stack = [start]
         while stack:

@@ -25,10 +25,16 @@ def tree_blobs(gr: GitRepo, tree: str) -> Iterator[tuple[str, str, bytes]]:
     skipped: the caller that walked the tree by diff reports those."""
     cwd = str(gr.workdir) if gr.workdir else str(gr.git_dir)
     base = ["git", "--git-dir", str(gr.git_dir)]
-    lister = subprocess.Popen([*base, "ls-tree", "-r", "-z", tree], cwd=cwd, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE)
-    reader = subprocess.Popen([*base, "cat-file", "--batch", "--buffer"], cwd=cwd, stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    lister = subprocess.Popen(
+        [*base, "ls-tree", "-r", "-z", tree], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    reader = subprocess.Popen(
+        [*base, "cat-file", "--batch", "--buffer"],
+        cwd=cwd,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     pending: collections.deque = collections.deque()
     failed: list = []
     feeder = threading.Thread(target=_feed, args=(lister, reader, pending, failed), daemon=True)
@@ -75,9 +81,13 @@ def read_blobs(gr: GitRepo, oids: Iterable[str]) -> Iterator[tuple[str, Optional
     if not ids:
         return
     cwd = str(gr.workdir) if gr.workdir else str(gr.git_dir)
-    reader = subprocess.Popen(["git", "--no-replace-objects", "--git-dir", str(gr.git_dir), "cat-file", "--batch",
-                               "--buffer"], cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL)
+    reader = subprocess.Popen(
+        ["git", "--no-replace-objects", "--git-dir", str(gr.git_dir), "cat-file", "--batch", "--buffer"],
+        cwd=cwd,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     feeder = threading.Thread(target=_feed_ids, args=(reader, ids), daemon=True)
     feeder.start()
     out = cast(IO[bytes], reader.stdout)
@@ -117,7 +127,7 @@ def _feeding(dst: IO[bytes]) -> Iterator[IO[bytes]]:
 def _feed_ids(reader: subprocess.Popen, ids: list) -> None:
     with _feeding(cast(IO[bytes], reader.stdin)) as dst:
         for start in range(0, len(ids), 4096):
-            dst.write("".join(f"{oid}\n" for oid in ids[start:start + 4096]).encode("ascii"))
+            dst.write("".join(f"{oid}\n" for oid in ids[start : start + 4096]).encode("ascii"))
         dst.flush()
 
 

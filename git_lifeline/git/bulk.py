@@ -41,7 +41,7 @@ class BulkWriter:
 
         self._sha1 = hashlib.sha1
         self.store = store
-        self.blobs: dict = {}   # entry id -> blob oid (hex), as git will name it
+        self.blobs: dict = {}  # entry id -> blob oid (hex), as git will name it
         self._buf: list = []
         self._buffered = 0
         base = store.gr.lifeline_dir()
@@ -54,6 +54,7 @@ class BulkWriter:
         self._sigpipe = None
         try:
             import signal
+
             self._sigpipe = signal.signal(signal.SIGPIPE, signal.SIG_IGN)
         except (ValueError, AttributeError, OSError):
             pass
@@ -71,8 +72,15 @@ class BulkWriter:
 
     def _env(self) -> dict:
         env = dict(os.environ)
-        for key in ("GIT_DIR", "GIT_WORK_TREE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-                    "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_NAMESPACE"):
+        for key in (
+            "GIT_DIR",
+            "GIT_WORK_TREE",
+            "GIT_OBJECT_DIRECTORY",
+            "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+            "GIT_INDEX_FILE",
+            "GIT_COMMON_DIR",
+            "GIT_NAMESPACE",
+        ):
             env.pop(key, None)
         # zlib's per-object state (~270 KB) is above glibc's mmap threshold, so every
         # object costs an mmap/munmap and its page faults: measured at 100k entries,
@@ -86,8 +94,12 @@ class BulkWriter:
         try:
             return subprocess.Popen(
                 ["git", "--git-dir", str(self.tmp), "fast-import", "--quiet", "--done", "--date-format=raw"],
-                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=self._env(),
-                bufsize=0)
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                env=self._env(),
+                bufsize=0,
+            )
         except FileNotFoundError:
             self._cleanup()
             raise LifelineError("the git executable was not found on PATH") from None
@@ -138,6 +150,7 @@ class BulkWriter:
         self._buf, self._buffered = [], 0
         if self._sigpipe is not None:
             import signal
+
             try:
                 signal.signal(signal.SIGPIPE, self._sigpipe)
             except (ValueError, OSError):
@@ -156,6 +169,7 @@ class BulkWriter:
 
     def _cleanup(self) -> None:
         import shutil
+
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def publish(self, entries: list, message_for, progress=None) -> AppendResult:
@@ -206,6 +220,7 @@ class BulkWriter:
     def _restart(self) -> None:
         import signal
         import subprocess
+
         self.abort()
         self._layout()
         try:
@@ -219,8 +234,14 @@ class BulkWriter:
         when = max(int(e.ts.timestamp()) for e in new)
         msg = message_for(new).encode("utf-8")
         ident = f"{name} <{email}> {when} +0000".encode("utf-8")
-        parts = [b"commit refs/heads/import\n", b"author " + ident + b"\n", b"committer " + ident + b"\n",
-                 b"data %d\n" % len(msg), msg, b"\n"]
+        parts = [
+            b"commit refs/heads/import\n",
+            b"author " + ident + b"\n",
+            b"committer " + ident + b"\n",
+            b"data %d\n" % len(msg),
+            msg,
+            b"\n",
+        ]
         if head:
             parts.append(f"from {head}\n".encode())
         self._write(b"".join(parts))
@@ -269,6 +290,7 @@ def _remove_stale_imports(base: Path, max_age: float = 24 * 3600) -> None:
     """Private import dirs left by a process that was killed mid-import (never in use:
     an import lasts seconds, not a day)."""
     import shutil
+
     now = time.time()
     for d in base.glob("import-*"):
         try:

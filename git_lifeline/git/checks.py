@@ -52,16 +52,16 @@ class Problem:
 class Report:
     """The verdict on one log (a line or a review trail), whole or a range of it."""
 
-    line: str                                     # the log's name
+    line: str  # the log's name
     head: Optional[str]
-    entries: int = 0                              # valid records at the head (full) or added (range)
+    entries: int = 0  # valid records at the head (full) or added (range)
     commits: int = 0
     problems: list = field(default_factory=list)
     warnings: list = field(default_factory=list)  # never fail (a trail naming an entry not pulled yet)
     external: list = field(default_factory=list)  # (entry id, parent id, line)
-    origins: list = field(default_factory=list)   # (copy id, source id, line): promoted copies, anchored
+    origins: list = field(default_factory=list)  # (copy id, source id, line): promoted copies, anchored
     unresolved_origins: list = field(default_factory=list)  # origin line/id not in this repository
-    added: dict = field(default_factory=dict)     # id -> record the range adds
+    added: dict = field(default_factory=dict)  # id -> record the range adds
     namespace: str = LEDGER.name
 
     @property
@@ -91,7 +91,7 @@ class Checks:
     def __init__(self, log: FanoutLog, hide: list, pending: Optional[dict] = None):
         self.log = log
         self.repo = log.repo
-        self.hide = hide          # commits already trusted: the walk starts after them
+        self.hide = hide  # commits already trusted: the walk starts after them
         self.pending = pending or {}
         self._parsed: dict = {}  # blob oid -> record, for blobs that passed
 
@@ -175,8 +175,11 @@ class LedgerChecks(Checks):
         why = clock.parent_problem(rec.ts, times, self._skew(report))
         if why and rec.id not in self._mistimed:
             self._mistimed.add(rec.id)
-            report.problems.append(Problem("bad-time", f"entry {rec.id[:12]}: a merge keeps a copy whose {why[4:]} "
-                                                       "(re-dated)", str(commit.id)))
+            report.problems.append(
+                Problem(
+                    "bad-time", f"entry {rec.id[:12]}: a merge keeps a copy whose {why[4:]} (re-dated)", str(commit.id)
+                )
+            )
 
     def _entry_at(self, tree: Optional[pygit2.Tree], entry_id: str) -> Any:
         """The valid entry `tree` stores under `entry_id`, or None."""
@@ -198,6 +201,7 @@ class LedgerChecks(Checks):
         # only a blob that recomputes to the parent's id: no stray file, branch, foreign ref
         # or renamed blob can excuse a missing parent or vouch for an origin.
         from .lines import LineIndex, check_origins
+
         index = LineIndex.scan(self.log.gr, self.pending)
         now, skew = utcnow(), self._skew(report)
         for e in added.values():
@@ -216,8 +220,9 @@ class LedgerChecks(Checks):
                     there = index.get(home, p)
                     times.append((p, there.ts if there is not None else None))
                 else:
-                    report.problems.append(Problem(
-                        "missing-parent", f"entry {e.id[:12]} names parent {p[:12]}, which no line holds"))
+                    report.problems.append(
+                        Problem("missing-parent", f"entry {e.id[:12]} names parent {p[:12]}, which no line holds")
+                    )
             why = clock.stored_problem(e.ts, times, now, skew)
             if why and e.id not in self._mistimed:
                 report.problems.append(Problem("bad-time", f"entry {e.id[:12]}: {why}"))
@@ -225,9 +230,11 @@ class LedgerChecks(Checks):
         report.origins = anchored
         report.unresolved_origins = unresolved
         for copy, source, line in forged:
-            report.problems.append(Problem(
-                "bad-origin", f"entry {copy[:12]} names origin {line}:{source[:12]} but does not match that entry"))
-
+            report.problems.append(
+                Problem(
+                    "bad-origin", f"entry {copy[:12]} names origin {line}:{source[:12]} but does not match that entry"
+                )
+            )
 
     def _skew(self, report: Report) -> timedelta:
         if self._skew_value is None:
@@ -242,11 +249,12 @@ class LedgerChecks(Checks):
 class TrailChecks(Checks):
     def __init__(self, log: FanoutLog, hide: list, pending: Optional[dict] = None):
         super().__init__(log, hide, pending)
-        self._checked: dict = {}      # (blob oid, path) -> problem or None
+        self._checked: dict = {}  # (blob oid, path) -> problem or None
         self._decisions: Optional[dict] = None  # pid -> decision ids of the hidden and walked history
 
     def blob(self, rel: str, oid: pygit2.Oid) -> Optional[tuple[str, str]]:
         from .records import check_record_blob  # only once a trail is read
+
         key = (str(oid), rel)
         if key not in self._checked:
             rec, problem = check_record_blob(self.log.name, rel, blob_data(self.repo, oid))
@@ -260,6 +268,7 @@ class TrailChecks(Checks):
         """pid -> ids of the decisions the trusted (hidden) history holds; grown by the walk."""
         if self._decisions is None:
             from .records import DECISIONS
+
             self._decisions = {}
             for h in self.hide:
                 for rec in self.log.load(h).records.values():
@@ -269,21 +278,31 @@ class TrailChecks(Checks):
 
     def added(self, commit: pygit2.Commit, rel: str, rec: Any, report: Report) -> None:
         from .records import DECISIONS
+
         if rec.type not in DECISIONS or len(commit.parents) > 1:
             return  # a merge only unites what each side added, and each side was checked
         cid = str(commit.id)
         pid = rec.doc["proposal"]
         if lookup(self.log.tree(cid), pid) is None:
-            report.problems.append(Problem(
-                "orphan-decision", f"{rec.type} record {rec.short} names proposal {pid[:12]}, "
-                                   "which the trail does not hold", cid))
+            report.problems.append(
+                Problem(
+                    "orphan-decision",
+                    f"{rec.type} record {rec.short} names proposal {pid[:12]}, which the trail does not hold",
+                    cid,
+                )
+            )
         base = self.log.tree(str(commit.parents[0].id)) if commit.parents else None
         known = self.decisions().setdefault(pid, [])
         earlier = [d for d in known if d != rec.id and lookup(base, d) is not None]
         if earlier:
-            report.problems.append(Problem(
-                "decided-twice", f"proposal {pid[:12]} was already decided ({earlier[0][:12]}) when "
-                                 f"{rec.type} record {rec.short} was added", cid))
+            report.problems.append(
+                Problem(
+                    "decided-twice",
+                    f"proposal {pid[:12]} was already decided ({earlier[0][:12]}) when "
+                    f"{rec.type} record {rec.short} was added",
+                    cid,
+                )
+            )
         known.append(rec.id)
 
     def finish(self, report: Report, added: dict, tip_tree: Optional[pygit2.Tree]) -> None:
@@ -292,8 +311,10 @@ class TrailChecks(Checks):
         for rec in added.values():
             entry_id = rec.doc.get("entry")
             if entry_id and rec.type in ("approved", "duplicate", "direct") and lookup(entries, entry_id) is None:
-                report.warnings.append(f"{rec.type} record {rec.short} names entry {entry_id[:12]}, which line "
-                                       f"{self.log.name!r} does not hold here (pull the ledger?)")
+                report.warnings.append(
+                    f"{rec.type} record {rec.short} names entry {entry_id[:12]}, which line "
+                    f"{self.log.name!r} does not hold here (pull the ledger?)"
+                )
 
 
 CHECKS: dict[str, type[Checks]] = {LEDGER.name: LedgerChecks, REVIEW.name: TrailChecks}
@@ -305,8 +326,7 @@ def checks_for(log: FanoutLog, hide: list, pending: Optional[dict] = None) -> Ch
     return CHECKS[log.ns.name](log, hide, pending)
 
 
-def added_records(log: FanoutLog, checks: Checks, base: Optional[pygit2.Tree],
-                  tip: Optional[pygit2.Tree]) -> dict:
+def added_records(log: FanoutLog, checks: Checks, base: Optional[pygit2.Tree], tip: Optional[pygit2.Tree]) -> dict:
     """id -> record for every valid record `tip` holds that `base` does not."""
     added = {}
     for path, _old, new, kind in diff_entry_trees(log.repo, base, tip):
@@ -327,7 +347,7 @@ def added_from_changes(log: FanoutLog, checks: Checks, changes: list) -> dict:
     for status, mode, new, path in changes:
         if status == "D" or mode not in _BLOB_MODES or not path.startswith(prefix):
             continue
-        rel = path[len(prefix):]
+        rel = path[len(prefix) :]
         if not is_entry_path(rel):
             continue
         oid = pygit2.Oid(hex=new)
@@ -361,7 +381,7 @@ def _entry_blobs(log: FanoutLog, diffs: list) -> list:
     seen: dict = {}
     for _cid, changes in diffs:
         for status, mode, new, path in changes:
-            if status != "D" and mode == "100644" and path.startswith(prefix) and is_entry_path(path[len(prefix):]):
+            if status != "D" and mode == "100644" and path.startswith(prefix) and is_entry_path(path[len(prefix) :]):
                 seen[new] = None
     return list(seen)
 
@@ -387,13 +407,25 @@ def _header_problem(e) -> Optional[str]:
 
 def _secret_problem(e) -> Optional[SecretProblem]:
     from ..core.secrets import entry_findings
+
     findings = entry_findings(e)
     if not findings:
         return None
     shown = "; ".join(f.describe() for f in findings[:3]) + (" ..." if len(findings) > 3 else "")
-    return SecretProblem(f"entry {e.id[:12]} holds what looks like a credential ({shown}); rotate it, "
-                         "it is in the line's history")
+    return SecretProblem(
+        f"entry {e.id[:12]} holds what looks like a credential ({shown}); rotate it, it is in the line's history"
+    )
 
 
-__all__ = ["CHECKS", "Checks", "LedgerChecks", "Problem", "Report", "SecretProblem", "TrailChecks",
-           "added_from_changes", "added_records", "checks_for"]
+__all__ = [
+    "CHECKS",
+    "Checks",
+    "LedgerChecks",
+    "Problem",
+    "Report",
+    "SecretProblem",
+    "TrailChecks",
+    "added_from_changes",
+    "added_records",
+    "checks_for",
+]

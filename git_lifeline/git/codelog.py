@@ -21,20 +21,24 @@ from typing import Iterable, Optional
 from .fs import write_atomic
 from .repo import GitRepo
 
-RENAME_ROUNDS = 3           # times a rename out of the pathspecs is followed
-RENAMED_LIMIT = 256         # new names added by following renames
-WORKERS = 4                 # git processes at once
+RENAME_ROUNDS = 3  # times a rename out of the pathspecs is followed
+RENAMED_LIMIT = 256  # new names added by following renames
+WORKERS = 4  # git processes at once
 CACHE_FILE = "code-changes.json"
 CACHE_VERSION = 1
 CACHE_MAX_BYTES = 16 << 20
-CACHE_MAX_COMMITS = 5000    # a longer answer is not remembered
+CACHE_MAX_COMMITS = 5000  # a longer answer is not remembered
 _FULL_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _HEADER = re.compile(rb"([0-9a-f]{40,64}) (\d+)")
 _NUMSTAT = re.compile(rb"(\d+|-)\t(\d+|-)\t(.*)", re.S)
 # git's pathspec settings from the environment (GIT_LITERAL_PATHSPECS and friends) must
 # not change what a ledger's `paths:` mean from one shell to the next
-_PATHSPEC_ENV = {"GIT_LITERAL_PATHSPECS": "0", "GIT_GLOB_PATHSPECS": "0", "GIT_NOGLOB_PATHSPECS": "0",
-                 "GIT_ICASE_PATHSPECS": "0"}
+_PATHSPEC_ENV = {
+    "GIT_LITERAL_PATHSPECS": "0",
+    "GIT_GLOB_PATHSPECS": "0",
+    "GIT_NOGLOB_PATHSPECS": "0",
+    "GIT_ICASE_PATHSPECS": "0",
+}
 
 
 @dataclass
@@ -71,8 +75,9 @@ def parse_log(raw: bytes) -> list:
             else:
                 old = new = tokens[i + 1] if i + 1 < n else b""
                 i += 2
-            current[2].append(Change(status, old.decode("utf-8", "surrogateescape"),
-                                     new.decode("utf-8", "surrogateescape")))
+            current[2].append(
+                Change(status, old.decode("utf-8", "surrogateescape"), new.decode("utf-8", "surrogateescape"))
+            )
             continue
         m = _NUMSTAT.fullmatch(tok)
         if m and current is not None:
@@ -111,8 +116,7 @@ def _log(gr: GitRepo, head: str, hide: Iterable, since: Optional[int], specs: li
 
 def _renamed_away(gr: GitRepo, commit: str, gone: set) -> list:
     """New names of the paths in `gone` that `commit` renamed (to outside the pathspecs)."""
-    proc = gr.git(["diff-tree", "-z", "-r", "-M", "--raw", "--no-commit-id", "--end-of-options", commit],
-                  check=False)
+    proc = gr.git(["diff-tree", "-z", "-r", "-M", "--raw", "--no-commit-id", "--end-of-options", commit], check=False)
     if proc.returncode != 0:
         return []
     out = []
@@ -136,7 +140,7 @@ def code_changes(gr: GitRepo, head: str, hide: Iterable, since: Optional[int], s
     """Commits on `head`, not in the history of `hide`, made after `since` (when given),
     that touched the pathspecs, following renames; [(commit, time, [Change])], newest first."""
     hide, specs = list(hide), list(specs)
-    renames: dict = {}   # commit -> new names of what it deleted, diffed once
+    renames: dict = {}  # commit -> new names of what it deleted, diffed once
     added = 0
     for round_ in range(RENAME_ROUNDS + 1):
         log = _log(gr, head, hide, since, specs)
@@ -152,7 +156,7 @@ def code_changes(gr: GitRepo, head: str, hide: Iterable, since: Optional[int], s
         followed -= set(specs)
         if not followed:
             return log
-        new_specs = sorted(followed)[:RENAMED_LIMIT - added]
+        new_specs = sorted(followed)[: RENAMED_LIMIT - added]
         added += len(new_specs)
         specs += new_specs
     return []
@@ -172,13 +176,23 @@ def _from_json(rows) -> Optional[list]:
         return None
     out = []
     for row in rows:
-        if not (isinstance(row, list) and len(row) == 3 and isinstance(row[0], str) and _FULL_OID.fullmatch(row[0])
-                and isinstance(row[1], int) and isinstance(row[2], list)):
+        if not (
+            isinstance(row, list)
+            and len(row) == 3
+            and isinstance(row[0], str)
+            and _FULL_OID.fullmatch(row[0])
+            and isinstance(row[1], int)
+            and isinstance(row[2], list)
+        ):
             return None
         changes = []
         for ch in row[2]:
-            if not (isinstance(ch, list) and len(ch) == 4 and all(isinstance(x, str) for x in ch[:3])
-                    and isinstance(ch[3], int)):
+            if not (
+                isinstance(ch, list)
+                and len(ch) == 4
+                and all(isinstance(x, str) for x in ch[:3])
+                and isinstance(ch[3], int)
+            ):
                 return None
             changes.append(Change(ch[0], ch[1], ch[2], ch[3]))
         out.append((row[0], row[1], changes))
@@ -206,8 +220,13 @@ class CodeLog:
         except (OSError, ValueError):
             return
         # a cache for another HEAD, torn, or edited by hand is simply not used
-        if not (isinstance(doc, dict) and doc.get("version") == CACHE_VERSION and doc.get("head") == self.head
-                and isinstance(doc.get("entries"), dict) and doc.get("digest") == _digest(self.head, doc["entries"])):
+        if not (
+            isinstance(doc, dict)
+            and doc.get("version") == CACHE_VERSION
+            and doc.get("head") == self.head
+            and isinstance(doc.get("entries"), dict)
+            and doc.get("digest") == _digest(self.head, doc["entries"])
+        ):
             return
         for key, rows in doc["entries"].items():
             log = _from_json(rows)
@@ -216,8 +235,7 @@ class CodeLog:
 
     def _save(self) -> None:
         entries = {k: _to_json(v) for k, v in self.known.items() if len(v) <= CACHE_MAX_COMMITS}
-        doc = {"version": CACHE_VERSION, "head": self.head, "entries": entries,
-               "digest": _digest(self.head, entries)}
+        doc = {"version": CACHE_VERSION, "head": self.head, "entries": entries, "digest": _digest(self.head, entries)}
         try:
             write_atomic(self.path, json.dumps(doc, ensure_ascii=True))
         except OSError:
@@ -228,8 +246,10 @@ class CodeLog:
         wanted = {q: _key(*q) for q in questions}
         missing = [q for q, k in wanted.items() if k not in self.known]
         if missing:
+
             def one(q):
                 return code_changes(self.gr, self.head, q[1], q[2], list(q[0]))
+
             with ThreadPoolExecutor(max_workers=min(WORKERS, len(missing))) as pool:
                 for q, log in zip(missing, pool.map(one, missing), strict=True):
                     self.known[wanted[q]] = log

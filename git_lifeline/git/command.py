@@ -36,9 +36,15 @@ def git_lines(stderr: str, code: int) -> list[str]:
     return [f"  {ln.rstrip()}" for ln in stderr.split("\n") if ln.strip()] or [f"  git exited {code}"]
 
 
-def run_git(args: list[str], cwd: Optional[str] = None, check: bool = True,
-            input: Optional[bytes] = None, env: Optional[dict] = None) -> subprocess.CompletedProcess:
+def run_git(
+    args: list[str],
+    cwd: Optional[str] = None,
+    check: bool = True,
+    input: Optional[bytes] = None,
+    env: Optional[dict] = None,
+) -> subprocess.CompletedProcess:
     import subprocess  # here: the warm `context` runs git only through _spawned
+
     try:
         proc = subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True, env=env)
     except FileNotFoundError:
@@ -94,9 +100,13 @@ def _spawned(argv: list) -> tuple:
     r_out, w_out = os.pipe()
     r_err, w_err = os.pipe()
     try:
-        pid = os.posix_spawnp(argv[0], argv, os.environ,
-                              file_actions=[(os.POSIX_SPAWN_DUP2, w_out, 1), (os.POSIX_SPAWN_DUP2, w_err, 2)],
-                              setsigdef=(signal.SIGPIPE,))  # as subprocess restores it
+        pid = os.posix_spawnp(
+            argv[0],
+            argv,
+            os.environ,
+            file_actions=[(os.POSIX_SPAWN_DUP2, w_out, 1), (os.POSIX_SPAWN_DUP2, w_err, 2)],
+            setsigdef=(signal.SIGPIPE,),
+        )  # as subprocess restores it
     except FileNotFoundError:
         for fd in (r_out, r_err):
             os.close(fd)

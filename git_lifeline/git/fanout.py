@@ -81,8 +81,10 @@ def name_clashes(present: Iterable[str], arriving: Iterable[str]) -> dict[str, s
 
 
 def clash_message(name: str, other: str) -> str:
-    return (f"line name {name!r} differs from line {other!r} only in case: a case-insensitive file system "
-            "(macOS, Windows) keeps both as one ref, so one would read or overwrite the other")
+    return (
+        f"line name {name!r} differs from line {other!r} only in case: a case-insensitive file system "
+        "(macOS, Windows) keeps both as one ref, so one would read or overwrite the other"
+    )
 
 
 class CorruptionError(IntegrityError):
@@ -95,21 +97,21 @@ class Namespace:
     blob means. `pick(repo, blob oids)` is the blob every clone keeps when one id arrives
     with different bytes (None: the ids are hashes of the bytes, so that is corruption)."""
 
-    name: str                                   # the key loops use: "ledger", "review"
-    ref_prefix: str                             # refs/lifeline/
-    tree_dir: str                               # entries
-    tracking: str                               # refs/remotes/<remote>/<tracking>/<name>
-    label: str                                  # reflog and commit label: lifeline, lifeline-review
-    lock_file: str                              # under the lifeline dir, formatted with name=
-    noun: str                                   # one log, in messages: "line", "review trail"
-    thing: str                                  # what deleting removes: "ledger line", "review trail"
-    whole: str                                  # the family: "ledger", "review trail"
-    item: str                                   # one record: "entry", "record"
-    items: str                                  # plural
-    push_prefix: str                            # PushLine names: "" or "review:"
-    parse: Callable[[bytes], Any]               # blob bytes -> record; raises LifelineError
-    key: Callable[[Any], str]                   # the id a record claims
-    proves: Callable[[Any], bool]               # its content recomputes to that id
+    name: str  # the key loops use: "ledger", "review"
+    ref_prefix: str  # refs/lifeline/
+    tree_dir: str  # entries
+    tracking: str  # refs/remotes/<remote>/<tracking>/<name>
+    label: str  # reflog and commit label: lifeline, lifeline-review
+    lock_file: str  # under the lifeline dir, formatted with name=
+    noun: str  # one log, in messages: "line", "review trail"
+    thing: str  # what deleting removes: "ledger line", "review trail"
+    whole: str  # the family: "ledger", "review trail"
+    item: str  # one record: "entry", "record"
+    items: str  # plural
+    push_prefix: str  # PushLine names: "" or "review:"
+    parse: Callable[[bytes], Any]  # blob bytes -> record; raises LifelineError
+    key: Callable[[Any], str]  # the id a record claims
+    proves: Callable[[Any], bool]  # its content recomputes to that id
     pick: Optional[Callable[[pygit2.Repository, list], str]] = None
     # every line name in use in the repository, in every family (namespaces.names_in_use):
     # what a new log's name must not clash with (name_clashes); None: this family's names
@@ -135,8 +137,8 @@ class Namespace:
         """Names of the repository's logs of this namespace (valid names only), sorted."""
         out = []
         for ref in gr.repo.references.iterator():
-            if ref.name.startswith(self.ref_prefix) and NAME_RE.fullmatch(ref.name[len(self.ref_prefix):]):
-                out.append(ref.name[len(self.ref_prefix):])
+            if ref.name.startswith(self.ref_prefix) and NAME_RE.fullmatch(ref.name[len(self.ref_prefix) :]):
+                out.append(ref.name[len(self.ref_prefix) :])
         return sorted(out)
 
     def tracking_heads(self, gr: GitRepo, remote: str) -> dict[str, str]:
@@ -145,7 +147,7 @@ class Namespace:
         out = {}
         for ref in gr.repo.references.iterator():
             if ref.name.startswith(prefix):
-                name, target = ref.name[len(prefix):], ref.target
+                name, target = ref.name[len(prefix) :], ref.target
                 if NAME_RE.fullmatch(name) and isinstance(target, pygit2.Oid):
                     out[name] = str(target)
         return out
@@ -155,9 +157,9 @@ class Namespace:
 class Loaded:
     """Records read from one commit, plus whatever could not be read as one."""
 
-    records: dict = field(default_factory=dict)    # id -> record
-    blobs: dict = field(default_factory=dict)      # id -> blob oid (hex)
-    problems: list = field(default_factory=list)   # (path, message)
+    records: dict = field(default_factory=dict)  # id -> record
+    blobs: dict = field(default_factory=dict)  # id -> blob oid (hex)
+    problems: list = field(default_factory=list)  # (path, message)
 
     @property
     def entries(self) -> dict:
@@ -166,8 +168,8 @@ class Loaded:
 
 @dataclass
 class AppendResult:
-    added: list            # records newly written
-    existing: list         # records already present (idempotent no-op)
+    added: list  # records newly written
+    existing: list  # records already present (idempotent no-op)
     commit: Optional[str]  # the new head, or None when nothing was written
     # The head the commit was built on (its parent). Not the head a caller saw before
     # asking: another writer may have appended in between, and a view extended from what
@@ -194,10 +196,16 @@ def no_progress(label: str, total: int) -> _NullProgress:
     return _NullProgress()
 
 
-def union_of(repo: pygit2.Repository, ns: Namespace, ours: Optional[pygit2.Tree], theirs: Optional[pygit2.Tree],
-             progress: Any = None) -> Union:
+def union_of(
+    repo: pygit2.Repository,
+    ns: Namespace,
+    ours: Optional[pygit2.Tree],
+    theirs: Optional[pygit2.Tree],
+    progress: Any = None,
+) -> Union:
     """The union of two trees of a namespace; one id with two blobs is settled by the
     namespace's pick rule, or reported as corruption."""
+
     def pick(key: str, a, b, result: Union) -> Optional[pygit2.Oid]:
         for side, leaf in (("local", a), ("remote", b)):
             try:
@@ -216,6 +224,7 @@ def union_of(repo: pygit2.Repository, ns: Namespace, ours: Optional[pygit2.Tree]
         kept = pygit2.Oid(hex=ns.pick(repo, [a.id, b.id]))
         result.picked.append((key, str(kept), str(b.id if kept == a.id else a.id)))
         return kept
+
     return union_trees(repo, ours, theirs, pick, progress)
 
 
@@ -369,9 +378,11 @@ class FanoutLog:
         of a clashing name, for every write and every read of a named line."""
         other = self.clash()
         if other is not None:
-            raise InputError(f"{self.ns.noun} {self.name!r} cannot be used: {clash_message(self.name, other)}; "
-                             f"use that line (--line {other}; the default line is git config "
-                             "lifeline.defaultLine) or another name. Nothing was read or written under that name")
+            raise InputError(
+                f"{self.ns.noun} {self.name!r} cannot be used: {clash_message(self.name, other)}; "
+                f"use that line (--line {other}; the default line is git config "
+                "lifeline.defaultLine) or another name. Nothing was read or written under that name"
+            )
 
     def insert(self, base: Optional[pygit2.Tree], blobs: dict) -> pygit2.Oid:
         """New tree = base + blobs {id: blob oid}; rewrites only touched subtrees."""
@@ -402,10 +413,15 @@ class FanoutLog:
         c = commit_at(self.repo, commit_id)
         return str(self.write_commit(c.message, c.tree_id, list(c.parent_ids), c.committer.time))
 
-    def add(self, records: list, message_for: Callable[[list], str], *,
-            existing: Optional[Callable[[Any, Optional[str]], bool]] = None,
-            check: Optional[Callable[[Optional[str]], None]] = None,
-            reflog: Optional[Callable[[list], str]] = None) -> AppendResult:
+    def add(
+        self,
+        records: list,
+        message_for: Callable[[list], str],
+        *,
+        existing: Optional[Callable[[Any, Optional[str]], bool]] = None,
+        check: Optional[Callable[[Optional[str]], None]] = None,
+        reflog: Optional[Callable[[list], str]] = None,
+    ) -> AppendResult:
         """Append records (objects with `id`, `ts` and `to_json()`) in one commit, under the
         writers' lock, by compare-and-swap, retried. Records already present are skipped,
         so adding twice is a no-op.
@@ -478,7 +494,8 @@ class FanoutLog:
         except KeyError as exc:
             raise RepositoryError(
                 f"the object database did not keep what was just written (object {exc.args[0] if exc.args else '?'} "
-                f"is missing; is the disk full?); the {self.ns.noun} was not changed") from None
+                f"is missing; is the disk full?); the {self.ns.noun} was not changed"
+            ) from None
 
     def _ref_lock(self):
         return self.gr.common_dir / (self.ref_name + ".lock")
@@ -520,7 +537,8 @@ class FanoutLog:
             return RepositoryError(
                 f"{self.ref_name} is locked: {lock} exists. Another git process is updating it (a lock "
                 "left by a crashed process is removed by the next write once it is older than "
-                f"lifeline.staleRefLockSeconds, {STALE_REF_LOCK_SECONDS} s by default). Nothing was written.")
+                f"lifeline.staleRefLockSeconds, {STALE_REF_LOCK_SECONDS} s by default). Nothing was written."
+            )
         return ConflictError(f"{self.ref_name} kept moving under concurrent writers; nothing was written, try again")
 
     def _move_ref(self, old: Optional[str], new: pygit2.Oid, message: str) -> bool:
@@ -559,5 +577,7 @@ class FanoutLog:
 
     def merge_message(self, source: str, theirs: str, u: Union, parsed: dict) -> str:
         """The merge commit's message (informative only: readers take records from the tree)."""
-        return (f"{self.ns.label}: merge {source}/{self.name} into {self.name}\n\n"
-                f"{self.ns.label.title()}-Merged: {theirs}\n")
+        return (
+            f"{self.ns.label}: merge {source}/{self.name} into {self.name}\n\n"
+            f"{self.ns.label.title()}-Merged: {theirs}\n"
+        )

@@ -62,14 +62,16 @@ def hook_input(stdin: bytes, fields: int) -> list[list[str]]:
             continue
         parts = raw.split(b" ")
         if len(parts) != fields:
-            raise IntegrityError(f"unreadable ref update from git: {raw[:200].decode('utf-8', 'replace')!r}; "
-                                 "nothing was accepted")
+            raise IntegrityError(
+                f"unreadable ref update from git: {raw[:200].decode('utf-8', 'replace')!r}; nothing was accepted"
+            )
         out.append([p.decode("utf-8", "replace") for p in parts])
     return out
 
 
-def check_updates(gr: GitRepo, updates: list[tuple[str, str, str]], where: str,
-                  present: Iterable[str] = ()) -> list[str]:
+def check_updates(
+    gr: GitRepo, updates: list[tuple[str, str, str]], where: str, present: Iterable[str] = ()
+) -> list[str]:
     """Problems with moving each (ref, old, new) of one push at `where` (ZERO: absent);
     refs outside our namespaces are not ours to judge. `present`: the line names in use
     at `where`, in every family (a name the push updates is in use there too)."""
@@ -115,11 +117,12 @@ def check_update(gr: GitRepo, ref: str, old: str, new: str, where: str, pending:
     hide = []
     if old != ZERO:
         if repo.get(old) is None:
-            return [f"{label}: {where} has {ns.whole} commits this clone lacks ({old[:12]}); "
-                    "run: git lifeline sync"]
+            return [f"{label}: {where} has {ns.whole} commits this clone lacks ({old[:12]}); run: git lifeline sync"]
         if old != new and not repo.descendant_of(pygit2.Oid(hex=new), pygit2.Oid(hex=old)):
-            return [f"{label}: not a fast-forward of what {where} has ({old[:12]}): {ns.items} would be lost; "
-                    "run: git lifeline sync"]
+            return [
+                f"{label}: not a fast-forward of what {where} has ({old[:12]}): {ns.items} would be lost; "
+                "run: git lifeline sync"
+            ]
         hide = [old]
     report = verify_range(FanoutLog(gr, ns, name), new, hide, pending=pending)
     return [f"{label}: {p.describe()}" for p in report.problems]

@@ -30,8 +30,8 @@ from .codelog import CodeLog
 from .repo import GitRepo
 from .store import CODE_TRAILER, LineStore
 
-PATHSPEC_LIMIT = 256        # pathspecs read from one `paths:` header
-CLOCK_SKEW = 86400          # how far a ledger commit may be dated before what it adds
+PATHSPEC_LIMIT = 256  # pathspecs read from one `paths:` header
+CLOCK_SKEW = 86400  # how far a ledger commit may be dated before what it adds
 _OBJECT = re.compile(r"[0-9a-fA-F]{7,64}")
 _FULL_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 # git's pathspec settings from the environment (GIT_LITERAL_PATHSPECS and friends) must
@@ -42,13 +42,14 @@ _FULL_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 REPLAY_STATE = ("rebase-merge", "rebase-apply", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "sequencer")
 REPLAY_ACTIONS = ("rebase", "cherry-pick", "am", "merge", "pull", "revert")
 
+
 @dataclass
 class Staleness:
     decision: str
     paths: list
     commits: list = field(default_factory=list)  # commit ids, newest first
     lines: int = 0
-    where: dict = field(default_factory=dict)    # directory -> lines changed
+    where: dict = field(default_factory=dict)  # directory -> lines changed
 
     @property
     def top_dir(self) -> str:
@@ -56,8 +57,7 @@ class Staleness:
 
     def mark(self) -> str:
         n = len(self.commits)
-        return (f"⚠ code changed since: {n} commit{'s' if n != 1 else ''}, {self.lines} lines"
-                f" in {self.top_dir}")
+        return f"⚠ code changed since: {n} commit{'s' if n != 1 else ''}, {self.lines} lines in {self.top_dir}"
 
 
 def split_pathspecs(value: str) -> list:
@@ -166,8 +166,7 @@ def recorded_code(store: LineStore, decisions: dict, rechecks: dict) -> tuple:
                 made[eid] = code
                 want_made.discard(eid)
         # the commit of one entry is dated by it: read only the entries a re-check can be
-        if want_re and ((commit.commit_time in re_seconds) if len(ids) == 1
-                        else commit.commit_time >= min(re_seconds)):
+        if want_re and ((commit.commit_time in re_seconds) if len(ids) == 1 else commit.commit_time >= min(re_seconds)):
             for eid in ids:
                 if not _added(store, commit, eid):
                     continue
@@ -199,8 +198,7 @@ def _seen_by(gr: GitRepo, facts: dict, touched: dict, wanted: list, store: Optio
     made, rechecked = recorded_code(store, decisions, rechecks) if store is not None else ({}, {})
     out = {}
     for i in wanted:
-        own = tuple(c for c in (_present_commit(gr, made.get(i)), _present_commit(gr, facts[i].get("commit")))
-                    if c)
+        own = tuple(c for c in (_present_commit(gr, made.get(i)), _present_commit(gr, facts[i].get("commit"))) if c)
         seen = [Seen(_ts_seconds(facts[i]["ts"]), own)]
         if i in rechecks:
             again = _present_commit(gr, rechecked.get(i))
@@ -209,8 +207,15 @@ def _seen_by(gr: GitRepo, facts: dict, touched: dict, wanted: list, store: Optio
     return out
 
 
-def find_stale(gr: GitRepo, facts: dict, touched: dict, decision_ids: list, rev: str = "HEAD",
-               since_rev: Optional[str] = None, store: Optional[LineStore] = None) -> list:
+def find_stale(
+    gr: GitRepo,
+    facts: dict,
+    touched: dict,
+    decision_ids: list,
+    rev: str = "HEAD",
+    since_rev: Optional[str] = None,
+    store: Optional[LineStore] = None,
+) -> list:
     """Staleness of every decision in `decision_ids` that names paths, most-changed first.
 
     `store` is the line the decisions are in: its ledger commits say which code commit
@@ -274,9 +279,9 @@ def replaying(gr: GitRepo) -> bool:
 class CodeRun:
     """The code commits on the current branch's first-parent line since a time."""
 
-    count: int      # commits since `since`, stopping at one that names an entry (`Lifeline:`)
-    walked: int     # commits looked at (more than the limit: the count is a floor)
-    subject: str    # HEAD's subject
+    count: int  # commits since `since`, stopping at one that names an entry (`Lifeline:`)
+    walked: int  # commits looked at (more than the limit: the count is a floor)
+    subject: str  # HEAD's subject
 
 
 def unrecorded_commits(gr: GitRepo, since: Optional[int], limit: int) -> Optional[CodeRun]:

@@ -26,14 +26,14 @@ Verify = Callable[[Optional[str], str], dict]
 class PullLine:
     """What integrating another clone's head did to one log."""
 
-    line: str                     # the log's name
-    action: str                   # created | fast-forward | merged | up-to-date | ahead | local-only
-    before: Optional[str]         # local head before
-    after: Optional[str]          # local head after
-    incoming: list = field(default_factory=list)   # ids that arrived
+    line: str  # the log's name
+    action: str  # created | fast-forward | merged | up-to-date | ahead | local-only
+    before: Optional[str]  # local head before
+    after: Optional[str]  # local head after
+    incoming: list = field(default_factory=list)  # ids that arrived
     local_only: int = 0
     rewritten: list = field(default_factory=list)  # ids whose local blob was replaced (merge pick)
-    parsed: dict = field(default_factory=dict)     # id -> record for what arrived (already verified)
+    parsed: dict = field(default_factory=dict)  # id -> record for what arrived (already verified)
     namespace: str = "ledger"
 
     @property
@@ -63,8 +63,9 @@ def relation(repo: pygit2.Repository, local: Optional[str], remote: Optional[str
     return "diverged"
 
 
-def integrate_head(log: FanoutLog, theirs: Optional[str], verify: Verify, source: str = "",
-                   progress: Progress = no_progress) -> PullLine:
+def integrate_head(
+    log: FanoutLog, theirs: Optional[str], verify: Verify, source: str = "", progress: Progress = no_progress
+) -> PullLine:
     """Bring another clone's head of this log in: created, fast-forward or merged (a
     commit with both parents and the union of the trees); up-to-date, ahead or
     local-only change nothing. `verify(local, theirs)` runs before the ref moves and
@@ -73,8 +74,9 @@ def integrate_head(log: FanoutLog, theirs: Optional[str], verify: Verify, source
         return _integrate_locked(log, theirs, verify, source, progress)
 
 
-def _integrate_locked(log: FanoutLog, theirs: Optional[str], verify: Verify, source: str,
-                      progress: Progress) -> PullLine:
+def _integrate_locked(
+    log: FanoutLog, theirs: Optional[str], verify: Verify, source: str, progress: Progress
+) -> PullLine:
     deadline = time.monotonic() + CAS_SECONDS
     what_moved = f"{log.ns.label}: pull {source}" if source else f"{log.ns.label}:"
     # Bounded by retry_pause (attempts and the time budget), which also waits out and
@@ -96,8 +98,10 @@ def _integrate_locked(log: FanoutLog, theirs: Optional[str], verify: Verify, sou
             return PullLine(log.name, action, local, local, namespace=log.ns.name)
         assert theirs is not None
         if state == "unknown":
-            raise LifelineError(f"{log.ns.noun} {log.name}: {source or 'the other side'}/{log.name} names a "
-                                "commit this repository lacks; fetch again")
+            raise LifelineError(
+                f"{log.ns.noun} {log.name}: {source or 'the other side'}/{log.name} names a "
+                "commit this repository lacks; fetch again"
+            )
         if local not in verified:
             verified[local] = verify(local, theirs)
         parsed = verified[local]
@@ -105,28 +109,48 @@ def _integrate_locked(log: FanoutLog, theirs: Optional[str], verify: Verify, sou
             added, changed = log.incoming_by_diff(local, theirs)
             what = "created" if state == "new" else "fast-forward"
             if log.move_ref(local, theirs, f"{what_moved} ({what})"):
-                return PullLine(log.name, what, local, theirs, incoming=added, rewritten=changed, parsed=parsed,
-                                namespace=log.ns.name)
+                return PullLine(
+                    log.name,
+                    what,
+                    local,
+                    theirs,
+                    incoming=added,
+                    rewritten=changed,
+                    parsed=parsed,
+                    namespace=log.ns.name,
+                )
             continue
         assert local is not None
         commit, u = _plan_merge(log, local, theirs, source, progress, parsed)
         if log.move_ref(local, commit, f"{what_moved} (merge)"):
             mine = log.tree(local)
             rewritten = [p[0] for p in u.picked if p[1] != str(lookup(mine, p[0]))]
-            return PullLine(log.name, "merged", local, commit, incoming=u.incoming, local_only=u.local_only,
-                            rewritten=rewritten, parsed=parsed, namespace=log.ns.name)
+            return PullLine(
+                log.name,
+                "merged",
+                local,
+                commit,
+                incoming=u.incoming,
+                local_only=u.local_only,
+                rewritten=rewritten,
+                parsed=parsed,
+                namespace=log.ns.name,
+            )
 
 
 def _plan_merge(log: FanoutLog, local: str, theirs: str, source: str, progress: Progress, parsed: dict) -> tuple:
     with progress(f"merging {source}/{log.name}" if source else f"merging {log.name}", 256) as bar:
         u = log.union(log.tree(local), log.tree(theirs), bar)
     if u.corrupt:
-        raise CorruptionError(f"{log.ns.noun} {log.name}: {source or 'the other side'} and this clone hold "
-                              "different content under the same id; nothing was changed:",
-                              *(f"  {i}: {why}" for i, why in u.corrupt[:20]))
+        raise CorruptionError(
+            f"{log.ns.noun} {log.name}: {source or 'the other side'} and this clone hold "
+            "different content under the same id; nothing was changed:",
+            *(f"  {i}: {why}" for i, why in u.corrupt[:20]),
+        )
     root = log.root_tree(u.tree) if u.tree is not None else log.repo.TreeBuilder().write()
     now = int(datetime.now(timezone.utc).timestamp())
-    commit = log.write_commit(log.merge_message(source, theirs, u, parsed), root,
-                              [pygit2.Oid(hex=local), pygit2.Oid(hex=theirs)], now)
+    commit = log.write_commit(
+        log.merge_message(source, theirs, u, parsed), root, [pygit2.Oid(hex=local), pygit2.Oid(hex=theirs)], now
+    )
     log.check_written(commit, list(u.incoming))
     return str(commit), u

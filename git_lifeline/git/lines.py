@@ -92,9 +92,9 @@ class LineIndex:
     verification refuses them all together when any fails."""
 
     gr: GitRepo
-    lines: dict = field(default_factory=dict)      # name -> LineRef
-    ignored: list = field(default_factory=list)    # (ref name, why it is not a line)
-    pending: dict = field(default_factory=dict)    # name -> LineRef of a head about to land
+    lines: dict = field(default_factory=dict)  # name -> LineRef
+    ignored: list = field(default_factory=list)  # (ref name, why it is not a line)
+    pending: dict = field(default_factory=dict)  # name -> LineRef of a head about to land
 
     @classmethod
     def scan(cls, gr: GitRepo, pending: Optional[dict] = None) -> "LineIndex":
@@ -179,8 +179,9 @@ def describe_lines(gr: GitRepo) -> list:
     rows = []
     for name in idx.names():
         ref = idx.lines[name]
-        rows.append({"line": name, "head": ref.head, "entries": _count(gr.repo, ref.entries_tree),
-                     "ref": REF_PREFIX + name})
+        rows.append(
+            {"line": name, "head": ref.head, "entries": _count(gr.repo, ref.entries_tree), "ref": REF_PREFIX + name}
+        )
     return rows
 
 
@@ -225,8 +226,9 @@ def resolve_ref(gr: GitRepo, local: LineStore, ref: str, index: Optional[LineInd
     if not found:
         raise InputError(f"no entry {part!r} in line {line!r}")
     if len(found) > 1:
-        raise InputError(f"ambiguous id prefix {part!r} in line {line!r}: matches "
-                         + ", ".join(f[:12] for f in found[:5]))
+        raise InputError(
+            f"ambiguous id prefix {part!r} in line {line!r}: matches " + ", ".join(f[:12] for f in found[:5])
+        )
     if idx.get(line, found[0]) is None:
         raise InputError(f"entry {found[0][:12]} in line {line!r} does not match its id (run: git lifeline verify)")
     return found[0]
@@ -253,8 +255,8 @@ def where(gr: GitRepo, prefix: str) -> list:
 # ---- promote ------------------------------------------------------------------------
 @dataclass
 class PromoteOutcome:
-    copies: list          # new entries for the destination line
-    already: list         # (source id, id of the copy already there)
+    copies: list  # new entries for the destination line
+    already: list  # (source id, id of the copy already there)
 
 
 def plan_promote(gr: GitRepo, src: str, dst: str, refs: list, parents: Optional[list] = None) -> PromoteOutcome:
@@ -293,18 +295,29 @@ def plan_promote(gr: GitRepo, src: str, dst: str, refs: list, parents: Optional[
         seen.add(sid)
         source = idx.get(src, sid)
         if source is None:
-            raise InputError(f"promote: entry {sid[:12]} in line {src!r} does not match its id "
-                             "(run: git lifeline verify)")
+            raise InputError(
+                f"promote: entry {sid[:12]} in line {src!r} does not match its id (run: git lifeline verify)"
+            )
         if source.kind == "correction":
-            raise InputError(f"promote: {sid[:12]} is a correction; it supersedes its parents and means "
-                             "nothing without them; promote the entry that carries the truth instead")
+            raise InputError(
+                f"promote: {sid[:12]} is a correction; it supersedes its parents and means "
+                "nothing without them; promote the entry that carries the truth instead"
+            )
         if (src, sid) in existing:
             already.append((sid, existing[(src, sid)]))
             continue
         body = f"{source.body}\n\n{origin_block(src, sid)}" if source.body else origin_block(src, sid)
-        copy = new_entry(kind=source.kind, author=source.author, agent=source.agent, provider=source.provider,
-                           model=source.model, summary=source.summary, body=body, parents=new_parents,
-                           ts=source.ts)
+        copy = new_entry(
+            kind=source.kind,
+            author=source.author,
+            agent=source.agent,
+            provider=source.provider,
+            model=source.model,
+            summary=source.summary,
+            body=body,
+            parents=new_parents,
+            ts=source.ts,
+        )
         if dst_store.has(copy.id):
             already.append((sid, copy.id))
             continue
@@ -319,13 +332,13 @@ class Node:
     line: Optional[str]
     label: str
     superseded: bool = False
-    shape: str = "box"          # box | thread | missing
+    shape: str = "box"  # box | thread | missing
 
 
 @dataclass
 class Graph:
-    nodes: dict = field(default_factory=dict)    # key -> Node
-    edges: set = field(default_factory=set)      # (from key, to key, label, style)
+    nodes: dict = field(default_factory=dict)  # key -> Node
+    edges: set = field(default_factory=set)  # (from key, to key, label, style)
 
 
 def _ident(line: str) -> str:
@@ -368,8 +381,11 @@ def build_graph(gr: GitRepo, only: Optional[str] = None) -> Graph:
         return key
 
     def foreign(entry_id: str, hint: Optional[str]) -> str:
-        home = hint if hint is not None and hint in idx.lines and idx.get(hint, entry_id) is not None \
+        home = (
+            hint
+            if hint is not None and hint in idx.lines and idx.get(hint, entry_id) is not None
             else idx.locate(entry_id)
+        )
         return entry_node(home, idx.get(home, entry_id) if home is not None else None, entry_id)
 
     for name in names:
@@ -392,8 +408,10 @@ def build_graph(gr: GitRepo, only: Optional[str] = None) -> Graph:
                     frm = _body_value(e.body, "from") or e.parents[0]
                     to = _body_value(e.body, "to") or e.parents[1]
                     if {frm, to} == set(e.parents):
-                        ends = [local(frm) if frm in entries else foreign(frm, None),
-                                local(to) if to in entries else foreign(to, None)]
+                        ends = [
+                            local(frm) if frm in entries else foreign(frm, None),
+                            local(to) if to in entries else foreign(to, None),
+                        ]
                     g.edges.add((ends[0], ends[1], m.group(1), "solid"))
             for p in e.parents:
                 if p not in entries:
@@ -429,6 +447,7 @@ def _short(text: str, n: int = 48) -> str:
 def _slug(text: str) -> str:
     """A mermaid/dot-safe node name for a thread, stable across runs and distinct per name."""
     import hashlib
+
     return re.sub(r"[^A-Za-z0-9_]", "_", text)[:32] + "_" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
 
 
@@ -522,8 +541,9 @@ def check_origins(index: LineIndex, entries: Iterable[Entry]) -> tuple:
         if source is None:
             unresolved.append((e.id, o["id"], o["line"]))
             continue
-        same = all(getattr(source, f) == getattr(e, f) for f in ("kind", "author", "agent", "provider", "model",
-                                                                  "summary"))
+        same = all(
+            getattr(source, f) == getattr(e, f) for f in ("kind", "author", "agent", "provider", "model", "summary")
+        )
         if same and e.body.startswith(source.body):
             anchored.append((e.id, o["id"], o["line"]))
         else:

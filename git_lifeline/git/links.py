@@ -30,10 +30,10 @@ _COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 @dataclass
 class Link:
     commit: str
-    date: int          # committer time (unix)
+    date: int  # committer time (unix)
     subject: str
-    value: str         # the trailer value as written
-    entry_id: Optional[str] = None   # resolved full id (None: not in any local line)
+    value: str  # the trailer value as written
+    entry_id: Optional[str] = None  # resolved full id (None: not in any local line)
     line: Optional[str] = None
 
 
@@ -61,9 +61,11 @@ def resolve(gr: GitRepo, value: str, prefer_line: str) -> tuple:
             if "ambiguous" in str(exc):
                 raise
             last = exc
-    raise InputError(f"'{TRAILER}: {value}' names no entry in this clone's ledger"
-                     f"{' (' + str(last) + ')' if last and len(lines) > 1 else ''}; "
-                     "record it first, or pull it: git lifeline pull")
+    raise InputError(
+        f"'{TRAILER}: {value}' names no entry in this clone's ledger"
+        f"{' (' + str(last) + ')' if last and len(lines) > 1 else ''}; "
+        "record it first, or pull it: git lifeline pull"
+    )
 
 
 def _here(gr: GitRepo) -> Optional[Path]:
@@ -82,13 +84,14 @@ def _git_here(gr: GitRepo, args: list):
     PATH (and `..`) is read as git reads it there; else from the top."""
     here = _here(gr)
     if here is not None and gr.workdir is not None:
-        return run_git(["--git-dir", str(gr.git_dir), "--work-tree", str(gr.workdir.resolve()), *args],
-                       cwd=str(here), check=False)
+        return run_git(
+            ["--git-dir", str(gr.git_dir), "--work-tree", str(gr.workdir.resolve()), *args], cwd=str(here), check=False
+        )
     return gr.git(args, check=False)
 
 
 def _path_kind(gr: GitRepo, target: str) -> Optional[str]:
-    """"file" (one file, followed across renames), "paths" (a directory or a pathspec)
+    """ "file" (one file, followed across renames), "paths" (a directory or a pathspec)
     or None (git knows no such path, now or in the history)."""
     magic = target.startswith(":") or any(c in target for c in "*?[")
     here = _here(gr)
@@ -136,7 +139,7 @@ def links_for(gr: GitRepo, target: str, prefer_line: str, limit: int = 10000) ->
     out = []
     fields = proc.stdout.decode("utf-8", "replace").split("\0")
     for i in range(0, len(fields) - 3, 4):
-        commit, ct, trailers, subject = fields[i:i + 4]
+        commit, ct, trailers, subject = fields[i : i + 4]
         commit = commit.strip("\n")
         if not _COMMIT.fullmatch(commit) or not ct.isdigit():
             continue

@@ -15,8 +15,8 @@ NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,62}")
 def validate_name(name: str) -> str:
     if not isinstance(name, str) or not NAME_RE.fullmatch(name):
         raise InputError(
-            f"invalid line name {name!r}: use 1-63 letters, digits, '-' or '_', "
-            "starting with a letter or digit")
+            f"invalid line name {name!r}: use 1-63 letters, digits, '-' or '_', starting with a letter or digit"
+        )
     return name
 
 

@@ -20,20 +20,24 @@ from .trees import blob_data
 
 def _parse_entry(data: bytes) -> Any:
     from ..core.entry import Entry
+
     return Entry.from_json(data)
 
 
 def pick_blob(repo: pygit2.Repository, oids: list) -> str:
     """The blob every clone keeps when one entry id arrives with different non-hashed
     fields (FORMAT §4): the earliest ts, then the smallest blob id."""
+
     def key(oid):
         e = _parse_entry(blob_data(repo, oid))
         return (e.ts, str(oid))
+
     return str(min(oids, key=key))
 
 
 def _parse_record(data: bytes) -> Any:
     from .records import Record
+
     return Record.from_bytes(data)
 
 
@@ -55,17 +59,44 @@ def tracking_names(gr: GitRepo, remote: str) -> set[str]:
 
 
 LEDGER = Namespace(
-    name="ledger", ref_prefix="refs/lifeline/", tree_dir="entries", tracking="lifeline", label="lifeline",
-    lock_file="{name}.lock", noun="line", thing="ledger line", whole="ledger", item="entry", items="entries",
-    push_prefix="", parse=_parse_entry, key=lambda e: e.id, proves=lambda e: e.verify(), pick=pick_blob,
-    names_in_use=names_in_use)
+    name="ledger",
+    ref_prefix="refs/lifeline/",
+    tree_dir="entries",
+    tracking="lifeline",
+    label="lifeline",
+    lock_file="{name}.lock",
+    noun="line",
+    thing="ledger line",
+    whole="ledger",
+    item="entry",
+    items="entries",
+    push_prefix="",
+    parse=_parse_entry,
+    key=lambda e: e.id,
+    proves=lambda e: e.verify(),
+    pick=pick_blob,
+    names_in_use=names_in_use,
+)
 
 REVIEW = Namespace(
-    name="review", ref_prefix="refs/lifeline-review/", tree_dir="records", tracking="lifeline-review",
-    label="lifeline-review", lock_file="review.{name}.lock", noun="review trail", thing="review trail",
-    whole="review trail", item="record", items="records", push_prefix="review:", parse=_parse_record,
-    key=lambda r: r.id, proves=lambda r: True, pick=None,  # a record's id is the hash of its bytes
-    names_in_use=names_in_use)
+    name="review",
+    ref_prefix="refs/lifeline-review/",
+    tree_dir="records",
+    tracking="lifeline-review",
+    label="lifeline-review",
+    lock_file="review.{name}.lock",
+    noun="review trail",
+    thing="review trail",
+    whole="review trail",
+    item="record",
+    items="records",
+    push_prefix="review:",
+    parse=_parse_record,
+    key=lambda r: r.id,
+    proves=lambda r: True,
+    pick=None,  # a record's id is the hash of its bytes
+    names_in_use=names_in_use,
+)
 
 NAMESPACES: tuple[Namespace, ...] = (LEDGER, REVIEW)
 
@@ -74,5 +105,5 @@ def namespace_of(ref: str) -> tuple[Namespace, str] | None:
     """(namespace, name) of a ref under one of our prefixes, else None."""
     for ns in NAMESPACES:
         if ref.startswith(ns.ref_prefix):
-            return ns, ref[len(ns.ref_prefix):]
+            return ns, ref[len(ns.ref_prefix) :]
     return None

@@ -18,8 +18,12 @@ __all__ = ["pager_command", "spawn"]
 
 def pager_command(config: Optional[Callable[[str], Optional[str]]]) -> Optional[str]:
     """The pager git would run, or None for none."""
-    command = (os.environ.get("GIT_PAGER") or (config("core.pager") if config is not None else None)
-               or os.environ.get("PAGER") or "less")
+    command = (
+        os.environ.get("GIT_PAGER")
+        or (config("core.pager") if config is not None else None)
+        or os.environ.get("PAGER")
+        or "less"
+    )
     command = command.strip()
     return None if not command or command == "cat" else command
 

@@ -31,9 +31,9 @@ _REVISION_SYNTAX = ("~", "^", ":", "@{", "..")
 
 @dataclass(frozen=True)
 class PolicyRef:
-    ref: str       # the full ref name, e.g. refs/remotes/origin/main
+    ref: str  # the full ref name, e.g. refs/remotes/origin/main
     commit: str
-    why: str       # how it was chosen, for `git lifeline policy`
+    why: str  # how it was chosen, for `git lifeline policy`
 
 
 def _commit_of(repo: pygit2.Repository, ref: pygit2.Reference) -> Optional[str]:
@@ -46,16 +46,20 @@ def _commit_of(repo: pygit2.Repository, ref: pygit2.Reference) -> Optional[str]:
 def _configured(gr: GitRepo, value: str) -> PolicyRef:
     name = value.strip()
     if not name or name == "HEAD" or any(s in name for s in _REVISION_SYNTAX):
-        raise PolicyError(f"git config {CONFIG_KEY} {value!r}: name a branch or a tag (e.g. refs/remotes/origin/main); "
-                          "HEAD follows the checkout, so it cannot be trusted")
+        raise PolicyError(
+            f"git config {CONFIG_KEY} {value!r}: name a branch or a tag (e.g. refs/remotes/origin/main); "
+            "HEAD follows the checkout, so it cannot be trusted"
+        )
     try:
         ref = gr.repo.lookup_reference_dwim(name)
     except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
         ref = None
     commit = _commit_of(gr.repo, ref) if ref is not None and ref.name.startswith("refs/") else None
     if ref is None or commit is None:
-        raise PolicyError(f"git config {CONFIG_KEY} {value!r} names no commit; agent writes are refused until it "
-                          "names one (git branch -a lists them) or the setting is removed")
+        raise PolicyError(
+            f"git config {CONFIG_KEY} {value!r} names no commit; agent writes are refused until it "
+            "names one (git branch -a lists them) or the setting is removed"
+        )
     return PolicyRef(ref.name, commit, f"git config {CONFIG_KEY}")
 
 

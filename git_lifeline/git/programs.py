@@ -19,8 +19,8 @@ _OUTPUT_CHARS = 2000
 @dataclass(frozen=True)
 class Probe:
     ok: bool
-    code: Optional[int]   # None: it could not be started or did not finish in time
-    output: str           # what it printed (stderr after stdout), trimmed
+    code: Optional[int]  # None: it could not be started or did not finish in time
+    output: str  # what it printed (stderr after stdout), trimmed
 
 
 def probe(argv: list, cwd: Optional[str] = None, drop_env: tuple = (), timeout: float = PROBE_SECONDS) -> Probe:
@@ -28,8 +28,7 @@ def probe(argv: list, cwd: Optional[str] = None, drop_env: tuple = (), timeout: 
     (the ones a client would not pass on, such as PYTHONPATH)."""
     env = {k: v for k, v in os.environ.items() if k not in drop_env}
     try:
-        proc = subprocess.run(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                              timeout=timeout)
+        proc = subprocess.run(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
     except FileNotFoundError:
         return Probe(False, None, f"{argv[0]}: not found")
     except PermissionError:

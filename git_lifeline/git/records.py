@@ -171,13 +171,13 @@ class Record:
 
 
 def make_record(type_: str, line: str, by: str, ts: Optional[datetime] = None, **fields) -> Record:
-    doc = {"v": FORMAT_VERSION, "type": type_, "line": line, "by": by,
-           "ts": format_ts(ts or utcnow()), **fields}
+    doc = {"v": FORMAT_VERSION, "type": type_, "line": line, "by": by, "ts": format_ts(ts or utcnow()), **fields}
     problems = doc_problems(doc)
     if problems:
         raise InputError("; ".join(problems))
     if isinstance(doc.get("why"), str):  # free text a human types into the trail (a proposal's
         from ..core.secrets import refusal, scan  # content is an entry: the model's gate already ran)
+
         findings = scan(doc["why"], "why")
         if findings:
             raise refusal(findings, "the rejection's why")
@@ -200,15 +200,23 @@ def check_record_blob(line: str, path: str, data: bytes) -> tuple[Optional[Recor
 
 
 def entry_content(e: Entry) -> dict:
-    return {"agent": e.agent, "author": e.author, "body": e.body, "kind": e.kind, "model": e.model,
-            "parents": list(e.parents), "provider": e.provider, "summary": e.summary}
+    return {
+        "agent": e.agent,
+        "author": e.author,
+        "body": e.body,
+        "kind": e.kind,
+        "model": e.model,
+        "parents": list(e.parents),
+        "provider": e.provider,
+        "summary": e.summary,
+    }
 
 
 # ---- proposals and their status -------------------------------------------------
 @dataclass
 class Proposal:
     record: Record
-    decisions: list = field(default_factory=list)   # decision records, (ts, id) order
+    decisions: list = field(default_factory=list)  # decision records, (ts, id) order
 
     @property
     def id(self) -> str:
@@ -265,18 +273,23 @@ def already_decided(p: Proposal) -> str:
     assert d is not None, "only a decided proposal was already decided"
     when = d.doc["ts"][:19].replace("T", " ")
     if d.type == "approved":
-        return (f"proposal {p.short} was already approved as entry {d.doc['entry'][:12]} by {d.by} on {when}; "
-                "an approval is final (record a correction to change the ledger)")
+        return (
+            f"proposal {p.short} was already approved as entry {d.doc['entry'][:12]} by {d.by} on {when}; "
+            "an approval is final (record a correction to change the ledger)"
+        )
     if d.type == "duplicate":
-        return (f"proposal {p.short} was already closed as a duplicate of entry {d.doc['entry'][:12]} by {d.by} "
-                f"on {when}")
-    return (f"proposal {p.short} was already rejected by {d.by} on {when}; file it again with "
-            "git lifeline propose to reconsider it")
+        return (
+            f"proposal {p.short} was already closed as a duplicate of entry {d.doc['entry'][:12]} by {d.by} on {when}"
+        )
+    return (
+        f"proposal {p.short} was already rejected by {d.by} on {when}; file it again with "
+        "git lifeline propose to reconsider it"
+    )
 
 
 def parse_since(text: str, now: Optional[datetime] = None) -> datetime:
     """Any date form of core/dates.py (`7d`, `2 weeks ago`, `yesterday`, a date, an ISO time):
     `--since` means the same in audit as in list and stale."""
     from ..core.dates import parse_when
-    return parse_when(text, now, what="--since").start
 
+    return parse_when(text, now, what="--since").start

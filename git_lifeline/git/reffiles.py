@@ -23,8 +23,16 @@ from typing import NamedTuple, Optional
 
 # Variables that make git look elsewhere than the files read here; libgit2 ignores most
 # of them, git honours them: with any set, neither answer is certain here.
-_MOVED_BY = ("GIT_COMMON_DIR", "GIT_WORK_TREE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-             "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_REF_STORAGE")
+_MOVED_BY = (
+    "GIT_COMMON_DIR",
+    "GIT_WORK_TREE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_NAMESPACE",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+    "GIT_REF_STORAGE",
+)
 _LOOSE = re.compile(rb"[0-9a-f]{40}\n")
 _PACKED = re.compile(r"([0-9a-f]{40}) (\S+)")
 _PEELED = re.compile(r"\^[0-9a-f]{40}")
@@ -34,8 +42,8 @@ _MAX_LOOSE = 4096
 class Location(NamedTuple):
     """Where a repository's files are, as open_repo (git/repo.py) would find them."""
 
-    git_dir: str       # this worktree's git dir
-    common_dir: str    # refs, objects and our cache
+    git_dir: str  # this worktree's git dir
+    common_dir: str  # refs, objects and our cache
     workdir: str
 
 
@@ -118,7 +126,7 @@ def _gitfile_target(path: str) -> Optional[str]:
     text = data.decode("utf-8")
     if len(data) > _MAX_LOOSE or not text.startswith("gitdir: ") or text.count("\n") > 1:
         return None
-    target = text[len("gitdir: "):].rstrip("\n")
+    target = text[len("gitdir: ") :].rstrip("\n")
     if not target or target != target.strip():
         return None
     return os.path.realpath(os.path.join(os.path.dirname(path), target))
@@ -138,9 +146,12 @@ def _is_git_dir(path: str) -> bool:
 def _plain_store(common: str) -> bool:
     """objects/ and refs/ as directories, no reftable, no alternates."""
     join = os.path.join
-    return (os.path.isdir(join(common, "objects")) and os.path.isdir(join(common, "refs"))
-            and not os.path.lexists(join(common, "reftable"))
-            and not os.path.lexists(join(common, "objects", "info", "alternates")))
+    return (
+        os.path.isdir(join(common, "objects"))
+        and os.path.isdir(join(common, "refs"))
+        and not os.path.lexists(join(common, "reftable"))
+        and not os.path.lexists(join(common, "objects", "info", "alternates"))
+    )
 
 
 def _mine(*paths: str) -> bool:

@@ -28,8 +28,15 @@ def make_commit(gr: GitRepo, message: str, tree: pygit2.Oid, parents: list, sig:
         return gr.repo.create_commit(None, sig, sig, message, tree, parents)
     offset = sig.offset
     date = f"@{sig.time} {'-' if offset < 0 else '+'}{abs(offset) // 60:02d}{abs(offset) % 60:02d}"
-    env = dict(os.environ, GIT_AUTHOR_NAME=sig.name, GIT_AUTHOR_EMAIL=sig.email, GIT_AUTHOR_DATE=date,
-               GIT_COMMITTER_NAME=sig.name, GIT_COMMITTER_EMAIL=sig.email, GIT_COMMITTER_DATE=date)
+    env = dict(
+        os.environ,
+        GIT_AUTHOR_NAME=sig.name,
+        GIT_AUTHOR_EMAIL=sig.email,
+        GIT_AUTHOR_DATE=date,
+        GIT_COMMITTER_NAME=sig.name,
+        GIT_COMMITTER_EMAIL=sig.email,
+        GIT_COMMITTER_DATE=date,
+    )
     args = ["commit-tree", "-S", str(tree)]
     for p in parents:
         args += ["-p", str(p)]

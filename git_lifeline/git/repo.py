@@ -28,8 +28,8 @@ class GitRepo:
     """An opened repository plus the paths and settings every layer above needs."""
 
     repo: pygit2.Repository
-    git_dir: Path          # this worktree's git dir
-    common_dir: Path       # shared by all linked worktrees: refs, objects, our cache
+    git_dir: Path  # this worktree's git dir
+    common_dir: Path  # shared by all linked worktrees: refs, objects, our cache
     workdir: Optional[Path]
     _config: Optional[dict] = None
 
@@ -64,9 +64,11 @@ class GitRepo:
         name = os.environ.get("GIT_AUTHOR_NAME") or self.config_get("user.name")
         email = os.environ.get("GIT_AUTHOR_EMAIL") or self.config_get("user.email")
         if not name or not email:
-            raise InputError("no git identity configured: set it with",
-                             "  git config --global user.name \"Your Name\"",
-                             "  git config --global user.email you@example.com")
+            raise InputError(
+                "no git identity configured: set it with",
+                '  git config --global user.name "Your Name"',
+                "  git config --global user.email you@example.com",
+            )
         return name, email
 
     def lifeline_dir(self) -> Path:
@@ -83,8 +85,7 @@ class GitRepo:
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         """Whether commit `ancestor` is `descendant` or in its history."""
-        return ancestor == descendant or self.repo.descendant_of(pygit2.Oid(hex=descendant),
-                                                                 pygit2.Oid(hex=ancestor))
+        return ancestor == descendant or self.repo.descendant_of(pygit2.Oid(hex=descendant), pygit2.Oid(hex=ancestor))
 
 
 def _object_format(git_dir: Path) -> str:
@@ -119,7 +120,8 @@ def open_repo(start: Optional[str] = None) -> GitRepo:
     if fmt != "sha1":
         raise NotARepoError(
             f"this repository uses the {fmt} object format; git-lifeline supports only "
-            "sha1 repositories today (pygit2 cannot read the others)")
+            "sha1 repositories today (pygit2 cannot read the others)"
+        )
     try:
         repo = pygit2.Repository(str(git_dir))
     except pygit2.GitError as exc:
@@ -142,9 +144,12 @@ def repository_failure(exc: BaseException) -> Optional[LifelineError]:
     import sqlite3
 
     from ..errors import RepositoryError
+
     if isinstance(exc, KeyError) and exc.args and _OID.fullmatch(str(exc.args[0])):
-        return RepositoryError(f"object {exc.args[0]} is missing from the repository (a damaged or incomplete "
-                               "object database: run `git fsck`); the line was not changed")
+        return RepositoryError(
+            f"object {exc.args[0]} is missing from the repository (a damaged or incomplete "
+            "object database: run `git fsck`); the line was not changed"
+        )
     if isinstance(exc, (OSError, pygit2.GitError, sqlite3.OperationalError)):
         text = str(exc) or type(exc).__name__
         return RepositoryError(f"the repository could not be read or written: {text}; the line was not changed")
@@ -155,5 +160,6 @@ def run_program(argv: list[str], stdin: bytes) -> int:
     """Run a program (a user's own hook) with our standard streams and `stdin` as its
     input; its exit code."""
     return subprocess.run(argv, input=stdin).returncode
+
 
 explain_with(repository_failure)  # lets errors.describe_failure, the faces' one boundary, read pygit2's failures

@@ -45,11 +45,33 @@ REMIND_SCAN_LIMIT = 1000
 CODE_TRAILER = "Lifeline-Code"
 
 __all__ = [  # what other layers import from here (several live in the engine's modules)
-    "AppendResult", "BulkWriter", "CAS_SECONDS", "CODE_TRAILER", "DEFAULT_LINE", "ENTRIES_DIR", "HEX40", "LINE_RE",
+    "AppendResult",
+    "BulkWriter",
+    "CAS_SECONDS",
+    "CODE_TRAILER",
+    "DEFAULT_LINE",
+    "ENTRIES_DIR",
+    "HEX40",
+    "LINE_RE",
     "LineStore",
-    "LoadResult", "REF_PREFIX", "STALE_REF_LOCK_SECONDS", "cas_ref", "diff_entry_trees", "drop_phantom_reflog",
-    "ensure_reflog", "entry_path", "file_lock", "insert_fanout", "is_entry_path", "last_append_time", "list_lines",
-    "make_commit", "ref_value", "rewound_value", "subtree", "validate_line",
+    "LoadResult",
+    "REF_PREFIX",
+    "STALE_REF_LOCK_SECONDS",
+    "cas_ref",
+    "diff_entry_trees",
+    "drop_phantom_reflog",
+    "ensure_reflog",
+    "entry_path",
+    "file_lock",
+    "insert_fanout",
+    "is_entry_path",
+    "last_append_time",
+    "list_lines",
+    "make_commit",
+    "ref_value",
+    "rewound_value",
+    "subtree",
+    "validate_line",
 ]
 
 
@@ -91,7 +113,8 @@ class LineStore(FanoutLog):
         p = prefix.strip().lower()
         if len(p) < MIN_PREFIX or not _HEX.fullmatch(p):
             raise InputError(
-                f"invalid id {prefix!r}: give a full id or a prefix of at least {MIN_PREFIX} hex characters")
+                f"invalid id {prefix!r}: give a full id or a prefix of at least {MIN_PREFIX} hex characters"
+            )
         matches = self.prefix_matches(p, commit_id)
         if not matches:
             raise InputError(f"no entry {prefix!r} in line {self.line!r}")
@@ -110,19 +133,24 @@ class LineStore(FanoutLog):
         (`with_code_trailer`).
         """
         code = code_head(self.gr)
-        return self.add(entries, lambda new: with_code_trailer(message_for(new), code, new),
-                        existing=existing_check)
+        return self.add(entries, lambda new: with_code_trailer(message_for(new), code, new), existing=existing_check)
 
     def merge_message(self, source: str, theirs: str, u: Union, parsed: dict) -> str:
         def n(k, word="entry", plural="entries"):
             return f"{k} {word if k == 1 else plural}"
+
         incoming = [e for e in (parsed.get(i) or self.get(i, theirs) for i in u.incoming) if e is not None]
         summaries = [f"{e.short} {e.kind}: {e.summary}" for e in sorted(incoming, key=lambda e: (e.ts, e.id))]
-        lines = [f"lifeline: merge {source}/{self.line} into {self.line}", "",
-                 f"{n(len(u.incoming))} from {source} ({theirs[:12]}), {n(u.local_only)} only here."]
+        lines = [
+            f"lifeline: merge {source}/{self.line} into {self.line}",
+            "",
+            f"{n(len(u.incoming))} from {source} ({theirs[:12]}), {n(u.local_only)} only here.",
+        ]
         if u.picked:
-            lines.append(f"{n(len(u.picked))} recorded on both sides with different timestamps: "
-                         "kept the earliest (verify.pick_blob).")
+            lines.append(
+                f"{n(len(u.picked))} recorded on both sides with different timestamps: "
+                "kept the earliest (verify.pick_blob)."
+            )
         if summaries:
             lines.append("")
             lines.extend(f"+ {s}" for s in summaries[:_LISTED_IN_MESSAGE])

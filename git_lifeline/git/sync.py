@@ -52,17 +52,54 @@ from .store import LINE_RE, LineStore
 from .trails import ReviewTrail
 from .verify import pick_blob, problem_lines, verified_incoming, verify_range
 
-__all__ = ["CorruptionError", "FetchLine", "PartlyPulled", "PullLine", "PushLine", "PushResult", "Refused", "Union",
-           "ZERO", "clone", "default_remote", "fetch", "fetch_refspec", "integrate", "integrate_all", "local_heads", "no_progress",
-           "open_log", "pick_blob", "push", "push_review", "relation", "remote_setup", "remotes", "resolve_remote",
-           "retry_pause", "review_fetch_refspec", "review_tracking_heads", "review_tracking_prefix", "tracking_heads",
-           "tracking_prefix", "union_trees", "unpushed", "verify_outgoing"]
+__all__ = [
+    "CorruptionError",
+    "FetchLine",
+    "PartlyPulled",
+    "PullLine",
+    "PushLine",
+    "PushResult",
+    "Refused",
+    "Union",
+    "ZERO",
+    "clone",
+    "default_remote",
+    "fetch",
+    "fetch_refspec",
+    "integrate",
+    "integrate_all",
+    "local_heads",
+    "no_progress",
+    "open_log",
+    "pick_blob",
+    "push",
+    "push_review",
+    "relation",
+    "remote_setup",
+    "remotes",
+    "resolve_remote",
+    "retry_pause",
+    "review_fetch_refspec",
+    "review_tracking_heads",
+    "review_tracking_prefix",
+    "tracking_heads",
+    "tracking_prefix",
+    "union_trees",
+    "unpushed",
+    "verify_outgoing",
+]
 
 ZERO = "0" * 40
 REVIEW_PREFIX = REVIEW.ref_prefix
 # git's words when a push lost because the remote's log moved: pull, then push again
-_MOVED_UNDER_US = ("fetch first", "non-fast-forward", "stale info", "failed to update ref", "cannot lock ref",
-                   "failed to lock")
+_MOVED_UNDER_US = (
+    "fetch first",
+    "non-fast-forward",
+    "stale info",
+    "failed to update ref",
+    "cannot lock ref",
+    "failed to lock",
+)
 _REMOTE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 # the class that stores each namespace's logs (what is specific to it: merge messages...)
 _LOGS: dict[str, type[FanoutLog]] = {LEDGER.name: LineStore, REVIEW.name: ReviewTrail}
@@ -111,8 +148,13 @@ def local_heads(gr: GitRepo, only: Optional[list] = None, ns: Namespace = LEDGER
     return heads
 
 
-def union_trees(repo: pygit2.Repository, ours: Optional[pygit2.Tree], theirs: Optional[pygit2.Tree],
-                progress: Optional[object] = None, ns: Namespace = LEDGER) -> Union:
+def union_trees(
+    repo: pygit2.Repository,
+    ours: Optional[pygit2.Tree],
+    theirs: Optional[pygit2.Tree],
+    progress: Optional[object] = None,
+    ns: Namespace = LEDGER,
+) -> Union:
     """Union of two trees of a namespace (default: two lines' `entries/`)."""
     return union_of(repo, ns, ours, theirs, progress)
 
@@ -139,13 +181,19 @@ def resolve_remote(gr: GitRepo, remote: Optional[str]) -> str:
     known = remotes(gr)
     if name not in known:
         if remote is None and not known:
-            raise InputError("this repository has no remote to exchange the ledger with; add one: "
-                             "git remote add origin <url>")
+            raise InputError(
+                "this repository has no remote to exchange the ledger with; add one: git remote add origin <url>"
+            )
         if remote is None:
-            raise InputError(f"no remote given, the current branch has no upstream and there is no 'origin'; "
-                             f"name one of {', '.join(known)} (e.g. git lifeline push {known[0]})")
-        hint = (f" (known: {', '.join(known)})" if known
-                else " (this repository has none; add one: git remote add origin <url>)")
+            raise InputError(
+                f"no remote given, the current branch has no upstream and there is no 'origin'; "
+                f"name one of {', '.join(known)} (e.g. git lifeline push {known[0]})"
+            )
+        hint = (
+            f" (known: {', '.join(known)})"
+            if known
+            else " (this repository has none; add one: git remote add origin <url>)"
+        )
         raise InputError(f"{name!r} is not a configured remote{hint}; sync takes a remote's name, not a URL")
     if not _REMOTE_NAME.fullmatch(name):
         raise InputError(f"remote name {name!r} cannot be used in a tracking ref")
@@ -156,10 +204,10 @@ def resolve_remote(gr: GitRepo, remote: Optional[str]) -> str:
 @dataclass
 class FetchLine:
     line: str
-    before: Optional[str]   # tracking head before the fetch
-    after: Optional[str]    # tracking head after the fetch
+    before: Optional[str]  # tracking head before the fetch
+    after: Optional[str]  # tracking head after the fetch
     local: Optional[str]
-    state: str              # relation(local, after)
+    state: str  # relation(local, after)
 
 
 def fetch(gr: GitRepo, remote: str, only: Optional[list] = None) -> list:
@@ -167,8 +215,18 @@ def fetch(gr: GitRepo, remote: str, only: Optional[list] = None) -> list:
     relates to ours."""
     before = tracking_heads(gr, remote)
     try:
-        gr.git(["fetch", "--quiet", "--prune", "--no-tags", "--no-write-fetch-head", "--", remote,
-                *(ns.fetch_refspec(remote) for ns in NAMESPACES)])
+        gr.git(
+            [
+                "fetch",
+                "--quiet",
+                "--prune",
+                "--no-tags",
+                "--no-write-fetch-head",
+                "--",
+                remote,
+                *(ns.fetch_refspec(remote) for ns in NAMESPACES),
+            ]
+        )
     except GitCommandError as exc:
         raise LifelineError(f"fetching the ledger from {remote!r} failed:", *exc.git_said) from None
     after = tracking_heads(gr, remote)
@@ -178,8 +236,15 @@ def fetch(gr: GitRepo, remote: str, only: Optional[list] = None) -> list:
     for line in names:
         if only is not None and line not in only:
             continue
-        out.append(FetchLine(line, before.get(line), after.get(line), local.get(line),
-                             relation(gr.repo, local.get(line), after.get(line))))
+        out.append(
+            FetchLine(
+                line,
+                before.get(line),
+                after.get(line),
+                local.get(line),
+                relation(gr.repo, local.get(line), after.get(line)),
+            )
+        )
     return out
 
 
@@ -189,10 +254,10 @@ class Refused:
     """A line of the remote left out of a pull, with its review trail: one of the two
     failed verification, or its name clashes by case with another (`clash`: that name)."""
 
-    namespace: str                # the log that failed: namespaces.Namespace.name
-    name: str                     # the line
-    why: tuple                    # the verifier's words (CorruptionError), line by line
-    clash: Optional[str] = None   # left out for its name alone: the name it clashes with
+    namespace: str  # the log that failed: namespaces.Namespace.name
+    name: str  # the line
+    why: tuple  # the verifier's words (CorruptionError), line by line
+    clash: Optional[str] = None  # left out for its name alone: the name it clashes with
 
     @property
     def label(self) -> str:
@@ -221,21 +286,29 @@ class PartlyPulled(CorruptionError):
         clashing = [r.name for r in refused if r.clash is not None]
         remedies = []
         if broken:
-            remedies.append(f"{broken[0]} fails verification: until whoever pushed it repairs it (git lifeline verify "
-                            f"--line {broken[0]}, on their clone), this command exits 1.")
+            remedies.append(
+                f"{broken[0]} fails verification: until whoever pushed it repairs it (git lifeline verify "
+                f"--line {broken[0]}, on their clone), this command exits 1."
+            )
         if clashing:
             # nothing is wrong with such a line but its name beside another: verify passes on
             # the clone that pushed it, so the pair is parted by renaming one (FORMAT §4)
             name = clashing[0]
-            remedies.append(f"{name} cannot come in beside a line whose name differs only in case; until one of the "
-                            f"two is renamed, this command exits 1. To rename {name}: git lifeline promote --from "
-                            f"{name} --to <new name> --id <each id>, then delete refs/lifeline/{name} and "
-                            f"refs/lifeline-review/{name} (git update-ref -d) on each clone and on {remote}.")
+            remedies.append(
+                f"{name} cannot come in beside a line whose name differs only in case; until one of the "
+                f"two is renamed, this command exits 1. To rename {name}: git lifeline promote --from "
+                f"{name} --to <new name> --id <each id>, then delete refs/lifeline/{name} and "
+                f"refs/lifeline-review/{name} (git update-ref -d) on each clone and on {remote}."
+            )
         super().__init__(
             f"{' and '.join(names)} from {remote} {'was' if len(names) == 1 else 'were'} left out "
-            f"(nothing of {it} was written). {brought}. Why:", *shown, *more, *remedies,
+            f"(nothing of {it} was written). {brought}. Why:",
+            *shown,
+            *more,
+            *remedies,
             f"Pull or sync the other lines alone with --line, e.g. "
-            f"git lifeline sync {remote} --line {others[0] if others else 'NAME'}")
+            f"git lifeline sync {remote} --line {others[0] if others else 'NAME'}",
+        )
 
     @property
     def lines(self) -> list:
@@ -247,8 +320,9 @@ class PartlyPulled(CorruptionError):
         return {r.name for r in self.refused}
 
 
-def integrate_all(gr: GitRepo, remote: str, only: Optional[list] = None,
-                  progress: Progress = no_progress) -> dict[str, list[PullLine]]:
+def integrate_all(
+    gr: GitRepo, remote: str, only: Optional[list] = None, progress: Progress = no_progress
+) -> dict[str, list[PullLine]]:
     """Bring every fetched log of `remote`, in every namespace, into ours (no network):
     {namespace name: [PullLine]}. Everything that would arrive is verified before
     anything moves. A log that fails is left out whole and the others still come in
@@ -260,8 +334,11 @@ def integrate_all(gr: GitRepo, remote: str, only: Optional[list] = None,
         for name in sorted(set(theirs_all) | set(local_heads(gr, None, ns))):
             if only is None or name in only:
                 plan.append((open_log(gr, ns, name), theirs_all.get(name)))
-    arriving = [(log, theirs) for log, theirs in plan
-                if theirs is not None and relation(gr.repo, log.head(), theirs) in ("new", "behind", "diverged")]
+    arriving = [
+        (log, theirs)
+        for log, theirs in plan
+        if theirs is not None and relation(gr.repo, log.head(), theirs) in ("new", "behind", "diverged")
+    ]
     # A line and its review trail travel together: when either fails, both are left out.
     refused: dict = {}  # line -> Refused
     # A name new here that clashes by case with one in use here, or with another arriving,
@@ -269,9 +346,12 @@ def integrate_all(gr: GitRepo, remote: str, only: Optional[list] = None,
     clashes = name_clashes(names_in_use(gr), [log.name for log, _theirs in arriving])
     for log, _theirs in arriving:
         if log.name in clashes and log.name not in refused:
-            refused[log.name] = Refused(log.ns.name, log.name, (f"{log.ns.noun} {log.name} from {remote}: name-clash: "
-                                                                 f"{clash_message(log.name, clashes[log.name])}",),
-                                        clashes[log.name])
+            refused[log.name] = Refused(
+                log.ns.name,
+                log.name,
+                (f"{log.ns.noun} {log.name} from {remote}: name-clash: {clash_message(log.name, clashes[log.name])}",),
+                clashes[log.name],
+            )
 
     def key(log: FanoutLog) -> str:
         return log.name
@@ -320,8 +400,8 @@ def integrate(gr: GitRepo, remote: str, only: Optional[list] = None, progress: P
 @dataclass
 class PushLine:
     line: str
-    flag: str          # git's porcelain flag: ' ' ff, '*' new, '=' up to date, '!' rejected
-    summary: str       # git's words, e.g. "[rejected] (fetch first)"
+    flag: str  # git's porcelain flag: ' ' ff, '*' new, '=' up to date, '!' rejected
+    summary: str  # git's words, e.g. "[rejected] (fetch first)"
     sha: Optional[str]
 
     @property
@@ -352,15 +432,19 @@ def verify_outgoing(gr: GitRepo, remote: str, outgoing: list, progress: Progress
     clashes = name_clashes(tracking_names(gr, remote), [name for _ns, name, _head in outgoing])
     for ns, name, _head in outgoing:
         if name in clashes:
-            raise CorruptionError(f"{ns.noun} {name}: name-clash: {clash_message(name, clashes[name])}; "
-                                  "nothing was pushed")
+            raise CorruptionError(
+                f"{ns.noun} {name}: name-clash: {clash_message(name, clashes[name])}; nothing was pushed"
+            )
     for ns, name, head in outgoing:
         known = ns.tracking_heads(gr, remote).get(name)
         hide = [known] if known and gr.repo.get(known) is not None else []
         report = verify_range(open_log(gr, ns, name), head, hide)
         if not report.ok:
-            raise CorruptionError(f"{ns.noun} {name} fails verification; nothing was pushed:",
-                                  *problem_lines(report.problems), "(run: git lifeline verify)")
+            raise CorruptionError(
+                f"{ns.noun} {name} fails verification; nothing was pushed:",
+                *problem_lines(report.problems),
+                "(run: git lifeline verify)",
+            )
 
 
 def push(gr: GitRepo, remote: str, only: Optional[list] = None, progress: Progress = no_progress) -> PushResult:
@@ -375,8 +459,11 @@ def push(gr: GitRepo, remote: str, only: Optional[list] = None, progress: Progre
     proc = gr.git(["push", "--porcelain", "--", remote, *(f"{ref}:{ref}" for ref in heads)], check=False)
     out = proc.stdout.decode("utf-8", "replace")
     err = proc.stderr.decode("utf-8", "replace")
-    result.remote_messages = [ln[len("remote: "):].rstrip() for ln in err.splitlines()
-                              if ln.startswith("remote: ") and ln[len("remote: "):].strip()]
+    result.remote_messages = [
+        ln[len("remote: ") :].rstrip()
+        for ln in err.splitlines()
+        if ln.startswith("remote: ") and ln[len("remote: ") :].strip()
+    ]
     order = {ref: i for i, ref in enumerate(heads)}
     pushed = []
     for raw in out.splitlines():
@@ -425,8 +512,11 @@ def unpushed(gr: GitRepo, remote: str) -> list:
         theirs = tracking.get(line)
         if theirs == head:
             continue
-        if theirs is not None and gr.repo.get(theirs) is not None and \
-                gr.repo.descendant_of(pygit2.Oid(hex=theirs), pygit2.Oid(hex=head)):
+        if (
+            theirs is not None
+            and gr.repo.get(theirs) is not None
+            and gr.repo.descendant_of(pygit2.Oid(hex=theirs), pygit2.Oid(hex=head))
+        ):
             continue
         store = LineStore(gr, line)
         added, _ = store.incoming_by_diff(theirs if theirs and gr.repo.get(theirs) is not None else None, head)

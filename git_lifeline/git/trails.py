@@ -61,8 +61,9 @@ class ReviewTrail(FanoutLog):
         `check(head)` runs against the head each attempt is built on and may raise to
         refuse the write (that is how a second decision on a proposal is refused even
         when two processes decide at once)."""
-        result = self.add([record], lambda _new: message, check=check,
-                          reflog=lambda _new: f"{REVIEW.label}: {record.type}")
+        result = self.add(
+            [record], lambda _new: message, check=check, reflog=lambda _new: f"{REVIEW.label}: {record.type}"
+        )
         head = result.commit or self.head()
         assert head is not None
         return head
@@ -79,8 +80,9 @@ class ReviewTrail(FanoutLog):
     def resolve(self, ref: str, proposals: Optional[dict] = None) -> Proposal:
         p = ref.strip().lower()
         if len(p) < MIN_PID_PREFIX or not _HEX.fullmatch(p):
-            raise ReviewError(f"invalid proposal id {ref!r}: give at least {MIN_PID_PREFIX} hex characters "
-                              "(see git lifeline review)")
+            raise ReviewError(
+                f"invalid proposal id {ref!r}: give at least {MIN_PID_PREFIX} hex characters (see git lifeline review)"
+            )
         proposals = self.proposals() if proposals is None else proposals
         matches = [pid for pid in self.prefix_matches(p) if pid in proposals]
         if not matches:
@@ -95,8 +97,19 @@ class ReviewTrail(FanoutLog):
         return rec
 
     def record_direct(self, entry: Entry, rule: str, by: str, via: str) -> Record:
-        rec = make_record("direct", self.line, by, entry=entry.id, kind=entry.kind, summary=entry.summary,
-                          agent=entry.agent, provider=entry.provider, model=entry.model, rule=rule, via=via)
+        rec = make_record(
+            "direct",
+            self.line,
+            by,
+            entry=entry.id,
+            kind=entry.kind,
+            summary=entry.summary,
+            agent=entry.agent,
+            provider=entry.provider,
+            model=entry.model,
+            rule=rule,
+            via=via,
+        )
         self.append(rec, f"direct {entry.kind}: {entry.summary}\n\n{trailers(rec)}Lifeline-Id: {entry.id}\n")
         return rec
 
@@ -132,6 +145,9 @@ class ReviewTrail(FanoutLog):
         record is refused, nothing moves). A merge commit carries the union of both
         record sets; records are content-addressed, so the union never conflicts."""
         pulled: PullLine = integrate_head(
-            self, other, lambda local, theirs: verified_incoming(self, local, theirs, "another clone"),
-            progress=no_progress)
+            self,
+            other,
+            lambda local, theirs: verified_incoming(self, local, theirs, "another clone"),
+            progress=no_progress,
+        )
         return {"ahead": "up-to-date"}.get(pulled.action, pulled.action)

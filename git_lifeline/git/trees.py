@@ -152,8 +152,9 @@ def insert_fanout(repo: pygit2.Repository, base: Optional[pygit2.Tree], blobs: d
     return top.write()
 
 
-def diff_entry_trees(repo: pygit2.Repository, old: Optional[pygit2.Tree], new: Optional[pygit2.Tree],
-                     _depth: int = 0, _prefix: str = "") -> Iterator[tuple]:
+def diff_entry_trees(
+    repo: pygit2.Repository, old: Optional[pygit2.Tree], new: Optional[pygit2.Tree], _depth: int = 0, _prefix: str = ""
+) -> Iterator[tuple]:
     """Leaves that differ between two fan-out trees: (path, old_oid, new_oid, new_kind).
 
     Subtrees with equal oids are skipped, so the cost follows the size of the change,
@@ -172,8 +173,13 @@ def diff_entry_trees(repo: pygit2.Repository, old: Optional[pygit2.Tree], new: O
         o_tree = o is not None and o.type_str == "tree"
         n_tree = n is not None and n.type_str == "tree"
         if _depth < 2 and (o is None or o_tree) and (n is None or n_tree):
-            yield from diff_entry_trees(repo, tree_at(repo, o.id) if o is not None else None,
-                                        tree_at(repo, n.id) if n is not None else None, _depth + 1, path + "/")
+            yield from diff_entry_trees(
+                repo,
+                tree_at(repo, o.id) if o is not None else None,
+                tree_at(repo, n.id) if n is not None else None,
+                _depth + 1,
+                path + "/",
+            )
             continue
         if _depth < 2 and (o_tree or n_tree):
             # a tree replaced by a file or the reverse: report both sides as leaves
@@ -188,19 +194,22 @@ def diff_entry_trees(repo: pygit2.Repository, old: Optional[pygit2.Tree], new: O
             continue
         kind = None
         if n is not None:
-            kind = "blob" if n.type_str == "blob" and n.filemode in (pygit2.GIT_FILEMODE_BLOB,) else (
-                n.type_str if n.type_str != "blob" else "blob-with-mode")
+            kind = (
+                "blob"
+                if n.type_str == "blob" and n.filemode in (pygit2.GIT_FILEMODE_BLOB,)
+                else (n.type_str if n.type_str != "blob" else "blob-with-mode")
+            )
         yield path, o.id if o is not None else None, n.id if n is not None else None, kind
 
 
 # ---- union of two fan-out trees ---------------------------------------------------------
 @dataclass
 class Union:
-    tree: Optional[pygit2.Oid]                           # merged tree (None: both empty)
-    incoming: list = field(default_factory=list)         # ids only the remote side had
-    local_only: int = 0                                  # ids only our side had
-    picked: list = field(default_factory=list)           # (id, kept blob, other blob): one id, two blobs
-    corrupt: list = field(default_factory=list)          # (id or path, reason)
+    tree: Optional[pygit2.Oid]  # merged tree (None: both empty)
+    incoming: list = field(default_factory=list)  # ids only the remote side had
+    local_only: int = 0  # ids only our side had
+    picked: list = field(default_factory=list)  # (id, kept blob, other blob): one id, two blobs
+    corrupt: list = field(default_factory=list)  # (id or path, reason)
 
 
 # pick(id, our leaf, their leaf, result) -> the blob to keep, or None (a reason was added to result.corrupt)
@@ -221,8 +230,13 @@ def _leaf_ids(repo: pygit2.Repository, obj, depth: int, prefix: str) -> list:
     return out
 
 
-def union_trees(repo: pygit2.Repository, ours: Optional[pygit2.Tree], theirs: Optional[pygit2.Tree],
-                pick: Pick, progress: Optional[Any] = None) -> Union:
+def union_trees(
+    repo: pygit2.Repository,
+    ours: Optional[pygit2.Tree],
+    theirs: Optional[pygit2.Tree],
+    pick: Pick,
+    progress: Optional[Any] = None,
+) -> Union:
     """Union of two fan-out trees, walking both and skipping equal subtrees; `pick`
     decides when both sides hold one id with different blobs."""
     result = Union(None)
@@ -261,14 +275,20 @@ def _union(repo, ours, theirs, depth: int, prefix: str, result: Union, pick: Pic
         path = prefix + name
         if depth < 2:
             if a.type_str == "tree" and b.type_str == "tree":
-                tb.insert(name, _union(repo, tree_at(repo, a.id), tree_at(repo, b.id), depth + 1, path, result, pick,
-                                       None),
-                          pygit2.GIT_FILEMODE_TREE)
+                tb.insert(
+                    name,
+                    _union(repo, tree_at(repo, a.id), tree_at(repo, b.id), depth + 1, path, result, pick, None),
+                    pygit2.GIT_FILEMODE_TREE,
+                )
             else:
                 result.corrupt.append((path, "a directory on one side is a file on the other"))
             continue
-        if a.type_str != "blob" or b.type_str != "blob" or a.filemode != b.filemode \
-                or a.filemode != pygit2.GIT_FILEMODE_BLOB:
+        if (
+            a.type_str != "blob"
+            or b.type_str != "blob"
+            or a.filemode != b.filemode
+            or a.filemode != pygit2.GIT_FILEMODE_BLOB
+        ):
             result.corrupt.append((path, "is not a plain blob on both sides"))
             continue
         kept = pick(path, a, b, result)

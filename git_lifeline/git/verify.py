@@ -40,10 +40,24 @@ from .refs import rewound_value
 from .repo import GitRepo
 from .trees import is_entry_path, lookup_all
 
-__all__ = ["Problem", "Report", "SecretProblem", "TrailProblem", "TrailReport", "pick_blob", "signature_problems",
-           "problem_lines", "verified_incoming", "verify_all", "verify_line", "verify_log", "verify_range", "verify_trail"]
+__all__ = [
+    "Problem",
+    "Report",
+    "SecretProblem",
+    "TrailProblem",
+    "TrailReport",
+    "pick_blob",
+    "signature_problems",
+    "problem_lines",
+    "verified_incoming",
+    "verify_all",
+    "verify_line",
+    "verify_log",
+    "verify_range",
+    "verify_trail",
+]
 
-TrailProblem = Problem   # the review trail's verdicts are the same types as a line's
+TrailProblem = Problem  # the review trail's verdicts are the same types as a line's
 TrailReport = Report
 
 
@@ -51,8 +65,13 @@ class _HistoryUnreadable(Exception):
     """git could not read part of the history (a missing object)."""
 
 
-def verify_range(log: FanoutLog, tip: str, hide: Iterable = (), progress: Optional[Callable[[int], Any]] = None,
-                 pending: Optional[dict] = None) -> Report:
+def verify_range(
+    log: FanoutLog,
+    tip: str,
+    hide: Iterable = (),
+    progress: Optional[Callable[[int], Any]] = None,
+    pending: Optional[dict] = None,
+) -> Report:
     """Verify what `tip` adds to the log on top of the `hide` commits (already trusted).
 
     The cost follows the size of the change, so pulls, pushes and hooks can afford it
@@ -86,11 +105,15 @@ def verify_range(log: FanoutLog, tip: str, hide: Iterable = (), progress: Option
     shallow = _shallow_commits(repo, log.gr.common_dir)
     for commit in commits:
         if str(commit.id) in shallow or "?" in shallow:
-            report.problems.append(Problem(
-                "shallow", f"commit {str(commit.id)[:12]} is where a shallow clone cut the history: the rest is "
-                           f"missing, so the {log.ns.whole} cannot be vouched for (fetch it whole: git fetch "
-                           f"--unshallow, or git fetch <remote> '+{log.ns.ref_prefix}*:{log.ns.ref_prefix}*' "
-                           "without --depth)"))
+            report.problems.append(
+                Problem(
+                    "shallow",
+                    f"commit {str(commit.id)[:12]} is where a shallow clone cut the history: the rest is "
+                    f"missing, so the {log.ns.whole} cannot be vouched for (fetch it whole: git fetch "
+                    f"--unshallow, or git fetch <remote> '+{log.ns.ref_prefix}*:{log.ns.ref_prefix}*' "
+                    "without --depth)",
+                )
+            )
             return report
     report.commits = len(commits)
     checks = checks_for(log, hide, pending)
@@ -105,8 +128,12 @@ def verify_range(log: FanoutLog, tip: str, hide: Iterable = (), progress: Option
         diffs = list(_diff_commits(log.gr, commits, pair))
     except _HistoryUnreadable as exc:
         diffs = []
-        report.problems.append(Problem("missing-object", f"the history cannot be read ({exc}): a damaged or "
-                                                         "incomplete object database (run `git fsck`)"))
+        report.problems.append(
+            Problem(
+                "missing-object",
+                f"the history cannot be read ({exc}): a damaged or incomplete object database (run `git fsck`)",
+            )
+        )
     checks.preload(diffs)
     for cid, changes in diffs:
         if cid == pair:
@@ -145,33 +172,54 @@ def _tree_name_problems(log: FanoutLog, changes: list, tip_tree: Optional[pygit2
     checked did not (a date, a secret)."""
     problems = []
     prefix = log.ns.tree_dir + "/"
-    named = [(path, new, path[len(prefix):].replace("/", "")) for status, _mode, new, path in changes
-             if status != "D" and path.startswith(prefix) and is_entry_path(path[len(prefix):])]
+    named = [
+        (path, new, path[len(prefix) :].replace("/", ""))
+        for status, _mode, new, path in changes
+        if status != "D" and path.startswith(prefix) and is_entry_path(path[len(prefix) :])
+    ]
     found = lookup_all(log.repo, tip_tree, [key for _path, _new, key in named])
     seen: set = set()
     for path, new, key in named:
         if path in seen:
             problems.append(Problem("foreign-file", f"{path} is named twice in one tree"))
         elif found[key] != pygit2.Oid(hex=new):
-            problems.append(Problem("foreign-file", f"{path} is not where a reader finds {key[:12]} (a tree "
-                                                    "entry name holding a slash, or one name given twice)"))
+            problems.append(
+                Problem(
+                    "foreign-file",
+                    f"{path} is not where a reader finds {key[:12]} (a tree "
+                    "entry name holding a slash, or one name given twice)",
+                )
+            )
         seen.add(path)
     return problems
 
 
-def verified_incoming(log: FanoutLog, local: Optional[str], theirs: str, source: str,
-                      progress: Progress = no_progress, pending: Optional[dict] = None) -> dict:
+def verified_incoming(
+    log: FanoutLog,
+    local: Optional[str],
+    theirs: str,
+    source: str,
+    progress: Progress = no_progress,
+    pending: Optional[dict] = None,
+) -> dict:
     """The gate of every integration: verify what `theirs` adds to `local` and return
     it (id -> record, parsed once for every later use); CorruptionError names the
     problems, and the caller moves nothing."""
     with contextlib.ExitStack() as stack:
         # the bar opens once verify_range knows how many commits it will check
         label = f"verifying {source}/{log.ns.push_prefix}{log.name}"
-        report = verify_range(log, theirs, [local] if local else [], pending=pending,
-                              progress=lambda total: stack.enter_context(progress(label, total)))
+        report = verify_range(
+            log,
+            theirs,
+            [local] if local else [],
+            pending=pending,
+            progress=lambda total: stack.enter_context(progress(label, total)),
+        )
     if not report.ok:
-        raise CorruptionError(f"{log.ns.noun} {log.name} from {source} failed verification; nothing was changed:",
-                              *problem_lines(report.problems))
+        raise CorruptionError(
+            f"{log.ns.noun} {log.name} from {source} failed verification; nothing was changed:",
+            *problem_lines(report.problems),
+        )
     return report.added
 
 
@@ -199,9 +247,13 @@ def verify_log(log: FanoutLog, in_use: Optional[set] = None) -> Report:
     if not any(p.code == "bad-commit" for p in report.problems) and isinstance(log.repo.get(head), pygit2.Commit):
         old = rewound_value(log.repo, log.ref_name, pygit2.Oid(hex=head))
         if old is not None:
-            report.problems.append(Problem(
-                "rewound", f"{log.ref_name} once pointed at {str(old)[:12]}, which the current head does not "
-                           f"contain: the {log.ns.noun} was rewound or rewritten"))
+            report.problems.append(
+                Problem(
+                    "rewound",
+                    f"{log.ref_name} once pointed at {str(old)[:12]}, which the current head does not "
+                    f"contain: the {log.ns.noun} was rewound or rewritten",
+                )
+            )
     # a pair made before the rule (or by hand) keeps working here, and is named
     clash = name_clashes((), names_in_use(log.gr) if in_use is None else in_use).get(log.name)
     if clash is not None:
@@ -235,8 +287,16 @@ def verify_all(gr: GitRepo, names: Optional[list] = None) -> list[Report]:
     return reports
 
 
-def _check_change(log: FanoutLog, checks: Checks, commit: pygit2.Commit, status: str, new_mode: str,
-                  new_oid: str, path: str, report: Report) -> None:
+def _check_change(
+    log: FanoutLog,
+    checks: Checks,
+    commit: pygit2.Commit,
+    status: str,
+    new_mode: str,
+    new_oid: str,
+    path: str,
+    report: Report,
+) -> None:
     """The shape and append-only rules for one path a commit changed against a parent."""
     cid = str(commit.id)
     prefix = log.ns.tree_dir + "/"
@@ -245,11 +305,14 @@ def _check_change(log: FanoutLog, checks: Checks, commit: pygit2.Commit, status:
             top = path.split("/", 1)[0]
             report.problems.append(Problem("foreign-file", f"unexpected '{top}' at the root of the tree", cid))
         return
-    rel = path[len(prefix):]
+    rel = path[len(prefix) :]
     if status == "D":
         if is_entry_path(rel):
-            report.problems.append(Problem(
-                "removed", f"{log.ns.item} {rel.replace('/', '')[:12]} was removed (history must only grow)", cid))
+            report.problems.append(
+                Problem(
+                    "removed", f"{log.ns.item} {rel.replace('/', '')[:12]} was removed (history must only grow)", cid
+                )
+            )
         return
     if new_mode != "100644" or not is_entry_path(rel):
         report.problems.append(Problem("foreign-file", f"{path} is not {_a(log.ns.item)} blob", cid))
@@ -262,8 +325,9 @@ def _check_change(log: FanoutLog, checks: Checks, commit: pygit2.Commit, status:
         return
     if status != "A":
         if not _merge_pick_ok(log, commit, rel, oid):
-            report.problems.append(Problem(
-                "rewritten", f"{log.ns.item} {rel.replace('/', '')[:12]} was rewritten in place", cid))
+            report.problems.append(
+                Problem("rewritten", f"{log.ns.item} {rel.replace('/', '')[:12]} was rewritten in place", cid)
+            )
         else:
             checks.changed(commit, rel, checks.record(oid), report)
         return
@@ -304,18 +368,26 @@ def _unique(problems: list) -> list:
 
 def _missing(exc: BaseException, commit: Optional[str] = None) -> Problem:
     what = exc.args[0] if exc.args else exc
-    return Problem("missing-object", f"object {what} is missing from the repository, so the history cannot be "
-                                     "checked (a damaged or incomplete object database: run `git fsck`)", commit)
+    return Problem(
+        "missing-object",
+        f"object {what} is missing from the repository, so the history cannot be "
+        "checked (a damaged or incomplete object database: run `git fsck`)",
+        commit,
+    )
 
 
 # git's %G? letters, for every verdict but G (a good signature by a trusted key)
 _SIGNATURE_VERDICTS = {
     "N": ("unsigned", "is not signed"),
     "B": ("bad-signature", "has a bad signature: it was changed after it was signed"),
-    "U": ("untrusted-signature", "is signed by a key this repository does not trust "
-                                 "(gpg.ssh.allowedSignersFile, or the key's validity in gpg)"),
-    "E": ("unverifiable-signature", "has a signature that cannot be checked here (the key is missing, "
-                                    "or gpg.ssh.allowedSignersFile is not set)"),
+    "U": (
+        "untrusted-signature",
+        "is signed by a key this repository does not trust (gpg.ssh.allowedSignersFile, or the key's validity in gpg)",
+    ),
+    "E": (
+        "unverifiable-signature",
+        "has a signature that cannot be checked here (the key is missing, or gpg.ssh.allowedSignersFile is not set)",
+    ),
     "X": ("expired-signature", "has a signature that has expired"),
     "Y": ("expired-key", "is signed by a key that has expired"),
     "R": ("revoked-key", "is signed by a key that was revoked"),
@@ -329,8 +401,9 @@ def signature_problems(store: FanoutLog, head: Optional[str] = None) -> tuple:
     head = head or store.head()
     if head is None:
         return 0, []
-    proc = store.gr.git(["--no-replace-objects", "log", "--format=%H%x00%G?", "--end-of-options", head, "--"],
-                        check=False)
+    proc = store.gr.git(
+        ["--no-replace-objects", "log", "--format=%H%x00%G?", "--end-of-options", head, "--"], check=False
+    )
     if proc.returncode != 0:
         err = proc.stderr.decode("utf-8", "replace").strip()
         return 0, [Problem("unverifiable-signature", f"cannot check signatures: {err}")]
@@ -341,8 +414,9 @@ def signature_problems(store: FanoutLog, head: Optional[str] = None) -> tuple:
             continue
         count += 1
         if verdict != "G":
-            code, what = _SIGNATURE_VERDICTS.get(verdict,
-                                                 ("unverifiable-signature", f"has signature status {verdict!r}"))
+            code, what = _SIGNATURE_VERDICTS.get(
+                verdict, ("unverifiable-signature", f"has signature status {verdict!r}")
+            )
             problems.append(Problem(code, f"commit {cid[:12]} {what}"))
     return count, problems
 
@@ -383,8 +457,21 @@ def _diff_commits(gr, commits: list, pair: Optional[tuple] = None):
     lines = "".join(f"{c.id}\n" for c in commits) + (f"{pair[0]} {pair[1]}\n" if pair else "")
     # the objects the refs name, not what refs/replace/* (a pusher can create them on a
     # server) or a .gitmodules `ignore` rule (a checked-out file) would show in their place
-    proc = gr.git(["--no-replace-objects", "diff-tree", "--stdin", "-r", "-m", "--root", "--no-renames",
-                   "--ignore-submodules=none", "-z"], input=lines.encode("ascii"), check=False)
+    proc = gr.git(
+        [
+            "--no-replace-objects",
+            "diff-tree",
+            "--stdin",
+            "-r",
+            "-m",
+            "--root",
+            "--no-renames",
+            "--ignore-submodules=none",
+            "-z",
+        ],
+        input=lines.encode("ascii"),
+        check=False,
+    )
     if proc.returncode != 0:
         reason = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         raise _HistoryUnreadable(reason[-1] if reason else "git diff-tree failed")

@@ -16,15 +16,18 @@ from ..errors import INTERRUPTED, as_failure
 
 
 def main(argv: Optional[list] = None) -> int:
-    parser = argparse.ArgumentParser(prog="git lifeline mcp",
-                                     description="Run the MCP server on stdio, for AI agents.")
+    parser = argparse.ArgumentParser(prog="git lifeline mcp", description="Run the MCP server on stdio, for AI agents.")
     parser.add_argument("--repo", default=None, help="The repository (default: the one containing the cwd).")
     parser.add_argument("--line", default=None, help="The line served by default.")
-    parser.add_argument("--check", action="store_true",
-                        help="Check that the server could serve (repository, line, MCP SDK), say so, and exit.")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="Check that the server could serve (repository, line, MCP SDK), say so, and exit.",
+    )
     args = parser.parse_args(argv)
     try:
         from .server import check, serve
+
         if args.check:
             print(visible(check(args.repo, args.line)))
             return 0

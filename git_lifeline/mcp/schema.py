@@ -24,8 +24,11 @@ def _lower(value):
     return value.strip().lower() if isinstance(value, str) else value
 
 
-Kind = Annotated[Literal[APPEND_KINDS], BeforeValidator(_lower),  # type: ignore[valid-type]
-                 Field(description="The entry's kind (a checkpoint: lifeline_checkpoint).")]
+Kind = Annotated[
+    Literal[APPEND_KINDS],
+    BeforeValidator(_lower),  # type: ignore[valid-type]
+    Field(description="The entry's kind (a checkpoint: lifeline_checkpoint)."),
+]
 Line = Annotated[str, Field(description="Another ledger line of this repository; empty: the server's.")]
 Agent = Annotated[str, Field(description="Your agent's name (e.g. claude-code); the write policy is keyed on it.")]
 Provider = Annotated[str, Field(description="Your model's provider (e.g. anthropic).")]
@@ -64,6 +67,7 @@ def readable(tool: str, exc: ValidationError) -> str:
 def compact(schema: dict) -> dict:
     """The schema without what only costs tokens: generated titles, `null` alternatives of
     optional parameters (left out is the way to say none), whitespace in descriptions."""
+
     def walk(node):
         if isinstance(node, dict):
             out = {}
@@ -85,6 +89,7 @@ def compact(schema: dict) -> dict:
         if isinstance(node, list):
             return [walk(v) for v in node]
         return node
+
     return walk(schema)
 
 

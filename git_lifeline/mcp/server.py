@@ -97,8 +97,9 @@ class Door:
 
 
 # ---- answers --------------------------------------------------------------------------
-def context_text(ledger, budget: int, budget_tokens: Optional[int], query: str = "", thread: str = "",
-                 as_of: str = "") -> str:
+def context_text(
+    ledger, budget: int, budget_tokens: Optional[int], query: str = "", thread: str = "", as_of: str = ""
+) -> str:
     if budget_tokens is None and budget < 0:
         raise InputError("budget must be zero or more characters")
     if budget_tokens is not None and budget_tokens < 0:
@@ -106,17 +107,24 @@ def context_text(ledger, budget: int, budget_tokens: Optional[int], query: str =
     if ledger.head() is None and not as_of and not thread:
         text = text_for_agents(ledger.gr, ledger.line)
         if budget_tokens is None and len(text) > budget:
-            raise InputError(f"nothing fits in a budget of {budget} characters; ask for a larger budget (the "
-                             f"default is {DEFAULT_BUDGET} characters)")
+            raise InputError(
+                f"nothing fits in a budget of {budget} characters; ask for a larger budget (the "
+                f"default is {DEFAULT_BUDGET} characters)"
+            )
         return text
     pending = pending_section(Agents(ledger), budget // 5) if budget_tokens is None and not as_of else ""
-    parts = ledger.context(budget=None if budget_tokens is not None else budget - len(pending),
-                           budget_tokens=budget_tokens, query=query or None, thread=thread or None,
-                           as_of=as_of or None)
+    parts = ledger.context(
+        budget=None if budget_tokens is not None else budget - len(pending),
+        budget_tokens=budget_tokens,
+        query=query or None,
+        thread=thread or None,
+        as_of=as_of or None,
+    )
     if not parts.text:
         asked = f"{budget_tokens} tokens" if budget_tokens is not None else f"{budget} characters"
-        raise InputError(f"nothing fits in a budget of {asked}; ask for a larger budget (the default is "
-                         f"{DEFAULT_BUDGET} characters)")
+        raise InputError(
+            f"nothing fits in a budget of {asked}; ask for a larger budget (the default is {DEFAULT_BUDGET} characters)"
+        )
     return parts.text + pending
 
 
@@ -141,9 +149,15 @@ def _server_class():
 
         async def list_tools(self):
             tools = await super().list_tools()
-            return [t.model_copy(update={"input_schema": compact(t.input_schema),
-                                         "description": " ".join((t.description or "").split())})
-                    for t in tools]
+            return [
+                t.model_copy(
+                    update={
+                        "input_schema": compact(t.input_schema),
+                        "description": " ".join((t.description or "").split()),
+                    }
+                )
+                for t in tools
+            ]
 
         async def call_tool(self, name, arguments, context=None):
             try:
@@ -155,6 +169,7 @@ def _server_class():
                 if isinstance(cause, ToolError):
                     raise ToolError(str(cause)) from None
                 raise
+
     return LifelineServer
 
 
@@ -203,9 +218,13 @@ def build_server(door: Door):
     def tool(hints: dict):
         return server.tool(structured_output=False, annotations=ToolAnnotations(**hints))
 
-    @server.resource(CONTEXT_URI, name="project-context", mime_type="text/markdown",
-                     description="The project's context (what, decisions in force, open, resume, recent, "
-                                 f"waiting for review) within {RESOURCE_BUDGET} characters.")
+    @server.resource(
+        CONTEXT_URI,
+        name="project-context",
+        mime_type="text/markdown",
+        description="The project's context (what, decisions in force, open, resume, recent, "
+        f"waiting for review) within {RESOURCE_BUDGET} characters.",
+    )
     async def project_context() -> str:
         text = await run(lambda: context_text(door.ledger(), RESOURCE_BUDGET, None), ResourceError)
         for w in door.workspace.take_warnings():
@@ -218,7 +237,9 @@ def build_server(door: Door):
         thread: Annotated[str, Field(description="Scope to one thread: its name or an open item's id.")] = "",
         budget: Budget = DEFAULT_BUDGET,
         line: Line = "",
-        budget_tokens: Annotated[OptionalInt, Field(description="Hard limit in estimated tokens instead of characters.")] = None,
+        budget_tokens: Annotated[
+            OptionalInt, Field(description="Hard limit in estimated tokens instead of characters.")
+        ] = None,
         as_of: Annotated[str, Field(description="The context as the ledger stood then: a date or a commit.")] = "",
     ) -> CallToolResult:
         """The project's context: what it is, the decisions in force (with their why), open items, where
@@ -280,15 +301,20 @@ def build_server(door: Door):
         model: Model = "unknown",
         thread: Annotated[str, Field(description="Record it on a thread (name or open item id).")] = "",
         line: Line = "",
-        parents: Annotated[list[str], Field(description="Entries this one builds on (ids or unique prefixes).")] = NO_ITEMS,
+        parents: Annotated[
+            list[str], Field(description="Entries this one builds on (ids or unique prefixes).")
+        ] = NO_ITEMS,
     ) -> CallToolResult:
         """Record a decision, feature, fix, incident or other entry. By the project's policy it is either
         written directly (audited) or filed as a proposal that a human approves; the answer says which."""
+
         def write() -> tuple:
-            out = door.agents(line).write(kind, summary, body, parents=parents, thread=thread or None,
-                                          agent=agent, provider=provider, model=model)
+            out = door.agents(line).write(
+                kind, summary, body, parents=parents, thread=thread or None, agent=agent, provider=provider, model=model
+            )
             text = write_message(out)
             return text, write_data(out, text)
+
         return await answer(write)
 
     @tool(WRITE)
@@ -304,14 +330,17 @@ def build_server(door: Door):
     ) -> CallToolResult:
         """Supersede an earlier entry with a correction (a reversed decision, a closed open item, an updated
         fact). The ledger is append-only: this never edits, it adds. Routed by the policy like any write."""
+
         def write() -> tuple:
             text = body.strip()
             if revert:
                 text = "action: revert\n\n" + text if text else ""
-            out = door.agents(line).write("correction", summary, text, parents=[parent_id], agent=agent,
-                                          provider=provider, model=model)
+            out = door.agents(line).write(
+                "correction", summary, text, parents=[parent_id], agent=agent, provider=provider, model=model
+            )
             message = write_message(out)
             return message, write_data(out, message)
+
         return await answer(write)
 
     @tool(WRITE)
@@ -331,13 +360,21 @@ def build_server(door: Door):
         """Record where work stopped on a thread: goal, done, next, blocked, tried (what failed and why).
         Call it when a step completes, when blocked, and before the session ends. It replaces the thread's
         previous checkpoint; the next session resumes from it."""
+
         def write() -> tuple:
-            sections = {"goal": list(goal), "done": list(done), "next": list(next), "blocked": list(blocked),
-                        "tried": list(tried)}
-            out = door.agents(line).checkpoint(thread or None, sections, summary or None, agent=agent,
-                                               provider=provider, model=model)
+            sections = {
+                "goal": list(goal),
+                "done": list(done),
+                "next": list(next),
+                "blocked": list(blocked),
+                "tried": list(tried),
+            }
+            out = door.agents(line).checkpoint(
+                thread or None, sections, summary or None, agent=agent, provider=provider, model=model
+            )
             text = write_message(out, out.replaced)
             return text, write_data(out, text)
+
         return await answer(write)
 
     return server
@@ -349,6 +386,7 @@ def _require_sdk() -> None:
     except ImportError:
         try:
             from importlib.metadata import version
+
             found = f" (found mcp {version('mcp')}, which has no mcp.server.mcpserver)"
         except Exception:
             found = ""
@@ -360,8 +398,11 @@ def check(start: Optional[str] = None, line: Optional[str] = None) -> str:
     door = Door(start, line)
     _require_sdk()
     from importlib.metadata import version
-    return (f"git-lifeline mcp: ready to serve line '{door.default_line}' of {door.workspace.location} "
-            f"(MCP SDK {version('mcp')})")
+
+    return (
+        f"git-lifeline mcp: ready to serve line '{door.default_line}' of {door.workspace.location} "
+        f"(MCP SDK {version('mcp')})"
+    )
 
 
 def serve(start: Optional[str] = None, line: Optional[str] = None) -> None:

@@ -23,13 +23,19 @@ def write_message(out, replaced: Optional[str] = None) -> str:
     if out.mode == "propose":
         pid = out.proposal.short
         if out.already == "pending":
-            return (f"already proposed: proposal {pid} ({e.kind}: {md(e.summary)}) waits for a human with exactly this "
-                    "content; nothing filed again (lifeline_pending lists what waits).")
+            return (
+                f"already proposed: proposal {pid} ({e.kind}: {md(e.summary)}) waits for a human with exactly this "
+                "content; nothing filed again (lifeline_pending lists what waits)."
+            )
         extra = f" It supersedes {e.parents[0][:12]} once approved." if e.kind == "correction" and e.parents else ""
-        return (f"proposal {pid} filed ({e.kind}: {md(e.summary)}). It enters the ledger when a human approves it "
-                f"(git lifeline review; git lifeline approve {pid}).{extra} Policy: {out.rule} = propose.")
-    text = (f"{e.kind} recorded directly: id={e.id[:12]} (policy: {out.rule} = direct; audited in the review "
-            f"trail as {out.audit.short}).")
+        return (
+            f"proposal {pid} filed ({e.kind}: {md(e.summary)}). It enters the ledger when a human approves it "
+            f"(git lifeline review; git lifeline approve {pid}).{extra} Policy: {out.rule} = propose."
+        )
+    text = (
+        f"{e.kind} recorded directly: id={e.id[:12]} (policy: {out.rule} = direct; audited in the review "
+        f"trail as {out.audit.short})."
+    )
     if e.kind == "correction" and e.parents:
         text += f" It supersedes {', '.join(p[:12] for p in e.parents)}."
     if replaced:
@@ -39,20 +45,32 @@ def write_message(out, replaced: Optional[str] = None) -> str:
 
 def write_data(out, text: str) -> dict:
     proposal = out.proposal.id if out.proposal is not None else None
-    return {"mode": out.mode, "written": out.written, "already": out.already, "id": out.entry.id,
-            "kind": out.entry.kind, "proposal": proposal, "rule": out.rule or None, "text": text}
+    return {
+        "mode": out.mode,
+        "written": out.written,
+        "already": out.already,
+        "id": out.entry.id,
+        "kind": out.entry.kind,
+        "proposal": proposal,
+        "rule": out.rule or None,
+        "text": text,
+    }
 
 
 def resume_text(ledger, thread: str) -> str:
     cps = ledger.resume(thread or None)
     if not cps:
-        return ("No checkpoint recorded yet: nothing to resume. When you stop, record where you are with "
-                "lifeline_checkpoint.")
+        return (
+            "No checkpoint recorded yet: nothing to resume. When you stop, record where you are with "
+            "lifeline_checkpoint."
+        )
     lines = ["## Resume (where work stopped)"]
     for cp in cps:
         name = ledger.thread_name(cp.thread)
-        lines.append(f"- **{md(name)}** `[{cp.entry.short}]` — {who(cp.entry)}, {cp.entry.ts:%Y-%m-%d %H:%M}: "
-                     f"{md(cp.entry.summary)}")
+        lines.append(
+            f"- **{md(name)}** `[{cp.entry.short}]` — {who(cp.entry)}, {cp.entry.ts:%Y-%m-%d %H:%M}: "
+            f"{md(cp.entry.summary)}"
+        )
         for section, items in cp.sections.items():
             lines.extend(f"  - {section}: {md(one_line(item))}" for item in items)
     return "\n".join(lines) + "\n"
@@ -67,27 +85,47 @@ def recall_answer(ledger, query: str, k: int) -> tuple:
     for f, hit in zip(found, hits, strict=True):
         mark = "" if f.in_force else " [SUPERSEDED]"
         similarity = f", similarity={hit['similarity']:.2f}" if "similarity" in hit else ""
-        rows.append(f"- [{hit['kind']}]{mark} {md(f.entry.summary)} (id={f.entry.id[:12]}, "
-                    f"coverage={hit['coverage']:.2f}{similarity})")
+        rows.append(
+            f"- [{hit['kind']}]{mark} {md(f.entry.summary)} (id={f.entry.id[:12]}, "
+            f"coverage={hit['coverage']:.2f}{similarity})"
+        )
     text = "\n".join(rows) + "\n" if rows else "Nothing in the ledger is about that (recall abstained)."
     return text, {"hits": hits, "text": text, **recall_mode_fields(ledger.recall_mode)}
 
 
 def pending_answer(agents) -> tuple:
     pending = agents.proposals()
-    items = [{"proposal": p.id, "kind": p.content["kind"], "summary": p.content["summary"],
-              "agent": p.content["agent"], "ts": p.record.doc["ts"], "parents": list(p.content["parents"])}
-             for p in pending]
+    items = [
+        {
+            "proposal": p.id,
+            "kind": p.content["kind"],
+            "summary": p.content["summary"],
+            "agent": p.content["agent"],
+            "ts": p.record.doc["ts"],
+            "parents": list(p.content["parents"]),
+        }
+        for p in pending
+    ]
     if not items:
-        text = (f"No proposal waits for review in line {agents.line}. What you propose appears here until a "
-                "human approves or rejects it.")
+        text = (
+            f"No proposal waits for review in line {agents.line}. What you propose appears here until a "
+            "human approves or rejects it."
+        )
     else:
-        rows = [f"- `[{p.short}]` {p.content['kind']}: {md(one_line(p.content['summary']))} — by "
-                f"{md(p.content['agent'])}, {p.record.doc['ts'][:16].replace('T', ' ')}" for p in pending[:PENDING_SHOWN]]
-        more = [f"- … and {len(pending) - PENDING_SHOWN} more (git lifeline review)"] \
-            if len(pending) > PENDING_SHOWN else []
-        text = (f"{len(pending)} proposal(s) wait for a human in line {agents.line} (they enter the ledger when "
-                "approved: git lifeline approve <id>). Do not file them again.\n" + "\n".join(rows + more) + "\n")
+        rows = [
+            f"- `[{p.short}]` {p.content['kind']}: {md(one_line(p.content['summary']))} — by "
+            f"{md(p.content['agent'])}, {p.record.doc['ts'][:16].replace('T', ' ')}"
+            for p in pending[:PENDING_SHOWN]
+        ]
+        more = (
+            [f"- … and {len(pending) - PENDING_SHOWN} more (git lifeline review)"]
+            if len(pending) > PENDING_SHOWN
+            else []
+        )
+        text = (
+            f"{len(pending)} proposal(s) wait for a human in line {agents.line} (they enter the ledger when "
+            "approved: git lifeline approve <id>). Do not file them again.\n" + "\n".join(rows + more) + "\n"
+        )
     return text, {"line": agents.line, "pending": items, "text": text}
 
 
@@ -104,10 +142,12 @@ def show_answer(view) -> tuple:
         status = "a decision in force"
     elif view.in_force is False:
         status = "a decision no longer in force" + (" (superseded)" if view.superseded else " (its validity ended)")
-    lines = [f"## {e.kind} `[{e.id[:8]}]` {md(one_line(e.summary))}",
-             f"- id: {e.id}",
-             f"- recorded: {e.ts:%Y-%m-%d %H:%M} UTC by {who(e)}",
-             f"- status: {status}"]
+    lines = [
+        f"## {e.kind} `[{e.id[:8]}]` {md(one_line(e.summary))}",
+        f"- id: {e.id}",
+        f"- recorded: {e.ts:%Y-%m-%d %H:%M} UTC by {who(e)}",
+        f"- status: {status}",
+    ]
     if view.parents:
         lines.append("- parents: " + "; ".join(_related_row(r) for r in view.parents))
     if view.supersedes:
@@ -123,11 +163,24 @@ def show_answer(view) -> tuple:
 
     def rel(rs):
         return [{"id": r.id, "kind": r.kind, "summary": r.summary, "acting": r.acting} for r in rs]
-    data = {"id": e.id, "kind": e.kind, "summary": e.summary, "body": e.body,
-            "ts": format_ts(e.ts), "author": e.author, "agent": e.agent,
-            "provider": e.provider, "model": e.model, "parents": rel(view.parents),
-            "supersedes": rel(view.supersedes), "superseded_by": rel(view.superseded_by),
-            "superseded": view.superseded, "decision_in_force": view.in_force, "text": text}
+
+    data = {
+        "id": e.id,
+        "kind": e.kind,
+        "summary": e.summary,
+        "body": e.body,
+        "ts": format_ts(e.ts),
+        "author": e.author,
+        "agent": e.agent,
+        "provider": e.provider,
+        "model": e.model,
+        "parents": rel(view.parents),
+        "supersedes": rel(view.supersedes),
+        "superseded_by": rel(view.superseded_by),
+        "superseded": view.superseded,
+        "decision_in_force": view.in_force,
+        "text": text,
+    }
     return text, data
 
 

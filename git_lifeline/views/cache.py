@@ -48,6 +48,7 @@ def _folded_while_indexing(db: sqlite3.Connection, slims: list, broken: list) ->
             cr.index_all(db)
         except BaseException as exc:  # handed to the caller's thread
             failed.append(exc)
+
     worker = threading.Thread(target=index, name="lifeline-index", daemon=True)
     worker.start()
     try:
@@ -96,8 +97,10 @@ class LineCache:
         if self.path.is_symlink() or (self.path.is_dir() and not any(self.path.iterdir())):
             raise Corrupt("a symlink or an empty directory stands where the file belongs")
         if self.path.is_dir():
-            self.warnings.append(f"{self.path} is a directory, not the cache: the line was folded in memory "
-                                 "(remove it to let the cache be rebuilt)")
+            self.warnings.append(
+                f"{self.path} is a directory, not the cache: the line was folded in memory "
+                "(remove it to let the cache be rebuilt)"
+            )
             raise _ReadOnly()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -165,8 +168,9 @@ class LineCache:
         if self.path.is_file() and not self.path.is_symlink():
             db = None
             try:
-                db = sqlite3.connect(check.read_only_uri(os.fspath(self.path)), uri=True, timeout=30,
-                                     isolation_level=None)
+                db = sqlite3.connect(
+                    check.read_only_uri(os.fspath(self.path)), uri=True, timeout=30, isolation_level=None
+                )
                 if self._version(db) == cr.SCHEMA_VERSION:
                     self._sealed = self._checked(db, writable=False)
                     if self._sealed is not None:
@@ -203,8 +207,10 @@ class LineCache:
 
     def _warn_corrupt(self, exc: BaseException, rebuilt: bool = True) -> None:
         why = str(exc) or exc.__class__.__name__
-        self.warnings.append(f"the cache was unreadable or did not match the ledger ({why}); "
-                             + ("rebuilt it" if rebuilt else "not used: folded the line in memory"))
+        self.warnings.append(
+            f"the cache was unreadable or did not match the ledger ({why}); "
+            + ("rebuilt it" if rebuilt else "not used: folded the line in memory")
+        )
 
     def _discard(self) -> None:
         if self.path.is_dir() and not self.path.is_symlink():
@@ -254,8 +260,9 @@ class LineCache:
         try:
             sealed = self._current(db)
             cached = sealed.tree if sealed is not None else None
-            if cached != target and (cached is None or
-                                     (self.store.entries_tree_id(self.store.head()) or "none") != cached):
+            if cached != target and (
+                cached is None or (self.store.entries_tree_id(self.store.head()) or "none") != cached
+            ):
                 if self.mode == "read-only":
                     db = self._to_memory()
                 self._advance(db)
@@ -346,8 +353,10 @@ class LineCache:
         changes = list(diff_entry_trees(repo, old_tree, new_tree))
         if any(new is None and is_entry_path(path) for path, old, new, _ in changes):
             # history only grows: a removal means the ref was rewritten — start over
-            self.warnings.append("the line lost entries since the cache was built (rewritten history?); "
-                                 "rebuilt the cache — run `git lifeline verify`")
+            self.warnings.append(
+                "the line lost entries since the cache was built (rewritten history?); "
+                "rebuilt the cache — run `git lifeline verify`"
+            )
             return self._cold_build(db, target)
         added, replaced, rows, digest = [], False, [], sealed.rows
         for path, old, new, kind in changes:
@@ -385,8 +394,9 @@ class LineCache:
                 sealed = check.read_sealed(db, cr.SCHEMA_VERSION, in_transaction=True)
                 f = cr.refold(db)
                 if sealed is not None:
-                    self._sealed = check.write_seal(db, cr.SCHEMA_VERSION, sealed.tree, sealed.rows,
-                                                    fold_text.text_of(f))
+                    self._sealed = check.write_seal(
+                        db, cr.SCHEMA_VERSION, sealed.tree, sealed.rows, fold_text.text_of(f)
+                    )
                 db.execute("COMMIT")
             except BaseException:
                 if db.in_transaction:
@@ -406,8 +416,10 @@ class LineCache:
         return e if sound else self._damaged_row(entry_id)
 
     def _damaged_row(self, entry_id: str) -> Optional[Entry]:
-        self.warnings.append(f"the cache's row for {entry_id[:8]} did not match the ledger; "
-                             "dropped the cache (the next command rebuilds it)")
+        self.warnings.append(
+            f"the cache's row for {entry_id[:8]} did not match the ledger; "
+            "dropped the cache (the next command rebuilds it)"
+        )
         if self.mode == "file":
             try:
                 self._discard()
@@ -436,4 +448,3 @@ class LineCache:
             else:
                 broken.append(entry_id)
         return good, broken
-

@@ -67,7 +67,7 @@ def make_seal(version: str, tree: str, count: int, rows: int, fold_text: str) ->
     h = hashlib.sha256(f"{version}\0{tree}\0{count}\0{rows:016x}\0".encode("ascii"))
     step = 1 << 20  # in slices: a 100k-entry fold is ~10 MB of text, not copied whole
     for i in range(0, len(fold_text), step):
-        h.update(fold_text[i:i + step].encode("utf-8", "surrogatepass"))
+        h.update(fold_text[i : i + step].encode("utf-8", "surrogatepass"))
     return h.hexdigest()
 
 
@@ -75,9 +75,9 @@ def make_seal(version: str, tree: str, count: int, rows: int, fold_text: str) ->
 class Sealed:
     """What one consistent read of the cache's meta found, checked against its seal."""
 
-    tree: str            # the entries tree oid reflected ("none" for an empty line)
+    tree: str  # the entries tree oid reflected ("none" for an empty line)
     fold_text: str
-    rows: int            # the digest of the rows (sum of row_sum)
+    rows: int  # the digest of the rows (sum of row_sum)
     count: int
     seal: str
 
@@ -110,8 +110,10 @@ def write_seal(db: sqlite3.Connection, version: str, tree: str, rows: int, fold_
     """Seal what this write transaction leaves (called inside it, last)."""
     count = db.execute("SELECT count(*) FROM entries").fetchone()[0]
     seal = make_seal(version, tree, count, rows, fold_text)
-    db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                   [("tree", tree), ("fold", fold_text), ("rows", f"{rows:016x}"), ("seal", seal)])
+    db.executemany(
+        "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+        [("tree", tree), ("fold", fold_text), ("rows", f"{rows:016x}"), ("seal", seal)],
+    )
     return Sealed(tree, fold_text, rows, count, seal)
 
 
@@ -126,8 +128,13 @@ def _file_stamp(path: Union[str, Path]) -> Optional[dict]:
         st = os.stat(path)
     except OSError:
         return None
-    return {"dev": st.st_dev, "ino": st.st_ino, "size": st.st_size, "mtime_ns": st.st_mtime_ns,
-            "ctime_ns": st.st_ctime_ns}
+    return {
+        "dev": st.st_dev,
+        "ino": st.st_ino,
+        "size": st.st_size,
+        "mtime_ns": st.st_mtime_ns,
+        "ctime_ns": st.st_ctime_ns,
+    }
 
 
 def stamp_matches(path: Union[str, Path], seal: str) -> bool:
@@ -196,8 +203,7 @@ def full_check(db: sqlite3.Connection, sealed: Sealed) -> None:
     problems = [r[0] for r in db.execute("PRAGMA quick_check").fetchall()]
     if problems != ["ok"]:
         raise Corrupt(f"quick_check: {problems[0]}")
-    digest = add_sums(0, db.execute("SELECT rowid, id, blob, ts, kind, ok, summary, body, dedup, json "
-                                    "FROM entries"))
+    digest = add_sums(0, db.execute("SELECT rowid, id, blob, ts, kind, ok, summary, body, dedup, json FROM entries"))
     if digest != sealed.rows:
         raise Corrupt("a row does not match its seal")
     try:

@@ -87,13 +87,15 @@ def parse(entry_id: str, blob_id: str, data: bytes):
     text = data.decode("utf-8", "replace")  # for the row only: the parse judges the bytes, as verify does
     try:
         r = Entry.from_json(data)
-        ok = int(r.id == entry_id and compute_id(r.kind, r.author, r.agent, r.provider, r.model,
-                                                 r.summary, r.body, r.parents) == r.id)
+        ok = int(
+            r.id == entry_id
+            and compute_id(r.kind, r.author, r.agent, r.provider, r.model, r.summary, r.body, r.parents) == r.id
+        )
     except (ValueError, KeyError, TypeError, AttributeError):
         return None, False, (entry_id, blob_id, "", "", 0, "", "", None, text)
-    row = (entry_id, blob_id, f"{r.ts:%Y-%m-%dT%H:%M:%S.%f}Z", r.kind, ok, r.summary, r.body,
-           r.dedup_key, text)
+    row = (entry_id, blob_id, f"{r.ts:%Y-%m-%dT%H:%M:%S.%f}Z", r.kind, ok, r.summary, r.body, r.dedup_key, text)
     return r, bool(ok), row
+
 
 def drop(db: sqlite3.Connection, entry_id: str, digest: int) -> int:
     """Forget an entry before re-indexing it (a merge chose the other blob of its id)."""
@@ -104,6 +106,7 @@ def drop(db: sqlite3.Connection, entry_id: str, digest: int) -> int:
     db.execute("DELETE FROM entries WHERE rowid=?", (old[0],))
     return check.add_sums(digest, [old], -1)
 
+
 def insert(db: sqlite3.Connection, rows: list, digest: int, searchable: bool = True) -> int:
     """Add rows (and, unless the caller indexes every row at the end, their search index)."""
     if not rows:
@@ -112,8 +115,9 @@ def insert(db: sqlite3.Connection, rows: list, digest: int, searchable: bool = T
     numbered = [(first + n, *row) for n, row in enumerate(rows)]
     db.executemany(f"INSERT INTO entries({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)", numbered)
     if searchable:
-        db.executemany("INSERT INTO fts(rowid, summary, body) VALUES (?, ?, ?)",
-                       [(row[0], row[6], row[7]) for row in numbered])
+        db.executemany(
+            "INSERT INTO fts(rowid, summary, body) VALUES (?, ?, ?)", [(row[0], row[6], row[7]) for row in numbered]
+        )
     return check.add_sums(digest, numbered)
 
 
@@ -136,6 +140,7 @@ def refold(db: sqlite3.Connection) -> truth.Fold:
     f.broken = sorted(broken)
     return f
 
+
 @contextmanager
 def no_cycle_collection():
     """Python's cycle collector kept off while a cold build or a fold read allocates: they
@@ -157,4 +162,3 @@ def fold_of(text: str) -> Optional[truth.Fold]:
             return fold_text.read(truth.Fold, text)
     except (ValueError, TypeError):
         return None  # an older fold version: folded again
-

@@ -26,7 +26,7 @@ from .context_text import excerpt, md, one_line, who
 __all__ = ["ContextInput", "ContextParts", "assemble", "excerpt", "one_line", "recall_hit", "who"]
 
 Measure = Callable[[str], int]
-UNLIMITED = 10 ** 12
+UNLIMITED = 10**12
 SHOW_HINT = " · `git lifeline show <id>` reads an entry in full"
 
 
@@ -45,10 +45,10 @@ class ContextInput:
     state: State
     line: str
     head_commit: Optional[str]
-    relevant: list = field(default_factory=list)   # (entry, in_force)
+    relevant: list = field(default_factory=list)  # (entry, in_force)
     query: Optional[str] = None
     thread: Optional[str] = None
-    stale: dict = field(default_factory=dict)      # decision id -> staleness mark
+    stale: dict = field(default_factory=dict)  # decision id -> staleness mark
     conflicts: dict = field(default_factory=dict)  # decision id -> ids it conflicts with
 
 
@@ -72,9 +72,11 @@ def _integrity_text(st: State) -> str:
     ids = ", ".join(i[:8] for i in st.broken[:8])
     more = f" +{len(st.broken) - 8} more" if len(st.broken) > 8 else ""
     one = len(st.broken) == 1
-    return (f"## Integrity warning\n{len(st.broken)} entr{'y' if one else 'ies'} "
-            f"failed verification and {'was' if one else 'were'} left out: {ids}{more}. "
-            "Run `git lifeline verify`.\n\n")
+    return (
+        f"## Integrity warning\n{len(st.broken)} entr{'y' if one else 'ies'} "
+        f"failed verification and {'was' if one else 'were'} left out: {ids}{more}. "
+        "Run `git lifeline verify`.\n\n"
+    )
 
 
 def assemble(inp: ContextInput, budget: Optional[int] = None, measure: Measure = len) -> ContextParts:
@@ -105,8 +107,10 @@ def assemble(inp: ContextInput, budget: Optional[int] = None, measure: Measure =
     gap = take("\n") if title_p else ""
     empty = ""
     if st.identity is None and not st.count:
-        empty = take("_The ledger is empty. Record the project's why: "
-                     "`git lifeline log --kind bootstrap --summary \"...\" --body \"...\"`_\n")
+        empty = take(
+            "_The ledger is empty. Record the project's why: "
+            '`git lifeline log --kind bootstrap --summary "..." --body "..."`_\n'
+        )
 
     room = limit - used
     # Pass 1 plans everything, the volatile items costed by their shape; its stable part is kept.
@@ -121,8 +125,9 @@ def assemble(inp: ContextInput, budget: Optional[int] = None, measure: Measure =
     run(packer, plan.groups, plan.sections, skip=lambda s: s.stable or s is plan.recent_plan)
 
     omitted = sum(s.missing for s in plan.sections)
-    stable_text = title_p + empty + "".join(s.render() for s in stable[:1]) + gap + "".join(
-        s.render() for s in stable[1:])
+    stable_text = (
+        title_p + empty + "".join(s.render() for s in stable[:1]) + gap + "".join(s.render() for s in stable[1:])
+    )
     volatile_text = integrity_p + "".join(s.render() for s in volatile) + footer(inp, omitted, tier)
     parts = ContextParts(stable_text, volatile_text)
     if budget is not None and measure(parts.text) > limit:

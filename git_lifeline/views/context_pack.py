@@ -30,8 +30,9 @@ class Item:
 
     __slots__ = ("anchor", "render", "top", "estimate", "level", "_text")
 
-    def __init__(self, anchor: str, render: Callable[[int], str], top: int,
-                 estimate: Optional[Callable[[int], str]] = None):
+    def __init__(
+        self, anchor: str, render: Callable[[int], str], top: int, estimate: Optional[Callable[[int], str]] = None
+    ):
         self.anchor = anchor
         self.render = render
         self.top = top
@@ -49,8 +50,9 @@ class Item:
 
 
 class Section:
-    def __init__(self, key: str, title: str, noun: str, items, stable: bool = False,
-                 essential: bool = False, header: bool = True):
+    def __init__(
+        self, key: str, title: str, noun: str, items, stable: bool = False, essential: bool = False, header: bool = True
+    ):
         self.key, self.title, self.noun = key, title, noun
         self.items = items  # a list, or the lazily made decisions (len and iteration)
         self.stable, self.essential, self.header = stable, essential, header

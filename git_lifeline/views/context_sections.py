@@ -21,7 +21,7 @@ from ..core.truth import RECENT_COUNT
 from . import context_text as tx
 from .context_pack import Group, Item, Section
 
-FOUNDATION_SHARE = 0.4   # when decisions must be left out: share of the oldest among those kept
+FOUNDATION_SHARE = 0.4  # when decisions must be left out: share of the oldest among those kept
 CAPS = {"open": 0.2, "resume": 0.15, "relevant": 0.15}  # shares of the budget for naming them
 NOTABLE_CAPS = {"requirements": 0.06, "incidents": 0.08, "debt": 0.05}  # before the other decisions' why
 NOTABLE_KINDS = {"requirement": "requirements", "incident": "incidents", "debt": "debt"}
@@ -107,19 +107,31 @@ class Plan:
         self.resume = self._resume()
         self.relevant = self._relevant()
         notable = notable_ids(self.st, limit)
-        self.requirements = self._notables("requirements", "Requirements", "requirement(s)", notable,
-                                           tx.plain, 2)
-        self.incidents = self._notables("incidents", "Incidents and their lessons", "incident(s)", notable,
-                                        tx.incident, 1)
+        self.requirements = self._notables("requirements", "Requirements", "requirement(s)", notable, tx.plain, 2)
+        self.incidents = self._notables(
+            "incidents", "Incidents and their lessons", "incident(s)", notable, tx.incident, 1
+        )
         self.debt = self._notables("debt", "Debt", "debt item(s)", notable, tx.plain, 2)
         self.recent = self._recent()
         # The stable part is planned against a Recent of its usual size: how many recent
         # entries are not shown above changes with every append.
-        self.recent_plan = Section("recent-plan", "Recent", "entr(ies)",
-                                   [Item("", lambda lv: "", 0, lambda lv: placeholder(72) + "\n")
-                                    for _ in range(RECENT_COUNT)])
-        self.sections = [self.what, self.decisions, self.open, self.resume, self.relevant, self.requirements,
-                         self.incidents, self.debt, self.recent]
+        self.recent_plan = Section(
+            "recent-plan",
+            "Recent",
+            "entr(ies)",
+            [Item("", lambda lv: "", 0, lambda lv: placeholder(72) + "\n") for _ in range(RECENT_COUNT)],
+        )
+        self.sections = [
+            self.what,
+            self.decisions,
+            self.open,
+            self.resume,
+            self.relevant,
+            self.requirements,
+            self.incidents,
+            self.debt,
+            self.recent,
+        ]
         self._rank()
 
     # ---- sections ------------------------------------------------------------
@@ -138,10 +150,12 @@ class Plan:
         def item(i: str) -> Item:
             notes = decision_notes(inp, i)
             return Item(i, lambda lv: tx.decision(st.get(i), lv, i in pin_set, notes), 3)
+
         # Items are made lazily: a ledger of 30,000 decisions renders only those considered.
         items = _LazyItems(ordered, item)
-        sec = Section("decisions", f"Decisions in force ({len(ordered)})", "decision(s)", items,
-                      stable=True, essential=True)
+        sec = Section(
+            "decisions", f"Decisions in force ({len(ordered)})", "decision(s)", items, stable=True, essential=True
+        )
         return sec, items
 
     def _open(self) -> Section:
@@ -153,6 +167,7 @@ class Plan:
             nxt = steps[0] if steps else ""
             estimate = (lambda lv: tx.open_item(st.get(i), lv, placeholder(60))) if cp_id else None
             return Item(i, lambda lv: tx.open_item(st.get(i), lv, nxt), 1 if nxt else 0, estimate)
+
         return Section("open", "Open", "open item(s)", [item(i) for i in st.open_ids], essential=True)
 
     def _resume(self) -> Section:
@@ -171,8 +186,7 @@ class Plan:
             line = f"- **{tx.md(name)}** `[{cp.entry.short}]` next: {placeholder(tx.NEXT_WIDTH)}\n"
             return lambda lv: line if lv == 0 else line + placeholder(240) + "\n"
 
-        items = [Item(cp.entry.id, partial(tx.checkpoint, cp, name_of(cp)), 1, estimate(cp, name_of(cp)))
-                 for cp in cps]
+        items = [Item(cp.entry.id, partial(tx.checkpoint, cp, name_of(cp)), 1, estimate(cp, name_of(cp))) for cp in cps]
         self.thread_of = {cp.entry.id: cp.thread for cp in cps}
         return Section("resume", "Resume", "checkpoint(s)", items, essential=True)
 
@@ -205,6 +219,7 @@ class Plan:
             else:
                 mark = " _(superseded)_" if i in st.superseded else ""
             return tx.recent(st.get(i), mark)
+
         items = [Item(i, partial(render, i), 0, lambda lv: placeholder(72) + "\n") for i in ids]
         return Section("recent", "Recent", "entr(ies)", items)
 
@@ -263,8 +278,9 @@ class Plan:
     def _add(self, sec: Section, items: list, level: int, cap: Optional[int] = None, by_thread: bool = False) -> None:
         if items:
             stable_order = sorted(items, key=lambda it: self.thread_of[it.anchor]) if by_thread else None
-            self.groups.append(Group(sec, lambda: items, level, cap,
-                                     (lambda: stable_order) if stable_order is not None else None))
+            self.groups.append(
+                Group(sec, lambda: items, level, cap, (lambda: stable_order) if stable_order is not None else None)
+            )
 
     def _dec(self, ids: list, level: int) -> None:
         if ids:

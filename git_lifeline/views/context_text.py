@@ -15,10 +15,10 @@ import re
 
 from ..core import blocks
 
-WHY_WIDTHS = (0, 96, 160, 320)      # decision levels 0..3: the why excerpt's width
-EXCERPT_WIDTHS = (0, 160, 320)      # relevant hits, requirements, debt, the identity
-LESSON_WIDTHS = (160, 400)          # incidents: the lesson is always shown with its incident
-NEXT_WIDTH = 100                    # a compact checkpoint: its first next step
+WHY_WIDTHS = (0, 96, 160, 320)  # decision levels 0..3: the why excerpt's width
+EXCERPT_WIDTHS = (0, 160, 320)  # relevant hits, requirements, debt, the identity
+LESSON_WIDTHS = (160, 400)  # incidents: the lesson is always shown with its incident
+NEXT_WIDTH = 100  # a compact checkpoint: its first next step
 MARKER_IDS = 8
 
 # Structural blocks (an origin anchor, labels...) are not the why: the excerpt stops there.

@@ -25,7 +25,7 @@ from typing import Optional
 from ..core import adr, blocks
 from . import html_graph
 
-_WHY_LEAD = 420   # characters of a decision's why shown before "full why"
+_WHY_LEAD = 420  # characters of a decision's why shown before "full why"
 _SHOWN_CONFLICTS = 8
 _HEADING = re.compile(r"#{1,6}[ \t]+(.*?)[ \t]*#*")
 _BLOCK_START = re.compile(r"[ \t]*(?:[-*+][ \t]|\d+[.)][ \t]|>|```|\|)|[ \t]{4}")
@@ -36,19 +36,19 @@ class EntryView:
     """One entry as the page shows it."""
 
     id: str
-    ts: str                         # UTC, "YYYY-MM-DDTHH:MM:SSZ"
+    ts: str  # UTC, "YYYY-MM-DDTHH:MM:SSZ"
     kind: str
     author: str
     summary: str
     body: str
     agent: str = "human"
     parents: tuple = ()
-    thread: Optional[str] = None    # thread key (a name, or an open item's id)
-    status: str = ""                # in-force | superseded | open | expired | ""
-    replaced_by: tuple = ()         # active corrections naming it
-    revert: bool = False            # a correction whose header says `action: revert`
-    stale: Optional[str] = None     # why its code changed since (Staleness.mark)
-    conflicts: tuple = ()           # decisions in force about the same subject
+    thread: Optional[str] = None  # thread key (a name, or an open item's id)
+    status: str = ""  # in-force | superseded | open | expired | ""
+    replaced_by: tuple = ()  # active corrections naming it
+    revert: bool = False  # a correction whose header says `action: revert`
+    stale: Optional[str] = None  # why its code changed since (Staleness.mark)
+    conflicts: tuple = ()  # decisions in force about the same subject
     pinned: bool = False
 
 
@@ -57,21 +57,21 @@ class ThreadView:
     key: str
     label: str
     entries: int
-    checkpoint: Optional[str] = None     # id of the thread's live checkpoint (Resume)
-    sections: tuple = ()                 # ((name, (item, ...)), ...) of that checkpoint
+    checkpoint: Optional[str] = None  # id of the thread's live checkpoint (Resume)
+    sections: tuple = ()  # ((name, (item, ...)), ...) of that checkpoint
     last_ts: str = ""
 
 
 @dataclass(frozen=True)
 class ViewModel:
     line: str
-    generated: str                       # UTC, "YYYY-MM-DDTHH:MM:SSZ"
+    generated: str  # UTC, "YYYY-MM-DDTHH:MM:SSZ"
     head: Optional[str]
-    entries: tuple                       # EntryView, in (ts, id) order
-    decisions: tuple = ()                # ids in force (pinned first)
+    entries: tuple  # EntryView, in (ts, id) order
+    decisions: tuple = ()  # ids in force (pinned first)
     opens: tuple = ()
     expired: tuple = ()
-    threads: tuple = ()                  # ThreadView, latest checkpoint first
+    threads: tuple = ()  # ThreadView, latest checkpoint first
     identity: Optional[str] = None
     warnings: tuple = field(default_factory=tuple)
 
@@ -87,8 +87,13 @@ def _sha256(text: str) -> str:
 def _island(value) -> str:
     """JSON that cannot end its <script> element or open a comment, whatever the entries hold."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return (text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
-            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+    return (
+        text.replace("&", "\\u0026")
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
 
 
 def _row(e: EntryView, pos: dict) -> list:
@@ -96,9 +101,24 @@ def _row(e: EntryView, pos: dict) -> list:
     # is 64 characters, a position a few), and a decision lists a few of its conflicts, and how many
     def refs(ids) -> list:
         return [pos.get(i, i) for i in ids]
-    return [e.id, e.ts, e.kind, e.author, e.summary, e.body, refs(e.parents), e.thread or "", e.status,
-            refs(e.replaced_by), 1 if e.revert else 0, e.stale or "", refs(e.conflicts[:_SHOWN_CONFLICTS]),
-            "" if e.agent == "human" else e.agent, len(e.conflicts)]
+
+    return [
+        e.id,
+        e.ts,
+        e.kind,
+        e.author,
+        e.summary,
+        e.body,
+        refs(e.parents),
+        e.thread or "",
+        e.status,
+        refs(e.replaced_by),
+        1 if e.revert else 0,
+        e.stale or "",
+        refs(e.conflicts[:_SHOWN_CONFLICTS]),
+        "" if e.agent == "human" else e.agent,
+        len(e.conflicts),
+    ]
 
 
 def render(vm: ViewModel) -> str:
@@ -110,8 +130,10 @@ def render(vm: ViewModel) -> str:
         if e.thread and e.thread not in labels:
             labels[e.thread] = by_id[e.thread].summary if e.thread in by_id else e.thread
     style, script = _asset("page.css"), _asset("page.js")
-    csp = (f"default-src 'none'; script-src '{_sha256(script)}'; style-src '{_sha256(style)}'; "
-           "img-src 'none'; font-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'")
+    csp = (
+        f"default-src 'none'; script-src '{_sha256(script)}'; style-src '{_sha256(style)}'; "
+        "img-src 'none'; font-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'"
+    )
     drawing = html_graph.render(list(vm.entries), labels)
     n = len(vm.entries)
     head = f" · head {vm.head[:12]}" if vm.head else ""
@@ -131,7 +153,7 @@ def render(vm: ViewModel) -> str:
         '<header class="top">',
         f'<h1>Lifeline <span class="line">{escape(vm.line)}</span></h1>',
         f'<p class="sub">{n} entr{"y" if n == 1 else "ies"} · {len(vm.decisions)} decisions in force · '
-        f'{len(vm.opens)} open · generated {escape(vm.generated)}{escape(head)}</p>',
+        f"{len(vm.opens)} open · generated {escape(vm.generated)}{escape(head)}</p>",
         '<nav><a href="#decisions">Decisions</a><a href="#open">Open</a><a href="#threads">Threads</a>'
         '<a href="#graph">Graph</a><a href="#timeline">Timeline</a></nav>',
         '<button id="theme" type="button" title="auto follows the system; light; dark">Theme: auto</button>',
@@ -139,23 +161,28 @@ def render(vm: ViewModel) -> str:
         "<main>",
     ]
     if vm.warnings:
-        out.append('<section class="warnings"><ul>' + "".join(f"<li>{escape(w)}</li>" for w in vm.warnings)
-                   + "</ul></section>")
+        out.append(
+            '<section class="warnings"><ul>' + "".join(f"<li>{escape(w)}</li>" for w in vm.warnings) + "</ul></section>"
+        )
     if vm.identity and vm.identity in by_id:
         ident = by_id[vm.identity]
-        out.append(f'<section id="identity" class="identity"><div class="what">{escape(ident.summary)}</div>'
-                   f'<div class="why">{escape(_prose(ident.body))}</div></section>')
+        out.append(
+            f'<section id="identity" class="identity"><div class="what">{escape(ident.summary)}</div>'
+            f'<div class="why">{escape(_prose(ident.body))}</div></section>'
+        )
     out += _decisions(vm, by_id)
     out += _opens(vm, by_id)
     out += _threads(vm, by_id)
     out += _graph(drawing)
     out += _timeline(n)
-    out += ["</main>",
-            f'<script type="application/json" id="view-meta">{_island({"threads": labels})}</script>',
-            f'<script type="application/json" id="entries-data">{_island([_row(e, pos) for e in vm.entries])}</script>',
-            f"<script>{script}</script>",
-            "</body>",
-            "</html>"]
+    out += [
+        "</main>",
+        f'<script type="application/json" id="view-meta">{_island({"threads": labels})}</script>',
+        f'<script type="application/json" id="entries-data">{_island([_row(e, pos) for e in vm.entries])}</script>',
+        f"<script>{script}</script>",
+        "</body>",
+        "</html>",
+    ]
     return "\n".join(out) + "\n"
 
 
@@ -167,7 +194,7 @@ def _prose(body: str) -> str:
 def _rich(text: str) -> str:
     """Escaped text read as light markdown: headings bold, the lines of a paragraph joined
     (ADRs are wrapped at 80 columns), list items and indented lines kept as they are."""
-    parts: list = []   # [kind, text]: h(eading), p(aragraph line), b(lank)
+    parts: list = []  # [kind, text]: h(eading), p(aragraph line), b(lank)
     for line in text.split("\n"):
         stripped = line.strip()
         heading = _HEADING.fullmatch(stripped)
@@ -182,7 +209,7 @@ def _rich(text: str) -> str:
     out: list[str] = []
     for n, (kind, value) in enumerate(parts):
         if kind == "b" and (not out or parts[n - 1][0] in ("h", "b")):
-            continue   # a heading sits on its paragraph; one blank line between paragraphs
+            continue  # a heading sits on its paragraph; one blank line between paragraphs
         out.append(f'<span class="h">{escape(value)}</span>' if kind == "h" else escape(value))
     return "\n".join(out).strip("\n")
 
@@ -204,8 +231,9 @@ def _marks(e: EntryView) -> str:
 
 
 def _id_links(ids, by_id: dict) -> str:
-    return ", ".join(f'<a class="id" href="#e-{i}">{i[:8]}</a>' if i in by_id else f'<span class="id">{i[:8]}</span>'
-                     for i in ids)
+    return ", ".join(
+        f'<a class="id" href="#e-{i}">{i[:8]}</a>' if i in by_id else f'<span class="id">{i[:8]}</span>' for i in ids
+    )
 
 
 def _why(text: str) -> str:
@@ -217,13 +245,15 @@ def _why(text: str) -> str:
     lead = _plain(text)
     cut = lead.rfind(" ", 0, _WHY_LEAD)
     cut = cut if cut > _WHY_LEAD // 2 else _WHY_LEAD
-    return (f'<p class="why">{escape(lead[:cut])} …</p><details class="more"><summary>full why '
-            f'({len(text.splitlines())} lines)</summary><p class="why">{_rich(text)}</p></details>')
+    return (
+        f'<p class="why">{escape(lead[:cut])} …</p><details class="more"><summary>full why '
+        f'({len(text.splitlines())} lines)</summary><p class="why">{_rich(text)}</p></details>'
+    )
 
 
 def _source(e: EntryView) -> str:
     name = adr.marker_of(e.body)
-    return f" · from <span class=\"mono\">{escape(name)}</span>" if name else ""
+    return f' · from <span class="mono">{escape(name)}</span>' if name else ""
 
 
 def _decisions(vm: ViewModel, by_id: dict) -> list:
@@ -235,27 +265,35 @@ def _decisions(vm: ViewModel, by_id: dict) -> list:
         e = by_id[i]
         classes = "card" + (" conflict" if e.conflicts else "") + (" stale" if e.stale else "")
         meta = f"{escape(e.author)} · {e.ts[:10]} · {e.kind}"
-        replaced = [p for p in e.parents if p in by_id and by_id[p].status == "superseded"] \
-            if e.kind == "correction" else []
+        replaced = (
+            [p for p in e.parents if p in by_id and by_id[p].status == "superseded"] if e.kind == "correction" else []
+        )
         extra = ""
         if replaced:
-            extra += f"<div class=\"meta\">replaces {_id_links(replaced, by_id)}</div>"
+            extra += f'<div class="meta">replaces {_id_links(replaced, by_id)}</div>'
         if e.conflicts:
             more = len(e.conflicts) - _SHOWN_CONFLICTS
-            extra += (f"<div class=\"meta\">conflicts with {_id_links(e.conflicts[:_SHOWN_CONFLICTS], by_id)}"
-                      + (f" and {more} more" if more > 0 else "") + "</div>")
+            extra += (
+                f'<div class="meta">conflicts with {_id_links(e.conflicts[:_SHOWN_CONFLICTS], by_id)}'
+                + (f" and {more} more" if more > 0 else "")
+                + "</div>"
+            )
         if e.stale:
             extra += f'<div class="meta">{escape(e.stale)}</div>'
-        out.append(f'<article class="{classes}" id="d-{e.id}"><h3><a href="#e-{e.id}">{escape(e.summary)}</a>'
-                   f"{_marks(e)}</h3><div class=\"meta\">{meta} · <span class=\"id\">{e.id[:8]}</span>"
-                   f"{_source(e)}</div>"
-                   f"{extra}{_why(_prose(e.body))}</article>")
+        out.append(
+            f'<article class="{classes}" id="d-{e.id}"><h3><a href="#e-{e.id}">{escape(e.summary)}</a>'
+            f'{_marks(e)}</h3><div class="meta">{meta} · <span class="id">{e.id[:8]}</span>'
+            f"{_source(e)}</div>"
+            f"{extra}{_why(_prose(e.body))}</article>"
+        )
     out.append("</div>")
     if vm.expired:
         out.append(f'<h3 class="note">Expired (outside their validity window): {len(vm.expired)}</h3><ul>')
         for i in vm.expired:
             e = by_id[i]
-            out.append(f'<li><a href="#e-{e.id}">{escape(e.summary)}</a> <span class="mark expired">expired</span></li>')
+            out.append(
+                f'<li><a href="#e-{e.id}">{escape(e.summary)}</a> <span class="mark expired">expired</span></li>'
+            )
         out.append("</ul>")
     out.append("</section>")
     return out
@@ -270,32 +308,42 @@ def _opens(vm: ViewModel, by_id: dict) -> list:
         for i in vm.opens:
             e = by_id[i]
             why = _prose(e.body)
-            out.append(f'<li id="o-{e.id}"><a href="#e-{e.id}">{escape(e.summary)}</a>'
-                       f'<div class="meta">{escape(e.author)} · {e.ts[:10]} · <span class="id">{e.id[:8]}</span>'
-                       f"{_source(e)}</div>" + (_why(why) if why else "") + "</li>")
+            out.append(
+                f'<li id="o-{e.id}"><a href="#e-{e.id}">{escape(e.summary)}</a>'
+                f'<div class="meta">{escape(e.author)} · {e.ts[:10]} · <span class="id">{e.id[:8]}</span>'
+                f"{_source(e)}</div>" + (_why(why) if why else "") + "</li>"
+            )
         out.append("</ul>")
     out.append("</section>")
     return out
 
 
 def _threads(vm: ViewModel, by_id: dict) -> list:
-    out = ['<section id="threads"><h2>Threads and where each stands '
-           f'<span class="count">({len(vm.threads)})</span></h2>']
+    out = [
+        f'<section id="threads"><h2>Threads and where each stands <span class="count">({len(vm.threads)})</span></h2>'
+    ]
     if not vm.threads:
         out.append('<p class="note">No thread and no checkpoint yet.</p></section>')
         return out
-    out.append('<table class="threads"><thead><tr><th>Thread</th><th>Entries</th><th>Resume: the latest checkpoint'
-               "</th></tr></thead><tbody>")
+    out.append(
+        '<table class="threads"><thead><tr><th>Thread</th><th>Entries</th><th>Resume: the latest checkpoint'
+        "</th></tr></thead><tbody>"
+    )
     for t in vm.threads:
         label = escape(t.label)
         if t.key in by_id:
             label = f'<a href="#e-{t.key}">{label}</a>'
         if t.checkpoint and t.checkpoint in by_id:
             cp = by_id[t.checkpoint]
-            items = "".join(f'<li><span class="sec">{escape(name)}</span>{escape(item)}</li>'
-                            for name, values in t.sections for item in values)
-            resume = (f'<a href="#e-{cp.id}">{escape(cp.summary)}</a> <span class="meta">{cp.ts[:16].replace("T", " ")}'
-                      f"</span>" + (f'<ul class="sections">{items}</ul>' if items else ""))
+            items = "".join(
+                f'<li><span class="sec">{escape(name)}</span>{escape(item)}</li>'
+                for name, values in t.sections
+                for item in values
+            )
+            resume = (
+                f'<a href="#e-{cp.id}">{escape(cp.summary)}</a> <span class="meta">{cp.ts[:16].replace("T", " ")}'
+                f"</span>" + (f'<ul class="sections">{items}</ul>' if items else "")
+            )
         else:
             resume = '<span class="note">no checkpoint</span>'
         out.append(f"<tr><td>{label}</td><td>{t.entries}</td><td>{resume}</td></tr>")
@@ -304,18 +352,24 @@ def _threads(vm: ViewModel, by_id: dict) -> list:
 
 
 def _graph(d: html_graph.Drawing) -> list:
-    out = ['<section id="graph"><h2>What replaced what, reverts and threads '
-           f'<span class="count">({d.nodes} entries)</span></h2>']
+    out = [
+        '<section id="graph"><h2>What replaced what, reverts and threads '
+        f'<span class="count">({d.nodes} entries)</span></h2>'
+    ]
     if not d.svg:
         out.append('<p class="note">No correction and no thread yet: nothing to draw.</p></section>')
         return out
-    out.append('<div class="legend"><span><span class="sw replace"></span>replaced by (a correction)</span>'
-               '<span><span class="sw revert"></span>reverted by</span>'
-               '<span><span class="sw thread"></span>next in thread</span>'
-               '<span>green frame: in force · dashed: superseded · amber: open</span></div>')
+    out.append(
+        '<div class="legend"><span><span class="sw replace"></span>replaced by (a correction)</span>'
+        '<span><span class="sw revert"></span>reverted by</span>'
+        '<span><span class="sw thread"></span>next in thread</span>'
+        "<span>green frame: in force · dashed: superseded · amber: open</span></div>"
+    )
     if d.left_out_parts:
-        out.append(f'<p class="note">The {d.parts} newest groups are drawn; {d.left_out_parts} older groups '
-                   f"({d.left_out_nodes} entries) are in the timeline.</p>")
+        out.append(
+            f'<p class="note">The {d.parts} newest groups are drawn; {d.left_out_parts} older groups '
+            f"({d.left_out_nodes} entries) are in the timeline.</p>"
+        )
     out.append(f'<div class="graph-box">{d.svg}</div></section>')
     return out
 

@@ -19,19 +19,19 @@ NODE_W, NODE_H = 210, 46
 GAP_X, GAP_Y = 46, 14
 SHELF_W = 1180
 PART_GAP = 34
-THREAD_SHOWN = 8          # latest members of a thread drawn; the earlier ones are one node
-MAX_NODES = 420           # beyond this, older parts are counted, not drawn
+THREAD_SHOWN = 8  # latest members of a thread drawn; the earlier ones are one node
+MAX_NODES = 420  # beyond this, older parts are counted, not drawn
 _LABEL_CHARS = 27
 
 
 @dataclass
 class _Node:
     key: str
-    entry: Any                    # the EntryView (views/html.py), or None for a thread's own node
+    entry: Any  # the EntryView (views/html.py), or None for a thread's own node
     label: str
     order: tuple
     anchor: str
-    top: str = ""                 # the small first line of a node that is not an entry
+    top: str = ""  # the small first line of a node that is not an entry
     layer: int = 0
     row: float = 0.0
     x: float = 0.0
@@ -45,13 +45,13 @@ class Drawing:
     parts: int
     left_out_parts: int = 0
     left_out_nodes: int = 0
-    edges: dict = field(default_factory=dict)   # kind -> count
+    edges: dict = field(default_factory=dict)  # kind -> count
 
 
 def build(entries: list, thread_labels: dict) -> tuple:
     """(nodes by key, edges [(from, to, kind)]) of the entries' links."""
     by_id = {e.id: e for e in entries}
-    place = {e.id: n for n, e in enumerate(entries)}   # entries come in (ts, id) order, to the microsecond
+    place = {e.id: n for n, e in enumerate(entries)}  # entries come in (ts, id) order, to the microsecond
     nodes: dict = {}
     edges: list = []
 
@@ -82,8 +82,14 @@ def build(entries: list, thread_labels: dict) -> tuple:
             # a named thread starts at a node with its name; a long one's earlier entries are counted there
             stub = f"thread:{key}"
             more = f" · {earlier} earlier not drawn" if earlier else ""
-            nodes[stub] = _Node(stub, None, thread_labels.get(key, key), (place[shown[0].id], -1),
-                                f"#e-{members[0].id}", top=f"thread{more}")
+            nodes[stub] = _Node(
+                stub,
+                None,
+                thread_labels.get(key, key),
+                (place[shown[0].id], -1),
+                f"#e-{members[0].id}",
+                top=f"thread{more}",
+            )
             if prev is not None:
                 edges.append((prev, stub, "thread"))
             prev = stub
@@ -112,13 +118,13 @@ def _parts(nodes: dict, edges: list) -> list:
     for k in nodes:
         groups.setdefault(find(k), []).append(k)
     parts = [sorted(g, key=lambda k: nodes[k].order) for g in groups.values()]
-    parts.sort(key=lambda g: nodes[g[-1]].order, reverse=True)   # newest activity first
+    parts.sort(key=lambda g: nodes[g[-1]].order, reverse=True)  # newest activity first
     return parts
 
 
 def _layout_part(keys: list, nodes: dict, preds: dict) -> tuple:
     """Layers and rows of one part (`preds`: key -> the keys linking to it); returns (columns, rows)."""
-    for k in keys:                       # keys are in time order, and links go forward in time
+    for k in keys:  # keys are in time order, and links go forward in time
         ps = [nodes[p].layer for p in preds.get(k, ()) if nodes[p].order < nodes[k].order]
         nodes[k].layer = max(ps) + 1 if ps else 0
     columns: dict = {}
@@ -175,13 +181,18 @@ def render(entries: list, thread_labels: dict) -> Drawing:
         width = max(width, x0 - PART_GAP)
     height = y0 + shelf_h
     shown = {k for part in drawn for k in part}
-    out = [f'<svg class="graph" width="{width + 8:.0f}" height="{height + 8:.0f}" '
-           f'viewBox="-4 -4 {width + 8:.0f} {height + 8:.0f}" role="img" '
-           f'aria-label="supersession and thread graph">',
-           "<defs>" + "".join(
-               f'<marker id="arrow-{k}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
-               f'orient="auto"><path class="head-{k}" d="M0,0L10,5L0,10z"/></marker>'
-               for k in ("replace", "revert", "thread")) + "</defs>"]
+    out = [
+        f'<svg class="graph" width="{width + 8:.0f}" height="{height + 8:.0f}" '
+        f'viewBox="-4 -4 {width + 8:.0f} {height + 8:.0f}" role="img" '
+        f'aria-label="supersession and thread graph">',
+        "<defs>"
+        + "".join(
+            f'<marker id="arrow-{k}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
+            f'orient="auto"><path class="head-{k}" d="M0,0L10,5L0,10z"/></marker>'
+            for k in ("replace", "revert", "thread")
+        )
+        + "</defs>",
+    ]
     counts: dict = {}
     for (a, b), kind in edge_sets.items():
         if a not in shown or b not in shown:
@@ -190,7 +201,7 @@ def render(entries: list, thread_labels: dict) -> Drawing:
         na, nb = nodes[a], nodes[b]
         x1, y1 = na.x + NODE_W, na.y + NODE_H / 2
         x2, y2 = nb.x, nb.y + NODE_H / 2
-        if x2 <= x1:   # same column (rare: equal times): loop around the right side
+        if x2 <= x1:  # same column (rare: equal times): loop around the right side
             x2 = nb.x + NODE_W
             mid = max(x1, x2) + GAP_X / 2
             d = f"M{x1:.0f},{y1:.0f} C{mid:.0f},{y1:.0f} {mid:.0f},{y2:.0f} {x2:.0f},{y2:.0f}"
@@ -217,8 +228,10 @@ def _node_svg(n: _Node) -> str:
         title = f"{e.kind} {e.id[:12]} ({status}): {e.summary}"
         data = f' data-id="{e.id}"'
     label = n.label if len(n.label) <= _LABEL_CHARS else n.label[: _LABEL_CHARS - 1] + "…"
-    return (f'<a href="{escape(n.anchor)}" class="gnode"><g class="{classes}"{data} '
-            f'transform="translate({n.x:.0f},{n.y:.0f})"><title>{escape(title)}</title>'
-            f'<rect width="{NODE_W}" height="{NODE_H}" rx="7"/>'
-            f'<text x="10" y="17" class="nk">{escape(top)}</text>'
-            f'<text x="10" y="36" class="ns">{escape(label)}</text></g></a>')
+    return (
+        f'<a href="{escape(n.anchor)}" class="gnode"><g class="{classes}"{data} '
+        f'transform="translate({n.x:.0f},{n.y:.0f})"><title>{escape(title)}</title>'
+        f'<rect width="{NODE_W}" height="{NODE_H}" rx="7"/>'
+        f'<text x="10" y="17" class="nk">{escape(top)}</text>'
+        f'<text x="10" y="36" class="ns">{escape(label)}</text></g></a>'
+    )

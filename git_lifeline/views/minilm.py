@@ -195,8 +195,16 @@ def _layer_norm_(x: FloatArray, gamma: FloatArray, beta: FloatArray, eps: float)
 # 1 + erf(x) in float32) on the negative tail, where GELU is a difference of
 # nearly equal numbers.
 _ERFC_COEFFS: Final[tuple[float, ...]] = (
-    0.17087277, -0.82215223, 1.48851587, -1.13520398, 0.27886807,
-    -0.18628806, 0.09678418, 0.37409196, 1.00002368, -1.26551223,
+    0.17087277,
+    -0.82215223,
+    1.48851587,
+    -1.13520398,
+    0.27886807,
+    -0.18628806,
+    0.09678418,
+    0.37409196,
+    1.00002368,
+    -1.26551223,
 )
 _INV_SQRT2: Final = np.float32(1.0 / math.sqrt(2.0))
 
@@ -461,8 +469,7 @@ def load(model_dir: str | Path, *, max_length: int | None = None) -> Embedder:
         raise TypeError(f"max_length must be an int, got {max_length!r}")
     if not 2 <= max_length <= cfg.max_position_embeddings:
         raise ValueError(
-            f"max_length must be between 2 and max_position_embeddings={cfg.max_position_embeddings}, "
-            f"got {max_length}"
+            f"max_length must be between 2 and max_position_embeddings={cfg.max_position_embeddings}, got {max_length}"
         )
 
     from tokenizers import Tokenizer

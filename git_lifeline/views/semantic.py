@@ -20,8 +20,10 @@ from typing import Optional
 
 from .recall import SEMANTIC_FLOOR
 
-_TABLE = "CREATE TABLE IF NOT EXISTS vectors (id TEXT NOT NULL, model TEXT NOT NULL, v BLOB NOT NULL, " \
-         "PRIMARY KEY (id, model))"
+_TABLE = (
+    "CREATE TABLE IF NOT EXISTS vectors (id TEXT NOT NULL, model TEXT NOT NULL, v BLOB NOT NULL, "
+    "PRIMARY KEY (id, model))"
+)
 _BODY_CHARS = 1200  # the model reads at most 256 word pieces; more text only costs time
 _LOADED: dict = {}  # model dir -> Embedder, for long-running processes (the MCP server)
 
@@ -70,8 +72,10 @@ class Index:
 
             from . import minilm
         except ImportError as exc:
-            raise ModelUnavailable(f"the semantic extra is not installed ({exc.name} is missing): "
-                                   "pip install '.[semantic]' from a checkout of git-lifeline") from None
+            raise ModelUnavailable(
+                f"the semantic extra is not installed ({exc.name} is missing): "
+                "pip install '.[semantic]' from a checkout of git-lifeline"
+            ) from None
         key = str(model_dir)
         if key not in _LOADED:
             try:
@@ -84,12 +88,16 @@ class Index:
         self._matrix: Optional[tuple] = None  # (ids, vectors) for the last set of ids seen
 
     def _missing(self, db: sqlite3.Connection) -> list:
-        return db.execute("SELECT e.id, e.summary, e.body FROM entries e WHERE e.ok = 1 AND NOT EXISTS "
-                          "(SELECT 1 FROM vectors v WHERE v.id = e.id AND v.model = ?)", (self.model,)).fetchall()
+        return db.execute(
+            "SELECT e.id, e.summary, e.body FROM entries e WHERE e.ok = 1 AND NOT EXISTS "
+            "(SELECT 1 FROM vectors v WHERE v.id = e.id AND v.model = ?)",
+            (self.model,),
+        ).fetchall()
 
     def refresh(self, db: sqlite3.Connection) -> int:
         """Embed the entries that have no vector yet; returns how many were embedded."""
         import numpy as np
+
         try:
             db.execute(_TABLE)
         except sqlite3.OperationalError:  # a read-only cache: vectors are computed in memory
@@ -100,8 +108,10 @@ class Index:
         vectors = self.embedder.embed([text_of(s, b) for _, s, b in rows]).astype(np.float32)
         try:
             db.execute("BEGIN IMMEDIATE")
-            db.executemany("INSERT OR REPLACE INTO vectors(id, model, v) VALUES (?, ?, ?)",
-                           [(r[0], self.model, vec.tobytes()) for r, vec in zip(rows, vectors, strict=False)])
+            db.executemany(
+                "INSERT OR REPLACE INTO vectors(id, model, v) VALUES (?, ?, ?)",
+                [(r[0], self.model, vec.tobytes()) for r, vec in zip(rows, vectors, strict=False)],
+            )
             db.execute("COMMIT")
         except sqlite3.OperationalError:
             if db.in_transaction:
@@ -111,6 +121,7 @@ class Index:
 
     def _refresh_in_memory(self, db: sqlite3.Connection) -> int:
         import numpy as np
+
         rows = db.execute("SELECT id, summary, body FROM entries WHERE ok = 1 ORDER BY id").fetchall()
         ids = [r[0] for r in rows]
         if self._matrix is None or self._matrix[0] != ids:
@@ -120,16 +131,23 @@ class Index:
 
     def vectors(self, db: sqlite3.Connection) -> tuple:
         import numpy as np
+
         self.refresh(db)
         if self._matrix is not None and not self._has_table(db):
             return self._matrix
-        rows = db.execute("SELECT v.id, v.v FROM vectors v JOIN entries e ON e.id = v.id "
-                          "WHERE e.ok = 1 AND v.model = ? ORDER BY v.id", (self.model,)).fetchall()
+        rows = db.execute(
+            "SELECT v.id, v.v FROM vectors v JOIN entries e ON e.id = v.id "
+            "WHERE e.ok = 1 AND v.model = ? ORDER BY v.id",
+            (self.model,),
+        ).fetchall()
         ids = [r[0] for r in rows]
         if self._matrix is not None and self._matrix[0] == ids:
             return self._matrix
-        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1) \
-            if rows else np.zeros((0, 1), dtype=np.float32)
+        matrix = (
+            np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+            if rows
+            else np.zeros((0, 1), dtype=np.float32)
+        )
         self._matrix = (ids, matrix)
         return self._matrix
 

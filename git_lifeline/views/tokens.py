@@ -13,8 +13,10 @@ from typing import Callable
 
 _PIECE = re.compile(
     r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"  # one token per ideograph/kana/hangul
-    r"|[^\W_]+"                                                               # words and numbers
-    r"|[^\s\w]|_", re.UNICODE)
+    r"|[^\W_]+"  # words and numbers
+    r"|[^\s\w]|_",
+    re.UNICODE,
+)
 
 
 def estimate(text: str) -> int:
@@ -34,6 +36,7 @@ def measure_for(name: str) -> Callable[[str], int]:
     if name == "tiktoken":
         try:
             import tiktoken  # optional extra: pip install 'git-lifeline[tokens]'
+
             enc = tiktoken.get_encoding("cl100k_base")
             return lambda text: len(enc.encode(text))
         except Exception:

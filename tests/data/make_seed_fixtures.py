@@ -55,6 +55,7 @@ def _seed_python() -> str:
 def _have_seed() -> bool:
     try:
         from importlib.metadata import version
+
         return version("lifeline-context") == SEED_VERSION
     except Exception:
         return False
@@ -68,6 +69,7 @@ class Seed:
 
     def __call__(self, *argv: str) -> str:
         from lifeline.cli import main
+
         buf = io.StringIO()
         cwd = os.getcwd()
         os.chdir(self.root)
@@ -100,42 +102,143 @@ class Seed:
 
 def build_varied(seed: Seed) -> None:
     A = ["--author", "Ana <ana@example.com>"]
-    seed("log", "--kind", "bootstrap", "--summary", "Fixture project: a ledger for interop tests", *A,
-         "--body", "Why: git-lifeline must read what lifeline-context wrote.\n\nIt has two lines, "
-                   "ledger and research.")
-    seed("log", "--kind", "decision", "--summary", "Database: MongoDB", *A,
-         "--body", "Schemaless documents fit the first prototype.")
-    seed("log", "--kind", "decision", "--summary", "API style: REST — não GraphQL 🚀", *A,
-         "--body", "Equipe já conhece REST; 日本語のテキストも入ります。\nCaching by URL is free.")
+    seed(
+        "log",
+        "--kind",
+        "bootstrap",
+        "--summary",
+        "Fixture project: a ledger for interop tests",
+        *A,
+        "--body",
+        "Why: git-lifeline must read what lifeline-context wrote.\n\nIt has two lines, ledger and research.",
+    )
+    seed(
+        "log",
+        "--kind",
+        "decision",
+        "--summary",
+        "Database: MongoDB",
+        *A,
+        "--body",
+        "Schemaless documents fit the first prototype.",
+    )
+    seed(
+        "log",
+        "--kind",
+        "decision",
+        "--summary",
+        "API style: REST — não GraphQL 🚀",
+        *A,
+        "--body",
+        "Equipe já conhece REST; 日本語のテキストも入ります。\nCaching by URL is free.",
+    )
     mongo = seed.find("ledger.db", "Database: MongoDB")
-    seed("log", "--kind", "correction", "--summary", "Database: PostgreSQL (supersedes MongoDB)", *A,
-         "--parents", mongo, "--body", "Audit needs ACID transactions; MongoDB is superseded.")
-    seed("log", "--kind", "open", "--summary", "Choose a message queue", *A,
-         "--body", "Kafka or RabbitMQ? Throughput vs operational cost.")
+    seed(
+        "log",
+        "--kind",
+        "correction",
+        "--summary",
+        "Database: PostgreSQL (supersedes MongoDB)",
+        *A,
+        "--parents",
+        mongo,
+        "--body",
+        "Audit needs ACID transactions; MongoDB is superseded.",
+    )
+    seed(
+        "log",
+        "--kind",
+        "open",
+        "--summary",
+        "Choose a message queue",
+        *A,
+        "--body",
+        "Kafka or RabbitMQ? Throughput vs operational cost.",
+    )
     queue = seed.find("ledger.db", "Choose a message queue")
-    seed("log", "--kind", "note", "--summary", "Benchmarked RabbitMQ at 20k msg/s", *A,
-         "--thread", queue[:12], "--body", "Enough for the next two years of traffic.")
-    seed("checkpoint", "--thread", queue[:12], "--goal", "pick the queue", "--done", "RabbitMQ benchmark",
-         "--next", "benchmark Kafka", "--blocked", "waiting for a staging cluster",
-         "--tried", "in-memory queue: lost messages on restart", *A)
+    seed(
+        "log",
+        "--kind",
+        "note",
+        "--summary",
+        "Benchmarked RabbitMQ at 20k msg/s",
+        *A,
+        "--thread",
+        queue[:12],
+        "--body",
+        "Enough for the next two years of traffic.",
+    )
+    seed(
+        "checkpoint",
+        "--thread",
+        queue[:12],
+        "--goal",
+        "pick the queue",
+        "--done",
+        "RabbitMQ benchmark",
+        "--next",
+        "benchmark Kafka",
+        "--blocked",
+        "waiting for a staging cluster",
+        "--tried",
+        "in-memory queue: lost messages on restart",
+        *A,
+    )
     seed("checkpoint", "--thread", "docs", "--next", "write the migration guide", *A)
     seed("checkpoint", "--thread", "docs", "--done", "migration guide drafted", "--next", "review it", *A)
-    seed("log", "--kind", "feature", "--summary", "Import from lifeline-context", *A,
-         "--agent", "claude-code", "--provider", "anthropic", "--model", "claude-opus-4",
-         "--body", "Teams move their ledger over with every id intact.")
-    seed("log", "--kind", "fix", "--summary", "CRLF bodies keep their bytes", *A,
-         "--body", "Line one\r\nLine two with a tab:\there\r\n\r\nTrailing CRLF paragraph.")
-    seed("log", "--kind", "incident", "--summary", "Outage: projection truncated a body", *A,
-         "--body", "A body that quoted an entry heading was cut:\n\n### #0002 — 2020-01-01T00:00:00+00:00 — "
-                   "decision\n\n- **author**: nobody\n\n---\n\nand a fence:\n\n```python\nprint('hi')\n```\n"
-                   "End of the report.")
+    seed(
+        "log",
+        "--kind",
+        "feature",
+        "--summary",
+        "Import from lifeline-context",
+        *A,
+        "--agent",
+        "claude-code",
+        "--provider",
+        "anthropic",
+        "--model",
+        "claude-opus-4",
+        "--body",
+        "Teams move their ledger over with every id intact.",
+    )
+    seed(
+        "log",
+        "--kind",
+        "fix",
+        "--summary",
+        "CRLF bodies keep their bytes",
+        *A,
+        "--body",
+        "Line one\r\nLine two with a tab:\there\r\n\r\nTrailing CRLF paragraph.",
+    )
+    seed(
+        "log",
+        "--kind",
+        "incident",
+        "--summary",
+        "Outage: projection truncated a body",
+        *A,
+        "--body",
+        "A body that quoted an entry heading was cut:\n\n### #0002 — 2020-01-01T00:00:00+00:00 — "
+        "decision\n\n- **author**: nobody\n\n---\n\nand a fence:\n\n```python\nprint('hi')\n```\n"
+        "End of the report.",
+    )
     seed("log", "--kind", "milestone", "--summary", "Interop milestone reached", *A, "--body", "All fixtures pass.")
     seed("log", "--kind", "release", "--summary", "v0.2.0", *A, "--body", "First release with import.")
     seed("log", "--kind", "service", "--summary", "Service: ledger-api", *A, "--body", "Serves the ledger over HTTP.")
     seed("log", "--kind", "api", "--summary", "API: GET /entries/{id}", *A, "--body", "Returns one entry as JSON.")
     seed("log", "--kind", "test", "--summary", "Test: ids survive a round trip", *A, "--body", "Import then export.")
-    seed("log", "--kind", "requirement", "--summary", "Requirement: lossless migration", *A,
-         "--body", "Every id, parent and timestamp survives.")
+    seed(
+        "log",
+        "--kind",
+        "requirement",
+        "--summary",
+        "Requirement: lossless migration",
+        *A,
+        "--body",
+        "Every id, parent and timestamp survives.",
+    )
     seed("log", "--kind", "debt", "--summary", "Debt: no streaming parser", *A, "--body", "Files load into memory.")
     service = seed.find("ledger.db", "Service: ledger-api")
     api = seed.find("ledger.db", "API: GET /entries/{id}")
@@ -147,17 +250,55 @@ def build_varied(seed: Seed) -> None:
     seed("pin", logs[:10], *A)
     seed("unpin", logs[:10], "--body", "Not foundational after all.", *A)
     # the research line, a promotion into the ledger line, and a cross-line parent
-    seed("--line", "research", "log", "--kind", "note", "--summary", "Paper: content-addressed ledgers", *A,
-         "--body", "Merkle DAGs make tampering evident.")
-    seed("--line", "research", "log", "--kind", "decision", "--summary", "Hash: sha256 over a length-prefixed form",
-         *A, "--body", "Injective by construction; no field can shift into the next.")
+    seed(
+        "--line",
+        "research",
+        "log",
+        "--kind",
+        "note",
+        "--summary",
+        "Paper: content-addressed ledgers",
+        *A,
+        "--body",
+        "Merkle DAGs make tampering evident.",
+    )
+    seed(
+        "--line",
+        "research",
+        "log",
+        "--kind",
+        "decision",
+        "--summary",
+        "Hash: sha256 over a length-prefixed form",
+        *A,
+        "--body",
+        "Injective by construction; no field can shift into the next.",
+    )
     hashdec = seed.find("research.db", "Hash: sha256 over a length-prefixed form")
     seed("promote", "--from", "research", "--to", "ledger", "--id", hashdec[:12])
     paper = seed.find("research.db", "Paper: content-addressed ledgers")
-    seed("log", "--kind", "note", "--summary", "Ledger design follows the research paper", *A,
-         "--parents", f"research:{paper[:12]}", "--body", "Cross-line anchor to the research line.")
-    seed("log", "--kind", "checkpoint", "--summary", "checkpoint main: ship the importer", *A,
-         "--body", "thread: main\nnext:\n  - ship the importer\n  - measure it")
+    seed(
+        "log",
+        "--kind",
+        "note",
+        "--summary",
+        "Ledger design follows the research paper",
+        *A,
+        "--parents",
+        f"research:{paper[:12]}",
+        "--body",
+        "Cross-line anchor to the research line.",
+    )
+    seed(
+        "log",
+        "--kind",
+        "checkpoint",
+        "--summary",
+        "checkpoint main: ship the importer",
+        *A,
+        "--body",
+        "thread: main\nnext:\n  - ship the importer\n  - measure it",
+    )
     seed("rebuild")
     seed("--line", "research", "rebuild")
 
@@ -169,14 +310,22 @@ def legacy_markdown(rows: list) -> str:
     prev = None
     for n, r in enumerate(rows, 1):
         implicit = r["parents"] == ([prev] if prev else [])
-        fields = [f"- **author**: {r['author']}", f"- **agent**: {r['agent']}",
-                  f"- **provider**: {r['provider']}", f"- **model**: {r['model']}",
-                  f"- **kind**: {r['kind']}", f"- **summary**: {r['summary']}"]
+        fields = [
+            f"- **author**: {r['author']}",
+            f"- **agent**: {r['agent']}",
+            f"- **provider**: {r['provider']}",
+            f"- **model**: {r['model']}",
+            f"- **kind**: {r['kind']}",
+            f"- **summary**: {r['summary']}",
+        ]
         if not implicit:
             fields.append(f"- **parents**: {', '.join(r['parents']) if r['parents'] else '—'}")
         fields.append(f"- **hash**: {r['id']}")
-        out.append(f"\n### #{n:04d} — {r['ts']} — {r['kind']}\n\n" + "\n".join(fields)
-                   + f"\n\n**Body**:\n{r['body'].strip()}\n\n---\n")
+        out.append(
+            f"\n### #{n:04d} — {r['ts']} — {r['kind']}\n\n"
+            + "\n".join(fields)
+            + f"\n\n**Body**:\n{r['body'].strip()}\n\n---\n"
+        )
         prev = r["id"]
     return "".join(out)
 
@@ -187,8 +336,18 @@ def build_legacy(seed: Seed) -> None:
     seed("log", "--kind", "decision", "--summary", "Cache: Redis", *A, "--body", "Fast enough.")
     seed("log", "--kind", "note", "--summary", "Redis needs a password", *A, "--body", "Set in the vault.")
     redis = seed.find("ledger.db", "Cache: Redis")
-    seed("log", "--kind", "correction", "--summary", "Cache: none (supersedes Redis)", *A, "--parents", redis,
-         "--body", "The database answers fast enough; one fewer service.")
+    seed(
+        "log",
+        "--kind",
+        "correction",
+        "--summary",
+        "Cache: none (supersedes Redis)",
+        *A,
+        "--parents",
+        redis,
+        "--body",
+        "The database answers fast enough; one fewer service.",
+    )
     seed("log", "--kind", "open", "--summary", "Do we need a CDN?", *A, "--body", "Assets are small today.")
 
 
@@ -200,8 +359,16 @@ def build_bad(seed: Seed, what: str) -> None:
     elif what == "summary_newline":
         seed("log", "--kind", "decision", "--summary", "Two lines\nof summary", *A, "--body", "Pasted from a mail.")
     elif what == "body_sentinel":
-        seed("log", "--kind", "note", "--summary", "Quoting the projection format", *A,
-             "--body", "Each entry ends with <!-- lifeline:end --> and then\nthe rest of this body is lost.")
+        seed(
+            "log",
+            "--kind",
+            "note",
+            "--summary",
+            "Quoting the projection format",
+            *A,
+            "--body",
+            "Each entry ends with <!-- lifeline:end --> and then\nthe rest of this body is lost.",
+        )
     seed("log", "--kind", "note", "--summary", "After the bad entry", *A, "--body", "Still fine.")
     seed("rebuild")
 
@@ -254,7 +421,7 @@ def main() -> None:
             ids[f"bad_{what}"] = _strip_rows(s.rows("ledger.db"))
             ids[f"bad_{what}_md_migrated"] = _strip_rows(seed_migrate(OUT / f"bad_{what}.md"))
     for db in OUT.glob("*.db"):
-        con = sqlite3.connect(db)      # fold the WAL in: the committed file must stand alone
+        con = sqlite3.connect(db)  # fold the WAL in: the committed file must stand alone
         con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         con.execute("PRAGMA journal_mode=DELETE")
         con.close()

@@ -18,16 +18,41 @@ from pathlib import Path
 
 from lifeline.entry import Entry
 
-KINDS = ("bootstrap", "decision", "feature", "fix", "incident", "milestone", "release", "note", "open",
-         "correction", "service", "api", "test", "requirement", "debt", "relation", "checkpoint")
+KINDS = (
+    "bootstrap",
+    "decision",
+    "feature",
+    "fix",
+    "incident",
+    "milestone",
+    "release",
+    "note",
+    "open",
+    "correction",
+    "service",
+    "api",
+    "test",
+    "requirement",
+    "debt",
+    "relation",
+    "checkpoint",
+)
 A = "a" * 64
 B = "0123456789abcdef" * 4
 C = "f" * 63 + "0"
 
 
 def base(**kw):
-    fields = dict(kind="decision", author="Ana <ana@example.com>", agent="human", provider="none",
-                  model="human", summary="Use PostgreSQL", body="Because we need transactions.", parents=[])
+    fields = dict(
+        kind="decision",
+        author="Ana <ana@example.com>",
+        agent="human",
+        provider="none",
+        model="human",
+        summary="Use PostgreSQL",
+        body="Because we need transactions.",
+        parents=[],
+    )
     fields.update(kw)
     return fields
 
