@@ -8,15 +8,12 @@ import os
 import shutil
 import stat
 import subprocess
-import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's git_lifeline
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lifeline_git import ROOT, entry_blobs, git, gitenv, gl, ledger, make_clone, make_remote, ref, tamper  # noqa: E402,F401,E501
+from helpers import ROOT, Via, cli, git, open_ledger, ref
+from sync_fixtures import entry_blobs, gitenv, make_clone, make_remote, tamper  # noqa: F401
 
 NOW = datetime.now(timezone.utc).replace(microsecond=0)
 
@@ -45,7 +42,9 @@ def commit(repo, message, *more, date=None, path="file.txt", check=True):
 
 
 def entry(repo, summary, t=T, **kw):
-    return ledger(repo).log(kind=kw.pop("kind", "decision"), summary=summary, body=f"why {summary}", ts=t, **kw).entry
+    return (
+        open_ledger(repo).log(kind=kw.pop("kind", "decision"), summary=summary, body=f"why {summary}", ts=t, **kw).entry
+    )
 
 
 def install(repo, *names):
@@ -77,10 +76,10 @@ def test_install_chains_to_existing_hook_and_uninstall_restores_it(pair, tmp_pat
     user_script = f'echo "user hook: $1" >> "{trace}"\ncat >> "{trace}"\nexit 0\n'
     write_user_hook(hook, user_script)
     original = hook.read_bytes()
-    out = gl(a, "hooks", "install", check=0).stdout.decode()
+    out = cli(a, "hooks", "install", expect=0, via=Via.GIT).out
     assert "installed pre-push (runs your previous hook first: pre-push.lifeline-chained)" in out
     assert (a / ".git" / "hooks" / "pre-push.lifeline-chained").read_bytes() == original
-    assert "installed" in gl(a, "hooks", "status", check=0).stdout.decode()
+    assert "installed" in cli(a, "hooks", "status", expect=0, via=Via.GIT).out
     commit(a, "code change")
     git(a, "push", "--quiet", "origin", "main")
     text = trace.read_text()
@@ -88,9 +87,9 @@ def test_install_chains_to_existing_hook_and_uninstall_restores_it(pair, tmp_pat
     # a failing user hook still blocks the push
     write_user_hook(a / ".git" / "hooks" / "pre-push.lifeline-chained", "exit 7\n")
     commit(a, "more code")
-    assert git(a, "push", "--quiet", "origin", "main", check=False).returncode != 0
+    assert git(a, "push", "--quiet", "origin", "main", check=False).code != 0
     (a / ".git" / "hooks" / "pre-push.lifeline-chained").write_bytes(original)
-    out = gl(a, "hooks", "uninstall", check=0).stdout.decode()
+    out = cli(a, "hooks", "uninstall", expect=0, via=Via.GIT).out
     assert "restored your previous hook" in out
     assert hook.read_bytes() == original
     assert not (a / ".git" / "hooks" / "pre-push.lifeline-chained").exists()
@@ -100,13 +99,13 @@ def test_install_chains_to_existing_hook_and_uninstall_restores_it(pair, tmp_pat
 def test_install_is_idempotent_and_never_clobbers_a_second_foreign_hook(pair):
     remote, a = pair
     install(a)
-    assert "already installed" in gl(a, "hooks", "install", check=0).stdout.decode()
+    assert "already installed" in cli(a, "hooks", "install", expect=0, via=Via.GIT).out
     hooks = a / ".git" / "hooks"
     write_user_hook(hooks / "post-commit.lifeline-chained", "exit 0\n")
     write_user_hook(hooks / "post-commit", "echo mine\n")  # the user replaced ours meanwhile
     before = {p.name: p.read_bytes() for p in hooks.iterdir()}
-    assert "not installed (another hook is there)" in gl(a, "hooks", "status", check=0).stdout.decode()
-    out = gl(a, "hooks", "install", check=0).stdout.decode()
+    assert "not installed (another hook is there)" in cli(a, "hooks", "status", expect=0, via=Via.GIT).out
+    out = cli(a, "hooks", "install", expect=0, via=Via.GIT).out
     assert "kept aside as post-commit.lifeline-chained.1" in out
     # every byte is still there: the newest hook runs first, the older one is kept aside
     assert (hooks / "post-commit.lifeline-chained").read_bytes() == before["post-commit"]
@@ -128,19 +127,19 @@ def test_install_honours_relative_core_hooks_path(pair):
     assert not (a / ".git" / "hooks" / "post-commit").exists()
     entry(a, "Earlier")
     proc = commit(a, "work without a why")
-    assert "since the last ledger entry" in proc.stderr.decode()
+    assert "since the last ledger entry" in proc.err
 
 
 def test_install_from_linked_worktree_uses_the_shared_hooks_dir(pair):
     remote, a = pair
     wt = a.parent / "wt"
     git(a, "worktree", "add", "--quiet", str(wt), "-b", "feature")
-    out = gl(wt, "hooks", "install", check=0).stdout.decode()
+    out = cli(wt, "hooks", "install", expect=0, via=Via.GIT).out
     assert str((a / ".git" / "hooks").resolve()) in out
     assert (a / ".git" / "hooks" / "post-commit").exists()
     entry(wt, "Shared ledger")
     proc = commit(wt, "work in the linked worktree")
-    assert "since the last ledger entry" in proc.stderr.decode()
+    assert "since the last ledger entry" in proc.err
 
 
 def test_shipped_hook_scripts_match_what_install_writes():
@@ -169,12 +168,12 @@ def test_hook_script_without_the_tool_lets_client_hooks_pass_and_fails_server_cl
 
 def test_init_offers_hooks_and_prints_what_it_installed(pair):
     remote, a = pair
-    out = gl(a, "init", check=0).stdout.decode()  # not a terminal: never installs unasked
+    out = cli(a, "init", expect=0, via=Via.GIT).out  # not a terminal: never installs unasked
     assert "hooks: not installed" in out and not (a / ".git" / "hooks" / "pre-push").exists()
-    out = gl(a, "init", "--hooks", check=0).stdout.decode()
+    out = cli(a, "init", "--hooks", expect=0, via=Via.GIT).out
     assert "installed pre-push" in out and "installed post-commit" in out
     assert (a / ".git" / "hooks" / "pre-push").exists()
-    assert "hooks: pre-push, post-commit installed" in gl(a, "init", check=0).stdout.decode()
+    assert "hooks: pre-push, post-commit installed" in cli(a, "init", expect=0, via=Via.GIT).out
 
 
 # ---- pre-push ----------------------------------------------------------------------
@@ -185,8 +184,8 @@ def test_pre_push_refuses_a_tampered_ledger_with_the_entry_named(pair):
     git(a, "push", "--quiet", "origin", "refs/lifeline/main")
     tamper(a, e.id)
     proc = git(a, "push", "origin", "refs/lifeline/main", check=False)
-    err = proc.stderr.decode()
-    assert proc.returncode != 0
+    err = proc.err
+    assert proc.code != 0
     assert "push refused" in err and e.id[:12] in err and "git lifeline verify" in err
     assert ref(remote, "refs/lifeline/main") != ref(a, "refs/lifeline/main")
 
@@ -198,10 +197,10 @@ def test_pre_push_refuses_deleting_or_rewinding_a_line(pair):
     entry(a, "Two", t=at(1))
     git(a, "push", "--quiet", "origin", "refs/lifeline/main")
     proc = git(a, "push", "origin", ":refs/lifeline/main", check=False)
-    assert proc.returncode != 0 and "append-only" in proc.stderr.decode()
-    first_commit = git(a, "rev-parse", "refs/lifeline/main~1").stdout.decode().strip()
+    assert proc.code != 0 and "append-only" in proc.err
+    first_commit = git(a, "rev-parse", "refs/lifeline/main~1")
     proc = git(a, "push", "--force", "origin", f"{first_commit}:refs/lifeline/main", check=False)
-    assert proc.returncode != 0 and "not a fast-forward" in proc.stderr.decode()
+    assert proc.code != 0 and "not a fast-forward" in proc.err
     assert first.id in entry_blobs(remote)
     assert ref(remote, "refs/lifeline/main") == ref(a, "refs/lifeline/main")
 
@@ -212,11 +211,11 @@ def test_pre_push_reminds_when_code_goes_out_but_ledger_entries_do_not(pair):
     entry(a, "Not pushed yet")
     commit(a, "code")
     proc = git(a, "push", "origin", "main")
-    assert "line main has 1 entry not pushed to origin; run: git lifeline push origin" in proc.stderr.decode()
-    gl(a, "push", check=0)  # our own push passes its own pre-push check
+    assert "line main has 1 entry not pushed to origin; run: git lifeline push origin" in proc.err
+    cli(a, "push", expect=0, via=Via.GIT)  # our own push passes its own pre-push check
     commit(a, "more code")
     proc = git(a, "push", "origin", "main")
-    assert "not pushed" not in proc.stderr.decode()
+    assert "not pushed" not in proc.err
 
 
 def test_pre_push_under_pre_commit_framework_checks_lines_without_stdin(pair):
@@ -224,14 +223,14 @@ def test_pre_push_under_pre_commit_framework_checks_lines_without_stdin(pair):
     e = entry(a, "Checked without a ref list")
     tamper(a, e.id)
     env = dict(os.environ, PRE_COMMIT_REMOTE_NAME="origin")
-    proc = gl(a, "hook", "pre-push", env=env, input=b"", check=1)
-    assert e.id[:12] in proc.stderr.decode()
-    assert "unknown hook" in gl(a, "hooks", "install", "pre-commitx", check=2).stderr.decode()
+    proc = cli(a, "hook", "pre-push", env=env, input=b"", expect=1, via=Via.GIT)
+    assert e.id[:12] in proc.err
+    assert "unknown hook" in cli(a, "hooks", "install", "pre-commitx", expect=2, via=Via.GIT).err
     # a healthy line and a code push: the framework run reminds about unpushed entries
     git(a, "update-ref", "refs/lifeline/main", "refs/lifeline/main~1")
     env["PRE_COMMIT_REMOTE_BRANCH"] = "refs/heads/main"
-    proc = gl(a, "hook", "pre-push", env=env, input=b"", check=0)
-    assert "run: git lifeline push origin" in proc.stderr.decode()
+    proc = cli(a, "hook", "pre-push", env=env, input=b"", expect=0, via=Via.GIT)
+    assert "run: git lifeline push origin" in proc.err
 
 
 # ---- post-commit -------------------------------------------------------------------
@@ -240,35 +239,35 @@ def test_post_commit_reminds_after_threshold_with_a_ready_command(pair):
     install(a, "post-commit")
     entry(a, "Baseline")
     git(a, "config", "lifeline.remindAfter", "2")
-    assert "ledger" not in commit(a, "first change", date=at(10, git_format=True)).stderr.decode()
-    err = commit(a, "Switch cache to LRU", date=at(20, git_format=True)).stderr.decode()
+    assert "ledger" not in commit(a, "first change", date=at(10, git_format=True)).err
+    err = commit(a, "Switch cache to LRU", date=at(20, git_format=True)).err
     assert "2 commits since the last ledger entry" in err
     assert "git lifeline log --kind decision --summary 'Switch cache to LRU'" in err
     assert len(err.strip().splitlines()) == 1
     # a new entry resets the count
     entry(a, "Why LRU", t=at(30))
-    assert "ledger" not in commit(a, "third", date=at(40, git_format=True)).stderr.decode()
+    assert "ledger" not in commit(a, "third", date=at(40, git_format=True)).err
 
 
 def test_post_commit_is_quiet_when_disabled_and_never_blocks(pair):
     remote, a = pair
     install(a, "post-commit")
     git(a, "config", "lifeline.remindAfter", "0")
-    assert commit(a, "quiet please").stderr == b""
+    assert commit(a, "quiet please").err == ""
     git(a, "config", "lifeline.remindAfter", "lots")  # a bad setting must not stop a commit
     before = ref(a, "HEAD")
     proc = commit(a, "still commits")
-    assert proc.returncode == 0 and ref(a, "HEAD") != before
+    assert proc.code == 0 and ref(a, "HEAD") != before
     git(a, "config", "--unset", "lifeline.remindAfter")
     git(a, "config", "lifeline.remind", "false")
-    assert commit(a, "quiet again").stderr == b""
+    assert commit(a, "quiet again").err == ""
 
 
 def test_post_commit_counts_a_lifeline_trailer_as_recorded_why(pair):
     remote, a = pair
     install(a, "post-commit")
     e = entry(a, "Linked")
-    err = commit(a, "linked work", f"Lifeline: {e.id}", date=at(10, git_format=True)).stderr.decode()
+    err = commit(a, "linked work", f"Lifeline: {e.id}", date=at(10, git_format=True)).err
     assert "ledger" not in err
 
 
@@ -278,11 +277,11 @@ def test_commit_msg_expands_prefix_and_refuses_unknown_entry(pair):
     install(a, "commit-msg")
     e = entry(a, "Use SQLite FTS5 for recall")
     commit(a, "add recall", f"Lifeline: {e.id[:8]}")
-    body = git(a, "log", "-1", "--format=%B").stdout.decode()
+    body = git(a, "log", "-1", "--format=%B").out
     assert f"Lifeline: {e.id}" in body
     before = ref(a, "HEAD")
     proc = commit(a, "bogus link", "Lifeline: deadbeef00", check=False)
-    assert proc.returncode != 0 and "names no entry" in proc.stderr.decode()
+    assert proc.code != 0 and "names no entry" in proc.err
     assert ref(a, "HEAD") == before
 
 
@@ -295,18 +294,18 @@ def test_why_lists_entries_linked_to_commits_touching_a_path_newest_first(pair):
     commit(a, "docs", f"Lifeline: {other.id}", path="docs/x.md", date=at(600, git_format=True))
     commit(a, "parser crlf", f"Lifeline: {new.id[:10]}", path="src/parser.py", date=at(1200, git_format=True))
     commit(a, "parser tidy", path="src/parser.py", date=at(1800, git_format=True))
-    out = gl(a, "why", "src/parser.py", check=0).stdout.decode().splitlines()
+    out = cli(a, "why", "src/parser.py", expect=0, via=Via.GIT).out.splitlines()
     assert [line.split()[0] for line in out] == [new.short, old.short]
     assert "parser crlf" in out[0]
-    sha = git(a, "rev-parse", "HEAD~2").stdout.decode().strip()
-    assert other.short in gl(a, "why", sha, check=0).stdout.decode()
-    assert "neither a path" in gl(a, "why", "no/such/thing", check=2).stderr.decode()
+    sha = git(a, "rev-parse", "HEAD~2")
+    assert other.short in cli(a, "why", sha, expect=0, via=Via.GIT).out
+    assert "neither a path" in cli(a, "why", "no/such/thing", expect=2, via=Via.GIT).err
 
 
 # ---- pre-receive (server side) -----------------------------------------------------
 def test_pre_receive_rejects_tampered_rewound_deleted_and_misnamed_ledger_updates(gitenv):
     server = make_remote(gitenv / "server.git")
-    out = gl(server, "hooks", "install", check=0).stdout.decode()
+    out = cli(server, "hooks", "install", expect=0, via=Via.GIT).out
     assert "installed pre-receive" in out
     c = make_clone(str(server), gitenv / "c", code=True)
     git(c, "push", "--quiet", "origin", "main")  # code passes through untouched
@@ -317,8 +316,8 @@ def test_pre_receive_rejects_tampered_rewound_deleted_and_misnamed_ledger_update
 
     tamper(c, e1.id)  # a fast-forward that rewrites an entry
     proc = git(c, "push", "--no-verify", "origin", "refs/lifeline/main", check=False)
-    err = proc.stderr.decode()
-    assert proc.returncode != 0 and "ledger update refused" in err and e1.id[:12] in err
+    err = proc.err
+    assert proc.code != 0 and "ledger update refused" in err and e1.id[:12] in err
     assert ref(server, "refs/lifeline/main") == good
 
     git(c, "update-ref", "refs/lifeline/main", good)
@@ -326,15 +325,15 @@ def test_pre_receive_rejects_tampered_rewound_deleted_and_misnamed_ledger_update
     git(c, "push", "--quiet", "origin", "refs/lifeline/main")
     newer = ref(server, "refs/lifeline/main")
     proc = git(c, "push", "--no-verify", "--force", "origin", f"{good}:refs/lifeline/main", check=False)
-    assert proc.returncode != 0 and "not a fast-forward" in proc.stderr.decode()
+    assert proc.code != 0 and "not a fast-forward" in proc.err
     assert ref(server, "refs/lifeline/main") == newer
 
     proc = git(c, "push", "--no-verify", "origin", ":refs/lifeline/main", check=False)
-    assert proc.returncode != 0 and "deleting a ledger line" in proc.stderr.decode()
+    assert proc.code != 0 and "deleting a ledger line" in proc.err
     proc = git(c, "push", "--no-verify", "origin", "refs/lifeline/main:refs/lifeline/a/b", check=False)
-    assert proc.returncode != 0 and "not a valid line name" in proc.stderr.decode()
+    assert proc.code != 0 and "not a valid line name" in proc.err
     assert ref(server, "refs/lifeline/main") == newer and ref(server, "refs/lifeline/a/b") is None
     # a new, valid line is welcome
-    ledger(c, "ops").log(kind="note", summary="Ops", body="runbook", ts=T)
+    open_ledger(c, "ops").log(kind="note", summary="Ops", body="runbook", ts=T)
     git(c, "push", "--quiet", "--no-verify", "origin", "refs/lifeline/ops")
     assert ref(server, "refs/lifeline/ops") == ref(c, "refs/lifeline/ops")

@@ -9,15 +9,12 @@ import re
 import shutil
 import stat
 import subprocess
-import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's git_lifeline
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lifeline_git import ROOT, git, gitenv, gl, ledger  # noqa: E402,F401
+from helpers import ROOT, Via, cli, git, open_ledger
+from sync_fixtures import gitenv  # noqa: F401
 
 HOUR_AGO = (datetime.now(timezone.utc) - timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 REMINDER = "since the last ledger entry"
@@ -28,7 +25,7 @@ def repo(gitenv):
     r = gitenv / "repo"
     git(gitenv, "init", "--quiet", "-b", "main", str(r))
     commit(r, "base", "base.txt")
-    ledger(r).log(kind="decision", summary="Baseline", body="why", ts=HOUR_AGO)
+    open_ledger(r).log(kind="decision", summary="Baseline", body="why", ts=HOUR_AGO)
     return r
 
 
@@ -49,7 +46,7 @@ def branch_of(repo: Path, name: str, n: int, path: str) -> None:
 
 
 def lifeline_said(proc) -> bool:
-    return b"git-lifeline" in proc.stderr or b"git-lifeline" in proc.stdout
+    return "git-lifeline" in proc.err or "git-lifeline" in proc.out
 
 
 # ---- silent while git replays ----------------------------------------------------------
@@ -74,19 +71,19 @@ def started(log: Path) -> list:
 
 
 def test_a_ten_commit_rebase_reminds_nothing_and_never_starts_the_tool(repo, starts):
-    gl(repo, "hooks", "install", check=0)
+    cli(repo, "hooks", "install", expect=0, via=Via.GIT)
     branch_of(repo, "feature", 10, "feature.txt")
     commit(repo, "main moves on", "main.txt")
     git(repo, "checkout", "--quiet", "feature")
     starts.write_text("", encoding="utf-8")
     proc = git(repo, "rebase", "--force-rebase", "main")
-    assert not lifeline_said(proc), proc.stderr.decode()
-    assert len(git(repo, "rev-list", "main..feature").stdout.split()) == 10
+    assert not lifeline_said(proc), proc.err
+    assert len(git(repo, "rev-list", "main..feature").split()) == 10
     assert started(starts) == []
 
 
 def test_the_hook_run_by_hand_during_a_rebase_says_nothing_and_never_starts_the_tool(repo, starts):
-    gl(repo, "hooks", "install", "post-commit", check=0)
+    cli(repo, "hooks", "install", "post-commit", expect=0, via=Via.GIT)
     hook = repo / ".git" / "hooks" / "post-commit"
     (repo / ".git" / "rebase-merge").mkdir()
     starts.write_text("", encoding="utf-8")
@@ -97,8 +94,8 @@ def test_the_hook_run_by_hand_during_a_rebase_says_nothing_and_never_starts_the_
 
 # ---- silent without starting the tool on ordinary commits that need no reminder -------
 def test_a_commit_naming_a_ledger_entry_is_not_reminded_and_never_starts_the_tool(repo, starts):
-    gl(repo, "hooks", "install", "post-commit", check=0)
-    entry = gl(repo, "list", "--format=%H", check=0).stdout.decode().split()[0]
+    cli(repo, "hooks", "install", "post-commit", expect=0, via=Via.GIT)
+    entry = cli(repo, "list", "--format=%H", expect=0, via=Via.GIT).out.split()[0]
     starts.write_text("", encoding="utf-8")
     proc = commit(repo, f"Use the cache\n\nLifeline: {entry[:12]}")
     assert not lifeline_said(proc)
@@ -106,7 +103,7 @@ def test_a_commit_naming_a_ledger_entry_is_not_reminded_and_never_starts_the_too
 
 
 def test_a_commit_no_newer_than_the_last_append_is_not_reminded_and_never_starts_the_tool(repo, starts):
-    gl(repo, "hooks", "install", "post-commit", check=0)
+    cli(repo, "hooks", "install", "post-commit", expect=0, via=Via.GIT)
     starts.write_text("", encoding="utf-8")
     two_hours_ago = (datetime.now(timezone.utc) - timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
     p = repo / "old.txt"
@@ -126,7 +123,7 @@ def test_a_commit_no_newer_than_the_last_append_is_not_reminded_and_never_starts
 
 @pytest.mark.parametrize("setting", [("lifeline.remind", "off"), ("lifeline.remindAfter", "0")])
 def test_reminders_turned_off_never_start_the_tool(repo, starts, setting):
-    gl(repo, "hooks", "install", "post-commit", check=0)
+    cli(repo, "hooks", "install", "post-commit", expect=0, via=Via.GIT)
     git(repo, "config", *setting)
     starts.write_text("", encoding="utf-8")
     proc = commit(repo, "unrecorded work")
@@ -136,76 +133,70 @@ def test_reminders_turned_off_never_start_the_tool(repo, starts, setting):
 
 def test_a_commit_after_the_last_append_is_still_reminded(repo, starts):
     """The shell's silences never swallow a reminder that is due."""
-    gl(repo, "hooks", "install", "post-commit", check=0)
+    cli(repo, "hooks", "install", "post-commit", expect=0, via=Via.GIT)
     starts.write_text("", encoding="utf-8")
     proc = commit(repo, "unrecorded work")
-    assert REMINDER in proc.stderr.decode()
+    assert REMINDER in proc.err
     assert started(starts) == ["hook post-commit"]
 
 
 def test_a_newer_merge_at_a_lines_tip_does_not_silence_a_due_reminder(repo, starts):
     """A pull's merge is no append (the tool walks past it to the last append); a
     line tip the shell cannot judge is left to the tool, which reminds."""
-    gl(repo, "hooks", "install", "post-commit", check=0)
-    tip = git(repo, "rev-parse", "refs/lifeline/main").stdout.decode().strip()
-    tree = git(repo, "rev-parse", f"{tip}^{{tree}}").stdout.decode().strip()
+    cli(repo, "hooks", "install", "post-commit", expect=0, via=Via.GIT)
+    tip = git(repo, "rev-parse", "refs/lifeline/main")
+    tree = git(repo, "rev-parse", f"{tip}^{{tree}}")
     later = (datetime.now(timezone.utc) + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
     dated = dict(os.environ, GIT_COMMITTER_DATE=later, GIT_AUTHOR_DATE=later)
-    side = git(repo, "commit-tree", tree, "-p", tip, "-m", "side", env=dated).stdout.decode().strip()
-    merge = git(repo, "commit-tree", tree, "-p", tip, "-p", side, "-m", "merge", env=dated).stdout.decode().strip()
+    side = git(repo, "commit-tree", tree, "-p", tip, "-m", "side", env=dated)
+    merge = git(repo, "commit-tree", tree, "-p", tip, "-p", side, "-m", "merge", env=dated)
     git(repo, "update-ref", "refs/lifeline/main", merge)
     starts.write_text("", encoding="utf-8")
     proc = commit(repo, "unrecorded work")
-    assert REMINDER in proc.stderr.decode()
+    assert REMINDER in proc.err
     assert started(starts) == ["hook post-commit"]
 
 
 def test_an_append_dated_a_year_ahead_does_not_silence_reminders_for_a_year(repo, starts):
     """A teammate's clock a year ahead (or a crafted commit date) pulled into every clone
     must not count as 'recorded after your commit' — in the shell or in the tool."""
-    gl(repo, "hooks", "install", "post-commit", check=0)
-    tip = git(repo, "rev-parse", "refs/lifeline/main").stdout.decode().strip()
-    tree = git(repo, "rev-parse", f"{tip}^{{tree}}").stdout.decode().strip()
+    cli(repo, "hooks", "install", "post-commit", expect=0, via=Via.GIT)
+    tip = git(repo, "rev-parse", "refs/lifeline/main")
+    tree = git(repo, "rev-parse", f"{tip}^{{tree}}")
     next_year = (datetime.now(timezone.utc) + timedelta(days=365)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    ahead = (
-        git(
-            repo,
-            "commit-tree",
-            tree,
-            "-p",
-            tip,
-            "-m",
-            "lifeline: append 1",
-            env=dict(os.environ, GIT_COMMITTER_DATE=next_year, GIT_AUTHOR_DATE=next_year),
-        )
-        .stdout.decode()
-        .strip()
-    )
+    ahead = git(
+        repo,
+        "commit-tree",
+        tree,
+        "-p",
+        tip,
+        "-m",
+        "lifeline: append 1",
+        env=dict(os.environ, GIT_COMMITTER_DATE=next_year, GIT_AUTHOR_DATE=next_year),
+    ).out.strip()
     git(repo, "update-ref", "refs/lifeline/main", ahead)
     starts.write_text("", encoding="utf-8")
     proc = commit(repo, "unrecorded work")
-    assert REMINDER in proc.stderr.decode()
+    assert REMINDER in proc.err
     assert started(starts) == ["hook post-commit"]
-    assert REMINDER in gl(repo, "hook", "post-commit", check=0).stderr.decode()
+    assert REMINDER in cli(repo, "hook", "post-commit", expect=0, via=Via.GIT).err
 
 
 def test_a_newer_ref_that_is_no_line_does_not_silence_a_due_reminder(repo, starts):
-    gl(repo, "hooks", "install", "post-commit", check=0)
-    tip = git(repo, "rev-parse", "refs/lifeline/main").stdout.decode().strip()
-    tree = git(repo, "rev-parse", f"{tip}^{{tree}}").stdout.decode().strip()
+    cli(repo, "hooks", "install", "post-commit", expect=0, via=Via.GIT)
+    tip = git(repo, "rev-parse", "refs/lifeline/main")
+    tree = git(repo, "rev-parse", f"{tip}^{{tree}}")
     later = (datetime.now(timezone.utc) + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    newer = (
-        git(repo, "commit-tree", tree, "-m", "not a line", env=dict(os.environ, GIT_COMMITTER_DATE=later))
-        .stdout.decode()
-        .strip()
-    )
+    newer = git(
+        repo, "commit-tree", tree, "-m", "not a line", env=dict(os.environ, GIT_COMMITTER_DATE=later)
+    ).out.strip()
     git(repo, "update-ref", "refs/lifeline/nested/name", newer)  # no valid line name has a slash
     proc = commit(repo, "unrecorded work")
-    assert REMINDER in proc.stderr.decode()
+    assert REMINDER in proc.err
 
 
 def test_cherry_picks_reverts_am_and_a_concluded_merge_remind_nothing(repo, gitenv):
-    gl(repo, "hooks", "install", check=0)
+    cli(repo, "hooks", "install", expect=0, via=Via.GIT)
     branch_of(repo, "side", 3, "side.txt")
     proc = git(repo, "cherry-pick", "side~2")
     assert not lifeline_said(proc)
@@ -223,21 +214,21 @@ def test_cherry_picks_reverts_am_and_a_concluded_merge_remind_nothing(repo, gite
     commit(repo, "left side", "clash.txt")
     git(repo, "checkout", "--quiet", "-b", "right", "main")
     commit(repo, "right side", "clash.txt")
-    assert git(repo, "merge", "left", check=False).returncode != 0
+    assert git(repo, "merge", "left", check=False).code != 0
     (repo / "clash.txt").write_text("both\n", encoding="utf-8")
     git(repo, "add", "clash.txt")
     proc = git(repo, "commit", "--no-edit")
     assert not lifeline_said(proc)
     # new work still gets its reminder: the hook is there and alive
-    assert REMINDER in commit(repo, "new work").stderr.decode()
+    assert REMINDER in commit(repo, "new work").err
 
 
 def test_a_rebase_stopped_on_a_conflict_and_continued_reminds_nothing(repo):
-    gl(repo, "hooks", "install", check=0)
+    cli(repo, "hooks", "install", expect=0, via=Via.GIT)
     branch_of(repo, "topic", 2, "clash.txt")
     commit(repo, "main edits it too", "clash.txt")
     git(repo, "checkout", "--quiet", "topic")
-    assert git(repo, "rebase", "main", check=False).returncode != 0
+    assert git(repo, "rebase", "main", check=False).code != 0
     (repo / "clash.txt").write_text("resolved\n", encoding="utf-8")
     git(repo, "add", "clash.txt")
     proc = git(repo, "-c", "core.editor=true", "rebase", "--continue", check=False)
@@ -246,7 +237,7 @@ def test_a_rebase_stopped_on_a_conflict_and_continued_reminds_nothing(repo):
         (repo / "clash.txt").write_text("resolved again\n", encoding="utf-8")
         git(repo, "add", "clash.txt")
         proc = git(repo, "-c", "core.editor=true", "rebase", "--continue", check=False)
-    assert proc.returncode == 0 and not lifeline_said(proc)
+    assert proc.code == 0 and not lifeline_said(proc)
 
 
 def test_the_user_hook_still_runs_for_every_replayed_commit(repo, gitenv):
@@ -254,7 +245,7 @@ def test_the_user_hook_still_runs_for_every_replayed_commit(repo, gitenv):
     trace = gitenv / "trace"
     (hooks / "post-commit").write_text(f'#!/bin/sh\necho "$0" >> "{trace}"\n', encoding="utf-8")
     (hooks / "post-commit").chmod(0o755)
-    gl(repo, "hooks", "install", check=0)
+    cli(repo, "hooks", "install", expect=0, via=Via.GIT)
     branch_of(repo, "feature", 3, "f.txt")
     commit(repo, "main moves", "m.txt")
     git(repo, "checkout", "--quiet", "feature")
@@ -272,8 +263,8 @@ def test_the_tool_itself_is_silent_when_called_during_a_rebase(repo):
     commit(repo, "main moves", "m.txt")
     git(repo, "checkout", "--quiet", "feature")
     proc = git(repo, "rebase", "--exec", "git lifeline hook post-commit", "main")
-    assert proc.returncode == 0 and REMINDER not in proc.stderr.decode()
-    assert REMINDER in gl(repo, "hook", "post-commit", check=0).stderr.decode()
+    assert proc.code == 0 and REMINDER not in proc.err
+    assert REMINDER in cli(repo, "hook", "post-commit", expect=0, via=Via.GIT).err
 
 
 # ---- hook managers ---------------------------------------------------------------------
@@ -327,26 +318,26 @@ def test_husky_hooks_run_ours_and_theirs_and_survive_npm_install(repo, gitenv):
     git(repo, "commit", "--quiet", "--no-verify", "-m", "husky hook")
     husky_install(repo)
     stub = (repo / ".husky" / "_" / "post-commit").read_bytes()
-    out = gl(repo, "hooks", "install", check=0).stdout.decode()
+    out = cli(repo, "hooks", "install", expect=0, via=Via.GIT).out
     assert "installed post-commit" in out and ".husky/_" in out
     proc = commit(repo, "work under husky")
-    assert REMINDER in proc.stderr.decode() and trace.read_text() == "husky post-commit ran\n"
+    assert REMINDER in proc.err and trace.read_text() == "husky post-commit ran\n"
     # npm install rewrites every stub, ours included; installing again just works
     husky_install(repo)
-    proc = gl(repo, "hooks", "install", check=0)
-    assert "kept aside" not in proc.stdout.decode()  # the same stub: nothing to keep twice
+    proc = cli(repo, "hooks", "install", expect=0, via=Via.GIT)
+    assert "kept aside" not in proc.out  # the same stub: nothing to keep twice
     trace.write_text("", encoding="utf-8")
     proc = commit(repo, "more work under husky")
-    assert REMINDER in proc.stderr.decode() and trace.read_text() == "husky post-commit ran\n"
+    assert REMINDER in proc.err and trace.read_text() == "husky post-commit ran\n"
     # a rebase stays quiet, husky's own hook still runs
     branch_of(repo, "feature", 2, "f.txt")
     git(repo, "checkout", "--quiet", "feature")
     commit_count = len(trace.read_text().splitlines())
     proc = git(repo, "rebase", "--force-rebase", "main")
     assert not lifeline_said(proc) and len(trace.read_text().splitlines()) == commit_count + 2
-    gl(repo, "hooks", "uninstall", check=0)
+    cli(repo, "hooks", "uninstall", expect=0, via=Via.GIT)
     assert (repo / ".husky" / "_" / "post-commit").read_bytes() == stub
-    assert git(repo, "status", "--porcelain", "--ignored", "--", ".husky").stdout == b"!! .husky/_/\n"
+    assert git(repo, "status", "--porcelain", "--ignored", "--", ".husky").raw == b"!! .husky/_/\n"
 
 
 LEFTHOOK_HOOK = """#!/bin/sh
@@ -380,11 +371,11 @@ def test_under_lefthook_the_reminder_comes_on_new_work_only(repo, gitenv):
     hook.write_text(LEFTHOOK_HOOK, encoding="utf-8")
     hook.chmod(0o755)
     proc = commit(repo, "work under lefthook")
-    assert REMINDER in proc.stderr.decode()
+    assert REMINDER in proc.err
     branch_of(repo, "feature", 3, "f.txt")
     git(repo, "checkout", "--quiet", "feature")
     proc = git(repo, "rebase", "--force-rebase", "main~1")
-    assert proc.returncode == 0 and REMINDER not in proc.stderr.decode()
+    assert proc.code == 0 and REMINDER not in proc.err
 
 
 def pre_commit_hook(hook_id: str) -> dict:
@@ -422,7 +413,7 @@ def test_the_real_pre_commit_framework_prints_the_reminder(repo):
     git(repo, "commit", "--quiet", "-m", "framework config")
     subprocess.run(["pre-commit", "install", "--hook-type", "post-commit"], cwd=repo, check=True, capture_output=True)
     proc = commit(repo, "work under the framework")
-    assert REMINDER in proc.stdout.decode() + proc.stderr.decode()
+    assert REMINDER in proc.out + proc.err
 
 
 # ---- tracked hooks and a team's own hooks ----------------------------------------------
@@ -435,13 +426,13 @@ def test_a_tracked_hook_in_core_hooks_path_is_never_renamed(repo):
     git(repo, "commit", "--quiet", "-m", "team hooks")
     git(repo, "config", "core.hooksPath", ".githooks")
     before = (d / "pre-push").read_bytes()
-    out = gl(repo, "hooks", "install", check=0).stdout.decode()
+    out = cli(repo, "hooks", "install", expect=0, via=Via.GIT).out
     assert "pre-push is tracked by the repository" in out and 'git lifeline hook pre-push "$@"' in out
     assert "installed post-commit" in out
     assert (d / "pre-push").read_bytes() == before and not (d / "pre-push.lifeline-chained").exists()
-    assert git(repo, "status", "--porcelain", "--", ".githooks/pre-push").stdout == b""
-    assert "a hook tracked by the repository" in gl(repo, "hooks", "status", check=0).stdout.decode()
-    out = gl(repo, "hooks", "uninstall", check=0).stdout.decode()
+    assert git(repo, "status", "--porcelain", "--", ".githooks/pre-push").raw == b""
+    assert "a hook tracked by the repository" in cli(repo, "hooks", "status", expect=0, via=Via.GIT).out
+    out = cli(repo, "hooks", "uninstall", expect=0, via=Via.GIT).out
     assert (d / "pre-push").read_bytes() == before and not (d / "post-commit").exists()
 
 
@@ -453,11 +444,11 @@ def test_a_team_hook_that_calls_git_lifeline_is_kept_and_restored_byte_for_byte(
     )
     hook.write_bytes(team)
     hook.chmod(0o750)
-    out = gl(repo, "hooks", "install", check=0).stdout.decode()
+    out = cli(repo, "hooks", "install", expect=0, via=Via.GIT).out
     assert "runs your previous hook first: pre-push.lifeline-chained" in out
     assert (hook.parent / "pre-push.lifeline-chained").read_bytes() == team
-    assert "not installed" not in gl(repo, "hooks", "status", check=0).stdout.decode().split("post-commit")[0]
-    gl(repo, "hooks", "uninstall", check=0)
+    assert "not installed" not in cli(repo, "hooks", "status", expect=0, via=Via.GIT).out.split("post-commit")[0]
+    cli(repo, "hooks", "uninstall", expect=0, via=Via.GIT)
     assert hook.read_bytes() == team and stat.S_IMODE(hook.stat().st_mode) == 0o750
     assert not (hook.parent / "pre-push.lifeline-chained").exists()
 
@@ -467,10 +458,10 @@ def test_a_symlinked_hook_is_kept_as_the_same_symlink(repo, gitenv):
     shutil.copy(ROOT / "hooks" / "post-commit", shared)  # even one pointing at our own script
     hook = repo / ".git" / "hooks" / "post-commit"
     hook.symlink_to(shared)
-    gl(repo, "hooks", "install", "post-commit", check=0)
+    cli(repo, "hooks", "install", "post-commit", expect=0, via=Via.GIT)
     chained = hook.parent / "post-commit.lifeline-chained"
     assert chained.is_symlink() and os.readlink(chained) == str(shared) and not hook.is_symlink()
-    gl(repo, "hooks", "uninstall", check=0)
+    cli(repo, "hooks", "uninstall", expect=0, via=Via.GIT)
     assert hook.is_symlink() and os.readlink(hook) == str(shared)
 
 
@@ -484,8 +475,8 @@ def test_hooks_installed_by_an_earlier_release_are_upgraded_not_chained(repo, re
     hook = repo / ".git" / "hooks" / "post-commit"
     hook.write_text(earlier, encoding="utf-8")
     hook.chmod(0o755)
-    out = gl(repo, "hooks", "install", "post-commit", check=0).stdout.decode()
+    out = cli(repo, "hooks", "install", "post-commit", expect=0, via=Via.GIT).out
     assert "updated post-commit" in out and "chained" not in out
     assert hook.read_text(encoding="utf-8") == (ROOT / "hooks" / "post-commit").read_text(encoding="utf-8")
-    gl(repo, "hooks", "uninstall", check=0)
+    cli(repo, "hooks", "uninstall", expect=0, via=Via.GIT)
     assert not hook.exists()

@@ -8,14 +8,15 @@ import subprocess
 
 import pygit2
 import pytest
-from _interop_support import DATA, cli, git_env, imp, ledger, line_ids, ref, repo, seed_ids, workspace  # noqa: F401
+from helpers import cli, git, open_ledger, open_workspace, ref
+from seed_fixtures import SEED, git_env, imp, line_ids, repo, seed_ids  # noqa: F401
 
 from git_lifeline.app import interop
 
 
 def log(repo, line="main", **fields):
     fields.setdefault("body", "because")
-    return ledger(repo, line).log(**fields).entry
+    return open_ledger(repo, line).log(**fields).entry
 
 
 @pytest.fixture
@@ -41,8 +42,8 @@ def two_lines(repo):
 # ---- lines -----------------------------------------------------------------------------------
 def test_lines_lists_each_real_line_with_count_head_and_projection(repo, two_lines):
     out = cli(repo, "lines", "--json")
-    assert out.returncode == 0, out.stderr
-    rows = {r["line"]: r for r in json.loads(out.stdout)}
+    assert out.code == 0, out.err
+    rows = {r["line"]: r for r in json.loads(out.out)}
     assert set(rows) == {"main", "research"}
     assert rows["main"]["entries"] == 5 and rows["research"]["entries"] == 2
     assert rows["research"]["head"] == ref(repo, "refs/lifeline/research")
@@ -52,25 +53,25 @@ def test_lines_lists_each_real_line_with_count_head_and_projection(repo, two_lin
 
 def test_line_option_is_accepted_after_every_command_name(repo):
     out = cli(repo, "log", "--line", "ops", "--kind", "note", "--summary", "After the name", "--body", "b")
-    assert out.returncode == 0, out.stderr
+    assert out.code == 0, out.err
     assert ref(repo, "refs/lifeline/ops") and not ref(repo, "refs/lifeline/main")
     listed = cli(repo, "list", "--line", "ops", "--json")
-    assert [e["summary"] for e in json.loads(listed.stdout)] == ["After the name"]
+    assert [e["summary"] for e in json.loads(listed.out)] == ["After the name"]
     bad = cli(repo, "list", "--line", "no/such")
-    assert bad.returncode == 2 and "invalid line name" in bad.stderr
+    assert bad.code == 2 and "invalid line name" in bad.err
 
 
 # ---- cross-line parents and verify -----------------------------------------------------------
 def test_parent_in_another_line_is_an_external_anchor(repo, two_lines):
     assert two_lines["cross"].parents == [two_lines["paper"].id]
     out = cli(repo, "verify")
-    assert out.returncode == 0, out.stdout
-    assert "ok: line main: 5 entries" in out.stdout and "1 external anchor(s)" in out.stdout
+    assert out.code == 0, out.out
+    assert "ok: line main: 5 entries" in out.out and "1 external anchor(s)" in out.out
 
 
 def test_a_parent_in_an_unknown_line_is_refused(repo, two_lines):
     out = cli(repo, "log", "--kind", "note", "--summary", "x", "--body", "y", "--parents", "nowhere:abcdef12")
-    assert out.returncode == 2 and "no line 'nowhere'" in out.stderr
+    assert out.code == 2 and "no line 'nowhere'" in out.err
 
 
 def _commit_tree(repo_path, files: dict, parent=None) -> str:
@@ -96,55 +97,51 @@ def _commit_tree(repo_path, files: dict, parent=None) -> str:
 
 def test_stray_files_and_unrelated_refs_never_count_as_lines(repo, two_lines):
     paper = two_lines["paper"]
-    blob = ledger(repo, "research").store.get(paper.id).to_json()
+    blob = open_ledger(repo, "research").store.get(paper.id).to_json()
     path = f"entries/{paper.id[:2]}/{paper.id[2:4]}/{paper.id[4:]}"
     # the parent's line disappears; copies of its blob appear everywhere but in a line
-    subprocess.run(["git", "-C", str(repo), "update-ref", "-d", "refs/lifeline/research"], check=True)
+    git(repo, "update-ref", "-d", "refs/lifeline/research")
     (repo / "LIFELINE.research.md").write_text("stray\n")
     (repo / ".git" / "lifeline").mkdir(exist_ok=True)
     (repo / ".git" / "lifeline" / "research.db").write_bytes(b"SQLite format 3\x00")
     branch = _commit_tree(repo, {path: blob})
-    subprocess.run(["git", "-C", str(repo), "update-ref", "refs/heads/research", branch], check=True)
-    subprocess.run(["git", "-C", str(repo), "update-ref", "refs/remotes/origin/lifeline/research", branch], check=True)
+    git(repo, "update-ref", "refs/heads/research", branch)
+    git(repo, "update-ref", "refs/remotes/origin/lifeline/research", branch)
     foreign = _commit_tree(repo, {path: blob, "README.md": b"project file\n"})
-    subprocess.run(["git", "-C", str(repo), "update-ref", "refs/lifeline/proj", foreign], check=True)
-    blob_oid = (
-        subprocess.run(["git", "-C", str(repo), "hash-object", "-w", "--stdin"], input=blob, capture_output=True)
-        .stdout.decode()
-        .strip()
-    )
-    subprocess.run(["git", "-C", str(repo), "update-ref", "refs/lifeline/blobref", blob_oid], check=True)
-    assert [r["line"] for r in workspace(repo).lines()] == ["main"]
+    git(repo, "update-ref", "refs/lifeline/proj", foreign)
+    blob_oid = git(repo, "hash-object", "-w", "--stdin", input=blob)
+    git(repo, "update-ref", "refs/lifeline/blobref", blob_oid)
+    assert [r["line"] for r in open_workspace(repo).lines()] == ["main"]
     out = cli(repo, "verify", "--line", "main")
-    assert out.returncode == 1 and "missing-parent" in out.stdout and paper.id[:12] in out.stdout
-    assert workspace(repo).where(paper.id[:10]) == []
+    assert out.code == 1 and "missing-parent" in out.out and paper.id[:12] in out.out
+    assert open_workspace(repo).where(paper.id[:10]) == []
 
 
 def test_a_blob_under_another_entrys_name_does_not_excuse_a_missing_parent(repo, two_lines):
     paper = two_lines["paper"]
-    other = ledger(repo, "research").store.get(two_lines["hashdec"].id).to_json()
-    subprocess.run(["git", "-C", str(repo), "update-ref", "-d", "refs/lifeline/research"], check=True)
+    other = open_ledger(repo, "research").store.get(two_lines["hashdec"].id).to_json()
+    git(repo, "update-ref", "-d", "refs/lifeline/research")
     forged = _commit_tree(repo, {f"entries/{paper.id[:2]}/{paper.id[2:4]}/{paper.id[4:]}": other})
-    subprocess.run(["git", "-C", str(repo), "update-ref", "refs/lifeline/research", forged], check=True)
+    git(repo, "update-ref", "refs/lifeline/research", forged)
     out = cli(repo, "verify", "--line", "main")
-    assert out.returncode == 1 and "missing-parent" in out.stdout
+    assert out.code == 1 and "missing-parent" in out.out
 
 
 # ---- promote ---------------------------------------------------------------------------------
 def test_promote_copies_with_an_origin_block_and_twice_adds_nothing(repo, two_lines):
     src = two_lines["hashdec"]
     out = cli(repo, "promote", "--from", "research", "--to", "main", "--id", src.id[:8])
-    assert out.returncode == 0, out.stderr
-    copy = next(e for e in ledger(repo).entries() if e.summary == "Hash: sha256")
+    assert out.code == 0, out.err
+    copy = next(e for e in open_ledger(repo).entries() if e.summary == "Hash: sha256")
     assert copy.body == f"Injective form.\n\norigin:\n  line: research\n  id: {src.id}"
     assert (copy.kind, copy.author, copy.ts, copy.parents) == (src.kind, src.author, src.ts, [])
     head = ref(repo, "refs/lifeline/main")
-    again = interop.promote(ledger(repo), "research", [src.id])
+    again = interop.promote(open_ledger(repo), "research", [src.id])
     assert again.promoted == [] and [c for _, c in again.already] == [copy.id]
     assert ref(repo, "refs/lifeline/main") == head
     from git_lifeline.git.verify import verify_line
 
-    report = verify_line(ledger(repo).store)
+    report = verify_line(open_ledger(repo).store)
     assert report.ok and (copy.id, src.id, "research") in report.origins
 
 
@@ -162,23 +159,23 @@ def test_promoted_copy_may_name_parents_in_other_lines(repo, two_lines):
         "--parents",
         f"research:{paper.id[:8]}",
     )
-    assert out.returncode == 0, out.stderr
-    (copy,) = ledger(repo, "ops").entries()
+    assert out.code == 0, out.err
+    (copy,) = open_ledger(repo, "ops").entries()
     assert copy.parents == [paper.id]
-    assert cli(repo, "verify", "--line", "ops").returncode == 0
+    assert cli(repo, "verify", "--line", "ops").code == 0
 
 
 def test_promote_refuses_a_correction(repo, two_lines):
     out = cli(repo, "promote", "--from", "main", "--to", "research", "--id", two_lines["pg"].id[:8])
-    assert out.returncode == 2 and "is a correction" in out.stderr
+    assert out.code == 2 and "is a correction" in out.err
 
 
 def test_our_promote_gives_the_id_the_seed_gave_its_promoted_copy(repo):
-    imp(repo, DATA / "research.db", "research")
+    imp(repo, SEED / "research.db", "research")
     ids = seed_ids()
     source = next(r for r in ids["research"] if r["summary"].startswith("Hash:"))
     seed_copy = next(r for r in ids["ledger"] if r["summary"] == source["summary"])
-    promoted = interop.promote(ledger(repo, "ops"), "research", [source["id"][:8]]).promoted
+    promoted = interop.promote(open_ledger(repo, "ops"), "research", [source["id"][:8]]).promoted
     assert [e.id for e in promoted] == [seed_copy["id"]]
 
 
@@ -186,30 +183,30 @@ def test_a_copy_that_disagrees_with_its_origin_fails_verify(repo, two_lines):
     src = two_lines["hashdec"]
     log(repo, "ops", kind="decision", summary="Hash: md5", body=f"Faster.\n\norigin:\n  line: research\n  id: {src.id}")
     out = cli(repo, "verify", "--line", "ops")
-    assert out.returncode == 1 and "bad-origin" in out.stdout
+    assert out.code == 1 and "bad-origin" in out.out
 
 
 # ---- where -----------------------------------------------------------------------------------
 def test_where_finds_an_id_in_every_line_that_holds_it(repo, two_lines):
     cp = two_lines["cp"]
-    ledger(repo, "ops").append([cp])  # the same entry in two lines
+    open_ledger(repo, "ops").append([cp])  # the same entry in two lines
     out = cli(repo, "where", cp.id[:9], "--json")
-    assert out.returncode == 0
-    assert sorted(h["line"] for h in json.loads(out.stdout)) == ["main", "ops"]
+    assert out.code == 0
+    assert sorted(h["line"] for h in json.loads(out.out)) == ["main", "ops"]
     missing = cli(repo, "where", "0000000")
-    assert missing.returncode == 1 and "no line holds" in missing.stderr
+    assert missing.code == 1 and "no line holds" in missing.err
     from git_lifeline.errors import InputError
 
     with pytest.raises(InputError):
-        workspace(repo).where("xyz")
+        open_workspace(repo).where("xyz")
 
 
 # ---- graph -----------------------------------------------------------------------------------
 def test_graph_mermaid_shows_supersession_thread_and_cross_line_links(repo, two_lines):
-    interop.promote(ledger(repo), "research", [two_lines["hashdec"].id[:8]])
+    interop.promote(open_ledger(repo), "research", [two_lines["hashdec"].id[:8]])
     out = cli(repo, "graph", "--format", "mermaid")
-    assert out.returncode == 0, out.stderr
-    text = out.stdout
+    assert out.code == 0, out.err
+    text = out.out
     assert text.startswith("```mermaid\nflowchart LR\n") and text.endswith("```\n")
     t = two_lines
     key = lambda line, e: f"e_{line}_{e.id[:16]}"  # noqa: E731
@@ -220,13 +217,13 @@ def test_graph_mermaid_shows_supersession_thread_and_cross_line_links(repo, two_
     assert 'subgraph L_research["line research"]' in text
     assert "#quot;queue#quot; #lt;broker#gt;" in text  # labels cannot break the syntax
     assert f"class {key('main', t['mongo'])} superseded" in text
-    only = workspace(repo).graph("research")
+    only = open_workspace(repo).graph("research")
     assert "supersedes" not in only and "L_main" not in only
 
 
 def test_graph_dot_is_well_formed(repo, two_lines, tmp_path):
     out = cli(repo, "graph", "--format", "dot", "-o", str(tmp_path / "g.dot"))
-    assert out.returncode == 0, out.stderr
+    assert out.code == 0, out.err
     text = (tmp_path / "g.dot").read_text()
     assert text.startswith("digraph lifeline {") and text.count("{") == text.count("}")
     assert '\\"queue\\"' in text
@@ -236,9 +233,9 @@ def test_graph_dot_is_well_formed(repo, two_lines, tmp_path):
 
 def test_a_line_with_a_cross_line_parent_rebuilds_from_its_projection(repo, two_lines, tmp_path):
     shutil.copy(repo / "LIFELINE.md", tmp_path / "main.md")
-    subprocess.run(["git", "-C", str(repo), "update-ref", "-d", "refs/lifeline/main"], check=True)
+    git(repo, "update-ref", "-d", "refs/lifeline/main")
     out = cli(repo, "migrate", "--from", str(tmp_path / "main.md"))
-    assert out.returncode == 0, out.stderr
+    assert out.code == 0, out.err
     assert two_lines["cross"].id in line_ids(repo)
 
 
@@ -247,7 +244,7 @@ def test_graph_ids_stay_distinct_for_line_names_mermaid_would_confuse(repo):
     b = log(repo, "my_line", kind="decision", summary="B", body="why b")
     log(repo, "my-line", kind="note", summary="pin A", body=f"pin: {a.id}", parents=[a.id])
     log(repo, "my_line", kind="correction", summary="B2", body="why b2", parents=[b.id])
-    text = workspace(repo).graph()
+    text = open_workspace(repo).graph()
     assert 'subgraph L_my_dline["line my-line"]' in text and 'subgraph L_my__line["line my_line"]' in text
     assert f"-.->|pins| e_my_dline_{a.id[:16]}" in text
     assert f"-->|supersedes| e_my__line_{b.id[:16]}" in text

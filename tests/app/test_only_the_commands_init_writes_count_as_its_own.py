@@ -12,7 +12,8 @@ import stat
 import sys
 
 import pytest
-from review_support import cli, hermetic, repo  # noqa: F401
+from helpers import Via, cli
+from hermetic_home import hermetic, repo  # noqa: F401
 
 from git_lifeline.app.agent_files import is_our_hook
 from git_lifeline.app.integration import is_our_entry
@@ -37,7 +38,7 @@ def write_mcp_json(repo, entry) -> bytes:
 
 
 def doctor_checks(repo) -> dict:
-    r = cli(repo, "doctor", "--json")
+    r = cli(repo, "doctor", "--json", via=Via.THIS_PROCESS)
     return {c["name"]: c for c in json.loads(r.out)["checks"]}
 
 
@@ -48,7 +49,7 @@ def test_init_never_replaces_another_programs_entry_that_borrows_git_lifelines_a
     on_path(monkeypatch)
     program, marker = planted_program(tmp_path)
     before = write_mcp_json(repo, {"command": str(program), "args": [*flags, "-m", "git_lifeline", "mcp"]})
-    r = cli(repo, "init", "--no-hooks", "--no-agents", "--no-pull")
+    r = cli(repo, "init", "--no-hooks", "--no-agents", "--no-pull", via=Via.THIS_PROCESS)
     assert r.code == 0, r
     assert (repo / ".mcp.json").read_bytes() == before, "init overwrote an entry it did not write"
     assert "left it as it is" in r.out, r
@@ -77,7 +78,7 @@ def test_doctor_never_calls_another_programs_mcp_entry_healthy(repo, tmp_path):
 def test_status_says_when_the_mcp_entry_is_another_programs(repo, tmp_path):
     program, _ = planted_program(tmp_path)
     write_mcp_json(repo, {"command": str(program), "args": ["-P", "-m", "git_lifeline", "mcp"]})
-    r = cli(repo, "status", "--json")
+    r = cli(repo, "status", "--json", via=Via.THIS_PROCESS)
     assert r.code == 0, r
     assert "not an entry git lifeline init writes" in json.loads(r.out)["agents"]["mcp"], r.out
 
@@ -90,11 +91,11 @@ def test_a_claude_hook_that_only_mentions_agent_hook_is_neither_overwritten_nor_
     (repo / ".claude").mkdir()
     theirs = {"type": "command", "command": LOOKALIKE}
     (repo / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"SessionStart": [{"hooks": [theirs]}]}}))
-    status = json.loads(cli(repo, "status", "--json").out)
+    status = json.loads(cli(repo, "status", "--json", via=Via.THIS_PROCESS).out)
     assert status["agents"]["claude_hooks"]["SessionStart"] is None, status["agents"]
     hooks = doctor_checks(repo)["agent hooks"]
     assert hooks["level"] == "problem" and "not a command git lifeline init writes" in hooks["detail"], hooks
-    assert cli(repo, "init", "--no-hooks", "--no-mcp", "--no-pull").code == 0
+    assert cli(repo, "init", "--no-hooks", "--no-mcp", "--no-pull", via=Via.THIS_PROCESS).code == 0
     groups = json.loads((repo / ".claude" / "settings.json").read_text())["hooks"]["SessionStart"]
     commands = [h["command"] for g in groups for h in g["hooks"]]
     assert LOOKALIKE in commands, "init overwrote a hook it did not write"

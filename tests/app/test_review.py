@@ -9,7 +9,8 @@ import sys
 
 import pygit2
 import pytest
-from review_support import EMAIL, NAME, cli, cli_process, commit_policy, git, hermetic, make_repo, ref_value, repo  # noqa: F401
+from helpers import Via, cli, git, ref
+from hermetic_home import EMAIL, NAME, commit_policy, hermetic, make_repo, repo  # noqa: F401
 
 from git_lifeline.app.agents import Agents
 from git_lifeline.app.ledger import Ledger
@@ -41,12 +42,12 @@ def agent_proposal(path, summary="Cache: Redis", kind="decision", agent="codex")
 # ---- decisions are final ------------------------------------------------------------
 def test_reject_after_approve_is_refused_and_the_approval_stands(repo):
     pid = agent_proposal(repo).short
-    assert cli(repo, "approve", pid).code == 0
-    before = ref_value(repo, TRAIL)
-    r = cli(repo, "reject", pid, "--why", "changed my mind")
+    assert cli(repo, "approve", pid, via=Via.THIS_PROCESS).code == 0
+    before = ref(repo, TRAIL)
+    r = cli(repo, "reject", pid, "--why", "changed my mind", via=Via.THIS_PROCESS)
     assert r.code == 2, r
     assert "already approved" in r.err and pid in r.err
-    assert ref_value(repo, TRAIL) == before, "a refused reject must write nothing"
+    assert ref(repo, TRAIL) == before, "a refused reject must write nothing"
     (p,) = agents(repo).proposals(everything=True)
     assert p.status == "approved" and len(p.decisions) == 1
     assert p.decision.doc["entry"] in {e.id for e in ledger(repo).entries()}
@@ -63,11 +64,11 @@ def test_a_second_decision_is_refused_even_through_the_trail_api(repo):
 
 def test_approve_of_an_approved_proposal_fails_and_writes_nothing(repo):
     pid = agent_proposal(repo).short
-    assert cli(repo, "approve", pid).code == 0
-    trail, line = ref_value(repo, TRAIL), ref_value(repo, LINE)
-    r = cli(repo, "approve", pid)
+    assert cli(repo, "approve", pid, via=Via.THIS_PROCESS).code == 0
+    trail, line = ref(repo, TRAIL), ref(repo, LINE)
+    r = cli(repo, "approve", pid, via=Via.THIS_PROCESS)
     assert r.code == 2 and "already approved" in r.err and pid in r.err, r
-    assert (ref_value(repo, TRAIL), ref_value(repo, LINE)) == (trail, line)
+    assert (ref(repo, TRAIL), ref(repo, LINE)) == (trail, line)
 
 
 def test_approve_all_exits_nonzero_naming_the_failed_proposal_and_approves_the_rest(repo):
@@ -86,7 +87,7 @@ def test_approve_all_exits_nonzero_naming_the_failed_proposal_and_approves_the_r
     )
     bad = Agents(led).trail().propose(orphan, by=f"{NAME} <{EMAIL}>", via="mcp").short
     good2 = agent_proposal(repo, "Logs: JSON lines").short
-    r = cli_process(repo, "approve", "all")
+    r = cli(repo, "approve", "all")
     assert r.code == 2, r
     assert bad in r.err and "not approved" in r.err
     assert good1 in r.out and good2 in r.out
@@ -99,19 +100,19 @@ def test_approving_content_already_in_the_line_closes_it_as_duplicate(repo):
     rec = Agents(led).propose(dict(kind="note", summary="Same note", body="Said twice."), via="cli")
     c = rec.doc["content"]
     led.log(kind="note", summary=c["summary"], body=c["body"], author=c["author"])
-    r = cli(repo, "approve", rec.short)
+    r = cli(repo, "approve", rec.short, via=Via.THIS_PROCESS)
     assert r.code == 0 and "duplicate" in r.out, r
     assert agents(repo).proposals(everything=True)[0].status == "duplicate"
 
 
 def test_unknown_or_ambiguous_pid_exits_2_naming_it_and_writes_nothing(repo):
     agent_proposal(repo)
-    before = ref_value(repo, TRAIL)
-    r = cli(repo, "reject", "ffff0000")
+    before = ref(repo, TRAIL)
+    r = cli(repo, "reject", "ffff0000", via=Via.THIS_PROCESS)
     assert r.code == 2 and "ffff0000" in r.err, r
-    r = cli(repo, "approve", "zz")
+    r = cli(repo, "approve", "zz", via=Via.THIS_PROCESS)
     assert r.code == 2 and "zz" in r.err, r
-    assert ref_value(repo, TRAIL) == before
+    assert ref(repo, TRAIL) == before
     assert "Traceback" not in r.err
 
 
@@ -145,18 +146,18 @@ def test_review_trail_survives_push_and_pull_between_clones(tmp_path):
     git(b, "config", "user.name", "Bo Approver")
     git(b, "config", "user.email", "bo@example.com")
     _fetch_review(b)
-    r = cli(b, "review")
+    r = cli(b, "review", via=Via.THIS_PROCESS)
     assert pid in r.out and "Cache: Redis" in r.out, r
-    assert cli(b, "approve", pid).code == 0  # a teammate on machine B approves
+    assert cli(b, "approve", pid, via=Via.THIS_PROCESS).code == 0  # a teammate on machine B approves
     git(b, "push", "-q", "origin", "refs/lifeline/*:refs/lifeline/*", "refs/lifeline-review/*:refs/lifeline-review/*")
 
     _fetch_review(a)
     (p,) = agents(a).proposals(everything=True)
     assert p.status == "approved" and p.decision.by == "Bo Approver <bo@example.com>"
     assert "Cache: Redis" in {e.summary for e in ledger(a).entries()}
-    audit = cli(a, "audit")
+    audit = cli(a, "audit", via=Via.THIS_PROCESS)
     assert "approved by Bo Approver" in audit.out, audit
-    assert cli(a, "verify").code == 0
+    assert cli(a, "verify", via=Via.THIS_PROCESS).code == 0
 
 
 def test_concurrent_decisions_from_two_clones_merge_and_the_approval_wins(tmp_path):
@@ -169,17 +170,17 @@ def test_concurrent_decisions_from_two_clones_merge_and_the_approval_wins(tmp_pa
     git(a, "push", "-q", "origin", "refs/lifeline-review/*:refs/lifeline-review/*")
     b = _clone(remote.as_uri(), tmp_path / "b")
     _fetch_review(b)
-    assert cli(b, "reject", pid, "--why", "not now").code == 0  # B rejects...
+    assert cli(b, "reject", pid, "--why", "not now", via=Via.THIS_PROCESS).code == 0  # B rejects...
     git(b, "push", "-q", "origin", "refs/lifeline-review/*:refs/lifeline-review/*")
-    assert cli(a, "approve", pid).code == 0  # ...while A approves
+    assert cli(a, "approve", pid, via=Via.THIS_PROCESS).code == 0  # ...while A approves
     git(a, "fetch", "-q", "origin", "+refs/lifeline-review/*:refs/remotes/origin/lifeline-review/*")
-    theirs = ref_value(a, "refs/remotes/origin/lifeline-review/main")
+    theirs = ref(a, "refs/remotes/origin/lifeline-review/main")
     assert ReviewTrail(ledger(a).gr, "main").integrate(theirs) == "merged"
     (p,) = agents(a).proposals(everything=True)
     assert p.status == "approved"
     assert [c.type for c in p.conflicts] == ["rejected"]
     assert verify_trail(ledger(a).gr, "main").ok
-    assert "overruled" in cli(a, "audit").out
+    assert "overruled" in cli(a, "audit", via=Via.THIS_PROCESS).out
 
 
 _WRITER = """
@@ -233,7 +234,7 @@ def test_a_tampered_review_record_fails_verify(repo):
     sig = pygit2.Signature("Mallory", "m@example.com")
     new = repo_obj.create_commit(None, sig, sig, "forged", root.write(), [head.id])
     repo_obj.lookup_reference(TRAIL).set_target(new)
-    r = cli(repo, "verify")
+    r = cli(repo, "verify", via=Via.THIS_PROCESS)
     assert r.code == 1, r
     assert "review trail main" in r.out and ("rewritten" in r.out or "tampered" in r.out)
 
@@ -245,7 +246,7 @@ def test_a_rewound_review_ref_is_detected(repo):
     repo_obj = pygit2.Repository(str(repo))
     head = repo_obj.lookup_reference(TRAIL).peel(pygit2.Commit)
     repo_obj.lookup_reference(TRAIL).set_target(head.parents[0].id, "rewind")
-    r = cli(repo, "verify")
+    r = cli(repo, "verify", via=Via.THIS_PROCESS)
     assert r.code == 1 and "rewound" in r.out, r
 
 
@@ -286,11 +287,11 @@ def test_invalid_policy_fails_loudly_naming_the_offending_key(repo, doc, key):
     with pytest.raises(PolicyError, match=key.replace(".", r"\.").replace("*", r"\*")):
         parse_policy(json.dumps(doc), "p")
     commit_policy(repo, doc)
-    r = cli(repo, "policy")
+    r = cli(repo, "policy", via=Via.THIS_PROCESS)
     assert r.code == 2 and key in r.err, r
     with pytest.raises(PolicyError, match=key):
         agents(repo).write("checkpoint", "s", "", agent="bot")
-    assert ref_value(repo, LINE) is None and ref_value(repo, TRAIL) is None, "nothing may be written"
+    assert ref(repo, LINE) is None and ref(repo, TRAIL) is None, "nothing may be written"
 
 
 @pytest.mark.parametrize(
@@ -308,11 +309,11 @@ def test_policy_that_is_not_json_is_an_error_never_direct(repo, text, problem):
         git(repo, "commit", "-q", "-m", "policy")
     else:
         commit_policy(repo, text)
-    r = cli(repo, "policy")
+    r = cli(repo, "policy", via=Via.THIS_PROCESS)
     assert r.code == 2 and problem in r.err and "main:.lifeline/policy.json" in r.err, r
     with pytest.raises(PolicyError, match=problem):
         agents(repo).write("note", "s", "why", agent="bot")
-    assert ref_value(repo, LINE) is None and ref_value(repo, TRAIL) is None, "nothing may be written"
+    assert ref(repo, LINE) is None and ref(repo, TRAIL) is None, "nothing may be written"
 
 
 def test_an_uncommitted_policy_edit_does_not_change_an_agents_rights(repo):
@@ -320,28 +321,28 @@ def test_an_uncommitted_policy_edit_does_not_change_an_agents_rights(repo):
     (repo / ".lifeline" / "policy.json").write_text(json.dumps({"default": "direct"}))
     out = agents(repo).write("decision", "Use Go", "Static binaries.", agent="sneaky")
     assert out.mode == "propose"
-    r = cli(repo, "policy")
+    r = cli(repo, "policy", via=Via.THIS_PROCESS)
     assert r.code == 0 and "applies only once committed" in r.err, r
 
 
 def test_a_work_tree_copy_that_differs_from_the_committed_policy_is_reported_but_never_applies(repo):
     commit_policy(repo, {"default": "deny"})
     (repo / ".lifeline" / "policy.json").write_text(json.dumps({"default": "direct"}))
-    r = cli(repo, "policy", "--json")
+    r = cli(repo, "policy", "--json", via=Via.THIS_PROCESS)
     assert r.code == 0, r
     report = json.loads(r.out)
     assert report["default"] == "deny" and report["source"] == "main:.lifeline/policy.json", report
     assert any("in the work tree differs" in note for note in report["notes"]), report
     with pytest.raises(PolicyDenied, match="denied by policy"):
         agents(repo).write("note", "s", "why", agent="bot")
-    assert ref_value(repo, LINE) is None and ref_value(repo, TRAIL) is None
+    assert ref(repo, LINE) is None and ref(repo, TRAIL) is None
 
 
 def test_cli_log_is_direct_and_cli_propose_always_proposes(repo):
     commit_policy(repo, {"default": "deny"})
-    r = cli(repo, "log", "--kind", "decision", "--summary", "Use Rust", "--body", "Speed.")
+    r = cli(repo, "log", "--kind", "decision", "--summary", "Use Rust", "--body", "Speed.", via=Via.THIS_PROCESS)
     assert r.code == 0, r
-    r = cli(repo, "propose", "--kind", "decision", "--summary", "Use Zig", "--body", "Curiosity.")
+    r = cli(repo, "propose", "--kind", "decision", "--summary", "Use Zig", "--body", "Curiosity.", via=Via.THIS_PROCESS)
     assert r.code == 0 and "proposal" in r.out, r
     assert [p.content["summary"] for p in agents(repo).proposals()] == ["Use Zig"]
 
@@ -352,9 +353,9 @@ def test_propose_with_bad_input_exits_2_and_writes_nothing(repo):
         ["--kind", "note", "--summary", "s", "--body", "   "],
         ["--kind", "note", "--summary", "s", "--body", "b", "--parents", "deadbeef"],
     ):
-        r = cli_process(repo, "propose", *args)
+        r = cli(repo, "propose", *args)
         assert r.code == 2 and "Traceback" not in r.err, r
-    assert ref_value(repo, TRAIL) is None
+    assert ref(repo, TRAIL) is None
 
 
 def test_audit_lists_direct_writes_and_decisions_with_who_and_when(repo):
@@ -363,23 +364,23 @@ def test_audit_lists_direct_writes_and_decisions_with_who_and_when(repo):
     )
     assert cp.mode == "direct" and cp.written
     pid = agent_proposal(repo).short
-    assert cli(repo, "reject", pid, "--why", "we use Postgres").code == 0
-    r = cli(repo, "audit")
+    assert cli(repo, "reject", pid, "--why", "we use Postgres", via=Via.THIS_PROCESS).code == 0
+    r = cli(repo, "audit", via=Via.THIS_PROCESS)
     lines = r.out.splitlines()
     assert len(lines) == 2, r
     assert "direct" in lines[0] and "claude-code (anthropic/opus)" in lines[0] and NAME in lines[0]
     assert "rejected" in lines[1] and "we use Postgres" in lines[1] and f"rejected by {NAME}" in lines[1]
-    data = json.loads(cli(repo, "audit", "--json").out)
+    data = json.loads(cli(repo, "audit", "--json", via=Via.THIS_PROCESS).out)
     assert [d["type"] for d in data] == ["direct", "rejected"] and all(d["ts"] for d in data)
-    assert cli(repo, "audit", "--since", "1h").out.count("\n") == 2
-    assert "no direct agent writes" in cli(repo, "audit", "--since", "2999-01-01").out
-    assert cli(repo, "audit", "--since", "yesterday-ish").code == 2
+    assert cli(repo, "audit", "--since", "1h", via=Via.THIS_PROCESS).out.count("\n") == 2
+    assert "no direct agent writes" in cli(repo, "audit", "--since", "2999-01-01", via=Via.THIS_PROCESS).out
+    assert cli(repo, "audit", "--since", "yesterday-ish", via=Via.THIS_PROCESS).code == 2
 
 
 def test_init_writes_mcp_json_and_never_overwrites_an_existing_server(repo, monkeypatch):
     # git-lifeline on PATH (as an installed package puts it): the portable entry
     monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
-    r = cli(repo, "init")
+    r = cli(repo, "init", via=Via.THIS_PROCESS)
     assert r.code == 0, r
     doc = json.loads((repo / ".mcp.json").read_text())
     assert doc["mcpServers"]["lifeline"] == {"command": "git", "args": ["lifeline", "mcp"]}
@@ -387,17 +388,17 @@ def test_init_writes_mcp_json_and_never_overwrites_an_existing_server(repo, monk
     (repo / ".mcp.json").write_text(
         json.dumps({"mcpServers": {"lifeline": {"command": "lifeline-mcp"}, "other": {"command": "x"}}})
     )
-    r = cli(repo, "init")
+    r = cli(repo, "init", via=Via.THIS_PROCESS)
     assert r.code == 0 and "left it as it is" in r.out, r
     assert json.loads((repo / ".mcp.json").read_text())["mcpServers"]["lifeline"] == {"command": "lifeline-mcp"}
 
 
 def test_review_points_at_proposals_waiting_in_other_lines(repo):
     agents(repo, "ops").write("incident", "Disk full", "Logs not rotated.", agent="codex")
-    r = cli(repo, "review")
+    r = cli(repo, "review", via=Via.THIS_PROCESS)
     assert r.code == 0 and "no pending proposals in line main" in r.out
     assert "ops (1)" in r.err, r
-    assert "Disk full" in cli(repo, "--line", "ops", "review").out
+    assert "Disk full" in cli(repo, "--line", "ops", "review", via=Via.THIS_PROCESS).out
 
 
 def test_git_lifeline_push_and_pull_carry_the_review_trail_and_merge_concurrent_decisions(tmp_path):
@@ -409,20 +410,20 @@ def test_git_lifeline_push_and_pull_carry_the_review_trail_and_merge_concurrent_
     git(a, "push", "-q", "origin", "main")
     first = agent_proposal(a, "Cache: Redis").short
     second = agent_proposal(a, "Queue: SQS").short
-    assert cli_process(a, "push").code == 0
+    assert cli(a, "push").code == 0
 
     b = _clone(remote.as_uri(), tmp_path / "b")
     git(b, "config", "user.name", "Bo Approver")
     git(b, "config", "user.email", "bo@example.com")
-    assert cli_process(b, "pull").code == 0
+    assert cli(b, "pull").code == 0
     assert {p.short for p in agents(b).proposals()} == {first, second}
-    assert cli(b, "approve", first).code == 0
-    assert cli(a, "reject", second, "--why", "not now").code == 0  # decided on A meanwhile
-    assert cli_process(b, "sync").code == 0
-    assert cli_process(a, "sync").code == 0
-    assert cli_process(b, "pull").code == 0
+    assert cli(b, "approve", first, via=Via.THIS_PROCESS).code == 0
+    assert cli(a, "reject", second, "--why", "not now", via=Via.THIS_PROCESS).code == 0  # decided on A meanwhile
+    assert cli(b, "sync").code == 0
+    assert cli(a, "sync").code == 0
+    assert cli(b, "pull").code == 0
     for clone in (a, b):
         statuses = {p.short: p.status for p in agents(clone).proposals(everything=True)}
         assert statuses == {first: "approved", second: "rejected"}, clone
         assert "Cache: Redis" in {e.summary for e in ledger(clone).entries()}
-        assert cli(clone, "verify").code == 0
+        assert cli(clone, "verify", via=Via.THIS_PROCESS).code == 0

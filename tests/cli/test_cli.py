@@ -11,8 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, cli, git, git_lifeline, make_entry, subprocess_env
-from review_support import cli as run_here
+from helpers import ROOT, Via, cli, git, make_entry, subprocess_env
 
 from git_lifeline import __version__
 from git_lifeline.cli.main import main
@@ -51,9 +50,9 @@ def test_short_help_lists_every_command():
 
 
 def test_short_help_through_git_dispatch(repo, git_dispatch):
-    res = git_lifeline(repo, "-h")
+    res = cli(repo, "-h", via=Via.GIT)
     assert res.code == 0 and "Usage: git-lifeline" in res.out, res
-    sub = git_lifeline(repo, "log", "-h")
+    sub = cli(repo, "log", "-h", via=Via.GIT)
     assert sub.code == 0 and "--summary" in sub.out, sub
 
 
@@ -213,7 +212,7 @@ def two_line_repo(tmp_path_factory):
     git(repo, "remote", "add", "origin", str(remote))
 
     def ok(*args):
-        res = run_here(repo, *args)
+        res = cli(repo, *args, via=Via.THIS_PROCESS)
         assert res.code == 0, (args, res)
         return res.out
 
@@ -345,7 +344,7 @@ def test_line_after_the_command_name_works_as_before_it(two_line_repo, name):
     def run(*argv):
         shutil.rmtree(two_line_repo["case"])
         shutil.copytree(two_line_repo["template"], two_line_repo["case"], symlinks=True)
-        res = run_here(two_line_repo["repo"], *argv)
+        res = cli(two_line_repo["repo"], *argv, via=Via.THIS_PROCESS)
         return res.code, _masked(res.out), _masked(res.err)
 
     args = _line_case_args(name, two_line_repo)

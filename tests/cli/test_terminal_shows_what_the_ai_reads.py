@@ -195,7 +195,7 @@ def test_json_output_stays_valid_utf8_json_when_a_ref_name_the_remote_chose_is_n
     for argv in (["policy", "--json"], ["status", "--quick", "--json"], ["doctor", "--json"]):
         res = cli(repo, *argv)
         assert res.code in (0, 1), (argv, res)
-        text = res.proc.stdout.decode("utf-8")  # raises when the output is not UTF-8
+        text = res.raw.decode("utf-8")  # raises when the output is not UTF-8
         data = json.loads(text)
         assert data is not None
     assert json.loads(cli(repo, "policy", "--json").out)["ref"] == "refs/remotes/origin/br\udcff\udc9b"

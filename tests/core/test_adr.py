@@ -9,12 +9,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import cli, head, init_repo, open_ledger, snapshot
+from helpers import DATA, cli, head, init_repo, open_ledger, snapshot
 
 from git_lifeline.core import adr as core_adr
 from git_lifeline.errors import InputError
 
-DATA = Path(__file__).resolve().parent / "data" / "adr"
+ADR = DATA / "adr"
 
 
 def imp(repo: Path, directory: Path, *extra: str) -> dict:
@@ -53,7 +53,7 @@ def edit(path: Path, old: str, new: str) -> None:
 def test_adr_tools_file_reads_title_status_date_and_links():
     a = core_adr.parse_adr(
         "0004-use-postgresql-for-persistence.md",
-        (DATA / "adr-tools" / "0004-use-postgresql-for-persistence.md").read_text(),
+        (ADR / "adr-tools" / "0004-use-postgresql-for-persistence.md").read_text(),
     )
     assert (a.key, a.number, a.title, a.status, a.date) == (
         "4",
@@ -65,27 +65,27 @@ def test_adr_tools_file_reads_title_status_date_and_links():
     assert a.supersedes == ("0002-use-mysql-for-persistence.md",) and a.superseded_by == ()
     assert a.body.startswith("## Context") and "## Status" not in a.body and "Date:" not in a.body
     old = core_adr.parse_adr(
-        "0002-use-mysql-for-persistence.md", (DATA / "adr-tools" / "0002-use-mysql-for-persistence.md").read_text()
+        "0002-use-mysql-for-persistence.md", (ADR / "adr-tools" / "0002-use-mysql-for-persistence.md").read_text()
     )
     assert old.status == "superseded" and old.superseded_by == ("0004-use-postgresql-for-persistence.md",)
 
 
 def test_madr_front_matter_and_bullet_metadata_are_read():
-    a = core_adr.parse_adr("0002-x.md", (DATA / "madr" / "0002-choose-rabbitmq-as-message-broker.md").read_text())
+    a = core_adr.parse_adr("0002-x.md", (ADR / "madr" / "0002-choose-rabbitmq-as-message-broker.md").read_text())
     assert (a.title, a.status, a.date) == ("Choose RabbitMQ as message broker", "superseded", "2022-11-15")
     assert a.superseded_by == ("0004-choose-kafka-as-message-broker.md",)
     assert a.body.startswith("- Deciders: Li Wei\n\n## Context and Problem Statement")
-    kafka = core_adr.parse_adr("0004-y.md", (DATA / "madr" / "0004-choose-kafka-as-message-broker.md").read_text())
+    kafka = core_adr.parse_adr("0004-y.md", (ADR / "madr" / "0004-choose-kafka-as-message-broker.md").read_text())
     assert kafka.header == {"paths": "src/events/**"}
     assert core_adr.entry_body(kafka).startswith("paths: src/events/**\n")
-    redis = core_adr.parse_adr("0003-z.md", (DATA / "madr" / "0003-cache-sessions-in-redis.md").read_text())
+    redis = core_adr.parse_adr("0003-z.md", (ADR / "madr" / "0003-cache-sessions-in-redis.md").read_text())
     assert (redis.status, redis.date) == ("accepted", "2022-12-01")
     assert "* Deciders: Ana Souza" in redis.body and "Status" not in redis.body
 
 
 def test_log4brains_date_named_files_are_keyed_by_their_stem():
     name = "20230215-use-nextjs-for-the-frontend.md"
-    a = core_adr.parse_adr(name, (DATA / "log4brains" / name).read_text())
+    a = core_adr.parse_adr(name, (ADR / "log4brains" / name).read_text())
     assert (a.key, a.number, a.status, a.date) == (
         "20230215-use-nextjs-for-the-frontend",
         None,
@@ -113,7 +113,7 @@ def test_unreadable_adr_is_refused_with_its_file_name(text, problem):
 
 # ---- importing: the truth each format gives --------------------------------------------
 def test_adr_tools_import_gives_decisions_corrections_open_and_note(repo):
-    out = imp(repo, DATA / "adr-tools")
+    out = imp(repo, ADR / "adr-tools")
     assert (out["read"], out["added"], out["warnings"]) == (6, 7, [])
     st, by = truth(repo)
     assert in_force(repo) == {"Record architecture decisions", "Use PostgreSQL for persistence"}
@@ -131,7 +131,7 @@ def test_adr_tools_import_gives_decisions_corrections_open_and_note(repo):
 
 
 def test_madr_import_supersedes_from_the_old_records_status(repo):
-    imp(repo, DATA / "madr")
+    imp(repo, ADR / "madr")
     st, by = truth(repo)
     assert in_force(repo) == {"Use MADR for decisions", "Cache sessions in Redis", "Choose Kafka as message broker"}
     (kafka,) = by["Choose Kafka as message broker"]
@@ -141,7 +141,7 @@ def test_madr_import_supersedes_from_the_old_records_status(repo):
 
 
 def test_log4brains_import_skips_template_and_index(repo):
-    out = imp(repo, DATA / "log4brains")
+    out = imp(repo, ADR / "log4brains")
     assert out["read"] == 5
     st, by = truth(repo)
     assert in_force(repo) == {"Use Log4brains to manage the ADRs", "Use SvelteKit for the frontend"}
@@ -153,14 +153,14 @@ def test_log4brains_import_skips_template_and_index(repo):
 # ---- re-importing ----------------------------------------------------------------------
 @pytest.mark.parametrize("fmt", ["adr-tools", "madr", "log4brains"])
 def test_reimporting_an_unchanged_directory_writes_nothing(repo, fmt):
-    imp(repo, DATA / fmt)
+    imp(repo, ADR / fmt)
     before = head(repo)
-    out = imp(repo, DATA / fmt)
+    out = imp(repo, ADR / fmt)
     assert (out["added"], out["commit"]) == (0, None) and head(repo) == before
 
 
 def test_edited_adr_is_a_correction_of_its_previous_version(repo, tmp_path):
-    d = copy(DATA / "adr-tools", tmp_path)
+    d = copy(ADR / "adr-tools", tmp_path)
     imp(repo, d)
     _, by = truth(repo)
     v1 = by["Use PostgreSQL for persistence"][0]
@@ -179,7 +179,7 @@ def test_edited_adr_is_a_correction_of_its_previous_version(repo, tmp_path):
 
 def test_second_edit_leaves_only_the_latest_version_in_force(repo, tmp_path):
     # a correction supersedes only while active: v3 must not bring v1 (or MySQL) back
-    d = copy(DATA / "adr-tools", tmp_path)
+    d = copy(ADR / "adr-tools", tmp_path)
     imp(repo, d)
     target = d / "0004-use-postgresql-for-persistence.md"
     edit(target, "PostgreSQL 15", "PostgreSQL 16")
@@ -196,7 +196,7 @@ def test_second_edit_leaves_only_the_latest_version_in_force(repo, tmp_path):
 
 
 def test_new_adr_superseding_an_old_one_adds_only_itself(repo, tmp_path):
-    d = copy(DATA / "adr-tools", tmp_path)
+    d = copy(ADR / "adr-tools", tmp_path)
     imp(repo, d)
     (d / "0007-keep-decisions-in-the-ledger.md").write_text(
         "# 7. Keep decisions in the ledger\n\nDate: 2024-02-01\n\n## Status\n\nAccepted\n\n"
@@ -217,7 +217,7 @@ def test_new_adr_superseding_an_old_one_adds_only_itself(repo, tmp_path):
 
 
 def test_edited_superseded_adr_stays_out_of_force(repo, tmp_path):
-    d = copy(DATA / "adr-tools", tmp_path)
+    d = copy(ADR / "adr-tools", tmp_path)
     imp(repo, d)
     edit(d / "0002-use-mysql-for-persistence.md", "MySQL 5.7", "MySQL 8.0")
     out = imp(repo, d)
@@ -229,7 +229,7 @@ def test_edited_superseded_adr_stays_out_of_force(repo, tmp_path):
 
 
 def test_deprecating_then_accepting_again_follows_the_status(repo, tmp_path):
-    d = copy(DATA / "adr-tools", tmp_path)
+    d = copy(ADR / "adr-tools", tmp_path)
     imp(repo, d)
     target = d / "0001-record-architecture-decisions.md"
     edit(target, "## Status\n\nAccepted", "## Status\n\nDeprecated")
@@ -243,7 +243,7 @@ def test_deprecating_then_accepting_again_follows_the_status(repo, tmp_path):
 
 
 def test_accepting_a_proposed_adr_closes_its_open_item(repo, tmp_path):
-    d = copy(DATA / "adr-tools", tmp_path)
+    d = copy(ADR / "adr-tools", tmp_path)
     imp(repo, d)
     edit(d / "0005-adopt-a-graphql-gateway.md", "## Status\n\nProposed", "## Status\n\nAccepted")
     imp(repo, d)
@@ -254,7 +254,7 @@ def test_accepting_a_proposed_adr_closes_its_open_item(repo, tmp_path):
 
 
 def test_successor_that_stops_superseding_brings_the_old_decision_back(repo, tmp_path):
-    d = copy(DATA / "madr", tmp_path)
+    d = copy(ADR / "madr", tmp_path)
     imp(repo, d)
     edit(
         d / "0002-choose-rabbitmq-as-message-broker.md",
@@ -313,7 +313,7 @@ def test_import_of_a_missing_path_still_names_it(repo, tmp_path):
 
 # ---- exporting MADR --------------------------------------------------------------------
 def test_export_writes_decisions_in_force_as_madr_files_keeping_adr_numbers(repo, tmp_path):
-    imp(repo, DATA / "adr-tools")
+    imp(repo, ADR / "adr-tools")
     out = cli(repo, "export", "--format", "adr", "-o", str(tmp_path / "out"))
     assert out.code == 0, out
     names = sorted(p.name for p in (tmp_path / "out").iterdir())
@@ -327,7 +327,7 @@ def test_export_writes_decisions_in_force_as_madr_files_keeping_adr_numbers(repo
 def test_exported_madr_imports_back_to_the_same_decisions(repo, tmp_path):
     led = open_ledger(repo)
     led.log(kind="decision", summary="Queue: SQS for outbound mail", body="subject: queue\n\nNo broker to run.")
-    imp(repo, DATA / "madr")
+    imp(repo, ADR / "madr")
     assert cli(repo, "export", "--format", "adr", "-o", str(tmp_path / "out")).code == 0
     other = init_repo(tmp_path / "other")
     imp(other, tmp_path / "out")
@@ -337,7 +337,7 @@ def test_exported_madr_imports_back_to_the_same_decisions(repo, tmp_path):
 
 
 def test_export_adr_refuses_a_non_empty_directory_and_stdout(repo, tmp_path):
-    imp(repo, DATA / "adr-tools")
+    imp(repo, ADR / "adr-tools")
     target = tmp_path / "out"
     target.mkdir()
     (target / "keep.md").write_text("mine\n")
@@ -355,7 +355,7 @@ def test_lifeline_md_export_to_a_directory_is_a_clear_error(repo, tmp_path):
 
 
 def test_a_hand_correction_of_an_imported_decision_is_not_undone_by_reimport(repo, tmp_path):
-    imp(repo, DATA / "adr-tools")
+    imp(repo, ADR / "adr-tools")
     _, by = truth(repo)
     first = by["Record architecture decisions"][0]
     open_ledger(repo).log(
@@ -364,7 +364,7 @@ def test_a_hand_correction_of_an_imported_decision_is_not_undone_by_reimport(rep
         body="The agents read the ledger.",
         parents=[first.id],
     )
-    assert imp(repo, DATA / "adr-tools")["added"] == 0
+    assert imp(repo, ADR / "adr-tools")["added"] == 0
     assert "Record architecture decisions" not in in_force(repo)
 
 

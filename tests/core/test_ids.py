@@ -6,17 +6,15 @@ import json
 import os
 import subprocess
 from datetime import datetime, timezone
-from pathlib import Path
 
 import pytest
-from helpers import AUTHOR, make_entry
+from helpers import AUTHOR, DATA, make_entry
 from hypothesis import given
 from hypothesis import strategies as st
 
 from git_lifeline.core.entry import KINDS, Entry, canonical_form, compute_id, new_entry
 from git_lifeline.errors import InputError
 
-DATA = Path(__file__).resolve().parent / "data"
 SEED_FILE = DATA / "seed_ids.json"
 FIELD_NAMES = ("kind", "author", "agent", "provider", "model", "summary", "body")
 

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
-from helpers import cli
+from helpers import ROOT, cli
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+sys.path.insert(0, str(ROOT / "bench"))
 import gen  # noqa: E402
 
 from git_lifeline.core.entry import KINDS  # noqa: E402

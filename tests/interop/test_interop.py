@@ -14,25 +14,23 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from _interop_support import (  # noqa: F401
-    DATA,
+from helpers import ROOT, cli, git, open_ledger, ref
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from seed_fixtures import (  # noqa: F401
+    SEED,
     assert_nothing_written,
-    cli,
     git_env,
     imp,
-    ledger,
     line_ids,
     needs_seed,
     object_count,
-    ref,
     repo,
     seed_cli,
     seed_ids,
     seed_rows,
     seed_session,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from git_lifeline.app import interop
 
@@ -43,7 +41,7 @@ def _as_utc(text: str) -> datetime:
 
 
 def _assert_same_ledger(repo: Path, rows: list, line: str = "main") -> None:
-    entries = {e.id: e for e in ledger(repo, line).entries()}
+    entries = {e.id: e for e in open_ledger(repo, line).entries()}
     assert set(entries) == {r["id"] for r in rows}
     for r in rows:
         e = entries[r["id"]]
@@ -54,48 +52,48 @@ def _assert_same_ledger(repo: Path, rows: list, line: str = "main") -> None:
 
 # ---- import: every id, parent and timestamp ---------------------------------------------
 def test_seed_markdown_imports_with_every_recorded_id_parent_and_ts(repo):
-    imp(repo, DATA / "research.db", "research")
-    out = cli(repo, "import", "--from", str(DATA / "LIFELINE.md"))
-    assert out.returncode == 0, out.stderr
-    assert "27 added" in out.stdout and "anchored in other lines: research" in out.stdout
+    imp(repo, SEED / "research.db", "research")
+    out = cli(repo, "import", "--from", str(SEED / "LIFELINE.md"))
+    assert out.code == 0, out.err
+    assert "27 added" in out.out and "anchored in other lines: research" in out.out
     _assert_same_ledger(repo, seed_ids()["ledger"])
-    assert cli(repo, "verify").returncode == 0
+    assert cli(repo, "verify").code == 0
 
 
 def test_seed_db_imports_with_every_id_parent_and_ts_and_keeps_order(repo):
-    imp(repo, DATA / "research.db", "research")
-    out = cli(repo, "import", "--from", str(DATA / "ledger.db"), "--json")
-    assert out.returncode == 0, out.stderr
-    report = json.loads(out.stdout)
+    imp(repo, SEED / "research.db", "research")
+    out = cli(repo, "import", "--from", str(SEED / "ledger.db"), "--json")
+    assert out.code == 0, out.err
+    report = json.loads(out.out)
     assert report["added"] == 27 and report["mismatched"] == [] and report["reordered"] == 0
     rows = seed_ids()["ledger"]
     _assert_same_ledger(repo, rows)
     # the seed's order (seq) is the (ts, id) order git-lifeline shows
     assert line_ids(repo) == [r["id"] for r in rows]
-    body = {e.summary: e.body for e in ledger(repo).entries()}["CRLF bodies keep their bytes"]
+    body = {e.summary: e.body for e in open_ledger(repo).entries()}["CRLF bodies keep their bytes"]
     assert "\r\n" in body
 
 
 def test_legacy_heading_only_markdown_gets_the_ids_the_seed_gives_it(repo):
-    out = cli(repo, "import", "--from", str(DATA / "LIFELINE.legacy.md"))
-    assert out.returncode == 0, out.stderr
-    assert "legacy markdown" in out.stdout
+    out = cli(repo, "import", "--from", str(SEED / "LIFELINE.legacy.md"))
+    assert out.code == 0, out.err
+    assert "legacy markdown" in out.out
     _assert_same_ledger(repo, seed_ids()["legacy_md_migrated"])
 
 
 def test_importing_twice_adds_nothing(repo):
-    imp(repo, DATA / "research.db", "research")
-    assert imp(repo, DATA / "ledger.db").added == 27
+    imp(repo, SEED / "research.db", "research")
+    assert imp(repo, SEED / "ledger.db").added == 27
     head = ref(repo, "refs/lifeline/main")
-    again = cli(repo, "import", "--from", str(DATA / "LIFELINE.md"))  # same ledger, other format
-    assert again.returncode == 0 and "0 added, 27 already present" in again.stdout
+    again = cli(repo, "import", "--from", str(SEED / "LIFELINE.md"))  # same ledger, other format
+    assert again.code == 0 and "0 added, 27 already present" in again.out
     assert ref(repo, "refs/lifeline/main") == head
     assert not list((repo / ".git" / "lifeline").glob("import-*"))
 
 
 # ---- mismatches: listed and skipped, or --strict aborts ----------------------------------
 def _tampered_copy(tmp_path: Path) -> tuple:
-    text = (DATA / "LIFELINE.md").read_text(encoding="utf-8")
+    text = (SEED / "LIFELINE.md").read_text(encoding="utf-8")
     rows = seed_ids()["ledger"]
     victim = next(r for r in rows if r["summary"] == "Logs: JSON lines")
     text = text.replace("- **summary**: Logs: JSON lines", "- **summary**: Logs: XML files", 1)
@@ -105,27 +103,27 @@ def _tampered_copy(tmp_path: Path) -> tuple:
 
 
 def test_import_never_silently_rewrites_a_mismatched_id(repo, tmp_path):
-    imp(repo, DATA / "research.db", "research")
+    imp(repo, SEED / "research.db", "research")
     path, victim = _tampered_copy(tmp_path)
     out = cli(repo, "import", "--from", str(path))
-    assert out.returncode == 1, out.stderr
-    assert f"recorded id {victim['id'][:12]}" in out.stderr and "Logs: XML files" in out.stderr
+    assert out.code == 1, out.err
+    assert f"recorded id {victim['id'][:12]}" in out.err and "Logs: XML files" in out.err
     ids = set(line_ids(repo))
     assert victim["id"] not in ids
-    assert not any(e.summary == "Logs: XML files" for e in ledger(repo).entries())  # no rewritten id either
+    assert not any(e.summary == "Logs: XML files" for e in open_ledger(repo).entries())  # no rewritten id either
     # entries that name the skipped one as parent are skipped too, and listed
     children = [r for r in seed_ids()["ledger"] if victim["id"] in r["parents"]]
     assert children and all(c["id"] not in ids for c in children)
-    assert "was skipped" in out.stderr
-    assert cli(repo, "verify").returncode == 0
+    assert "was skipped" in out.err
+    assert cli(repo, "verify").code == 0
 
 
 def test_strict_import_with_one_mismatch_writes_nothing(repo, tmp_path):
     path, victim = _tampered_copy(tmp_path)
     before = object_count(repo)
     out = cli(repo, "import", "--from", str(path), "--strict")
-    assert out.returncode == 2
-    assert "--strict: nothing was written" in out.stderr and "Traceback" not in out.stderr
+    assert out.code == 2
+    assert "--strict: nothing was written" in out.err and "Traceback" not in out.err
     assert_nothing_written(repo, before)
 
 
@@ -147,19 +145,19 @@ def test_files_the_seed_mangles_are_refused_by_name_and_nothing_is_written(repo,
     if name.endswith(".md"):
         assert [r["id"] for r in seed_ids()[name[:-3] + "_md_migrated"]][1] != bad["id"]
     before = object_count(repo)
-    out = cli(repo, "import", "--from", str(DATA / name))
-    assert out.returncode == 2
-    assert needle in out.stderr and bad["id"][:12] in out.stderr and "nothing was written" in out.stderr
-    assert "Traceback" not in out.stderr
+    out = cli(repo, "import", "--from", str(SEED / name))
+    assert out.code == 2
+    assert needle in out.err and bad["id"][:12] in out.err and "nothing was written" in out.err
+    assert "Traceback" not in out.err
     assert_nothing_written(repo, before)
 
 
 def test_body_with_the_seed_sentinel_survives_from_db_but_export_refuses_it(repo):
-    imp(repo, DATA / "bad_body_sentinel.db")
+    imp(repo, SEED / "bad_body_sentinel.db")
     bad = seed_ids()["bad_body_sentinel"][1]
-    assert "<!-- lifeline:end -->" in ledger(repo).show(bad["id"]).body
+    assert "<!-- lifeline:end -->" in open_ledger(repo).show(bad["id"]).body
     out = cli(repo, "export", "--format", "lifeline-md", "-o", "out.md")
-    assert out.returncode == 2 and bad["id"][:12] in out.stderr
+    assert out.code == 2 and bad["id"][:12] in out.err
     assert not (repo / "out.md").exists()
 
 
@@ -173,49 +171,49 @@ def test_import_of_something_else_is_a_clear_error(repo, tmp_path, content):
         path.write_bytes(content + b"\x00" * 200)
     before = object_count(repo)
     out = cli(repo, "import", "--from", str(path))
-    assert out.returncode == 2 and out.stderr.startswith("git-lifeline: ")
-    assert "Traceback" not in out.stderr
+    assert out.code == 2 and out.err.startswith("git-lifeline: ")
+    assert "Traceback" not in out.err
     assert_nothing_written(repo, before)
 
 
 def test_naive_timestamps_are_refused_unless_assume_utc(repo, tmp_path):
-    text = (DATA / "LIFELINE.legacy.md").read_text(encoding="utf-8")
+    text = (SEED / "LIFELINE.legacy.md").read_text(encoding="utf-8")
     naive = text.replace("Z —", " —")
     path = tmp_path / "naive.md"
     path.write_text(naive, encoding="utf-8")
     out = cli(repo, "import", "--from", str(path))
-    assert out.returncode == 2 and "no UTC offset" in out.stderr
-    assert cli(repo, "import", "--from", str(path), "--assume-utc").returncode == 0
+    assert out.code == 2 and "no UTC offset" in out.err
+    assert cli(repo, "import", "--from", str(path), "--assume-utc").code == 0
     _assert_same_ledger(repo, seed_ids()["legacy_md_migrated"])
 
 
 def test_a_parent_found_nowhere_is_refused_with_a_hint(repo):
     before = object_count(repo)
-    out = cli(repo, "import", "--from", str(DATA / "ledger.db"))  # its research parent is not here yet
-    assert out.returncode == 2 and "import the line that holds it first" in out.stderr
+    out = cli(repo, "import", "--from", str(SEED / "ledger.db"))  # its research parent is not here yet
+    assert out.code == 2 and "import the line that holds it first" in out.err
     assert_nothing_written(repo, before)
 
 
 # ---- export, with our import and with the real seed ---------------------------------------
 def test_export_then_import_gives_the_same_ids(repo):
-    imp(repo, DATA / "research.db", "research")
-    imp(repo, DATA / "ledger.db")
+    imp(repo, SEED / "research.db", "research")
+    imp(repo, SEED / "ledger.db")
     out = cli(repo, "export", "--format", "lifeline-md", "-o", "exported.md")
-    assert out.returncode == 0, out.stderr
+    assert out.code == 0, out.err
     imp(repo, repo / "exported.md", "copy")
     assert line_ids(repo, "copy") == line_ids(repo, "main")
 
 
 @needs_seed
 def test_export_is_migrated_by_the_real_seed_with_identical_ids(repo, tmp_path):
-    imp(repo, DATA / "research.db", "research")
-    imp(repo, DATA / "ledger.db")
-    (tmp_path / "LIFELINE.md").write_text(interop.export_seed(ledger(repo)), encoding="utf-8", newline="")
+    imp(repo, SEED / "research.db", "research")
+    imp(repo, SEED / "ledger.db")
+    (tmp_path / "LIFELINE.md").write_text(interop.export_seed(open_ledger(repo)), encoding="utf-8", newline="")
     seed_dir = tmp_path / "seedproj"
     seed_dir.mkdir()
     seed_cli(seed_dir, "migrate", "--strict", "--from", str(tmp_path / "LIFELINE.md"))
     rows = seed_rows(seed_dir / ".lifeline" / "ledger.db")
-    ours = {e.id: e for e in ledger(repo).entries()}
+    ours = {e.id: e for e in open_ledger(repo).entries()}
     assert [r["id"] for r in rows] == list(ours)
     for r in rows:
         assert _as_utc(r["ts"]) == ours[r["id"]].ts and sorted(r["parents"]) == ours[r["id"]].parents
@@ -242,10 +240,10 @@ def test_a_ledger_the_real_seed_writes_now_imports_with_identical_ids(repo, tmp_
         ["rebuild"],
     )
     rows = seed_rows(proj / ".lifeline" / "ledger.db")
-    assert cli(repo, "import", "--from", str(proj / "LIFELINE.md")).returncode == 0
+    assert cli(repo, "import", "--from", str(proj / "LIFELINE.md")).code == 0
     assert line_ids(repo) == [r["id"] for r in rows]
     out = cli(repo, "import", "--from", str(proj / ".lifeline" / "ledger.db"))
-    assert out.returncode == 0 and "0 added, 4 already present" in out.stdout, out.stderr
+    assert out.code == 0 and "0 added, 4 already present" in out.out, out.err
 
 
 # ---- bulk ------------------------------------------------------------------------------------
@@ -275,15 +273,13 @@ def test_a_10000_entry_import_is_one_commit(repo, tmp_path):
     t = time.perf_counter()
     out = cli(repo, "import", "--from", str(tmp_path / "big.md"))
     elapsed = time.perf_counter() - t
-    assert out.returncode == 0, out.stderr
-    assert "10000 added" in out.stdout
-    commits = subprocess.run(
-        ["git", "-C", str(repo), "rev-list", "--count", "refs/lifeline/main"], capture_output=True, text=True
-    ).stdout.strip()
+    assert out.code == 0, out.err
+    assert "10000 added" in out.out
+    commits = git(repo, "rev-list", "--count", "refs/lifeline/main")
     assert commits == "1"
     assert line_ids(repo) == [e.id for e in entries]
     assert elapsed < 30  # ~1-3 s here; generous for a loaded CI machine
-    loose = subprocess.run(["git", "-C", str(repo), "count-objects"], capture_output=True, text=True).stdout
+    loose = git(repo, "count-objects")
     assert int(loose.split()[0]) < 100  # written as a pack, not 20,000 loose objects
 
 
@@ -291,7 +287,7 @@ def test_progress_is_reported_while_checking_and_writing(repo, tmp_path):
     _synthetic_seed_file(tmp_path / "mid.md", 2500)
     seen = []
     interop.import_from(
-        ledger(repo), tmp_path / "mid.md", progress=lambda stage, done, total: seen.append((stage, done, total))
+        open_ledger(repo), tmp_path / "mid.md", progress=lambda stage, done, total: seen.append((stage, done, total))
     )
     assert ("checking", 2500, 2500) in seen and ("writing", 2500, 2500) in seen
 
@@ -336,7 +332,7 @@ def test_progress_bar_is_drawn_on_a_terminal_and_not_in_a_pipe(repo, tmp_path):
 
     _synthetic_seed_file(tmp_path / "mid.md", 2500)
     master, slave = pty.openpty()
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.run(
         [sys.executable, "-m", "git_lifeline", "import", "--from", str(tmp_path / "mid.md")],
         cwd=repo,
@@ -358,4 +354,4 @@ def test_progress_bar_is_drawn_on_a_terminal_and_not_in_a_pipe(repo, tmp_path):
     assert proc.returncode == 0
     assert b"checking" in drawn and b"writing" in drawn and b"100%" in drawn
     piped = cli(repo, "import", "--from", str(tmp_path / "mid.md"))
-    assert "checking" not in piped.stderr and "%" not in piped.stderr
+    assert "checking" not in piped.err and "%" not in piped.err

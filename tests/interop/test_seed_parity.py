@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 import shutil
 
-from _interop_support import DATA, cli, imp, needs_seed, seed_cli, seed_rows
+from helpers import cli
+from seed_fixtures import SEED, imp, needs_seed, seed_cli, seed_rows  # noqa: F401
 
 from git_lifeline.app.workspace import Workspace
 
@@ -35,14 +36,14 @@ def anchors(block: str) -> set:
 
 @needs_seed
 def test_our_context_matches_the_seeds_section_by_section_on_its_own_ledger(repo, tmp_path):
-    imp(repo, DATA / "research.db", "research")
-    imp(repo, DATA / "ledger.db")
-    ours = cli(repo, "context", "--budget", "100000").stdout
+    imp(repo, SEED / "research.db", "research")
+    imp(repo, SEED / "ledger.db")
+    ours = cli(repo, "context", "--budget", "100000").out
 
     project = tmp_path / "seed-project"
     (project / ".lifeline").mkdir(parents=True)
-    shutil.copy(DATA / "ledger.db", project / ".lifeline" / "ledger.db")
-    shutil.copy(DATA / "research.db", project / ".lifeline" / "research.db")
+    shutil.copy(SEED / "ledger.db", project / ".lifeline" / "ledger.db")
+    shutil.copy(SEED / "research.db", project / ".lifeline" / "research.db")
     theirs = seed_cli(project, "context", "--budget", "100000").stdout
 
     # What the project is: the same bootstrap.
@@ -102,5 +103,5 @@ def test_a_revision_of_a_revision_is_the_documented_difference_from_the_seed(rep
     assert anchors(section(theirs, "Why / what's decided")) == {d[:8]}
 
     imp(repo, project / ".lifeline" / "ledger.db")
-    ours = cli(repo, "context", "--budget", "100000").stdout
+    ours = cli(repo, "context", "--budget", "100000").out
     assert anchors(section(ours, "Decisions in force")) == {c2[:8]}

@@ -28,12 +28,12 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers import DATA, ROOT, TESTS
 
 from git_lifeline.views import minilm, minilm_files
 
-HERE = Path(__file__).resolve().parent
-MODEL_DIR = Path(os.environ.get("LIFELINE_TEST_MODEL", HERE / ".model" / "all-MiniLM-L6-v2"))
-REFERENCE = HERE / "data" / "minilm" / "reference_vectors.json"
+MODEL_DIR = Path(os.environ.get("LIFELINE_TEST_MODEL", TESTS / ".model" / "all-MiniLM-L6-v2"))
+REFERENCE = DATA / "minilm" / "reference_vectors.json"
 
 
 def _need_model() -> Path:
@@ -366,7 +366,7 @@ def test_runtime_is_torch_free_and_silent(model_dir: Path) -> None:
         "assert not bad, bad\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "TOKENIZERS_PARALLELISM"}
-    env["PYTHONPATH"] = str(HERE.parent) + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "" and proc.stderr == ""

@@ -8,14 +8,14 @@ import functools
 import http.server
 import shutil
 import threading
-from pathlib import Path
 
 import pytest
+from helpers import TESTS
 
 from git_lifeline.app import models
 from git_lifeline.errors import LifelineError
 
-MODEL = Path(__file__).resolve().parent / ".model" / "all-MiniLM-L6-v2"
+MODEL = TESTS / ".model" / "all-MiniLM-L6-v2"
 pytestmark = pytest.mark.skipif(
     not (MODEL / "model.safetensors").is_file(), reason="no test model (tests/fetch_test_model.py)"
 )

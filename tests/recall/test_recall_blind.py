@@ -11,8 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import ROOT, TESTS  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 import eval_blind  # noqa: E402
 
@@ -69,9 +70,7 @@ def test_a_superseded_hit_brings_the_decision_that_replaced_it_in_front(blind):
     assert checked >= 10
 
 
-TEST_MODEL = os.environ.get("LIFELINE_TEST_MODEL") or str(
-    Path(__file__).resolve().parent / ".model" / "all-MiniLM-L6-v2"
-)
+TEST_MODEL = os.environ.get("LIFELINE_TEST_MODEL") or str(TESTS / ".model" / "all-MiniLM-L6-v2")
 HAVE_MODEL = (Path(TEST_MODEL) / "model.safetensors").is_file()
 
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+from helpers import ROOT  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "bench"))
 
 import eval_recall  # noqa: E402
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 
-from review_support import cli, commit_policy, git, hermetic, make_repo, ref_value, repo  # noqa: F401
+from helpers import Via, cli, git, ref
+from hermetic_home import commit_policy, hermetic, make_repo, repo  # noqa: F401
 
 from git_lifeline.app.agents import Agents, policy_report
 from git_lifeline.app.workspace import Workspace
@@ -29,11 +30,11 @@ def test_checking_out_a_contributors_branch_does_not_give_the_agent_direct_write
     contributor_branch(repo)
     out = agents(repo).write("decision", "Drop the audit log", "Faster writes.", agent="claude-code")
     assert out.mode == "propose" and not out.written
-    assert ref_value(repo, LINE) is None, "the branch's policy wrote straight into refs/lifeline/main"
-    r = cli(repo, "policy")
+    assert ref(repo, LINE) is None, "the branch's policy wrote straight into refs/lifeline/main"
+    r = cli(repo, "policy", via=Via.THIS_PROCESS)
     assert r.code == 0 and "policy in effect: main:.lifeline/policy.json" in r.out, r
     assert "refs/heads/main" in r.out and "does not apply" in r.err, r
-    data = json.loads(cli(repo, "policy", "--json").out)
+    data = json.loads(cli(repo, "policy", "--json", via=Via.THIS_PROCESS).out)
     assert data["ref"] == "refs/heads/main" and data["default"] == "propose"
 
 
@@ -62,13 +63,15 @@ def test_a_clone_reads_the_policy_from_origins_default_branch(tmp_path):
     git(tmp_path, "clone", "-q", remote.as_uri(), str(b))
     # the clone's own main moves on with a laxer policy that nobody pushed
     commit_policy(b, DIRECT)
-    r = cli(b, "policy")
+    r = cli(b, "policy", via=Via.THIS_PROCESS)
     assert "origin/main:.lifeline/policy.json" in r.out and "origin's default branch" in r.out, r
     out = agents(b).write("decision", "Cache: Redis", "Sessions.", agent="claude-code")
     assert out.mode == "propose"
-    r = cli(b, "log", "--kind", "note", "--summary", "nightly", "--body", "ran", "--agent", "ci-bot")
+    r = cli(
+        b, "log", "--kind", "note", "--summary", "nightly", "--body", "ran", "--agent", "ci-bot", via=Via.THIS_PROCESS
+    )
     assert r.code == 2 and "denied by policy" in r.err and "agents.ci-bot.*" in r.err, r
-    assert ref_value(b, LINE) is None
+    assert ref(b, LINE) is None
 
 
 def test_lifeline_policy_ref_names_the_trusted_branch_and_never_head(repo):
@@ -81,30 +84,71 @@ def test_lifeline_policy_ref_names_the_trusted_branch_and_never_head(repo):
     assert agents(repo).write("note", "m", "why", agent="bot").mode == "propose"
     for bad in ("HEAD", "no-such-branch", "main~1"):
         git(repo, "config", "lifeline.policyRef", bad)
-        before = ref_value(repo, LINE), ref_value(repo, TRAIL)
-        r = cli(repo, "log", "--kind", "note", "--summary", "x", "--body", "why", "--agent", "bot")
+        before = ref(repo, LINE), ref(repo, TRAIL)
+        r = cli(
+            repo, "log", "--kind", "note", "--summary", "x", "--body", "why", "--agent", "bot", via=Via.THIS_PROCESS
+        )
         assert r.code == 2 and "lifeline.policyRef" in r.err, (bad, r)
-        assert (ref_value(repo, LINE), ref_value(repo, TRAIL)) == before, "nothing may be written"
+        assert (ref(repo, LINE), ref(repo, TRAIL)) == before, "nothing may be written"
 
 
 def test_a_cli_write_that_names_an_agent_goes_through_the_policy(repo):
     commit_policy(repo, {"default": "propose", "agents": {"trusted": {"*": "direct"}, "blocked": {"*": "deny"}}})
-    r = cli(repo, "log", "--kind", "decision", "--summary", "Queue: SQS", "--body", "Managed.", "--agent", "codex")
+    r = cli(
+        repo,
+        "log",
+        "--kind",
+        "decision",
+        "--summary",
+        "Queue: SQS",
+        "--body",
+        "Managed.",
+        "--agent",
+        "codex",
+        via=Via.THIS_PROCESS,
+    )
     assert r.code == 0 and "proposal" in r.out and "git lifeline approve" in r.out, r
-    assert ref_value(repo, LINE) is None
-    r = cli(repo, "log", "--kind", "decision", "--summary", "Queue: SQS", "--body", "Managed.", "--agent", "codex")
+    assert ref(repo, LINE) is None
+    r = cli(
+        repo,
+        "log",
+        "--kind",
+        "decision",
+        "--summary",
+        "Queue: SQS",
+        "--body",
+        "Managed.",
+        "--agent",
+        "codex",
+        via=Via.THIS_PROCESS,
+    )
     assert r.code == 0 and "already proposed" in r.out, r
-    r = cli(repo, "log", "--kind", "note", "--summary", "n", "--body", "why", "--agent", "blocked")
+    r = cli(
+        repo, "log", "--kind", "note", "--summary", "n", "--body", "why", "--agent", "blocked", via=Via.THIS_PROCESS
+    )
     assert r.code == 2 and "denied by policy" in r.err, r
-    r = cli(repo, "log", "--kind", "note", "--summary", "t", "--body", "why", "--agent", "trusted", "--json")
+    r = cli(
+        repo,
+        "log",
+        "--kind",
+        "note",
+        "--summary",
+        "t",
+        "--body",
+        "why",
+        "--agent",
+        "trusted",
+        "--json",
+        via=Via.THIS_PROCESS,
+    )
     data = json.loads(r.out)
     assert data["mode"] == "direct" and data["written"] and data["rule"] == "agents.trusted.*"
     assert [row.record.doc["via"] for row in agents(repo).audit()] == ["cli"]
     assert [p.content["summary"] for p in agents(repo).proposals()] == ["Queue: SQS"]
-    r = cli(repo, "checkpoint", "--agent", "blocked", "--next", "x")
+    r = cli(repo, "checkpoint", "--agent", "blocked", "--next", "x", via=Via.THIS_PROCESS)
     assert r.code == 2 and "denied by policy" in r.err, r
     # a human's write (no --agent) is direct whatever the policy says
-    assert cli(repo, "log", "--kind", "note", "--summary", "h", "--body", "why").code == 0
+    assert cli(repo, "log", "--kind", "note", "--summary", "h", "--body", "why", via=Via.THIS_PROCESS).code == 0
 
 
 def test_without_a_default_branch_the_built_in_policy_applies_until_one_is_named(tmp_path):
@@ -112,7 +156,7 @@ def test_without_a_default_branch_the_built_in_policy_applies_until_one_is_named
     git(repo, "branch", "-m", "main", "trunk")
     commit_policy(repo, DIRECT)
     assert agents(repo).write("note", "n", "why", agent="bot").mode == "propose"
-    r = cli(repo, "policy")
+    r = cli(repo, "policy", via=Via.THIS_PROCESS)
     assert "built-in default" in r.out and "lifeline.policyRef" in r.err, r
     git(repo, "config", "lifeline.policyRef", "trunk")
     assert agents(repo).write("note", "n", "why", agent="bot").mode == "direct"

@@ -7,14 +7,11 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's git_lifeline
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lifeline_git import ROOT, git, gitenv, gl, make_clone, make_remote, tamper  # noqa: E402,F401
+from helpers import ROOT, Via, cli, git
+from sync_fixtures import gitenv, make_clone, make_remote, tamper  # noqa: F401
 
 CI_DOC = ROOT / "docs" / "CI.md"
 
@@ -53,8 +50,8 @@ def hosted(gitenv):
         (a / f"code{i}.py").write_text(f"x = {i}\n", encoding="utf-8")
         git(a, "add", ".")
         git(a, "commit", "--quiet", "-m", f"code {i}")
-        gl(a, "log", "--kind", "decision", "--summary", f"Decision {i}", "--body", f"Why {i}.", check=0)
-    gl(
+        cli(a, "log", "--kind", "decision", "--summary", f"Decision {i}", "--body", f"Why {i}.", expect=0, via=Via.GIT)
+    cli(
         a,
         "propose",
         "--kind",
@@ -65,11 +62,12 @@ def hosted(gitenv):
         "Bounded memory.",
         "--agent",
         "coder",
-        check=0,
+        expect=0,
+        via=Via.GIT,
     )
     git(a, "push", "--quiet", "origin", "main")
-    gl(a, "push", check=0)
-    assert git(remote, "for-each-ref", "refs/lifeline-review/").stdout  # the trail is on the remote
+    cli(a, "push", expect=0, via=Via.GIT)
+    assert git(remote, "for-each-ref", "refs/lifeline-review/").raw  # the trail is on the remote
     return remote, a
 
 
@@ -111,7 +109,7 @@ def test_the_gitlab_job_passes_on_a_shallow_checkout(hosted, gitenv):
 
 def test_the_workflow_fails_when_the_hosted_ledger_was_tampered_with(hosted, gitenv):
     remote, a = hosted
-    entry_id = json.loads(gl(a, "list", "--json", check=0).stdout)[0]["id"]
+    entry_id = json.loads(cli(a, "list", "--json", expect=0, via=Via.GIT).raw)[0]["id"]
     tamper(a, entry_id)  # a fast-forward rewriting an entry: a hosted remote takes it
     git(a, "push", "--quiet", "origin", "refs/lifeline/main")
     procs = run_job(github_commands(), shallow_clone(remote, gitenv / "gh"))
@@ -122,18 +120,18 @@ def test_verify_refuses_a_ledger_history_cut_by_a_shallow_fetch(hosted, gitenv):
     remote, _ = hosted
     clone = shallow_clone(remote, gitenv / "cut")
     git(clone, "fetch", "--quiet", "--depth", "1", "origin", "+refs/lifeline/*:refs/lifeline/*")
-    res = gl(clone, "verify", check=1)
-    assert "shallow clone cut the history" in res.stdout.decode()
-    doc = json.loads(gl(clone, "verify", "--json", check=1).stdout)
+    res = cli(clone, "verify", expect=1, via=Via.GIT)
+    assert "shallow clone cut the history" in res.out
+    doc = json.loads(cli(clone, "verify", "--json", expect=1, via=Via.GIT).raw)
     assert doc["ok"] is False and [p["code"] for p in doc["lines"][0]["problems"]] == ["shallow"]
 
 
 def test_verify_json_reports_every_line_and_review_trail(hosted, gitenv):
     remote, a = hosted
-    doc = json.loads(gl(a, "verify", "--json", check=0).stdout)
+    doc = json.loads(cli(a, "verify", "--json", expect=0, via=Via.GIT).raw)
     assert doc["ok"] is True
     (line,) = doc["lines"]
     assert (line["line"], line["entries"], line["commits"], line["problems"]) == ("main", 3, 3, [])
-    assert line["head"] == git(a, "rev-parse", "refs/lifeline/main").stdout.decode().strip()
+    assert line["head"] == git(a, "rev-parse", "refs/lifeline/main")
     (trail,) = doc["trails"]
     assert trail["line"] == "main" and trail["ok"] and trail["records"] >= 1

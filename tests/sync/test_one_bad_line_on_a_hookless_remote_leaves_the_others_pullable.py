@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from helpers import cli, commit_file, git, head, init_repo, open_ledger
-from lifeline_git import tamper
+from sync_fixtures import tamper  # noqa: F401
 
 GOOD = ("main", "ops")
 

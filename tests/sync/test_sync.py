@@ -5,28 +5,13 @@ clones over a bare file:// remote and over a real `git daemon`."""
 from __future__ import annotations
 
 import random
-import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pygit2
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's git_lifeline
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lifeline_git import (  # noqa: E402,F401
-    entry_blobs,
-    git,
-    git_daemon,
-    gitenv,
-    gl,
-    ledger,
-    make_clone,
-    make_remote,
-    ref,
-    tamper,
-    workspace,
-)
+from helpers import Via, cli, git, open_ledger, open_workspace, ref
+from sync_fixtures import entry_blobs, git_daemon, gitenv, make_clone, make_remote, tamper  # noqa: F401
 
 from git_lifeline.app import exchange  # noqa: E402
 from git_lifeline.git.verify import verify_line  # noqa: E402
@@ -41,24 +26,24 @@ def ts(seconds: float) -> str:
 
 def log(path, summary, kind="decision", body=None, t=None, line=None, parents=None, author=None):
     return (
-        ledger(path, line)
+        open_ledger(path, line)
         .log(kind=kind, summary=summary, body=body or f"why {summary}", ts=t, parents=parents, author=author)
         .entry
     )
 
 
 def pull(path):
-    return exchange.pull(workspace(path)).lines
+    return exchange.pull(open_workspace(path)).lines
 
 
 def push(path):
-    result = exchange.push(workspace(path))
+    result = exchange.push(open_workspace(path))
     assert not result.rejected, result
     return result
 
 
 def sync(path):
-    result = exchange.sync_with(workspace(path)).push
+    result = exchange.sync_with(open_workspace(path)).push
     assert not result.rejected, result
 
 
@@ -80,7 +65,7 @@ def _random_history(rng: random.Random, clones: list, steps: int) -> None:
     for step in range(steps):
         c = clones[rng.randrange(len(clones))]
         op = rng.choice(["append", "append", "append", "pull", "push", "sync"])
-        ws = workspace(c)
+        ws = open_workspace(c)
         led = ws.ledger()
         if op == "append":
             if rng.random() < 0.15:
@@ -117,10 +102,10 @@ def _assert_converged(clones: list, remote_url_owner: Path) -> None:
     blobs = [entry_blobs(c) for c in clones]
     assert all(b == blobs[0] for b in blobs), "clones hold different entry sets or blobs"
     assert entry_blobs(remote_url_owner) == blobs[0]
-    contexts = [gl(c, "context", check=0).stdout for c in clones]
+    contexts = [cli(c, "context", expect=0, via=Via.GIT).raw for c in clones]
     assert contexts[0] and all(ctx == contexts[0] for ctx in contexts)
     for c in clones:
-        report = verify_line(ledger(c).store)
+        report = verify_line(open_ledger(c).store)
         assert report.ok, report.problems
 
 
@@ -136,9 +121,9 @@ def test_diverged_clones_converge_to_identical_context_over_file_remote(gitenv):
     _random_history(rng, clones, steps=28)
     for _round in range(2):
         for c in clones:
-            exchange.sync_with(workspace(c))
+            exchange.sync_with(open_workspace(c))
     for c in clones:
-        exchange.pull(workspace(c))
+        exchange.pull(open_workspace(c))
     _assert_converged(clones, remote)
 
 
@@ -153,7 +138,7 @@ def test_diverged_clones_converge_to_identical_context_over_git_daemon(gitenv):
         for i in range(3):
             c = gitenv / f"d{i}"
             if i == 0:
-                gl(gitenv, "clone", url, c.name, check=0)
+                cli(gitenv, "clone", url, c.name, expect=0, via=Via.GIT)
             else:
                 exchange.clone(url, c.name)
             log(c, f"Seed entry of d{i}", t=ts(i))
@@ -171,19 +156,19 @@ def test_diverged_clones_converge_to_identical_context_over_git_daemon(gitenv):
 def test_pull_creates_missing_line_and_fast_forwards_without_merge_commits(trio):
     remote, a, b = trio
     assert ref(b, "refs/lifeline/main") is None
-    out = gl(b, "pull", check=0).stdout.decode()
+    out = cli(b, "pull", expect=0, via=Via.GIT).out
     assert "line main: created" in out
     assert ref(b, "refs/lifeline/main") == ref(a, "refs/lifeline/main")
     log(a, "Second", t=ts(5))
     log(a, "Ops runbook", kind="note", t=ts(6), line="ops")
     push(a)
-    out = gl(b, "pull", check=0).stdout.decode()
+    out = cli(b, "pull", expect=0, via=Via.GIT).out
     assert "line main: fast-forward" in out and "line ops: created" in out
     assert ref(b, "refs/lifeline/main") == ref(a, "refs/lifeline/main")
     assert ref(b, "refs/lifeline/ops") == ref(a, "refs/lifeline/ops")
-    assert "up to date" in gl(b, "pull", check=0).stdout.decode()
+    assert "up to date" in cli(b, "pull", expect=0, via=Via.GIT).out
     extended = (b / "LIFELINE.md").read_bytes()  # extended in place by the fast-forward
-    ledger(b).render()
+    open_ledger(b).render()
     assert (b / "LIFELINE.md").read_bytes() == extended
 
 
@@ -194,7 +179,7 @@ def test_diverged_line_gets_one_merge_commit_with_both_parents_and_union_tree(tr
     eb = log(b, "From b", t=ts(11))
     push(a)
     a_head, b_head = ref(a, "refs/lifeline/main"), ref(b, "refs/lifeline/main")
-    out = gl(b, "pull", check=0).stdout.decode()
+    out = cli(b, "pull", expect=0, via=Via.GIT).out
     assert "merged 1 entry" in out
     merged = pygit2.Repository(str(b))[ref(b, "refs/lifeline/main")]
     assert [str(p) for p in merged.parent_ids] == [b_head, a_head]
@@ -216,8 +201,8 @@ def test_same_entry_recorded_twice_keeps_earliest_timestamp_on_every_clone(trio)
     sync(b)
     pull(a)
     for c in (a, b):
-        assert ledger(c).show(late.id[:12]).ts == early.ts
-        assert verify_line(ledger(c).store).ok
+        assert open_ledger(c).show(late.id[:12]).ts == early.ts
+        assert verify_line(open_ledger(c).store).ok
     assert entry_blobs(a) == entry_blobs(b)
     # and the other order of events ends the same
     late2 = log(b, "Other", body="w", t=ts(900), author="X <x@example.com>")
@@ -226,7 +211,7 @@ def test_same_entry_recorded_twice_keeps_earliest_timestamp_on_every_clone(trio)
     sync(a)
     pull(b)
     for c in (a, b):
-        assert ledger(c).show(late2.id[:12]).ts == early2.ts
+        assert open_ledger(c).show(late2.id[:12]).ts == early2.ts
     assert entry_blobs(a) == entry_blobs(b)
 
 
@@ -239,8 +224,8 @@ def test_pull_refuses_tampered_entry_and_names_it_without_moving_anything(trio):
     git(b, "push", "--quiet", "--no-verify", "origin", "refs/lifeline/main:refs/lifeline/main")
     log(a, "Local work", t=ts(30))
     before = ref(a, "refs/lifeline/main")
-    proc = gl(a, "pull", check=1)
-    err = proc.stderr.decode()
+    proc = cli(a, "pull", expect=1, via=Via.GIT)
+    err = proc.err
     assert victim.id[:12] in err and "tampered" in err and "nothing was changed" in err
     assert ref(a, "refs/lifeline/main") == before
     assert ref(a, "refs/remotes/origin/lifeline/main") is not None  # fetched, kept aside
@@ -270,7 +255,7 @@ def test_fetch_never_touches_unpushed_local_entries(trio):
     log(a, "Pushed from a", t=ts(41))
     push(a)
     before = ref(b, "refs/lifeline/main")
-    out = gl(b, "fetch", check=0).stdout.decode()
+    out = cli(b, "fetch", expect=0, via=Via.GIT).out
     assert "diverged" in out and "git lifeline sync" in out
     assert ref(b, "refs/lifeline/main") == before
     assert mine.id in entry_blobs(b)
@@ -284,8 +269,8 @@ def test_push_is_never_forced_and_rejection_says_to_sync(trio):
     log(b, "b arrives second", t=ts(51))
     push(a)
     remote_head = ref(remote, "refs/lifeline/main")
-    proc = gl(b, "push", check=1)
-    err = proc.stderr.decode()
+    proc = cli(b, "push", expect=1, via=Via.GIT)
+    err = proc.err
     assert "git lifeline sync" in err and "REJECTED" in err
     assert ref(remote, "refs/lifeline/main") == remote_head
     sync(b)
@@ -298,31 +283,31 @@ def test_push_refuses_to_spread_a_tampered_line(trio):
     push(a)
     tamper(a, e.id)
     before = ref(remote, "refs/lifeline/main")
-    proc = gl(a, "push", check=1)
-    assert e.id[:12] in proc.stderr.decode() and "nothing was pushed" in proc.stderr.decode()
+    proc = cli(a, "push", expect=1, via=Via.GIT)
+    assert e.id[:12] in proc.err and "nothing was pushed" in proc.err
     assert ref(remote, "refs/lifeline/main") == before
 
 
 def test_clone_brings_code_and_ledger_and_renders_projection(trio):
     remote, a, b = trio
-    out = gl(a.parent, "clone", str(remote), "fresh", check=0).stdout.decode()
+    out = cli(a.parent, "clone", str(remote), "fresh", expect=0, via=Via.GIT).out
     fresh = a.parent / "fresh"
     assert "created" in out
     assert (fresh / "README").exists()
     assert ref(fresh, "refs/lifeline/main") == ref(a, "refs/lifeline/main")
     rendered = (fresh / "LIFELINE.md").read_bytes()
     assert rendered.count(b"### ") == len(entry_blobs(a))
-    ledger(fresh).render()  # the projection a pull wrote is exactly the full render
+    open_ledger(fresh).render()  # the projection a pull wrote is exactly the full render
     assert (fresh / "LIFELINE.md").read_bytes() == rendered
     # the default directory name is git's
-    gl(a.parent, "clone", str(remote), check=0)
+    cli(a.parent, "clone", str(remote), expect=0, via=Via.GIT)
     assert ref(a.parent / "remote", "refs/lifeline/main") == ref(a, "refs/lifeline/main")
 
 
 def test_clone_into_nonempty_directory_is_refused_and_writes_nothing(trio):
     remote, a, b = trio
-    proc = gl(a.parent, "clone", str(remote), "a", check=2)
-    assert "already exists" in proc.stderr.decode()
+    proc = cli(a.parent, "clone", str(remote), "a", expect=2, via=Via.GIT)
+    assert "already exists" in proc.err
 
 
 def test_default_remote_is_the_branch_upstream_else_origin(trio):
@@ -342,30 +327,30 @@ def test_default_remote_is_the_branch_upstream_else_origin(trio):
 def test_unknown_remote_is_a_usage_error_that_writes_nothing(trio):
     remote, a, b = trio
     for cmd in ("pull", "push", "remote-setup"):
-        proc = gl(a, cmd, "nosuchremote", check=2)
-        assert "not a configured remote" in proc.stderr.decode()
+        proc = cli(a, cmd, "nosuchremote", expect=2, via=Via.GIT)
+        assert "not a configured remote" in proc.err
     assert ref(a, "refs/remotes/nosuchremote/lifeline/main") is None
-    proc = gl(a, "pull", str(remote), check=2)  # a URL is not a remote name
-    assert "remote's name" in proc.stderr.decode()
+    proc = cli(a, "pull", str(remote), expect=2, via=Via.GIT)  # a URL is not a remote name
+    assert "remote's name" in proc.err
 
 
 def test_unreachable_remote_fails_cleanly(trio):
     remote, a, b = trio
     git(a, "remote", "add", "gone", str(a.parent / "does-not-exist.git"))
-    proc = gl(a, "pull", "gone", check=2)
-    assert "fetching the ledger from 'gone' failed" in proc.stderr.decode()
-    proc = gl(a, "push", "gone", check=2)
-    assert "pushing the ledger to 'gone' failed" in proc.stderr.decode()
+    proc = cli(a, "pull", "gone", expect=2, via=Via.GIT)
+    assert "fetching the ledger from 'gone' failed" in proc.err
+    proc = cli(a, "push", "gone", expect=2, via=Via.GIT)
+    assert "pushing the ledger to 'gone' failed" in proc.err
 
 
 def test_remote_setup_adds_fetch_refspec_only_and_plain_fetch_brings_ledger(trio):
     remote, a, b = trio
-    out = gl(b, "remote-setup", check=0).stdout.decode()
+    out = cli(b, "remote-setup", expect=0, via=Via.GIT).out
     assert "No push refspec" in out
-    gl(b, "remote-setup", check=0)  # idempotent
-    specs = git(b, "config", "--get-all", "remote.origin.fetch").stdout.decode().split()
+    cli(b, "remote-setup", expect=0, via=Via.GIT)  # idempotent
+    specs = git(b, "config", "--get-all", "remote.origin.fetch").out.split()
     assert specs.count("+refs/lifeline/*:refs/remotes/origin/lifeline/*") == 1
-    assert git(b, "config", "--get-all", "remote.origin.push", check=False).stdout == b""
+    assert git(b, "config", "--get-all", "remote.origin.push", check=False).raw == b""
     log(a, "After setup", t=ts(80))
     push(a)
     git(b, "fetch", "--quiet")
@@ -393,7 +378,7 @@ def test_pull_reports_progress_through_the_given_callback(trio):
         def update(self, n):
             seen.append(n)
 
-    exchange.pull(workspace(b), progress=lambda label, total: Bar(label, total))
+    exchange.pull(open_workspace(b), progress=lambda label, total: Bar(label, total))
     assert ("verifying origin/main", 6) in seen
 
 
@@ -403,7 +388,7 @@ def test_pull_works_in_a_shallow_code_clone(trio):
     git(a, "push", "--quiet", "origin", "main")
     shallow = a.parent / "shallow"
     git(a.parent, "clone", "--quiet", "--depth", "1", remote.resolve().as_uri(), shallow.name)
-    assert "created" in gl(shallow, "pull", check=0).stdout.decode()
+    assert "created" in cli(shallow, "pull", expect=0, via=Via.GIT).out
     assert entry_blobs(shallow) == entry_blobs(a)
 
 
@@ -411,7 +396,7 @@ def test_line_option_limits_push_to_that_line(trio):
     remote, a, b = trio
     log(a, "Main only", t=ts(90))
     log(a, "Ops only", kind="note", t=ts(91), line="ops")
-    gl(a, "--line", "ops", "push", check=0)
+    cli(a, "--line", "ops", "push", expect=0, via=Via.GIT)
     assert ref(remote, "refs/lifeline/ops") == ref(a, "refs/lifeline/ops")
     assert ref(remote, "refs/lifeline/main") != ref(a, "refs/lifeline/main")
 
@@ -435,7 +420,7 @@ def test_range_verification_catches_what_full_verify_catches(gitenv, damage):
     git(gitenv, "init", "--quiet", repo_path.name)
     keep = log(repo_path, "Keep", t=ts(1))
     victim = log(repo_path, "Victim", t=ts(2))
-    store = ledger(repo_path).store
+    store = open_ledger(repo_path).store
     repo = store.repo
     a, b, rest = victim.id[0:2], victim.id[2:4], victim.id[4:]
 
@@ -512,12 +497,12 @@ def test_entry_appended_during_a_pull_is_kept(trio):
         def update(self, n):
             pass
 
-    exchange.pull(workspace(b), progress=lambda label, total: Bar(label, total))
+    exchange.pull(open_workspace(b), progress=lambda label, total: Bar(label, total))
     ids = set(entry_blobs(b))
     assert racing and racing[0].id in ids and incoming.id in ids
     merge = pygit2.Repository(str(b))[ref(b, "refs/lifeline/main")]
     assert str(merge.parent_ids[0]) == racing[1]  # the merge was redone on top of the racing append
-    assert verify_line(ledger(b).store).ok
+    assert verify_line(open_ledger(b).store).ok
 
 
 def test_sync_pulls_again_when_someone_pushes_between_its_pull_and_push(trio, tmp_path):
@@ -535,8 +520,8 @@ def test_sync_pulls_again_when_someone_pushes_between_its_pull_and_push(trio, tm
     hook.chmod(0o755)
     from_a = log(a, "a pushes during b's sync", t=ts(300))
     from_b = log(b, "b syncs", t=ts(301))
-    out = gl(b, "sync", check=0)
+    out = cli(b, "sync", expect=0, via=Via.GIT)
     assert mark.exists()
     assert {from_a.id, from_b.id} <= set(entry_blobs(remote))
-    assert ref(remote, "refs/lifeline/main") == ref(b, "refs/lifeline/main"), out.stdout.decode()
-    assert "merged 1 entry" in out.stdout.decode()  # a's entry arrived only by the second pull
+    assert ref(remote, "refs/lifeline/main") == ref(b, "refs/lifeline/main"), out.out
+    assert "merged 1 entry" in out.out  # a's entry arrived only by the second pull

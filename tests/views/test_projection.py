@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from helpers import (
     TRICKY_LINES,
+    Via,
     cli,
     entry_strategy,
     git,
-    git_lifeline,
     head,
     init_repo,
     make_entry,
@@ -250,7 +250,7 @@ def test_git_config_lifeline_projection_true_keeps_the_default_file(repo, value)
 
 
 def test_git_c_lifeline_projection_false_disables_it_through_git_dispatch(repo, git_dispatch):
-    res = git_lifeline(
+    res = cli(
         repo,
         "log",
         "--kind",
@@ -260,11 +260,12 @@ def test_git_c_lifeline_projection_false_disables_it_through_git_dispatch(repo, 
         "--body",
         "disabled",
         git_args=("-c", "lifeline.projection=false"),
+        via=Via.GIT,
     )
     assert res.code == 0, res
     assert head(repo) and not (repo / "LIFELINE.md").exists()
     git(repo, "config", "lifeline.projection", "false")
-    res = git_lifeline(repo, "log", "--kind", "note", "--summary", "Still hidden", "--body", "disabled")
+    res = cli(repo, "log", "--kind", "note", "--summary", "Still hidden", "--body", "disabled", via=Via.GIT)
     assert res.code == 0, res
     assert list(repo.iterdir()) == [repo / ".git"]
 

@@ -1,6 +1,7 @@
-"""Shared helpers for the sync and hook tests: hermetic git, a `git-lifeline` on
-PATH that runs this checkout, a real `git daemon` on 127.0.0.1, and a way to tamper
-with a ledger the way an attacker (or a bug) would.
+"""Fixtures of the sync and hook tests: hermetic git with a `git-lifeline` on PATH that
+runs this checkout, remotes and clones, a real `git daemon` on 127.0.0.1, and a way to
+tamper with a ledger the way an attacker (or a bug) would. Git and the CLI run through
+helpers.git and helpers.cli.
 """
 
 from __future__ import annotations
@@ -15,30 +16,9 @@ from pathlib import Path
 
 import pygit2
 import pytest
+from helpers import ROOT, git
 
-ROOT = Path(__file__).resolve().parent.parent
 WAIT_SECONDS = 15
-
-
-def git(cwd, *args, check=True, input=None, env=None):
-    proc = subprocess.run(["git", *args], cwd=str(cwd), capture_output=True, input=input, env=env, timeout=120)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"git {' '.join(args)} failed ({proc.returncode}):\n{proc.stderr.decode()}")
-    return proc
-
-
-def gl(cwd, *args, check=None, input=None, env=None):
-    """Run `git lifeline ARGS` the way a user does (through git's dispatch)."""
-    proc = subprocess.run(
-        ["git", "lifeline", *args], cwd=str(cwd), capture_output=True, input=input, env=env, timeout=120
-    )
-    if check is not None and proc.returncode != check:
-        raise AssertionError(
-            f"git lifeline {' '.join(args)} exited {proc.returncode} (wanted {check}):\n"
-            f"stdout: {proc.stdout.decode()}\nstderr: {proc.stderr.decode()}"
-        )
-    assert b"Traceback" not in proc.stderr, proc.stderr.decode()
-    return proc
 
 
 @pytest.fixture
@@ -103,16 +83,6 @@ def make_clone(url: str, path: Path, code: bool = False) -> Path:
     return path
 
 
-def workspace(path):
-    from git_lifeline.app.workspace import Workspace
-
-    return Workspace.open(str(path))
-
-
-def ledger(path, line=None):
-    return workspace(path).ledger(line)
-
-
 def entry_blobs(path, line="main") -> dict:
     """{entry id: blob oid} of a line."""
     from git_lifeline.git.repo import open_repo
@@ -120,11 +90,6 @@ def entry_blobs(path, line="main") -> dict:
 
     store = LineStore(open_repo(str(path)), line)
     return {pid: str(obj.id) for _p, pid, obj in store.iter_blobs()}
-
-
-def ref(path, name) -> str | None:
-    proc = git(path, "rev-parse", "--verify", "--quiet", name, check=False)
-    return proc.stdout.decode().strip() or None
 
 
 def tamper(path, entry_id: str, line: str = "main", summary: str = "tampered") -> str:

@@ -1,8 +1,7 @@
-"""Shared helpers for tests/test_interop.py and tests/test_lines.py.
-
-Real git repositories in tmp_path, a hermetic git configuration, the CLI run as a
-subprocess (what users run), and the real lifeline-context when LIFELINE_SEED_PYTHON
-points at a python that has it (CI installs it in .venv-seed; see .ci/run).
+"""Fixtures of the interop and lines tests: a hermetic git configuration, the seed
+fixtures of tests/data/seed, and the real lifeline-context when LIFELINE_SEED_PYTHON
+points at a python that has it (CI installs it in .venv-seed; see .ci/run). Git and
+this project's CLI run through helpers.git and helpers.cli.
 """
 
 from __future__ import annotations
@@ -11,17 +10,16 @@ import json
 import os
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers import DATA, git, init_repo, open_ledger
 
-ROOT = Path(__file__).resolve().parent.parent
-DATA = Path(__file__).resolve().parent / "data" / "seed"
+SEED = DATA / "seed"
 
 
 def seed_ids() -> dict:
-    return json.loads((DATA / "ids.json").read_text(encoding="utf-8"))
+    return json.loads((SEED / "ids.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture
@@ -48,63 +46,22 @@ def git_env(tmp_path, monkeypatch):
     return home
 
 
-def make_repo(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["git", "init", "-q", str(path)], check=True)
-    return path
-
-
 @pytest.fixture
 def repo(git_env, tmp_path) -> Path:
-    return make_repo(tmp_path / "repo")
-
-
-def cli(repo: Path, *args: str, input: str | None = None) -> subprocess.CompletedProcess:
-    """`git lifeline ARGS` as a user runs it (the package under test on PYTHONPATH)."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return subprocess.run(
-        [sys.executable, "-m", "git_lifeline", *args],
-        cwd=str(repo),
-        env=env,
-        capture_output=True,
-        text=True,
-        input=input,
-    )
-
-
-def workspace(repo: Path):
-    from git_lifeline.app.workspace import Workspace
-
-    return Workspace.open(str(repo))
-
-
-def ledger(repo: Path, line: str = "main"):
-    return workspace(repo).ledger(line)
+    return init_repo(tmp_path / "repo")
 
 
 def line_ids(repo: Path, line: str = "main") -> list:
-    return [e.id for e in ledger(repo, line).entries()]
-
-
-def ref(repo: Path, name: str):
-    out = subprocess.run(["git", "-C", str(repo), "rev-parse", "-q", "--verify", name], capture_output=True, text=True)
-    return out.stdout.strip() or None
+    return [e.id for e in open_ledger(repo, line).entries()]
 
 
 def object_count(repo: Path) -> int:
-    out = subprocess.run(["git", "-C", str(repo), "count-objects", "-v"], capture_output=True, text=True).stdout
-    vals = dict(line.split(": ") for line in out.strip().splitlines())
+    vals = dict(line.split(": ") for line in git(repo, "count-objects", "-v").splitlines())
     return int(vals["count"]) + int(vals["in-pack"])
 
 
 def assert_nothing_written(repo: Path, before_objects: int) -> None:
-    assert (
-        subprocess.run(
-            ["git", "-C", str(repo), "for-each-ref", "refs/lifeline/"], capture_output=True, text=True
-        ).stdout
-        == ""
-    )
+    assert git(repo, "for-each-ref", "refs/lifeline/") == ""
     assert object_count(repo) == before_objects
     assert not (repo / "LIFELINE.md").exists()
     lifeline_dir = repo / ".git" / "lifeline"
@@ -154,7 +111,7 @@ def imp(repo: Path, source: Path, line: str = "main"):
     """Import in-process (test set-up; the CLI face is tested separately): the ImportReport."""
     from git_lifeline.app import interop
 
-    return interop.import_from(ledger(repo, line), Path(source))
+    return interop.import_from(open_ledger(repo, line), Path(source))
 
 
 def seed_rows(db: Path) -> list:

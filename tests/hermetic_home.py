@@ -1,24 +1,21 @@
-"""Shared by test_review.py and test_mcp.py: a hermetic git, repos, the CLI, an MCP client.
+"""A hermetic home for the review, MCP, status and onboarding tests: HOME, the global git
+config and pygit2's search path in tmp (autouse where imported), a repository with a first
+commit, a committed policy, and a snapshot of the work tree's files.
 
-Fixtures are imported by the test modules by name (no conftest of our own, so this
-file merges beside any other).
+Fixtures are imported by the test modules by name. Git and the CLI run through
+helpers.git and helpers.cli.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
-from typing import Optional
 
 import pygit2
 import pytest
+from helpers import ROOT, git
 
-ROOT = Path(__file__).resolve().parents[1]
 NAME, EMAIL = "Rita Reviewer", "rita@example.com"
 _LEAKY = (
     "GIT_DIR",
@@ -67,13 +64,6 @@ def hermetic(tmp_path, monkeypatch):
         pygit2.settings.search_path[lvl] = value
 
 
-def git(cwd, *args: str, check: bool = True) -> str:
-    proc = subprocess.run(["git", *args], cwd=str(cwd), capture_output=True, timeout=60)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"git {' '.join(args)}: {proc.stderr.decode('utf-8', 'replace')}")
-    return proc.stdout.decode("utf-8", "replace").strip()
-
-
 def make_repo(path: Path) -> Path:
     path.mkdir(parents=True)
     git(path, "init", "-q")
@@ -88,53 +78,6 @@ def repo(tmp_path) -> Path:
     return make_repo(tmp_path / "repo")
 
 
-class Run:
-    def __init__(self, proc: subprocess.CompletedProcess):
-        self.code = proc.returncode
-        self.out = proc.stdout.decode("utf-8", "replace")
-        self.err = proc.stderr.decode("utf-8", "replace")
-
-    def __repr__(self) -> str:
-        return f"<exit {self.code}\nout: {self.out[-1500:]}\nerr: {self.err[-1500:]}>"
-
-
-def cli_process(cwd, *args: str, env: Optional[dict] = None) -> Run:
-    """`python -m git_lifeline ARGS` as a real process: exit codes and streams as a user sees them."""
-    full = dict(os.environ)
-    full.update(env or {})
-    proc = subprocess.run(
-        [sys.executable, "-m", "git_lifeline", *args], cwd=str(cwd), capture_output=True, env=full, timeout=60
-    )
-    return Run(proc)
-
-
-def cli(cwd, *args: str) -> Run:
-    """The same entry point (`cli.run`) in this process: same exit code and output, without
-    paying an interpreter start per call."""
-    import signal
-
-    from git_lifeline.cli.main import run
-
-    out, err = io.StringIO(), io.StringIO()
-    pipe = signal.getsignal(signal.SIGPIPE) if hasattr(signal, "SIGPIPE") else None
-    code = 0
-    old_cwd, old_argv = os.getcwd(), sys.argv
-    os.chdir(cwd)
-    sys.argv = ["git-lifeline", *args]
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                run()
-            except SystemExit as exc:
-                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    finally:
-        os.chdir(old_cwd)
-        sys.argv = old_argv
-        if pipe is not None:
-            signal.signal(signal.SIGPIPE, pipe)
-    return Run(subprocess.CompletedProcess(args, code, out.getvalue().encode(), err.getvalue().encode()))
-
-
 def commit_policy(repo: Path, doc) -> None:
     (repo / ".lifeline").mkdir(exist_ok=True)
     text = doc if isinstance(doc, str) else json.dumps(doc, indent=2)
@@ -143,12 +86,7 @@ def commit_policy(repo: Path, doc) -> None:
     git(repo, "commit", "-q", "-m", "policy")
 
 
-def ref_value(repo: Path, ref: str) -> Optional[str]:
-    out = git(repo, "rev-parse", "--verify", "-q", ref, check=False)
-    return out or None
-
-
-def snapshot(root: Path, skip_git: bool = True) -> dict:
+def work_tree_files(root: Path, skip_git: bool = True) -> dict:
     """path -> (size, mtime_ns) of every file under root (outside .git when skip_git)."""
     out = {}
     for p in root.rglob("*"):
