@@ -1,6 +1,6 @@
 """core/ stays pure and cheap to load: the CLI's everyday commands never pay pydantic's
 start-up, and the write policy is parsed from text, with no repository in sight (app/agents.py
-reads it through git/; tests/test_review.py and tests/test_policy_is_read_from_a_trusted_ref.py
+reads it through git/; tests/app/test_review.py and tests/security/test_policy_is_read_from_a_trusted_ref.py
 hold that path)."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ writes nothing (no ref moves, no object becomes reachable, no file appears or ch
 
 This corpus holds the cases of issue 8 that are about files, repositories and the
 environment; the argument-level cases (every field rule of the entry) are the table of
-tests/test_validation.py. docs/RELIABILITY.md counts both.
+tests/core/test_validation.py. docs/RELIABILITY.md counts both.
 """
 
 from __future__ import annotations
