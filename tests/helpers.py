@@ -199,10 +199,10 @@ def client(tmp_path: Path, name: str, url: Path) -> Path:
     return repo
 
 
-def git_push(repo: Path, *specs: str, flags: tuple = (), remote: str = "origin") -> tuple:
+def git_push(repo: Path, *specs: str, flags: tuple = (), remote: str = "origin", timeout: float = TIMEOUT) -> tuple:
     """A real `git push [FLAGS] REMOTE SPECS...` (running whatever hooks are installed,
     `git lifeline` found on PATH): (exit code, stderr)."""
-    out = git(repo, "push", *flags, remote, *specs, check=False)
+    out = git(repo, "push", *flags, remote, *specs, check=False, timeout=timeout)
     return out.code, out.err
 
 

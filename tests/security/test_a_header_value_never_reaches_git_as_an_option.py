@@ -11,10 +11,8 @@ first (`--end-of-options`).
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
-from helpers import cli, git, head, init_repo, make_entry, open_ledger, snapshot, subprocess_env
+from helpers import cli, git, git_push, head, init_repo, make_entry, open_ledger, snapshot
 
 from git_lifeline.app.hooks import install
 from git_lifeline.git.history import find_stale
@@ -42,10 +40,7 @@ def commit_file(repo, path: str, text: str = "print('hello')\n") -> None:
 
 
 def push(repo, remote: str, *specs: str, flags: tuple = ()) -> tuple:
-    proc = subprocess.run(
-        ["git", "push", *flags, remote, *specs], cwd=str(repo), capture_output=True, env=subprocess_env(), timeout=300
-    )
-    return proc.returncode, proc.stderr.decode("utf-8", "replace")
+    return git_push(repo, *specs, flags=flags, remote=remote, timeout=300)
 
 
 @pytest.fixture

@@ -4,11 +4,10 @@ title's escapes visibly, never raw to the terminal.
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pygit2
-from helpers import cli, client, git
+from helpers import cli, client, git, git_push
 
 from git_lifeline.app.hooks import install
 from git_lifeline.git.repo import open_repo
@@ -57,11 +56,8 @@ def test_verify_and_the_hooks_show_a_hostile_tree_name_visibly(tmp_path, git_dis
     assert r.code == 1 and "foreign-file" in r.out, r
     assert "\x1b" not in r.out and "\x07" not in r.out and "<U+001B>" in r.out, r
     for extra in (["--no-verify"], []):  # the server's pre-receive, then the client's pre-push
-        proc = subprocess.run(
-            ["git", "push", *extra, "origin", "refs/lifeline/main"], cwd=str(repo), capture_output=True
-        )
-        err = proc.stderr.decode("utf-8", "replace")
-        assert proc.returncode != 0 and "foreign-file" in err, err
+        code, err = git_push(repo, "refs/lifeline/main", flags=tuple(extra))
+        assert code != 0 and "foreign-file" in err, err
         assert "\x1b" not in err and "\x07" not in err, err
 
 

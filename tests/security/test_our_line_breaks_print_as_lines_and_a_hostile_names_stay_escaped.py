@@ -12,12 +12,11 @@ before its fix.
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
 import pygit2
 import pytest
-from helpers import cli, client, git
+from helpers import cli, client, git, git_push
 from secret_corpus import expand
 
 from git_lifeline.app.hooks import install
@@ -63,11 +62,6 @@ def shown_lines(err: str) -> list[str]:
     return [ln.removeprefix("remote: ").rstrip() for ln in err.split("\n")]
 
 
-def git_push(repo: Path, *args: str) -> tuple[int, str]:
-    proc = subprocess.run(["git", "push", *args, "origin", "refs/lifeline/main"], cwd=str(repo), capture_output=True)
-    return proc.returncode, proc.stderr.decode("utf-8", "replace")
-
-
 # ---- a refusal of several problems -------------------------------------------------------
 def test_a_refusal_listing_several_problems_prints_one_per_line_not_a_literal_backslash_n(tmp_path):
     repo = with_a_decision(tmp_path, "a", bare(tmp_path))
@@ -96,7 +90,7 @@ def _refused_by_pre_push(tmp_path: Path) -> tuple[str, str]:
     repo = with_a_decision(tmp_path, "a", bare(tmp_path))
     install(open_repo(str(repo)), ["pre-push"])
     files_on_top(repo, HOSTILE)
-    code, err = git_push(repo)
+    code, err = git_push(repo, "refs/lifeline/main")
     assert code != 0, err
     return err, "git-lifeline: push refused, the ledger would not be safe on the remote:"
 
@@ -104,7 +98,7 @@ def _refused_by_pre_push(tmp_path: Path) -> tuple[str, str]:
 def _refused_by_pre_receive(tmp_path: Path) -> tuple[str, str]:
     repo = with_a_decision(tmp_path, "a", bare(tmp_path, ("pre-receive",)))
     files_on_top(repo, HOSTILE)
-    code, err = git_push(repo, "--no-verify")
+    code, err = git_push(repo, "refs/lifeline/main", flags=("--no-verify",))
     assert code != 0, err
     return err, "git-lifeline: ledger update refused:"
 
@@ -113,7 +107,7 @@ def _a_bad_line_on_a_hookless_remote(tmp_path: Path) -> Path:
     server = bare(tmp_path)
     a = with_a_decision(tmp_path, "a", server)
     files_on_top(a, HOSTILE)
-    code, err = git_push(a, "--no-verify")  # a hosted remote runs no hook of ours
+    code, err = git_push(a, "refs/lifeline/main", flags=("--no-verify",))  # a hosted remote runs no hook of ours
     assert code == 0, err
     return client(tmp_path, "b", server)
 

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
 
 import pytest
-from helpers import add_commit, cli, git, init_repo, open_ledger, subprocess_env
+from helpers import add_commit, cli, git, git_push, init_repo, open_ledger, ref
 
 from git_lifeline.app.agents import Agents
 from git_lifeline.app.hooks import install
@@ -87,14 +86,7 @@ IDS = [c[0] for c in CASES]
 
 
 def push(repo, remote: str, *specs: str, flags: tuple = ()) -> tuple:
-    proc = subprocess.run(
-        ["git", "push", *flags, remote, *specs], cwd=str(repo), capture_output=True, env=subprocess_env(), timeout=300
-    )
-    return proc.returncode, proc.stderr.decode("utf-8", "replace")
-
-
-def ref(repo, name: str):
-    return git(repo, "rev-parse", "-q", "--verify", name, check=False) or None
+    return git_push(repo, *specs, flags=flags, remote=remote, timeout=300)
 
 
 def propose_and_approve(repo, line: str) -> tuple:

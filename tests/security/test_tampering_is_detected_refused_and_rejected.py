@@ -19,6 +19,7 @@ from helpers import (
     add_commit,
     cli,
     git,
+    git_push,
     init_repo,
     make_entry,
     open_ledger,
@@ -156,23 +157,12 @@ def verdicts(tmp_path_factory, dispatch_bin):
             tamper(client, f"refs/lifeline/t-{name}", lines[name])
         specs = [f"+{r}:{r}" for r in refs]  # forced where a case needs it; the hooks still judge
         verify = cli(client, "verify")
-        pre_push = git_push(client, specs)
-        pre_receive = git_push(client, specs, "--no-verify")
+        pre_push = git_push(client, *specs, timeout=300)
+        pre_receive = git_push(client, *specs, flags=("--no-verify",), timeout=300)
         after = {r: git(server, "rev-parse", r) for r in refs}
         return {"verify": verify, "pre-push": pre_push, "pre-receive": pre_receive, "clean": clean, "after": after}
     finally:
         mp.undo()
-
-
-def git_push(repo, specs, *flags):
-    import subprocess
-
-    from helpers import subprocess_env
-
-    proc = subprocess.run(
-        ["git", "push", *flags, "origin", *specs], cwd=str(repo), capture_output=True, env=subprocess_env(), timeout=300
-    )
-    return proc.returncode, proc.stderr.decode("utf-8", "replace")
 
 
 def lines_about(text: str, line: str) -> list:

@@ -15,7 +15,6 @@ before: nothing. Now (core/clock.py, core/causal.py):
 from __future__ import annotations
 
 import json
-import subprocess
 from datetime import timedelta
 
 import pygit2
@@ -26,13 +25,13 @@ from helpers import (
     build_tree,
     cli,
     git,
+    git_push,
     head,
     init_repo,
     make_entry,
     open_ledger,
     path_of,
     snapshot,
-    subprocess_env,
 )
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -49,10 +48,7 @@ def iso(dt) -> str:
 
 
 def push(repo, remote: str, *specs: str, flags: tuple = ()) -> tuple:
-    proc = subprocess.run(
-        ["git", "push", *flags, remote, *specs], cwd=str(repo), capture_output=True, env=subprocess_env(), timeout=300
-    )
-    return proc.returncode, proc.stderr.decode("utf-8", "replace")
+    return git_push(repo, *specs, flags=flags, remote=remote, timeout=300)
 
 
 # ---- at write ------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from helpers import (
     init_repo,
     make_entry,
     path_of,
+    ref,
 )
 
 from git_lifeline.app.hooks import install
@@ -34,10 +35,6 @@ def bare(tmp_path: Path, name: str, hook: bool) -> Path:
     if hook:
         install(open_repo(str(path)), ["pre-receive"])
     return path
-
-
-def ref(repo: Path, name: str):
-    return git(repo, "rev-parse", "-q", "--verify", name, check=False) or None
 
 
 def unparsable_commit_on_main(a: Path) -> str:
