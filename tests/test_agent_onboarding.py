@@ -13,6 +13,7 @@ from review_support import cli, commit_policy, git, hermetic, make_repo, ref_val
 
 from git_lifeline.app.agent_files import BEGIN, END, SECTION
 from git_lifeline.app.agent_hooks import HOOK_LIMIT
+from git_lifeline.app.draft import Draft
 
 TEAM_TEXT = "# Our conventions\n\nUse tabs. Never force-push main.\n"
 
@@ -136,9 +137,11 @@ def test_the_session_start_output_is_bounded_and_says_what_it_left_out(repo):
     led = Workspace.open(str(repo)).ledger()
     entries = [
         led.plan_entry(
-            kind="decision",
-            summary=f"Service {i}: talks to queue {i} 🚀",
-            body="Because " + "the reasons are long. " * 30,
+            Draft(
+                kind="decision",
+                summary=f"Service {i}: talks to queue {i} 🚀",
+                body="Because " + "the reasons are long. " * 30,
+            )
         )
         for i in range(400)
     ]

@@ -18,6 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from lifeline_git import ROOT, entry_blobs, git, gitenv, gl, ledger, make_clone, make_remote, ref, tamper  # noqa: E402,F401,E501
 
+from git_lifeline.app.draft import Draft
+
 NOW = datetime.now(timezone.utc).replace(microsecond=0)
 
 
@@ -45,7 +47,11 @@ def commit(repo, message, *more, date=None, path="file.txt", check=True):
 
 
 def entry(repo, summary, t=T, **kw):
-    return ledger(repo).log(kind=kw.pop("kind", "decision"), summary=summary, body=f"why {summary}", ts=t, **kw).entry
+    return (
+        ledger(repo)
+        .log(Draft(kind=kw.pop("kind", "decision"), summary=summary, body=f"why {summary}", ts=t, **kw))
+        .entry
+    )
 
 
 def install(repo, *names):
@@ -335,6 +341,6 @@ def test_pre_receive_rejects_tampered_rewound_deleted_and_misnamed_ledger_update
     assert proc.returncode != 0 and "not a valid line name" in proc.stderr.decode()
     assert ref(server, "refs/lifeline/main") == newer and ref(server, "refs/lifeline/a/b") is None
     # a new, valid line is welcome
-    ledger(c, "ops").log(kind="note", summary="Ops", body="runbook", ts=T)
+    ledger(c, "ops").log(Draft(kind="note", summary="Ops", body="runbook", ts=T))
     git(c, "push", "--quiet", "--no-verify", "origin", "refs/lifeline/ops")
     assert ref(server, "refs/lifeline/ops") == ref(c, "refs/lifeline/ops")

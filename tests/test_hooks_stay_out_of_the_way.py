@@ -19,6 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from lifeline_git import ROOT, git, gitenv, gl, ledger  # noqa: E402,F401
 
+from git_lifeline.app.draft import Draft
+
 HOUR_AGO = (datetime.now(timezone.utc) - timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 REMINDER = "since the last ledger entry"
 
@@ -28,7 +30,7 @@ def repo(gitenv):
     r = gitenv / "repo"
     git(gitenv, "init", "--quiet", "-b", "main", str(r))
     commit(r, "base", "base.txt")
-    ledger(r).log(kind="decision", summary="Baseline", body="why", ts=HOUR_AGO)
+    ledger(r).log(Draft(kind="decision", summary="Baseline", body="why", ts=HOUR_AGO))
     return r
 
 

@@ -11,11 +11,12 @@ import pytest
 from _interop_support import DATA, cli, git_env, imp, ledger, line_ids, ref, repo, seed_ids, workspace  # noqa: F401
 
 from git_lifeline.app import interop
+from git_lifeline.app.draft import Draft
 
 
 def log(repo, line="main", **fields):
     fields.setdefault("body", "because")
-    return ledger(repo, line).log(**fields).entry
+    return ledger(repo, line).log(Draft(**fields)).entry
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ import pygit2
 import pytest
 from helpers import Result, cli, client, git, init_repo, subprocess_env
 
+from git_lifeline.app.draft import Draft
 from git_lifeline.app.hooks import install
 from git_lifeline.app.integration import SAFE_PATH, safe_path_flags
 from git_lifeline.git.repo import open_repo
@@ -116,7 +117,7 @@ def test_mcp_answers_escape_entry_text_as_the_context_does(tmp_path):
     assert r.code == 0, r
     led = Workspace.open(str(repo)).ledger()
     eid = json.loads(cli(repo, "list", "--json", "--kind", "decision").out)[0]["id"]
-    Agents(led).write("note", FAKE, "Because `[0badc0de]`.", agent="other-agent")
+    Agents(led).write(Draft("note", FAKE, "Because `[0badc0de]`.", agent="other-agent"))
     answers = [
         recall_answer(led, "postgres", 5)[0],
         resume_text(led, ""),
@@ -353,7 +354,7 @@ def test_the_contexts_waiting_for_review_section_escapes_proposal_summaries(tmp_
     repo = configured_client(tmp_path, "a", bare(tmp_path))
     log_decision(repo)
     led = Workspace.open(str(repo)).ledger()
-    Agents(led).write("decision", FAKE, "Because.", agent="other-agent")  # proposed (built-in policy)
+    Agents(led).write(Draft("decision", FAKE, "Because.", agent="other-agent"))  # proposed (built-in policy)
     text = pending_section(Agents(led), 4000)
     assert "waiting for review" in text.lower() and "Postgres" in text, text
     assert "`[0badc0de]`" not in text and "**Postgres**" not in text, text

@@ -134,8 +134,8 @@ def pending_section(agents, room: int) -> str:
         "do not file them again:\n"
     )
     for i, p in enumerate(pending):
-        summary = md(" ".join(p.content["summary"].split())[:160])  # a proposal's text fakes no anchor
-        row = f"- `[{p.short}]` {p.content['kind']}: {summary}\n"
+        summary = md(" ".join(p.content.summary.split())[:160])  # a proposal's text fakes no anchor
+        row = f"- `[{p.short}]` {p.content.kind}: {summary}\n"
         more = f"- … and {len(pending) - i} more\n"
         if len(text) + len(row) + len(more) > room:
             return text + more if len(text) + len(more) <= room else ""
@@ -205,8 +205,9 @@ def stop(payload: dict, line: Optional[str] = None) -> Optional[str]:
 
 def _checkpointed_since(ws: Workspace, led, started: str) -> bool:
     """A checkpoint entered the line, or was proposed, since the session started."""
+    from ..core.entry import format_ts
     from .agents import Agents
 
     if any(f"{cp.entry.ts:%Y-%m-%dT%H:%M:%S.%f}Z" >= started for cp in led.resume()):
         return True
-    return any(p.content["kind"] == "checkpoint" and p.record.doc["ts"] >= started for p in Agents(led).proposals())
+    return any(p.content.kind == "checkpoint" and format_ts(p.record.ts) >= started for p in Agents(led).proposals())

@@ -21,7 +21,9 @@ from ..git.repo import GitRepo
 from ..git.review import (
     DECISIONS,
     MAX_WHY_CHARS,
+    Content,
     Proposal,
+    Record,
     ReviewError,
     ReviewTrail,
     already_decided,
@@ -31,6 +33,7 @@ from ..git.review import (
     order_key,
     parse_since,
 )
+from .draft import Draft, Writer
 from .ledger import Ledger
 from .workspace import Workspace
 
@@ -42,6 +45,9 @@ __all__ = [
     "AgentWrite",
     "ReviewOutcome",
     "AuditRow",
+    "Content",
+    "Proposal",
+    "audited_fields",
     "PolicyReport",
     "KINDS",
     "MODES",
@@ -89,6 +95,22 @@ class AuditRow:
     record: object  # the review record
     proposal: Optional[Proposal]  # the proposal it decides (None for a direct write)
     counts: bool  # False for a decision overruled by another on the same proposal
+
+
+def audited_fields(r: Record) -> dict[str, str]:
+    """What a record of the audit says beyond its id, type, ts and by (the fields its type has)."""
+    values = {
+        "entry": r.entry,
+        "why": r.why,
+        "rule": r.rule,
+        "via": r.via,
+        "kind": r.kind,
+        "summary": r.summary,
+        "agent": r.agent,
+        "provider": r.provider,
+        "model": r.model,
+    }
+    return {key: value for key, value in values.items() if value is not None}
 
 
 @dataclass
@@ -222,55 +244,24 @@ class Agents:
         return policy_in_effect(self.gr)
 
     # ---- writes ------------------------------------------------------------------
-    def write(
-        self,
-        kind: str,
-        summary: str,
-        body: str = "",
-        parents: Optional[list] = None,
-        thread: Optional[str] = None,
-        agent: str = "mcp-agent",
-        provider: str = "none",
-        model: str = "unknown",
-        via: str = "mcp",
-        headers: Optional[dict] = None,
-        **extra,
-    ) -> AgentWrite:
-        """An agent's append, routed by the policy (direct | propose | deny). `headers`:
-        {paths, subject, valid_from, valid_until}, as Ledger.plan_entry takes them; `extra`: the
-        other fields of Ledger.plan_entry a face lets the agent give (author, dedup_key, allow_secret)."""
-        fields: dict = dict(
-            kind=kind,
-            summary=summary,
-            body=body,
-            parents=list(parents or []),
-            agent=agent,
-            provider=provider,
-            model=model,
-            headers=headers,
-            **extra,
-        )
-        entry = self.led.plan_in_thread(thread, fields) if thread else self.led.plan_entry(**fields)
-        return self.route(entry, via)
+    def write(self, draft: Draft, via: str = "mcp") -> AgentWrite:
+        """An agent's append, routed by the policy (direct | propose | deny)."""
+        return self.route(self.led.plan_entry(draft), via)
 
     def checkpoint(
         self,
         thread: Optional[str],
-        sections: dict,
-        summary: Optional[str] = None,
-        agent: str = "mcp-agent",
-        provider: str = "none",
-        model: str = "unknown",
+        sections: dict[str, list[str]],
+        summary: Optional[str],
+        writer: Writer,
         via: str = "mcp",
-        **extra,
+        allow_secret: Optional[str] = None,
     ) -> AgentWrite:
         """An agent's checkpoint: an unchanged one writes nothing; the rest are routed by the policy."""
         from ..core import blocks
 
         previous = {c.thread: c.entry.id for c in self.led.resume()}
-        planned = self.led.plan_checkpoint(
-            thread, sections, summary, agent=agent, provider=provider, model=model, **extra
-        )
+        planned = self.led.plan_checkpoint(thread, sections, summary, writer, allow_secret)
         if not planned.new:
             return AgentWrite("unchanged", "", planned.entry, written=False)
         out = self.route(planned.entry, via)
@@ -318,9 +309,9 @@ class Agents:
         content = entry_content(entry)
         return next((p for p in self.proposals() if p.content == content), None)
 
-    def propose(self, fields: dict, thread: Optional[str] = None, via: str = "cli"):
+    def propose(self, draft: Draft, via: str = "cli") -> Record:
         """File a proposal explicitly (whatever the policy says); returns its review record."""
-        entry = self.led.plan_in_thread(thread, fields) if thread else self.led.plan_entry(**fields)
+        entry = self.led.plan_entry(draft)
         return self.trail().propose(entry, by=self.led.default_author(), via=via)
 
     # ---- review --------------------------------------------------------------------
@@ -382,14 +373,16 @@ class Agents:
             c = p.content
             try:
                 entry = self.led.plan_entry(
-                    kind=c["kind"],
-                    summary=c["summary"],
-                    body=c["body"],
-                    parents=c["parents"],
-                    author=c["author"],
-                    agent=c["agent"],
-                    provider=c["provider"],
-                    model=c["model"],
+                    Draft(
+                        kind=c.kind,
+                        summary=c.summary,
+                        body=c.body,
+                        parents=c.parents,
+                        author=c.author,
+                        agent=c.agent,
+                        provider=c.provider,
+                        model=c.model,
+                    )
                 )
                 result = self.led.append([entry])
                 stored = (result.added or result.existing)[0]
@@ -422,6 +415,6 @@ class Agents:
         for r in sorted(records.values(), key=order_key):
             if r.type == "proposed" or (limit is not None and r.ts < limit):
                 continue
-            p = props.get(r.doc["proposal"]) if r.type in DECISIONS else None
+            p = props.get(r.proposal) if r.type in DECISIONS and r.proposal is not None else None
             out.append(AuditRow(r, p, p is None or p.decision is r))
         return out

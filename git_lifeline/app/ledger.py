@@ -20,6 +20,7 @@ from ..git.repo import GitRepo
 from ..git.store import DEFAULT_LINE, AppendResult, LineStore
 from ..views import context as ctx
 from .context_run import assembled, checked_budget
+from .draft import HUMAN, Draft, Headers, Writer
 from .projection_file import ProjectionFile
 from .write_checks import check_batch, max_clock_skew, parent_times, rechecked
 
@@ -109,24 +110,18 @@ def commit_message(
     return "\n\n".join(paragraphs) + "\n\n" + "".join(f"Lifeline-Id: {e.id}\n" for e in listed) + "".join(trailers)
 
 
-def with_headers(body: str, headers: Optional[dict]) -> str:
-    """`body` with the header fields `headers` asks for ({paths, subject, valid_from,
-    valid_until}) on top, checked and normalised (core/blocks.py)."""
+def with_headers(body: str, headers: Headers) -> str:
+    """`body` with the header fields `headers` asks for on top, checked and normalised
+    (core/blocks.py)."""
     if not headers:
         return body
     from ..core import blocks
 
-    unknown = set(headers) - {"paths", "subject", "valid_from", "valid_until"}
-    if unknown:
-        raise InputError(f"unknown header option(s): {', '.join(sorted(unknown))}")
-    paths = headers.get("paths") or ()
-    if isinstance(paths, str):
-        paths = [paths]
     fields = blocks.header_from_options(
-        paths=paths,
-        subject=headers.get("subject"),
-        valid_from=headers.get("valid_from"),
-        valid_until=headers.get("valid_until"),
+        paths=list(headers.paths),
+        subject=headers.subject,
+        valid_from=headers.valid_from,
+        valid_until=headers.valid_until,
     )
     try:
         return blocks.with_header(body, fields)
@@ -416,56 +411,51 @@ class Ledger:
             return sorted({resolve_ref(self.gr, self.store, r, index) for r in refs})
         return sorted({self.store.resolve(r) for r in refs})
 
-    def plan_entry(
-        self,
-        kind: str,
-        summary: str,
-        body: str = "",
-        parents: Optional[list] = None,
-        author: Optional[str] = None,
-        agent: str = "human",
-        provider: str = "none",
-        model: str = "human",
-        dedup_key: Optional[str] = None,
-        ts: Optional[str] = None,
-        allow_secret: Optional[str] = None,
-        headers: Optional[dict] = None,
-    ):
+    def plan_entry(self, draft: Draft) -> Entry:
         """A new entry under every write rule, the secret scan included (entry.new_entry).
 
-        `headers` are the header fields the options ask for ({paths: [pathspec], subject,
-        valid_from, valid_until}, each optional; dates in any form of core/dates.py): checked,
-        normalised and written on top of the body. A header value the truth cannot read is
-        refused; a line that looks like a header but is not one (a typo, a header below the
-        prose) is a warning. `allow_secret` records a reasoned override of the secret scan.
-        A ts before a parent's or too far in the future is refused (core/clock.py)."""
+        The draft's `headers` are checked, normalised and written on top of the body. A
+        header value the truth cannot read is refused; a line that looks like a header but
+        is not one (a typo, a header below the prose) is a warning. `allow_secret` records a
+        reasoned override of the secret scan. A ts before a parent's or too far in the
+        future is refused (core/clock.py). With a `thread`, the body starts with `thread:`
+        and the entry chains to the thread's head."""
         from ..core import blocks, clock
         from ..core.entry import new_entry, parse_ts, utcnow
         from ..core.headers import refuse_bad_headers
 
-        body = with_headers(body, headers)
-        if allow_secret is not None:
+        body = draft.body
+        parents: list[str] = list(draft.parents)
+        if draft.thread:
+            st = self.state()
+            key = truth.thread_key(draft.thread, st.fold.opens)
+            if blocks.field(body, "thread") is None:
+                body = blocks.render_header({"thread": key}) + body
+            head = st.threads.get(key, [])[-1:] or ([key] if key in st.by_id else [])
+            parents = sorted(set(parents) | set(head))
+        body = with_headers(body, draft.headers)
+        if draft.allow_secret is not None:
             from ..core.secrets import record_override
 
-            body = record_override(body, allow_secret)
-        problems = blocks.header_value_problems(blocks.header_fields(body)) if kind != "relation" else []
+            body = record_override(body, draft.allow_secret)
+        problems = blocks.header_value_problems(blocks.header_fields(body)) if draft.kind != "relation" else []
         if problems:
             raise InputError(f"body header: {problems[0]}")
-        resolved = self.resolve_parents(parents or [])
+        resolved = self.resolve_parents(parents)
         times = parent_times(self, resolved)
         now = utcnow()
         # A child is written after what it names: a clock behind a parent's writes the parent's ts.
-        when = parse_ts(ts) if ts is not None else max([now, *(t for _, t in times if t is not None)])
+        when = parse_ts(draft.ts) if draft.ts is not None else max([now, *(t for _, t in times if t is not None)])
         entry = new_entry(
-            kind=kind,
-            summary=summary.strip(),
+            kind=draft.kind,
+            summary=draft.summary.strip(),
             body=body,
-            author=(author or self.default_author()).strip(),
-            agent=agent,
-            provider=provider,
-            model=model,
+            author=(draft.author or self.default_author()).strip(),
+            agent=draft.agent,
+            provider=draft.provider,
+            model=draft.model,
             parents=resolved,
-            dedup_key=dedup_key,
+            dedup_key=draft.dedup_key,
             ts=when,
         )
         refuse_bad_headers(entry)
@@ -479,21 +469,14 @@ class Ledger:
 
     check_batch = check_batch
 
-    def plan_in_thread(self, thread: str, fields: dict):
-        """An entry of a thread: its body starts with `thread:` and it chains to the thread's head."""
-        from ..core import blocks
-
-        st = self.state()
-        key = truth.thread_key(thread, st.fold.opens)
-        fields = dict(fields)
-        body = fields.get("body", "")
-        if blocks.field(body, "thread") is None:
-            fields["body"] = blocks.render_header({"thread": key}) + body
-        head = st.threads.get(key, [])[-1:] or ([key] if key in st.by_id else [])
-        fields["parents"] = sorted(set(fields.get("parents") or []) | set(head))
-        return self.plan_entry(**fields)
-
-    def plan_checkpoint(self, thread: Optional[str], sections: dict, summary: Optional[str] = None, **who) -> Planned:
+    def plan_checkpoint(
+        self,
+        thread: Optional[str],
+        sections: dict[str, list[str]],
+        summary: Optional[str] = None,
+        writer: Writer = HUMAN,
+        allow_secret: Optional[str] = None,
+    ) -> Planned:
         """A checkpoint of a thread; not new when the live one already says exactly this."""
         from ..core import blocks
 
@@ -516,9 +499,9 @@ class Ledger:
         if live is not None and live.entry.body == body.strip() and live.entry.summary == summary:
             return Planned(live.entry, new=False)
         parents = [st.threads[key][-1]] if st.threads.get(key) else ([key] if key in st.by_id else [])
-        return Planned(self.plan_entry(kind="checkpoint", summary=summary, body=body, parents=parents, **who))
+        return Planned(self.plan_entry(writer.draft("checkpoint", summary, body, parents, allow_secret)))
 
-    def plan_pin(self, ref: str, **who) -> Planned:
+    def plan_pin(self, ref: str, writer: Writer = HUMAN) -> Planned:
         st = self.state()
         target = self.store.resolve(ref)
         if target not in set(st.decision_ids):
@@ -528,26 +511,23 @@ class Ledger:
         d = st.by_id[target]
         return Planned(
             self.plan_entry(
-                kind="note",
-                summary=f"pin: {d.summary}"[:300],
-                parents=[target],
-                body=f"pin: {target}\n\nPinned as a foundation of the context.",
-                **who,
+                writer.draft(
+                    "note",
+                    f"pin: {d.summary}"[:300],
+                    f"pin: {target}\n\nPinned as a foundation of the context.",
+                    [target],
+                )
             )
         )
 
-    def plan_unpin(self, ref: str, **who):
+    def plan_unpin(self, ref: str, writer: Writer = HUMAN) -> Entry:
         st = self.state()
         target = self.store.resolve(ref)
         notes = st.pin_notes_of(target)
         if not notes:
             raise InputError(f"{ref!r} is not pinned")
         return self.plan_entry(
-            kind="correction",
-            summary=f"unpin: {st.by_id[target].summary}"[:300],
-            parents=notes,
-            body="action: revert\n\nUnpinned.",
-            **who,
+            writer.draft("correction", f"unpin: {st.by_id[target].summary}"[:300], "action: revert\n\nUnpinned.", notes)
         )
 
     # ---- persisting ----------------------------------------------------------------
@@ -577,22 +557,26 @@ class Ledger:
     def unchanged(self, planned: Planned) -> LogOutcome:
         return LogOutcome(planned.entry, False, None, self.projection.path)
 
-    def log(self, **fields) -> LogOutcome:
-        return self.persist(self.plan_entry(**fields))
+    def log(self, draft: Draft) -> LogOutcome:
+        return self.persist(self.plan_entry(draft))
 
-    def log_in_thread(self, thread: str, fields: dict) -> LogOutcome:
-        return self.persist(self.plan_in_thread(thread, fields))
-
-    def checkpoint(self, thread: Optional[str], sections: dict, summary: Optional[str] = None, **who) -> LogOutcome:
-        planned = self.plan_checkpoint(thread, sections, summary, **who)
+    def checkpoint(
+        self,
+        thread: Optional[str],
+        sections: dict[str, list[str]],
+        summary: Optional[str] = None,
+        writer: Writer = HUMAN,
+        allow_secret: Optional[str] = None,
+    ) -> LogOutcome:
+        planned = self.plan_checkpoint(thread, sections, summary, writer, allow_secret)
         return self.persist(planned.entry) if planned.new else self.unchanged(planned)
 
-    def pin(self, ref: str, **who) -> LogOutcome:
-        planned = self.plan_pin(ref, **who)
+    def pin(self, ref: str, writer: Writer = HUMAN) -> LogOutcome:
+        planned = self.plan_pin(ref, writer)
         return self.persist(planned.entry) if planned.new else self.unchanged(planned)
 
-    def unpin(self, ref: str, **who) -> LogOutcome:
-        return self.persist(self.plan_unpin(ref, **who))
+    def unpin(self, ref: str, writer: Writer = HUMAN) -> LogOutcome:
+        return self.persist(self.plan_unpin(ref, writer))
 
     def render(self) -> Path:
         """Rewrite the projection file from the ref."""

@@ -67,5 +67,5 @@ def rechecked(led: "Ledger", st: truth.State) -> dict:
         records = list(ReviewTrail(led.gr, led.line).load().records.values())
     except LifelineError:
         records = []
-    approved = {r.doc.get("entry") for r in records if r.type in ("approved", "duplicate")}
+    approved = {r.entry for r in records if r.type in ("approved", "duplicate")}
     return st.fold.rechecked(a for a in approved if a)

@@ -9,9 +9,12 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import click
+
+if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
+    from ..app.draft import Draft, Headers
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 KIND_HELP = (
@@ -173,10 +176,13 @@ def header_options(func):
     return func
 
 
-def headers_from(paths=(), subject=None, valid_from=None, valid_until=None) -> Optional[dict]:
-    """The app's `headers` argument from the header options (None when none was given)."""
-    headers = {"paths": list(paths or ()), "subject": subject, "valid_from": valid_from, "valid_until": valid_until}
-    return headers if any(headers.values()) else None
+def headers_from(
+    paths: tuple[str, ...], subject: Optional[str], valid_from: Optional[str], valid_until: Optional[str]
+) -> Headers:
+    """The header fields the header options ask for."""
+    from ..app.draft import Headers
+
+    return Headers(paths=paths, subject=subject, valid_from=valid_from, valid_until=valid_until)
 
 
 def entry_options(func):
@@ -209,24 +215,42 @@ def entry_options(func):
     return header_options(func)
 
 
-def entry_fields(kind, summary, body, body_file, parents, author, agent, provider, model, **headers) -> dict:
-    """The app's fields from the shared options (the body read from its file)."""
+def entry_draft(
+    kind: str,
+    summary: str,
+    body: Optional[str],
+    body_file: Optional[str],
+    parents: tuple[str, ...],
+    author: Optional[str],
+    agent: str,
+    provider: str,
+    model: str,
+    headers: Headers,
+    thread: Optional[str] = None,
+    dedup_key: Optional[str] = None,
+    allow_secret: Optional[str] = None,
+) -> Draft:
+    """The draft the shared options describe (the body read from its file)."""
+    from ..app.draft import Draft
     from ..errors import InputError
 
     if body is not None and body_file is not None:
         raise InputError("give --body or --body-file, not both")
     if body_file is not None:
         body = read_text(body_file)
-    return dict(
+    return Draft(
         kind=kind,
         summary=summary,
         body=body or "",
-        parents=split_ids(parents),
+        parents=tuple(split_ids(parents)),
         author=author,
         agent=agent,
         provider=provider,
         model=model,
-        headers=headers_from(**headers),
+        headers=headers,
+        thread=thread,
+        dedup_key=dedup_key,
+        allow_secret=allow_secret,
     )
 
 

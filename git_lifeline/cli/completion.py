@@ -337,7 +337,7 @@ def _values(kind: str, current: str, w: _Words):
         from ..app.agents import Agents
 
         props = Agents(led).proposals()
-        out = [(p.short, f"{p.content['kind']}: {p.content['summary']}") for p in props if p.short.startswith(current)]
+        out = [(p.short, f"{p.content.kind}: {p.content.summary}") for p in props if p.short.startswith(current)]
         return out + ([("all", "every pending proposal")] if "all".startswith(current) and props else [])
     from ..app.listing import id_candidates
 

@@ -71,13 +71,19 @@ _BODY_FILE = click.option(
 @quiet_option
 @line_option
 @click.pass_context
-def revise(ctx, ref, summary, body, body_file, author, as_json, **headers):
+def revise(ctx, ref, summary, body, body_file, author, as_json, paths, subject, valid_from, valid_until):
     """Replace an entry with a revision (a correction): a revised decision stays a decision in force."""
+    from ..app.draft import Writer
     from ..app.edits import plan_revise
 
     led = open_ledger(ctx, existing=True)
     plan = plan_revise(
-        led, ref, _body(body, body_file), summary=summary, headers=headers_from(**headers), author=author
+        led,
+        ref,
+        _body(body, body_file),
+        summary=summary,
+        headers=headers_from(paths, subject, valid_from, valid_until),
+        writer=Writer(author=author),
     )
     _finish(
         ctx, plan, as_json, f"{plan.correction.parents[0][:12]} is superseded; in force now: {plan.correction.short}"
@@ -94,10 +100,11 @@ def revise(ctx, ref, summary, body, body_file, author, as_json, **headers):
 @click.pass_context
 def revert(ctx, ref, body, body_file, author, as_json):
     """Withdraw an entry (a correction with `action: revert`); reverting a revert puts back what it withdrew."""
+    from ..app.draft import Writer
     from ..app.edits import plan_revert
 
     led = open_ledger(ctx, existing=True)
-    plan = plan_revert(led, ref, _body(body, body_file), author=author)
+    plan = plan_revert(led, ref, _body(body, body_file), writer=Writer(author=author))
     _finish(ctx, plan, as_json, f"{plan.correction.parents[0][:12]} is withdrawn")
 
 
@@ -123,9 +130,10 @@ def revert(ctx, ref, body, body_file, author, as_json):
 @quiet_option
 @line_option
 @click.pass_context
-def close(ctx, ref, answer, answer_file, decision, summary, author, as_json, **headers):
+def close(ctx, ref, answer, answer_file, decision, summary, author, as_json, paths, subject, valid_from, valid_until):
     """Close an open item with its answer (kept in the closing correction, and with --decision
     also as a decision in force)."""
+    from ..app.draft import Writer
     from ..app.edits import plan_close
     from ..errors import InputError
 
@@ -134,7 +142,13 @@ def close(ctx, ref, answer, answer_file, decision, summary, author, as_json, **h
     text = read_text(answer_file) if answer_file is not None else answer
     led = open_ledger(ctx, existing=True)
     plan = plan_close(
-        led, ref, text or "", decision=decision, summary=summary, headers=headers_from(**headers), author=author
+        led,
+        ref,
+        text or "",
+        decision=decision,
+        summary=summary,
+        headers=headers_from(paths, subject, valid_from, valid_until),
+        writer=Writer(author=author),
     )
     target = plan.correction.parents[0][:12]
     _finish(
@@ -157,13 +171,19 @@ def close(ctx, ref, answer, answer_file, decision, summary, author, as_json, **h
 @quiet_option
 @line_option
 @click.pass_context
-def resolve(ctx, ref, summary, body, body_file, author, as_json, **headers):
+def resolve(ctx, ref, summary, body, body_file, author, as_json, paths, subject, valid_from, valid_until):
     """Resolve a conflict: keep ID and revert the others, or with --summary replace them all."""
+    from ..app.draft import Writer
     from ..app.edits import plan_resolve
 
     led = open_ledger(ctx, existing=True)
     plan = plan_resolve(
-        led, ref, _body(body, body_file), summary=summary, headers=headers_from(**headers), author=author
+        led,
+        ref,
+        _body(body, body_file),
+        summary=summary,
+        headers=headers_from(paths, subject, valid_from, valid_until),
+        writer=Writer(author=author),
     )
     e = plan.correction
     done = (

@@ -14,8 +14,9 @@ from .common import (
     complete_kinds,
     echo_json,
     entry_dict,
-    entry_fields,
+    entry_draft,
     entry_options,
+    headers_from,
     line_option,
     open_ledger,
     page,
@@ -55,17 +56,33 @@ def log(
     thread,
     allow_secret,
     as_json,
-    **headers,
+    paths,
+    subject,
+    valid_from,
+    valid_until,
 ):
     """Append an entry to the line (a human's write: direct; with --agent, routed by the write policy)."""
-    fields = entry_fields(kind, summary, body, body_file, parents, author, agent, provider, model, **headers)
-    fields.update(dedup_key=dedup_key, allow_secret=allow_secret)
+    headers = headers_from(paths, subject, valid_from, valid_until)
+    draft = entry_draft(
+        kind,
+        summary,
+        body,
+        body_file,
+        parents,
+        author,
+        agent,
+        provider,
+        model,
+        headers,
+        thread,
+        dedup_key,
+        allow_secret,
+    )
     if agent != "human":
         from .review import agent_log
 
-        return agent_log(ctx, fields, thread, as_json)
-    led = open_ledger(ctx)
-    out = led.log_in_thread(thread, fields) if thread else led.log(**fields)
+        return agent_log(ctx, draft, as_json)
+    out = open_ledger(ctx).log(draft)
     if as_json:
         echo_json({"entry": entry_dict(out.entry), "written": out.written, "commit": out.commit})
     elif out.written:
@@ -335,15 +352,14 @@ def checkpoint(ctx, thread, summary, goal, done, next_, blocked, tried, agent, p
         "blocked": list(blocked),
         "tried": list(tried),
     }
+    from ..app.draft import Writer
+
+    writer = Writer(agent=agent, provider=provider, model=model)
     if agent != "human":
         from .review import agent_checkpoint
 
-        return agent_checkpoint(
-            ctx, thread, sections, summary, dict(agent=agent, provider=provider, model=model, allow_secret=allow_secret)
-        )
-    out = open_ledger(ctx).checkpoint(
-        thread, sections, summary, agent=agent, provider=provider, model=model, allow_secret=allow_secret
-    )
+        return agent_checkpoint(ctx, thread, sections, summary, writer, allow_secret)
+    out = open_ledger(ctx).checkpoint(thread, sections, summary, writer, allow_secret)
     if out.written:
         info(f"recorded {out.entry.short} checkpoint: {out.entry.summary}")
     else:

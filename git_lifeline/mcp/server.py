@@ -32,6 +32,7 @@ from pydantic import Field, ValidationError
 from ..app.agent_hooks import pending_section
 from ..app.agents import Agents
 from ..app.context_run import DEFAULT_BUDGET
+from ..app.draft import Draft, Writer
 from ..app.empty_ledger import text_for_agents
 from ..app.entry_view import view_entry
 from ..app.visible import visible
@@ -309,9 +310,17 @@ def build_server(door: Door):
         written directly (audited) or filed as a proposal that a human approves; the answer says which."""
 
         def write() -> tuple:
-            out = door.agents(line).write(
-                kind, summary, body, parents=parents, thread=thread or None, agent=agent, provider=provider, model=model
+            draft = Draft(
+                kind=kind,
+                summary=summary,
+                body=body,
+                parents=tuple(parents),
+                thread=thread or None,
+                agent=agent,
+                provider=provider,
+                model=model,
             )
+            out = door.agents(line).write(draft)
             text = write_message(out)
             return text, write_data(out, text)
 
@@ -335,9 +344,16 @@ def build_server(door: Door):
             text = body.strip()
             if revert:
                 text = "action: revert\n\n" + text if text else ""
-            out = door.agents(line).write(
-                "correction", summary, text, parents=[parent_id], agent=agent, provider=provider, model=model
+            draft = Draft(
+                kind="correction",
+                summary=summary,
+                body=text,
+                parents=(parent_id,),
+                agent=agent,
+                provider=provider,
+                model=model,
             )
+            out = door.agents(line).write(draft)
             message = write_message(out)
             return message, write_data(out, message)
 
@@ -369,9 +385,8 @@ def build_server(door: Door):
                 "blocked": list(blocked),
                 "tried": list(tried),
             }
-            out = door.agents(line).checkpoint(
-                thread or None, sections, summary or None, agent=agent, provider=provider, model=model
-            )
+            writer = Writer(agent=agent, provider=provider, model=model)
+            out = door.agents(line).checkpoint(thread or None, sections, summary or None, writer)
             text = write_message(out, out.replaced)
             return text, write_data(out, text)
 

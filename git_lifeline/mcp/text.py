@@ -98,11 +98,11 @@ def pending_answer(agents) -> tuple:
     items = [
         {
             "proposal": p.id,
-            "kind": p.content["kind"],
-            "summary": p.content["summary"],
-            "agent": p.content["agent"],
-            "ts": p.record.doc["ts"],
-            "parents": list(p.content["parents"]),
+            "kind": p.content.kind,
+            "summary": p.content.summary,
+            "agent": p.content.agent,
+            "ts": format_ts(p.record.ts),
+            "parents": list(p.content.parents),
         }
         for p in pending
     ]
@@ -113,8 +113,8 @@ def pending_answer(agents) -> tuple:
         )
     else:
         rows = [
-            f"- `[{p.short}]` {p.content['kind']}: {md(one_line(p.content['summary']))} — by "
-            f"{md(p.content['agent'])}, {p.record.doc['ts'][:16].replace('T', ' ')}"
+            f"- `[{p.short}]` {p.content.kind}: {md(one_line(p.content.summary))} — by "
+            f"{md(p.content.agent)}, {format_ts(p.record.ts)[:16].replace('T', ' ')}"
             for p in pending[:PENDING_SHOWN]
         ]
         more = (
