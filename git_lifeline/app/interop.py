@@ -86,7 +86,7 @@ def write_output(path: Path, text: str) -> None:
 
 def _bulk_append(led: Ledger, entries: list) -> AppendResult:
     """Append many entries as one pack (git fast-import) and one commit, ref by CAS."""
-    led.check_batch(entries)  # what verify would refuse is never written
+    led.checks.check_batch(entries)  # what verify would refuse is never written
     writer = BulkWriter(led.store)
     try:
         for e in entries:
@@ -194,7 +194,7 @@ def import_from(
             dedup_used=dedup_used,
             sink=writer.add,
         )
-        led.check_batch(plan.entries)  # what verify would refuse is never written
+        led.checks.check_batch(plan.entries)  # what verify would refuse is never written
         write_progress = (lambda done, n: progress("writing", done, n)) if progress is not None else None
         result = writer.publish(plan.entries, commit_message, write_progress)
     except BaseException:

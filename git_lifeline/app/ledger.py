@@ -22,7 +22,7 @@ from ..views import context as ctx
 from .context_run import assembled, checked_budget
 from .draft import HUMAN, Draft, Headers, Writer
 from .projection_file import ProjectionFile
-from .write_checks import check_batch, max_clock_skew, parent_times, rechecked
+from .write_checks import WriteChecks
 
 if TYPE_CHECKING:  # annotations only
     from ..core.entry import Entry
@@ -140,6 +140,7 @@ class Ledger:
     def __init__(self, gr: GitRepo, line: str = DEFAULT_LINE, warnings: Optional[list] = None, confined: bool = False):
         self.gr = gr
         self.store = LineStore(gr, line)
+        self.checks = WriteChecks(gr, self.store)
         self.line = line
         self.warnings: list = warnings if warnings is not None else []
         self.projection = ProjectionFile(self.store, self.warnings, confined)
@@ -268,7 +269,7 @@ class Ledger:
         ):
             raise InputError(f"--since {since!r}: not a commit")
         return find_stale(
-            self.gr, st.fold.facts, rechecked(self, st), st.decision_ids, since_rev=since, store=self.store
+            self.gr, st.fold.facts, self.checks.rechecked(st), st.decision_ids, since_rev=since, store=self.store
         )
 
     def stale_since(self, since: Optional[str] = None, since_commit: Optional[str] = None) -> list:
@@ -420,7 +421,7 @@ class Ledger:
         reasoned override of the secret scan. A ts before a parent's or too far in the
         future is refused (core/clock.py). With a `thread`, the body starts with `thread:`
         and the entry chains to the thread's head."""
-        from ..core import blocks, clock
+        from ..core import blocks
         from ..core.entry import new_entry, parse_ts, utcnow
         from ..core.headers import refuse_bad_headers
 
@@ -442,7 +443,7 @@ class Ledger:
         if problems:
             raise InputError(f"body header: {problems[0]}")
         resolved = self.resolve_parents(parents)
-        times = parent_times(self, resolved)
+        times = self.checks.parent_times(resolved)
         now = utcnow()
         # A child is written after what it names: a clock behind a parent's writes the parent's ts.
         when = parse_ts(draft.ts) if draft.ts is not None else max([now, *(t for _, t in times if t is not None)])
@@ -459,15 +460,11 @@ class Ledger:
             ts=when,
         )
         refuse_bad_headers(entry)
-        why = clock.write_problem(entry.ts, times, now, max_clock_skew(self))
-        if why:
-            raise InputError(f"ts refused: {why}; nothing was written")
+        self.checks.refuse_bad_time(entry, times, now)
         for warning in blocks.header_warnings(entry.body, entry.kind):
             if warning not in self.warnings:
                 self.warnings.append(warning)
         return entry
-
-    check_batch = check_batch
 
     def plan_checkpoint(
         self,
