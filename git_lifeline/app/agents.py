@@ -66,8 +66,8 @@ class AgentWrite:
     rule: str  # the policy rule that decided ("" when unchanged)
     entry: Entry  # the entry written, found, or proposed
     written: bool  # True only when the line grew
-    proposal: object = None  # review record of the proposal (mode propose)
-    audit: object = None  # review record of the direct write (mode direct, written)
+    proposal: Optional[Record] = None  # review record of the proposal (mode propose)
+    audit: Optional[Record] = None  # review record of the direct write (mode direct, written)
     replaced: Optional[str] = None  # the checkpoint a direct checkpoint replaced as where work stopped
     already: Optional[str] = None  # "pending": the same proposal waits already; "ledger": the line has it
 
@@ -92,7 +92,7 @@ class ReviewOutcome:
 class AuditRow:
     """A direct agent write or a decision on a proposal."""
 
-    record: object  # the review record
+    record: Record  # the review record
     proposal: Optional[Proposal]  # the proposal it decides (None for a direct write)
     counts: bool  # False for a decision overruled by another on the same proposal
 

@@ -52,7 +52,7 @@ class Planned:
 class Found:
     """A recall hit, with the entry and whether it is still in force."""
 
-    entry: object
+    entry: Entry
     score: float  # views.recall.Hit's: the ranking's, relative to one question
     coverage: float  # the share of the question's weight it matches, in [0, 1]
     in_force: bool

@@ -8,13 +8,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from ..errors import InputError, LifelineError
 from ..git.namespaces import LEDGER, REVIEW
 from ..git.sync import remote_setup
 from . import hooks
 from .workspace import Workspace, validate_line
+
+if TYPE_CHECKING:  # annotations only: integration is loaded by the commands that set MCP up
+    from ..git.programs import Probe
+    from .integration import Launcher
 
 
 @dataclass
@@ -23,8 +27,8 @@ class McpSetup:
     detail: str
     snippets: list = field(default_factory=list)  # (client, where, server entry) for the other clients
     entry: Optional[dict] = None  # the server entry .mcp.json holds now
-    check: object = None  # integration's Probe of that entry (None: not run)
-    launcher: object = None  # integration.Launcher chosen for this machine
+    check: Optional[Probe] = None  # integration's Probe of that entry (None: not run)
+    launcher: Optional[Launcher] = None  # integration.Launcher chosen for this machine
 
 
 @dataclass
@@ -112,7 +116,7 @@ def agent_launcher(ws: Workspace, mcp: Optional[McpSetup] = None):
     first that starts at all."""
     from .integration import STARTS, resolve_launcher
 
-    if mcp is not None and mcp.launcher is not None and getattr(mcp.check, "ok", False):
+    if mcp is not None and mcp.launcher is not None and mcp.check is not None and mcp.check.ok:
         return mcp.launcher
     assert ws.workdir is not None
     return resolve_launcher(ws.workdir, STARTS).launcher

@@ -25,8 +25,8 @@ def _lower(value):
 
 
 Kind = Annotated[
-    Literal[APPEND_KINDS],
-    BeforeValidator(_lower),  # type: ignore[valid-type]
+    Literal[APPEND_KINDS],  # type: ignore[valid-type]
+    BeforeValidator(_lower),
     Field(description="The entry's kind (a checkpoint: lifeline_checkpoint)."),
 ]
 Line = Annotated[str, Field(description="Another ledger line of this repository; empty: the server's.")]
