@@ -10,7 +10,7 @@ review trail: git/review.py; formats: docs/FORMAT.md, "Review trail".
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from ..core.entry import KINDS
 from ..core.policy import MODES, POLICY_PATH, Policy, PolicyDenied, PolicyError, parse_policy
@@ -229,6 +229,10 @@ def pending_elsewhere(ws: Workspace, line: str) -> list:
     return out
 
 
+# decide(trail, proposal, by) -> (status, the entry an approval sealed or found)
+Decide = Callable[[ReviewTrail, Proposal, str], "tuple[str, Optional[Entry]]"]
+
+
 class Agents:
     """One line's agents' door."""
 
@@ -343,7 +347,7 @@ class Agents:
                 out.append((ref, p, None))
         return out
 
-    def _decide_each(self, refs: list, decide) -> list:
+    def _decide_each(self, refs: list[str], decide: Decide) -> list[ReviewOutcome]:
         """Run `decide(trail, proposal, by) -> (status, entry)` on each targeted pending
         proposal, under the trail's lock. Each is independent: a failure is reported
         for that proposal and the others go on."""
@@ -369,7 +373,7 @@ class Agents:
     def approve(self, refs: list) -> list:
         """Seal proposals into the line. Each is independent: one failure does not stop the others."""
 
-        def seal(trail, p, by):
+        def seal(trail: ReviewTrail, p: Proposal, by: str) -> tuple[str, Optional[Entry]]:
             c = p.content
             try:
                 entry = self.led.plan_entry(
@@ -400,7 +404,7 @@ class Agents:
         if len(why) > MAX_WHY_CHARS:
             raise InputError(f"--why is longer than {MAX_WHY_CHARS} characters")
 
-        def close(trail, p, by):
+        def close(trail: ReviewTrail, p: Proposal, by: str) -> tuple[str, Optional[Entry]]:
             trail.decide(p.id, "rejected", by, why=why)
             return "rejected", None
 

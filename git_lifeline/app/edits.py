@@ -93,7 +93,7 @@ class EntryHistory:
     missing: list[str]  # parents this correction names that the line does not hold
 
 
-def _status(st, entry_id: str) -> str:
+def _status(st: truth.State, entry_id: str) -> str:
     if entry_id in st.superseded:
         return "superseded"
     if entry_id in st.decision_ids:
@@ -156,15 +156,11 @@ def _acting_corrections(led: Ledger, entry_id: str) -> list:
     return [(link.entry.id, link.how == "reverts") for link in history_.superseded_by if link.acts]
 
 
-def _target(led: Ledger, ref: str):
-    entry_id = led.store.resolve(ref)
-    entry = led.store.get(entry_id)
-    if entry is None:
-        raise InputError(f"no entry {ref!r} in line {led.line!r}")
-    return entry
+def _target(led: Ledger, ref: str) -> Entry:
+    return led.show(ref)
 
 
-def _refuse_if_replaced(led: Ledger, e, verb: str) -> None:
+def _refuse_if_replaced(led: Ledger, e: Entry, verb: str) -> None:
     acting = _acting_corrections(led, e.id)
     revisions = [c for c, revert in acting if not revert]
     reverts = [c for c, revert in acting if revert]
@@ -183,7 +179,7 @@ def _refuse_if_replaced(led: Ledger, e, verb: str) -> None:
 def plan_revise(
     led: Ledger,
     ref: str,
-    body: str,
+    body: Optional[str],
     summary: Optional[str] = None,
     headers: Headers = NO_HEADERS,
     writer: Writer = HUMAN,

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Optional
 from .ledger import Ledger
 
 if TYPE_CHECKING:  # annotations only
+    from ..core import truth
     from ..core.entry import Entry
 
 
@@ -32,7 +33,7 @@ class EntryView:
     revert: bool = False  # a correction that withdraws, replacing nothing
 
 
-def _related(st, entry_id: str) -> Related:
+def _related(st: truth.State, entry_id: str) -> Related:
     e = st.by_id[entry_id] if entry_id in st.by_id else None
     if e is None:
         return Related(entry_id, None, None)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 from ..errors import InputError
 from ..git.fs import UnsafeFile, read_text_exact, write_atomic
@@ -150,7 +150,11 @@ def migrate(led: Ledger, source: Path, strict: bool = False) -> MigrateReport:
 
 
 def import_from(
-    led: Ledger, source: Path, strict: bool = False, assume_utc: bool = False, progress=None
+    led: Ledger,
+    source: Path,
+    strict: bool = False,
+    assume_utc: bool = False,
+    progress: Optional[Callable[[str, int, int], None]] = None,
 ) -> ImportReport:
     """Import a lifeline-context ledger (LIFELINE.md, legacy markdown or .db) into the line.
 
@@ -176,7 +180,7 @@ def import_from(
             return {}
         return {e.dedup_key: e.id for e in store.load(head).entries.values() if e.dedup_key}
 
-    def counted(items):
+    def counted(items: Iterable[seed.SeedRecord]) -> Iterator[seed.SeedRecord]:
         for n, rec in enumerate(items, 1):
             if progress is not None and (n % 1000 == 0 or n == total):
                 progress("checking", n, total)

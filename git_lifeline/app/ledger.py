@@ -25,8 +25,11 @@ from .projection_file import ProjectionFile
 from .write_checks import WriteChecks
 
 if TYPE_CHECKING:  # annotations only
+    from datetime import datetime
+
     from ..core.entry import Entry
     from ..views.cache import LineCache
+    from ..views.semantic import Index
 
 
 @dataclass
@@ -60,7 +63,7 @@ class Found:
     replaces: Optional[str] = None  # shown because it replaced this hit (whose numbers it carries)
 
 
-def order_key(e) -> tuple:
+def order_key(e: Entry) -> tuple[datetime, str]:
     return (e.ts, e.id)
 
 
@@ -180,8 +183,12 @@ class Ledger:
             self._note_if_empty(self.store.head())
         return [e for e in sorted(loaded.entries.values(), key=order_key) if kind is None or e.kind == kind]
 
-    def show(self, ref: str):
-        return self.store.get(self.store.resolve(ref))
+    def show(self, ref: str) -> Entry:
+        """The entry `ref` names (an id or a unique prefix)."""
+        entry = self.store.get(self.store.resolve(ref))
+        if entry is None:
+            raise InputError(f"no entry {ref!r} in line {self.line!r}")
+        return entry
 
     def exists(self) -> bool:
         """Whether the line has entries or a review trail (a mistyped --line has neither)."""
@@ -322,7 +329,7 @@ class Ledger:
 
     recall_mode: tuple = ("lexical", "no model configured (git config lifeline.semantic.model DIR)")
 
-    def semantic_index(self):
+    def semantic_index(self) -> Optional[Index]:
         """The semantic index when `lifeline.semantic.model` names a usable model, else None
         (recall is then lexical; `recall_mode` says which and why)."""
         from .models import configured_index
@@ -546,7 +553,7 @@ class Ledger:
             self.projection.refresh(result.parent, result.added, result.commit)
         return result
 
-    def persist(self, entry) -> LogOutcome:
+    def persist(self, entry: Entry) -> LogOutcome:
         result = self.append([entry])
         stored = result.added[0] if result.added else result.existing[0]
         return LogOutcome(stored, bool(result.added), result.commit, self.projection.path)

@@ -18,6 +18,7 @@ from .workspace import Workspace, validate_line
 
 if TYPE_CHECKING:  # annotations only: integration is loaded by the commands that set MCP up
     from ..git.programs import Probe
+    from .agent_files import FileChange
     from .integration import Launcher
 
 
@@ -61,7 +62,7 @@ def installed_hooks(ws: Workspace) -> list:
     return [r.name for r in hooks.status(ws.gr) if r.state == "installed"]
 
 
-def run_hook(ws: Workspace, name: str, args: list, stdin: bytes, line: Optional[str] = None):
+def run_hook(ws: Workspace, name: str, args: list[str], stdin: bytes, line: Optional[str] = None) -> hooks.HookOutcome:
     """An installed hook's verdict (hooks.HookOutcome: messages and exit code)."""
     return hooks.run(ws.gr, name, list(args), stdin, validate_line(line) if line else ws.default_line)
 
@@ -111,7 +112,7 @@ def setup_mcp(ws: Workspace) -> McpSetup:
     )
 
 
-def agent_launcher(ws: Workspace, mcp: Optional[McpSetup] = None):
+def agent_launcher(ws: Workspace, mcp: Optional[McpSetup] = None) -> Launcher:
     """The launcher the agents' hooks run: the MCP server's when that one starts, else the
     first that starts at all."""
     from .integration import STARTS, resolve_launcher
@@ -122,7 +123,7 @@ def agent_launcher(ws: Workspace, mcp: Optional[McpSetup] = None):
     return resolve_launcher(ws.workdir, STARTS).launcher
 
 
-def setup_agents(ws: Workspace, clients: list, launcher) -> list:
+def setup_agents(ws: Workspace, clients: list[str], launcher: Launcher) -> list[FileChange]:
     """The git-lifeline section in each client's rules file, and Claude Code's session hooks
     when Claude Code is among the clients (agent_files.FileChange each)."""
     from .agent_files import install_claude_hooks, install_rules

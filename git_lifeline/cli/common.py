@@ -9,12 +9,15 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Optional
 
 import click
 
 if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
     from ..app.draft import Draft, Headers
+    from ..app.ledger import Entry, Ledger
+    from ..app.terminal import ConfigReader
+    from ..app.workspace import Workspace
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 KIND_HELP = (
@@ -22,10 +25,11 @@ KIND_HELP = (
     "service api test requirement debt relation checkpoint"
 )
 WARNING_PREFIX = "git-lifeline: warning: "
+Command = Callable[..., None]  # a click command's function, before the decorators make it a command
 
 
 # ---- the workspace of this invocation ------------------------------------------------
-def open_workspace(ctx: click.Context):
+def open_workspace(ctx: click.Context) -> Workspace:
     """The invocation's Workspace (one per run). Its warnings are printed on stderr when
     the command ends, whether it succeeded or not."""
     root = ctx.find_root()
@@ -47,7 +51,7 @@ def print_warnings(warnings: list) -> None:
         click.echo(f"{WARNING_PREFIX}{visible(str(w))}", err=True)
 
 
-def config_reader(ctx: click.Context):
+def config_reader(ctx: click.Context) -> Optional[ConfigReader]:
     """`key -> value or None` from the repository's git config (None outside a repository)."""
     try:
         ws = open_workspace(ctx)
@@ -67,7 +71,7 @@ def page(ctx: click.Context, colour: bool = True) -> None:
         out.settle_colour(config)
 
 
-def quiet_option(func):
+def quiet_option(func: Command) -> Command:
     """`-q/--quiet` after a command's name, the same as `git lifeline -q <command>`."""
     return click.option(
         "-q",
@@ -93,7 +97,7 @@ def chosen_line(ctx: click.Context) -> Optional[str]:
     return obj.get("line")
 
 
-def open_ledger(ctx: click.Context, line: Optional[str] = None, existing: bool = False):
+def open_ledger(ctx: click.Context, line: Optional[str] = None, existing: bool = False) -> Ledger:
     """The Ledger of `line`, else of the line chosen with --line, else the default line.
     With `existing` (a command that only reads), a line named with --line that does not
     exist is an error: a typo would otherwise read as an empty ledger. The default line
@@ -122,7 +126,7 @@ def set_line(ctx: click.Context, param: click.Parameter, value: Optional[str]) -
     return value
 
 
-def line_option(func):
+def line_option(func: Command) -> Command:
     """`--line NAME` after a command's name, the same as `git lifeline --line NAME <command>`.
     Applied to every command that works on one line (or limits itself to one)."""
     return click.option(
@@ -138,7 +142,7 @@ def line_option(func):
 
 
 # ---- entries -------------------------------------------------------------------------------
-def header_options(func):
+def header_options(func: Command) -> Command:
     """The header fields an entry can carry, as options (written on top of its body)."""
     options = [
         click.option(
@@ -185,7 +189,7 @@ def headers_from(
     return Headers(paths=paths, subject=subject, valid_from=valid_from, valid_until=valid_until)
 
 
-def entry_options(func):
+def entry_options(func: Command) -> Command:
     """The options that describe an entry, shared by `log` and `propose`."""
     options = [
         click.option(
@@ -254,11 +258,11 @@ def entry_draft(
     )
 
 
-def complete_kinds(ctx, param, incomplete: str) -> list:
+def complete_kinds(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
     return [k for k in KIND_HELP.split() if k.startswith(incomplete)]
 
 
-def split_ids(values) -> list:
+def split_ids(values: Iterable[str]) -> list[str]:
     """Repeatable, comma-separated ids: `--id a,b --id c` -> [a, b, c]."""
     out: list = []
     for v in values:
@@ -288,14 +292,14 @@ def read_text(path: str) -> str:
 _ESCAPED_IN_JSON = re.compile("[\u0080-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
-def echo_json(data) -> None:
+def echo_json(data: object) -> None:
     """JSON, exact and UTF-8: what _ESCAPED_IN_JSON names is written as its escape
     (`\\u202e`), which any reader decodes back to the same string."""
     text = json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True)
     click.echo(_ESCAPED_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
 
 
-def entry_dict(e) -> dict:
+def entry_dict(e: Entry) -> dict[str, object]:
     return json.loads(e.to_json())
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Optional
 
 import click
 
@@ -42,25 +43,25 @@ from .terminal import echo_painted, info, output, say, visible
 @line_option
 @click.pass_context
 def log(
-    ctx,
-    kind,
-    summary,
-    body,
-    body_file,
-    parents,
-    author,
-    agent,
-    provider,
-    model,
-    dedup_key,
-    thread,
-    allow_secret,
-    as_json,
-    paths,
-    subject,
-    valid_from,
-    valid_until,
-):
+    ctx: click.Context,
+    kind: str,
+    summary: str,
+    body: Optional[str],
+    body_file: Optional[str],
+    parents: tuple[str, ...],
+    author: Optional[str],
+    agent: str,
+    provider: str,
+    model: str,
+    dedup_key: Optional[str],
+    thread: Optional[str],
+    allow_secret: Optional[str],
+    as_json: bool,
+    paths: tuple[str, ...],
+    subject: Optional[str],
+    valid_from: Optional[str],
+    valid_until: Optional[str],
+) -> None:
     """Append an entry to the line (a human's write: direct; with --agent, routed by the write policy)."""
     headers = headers_from(paths, subject, valid_from, valid_until)
     draft = entry_draft(
@@ -96,7 +97,7 @@ def log(
 @click.option("--json", "as_json", is_flag=True)
 @line_option
 @click.pass_context
-def show(ctx, ref, as_json):
+def show(ctx: click.Context, ref: str, as_json: bool) -> None:
     """Show one entry by id or unique prefix: every field, the whole body, and where it
     stands (what superseded it, what it supersedes)."""
     from ..app.edits import history as history_of
@@ -214,14 +215,25 @@ def body_lines(body: str) -> list:
 @click.option("--json", "as_json", is_flag=True)
 @line_option
 @click.pass_context
-def list_cmd(ctx, kind, limit, since, until, author, oneline, fmt, as_json):
+def list_cmd(
+    ctx: click.Context,
+    kind: Optional[str],
+    limit: Optional[int],
+    since: Optional[str],
+    until: Optional[str],
+    author: Optional[str],
+    oneline: bool,
+    fmt: Optional[str],
+    as_json: bool,
+) -> None:
     """List the line's entries, oldest first (filters like git log's)."""
     from ..errors import InputError
     from .listing import check_format, default_line, now_utc, render
 
     if oneline and fmt:
         raise InputError("give --oneline or --format, not both")
-    template = check_format(ONELINE if oneline else fmt) if (oneline or fmt) else None
+    chosen = ONELINE if oneline else fmt
+    template = check_format(chosen) if chosen else None
     from ..app.listing import select
 
     entries = select(open_ledger(ctx, existing=True), kind=kind, since=since, until=until, author=author, limit=limit)
@@ -262,7 +274,15 @@ def list_cmd(ctx, kind, limit, since, until, author, oneline, fmt, as_json):
 )
 @line_option
 @click.pass_context
-def context(ctx, budget, budget_tokens, query, thread, as_of, fmt):
+def context(
+    ctx: click.Context,
+    budget: Optional[int],
+    budget_tokens: Optional[int],
+    query: Optional[str],
+    thread: Optional[str],
+    as_of: Optional[str],
+    fmt: str,
+) -> None:
     """Print the context a fresh AI reads: what, decisions in force, open, resume, recent."""
     from ..app.context_run import delivered
 
@@ -288,7 +308,7 @@ def context(ctx, budget, budget_tokens, query, thread, as_of, fmt):
 @click.option("--json", "as_json", is_flag=True)
 @line_option
 @click.pass_context
-def recall(ctx, query, k, as_json):
+def recall(ctx: click.Context, query: str, k: int, as_json: bool) -> None:
     """The entries a question is about (lexical, or semantic with a model); abstains when nothing is."""
     from ..app.text import recall_hit, recall_mode_fields, why_line
 
@@ -343,7 +363,20 @@ def recall(ctx, query, k, as_json):
 @quiet_option
 @line_option
 @click.pass_context
-def checkpoint(ctx, thread, summary, goal, done, next_, blocked, tried, agent, provider, model, allow_secret):
+def checkpoint(
+    ctx: click.Context,
+    thread: Optional[str],
+    summary: Optional[str],
+    goal: tuple[str, ...],
+    done: tuple[str, ...],
+    next_: tuple[str, ...],
+    blocked: tuple[str, ...],
+    tried: tuple[str, ...],
+    agent: str,
+    provider: str,
+    model: str,
+    allow_secret: Optional[str],
+) -> None:
     """Record where work stopped on a thread (the next session resumes from it)."""
     sections = {
         "goal": list(goal),
@@ -371,7 +404,7 @@ def checkpoint(ctx, thread, summary, goal, done, next_, blocked, tried, agent, p
 @click.option("--json", "as_json", is_flag=True)
 @line_option
 @click.pass_context
-def resume(ctx, thread, as_json):
+def resume(ctx: click.Context, thread: Optional[str], as_json: bool) -> None:
     """Where work stopped: the live checkpoint of each thread, newest first."""
     from ..app.text import format_ts
 
@@ -407,7 +440,7 @@ def resume(ctx, thread, as_json):
 @quiet_option
 @line_option
 @click.pass_context
-def pin(ctx, ref):
+def pin(ctx: click.Context, ref: str) -> None:
     """Pin a decision in force: always shown first in the context."""
     out = open_ledger(ctx, existing=True).pin(ref)
     info(f"pinned {ref} ({out.entry.short})" if out.written else f"{ref} is already pinned")
@@ -418,7 +451,7 @@ def pin(ctx, ref):
 @quiet_option
 @line_option
 @click.pass_context
-def unpin(ctx, ref):
+def unpin(ctx: click.Context, ref: str) -> None:
     """Unpin a decision (a correction of its pin entry)."""
     out = open_ledger(ctx, existing=True).unpin(ref)
     info(f"unpinned {ref} ({out.entry.short})")
@@ -435,7 +468,7 @@ def unpin(ctx, ref):
 @click.option("--json", "as_json", is_flag=True)
 @line_option
 @click.pass_context
-def stale(ctx, since, since_commit, as_json):
+def stale(ctx: click.Context, since: Optional[str], since_commit: Optional[str], as_json: bool) -> None:
     """Decisions in force whose code (their `paths:`) changed since they were made."""
     led = open_ledger(ctx, existing=True)
     found = led.stale_since(since, since_commit)
@@ -462,7 +495,7 @@ def stale(ctx, since, since_commit, as_json):
 @click.option("--json", "as_json", is_flag=True)
 @line_option
 @click.pass_context
-def conflicts(ctx, as_json):
+def conflicts(ctx: click.Context, as_json: bool) -> None:
     """Decisions in force about the same subject that disagree (no correction between them)."""
     st = open_ledger(ctx, existing=True).state()
     groups = st.conflicts
@@ -488,7 +521,7 @@ def conflicts(ctx, as_json):
 @click.command()
 @line_option
 @click.pass_context
-def render(ctx):
+def render(ctx: click.Context) -> None:
     """Rewrite the projection (LIFELINE.md) from the ref."""
     path = open_ledger(ctx, existing=True).render()
     info(f"wrote {path}")
@@ -500,7 +533,7 @@ def render(ctx):
 @quiet_option
 @line_option
 @click.pass_context
-def migrate(ctx, source, strict):
+def migrate(ctx: click.Context, source: str, strict: bool) -> None:
     """Rebuild the line from a LIFELINE.md projection (ids are checked)."""
     from ..app.interop import migrate as migrate_file
 

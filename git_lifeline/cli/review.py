@@ -22,11 +22,11 @@ from .common import (
 from .terminal import say, say_failure, say_line, visible
 
 if TYPE_CHECKING:  # annotations only
-    from ..app.agents import Content, Proposal
+    from ..app.agents import Agents, AgentWrite, Content, Proposal
     from ..app.draft import Draft, Writer
 
 
-def _agents(ctx: click.Context, existing: bool = True):
+def _agents(ctx: click.Context, existing: bool = True) -> Agents:
     """The agents' door of the line; a mistyped --line (no ledger, no trail) is an error
     except for propose, which may start a line."""
     from ..app.agents import Agents
@@ -106,7 +106,7 @@ def propose(
 @click.option("--json", "as_json", is_flag=True)
 @line_option
 @click.pass_context
-def review(ctx, everything, as_json):
+def review(ctx: click.Context, everything: bool, as_json: bool) -> None:
     """List the proposals waiting for a human (oldest first)."""
     from ..app.text import format_ts
 
@@ -174,7 +174,7 @@ def _report(results: list, verb: str) -> None:
 @click.argument("pids", nargs=-1, required=True, metavar="PID...|all")
 @line_option
 @click.pass_context
-def approve(ctx, pids):
+def approve(ctx: click.Context, pids: str) -> None:
     """Approve proposals: each becomes an entry of the line. Exit 2 if any of them fails."""
     _report(_agents(ctx).approve(list(pids)), "approve")
 
@@ -184,7 +184,7 @@ def approve(ctx, pids):
 @click.option("--why", default="", help="Why it was rejected (kept in the review trail).")
 @line_option
 @click.pass_context
-def reject(ctx, pids, why):
+def reject(ctx: click.Context, pids: str, why: str) -> None:
     """Reject proposals (an approved one cannot be rejected). Exit 2 if any of them fails."""
     _report(_agents(ctx).reject(list(pids), why), "reject")
 
@@ -194,7 +194,7 @@ def reject(ctx, pids, why):
 @click.option("--json", "as_json", is_flag=True)
 @line_option
 @click.pass_context
-def audit(ctx, since, as_json):
+def audit(ctx: click.Context, since: Optional[str], as_json: bool) -> None:
     """Every direct agent write and every decision on a proposal, with who and when."""
     from ..app.agents import Content, audited_fields
     from ..app.text import format_ts
@@ -250,7 +250,7 @@ def audit(ctx, since, as_json):
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the effective policy as JSON.")
 @click.pass_context
-def policy(ctx, init_, agents, as_json):
+def policy(ctx: click.Context, init_: bool, agents: tuple[str, ...], as_json: bool) -> None:
     """Show the write policy in effect for agents and where it comes from, or start one.
 
     The policy is .lifeline/policy.json as committed on a branch a checkout cannot change:
@@ -304,8 +304,9 @@ def policy(ctx, init_, agents, as_json):
 
 
 # ---- an agent writing through the command line: the MCP door's policy --------------------------
-def _echo_agent_write(out, as_json: bool) -> None:
+def _echo_agent_write(out: AgentWrite, as_json: bool) -> None:
     e = out.entry
+    pid = out.proposal.short if out.proposal is not None else ""
     if as_json:
         echo_json(
             {
@@ -322,20 +323,16 @@ def _echo_agent_write(out, as_json: bool) -> None:
     elif out.already == "ledger":
         click.echo(f"already recorded {e.short} (same content); nothing written")
     elif out.mode == "propose" and out.already == "pending":
-        click.echo(
-            f"already proposed: proposal {out.proposal.short} waits for review with exactly this content; "
-            "nothing filed again"
-        )
+        click.echo(f"already proposed: proposal {pid} waits for review with exactly this content; nothing filed again")
     elif out.mode == "propose":
         click.echo(
-            f"proposal {out.proposal.short} filed ({e.kind}: {visible(e.summary)}): policy {out.rule} = propose "
-            f"for agent {e.agent}"
+            f"proposal {pid} filed ({e.kind}: {visible(e.summary)}): policy {out.rule} = propose for agent {e.agent}"
         )
-        click.echo(f"it enters the line when approved: git lifeline approve {out.proposal.short}")
+        click.echo(f"it enters the line when approved: git lifeline approve {pid}")
     else:
         click.echo(
             f"recorded {e.short} {e.kind}: {visible(e.summary)} (agent {visible(e.agent)}: policy {out.rule} = direct, "
-            f"audited as {out.audit.short})"
+            f"audited as {out.audit.short if out.audit is not None else '-'})"
         )
 
 

@@ -286,8 +286,22 @@ def make_proposed(line: str, by: str, ts: datetime, content: Content, via: str) 
 
 def make_direct(line: str, by: str, e: Entry, rule: str, via: str) -> Record:
     """The audit record of an agent's policy-direct write of `e`."""
-    fields = {"entry": e.id, "kind": e.kind, "summary": e.summary, "agent": e.agent, "provider": e.provider}
-    return _sealed("direct", line, by, None, {**fields, "model": e.model, "rule": rule, "via": via})
+    return _sealed(
+        "direct",
+        line,
+        by,
+        None,
+        {
+            "entry": e.id,
+            "kind": e.kind,
+            "summary": e.summary,
+            "agent": e.agent,
+            "provider": e.provider,
+            "model": e.model,
+            "rule": rule,
+            "via": via,
+        },
+    )
 
 
 def make_decision(
