@@ -6,6 +6,8 @@ Some clients hand the model only the structured part of a result when there is o
 structured answer carries its text too (`text`), and the call's warnings (`warnings`).
 """
 
+from __future__ import annotations
+
 from typing import TYPE_CHECKING, Optional
 
 from ..app.text import fence_for, format_ts, md, one_line, recall_hit, recall_mode_fields, who
