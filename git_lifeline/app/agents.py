@@ -117,7 +117,7 @@ def audited_fields(r: Record) -> dict[str, str]:
 class PolicyReport:
     policy: Policy
     ref: Optional[PolicyRef]  # the trusted ref the policy is read from (None: built-in, none found)
-    notes: list  # copies of the file that differ from it and do not apply, and why
+    notes: list[str]  # copies of the file that differ from it and do not apply, and why
 
 
 # ---- the write policy (.lifeline/policy.json on a trusted ref) ------------------------
@@ -135,7 +135,7 @@ def _decode(data: bytes, source: str) -> str:
         raise PolicyError(f"policy {source}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
 
 
-def _trusted_policy(gr: GitRepo) -> tuple:
+def _trusted_policy(gr: GitRepo) -> tuple[Optional[str], str, Optional[PolicyRef]]:
     """(the policy file's text on the trusted ref or None, where the policy comes from, the PolicyRef)."""
     ref = find_policy_ref(gr)
     if ref is None:
@@ -218,7 +218,7 @@ def policy_report(ws: Workspace) -> PolicyReport:
     return PolicyReport(policy, ref, notes)
 
 
-def pending_elsewhere(ws: Workspace, line: str) -> list:
+def pending_elsewhere(ws: Workspace, line: str) -> list[tuple[str, int]]:
     """(line, pending proposals) for every other line with work waiting for review."""
     out = []
     for name in list_trails(ws.gr):
@@ -270,7 +270,8 @@ class Agents:
             return AgentWrite("unchanged", "", planned.entry, written=False)
         out = self.route(planned.entry, via)
         if out.mode == "direct" and out.written:
-            out.replaced = previous.get(blocks.field(out.entry.body, "thread"))
+            thread_key = blocks.field(out.entry.body, "thread")
+            out.replaced = previous.get(thread_key) if thread_key is not None else None
         return out
 
     def route(self, entry: Entry, via: str) -> AgentWrite:
@@ -319,12 +320,14 @@ class Agents:
         return self.trail().propose(entry, by=self.led.default_author(), via=via)
 
     # ---- review --------------------------------------------------------------------
-    def proposals(self, everything: bool = False) -> list:
+    def proposals(self, everything: bool = False) -> list[Proposal]:
         """Pending proposals (or all of them), oldest first."""
         props = self.trail().proposals().values()
         return sorted((p for p in props if everything or p.status == "pending"), key=lambda p: order_key(p.record))
 
-    def _targets(self, trail: ReviewTrail, refs: list, props: dict) -> list:
+    def _targets(
+        self, trail: ReviewTrail, refs: list[str], props: dict[str, Proposal]
+    ) -> list[tuple[str, Optional[Proposal], Optional[ReviewError]]]:
         """(ref, Proposal or None, ReviewError or None) for each requested pid; `all` = every pending one."""
         refs = [r.strip() for r in refs if r.strip()]
         if not refs:
@@ -334,7 +337,7 @@ class Agents:
                 raise InputError("give proposal ids or all, not both")
             pending = sorted((p for p in props.values() if p.status == "pending"), key=lambda p: order_key(p.record))
             return [(p.short, p, None) for p in pending]
-        out: list = []
+        out: list[tuple[str, Optional[Proposal], Optional[ReviewError]]] = []
         seen = set()
         for ref in refs:
             try:
@@ -357,7 +360,8 @@ class Agents:
         with trail.lock():
             props = trail.proposals()
             for ref, p, error in self._targets(trail, refs, props):
-                if error is not None:
+                if p is None:
+                    assert error is not None, "a ref that names no proposal carries why"
                     results.append(ReviewOutcome.failed(ref, None, error))
                 elif p.decision is not None:
                     results.append(ReviewOutcome.failed(ref, p, ReviewError(already_decided(p))))
@@ -370,7 +374,7 @@ class Agents:
                         results.append(ReviewOutcome(ref, p, True, status, entry=entry))
         return results
 
-    def approve(self, refs: list) -> list:
+    def approve(self, refs: list[str]) -> list[ReviewOutcome]:
         """Seal proposals into the line. Each is independent: one failure does not stop the others."""
 
         def seal(trail: ReviewTrail, p: Proposal, by: str) -> tuple[str, Optional[Entry]]:
@@ -398,7 +402,7 @@ class Agents:
 
         return self._decide_each(refs, seal)
 
-    def reject(self, refs: list, why: str = "") -> list:
+    def reject(self, refs: list[str], why: str = "") -> list[ReviewOutcome]:
         """Close proposals without writing to the line; an approved one can never be rejected."""
         why = (why or "").strip()
         if len(why) > MAX_WHY_CHARS:
@@ -410,7 +414,7 @@ class Agents:
 
         return self._decide_each(refs, close)
 
-    def audit(self, since: Optional[str] = None) -> list:
+    def audit(self, since: Optional[str] = None) -> list[AuditRow]:
         """Every direct agent write and every decision on a proposal, oldest first."""
         limit = parse_since(since) if since else None
         records = self.trail().load().records

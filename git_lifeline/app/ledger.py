@@ -28,7 +28,10 @@ if TYPE_CHECKING:  # annotations only
     from datetime import datetime
 
     from ..core.entry import Entry
+    from ..git.history import Staleness
+    from ..git.links import Link
     from ..views.cache import LineCache
+    from ..views.recall import Hit
     from ..views.semantic import Index
 
 
@@ -70,12 +73,14 @@ def order_key(e: Entry) -> tuple[datetime, str]:
 MESSAGE_IDS = 20  # a batch's commit message names at most this many entries (its tree holds them all)
 
 
-def _correction_lines(entries: list, describe: Optional[Callable[[str], Optional[str]]]) -> tuple:
+def _correction_lines(
+    entries: list[Entry], describe: Optional[Callable[[str], Optional[str]]]
+) -> tuple[list[str], list[str]]:
     """(sentences, trailers) naming what the corrections among `entries` correct."""
     from ..core.truth import is_revert
 
-    sentences: list = []
-    trailers: list = []
+    sentences: list[str] = []
+    trailers: list[str] = []
     for e in entries:
         if e.kind != "correction":
             continue
@@ -88,7 +93,7 @@ def _correction_lines(entries: list, describe: Optional[Callable[[str], Optional
 
 
 def commit_message(
-    entries: list, describe: Optional[Callable[[str], Optional[str]]] = None, subject: Optional[str] = None
+    entries: list[Entry], describe: Optional[Callable[[str], Optional[str]]] = None, subject: Optional[str] = None
 ) -> str:
     """The ledger commit's message (docs/FORMAT.md §4): one entry's kind, summary and body,
     or a batch's count; what a correction corrects (`describe(id)` says what that entry is);
@@ -140,17 +145,19 @@ class Ledger:
     was rewound); the faces print it. `confined` keeps every write inside the git dir
     (the MCP server's rule): no projection file."""
 
-    def __init__(self, gr: GitRepo, line: str = DEFAULT_LINE, warnings: Optional[list] = None, confined: bool = False):
+    def __init__(
+        self, gr: GitRepo, line: str = DEFAULT_LINE, warnings: Optional[list[str]] = None, confined: bool = False
+    ):
         self.gr = gr
         self.store = LineStore(gr, line)
         self.checks = WriteChecks(gr, self.store)
         self.line = line
-        self.warnings: list = warnings if warnings is not None else []
+        self.warnings: list[str] = warnings if warnings is not None else []
         self.projection = ProjectionFile(self.store, self.warnings, confined)
         self._cache: Optional[LineCache] = None
         # The truth is a pure function of the head commit: kept while the head is the same
         # (a long-running face answers many calls from it), recomputed when anyone appends.
-        self._memo: Optional[tuple] = None
+        self._memo: Optional[tuple[Optional[str], truth.State]] = None
         self._told_empty = False
 
     def _note_if_empty(self, head: Optional[str]) -> None:
@@ -174,7 +181,7 @@ class Ledger:
     def head(self) -> Optional[str]:
         return self.store.head()
 
-    def entries(self, commit: Optional[str] = None, kind: Optional[str] = None) -> list:
+    def entries(self, commit: Optional[str] = None, kind: Optional[str] = None) -> list[Entry]:
         """The line's entries, oldest first (only those of `kind` when given)."""
         if kind is not None and kind not in KINDS:
             raise InputError(f"unknown kind {kind!r}; known kinds: {', '.join(KINDS)}")
@@ -262,7 +269,7 @@ class Ledger:
             raise InputError(f"unknown thread {thread!r} in line {self.line!r} (threads: {known})")
         return key
 
-    def stale(self, since: Optional[str] = None, st: Optional[truth.State] = None) -> list:
+    def stale(self, since: Optional[str] = None, st: Optional[truth.State] = None) -> list[Staleness]:
         """Decisions in force whose code (their `paths:`) changed after they were made."""
         from ..git.history import find_stale
 
@@ -279,7 +286,7 @@ class Ledger:
             self.gr, st.fold.facts, self.checks.rechecked(st), st.decision_ids, since_rev=since, store=self.store
         )
 
-    def stale_since(self, since: Optional[str] = None, since_commit: Optional[str] = None) -> list:
+    def stale_since(self, since: Optional[str] = None, since_commit: Optional[str] = None) -> list[Staleness]:
         """`stale` bounded by a date (`since`: any form of core/dates.py, the same meaning as
         every other --since) or by a code commit (`since_commit`). A `since` that is no date
         but names a commit is read as one, as before, with a warning."""
@@ -306,7 +313,7 @@ class Ledger:
         rev = proc.stdout.decode("ascii", "replace").strip() if proc.returncode == 0 else ""
         return self.stale(since=rev or None)
 
-    def recall(self, query: str, k: int = 5) -> list:
+    def recall(self, query: str, k: int = 5) -> list[Hit]:
         """Search hits (views.recall.Hit), best first; empty when recall abstains."""
         from ..views import recall
 
@@ -338,7 +345,7 @@ class Ledger:
         self.recall_mode = mode or type(self).recall_mode
         return index
 
-    def find(self, query: str, k: int = 5) -> list:
+    def find(self, query: str, k: int = 5) -> list[Found]:
         """Recall hits with their entries and whether each is still in force."""
         hits = self.recall(query, k=k)
         st = self.state()
@@ -348,7 +355,7 @@ class Ledger:
             if h.id in st.by_id
         ]
 
-    def resume(self, thread: Optional[str] = None) -> list:
+    def resume(self, thread: Optional[str] = None) -> list[truth.Checkpoint]:
         """The live checkpoint of each thread (truth.Checkpoint), newest first."""
         st = self.state()
         cps = sorted(st.checkpoints.values(), key=lambda c: (c.entry.ts, c.entry.id), reverse=True)
@@ -392,7 +399,7 @@ class Ledger:
         )
         return assembled(inp, budget, budget_tokens, self.gr.config_get)
 
-    def why(self, target: str) -> list:
+    def why(self, target: str) -> list[tuple[Optional[Entry], Link]]:
         """Entries linked (by `Lifeline:` trailers) to the commits that touched `target`,
         newest commit first, each entry once: [(Entry or None, Link)]."""
         from ..git import links
@@ -411,7 +418,7 @@ class Ledger:
         return out
 
     # ---- planning: every write rule, nothing written ---------------------------------
-    def resolve_parents(self, refs: list) -> list:
+    def resolve_parents(self, refs: list[str]) -> list[str]:
         if any(":" in r for r in refs):  # `line:prefix` names a parent in another line
             from ..git.lines import LineIndex, resolve_ref
 
@@ -545,7 +552,7 @@ class Ledger:
         e = self.store.get(entry_id)
         return f"{e.kind}: {e.summary}" if e is not None else None
 
-    def append(self, entries: list, subject: Optional[str] = None) -> AppendResult:
+    def append(self, entries: list[Entry], subject: Optional[str] = None) -> AppendResult:
         """Write planned entries in one commit (those already present are not written again).
         `subject` replaces the commit message's first line (a verb that writes several entries)."""
         result = self.store.append(entries, lambda new: commit_message(new, self.describe, subject), self._dedup_hit)
