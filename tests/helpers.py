@@ -672,6 +672,7 @@ print(pulls, merges)
 REMOTE_WRITER = """
 import sys
 from git_lifeline.app import exchange
+from git_lifeline.app.draft import Draft
 from git_lifeline.app.workspace import Workspace
 clone, count = sys.argv[1], int(sys.argv[2])
 for i in range(count):
