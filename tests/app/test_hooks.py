@@ -15,6 +15,8 @@ import pytest
 from helpers import ROOT, Via, cli, git, open_ledger, ref
 from sync_fixtures import entry_blobs, gitenv, make_clone, make_remote, tamper  # noqa: F401
 
+from git_lifeline.app.draft import Draft
+
 NOW = datetime.now(timezone.utc).replace(microsecond=0)
 
 
@@ -43,7 +45,9 @@ def commit(repo, message, *more, date=None, path="file.txt", check=True):
 
 def entry(repo, summary, t=T, **kw):
     return (
-        open_ledger(repo).log(kind=kw.pop("kind", "decision"), summary=summary, body=f"why {summary}", ts=t, **kw).entry
+        open_ledger(repo)
+        .log(Draft(kind=kw.pop("kind", "decision"), summary=summary, body=f"why {summary}", ts=t, **kw))
+        .entry
     )
 
 
@@ -334,6 +338,6 @@ def test_pre_receive_rejects_tampered_rewound_deleted_and_misnamed_ledger_update
     assert proc.code != 0 and "not a valid line name" in proc.err
     assert ref(server, "refs/lifeline/main") == newer and ref(server, "refs/lifeline/a/b") is None
     # a new, valid line is welcome
-    open_ledger(c, "ops").log(kind="note", summary="Ops", body="runbook", ts=T)
+    open_ledger(c, "ops").log(Draft(kind="note", summary="Ops", body="runbook", ts=T))
     git(c, "push", "--quiet", "--no-verify", "origin", "refs/lifeline/ops")
     assert ref(server, "refs/lifeline/ops") == ref(c, "refs/lifeline/ops")

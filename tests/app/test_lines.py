@@ -12,11 +12,12 @@ from helpers import cli, git, open_ledger, open_workspace, ref
 from seed_fixtures import SEED, git_env, imp, line_ids, repo, seed_ids  # noqa: F401
 
 from git_lifeline.app import interop
+from git_lifeline.app.draft import Draft
 
 
 def log(repo, line="main", **fields):
     fields.setdefault("body", "because")
-    return open_ledger(repo, line).log(**fields).entry
+    return open_ledger(repo, line).log(Draft(**fields)).entry
 
 
 @pytest.fixture

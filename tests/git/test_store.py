@@ -18,6 +18,7 @@ from helpers import (
     snapshot,
 )
 
+from git_lifeline.app.draft import Draft
 from git_lifeline.app.ledger import commit_message
 from git_lifeline.git.store import LineStore
 from git_lifeline.git.verify import verify_line
@@ -205,10 +206,12 @@ def test_entries_sit_at_two_level_fanout_paths_named_by_their_id(ledger, repo):
 
 def test_commit_reads_like_the_reasoning_log(ledger, repo):
     out = ledger.log(
-        kind="decision",
-        summary="Use PostgreSQL",
-        body="We need transactions.\n\nKey: value",
-        ts="2024-05-01T12:00:00.987654Z",
+        Draft(
+            kind="decision",
+            summary="Use PostgreSQL",
+            body="We need transactions.\n\nKey: value",
+            ts="2024-05-01T12:00:00.987654Z",
+        )
     )
     fmt = "%s%n%(trailers:key=Lifeline-Id,valueonly,separator=)%n%at %ct"
     subject, trailer, times = git(repo, "log", "-1", f"--format={fmt}", "refs/lifeline/main").split("\n")

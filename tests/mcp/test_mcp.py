@@ -175,7 +175,7 @@ def test_append_is_routed_by_each_policy_mode_and_the_policy_is_read_per_call(re
     led = Workspace.open(str(repo)).ledger()
     assert {e.summary for e in led.entries()} >= {"Queue: SQS", "n"}
     assert "Cache: Redis" not in {e.summary for e in led.entries()}
-    assert [p.content["summary"] for p in Agents(led).proposals()] == ["Cache: Redis"]
+    assert [p.content.summary for p in Agents(led).proposals()] == ["Cache: Redis"]
     assert [row.record.doc["agent"] for row in Agents(led).audit()] == ["trusted", "codex", "blocked"]
 
 

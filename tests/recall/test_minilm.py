@@ -30,6 +30,7 @@ import numpy as np
 import pytest
 from helpers import DATA, ROOT, TESTS
 
+from git_lifeline.app.draft import Draft
 from git_lifeline.views import minilm, minilm_files
 
 MODEL_DIR = Path(os.environ.get("LIFELINE_TEST_MODEL", TESTS / ".model" / "all-MiniLM-L6-v2"))
@@ -548,7 +549,7 @@ def test_vectors_recall_stores_are_not_taken_for_cache_damage(model_dir: Path, r
     for i, summary in enumerate(
         ["Couriers sign in with a one-time code", "Orders live in PostgreSQL", "Parcels are tracked by QR labels"]
     ):
-        led.log(kind="decision", summary=summary, body=f"why {i}")
+        led.log(Draft(kind="decision", summary=summary, body=f"why {i}"))
     assert led.recall("how do drivers log in")
     cache = led.cache()
     assert cache.mode == "file"

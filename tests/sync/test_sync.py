@@ -14,6 +14,7 @@ from helpers import Via, cli, git, open_ledger, open_workspace, ref
 from sync_fixtures import entry_blobs, git_daemon, gitenv, make_clone, make_remote, tamper  # noqa: F401
 
 from git_lifeline.app import exchange  # noqa: E402
+from git_lifeline.app.draft import Draft
 from git_lifeline.git.verify import verify_line  # noqa: E402
 
 T0 = datetime(2024, 3, 1, 12, 0, 0, tzinfo=timezone.utc)
@@ -27,7 +28,7 @@ def ts(seconds: float) -> str:
 def log(path, summary, kind="decision", body=None, t=None, line=None, parents=None, author=None):
     return (
         open_ledger(path, line)
-        .log(kind=kind, summary=summary, body=body or f"why {summary}", ts=t, parents=parents, author=author)
+        .log(Draft(kind=kind, summary=summary, body=body or f"why {summary}", ts=t, parents=parents, author=author))
         .entry
     )
 
@@ -71,11 +72,13 @@ def _random_history(rng: random.Random, clones: list, steps: int) -> None:
             if rng.random() < 0.15:
                 # same id everywhere, different ts: the tie-break must pick one blob on every clone
                 led.log(
-                    kind="note",
-                    summary="Shared note",
-                    body=shared_body,
-                    author="Team <t@example.com>",
-                    ts=ts(1000 + rng.randrange(500)),
+                    Draft(
+                        kind="note",
+                        summary="Shared note",
+                        body=shared_body,
+                        author="Team <t@example.com>",
+                        ts=ts(1000 + rng.randrange(500)),
+                    )
                 )
                 continue
             existing = [e.id for e in led.entries()]
@@ -84,11 +87,13 @@ def _random_history(rng: random.Random, clones: list, steps: int) -> None:
             if parents and rng.random() < 0.3:
                 kind = "correction"
             led.log(
-                kind=kind,
-                summary=f"step {step} on {c.name}",
-                body=f"because {rng.random():.6f}",
-                ts=ts(rng.randrange(10_000)),
-                parents=parents,
+                Draft(
+                    kind=kind,
+                    summary=f"step {step} on {c.name}",
+                    body=f"because {rng.random():.6f}",
+                    ts=ts(rng.randrange(10_000)),
+                    parents=parents,
+                )
             )
         elif op == "pull":
             exchange.pull(ws)

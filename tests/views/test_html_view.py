@@ -14,6 +14,7 @@ import pytest
 from helpers import cli, commit_file, init_repo, open_ledger
 from html_support import build_demo, dump_dom, screenshot, synthetic
 
+from git_lifeline.app.draft import Draft
 from git_lifeline.app.html_export import build_view_model
 from git_lifeline.views import html
 
@@ -67,9 +68,11 @@ def test_page_is_one_file_that_names_no_network_resource(demo):
 def test_a_url_in_an_entry_is_text_never_a_link(repo, tmp_path):
     commit_file(repo)
     open_ledger(repo).log(
-        kind="decision",
-        summary="Docs: see https://example.com/adr",
-        body="Reference: http://example.org/x and //cdn.example.net/lib.js",
+        Draft(
+            kind="decision",
+            summary="Docs: see https://example.com/adr",
+            body="Reference: http://example.org/x and //cdn.example.net/lib.js",
+        )
     )
     page = tmp_path / "p.html"
     assert cli(repo, "export", "--format", "html", "-o", str(page)).code == 0
