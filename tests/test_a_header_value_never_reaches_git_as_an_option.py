@@ -16,7 +16,7 @@ import subprocess
 import pytest
 from helpers import cli, git, head, init_repo, make_entry, open_ledger, snapshot, subprocess_env
 
-from git_lifeline.app.hooks import install
+from git_lifeline.app.hook_files import install
 from git_lifeline.git.history import find_stale
 from git_lifeline.git.repo import open_repo
 

@@ -20,7 +20,7 @@ import pytest
 from helpers import cli, client, git
 from secret_corpus import expand
 
-from git_lifeline.app.hooks import install
+from git_lifeline.app.hook_files import install
 from git_lifeline.git.repo import open_repo
 
 FORGED = "git-lifeline: pushed, the ledger is safe"

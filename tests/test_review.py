@@ -15,7 +15,8 @@ from git_lifeline.app.agents import Agents
 from git_lifeline.app.ledger import Ledger
 from git_lifeline.app.workspace import Workspace
 from git_lifeline.core.policy import ANY_KIND, Policy, PolicyDenied, PolicyError, parse_policy
-from git_lifeline.git.review import ReviewTrail, verify_trail
+from git_lifeline.git.trails import ReviewTrail
+from git_lifeline.git.verify import verify_trail
 
 TRAIL = "refs/lifeline-review/main"
 LINE = "refs/lifeline/main"

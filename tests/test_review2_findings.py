@@ -18,7 +18,7 @@ import pygit2
 import pytest
 from helpers import Result, cli, client, git, init_repo, subprocess_env
 
-from git_lifeline.app.hooks import install
+from git_lifeline.app.hook_files import install
 from git_lifeline.app.integration import SAFE_PATH, safe_path_flags
 from git_lifeline.git.repo import open_repo
 

@@ -20,7 +20,7 @@ import pytest
 from helpers import add_commit, cli, git, init_repo, open_ledger, subprocess_env
 
 from git_lifeline.app.agents import Agents
-from git_lifeline.app.hooks import install
+from git_lifeline.app.hook_files import install
 from git_lifeline.git.records import make_record
 from git_lifeline.git.repo import open_repo
 

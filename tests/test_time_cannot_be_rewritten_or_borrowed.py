@@ -37,7 +37,7 @@ from helpers import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from git_lifeline.app.hooks import install
+from git_lifeline.app.hook_files import install
 from git_lifeline.core import truth
 from git_lifeline.core.entry import format_ts, utcnow
 from git_lifeline.errors import InputError

@@ -28,7 +28,7 @@ from typing import Optional
 from ..core.entry import format_ts
 from ..errors import LifelineError
 from ..git.fs import write_atomic
-from .text import md
+from ..views.context_text import md
 from .workspace import Workspace
 
 HOOK_BUDGET = 9000  # characters: Claude Code keeps a hook's output whole up to 10,000

@@ -13,11 +13,10 @@ from pathlib import Path
 from typing import Optional
 
 from ..git import sync
-from ..git.review import ReviewTrail, list_trails
+from ..git.fanout import no_progress
+from ..git.sync import PartlyPulled
+from ..git.trails import ReviewTrail, list_trails
 from .workspace import Workspace
-
-no_progress = sync.no_progress  # the progress callback that shows nothing
-PartlyPulled = sync.PartlyPulled  # raised by pull and sync when a line was left out; `.report` says what came
 
 __all__ = [
     "FetchReport",
@@ -46,13 +45,13 @@ class FetchReport:
 @dataclass
 class PullReport:
     remote: str
-    lines: list  # sync.PullLine: created, fast-forwarded, merged...
+    lines: list  # integrate.PullLine: created, fast-forwarded, merged...
 
 
 @dataclass
 class SyncReport:
     remote: str
-    pulls: list  # the sync.PullLine of every pull that changed a line
+    pulls: list  # the integrate.PullLine of every pull that changed a line
     push: sync.PushResult
 
 
@@ -61,7 +60,7 @@ class CloneReport:
     workspace: Workspace
     directory: Path
     remote: str
-    pulls: list  # sync.PullLine
+    pulls: list  # integrate.PullLine
 
 
 @dataclass
@@ -85,10 +84,10 @@ def pull(
     name = sync.resolve_remote(ws.gr, remote)
     if fetch:
         sync.fetch(ws.gr, name, lines)
-    partial: Optional[sync.PartlyPulled] = None
+    partial: Optional[PartlyPulled] = None
     try:
-        results = sync.integrate(ws.gr, name, lines, progress or sync.no_progress)
-    except sync.PartlyPulled as exc:
+        results = sync.integrate(ws.gr, name, lines, progress or no_progress)
+    except PartlyPulled as exc:
         partial, results = exc, exc.lines
     for pl in results:
         if pl.changed:
@@ -114,7 +113,7 @@ def _integrate_review_trails(
 def push(ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = None, progress=None) -> sync.PushResult:
     """Push every line and its review trail (never forced)."""
     name = sync.resolve_remote(ws.gr, remote)
-    result = sync.push(ws.gr, name, lines, progress or sync.no_progress)
+    result = sync.push(ws.gr, name, lines, progress or no_progress)
     trails = [t for t in list_trails(ws.gr) if lines is None or t in lines]
     result.lines.extend(sync.push_review(ws.gr, name, trails))
     return result
@@ -143,7 +142,7 @@ def sync_with(
     pulls: list = []
     result = sync.PushResult(name)
     deadline = time.monotonic() + seconds
-    partial: Optional[sync.PartlyPulled] = None
+    partial: Optional[PartlyPulled] = None
     for attempt in range(1, max(1, attempts) + 1):
         if attempt > 1:
             pause = sync.retry_pause(attempt)
@@ -153,7 +152,7 @@ def sync_with(
         try:
             pulled = pull(ws, name, lines, progress).lines
             partial = None
-        except sync.PartlyPulled as exc:
+        except PartlyPulled as exc:
             partial, pulled = exc, exc.lines
         pulls.extend(p for p in pulled if p.changed)
         wanted = lines

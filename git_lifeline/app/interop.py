@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Optional
 
 from ..errors import InputError
+from ..git.bulk import BulkWriter
+from ..git.fanout import AppendResult
 from ..git.fs import UnsafeFile, read_text_exact, write_atomic
-from ..git.store import AppendResult, BulkWriter
 from .ledger import Ledger, commit_message
 
 

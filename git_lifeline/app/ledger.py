@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING, Callable, Optional
 from ..core import truth
 from ..core.entry import KINDS
 from ..errors import InputError
+from ..git.fanout import AppendResult
+from ..git.names import DEFAULT_LINE
 from ..git.repo import GitRepo
-from ..git.store import DEFAULT_LINE, AppendResult, LineStore
+from ..git.store import LineStore
 from ..views import context as ctx
 from .context_run import assembled, checked_budget
 from .projection_file import ProjectionFile
@@ -137,10 +139,9 @@ def with_headers(body: str, headers: Optional[dict]) -> str:
 class Ledger:
     """One line of a repository's ledger.
 
-    `warnings` is the sink for what the user should hear about after an operation has
-    succeeded (a projection that could not be refreshed, a cache rebuilt because the line
-    was rewound); the faces print it. `confined` keeps every write inside the git dir
-    (the MCP server's rule): no projection file."""
+    `warnings` is the sink for what the user should hear about after an operation has succeeded
+    (a projection that could not be refreshed, a cache rebuilt because the line was rewound); the
+    faces print it. `confined` keeps every write inside the git dir (the MCP server's rule): no projection file."""
 
     def __init__(self, gr: GitRepo, line: str = DEFAULT_LINE, warnings: Optional[list] = None, confined: bool = False):
         self.gr = gr
@@ -191,7 +192,7 @@ class Ledger:
         """Whether the line has entries or a review trail (a mistyped --line has neither)."""
         if self.store.head() is not None:
             return True
-        from ..git.review import list_trails
+        from ..git.trails import list_trails
 
         return self.line in list_trails(self.gr)
 

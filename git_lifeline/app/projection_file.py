@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
 from ..errors import InputError, LifelineError
-from ..git.fs import UnsafeFile, ensure_excluded, is_tracked, read_bounded, worktree_target, write_atomic
+from ..git.fs import UnsafeFile, ensure_excluded, file_lock, is_tracked, read_bounded, worktree_target, write_atomic
+from ..git.names import DEFAULT_LINE
 from ..git.repo import GitRepo
-from ..git.store import DEFAULT_LINE, LineStore, file_lock
+from ..git.store import LineStore
 
 # The projection renderer is imported where a file is written: read paths (context,
 # recall) never load it.
@@ -264,7 +265,7 @@ class ProjectionFile:
         own append, so a refresh often finds the ref moved on; a full render there made
         each append cost a full read). None when only a full render will do."""
         from ..core.entry import Entry
-        from ..git.store import diff_entry_trees, is_entry_path
+        from ..git.trees import diff_entry_trees, is_entry_path
         from ..views import projection
 
         footer, shown = projection.shown_tree(current)

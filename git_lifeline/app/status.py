@@ -198,7 +198,7 @@ def policy_state(ws: Workspace) -> str:
 
 
 def status(ws: Workspace, deep: bool = True) -> Status:
-    from . import hooks
+    from . import hook_files
 
     remote = shared_remote(ws)
     tracking = LEDGER.tracking_heads(ws.gr, remote) if remote else {}
@@ -208,14 +208,14 @@ def status(ws: Workspace, deep: bool = True) -> Status:
     if remote is not None:
         configured = ws.gr.config_all(f"remote.{remote}.fetch")
         refspecs = {ns.name: ns.fetch_refspec(remote) in configured for ns in (LEDGER, REVIEW)}
-    hook_rows = hooks.status(ws.gr)
+    hook_rows = hook_files.status(ws.gr)
     return Status(
         repository=str(ws.location),
         workdir=str(ws.workdir) if ws.workdir else None,
         remote=remote,
         refspecs=refspecs,
         lines=lines,
-        hooks={"dir": str(hooks.hooks_dir(ws.gr)), "states": {r.name: r.state for r in hook_rows}},
+        hooks={"dir": str(hook_files.hooks_dir(ws.gr)), "states": {r.name: r.state for r in hook_rows}},
         agents=agents_state(ws),
         policy=policy_state(ws),
         semantic=semantic_state(ws),

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from ..app.visible import visible
 from .common import (
     complete_kinds,
     echo_json,
@@ -22,7 +23,7 @@ from .common import (
     quiet_option,
 )
 from .listing import ONELINE
-from .terminal import echo_painted, info, output, say, visible
+from .terminal import echo_painted, info, output, say
 
 
 @click.command()

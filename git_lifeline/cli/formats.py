@@ -11,8 +11,8 @@ from pathlib import Path
 
 import click
 
+from ..app.visible import visible
 from .common import write_output
-from .terminal import visible
 
 
 def export_other(led, fmt: str, output: str) -> None:

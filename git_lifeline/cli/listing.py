@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 from datetime import datetime, timezone
 
+from ..app.visible import visible
 from ..errors import InputError
-from .terminal import Output, visible
+from .terminal import Output
 
 ONELINE = "%h %k: %s"
 PLACEHOLDERS = {

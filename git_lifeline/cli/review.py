@@ -6,9 +6,10 @@ import sys
 
 import click
 
+from ..app.visible import visible
 from ..errors import LifelineError
 from .common import echo_json, entry_dict, entry_fields, entry_options, line_option, open_ledger, open_workspace, page
-from .terminal import say, say_failure, say_line, visible
+from .terminal import say, say_failure, say_line
 
 
 def _agents(ctx: click.Context, existing: bool = True):

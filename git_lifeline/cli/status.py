@@ -6,8 +6,9 @@ import sys
 
 import click
 
+from ..app.visible import visible
 from .common import echo_json, open_workspace, plural, short
-from .terminal import say_line, visible
+from .terminal import say_line
 
 
 @click.command()

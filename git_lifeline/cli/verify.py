@@ -6,8 +6,9 @@ import sys
 
 import click
 
+from ..app.visible import visible
 from .common import chosen_line, echo_json, line_option, open_ledger, open_workspace
-from .terminal import say_lines, visible
+from .terminal import say_lines
 
 
 def _problem_rows(problems: list) -> list:

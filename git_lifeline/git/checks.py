@@ -31,9 +31,9 @@ from ..core.entry import parse_entry, utcnow
 from ..core.headers import header_problems
 from ..errors import InputError, LifelineError
 from .blobs import read_blobs
+from .command import GitCommandError
 from .fanout import FanoutLog
 from .namespaces import LEDGER, NAMESPACES, REVIEW
-from .repo import GitCommandError
 from .trees import blob_data, diff_entry_trees, is_entry_path, lookup
 
 

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Optional
 
 from ..errors import InputError
-from .repo import GitRepo, run_git
+from .command import run_git
+from .repo import GitRepo
 from .store import LineStore, list_lines
 
 TRAILER = "Lifeline"

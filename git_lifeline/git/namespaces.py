@@ -13,7 +13,8 @@ from typing import Any
 
 import pygit2
 
-from .fanout import NAME_RE, Namespace
+from .fanout import Namespace
+from .names import NAME_RE
 from .repo import GitRepo
 from .trees import blob_data
 

@@ -17,10 +17,8 @@ import pygit2
 
 from ..errors import InputError, LifelineError, NotARepoError, explain_with
 from . import command
-from .command import GitCommandError, git_lines, run_git
+from .command import run_git
 from .reffiles import common_dir_of, lifeline_dir_of
-
-__all__ = ["GitCommandError", "GitRepo", "git_lines", "open_repo", "run_git", "repository_failure", "run_program"]
 
 
 @dataclass

@@ -19,15 +19,11 @@ import pygit2
 
 from ..core.entry import MIN_PREFIX
 from ..errors import InputError
-from .bulk import BulkWriter
-from .fanout import CAS_SECONDS, STALE_REF_LOCK_SECONDS, AppendResult, FanoutLog, Loaded, validate_name
-from .fanout import NAME_RE as LINE_RE
-from .fs import file_lock
+from .fanout import AppendResult, FanoutLog
 from .names import DEFAULT_LINE
 from .namespaces import LEDGER
-from .refs import HEX40, cas_ref, drop_phantom_reflog, ensure_reflog, make_commit, ref_value, rewound_value
 from .repo import GitRepo
-from .trees import Union, commit_at, diff_entry_trees, entry_path, insert_fanout, is_entry_path, subtree
+from .trees import Union, commit_at
 
 if TYPE_CHECKING:  # annotations only
     from ..core.entry import Entry
@@ -35,44 +31,12 @@ if TYPE_CHECKING:  # annotations only
 REF_PREFIX = LEDGER.ref_prefix
 ENTRIES_DIR = LEDGER.tree_dir
 FORMAT_VERSION = "1"
-LoadResult = Loaded
-validate_line = validate_name
 _LISTED_IN_MESSAGE = 10
 _HEX = re.compile(r"[0-9a-f]+")
 REMIND_SCAN_LIMIT = 1000
 # The code commit HEAD was at when entries were appended, as a trailer of their ledger
 # commit: outside the hashed entries, so it changes no id (history.py reads it).
 CODE_TRAILER = "Lifeline-Code"
-
-__all__ = [  # what other layers import from here (several live in the engine's modules)
-    "AppendResult",
-    "BulkWriter",
-    "CAS_SECONDS",
-    "CODE_TRAILER",
-    "DEFAULT_LINE",
-    "ENTRIES_DIR",
-    "HEX40",
-    "LINE_RE",
-    "LineStore",
-    "LoadResult",
-    "REF_PREFIX",
-    "STALE_REF_LOCK_SECONDS",
-    "cas_ref",
-    "diff_entry_trees",
-    "drop_phantom_reflog",
-    "ensure_reflog",
-    "entry_path",
-    "file_lock",
-    "insert_fanout",
-    "is_entry_path",
-    "last_append_time",
-    "list_lines",
-    "make_commit",
-    "ref_value",
-    "rewound_value",
-    "subtree",
-    "validate_line",
-]
 
 
 class LineStore(FanoutLog):

@@ -34,60 +34,25 @@ from typing import Any, Optional
 import pygit2
 
 from ..errors import InputError, LifelineError
+from .command import GitCommandError, git_lines, run_git
 from .fanout import (
     CorruptionError,
     FanoutLog,
     Namespace,
     Progress,
-    Union,
     clash_message,
     name_clashes,
     no_progress,
     union_of,
 )
 from .integrate import PullLine, integrate_head, relation
+from .names import NAME_RE
 from .namespaces import LEDGER, NAMESPACES, REVIEW, names_in_use, namespace_of, tracking_names
-from .repo import GitCommandError, GitRepo, git_lines, run_git
-from .store import LINE_RE, LineStore
+from .repo import GitRepo
+from .store import LineStore
 from .trails import ReviewTrail
-from .verify import pick_blob, problem_lines, verified_incoming, verify_range
-
-__all__ = [
-    "CorruptionError",
-    "FetchLine",
-    "PartlyPulled",
-    "PullLine",
-    "PushLine",
-    "PushResult",
-    "Refused",
-    "Union",
-    "ZERO",
-    "clone",
-    "default_remote",
-    "fetch",
-    "fetch_refspec",
-    "integrate",
-    "integrate_all",
-    "local_heads",
-    "no_progress",
-    "open_log",
-    "pick_blob",
-    "push",
-    "push_review",
-    "relation",
-    "remote_setup",
-    "remotes",
-    "resolve_remote",
-    "retry_pause",
-    "review_fetch_refspec",
-    "review_tracking_heads",
-    "review_tracking_prefix",
-    "tracking_heads",
-    "tracking_prefix",
-    "union_trees",
-    "unpushed",
-    "verify_outgoing",
-]
+from .trees import Union
+from .verify import problem_lines, verified_incoming, verify_range
 
 ZERO = "0" * 40
 REVIEW_PREFIX = REVIEW.ref_prefix
@@ -481,7 +446,7 @@ def push(gr: GitRepo, remote: str, only: Optional[list] = None, progress: Progre
         # git's own lines (a remote's come prefixed "remote: "), indented under ours
         raise LifelineError(f"pushing the ledger to {remote!r} failed:", *git_lines(err, proc.returncode))
     for _i, p, found in pushed:
-        if p.ok and p.sha and found and LINE_RE.fullmatch(found[1]):
+        if p.ok and p.sha and found and NAME_RE.fullmatch(found[1]):
             # keep the tracking ref in step, as git does for branches, so "unpushed" is known
             gr.repo.references.create(found[0].tracking_prefix(remote) + found[1], pygit2.Oid(hex=p.sha), force=True)
     return result

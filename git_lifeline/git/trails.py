@@ -16,7 +16,7 @@ from typing import Callable, Optional
 import pygit2
 
 from ..core.entry import Entry
-from .fanout import FanoutLog, Union, no_progress
+from .fanout import FanoutLog, no_progress
 from .integrate import PullLine, integrate_head
 from .namespaces import REVIEW
 from .records import (
@@ -32,6 +32,7 @@ from .records import (
     trailers,
 )
 from .repo import GitRepo
+from .trees import Union
 from .verify import verified_incoming
 
 _HEX = re.compile(r"[0-9a-f]+")
@@ -151,3 +152,8 @@ class ReviewTrail(FanoutLog):
             progress=no_progress,
         )
         return {"ahead": "up-to-date"}.get(pulled.action, pulled.action)
+
+
+def list_trails(gr: GitRepo) -> list[str]:
+    """Names of the lines that have a review trail (valid line names only), sorted."""
+    return REVIEW.names(gr)

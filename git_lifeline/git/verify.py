@@ -33,32 +33,12 @@ from typing import Any, Callable, Iterable, Optional
 import pygit2
 
 from ..errors import LifelineError
-from .checks import Checks, Problem, Report, SecretProblem, added_from_changes, added_records, checks_for
+from .checks import Checks, Problem, Report, added_from_changes, added_records, checks_for
 from .fanout import CorruptionError, FanoutLog, Progress, clash_message, name_clashes, no_progress
-from .namespaces import NAMESPACES, REVIEW, names_in_use, pick_blob
+from .namespaces import NAMESPACES, REVIEW, names_in_use
 from .refs import rewound_value
 from .repo import GitRepo
 from .trees import is_entry_path, lookup_all
-
-__all__ = [
-    "Problem",
-    "Report",
-    "SecretProblem",
-    "TrailProblem",
-    "TrailReport",
-    "pick_blob",
-    "signature_problems",
-    "problem_lines",
-    "verified_incoming",
-    "verify_all",
-    "verify_line",
-    "verify_log",
-    "verify_range",
-    "verify_trail",
-]
-
-TrailProblem = Problem  # the review trail's verdicts are the same types as a line's
-TrailReport = Report
 
 
 class _HistoryUnreadable(Exception):

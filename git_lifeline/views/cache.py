@@ -24,8 +24,8 @@ from typing import Optional
 from ..core import fold_text, truth
 from ..core.entry import Entry
 from ..git.blobs import tree_blobs
-from ..git.store import LineStore, diff_entry_trees, is_entry_path
-from ..git.trees import blob_data, tree_at
+from ..git.store import LineStore
+from ..git.trees import blob_data, diff_entry_trees, is_entry_path, tree_at
 from . import cache_check as check
 from . import cache_rows as cr
 from . import cache_warm as warm
