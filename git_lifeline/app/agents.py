@@ -301,7 +301,7 @@ class Agents:
     def _propose_once(self, entry: Entry, rule: str, via: str) -> AgentWrite:
         """File a proposal, unless the line already holds the entry or the same proposal waits
         (an agent that retries, or two sessions that agree, file nothing twice)."""
-        stored = self.led.store.get(entry.id)
+        stored = self.led.store.read(entry.id)
         if stored is not None:
             return AgentWrite("propose", rule, stored, written=False, already="ledger")
         trail = self.trail()

@@ -116,7 +116,7 @@ def history(led: Ledger, entry_id: str) -> EntryHistory:
     status = _status(st, entry_id)
     if status == "superseded" and not any(acts and not revert for _, revert, acts in named_by):
         status = "withdrawn"
-    get = led.store.get
+    get = led.store.read
     parents = own[0] if own else []
     how = "reverts" if own and own[1] else "revises"
     return EntryHistory(
@@ -149,7 +149,7 @@ def _acting_corrections(led: Ledger, entry_id: str) -> list:
 
 def _target(led: Ledger, ref: str):
     entry_id = led.store.resolve(ref)
-    entry = led.store.get(entry_id)
+    entry = led.store.read(entry_id)
     if entry is None:
         raise InputError(f"no entry {ref!r} in line {led.line!r}")
     return entry

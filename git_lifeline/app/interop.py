@@ -166,11 +166,11 @@ def import_from(
     total = len(records)
     store = led.store
     head = store.head()
-    tree = store.entries_tree(head)
+    tree = store.tree(head)
     index = LineIndex.scan(led.gr)
 
     def in_line(entry_id: str) -> bool:
-        return tree is not None and store._lookup_blob(tree, entry_id) is not None
+        return tree is not None and store.lookup(tree, entry_id) is not None
 
     def dedup_used() -> dict:
         if head is None:

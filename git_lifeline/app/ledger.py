@@ -186,7 +186,7 @@ class Ledger:
         return [e for e in sorted(loaded.entries.values(), key=order_key) if kind is None or e.kind == kind]
 
     def show(self, ref: str):
-        return self.store.get(self.store.resolve(ref))
+        return self.store.read(self.store.resolve(ref))
 
     def exists(self) -> bool:
         """Whether the line has entries or a review trail (a mistyped --line has neither)."""
@@ -404,7 +404,7 @@ class Ledger:
             entry = None
             if link.entry_id:
                 store = self.store if link.line == self.line else LineStore(self.gr, link.line)
-                entry = store.get(link.entry_id)
+                entry = store.read(link.entry_id)
             out.append((entry, link))
         return out
 
@@ -559,7 +559,7 @@ class Ledger:
 
     def describe(self, entry_id: str) -> Optional[str]:
         """`kind: summary` of an entry of the line, or None (what a commit message names)."""
-        e = self.store.get(entry_id)
+        e = self.store.read(entry_id)
         return f"{e.kind}: {e.summary}" if e is not None else None
 
     def append(self, entries: list, subject: Optional[str] = None) -> AppendResult:

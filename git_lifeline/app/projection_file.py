@@ -247,9 +247,9 @@ class ProjectionFile:
         current = self._read(target)
         limit = self._bound()
         text = None
-        tree = self.store.entries_tree_id(head)
+        tree = self.store.tree_id(head)
         if current is not None and added and tree is not None:
-            text = projection.append_rendered(current, self.store.entries_tree_id(prev_head), added, tree)
+            text = projection.append_rendered(current, self.store.tree_id(prev_head), added, tree)
         if text is None and current is not None:
             text = self._catch_up(current, head)
         if text is None:
@@ -269,7 +269,7 @@ class ProjectionFile:
         from ..views import projection
 
         footer, shown = projection.shown_tree(current)
-        target = self.store.entries_tree_id(head)
+        target = self.store.tree_id(head)
         if not footer:
             return None
         if shown == target:
@@ -307,9 +307,7 @@ class ProjectionFile:
             head = self.store.head()
             self._write(
                 target,
-                projection.render_bounded(
-                    self.line, self._entries(head), self.store.entries_tree_id(head), self._bound()
-                ),
+                projection.render_bounded(self.line, self._entries(head), self.store.tree_id(head), self._bound()),
             )
         return self.path
 
@@ -324,7 +322,7 @@ class ProjectionFile:
 
         self._write_quietly(
             lambda target: self._write(
-                target, projection.render_bounded(self.line, entries, self.store.entries_tree_id(head), self._bound())
+                target, projection.render_bounded(self.line, entries, self.store.tree_id(head), self._bound())
             )
         )
 
@@ -341,5 +339,5 @@ class ProjectionFile:
             return
         assert self.path is not None
         extend = self.path.exists() and pl.before is not None and not pl.rewritten
-        added = [pl.parsed.get(i) or self.store.get(i, pl.after) for i in pl.incoming] if extend else []
+        added = [pl.parsed.get(i) or self.store.read(i, pl.after) for i in pl.incoming] if extend else []
         self.refresh(pl.before, added, pl.after)

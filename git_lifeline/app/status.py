@@ -108,7 +108,7 @@ def projection_state(led) -> dict:
             "state": "not a projection",
             "detail": "no git-lifeline footer; `git lifeline render` rewrites it",
         }
-    if shown == led.store.entries_tree_id(head):
+    if shown == led.store.tree_id(head):
         return {**out, "state": "current", "detail": ""}
     return {**out, "state": "behind", "detail": PROJECTION_RULE}
 

@@ -24,7 +24,7 @@ def parent_times(led: "Ledger", parents: list, batch: Optional[dict] = None) -> 
         e = (batch or {}).get(p)
         if e is None:
             try:
-                e = led.store.get(p)
+                e = led.store.read(p)
             except LifelineError:
                 e = None  # a malformed parent has no ts to compare with (verify reports it)
         if e is None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Optional
 import pygit2
 
 from ..errors import LifelineError
-from .fanout import _CAS_ATTEMPTS, CAS_SECONDS, AppendResult, FanoutLog
+from .fanout import CAS_ATTEMPTS, CAS_SECONDS, AppendResult, FanoutLog
 from .trees import entry_path
 
 if TYPE_CHECKING:  # annotations only
@@ -190,7 +190,7 @@ class BulkWriter:
     def _publish_locked(self, entries: list, message_for, progress) -> AppendResult:
         deadline = time.monotonic() + CAS_SECONDS
         pause: Optional[float] = 0.0
-        for attempt in range(_CAS_ATTEMPTS):
+        for attempt in range(CAS_ATTEMPTS):
             if attempt:
                 time.sleep(pause or 0.0)
                 self._restart()
@@ -209,8 +209,8 @@ class BulkWriter:
             self._move_pack()
             commit = self.store.resign(commit)  # fast-import cannot sign
             self.store.check_written(pygit2.Oid(hex=commit), [e.id for e in new])
-            if self.store._move_ref(head, pygit2.Oid(hex=commit), f"lifeline: import {len(new)}"):
-                self.store._maybe_gc()
+            if self.store.move_ref(head, commit, f"lifeline: import {len(new)}"):
+                self.store.maybe_gc()
                 return AppendResult(new, existing, commit, head)
             pause = self.store.retry_pause(attempt + 1, deadline)
             if pause is None:

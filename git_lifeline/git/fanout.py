@@ -46,7 +46,7 @@ from .trees import (
     union_trees,
 )
 
-_CAS_ATTEMPTS = 64
+CAS_ATTEMPTS = 64
 CAS_SECONDS = 30.0  # writers queue on the log's lock; CAS retries only race outside writers
 STALE_REF_LOCK_SECONDS = 5  # a ref update holds <ref>.lock for milliseconds
 _LOOSE_SAMPLE_DIR = "17"  # git gc --auto estimates loose objects from this one fan-out dir
@@ -467,7 +467,7 @@ class FanoutLog:
             self.check_written(commit, [r.id for r in new])
             moved = reflog(new) if reflog else f"{self.ns.label}: append {len(new)}"
             if self._move_ref(head, commit, moved):
-                self._maybe_gc()
+                self.maybe_gc()
                 return AppendResult(new, present, str(commit), head)
             pause = self.retry_pause(attempt, deadline)
             if pause is None:
@@ -514,7 +514,7 @@ class FanoutLog:
         try:
             age = time.time() - lock.stat().st_mtime
         except FileNotFoundError:
-            if attempt < _CAS_ATTEMPTS or time.monotonic() < deadline:
+            if attempt < CAS_ATTEMPTS or time.monotonic() < deadline:
                 return random.uniform(0.001, 0.004) * min(attempt, 10)
             return None
         stale_after = self.gr.config_int("lifeline.staleRefLockSeconds", STALE_REF_LOCK_SECONDS)
@@ -527,7 +527,7 @@ class FanoutLog:
             if HEX40.fullmatch(planned):
                 drop_phantom_reflog(self.gr, self.ref_name, self.head(), planned)
             return 0.0
-        if time.monotonic() + (stale_after - age) <= deadline or attempt < _CAS_ATTEMPTS:
+        if time.monotonic() + (stale_after - age) <= deadline or attempt < CAS_ATTEMPTS:
             return 0.05
         return None
 
@@ -551,7 +551,7 @@ class FanoutLog:
     def move_ref(self, old: Optional[str], new: str, message: str) -> bool:
         return self._move_ref(old, pygit2.Oid(hex=new), message)
 
-    def _maybe_gc(self) -> None:
+    def maybe_gc(self) -> None:
         # libgit2 never runs git's auto-gc; loose objects would pile up (6 per append).
         # Sample one fan-out directory the way `git gc --auto` does, and only then spawn it.
         sample = self.gr.common_dir / "objects" / _LOOSE_SAMPLE_DIR

@@ -114,11 +114,11 @@ class LineIndex:
             if why:
                 idx.ignored.append((ref_name, why))
                 continue
-            idx.lines[name] = LineRef(name, store, head, store.entries_tree(head))
+            idx.lines[name] = LineRef(name, store, head, store.tree(head))
         for name, head in sorted((pending or {}).items()):
             if NAME_RE.fullmatch(name) and not _not_a_line(gr.repo, head):
                 store = LineStore(gr, name)
-                idx.pending[name] = LineRef(name, store, head, store.entries_tree(head))
+                idx.pending[name] = LineRef(name, store, head, store.tree(head))
         return idx
 
     def names(self) -> list:

@@ -26,7 +26,7 @@ from .repo import GitRepo
 from .trees import Union, commit_at
 
 if TYPE_CHECKING:  # annotations only
-    from ..core.entry import Entry
+    pass
 
 REF_PREFIX = LEDGER.ref_prefix
 ENTRIES_DIR = LEDGER.tree_dir
@@ -48,26 +48,6 @@ class LineStore(FanoutLog):
     @property
     def line(self) -> str:
         return self.name
-
-    # the names the layers above have always used for the engine's reads
-    def entries_tree(self, commit_id: Optional[str]) -> Optional[pygit2.Tree]:
-        """The `entries/` tree of a commit (None for an empty line)."""
-        return self.tree(commit_id)
-
-    def entries_tree_id(self, commit_id: Optional[str]) -> Optional[str]:
-        return self.tree_id(commit_id)
-
-    def _lookup_blob(self, tree: Optional[pygit2.Tree], entry_id: str) -> Optional[pygit2.Oid]:
-        return self.lookup(tree, entry_id)
-
-    def _insert(self, base: Optional[pygit2.Tree], blobs: dict) -> pygit2.Oid:
-        return self.insert(base, blobs)
-
-    def get(self, entry_id: str, commit_id: Optional[str] = None) -> Optional[Entry]:
-        return self.read(entry_id, commit_id)
-
-    def iter_entry_oids(self, commit_id: Optional[str] = None):
-        return self.iter_oids(commit_id)
 
     def resolve(self, prefix: str, commit_id: Optional[str] = None) -> str:
         """Full id for a full id or a unique prefix of at least MIN_PREFIX hex chars.
@@ -103,7 +83,7 @@ class LineStore(FanoutLog):
         def n(k, word="entry", plural="entries"):
             return f"{k} {word if k == 1 else plural}"
 
-        incoming = [e for e in (parsed.get(i) or self.get(i, theirs) for i in u.incoming) if e is not None]
+        incoming = [e for e in (parsed.get(i) or self.read(i, theirs) for i in u.incoming) if e is not None]
         summaries = [f"{e.short} {e.kind}: {e.summary}" for e in sorted(incoming, key=lambda e: (e.ts, e.id))]
         lines = [
             f"lifeline: merge {source}/{self.line} into {self.line}",

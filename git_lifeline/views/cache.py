@@ -255,14 +255,12 @@ class LineCache:
         moment ago may find the cache already at a newer head (another process
         appended): that is served as is, never rolled back, so processes at slightly
         different heads cannot make each other rebuild (or read a half-rebuilt cache)."""
-        target = self.store.entries_tree_id(commit_id) or "none"
+        target = self.store.tree_id(commit_id) or "none"
         db = self.open()
         try:
             sealed = self._current(db)
             cached = sealed.tree if sealed is not None else None
-            if cached != target and (
-                cached is None or (self.store.entries_tree_id(self.store.head()) or "none") != cached
-            ):
+            if cached != target and (cached is None or (self.store.tree_id(self.store.head()) or "none") != cached):
                 if self.mode == "read-only":
                     db = self._to_memory()
                 self._advance(db)
@@ -283,7 +281,7 @@ class LineCache:
         """Advance to the head as it is once this process holds the write lock."""
         db.execute("BEGIN IMMEDIATE")
         try:
-            target = self.store.entries_tree_id(self.store.head()) or "none"
+            target = self.store.tree_id(self.store.head()) or "none"
             sealed = check.read_sealed(db, cr.SCHEMA_VERSION, in_transaction=True)
             if sealed is not None and sealed.tree == target:
                 db.execute("COMMIT")
@@ -426,7 +424,7 @@ class LineCache:
             except OSError:
                 pass
         try:
-            e = self.store.get(entry_id)
+            e = self.store.read(entry_id)
         except Exception:  # the entry as git has it: whatever it is, not the damaged row
             return None
         return e if e is not None and e.verify() else None

@@ -181,14 +181,14 @@ class BertConfig:
         return cfg
 
 
-def _read_json(path: Path) -> Any:
+def read_json(path: Path) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ModelDirError(f"cannot read {path}: {exc}") from None
 
 
-def _check_sentence_transformers_files(root: Path) -> int | None:
+def check_sentence_transformers_files(root: Path) -> int | None:
     """Validate the optional sentence-transformers metadata; return its max_seq_length.
 
     These files are what tells us the checkpoint really is mean-pooled; a CLS
@@ -196,7 +196,7 @@ def _check_sentence_transformers_files(root: Path) -> int | None:
     """
     modules_path = root / "modules.json"
     if modules_path.is_file():
-        modules = _read_json(modules_path)
+        modules = read_json(modules_path)
         if not isinstance(modules, list):
             raise ModelDirError(f"{modules_path}: expected a JSON list")
         types = [m.get("type") if isinstance(m, dict) else None for m in modules]
@@ -206,7 +206,7 @@ def _check_sentence_transformers_files(root: Path) -> int | None:
 
     pooling_path = root / "1_Pooling" / "config.json"
     if pooling_path.is_file():
-        pooling = _read_json(pooling_path)
+        pooling = read_json(pooling_path)
         if not isinstance(pooling, dict):
             raise ModelDirError(f"{pooling_path}: expected a JSON object")
         active = sorted(k for k, v in pooling.items() if k.startswith("pooling_mode") and v is True)
@@ -215,7 +215,7 @@ def _check_sentence_transformers_files(root: Path) -> int | None:
 
     st_path = root / "sentence_bert_config.json"
     if st_path.is_file():
-        st_cfg = _read_json(st_path)
+        st_cfg = read_json(st_path)
         if isinstance(st_cfg, dict) and st_cfg.get("max_seq_length") is not None:
             try:
                 return int(st_cfg["max_seq_length"])
