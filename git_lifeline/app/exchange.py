@@ -113,10 +113,7 @@ def _integrate_review_trails(
 def push(ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = None, progress=None) -> sync.PushResult:
     """Push every line and its review trail (never forced)."""
     name = sync.resolve_remote(ws.gr, remote)
-    result = sync.push(ws.gr, name, lines, progress or no_progress)
-    trails = [t for t in list_trails(ws.gr) if lines is None or t in lines]
-    result.lines.extend(sync.push_review(ws.gr, name, trails))
-    return result
+    return sync.push(ws.gr, name, lines, progress or no_progress)
 
 
 # Another clone's push landing between our pull and push costs one more round; several

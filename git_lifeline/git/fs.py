@@ -97,16 +97,6 @@ def read_bounded(path: Path, limit: int, follow: bool = True) -> bytes:
     return b"".join(parts)
 
 
-def read_head(path: Path, size: int) -> bytes:
-    """The first `size` bytes of the regular file `path` (UnsafeFile for anything else:
-    a FIFO in its place must not hang the reader)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    with os.fdopen(fd, "rb", buffering=0) as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise UnsafeFile(path, f"{path} is not a regular file")
-        return f.read(size)
-
-
 def read_text_exact(path: Path, limit: Optional[int] = None) -> str:
     """Read UTF-8 text byte-for-byte (no newline translation: CRLF in a body survives),
     bounded by `limit` when given (UnsafeFile past it, or for a non-regular file)."""

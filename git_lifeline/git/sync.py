@@ -77,20 +77,8 @@ def open_log(gr: GitRepo, ns: Namespace, name: str) -> FanoutLog:
     return _LOGS[ns.name](gr, name)  # type: ignore[call-arg]
 
 
-def tracking_prefix(remote: str) -> str:
-    return LEDGER.tracking_prefix(remote)
-
-
 def fetch_refspec(remote: str) -> str:
     return LEDGER.fetch_refspec(remote)
-
-
-def review_tracking_prefix(remote: str) -> str:
-    return REVIEW.tracking_prefix(remote)
-
-
-def review_fetch_refspec(remote: str) -> str:
-    return REVIEW.fetch_refspec(remote)
 
 
 def tracking_heads(gr: GitRepo, remote: str) -> dict:
@@ -459,13 +447,6 @@ def retry_pause(attempt: int, rng: Optional[random.Random] = None) -> float:
     step (three clones retrying at once, without a pause, lost ~1 sync in 10)."""
     base = min(0.25 * 2 ** max(0, attempt - 2), 4.0)
     return (rng or random).uniform(0.5 * base, 1.5 * base)
-
-
-def push_review(gr: GitRepo, remote: str, lines: list) -> list:
-    """Nothing left to do: `push` carries every namespace, the review trails included,
-    verified like the lines. Kept so that callers written when trails were pushed apart
-    neither break nor push them twice."""
-    return []
 
 
 # ---- unpushed entries ---------------------------------------------------------------

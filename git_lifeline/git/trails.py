@@ -48,9 +48,6 @@ class ReviewTrail(FanoutLog):
     def line(self) -> str:
         return self.name
 
-    def records_tree(self, commit_id: Optional[str]) -> Optional[pygit2.Tree]:
-        return self.tree(commit_id)
-
     def check_blob(self, path: str, obj: Optional[pygit2.Object]) -> tuple[Optional[Record], Optional[str]]:
         if not isinstance(obj, pygit2.Blob):
             return None, "not a record blob at a record path"

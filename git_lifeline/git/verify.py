@@ -35,7 +35,7 @@ import pygit2
 from ..errors import LifelineError
 from .checks import Checks, Problem, Report, added_from_changes, added_records, checks_for
 from .fanout import CorruptionError, FanoutLog, Progress, clash_message, name_clashes, no_progress
-from .namespaces import NAMESPACES, REVIEW, names_in_use
+from .namespaces import REVIEW, names_in_use
 from .refs import rewound_value
 from .repo import GitRepo
 from .trees import is_entry_path, lookup_all
@@ -253,18 +253,6 @@ def verify_trail(gr: GitRepo, line: str, commit: Optional[str] = None, in_use: O
     if commit is None:
         return verify_log(trail, in_use)
     return verify_range(trail, commit, ())
-
-
-def verify_all(gr: GitRepo, names: Optional[list] = None) -> list[Report]:
-    """The full verification of every log of every namespace (of the given names only,
-    when `names` is given): one loop, so no family of refs goes unchecked."""
-    reports = []
-    in_use = names_in_use(gr)
-    for ns in NAMESPACES:
-        for name in ns.names(gr):
-            if names is None or name in names:
-                reports.append(verify_log(FanoutLog(gr, ns, name), in_use))
-    return reports
 
 
 def _check_change(

@@ -235,10 +235,6 @@ class LineCache:
         self._sealed = None
 
     # ---- keeping in step with the ref --------------------------------------
-    def cached_tree(self) -> Optional[str]:
-        self.open()
-        return self._sealed.tree if self._sealed is not None else None
-
     def _current(self, db: sqlite3.Connection) -> Optional[Sealed]:
         """The seal as the file holds it now (another process may have advanced it)."""
         if self._sealed is not None:

@@ -9,8 +9,8 @@ pickle, no torch). Together those stay around 85-120 MB installed instead of the
 GBs that torch pulls in, which matters for a git extension.
 
 Nothing here touches the network: the caller hands over a local model
-directory (the sentence-transformers layout). A downloader can pin it with
-``minilm_files``' :func:`sha256_of_dir` / :func:`verify_sha256` and :data:`PINNED_SHA256`.
+directory (the sentence-transformers layout). A downloader pins it with
+``minilm_files``' :data:`PINNED_SHA256` (app/models.py checks each file against it).
 
 Typical use::
 

@@ -70,41 +70,6 @@ def file_sha256(path: str | Path) -> str:
     return digest.hexdigest()
 
 
-def sha256_of_dir(model_dir: str | Path) -> dict[str, str]:
-    """Map every regular file under ``model_dir`` (POSIX relative path) to its sha256.
-
-    Per-file digests rather than one combined digest, so that a mismatch can
-    say *which* file is wrong and extra harmless files (a README, a cache
-    marker) do not invalidate a pinned manifest.
-    """
-    root = Path(model_dir)
-    if not root.is_dir():
-        raise ModelDirError(f"model directory does not exist or is not a directory: {root}")
-    return {p.relative_to(root).as_posix(): file_sha256(p) for p in sorted(root.rglob("*")) if p.is_file()}
-
-
-def verify_sha256(model_dir: str | Path, manifest: Mapping[str, str] = PINNED_SHA256) -> None:
-    """Raise :class:`ModelDirError` unless every file in ``manifest`` exists with that digest.
-
-    Files present on disk but absent from the manifest are ignored on purpose
-    (see :func:`sha256_of_dir`).
-    """
-    root = Path(model_dir)
-    if not root.is_dir():
-        raise ModelDirError(f"model directory does not exist or is not a directory: {root}")
-    problems: list[str] = []
-    for rel, expected in sorted(manifest.items()):
-        path = root / rel
-        if not path.is_file():
-            problems.append(f"missing: {rel}")
-            continue
-        actual = file_sha256(path)
-        if actual != expected.lower():
-            problems.append(f"sha256 mismatch: {rel} (expected {expected}, got {actual})")
-    if problems:
-        raise ModelDirError(f"model directory {root} failed verification: " + "; ".join(problems))
-
-
 # --------------------------------------------------------------------------
 # configuration
 
