@@ -15,7 +15,7 @@ from typing import Optional
 from ..git import sync
 from ..git.fanout import no_progress
 from ..git.sync import PartlyPulled
-from ..git.trails import ReviewTrail, list_trails
+from ..git.trails import list_trails
 from .workspace import Workspace
 
 __all__ = [
@@ -78,7 +78,8 @@ def fetch(ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = N
 def pull(
     ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = None, progress=None, fetch: bool = True
 ) -> PullReport:
-    """Fetch, then bring each remote line in (create, fast-forward or merge). A line that
+    """Fetch, then bring each remote line and its review trail in (create, fast-forward or
+    merge; sync.integrate carries every namespace, so each log is integrated once). A line that
     fails verification is left out and the others still come in; then PartlyPulled is
     raised with `report` set to what came in."""
     name = sync.resolve_remote(ws.gr, remote)
@@ -92,22 +93,11 @@ def pull(
     for pl in results:
         if pl.changed:
             ws.ledger(pl.line).projection.after_pull(pl)
-    left_out = {r.name for r in partial.refused} if partial else set()  # a line and its trail travel together
-    _integrate_review_trails(ws, name, lines, left_out)
     report = PullReport(name, results)
     if partial is not None:
         partial.report = report
         raise partial
     return report
-
-
-def _integrate_review_trails(
-    ws: Workspace, remote: str, lines: Optional[list], left_out: frozenset | set = frozenset()
-) -> None:
-    """Bring the remote's review trails in (verified, then created, fast-forwarded or merged)."""
-    for line, commit in sorted(sync.review_tracking_heads(ws.gr, remote).items()):
-        if (lines is None or line in lines) and line not in left_out:
-            ReviewTrail(ws.gr, line).integrate(commit)
 
 
 def push(ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = None, progress=None) -> sync.PushResult:

@@ -86,11 +86,6 @@ def tracking_heads(gr: GitRepo, remote: str) -> dict:
     return LEDGER.tracking_heads(gr, remote)
 
 
-def review_tracking_heads(gr: GitRepo, remote: str) -> dict:
-    """{line: commit} of the remote's review trails as last fetched."""
-    return REVIEW.tracking_heads(gr, remote)
-
-
 def local_heads(gr: GitRepo, only: Optional[list] = None, ns: Namespace = LEDGER) -> dict:
     heads = {}
     for name in ns.names(gr):

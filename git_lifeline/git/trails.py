@@ -16,8 +16,7 @@ from typing import Callable, Optional
 import pygit2
 
 from ..core.entry import Entry
-from .fanout import FanoutLog, no_progress
-from .integrate import PullLine, integrate_head
+from .fanout import FanoutLog
 from .namespaces import REVIEW
 from .records import (
     MIN_PID_PREFIX,
@@ -33,7 +32,6 @@ from .records import (
 )
 from .repo import GitRepo
 from .trees import Union
-from .verify import verified_incoming
 
 _HEX = re.compile(r"[0-9a-f]+")
 
@@ -135,20 +133,6 @@ class ReviewTrail(FanoutLog):
     # ---- another clone's trail ---------------------------------------------------------
     def merge_message(self, source: str, theirs: str, u: Union, parsed: dict) -> str:
         return f"lifeline-review: merge trail of line {self.line}\n"
-
-    def integrate(self, other: str) -> str:
-        """Bring another clone's trail commit in: created, up-to-date, fast-forward or merged.
-
-        What `other` adds is verified first (the same engine as every gate: a tampered
-        record is refused, nothing moves). A merge commit carries the union of both
-        record sets; records are content-addressed, so the union never conflicts."""
-        pulled: PullLine = integrate_head(
-            self,
-            other,
-            lambda local, theirs: verified_incoming(self, local, theirs, "another clone"),
-            progress=no_progress,
-        )
-        return {"ahead": "up-to-date"}.get(pulled.action, pulled.action)
 
 
 def list_trails(gr: GitRepo) -> list[str]:
