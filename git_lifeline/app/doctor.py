@@ -49,9 +49,7 @@ def _identity(ws: Workspace) -> Check:
 
 
 def _shallow(ws: Workspace) -> Check:
-    from .status import is_shallow
-
-    if is_shallow(ws):
+    if ws.gr.is_shallow():
         return Check(
             "history",
             PROBLEM,

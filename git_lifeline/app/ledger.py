@@ -265,13 +265,7 @@ class Ledger:
         from ..git.history import find_stale
 
         st = st or self.state()
-        if (
-            since is not None
-            and self.gr.git(
-                ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{since}^{{commit}}"], check=False
-            ).returncode
-            != 0
-        ):
+        if since is not None and not self.gr.names_commit(since):
             raise InputError(f"--since {since!r}: not a commit")
         return find_stale(
             self.gr, st.fold.facts, rechecked(self, st), st.decision_ids, since_rev=since, store=self.store
@@ -298,11 +292,7 @@ class Ledger:
             )
             return self.stale(since=since)
         # The newest commit on HEAD recorded before then: commits after it are "since".
-        proc = self.gr.git(
-            ["rev-list", "-1", f"--before=@{int(when.start.timestamp()) - 1}", "HEAD", "--"], check=False
-        )
-        rev = proc.stdout.decode("ascii", "replace").strip() if proc.returncode == 0 else ""
-        return self.stale(since=rev or None)
+        return self.stale(since=self.gr.last_commit_before(int(when.start.timestamp())))
 
     def recall(self, query: str, k: int = 5) -> list:
         """Search hits (views.recall.Hit), best first; empty when recall abstains."""

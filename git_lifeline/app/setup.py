@@ -75,8 +75,7 @@ def connect_remote(ws: Workspace, pull: bool = True) -> RemoteReport:
     added = [LEDGER.fetch_refspec(remote)] if remote_setup(ws.gr, remote) else []
     key, review_spec = f"remote.{remote}.fetch", REVIEW.fetch_refspec(remote)
     if review_spec not in ws.gr.config_all(key):
-        ws.gr.git(["config", "--add", key, review_spec])
-        ws.gr._config = None  # the configuration read so far no longer holds (as in sync.remote_setup)
+        ws.gr.config_add(key, review_spec)
         added.append(review_spec)
     if not pull:
         return RemoteReport(remote, added, [])

@@ -70,19 +70,6 @@ def shared_remote(ws: Workspace) -> Optional[str]:
     return chosen if chosen in names else names[0]
 
 
-def is_shallow(ws: Workspace) -> bool:
-    proc = ws.gr.git(["rev-parse", "--is-shallow-repository"], check=False)
-    return proc.stdout.decode("utf-8", "replace").strip() == "true"
-
-
-def _ahead_behind(ws: Workspace, ours: str, theirs: str) -> tuple:
-    proc = ws.gr.git(["rev-list", "--left-right", "--count", f"{ours}...{theirs}"], check=False)
-    parts = proc.stdout.decode("utf-8", "replace").split()
-    if proc.returncode != 0 or len(parts) != 2:
-        return None, None
-    return int(parts[0]), int(parts[1])
-
-
 def projection_state(led) -> dict:
     """Whether the line's projection file shows the line's head."""
     from ..views.projection import shown_tree
@@ -128,7 +115,7 @@ def line_status(ws: Workspace, name: str, remote: Optional[str], tracking: dict,
         entries = led.state().count
     row = LineStatus(name, head, entries, remote_head=theirs)
     if theirs is not None and head is not None and ws.gr.resolve_commit(theirs) is not None:
-        row.ahead, row.behind = _ahead_behind(ws, head, theirs)
+        row.ahead, row.behind = ws.gr.ahead_behind(head, theirs)
         row.unpushed = len(led.store.incoming_by_diff(theirs, head)[0]) if row.ahead else 0
         row.incoming = len(led.store.incoming_by_diff(head, theirs)[0]) if row.behind else 0
     elif theirs is not None and head is None:
@@ -219,5 +206,5 @@ def status(ws: Workspace, deep: bool = True) -> Status:
         agents=agents_state(ws),
         policy=policy_state(ws),
         semantic=semantic_state(ws),
-        shallow=is_shallow(ws),
+        shallow=ws.gr.is_shallow(),
     )

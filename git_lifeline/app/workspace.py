@@ -103,6 +103,12 @@ class Workspace:
 
         return list_lines(self.gr)
 
+    def remotes(self) -> list[str]:
+        """The names of the repository's git remotes."""
+        from ..git.sync import remotes
+
+        return remotes(self.gr)
+
     def lines(self) -> list:
         """One row per real line: {line, head, entries, ref, projection}. A stray or
         foreign ref under refs/lifeline/ is not a line (git.lines.LineIndex)."""

@@ -476,9 +476,7 @@ def remote_setup(gr: GitRepo, remote: str) -> bool:
     spec = fetch_refspec(remote)
     wanted = [s for s in (spec, *(ns.branch_exclusion() for ns in NAMESPACES)) if s not in configured]
     for value in wanted:
-        gr.git(["config", "--add", key, value])
-    if wanted:
-        gr._config = None
+        gr.config_add(key, value)
     return spec in wanted
 
 
