@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any, Callable, Iterable, Optional
+from typing import Callable, Iterable, Optional
 
 from ..errors import InputError, LifelineError
 from ..git.fs import UnsafeFile, ensure_excluded, file_lock, is_tracked, read_bounded, worktree_target, write_atomic
@@ -265,7 +265,6 @@ class ProjectionFile:
         own append, so a refresh often finds the ref moved on; a full render there made
         each append cost a full read). None when only a full render will do."""
         from ..core.entry import Entry
-        from ..git.trees import diff_entry_trees, is_entry_path
         from ..views import projection
 
         footer, shown = projection.shown_tree(current)
@@ -276,14 +275,11 @@ class ProjectionFile:
             return current
         if target is None:
             return None
-        repo: Any = self.store.repo  # the git layer's objects, passed back to it as they came
         try:
-            old = repo[shown] if shown else None
-            added = []
-            for path, o, n, kind in diff_entry_trees(repo, old, repo[target]):
-                if o is not None or n is None or kind != "blob" or not is_entry_path(path):
-                    return None  # a removal or a replaced blob: render in full
-                added.append(Entry.from_json(repo[n].data))  # a blob's bytes
+            gain = self.store.gain(shown or None, target)
+            if not gain.only_added_blobs:
+                return None  # a removal or a replaced blob: render in full
+            added = [Entry.from_json(self.store.blob_bytes(g.oid)) for g in gain.entries]
         except (KeyError, ValueError, LifelineError):
             return None
         return projection.append_rendered(current, shown, added, target) if added else None

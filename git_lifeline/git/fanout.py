@@ -32,10 +32,10 @@ from .names import NAME_RE, validate_name
 from .refs import HEX40, cas_ref, drop_phantom_reflog, ensure_reflog, make_commit
 from .repo import GitRepo
 from .trees import (
+    TreeGain,
     Union,
     blob_data,
     commit_at,
-    diff_entry_trees,
     entry_path,
     insert_fanout,
     is_entry_path,
@@ -43,6 +43,7 @@ from .trees import (
     name_of,
     prefix_matches,
     tree_at,
+    tree_gain,
     union_trees,
 )
 
@@ -566,14 +567,18 @@ class FanoutLog:
     def union(self, ours: Optional[pygit2.Tree], theirs: Optional[pygit2.Tree], progress: Any = None) -> Union:
         return union_of(self.repo, self.ns, ours, theirs, progress)
 
-    def incoming_by_diff(self, old: Optional[str], new: str) -> tuple[list, list]:
+    def incoming_by_diff(self, old: Optional[str], new: str) -> tuple[list[str], list[str]]:
         """(new ids, changed ids) between two heads of this log, by tree walk."""
-        added: list[str] = []
-        changed: list[str] = []
-        for path, o, n, _kind in diff_entry_trees(self.repo, self.tree(old), self.tree(new)):
-            if n is not None and is_entry_path(path):
-                (added if o is None else changed).append(path.replace("/", ""))
-        return added, changed
+        entries = self.gain(self.tree_id(old), self.tree_id(new)).entries
+        return [g.entry_id for g in entries if not g.replaced], [g.entry_id for g in entries if g.replaced]
+
+    def gain(self, old_tree: Optional[str], new_tree: Optional[str]) -> TreeGain:
+        """What tree `new_tree` of this log gained over `old_tree` (trees.tree_gain)."""
+        return tree_gain(self.repo, old_tree, new_tree)
+
+    def blob_bytes(self, oid: str) -> bytes:
+        """The bytes of blob `oid` (KeyError when missing or not a blob)."""
+        return blob_data(self.repo, pygit2.Oid(hex=oid))
 
     def merge_message(self, source: str, theirs: str, u: Union, parsed: dict) -> str:
         """The merge commit's message (informative only: readers take records from the tree)."""

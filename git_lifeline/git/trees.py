@@ -202,6 +202,47 @@ def diff_entry_trees(
         yield path, o.id if o is not None else None, n.id if n is not None else None, kind
 
 
+@dataclass(frozen=True)
+class Gained:
+    """An object a tree holds at an entry's path where the older tree held none, or another."""
+
+    entry_id: str
+    oid: str
+    kind: Optional[str]  # "blob" for a plain blob; diff_entry_trees' words otherwise
+    replaced: bool  # the older tree held another object at that path
+
+
+@dataclass
+class TreeGain:
+    """What a fan-out tree gained over an older one (tree_gain)."""
+
+    entries: list[Gained] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)  # entry ids the older tree held and this one lacks
+    foreign: list[str] = field(default_factory=list)  # changed paths where no entry belongs
+
+    @property
+    def only_added_blobs(self) -> bool:
+        """Nothing but new plain blobs at entry paths: the newer tree extends the older."""
+        return not (self.removed or self.foreign) and all(g.kind == "blob" and not g.replaced for g in self.entries)
+
+
+def tree_gain(repo: pygit2.Repository, old: Optional[str], new: Optional[str]) -> TreeGain:
+    """What tree `new` gained over tree `old` (tree ids; None: the empty tree), read by
+    diff_entry_trees, so the cost follows the change. KeyError when an id names no tree.
+    The one answer to "what did the tree gain" for pulls, the cache and the projection."""
+    gain = TreeGain()
+    old_tree = tree_at(repo, old) if old is not None else None
+    new_tree = tree_at(repo, new) if new is not None else None
+    for path, o, n, kind in diff_entry_trees(repo, old_tree, new_tree):
+        if not is_entry_path(path):
+            gain.foreign.append(path)
+        elif n is None:
+            gain.removed.append(path.replace("/", ""))
+        else:
+            gain.entries.append(Gained(path.replace("/", ""), str(n), kind, o is not None))
+    return gain
+
+
 # ---- union of two fan-out trees ---------------------------------------------------------
 @dataclass
 class Union:
