@@ -22,7 +22,8 @@ import random
 import time
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Optional
+from pathlib import Path
+from typing import Any, Callable, ContextManager, Iterable, Iterator, Optional
 
 import pygit2
 
@@ -179,11 +180,11 @@ class AppendResult:
 
 
 class _NullProgress:
-    def __enter__(self):
+    def __enter__(self) -> _NullProgress:
         return self
 
-    def __exit__(self, *exc):
-        return False
+    def __exit__(self, *exc: object) -> None:
+        return None
 
     def update(self, n: int) -> None:
         pass
@@ -207,7 +208,7 @@ def union_of(
     """The union of two trees of a namespace; one id with two blobs is settled by the
     namespace's pick rule, or reported as corruption."""
 
-    def pick(key: str, a, b, result: Union) -> Optional[pygit2.Oid]:
+    def pick(key: str, a: pygit2.Object, b: pygit2.Object, result: Union) -> Optional[pygit2.Oid]:
         for side, leaf in (("local", a), ("remote", b)):
             try:
                 rec = ns.parse(blob_data(repo, leaf.id))
@@ -319,7 +320,7 @@ class FanoutLog:
                     if c.type_str == "blob":
                         yield name_of(a) + name_of(b) + name_of(c), str(c.id)
 
-    def _object(self, item) -> Optional[pygit2.Object]:
+    def _object(self, item: pygit2.Object) -> Optional[pygit2.Object]:
         """The object a tree entry names; None for a gitlink (its commit lives in another repo)."""
         return self.repo[item.id] if item.type_str in ("tree", "blob") else None
 
@@ -394,7 +395,7 @@ class FanoutLog:
         tb.insert(self.ns.tree_dir, sub_tree, pygit2.GIT_FILEMODE_TREE)
         return tb.write()
 
-    def write_lock(self):
+    def write_lock(self) -> ContextManager[None]:
         """Serialises this repository's writers of the log (append, import, pull merge)."""
         return file_lock(self.gr.lifeline_dir() / self.ns.lock_file.format(name=self.name))
 
@@ -438,7 +439,14 @@ class FanoutLog:
         with self.write_lock():
             return self._add_locked(records, message_for, existing, check, reflog)
 
-    def _add_locked(self, records: list, message_for, existing, check, reflog) -> AppendResult:
+    def _add_locked(
+        self,
+        records: list,
+        message_for: Callable[[list], str],
+        existing: Optional[Callable[[Any, Optional[str]], bool]],
+        check: Optional[Callable[[Optional[str]], None]],
+        reflog: Optional[Callable[[list], str]],
+    ) -> AppendResult:
         blob_oids = {r.id: self.repo.create_blob(r.to_json()) for r in records}
         ensure_reflog(self.gr, self.ref_name)
         deadline = time.monotonic() + CAS_SECONDS
@@ -498,7 +506,7 @@ class FanoutLog:
                 f"is missing; is the disk full?); the {self.ns.noun} was not changed"
             ) from None
 
-    def _ref_lock(self):
+    def _ref_lock(self) -> Path:
         return self.gr.common_dir / (self.ref_name + ".lock")
 
     def retry_pause(self, attempt: int, deadline: float) -> Optional[float]:

@@ -372,7 +372,7 @@ def build_graph(gr: GitRepo, only: Optional[str] = None) -> Graph:
     for name in names:
         loaded[name] = idx.lines[name].store.load(idx.lines[name].head).entries
 
-    def entry_node(line: Optional[str], e: Optional[Entry], entry_id: str, superseded=False) -> str:
+    def entry_node(line: Optional[str], e: Optional[Entry], entry_id: str, superseded: bool = False) -> str:
         key = _node_key(line, entry_id)
         if key not in g.nodes:
             if e is None:
@@ -394,7 +394,7 @@ def build_graph(gr: GitRepo, only: Optional[str] = None) -> Graph:
         st = reduce(entries.values())
         sup = st.superseded
 
-        def local(entry_id: str, name=name, entries=entries, sup=sup) -> str:
+        def local(entry_id: str, name: str = name, entries: dict = entries, sup: frozenset | set = sup) -> str:
             return entry_node(name, entries.get(entry_id), entry_id, entry_id in sup)
 
         for e in st.entries:

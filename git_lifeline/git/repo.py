@@ -35,9 +35,11 @@ class GitRepo:
     def is_bare(self) -> bool:
         return self.workdir is None
 
-    def git(self, args: list[str], **kw) -> subprocess.CompletedProcess:
+    def git(
+        self, args: list[str], check: bool = True, input: Optional[bytes] = None, env: Optional[dict[str, str]] = None
+    ) -> subprocess.CompletedProcess:
         cwd = command.git_cwd(str(self.git_dir), str(self.workdir) if self.workdir else None)
-        return run_git(["--git-dir", str(self.git_dir), *args], cwd=cwd, **kw)
+        return run_git(["--git-dir", str(self.git_dir), *args], cwd=cwd, check=check, input=input, env=env)
 
     def config(self) -> dict:
         """All of git's config as seen by `git config --list` (last value wins)."""

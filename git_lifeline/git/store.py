@@ -13,7 +13,7 @@ dedups by key, and the merge commit's message.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import pygit2
 
@@ -67,7 +67,12 @@ class LineStore(FanoutLog):
             raise InputError(f"ambiguous id prefix {prefix!r} in line {self.line!r}: matches {shown}")
         return matches[0]
 
-    def append(self, entries: list, message_for: Callable[[list], str], existing_check=None) -> AppendResult:
+    def append(
+        self,
+        entries: list,
+        message_for: Callable[[list], str],
+        existing_check: Optional[Callable[[Any, Optional[str]], bool]] = None,
+    ) -> AppendResult:
         """Append entries in one commit; compare-and-swap on the ref, retried.
 
         `message_for(new_entries)` builds the commit message from what is really new.
@@ -80,7 +85,7 @@ class LineStore(FanoutLog):
         return self.add(entries, lambda new: with_code_trailer(message_for(new), code, new), existing=existing_check)
 
     def merge_message(self, source: str, theirs: str, u: Union, parsed: dict) -> str:
-        def n(k, word="entry", plural="entries"):
+        def n(k: int, word: str = "entry", plural: str = "entries") -> str:
             return f"{k} {word if k == 1 else plural}"
 
         incoming = [e for e in (parsed.get(i) or self.read(i, theirs) for i in u.incoming) if e is not None]

@@ -310,7 +310,9 @@ def integrate_all(
         pending = {log.name: theirs for log, theirs in arriving if log.ns is LEDGER and key(log) not in refused}
         verified: dict = {}
 
-        def verify(log: FanoutLog, local: Optional[str], theirs: str, pending=pending, verified=verified) -> dict:
+        def verify(
+            log: FanoutLog, local: Optional[str], theirs: str, pending: dict = pending, verified: dict = verified
+        ) -> dict:
             k = (log.ns.name, log.name, local, theirs)
             if k not in verified:  # re-checked only when a local append slipped in since the first check
                 verified[k] = verified_incoming(log, local, theirs, remote, progress, pending)

@@ -11,7 +11,7 @@ Records themselves are records.py; FORMAT §11 is the normative description.
 from __future__ import annotations
 
 import re
-from typing import Callable, Optional
+from typing import Callable, ContextManager, Optional
 
 import pygit2
 
@@ -64,7 +64,7 @@ class ReviewTrail(FanoutLog):
         assert head is not None
         return head
 
-    def lock(self):
+    def lock(self) -> ContextManager[None]:
         """Serialise deciders on this machine (an approval writes the ledger, then the trail).
         The trail's own writers' lock: appends inside it take it again (it is re-entrant)."""
         return self.write_lock()

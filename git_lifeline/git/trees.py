@@ -42,7 +42,7 @@ def blob_data(repo: pygit2.Repository, oid: pygit2.Oid) -> bytes:
     return data
 
 
-def commit_at(repo: pygit2.Repository, oid) -> pygit2.Commit:
+def commit_at(repo: pygit2.Repository, oid: pygit2.Oid | str) -> pygit2.Commit:
     """The commit `oid` names; KeyError (the oid) when it is missing or not a commit."""
     obj = repo[oid]
     if not isinstance(obj, pygit2.Commit):
@@ -261,7 +261,7 @@ def _items(tree: Optional[pygit2.Tree]) -> dict:
     return {name_of(e): e for e in tree} if tree is not None else {}
 
 
-def _leaf_ids(repo: pygit2.Repository, obj, depth: int, prefix: str) -> list:
+def _leaf_ids(repo: pygit2.Repository, obj: pygit2.Object, depth: int, prefix: str) -> list[str]:
     """Ids under a subtree taken whole from one side."""
     if depth == 2 or obj.type_str != "tree":
         return [prefix]
@@ -297,7 +297,16 @@ def union_trees(
     return result
 
 
-def _union(repo, ours, theirs, depth: int, prefix: str, result: Union, pick: Pick, progress) -> pygit2.Oid:
+def _union(
+    repo: pygit2.Repository,
+    ours: pygit2.Tree,
+    theirs: pygit2.Tree,
+    depth: int,
+    prefix: str,
+    result: Union,
+    pick: Pick,
+    progress: Optional[Any],
+) -> pygit2.Oid:
     mine, other = _items(ours), _items(theirs)
     tb = repo.TreeBuilder(ours)
     for name in sorted(set(mine) | set(other)):
@@ -305,6 +314,7 @@ def _union(repo, ours, theirs, depth: int, prefix: str, result: Union, pick: Pic
         if depth == 0 and progress is not None:
             progress.update(1)
         if b is None:
+            assert a is not None  # the name is on one side at least
             result.local_only += len(_leaf_ids(repo, a, depth, prefix + name))
             continue
         if a is None:

@@ -28,7 +28,8 @@ parents and origins against the repository's real lines, a trail's decisions.
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Callable, Iterable, Optional
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Optional
 
 import pygit2
 
@@ -389,7 +390,7 @@ def signature_problems(store: FanoutLog, head: Optional[str] = None) -> tuple:
     return count, problems
 
 
-def _shallow_commits(repo: pygit2.Repository, common_dir) -> set:
+def _shallow_commits(repo: pygit2.Repository, common_dir: Path) -> set[str]:
     """Commits git grafted as history boundaries (empty for a complete clone)."""
     if not repo.is_shallow:
         return set()
@@ -412,7 +413,7 @@ def _tree_pair(repo: pygit2.Repository, hide: list, tip: pygit2.Commit) -> Optio
     return (str(base.tree_id), str(tip.tree_id)) if isinstance(base, pygit2.Commit) else None
 
 
-def _diff_commits(gr, commits: list, pair: Optional[tuple] = None):
+def _diff_commits(gr: GitRepo, commits: list, pair: Optional[tuple] = None) -> Iterator[tuple[Any, list]]:
     """(commit id, [(status, new mode, new oid, path)]) for each commit against each parent,
     then, when `pair` (old tree, new tree) is given, (`pair`, its changes).
 
