@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Optional
 from ..core.entry import format_ts
 from ..errors import LifelineError
 from ..git.fs import write_atomic
-from .text import md
+from ..views.context_text import md
 from .workspace import Workspace
 
 if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
@@ -82,12 +82,7 @@ def _tree_state(ws: Workspace) -> tuple:
     head = ws.gr.resolve_commit("HEAD")
     if ws.workdir is None:
         return head, ""
-    # --no-optional-locks: a hook only looks; it must not take the index lock from the agent's own git
-    proc = ws.gr.git(
-        ["--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=normal", "--", ".", *NOT_CODE],
-        check=False,
-    )
-    return head, hashlib.sha256(proc.stdout).hexdigest()
+    return head, hashlib.sha256(ws.gr.work_tree_status([".", *NOT_CODE])).hexdigest()
 
 
 @dataclass

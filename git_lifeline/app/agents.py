@@ -4,7 +4,7 @@ An agent's write is planned exactly like a human's (Ledger.plan_*: the same vali
 parents, thread and checkpoint rules), then the project's policy decides where it goes:
 written with an audit record, filed as a proposal, or refused. The policy's rules:
 core/policy.py; the ref it is read from, which a checkout cannot move: git/policy_ref.py;
-review trail: git/review.py; formats: docs/FORMAT.md, "Review trail".
+review trail: git/trails.py and git/records.py; formats: docs/FORMAT.md, "Review trail".
 """
 
 from __future__ import annotations
@@ -17,22 +17,21 @@ from ..core.policy import MODES, POLICY_PATH, Policy, PolicyDenied, PolicyError,
 from ..errors import InputError, LifelineError
 from ..git.policy_ref import CONFIG_KEY as POLICY_REF_KEY
 from ..git.policy_ref import MAX_POLICY_BYTES, PolicyRef, find_policy_ref, read_file_at
-from ..git.repo import GitRepo
-from ..git.review import (
+from ..git.records import (
     DECISIONS,
     MAX_WHY_CHARS,
     Content,
     Proposal,
     Record,
     ReviewError,
-    ReviewTrail,
     already_decided,
     build_proposals,
     entry_content,
-    list_trails,
     order_key,
     parse_since,
 )
+from ..git.repo import GitRepo
+from ..git.trails import ReviewTrail, list_trails
 from .draft import Draft, Writer
 from .ledger import Ledger
 from .workspace import Workspace
@@ -298,7 +297,7 @@ class Agents:
     def _propose_once(self, entry: Entry, rule: str, via: str) -> AgentWrite:
         """File a proposal, unless the line already holds the entry or the same proposal waits
         (an agent that retries, or two sessions that agree, file nothing twice)."""
-        stored = self.led.store.get(entry.id)
+        stored = self.led.store.read(entry.id)
         if stored is not None:
             return AgentWrite("propose", rule, stored, written=False, already="ledger")
         trail = self.trail()

@@ -126,11 +126,11 @@ def history(led: Ledger, entry_id: str) -> EntryHistory:
     supersedes: list[Link] = []
     missing: list[str] = []
     for c, r, acts in named_by:
-        corrector = led.store.get(c)
+        corrector = led.store.read(c)
         if corrector is not None:
             superseded_by.append(Link(corrector, "reverts" if r else "revises", acts))
     for p in parents:
-        parent = led.store.get(p)
+        parent = led.store.read(p)
         if parent is None:
             missing.append(p)
         else:

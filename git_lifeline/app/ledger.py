@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING, Callable, Optional
 from ..core import truth
 from ..core.entry import KINDS
 from ..errors import InputError
+from ..git.fanout import AppendResult
+from ..git.names import DEFAULT_LINE
 from ..git.repo import GitRepo
-from ..git.store import DEFAULT_LINE, AppendResult, LineStore
+from ..git.store import LineStore
 from ..views import context as ctx
 from .context_run import assembled, checked_budget
 from .draft import HUMAN, Draft, Headers, Writer
@@ -140,10 +142,9 @@ def with_headers(body: str, headers: Headers) -> str:
 class Ledger:
     """One line of a repository's ledger.
 
-    `warnings` is the sink for what the user should hear about after an operation has
-    succeeded (a projection that could not be refreshed, a cache rebuilt because the line
-    was rewound); the faces print it. `confined` keeps every write inside the git dir
-    (the MCP server's rule): no projection file."""
+    `warnings` is the sink for what the user should hear about after an operation has succeeded
+    (a projection that could not be refreshed, a cache rebuilt because the line was rewound); the
+    faces print it. `confined` keeps every write inside the git dir (the MCP server's rule): no projection file."""
 
     def __init__(
         self, gr: GitRepo, line: str = DEFAULT_LINE, warnings: Optional[list[str]] = None, confined: bool = False
@@ -192,7 +193,7 @@ class Ledger:
 
     def show(self, ref: str) -> Entry:
         """The entry `ref` names (an id or a unique prefix)."""
-        entry = self.store.get(self.store.resolve(ref))
+        entry = self.store.read(self.store.resolve(ref))
         if entry is None:
             raise InputError(f"no entry {ref!r} in line {self.line!r}")
         return entry
@@ -201,7 +202,7 @@ class Ledger:
         """Whether the line has entries or a review trail (a mistyped --line has neither)."""
         if self.store.head() is not None:
             return True
-        from ..git.review import list_trails
+        from ..git.trails import list_trails
 
         return self.line in list_trails(self.gr)
 
@@ -274,13 +275,7 @@ class Ledger:
         from ..git.history import find_stale
 
         st = st or self.state()
-        if (
-            since is not None
-            and self.gr.git(
-                ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{since}^{{commit}}"], check=False
-            ).returncode
-            != 0
-        ):
+        if since is not None and not self.gr.names_commit(since):
             raise InputError(f"--since {since!r}: not a commit")
         return find_stale(
             self.gr, st.fold.facts, self.checks.rechecked(st), st.decision_ids, since_rev=since, store=self.store
@@ -307,11 +302,7 @@ class Ledger:
             )
             return self.stale(since=since)
         # The newest commit on HEAD recorded before then: commits after it are "since".
-        proc = self.gr.git(
-            ["rev-list", "-1", f"--before=@{int(when.start.timestamp()) - 1}", "HEAD", "--"], check=False
-        )
-        rev = proc.stdout.decode("ascii", "replace").strip() if proc.returncode == 0 else ""
-        return self.stale(since=rev or None)
+        return self.stale(since=self.gr.last_commit_before(int(when.start.timestamp())))
 
     def recall(self, query: str, k: int = 5) -> list[Hit]:
         """Search hits (views.recall.Hit), best first; empty when recall abstains."""
@@ -413,7 +404,7 @@ class Ledger:
             entry = None
             if link.entry_id:
                 store = self.store if link.line == self.line else LineStore(self.gr, link.line)
-                entry = store.get(link.entry_id)
+                entry = store.read(link.entry_id)
             out.append((entry, link))
         return out
 
@@ -549,7 +540,7 @@ class Ledger:
 
     def describe(self, entry_id: str) -> Optional[str]:
         """`kind: summary` of an entry of the line, or None (what a commit message names)."""
-        e = self.store.get(entry_id)
+        e = self.store.read(entry_id)
         return f"{e.kind}: {e.summary}" if e is not None else None
 
     def append(self, entries: list[Entry], subject: Optional[str] = None) -> AppendResult:

@@ -112,7 +112,7 @@ def configure(where: Path) -> str:
         gr = open_repo(None)
     except LifelineError:
         return f"not in a git repository: run `git config lifeline.semantic.model {where}` where you want it"
-    gr.git(["config", "lifeline.semantic.model", str(where)])
+    gr.config_set("lifeline.semantic.model", str(where))
     return f"git config lifeline.semantic.model {where}"
 
 

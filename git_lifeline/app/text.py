@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..core.blocks import strip_header
 from ..core.entry import format_ts
-from ..views.context import md, one_line, who
+from ..views.context_text import md, one_line, who
 from ..views.projection import fence_for
 
 if TYPE_CHECKING:  # annotations only: the app is imported where a command runs

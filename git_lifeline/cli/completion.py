@@ -331,7 +331,7 @@ def _values(kind: str, current: str, w: _Words) -> Candidates:
     if kind == "line":
         return [(n, "") for n in ws.line_names() if n.startswith(current)]
     if kind == "remote":
-        return [(r, "") for r in _remotes(ws) if r.startswith(current)]
+        return [(r, "") for r in ws.remotes() if r.startswith(current)]
     led = ws.ledger(w.line)
     if kind == "thread":
         st = led.state()
@@ -360,8 +360,3 @@ def _workspace() -> Optional[Workspace]:
         return Workspace.open()
     except Exception:
         return None
-
-
-def _remotes(ws: Workspace) -> list[str]:
-    proc = ws.gr.git(["remote"], check=False)
-    return [r for r in proc.stdout.decode("utf-8", "replace").split("\n") if r]

@@ -11,6 +11,7 @@ from typing import Optional
 
 import click
 
+from ..app.visible import visible
 from .common import (
     complete_kinds,
     echo_json,
@@ -24,7 +25,7 @@ from .common import (
     quiet_option,
 )
 from .listing import ONELINE
-from .terminal import echo_painted, info, output, say, visible
+from .terminal import echo_painted, info, output, say
 
 
 @click.command()

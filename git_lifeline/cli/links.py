@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
+from ..app.visible import visible
 from .common import echo_json, line_option, open_ledger
-from .terminal import visible
 
 
 @click.command()

@@ -476,10 +476,6 @@ class State:
         return [self.get(i) for i in self.decision_ids]
 
     @property
-    def open_items(self) -> list:
-        return [self.get(i) for i in self.open_ids]
-
-    @property
     def identity(self):
         return self.get(self.identity_id) if self.identity_id else None
 

@@ -21,9 +21,7 @@ from typing import Callable, Optional
 from ..core.truth import State
 from .context_pack import Packer, run
 from .context_sections import Plan
-from .context_text import excerpt, md, one_line, who
-
-__all__ = ["ContextInput", "ContextParts", "assemble", "excerpt", "one_line", "recall_hit", "who"]
+from .context_text import excerpt, md
 
 Measure = Callable[[str], int]
 UNLIMITED = 10**12

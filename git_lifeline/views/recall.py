@@ -282,11 +282,6 @@ def concepts(query: str) -> list:
     return out
 
 
-def query_terms(query: str) -> list:
-    """The question's informative words (what the omission notes and tests show)."""
-    return [c.text for c in concepts(query)]
-
-
 @dataclass
 class Hit:
     id: str

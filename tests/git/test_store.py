@@ -95,7 +95,7 @@ def test_concurrent_appends_never_fork_the_line_nor_lose_an_entry(repo):
     assert len(reflog(repo)) == processes * each
     report = verify_line(led.store)
     assert report.ok, report.problems
-    expected = projection.render("main", led.entries(), led.store.entries_tree_id(led.head()))
+    expected = projection.render("main", led.entries(), led.store.tree_id(led.head()))
     assert (repo / "LIFELINE.md").read_text(encoding="utf-8") == expected, "the projection lags the ref"
 
 
@@ -108,7 +108,7 @@ def test_a_late_projection_refresh_never_overwrites_a_newer_one(repo):
     moved = led_a.store.append([make_entry(1)], commit_message)
     led_b.append([make_entry(2)])
     led_a.projection.refresh(prev, moved.added, moved.commit)
-    expected = projection.render("main", led_b.entries(), led_b.store.entries_tree_id(led_b.head()))
+    expected = projection.render("main", led_b.entries(), led_b.store.tree_id(led_b.head()))
     assert (repo / "LIFELINE.md").read_text(encoding="utf-8") == expected
 
 

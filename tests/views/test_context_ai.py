@@ -147,7 +147,7 @@ def test_closing_an_open_or_reverting_never_invents_a_decision(ledger):
         days=3,
     )
     st = ledger.state()
-    assert st.decisions == [] and st.open_items == []
+    assert st.decisions == [] and st.open_ids == []
 
 
 def test_reverting_a_revert_restores_the_original_decision(ledger):

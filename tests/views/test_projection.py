@@ -44,7 +44,7 @@ def projection_text(repo, name="LIFELINE.md") -> str:
 
 
 def full_render(led) -> str:
-    return projection.render(led.line, led.entries(), led.store.entries_tree_id(led.head()))
+    return projection.render(led.line, led.entries(), led.store.tree_id(led.head()))
 
 
 @pytest.fixture
