@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Optional
 
 from ..core import adr as core_adr
 from ..core import blocks
-from ..core.entry import MAX_PARENTS, MAX_SUMMARY_CHARS
+from ..core.entry import MAX_PARENTS, MAX_SUMMARY_CHARS, entry_order_key
 from ..core.supersession import acting, superseded_by
 from ..core.truth import is_revert
 from ..errors import InputError
@@ -91,10 +91,6 @@ def read_adr_dir(directory: Path) -> list:
 
 
 # ---- planning ----------------------------------------------------------------------------
-def _order(e) -> tuple:
-    return (e.ts, e.id)
-
-
 def _is_closer(e) -> bool:
     return e.kind == "correction" and blocks.field(e.body, "action") == "revert"
 
@@ -117,7 +113,7 @@ class _Planner:
             self.by_key[a.key] = a
         self.by_id = {e.id: e for e in entries}
         self.groups: dict = {}
-        for e in sorted(entries, key=_order):
+        for e in sorted(entries, key=entry_order_key):
             name = core_adr.marker_of(e.body)
             ident = core_adr.adr_key(name) if name else None
             if ident is not None:
@@ -184,7 +180,7 @@ class _Planner:
     # -- the truth bookkeeping
     def _carriers(self, entries: list) -> set:
         carried: set = set()
-        for e in sorted(entries, key=_order):
+        for e in sorted(entries, key=entry_order_key):
             self._note_carrier(e, carried)
         return carried
 
@@ -253,7 +249,7 @@ class _Planner:
     def _up_to_date(self, head, a, family: str, summary: str, body: str, pred_entries: list, withdrawn: bool) -> bool:
         if _family(head.kind) != family or head.summary != summary or head.body != body:
             return False
-        older = [e for e in self.group(a.key) if _order(e) < _order(head)]
+        older = [e for e in self.group(a.key) if entry_order_key(e) < entry_order_key(head)]
         if not self.closure(older + pred_entries) <= set(head.parents):
             return False  # a predecessor changed, or a new one was named
         if withdrawn or head.id not in self.dead:

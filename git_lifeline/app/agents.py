@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
-from ..core.entry import KINDS
+from ..core.entry import KINDS, entry_order_key
 from ..core.policy import MODES, POLICY_PATH, Policy, PolicyDenied, PolicyError, parse_policy
 from ..errors import InputError, LifelineError
 from ..git.policy_ref import CONFIG_KEY as POLICY_REF_KEY
@@ -28,7 +28,6 @@ from ..git.review import (
     build_proposals,
     entry_content,
     list_trails,
-    order_key,
     parse_since,
 )
 from .ledger import Ledger
@@ -327,7 +326,9 @@ class Agents:
     def proposals(self, everything: bool = False) -> list:
         """Pending proposals (or all of them), oldest first."""
         props = self.trail().proposals().values()
-        return sorted((p for p in props if everything or p.status == "pending"), key=lambda p: order_key(p.record))
+        return sorted(
+            (p for p in props if everything or p.status == "pending"), key=lambda p: entry_order_key(p.record)
+        )
 
     def _targets(self, trail: ReviewTrail, refs: list, props: dict) -> list:
         """(ref, Proposal or None, ReviewError or None) for each requested pid; `all` = every pending one."""
@@ -337,7 +338,9 @@ class Agents:
         if "all" in refs:
             if len(refs) > 1:
                 raise InputError("give proposal ids or all, not both")
-            pending = sorted((p for p in props.values() if p.status == "pending"), key=lambda p: order_key(p.record))
+            pending = sorted(
+                (p for p in props.values() if p.status == "pending"), key=lambda p: entry_order_key(p.record)
+            )
             return [(p.short, p, None) for p in pending]
         out: list = []
         seen = set()
@@ -419,7 +422,7 @@ class Agents:
         records = self.trail().load().records
         props = build_proposals(records)
         out = []
-        for r in sorted(records.values(), key=order_key):
+        for r in sorted(records.values(), key=entry_order_key):
             if r.type == "proposed" or (limit is not None and r.ts < limit):
                 continue
             p = props.get(r.doc["proposal"]) if r.type in DECISIONS else None

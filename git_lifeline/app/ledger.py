@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
 from ..core import truth
-from ..core.entry import KINDS
+from ..core.entry import KINDS, entry_order_key
 from ..errors import InputError
 from ..git.repo import GitRepo
 from ..git.store import DEFAULT_LINE, AppendResult, LineStore
@@ -59,10 +59,6 @@ class Found:
     replaces: Optional[str] = None  # shown because it replaced this hit (whose numbers it carries)
 
 
-def order_key(e) -> tuple:
-    return (e.ts, e.id)
-
-
 MESSAGE_IDS = 20  # a batch's commit message names at most this many entries (its tree holds them all)
 
 
@@ -90,7 +86,7 @@ def commit_message(
     or a batch's count; what a correction corrects (`describe(id)` says what that entry is);
     trailers naming the entries (a batch names its first MESSAGE_IDS, so an import of
     10,000 entries writes a message of a few kilobytes)."""
-    ordered = sorted(entries, key=order_key)
+    ordered = sorted(entries, key=entry_order_key)
     sentences, trailers = _correction_lines(ordered[:MESSAGE_IDS], describe)
     corrects = " ".join(sentences)
     if len(entries) == 1:
@@ -182,7 +178,7 @@ class Ledger:
         loaded = self.store.load(commit)
         if commit is None:
             self._note_if_empty(self.store.head())
-        return [e for e in sorted(loaded.entries.values(), key=order_key) if kind is None or e.kind == kind]
+        return [e for e in sorted(loaded.entries.values(), key=entry_order_key) if kind is None or e.kind == kind]
 
     def show(self, ref: str):
         return self.store.get(self.store.resolve(ref))
@@ -348,7 +344,7 @@ class Ledger:
     def resume(self, thread: Optional[str] = None) -> list:
         """The live checkpoint of each thread (truth.Checkpoint), newest first."""
         st = self.state()
-        cps = sorted(st.checkpoints.values(), key=lambda c: (c.entry.ts, c.entry.id), reverse=True)
+        cps = sorted(st.checkpoints.values(), key=lambda c: entry_order_key(c.entry), reverse=True)
         if thread is not None:
             key = self.thread_key(thread, st)
             cps = [c for c in cps if c.thread == key]

@@ -40,6 +40,7 @@ from typing import Callable, Iterable, Optional
 from . import blocks, fold_text
 from .causal import causal_order
 from .conflicts import group_conflicts
+from .entry import entry_order_key
 from .headers import valid_value
 from .subjects import display_subject, subject_key
 from .supersession import Derived, derive
@@ -370,7 +371,7 @@ class Fold:
 
 def fold(entries: Iterable, broken: Iterable[str] = ()) -> Fold:
     f = Fold()
-    for e in sorted(entries, key=lambda e: (e.ts, e.id)):
+    for e in sorted(entries, key=entry_order_key):
         f.add(e)
     f.broken = sorted(broken)
     return f
@@ -559,7 +560,7 @@ def reduce(entries: Iterable, now: Optional[str] = None) -> State:
 
 def reduce_verified(valid: list, broken: list, now: Optional[str] = None) -> State:
     """State of entries already checked (e.g. by the cache, which checks each blob once)."""
-    ordered = sorted(valid, key=lambda e: (e.ts, e.id))
+    ordered = sorted(valid, key=entry_order_key)
     by_id = {e.id: e for e in ordered}
     return State(fold(ordered, broken), by_id.get, lambda: [e.id for e in ordered], now)
 

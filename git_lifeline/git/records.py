@@ -22,7 +22,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Optional
 
-from ..core.entry import HEX64, MAX_BLOB_BYTES, MAX_FIELD_CHARS, Entry, format_ts, new_entry, parse_ts, utcnow
+from ..core.entry import (
+    HEX64,
+    MAX_BLOB_BYTES,
+    MAX_FIELD_CHARS,
+    Entry,
+    entry_order_key,
+    format_ts,
+    new_entry,
+    parse_ts,
+    utcnow,
+)
 from ..errors import InputError
 
 RECORDS_DIR = "records"
@@ -251,14 +261,10 @@ class Proposal:
         return [x for x in self.decisions if x is not d]
 
 
-def order_key(r: Record) -> tuple:
-    return (r.doc["ts"], r.id)
-
-
 def build_proposals(records: dict) -> dict:
     """pid -> Proposal, with the decisions that name it attached."""
     proposals = {rid: Proposal(r) for rid, r in records.items() if r.type == "proposed"}
-    for r in sorted(records.values(), key=order_key):
+    for r in sorted(records.values(), key=entry_order_key):
         if r.type in DECISIONS and r.doc["proposal"] in proposals:
             proposals[r.doc["proposal"]].decisions.append(r)
     return proposals

@@ -30,7 +30,6 @@ from .records import (
     doc_problems,
     entry_content,
     make_record,
-    order_key,
     parse_since,
 )
 from .repo import GitRepo
@@ -66,7 +65,6 @@ __all__ = [
     "entry_content",
     "list_trails",
     "make_record",
-    "order_key",
     "parse_since",
     "verify_trail",
 ]

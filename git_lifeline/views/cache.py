@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Optional
 
 from ..core import fold_text, truth
-from ..core.entry import Entry
+from ..core.entry import Entry, entry_order_key
 from ..git.blobs import tree_blobs
 from ..git.store import LineStore, diff_entry_trees, is_entry_path
 from ..git.trees import blob_data, tree_at
@@ -373,7 +373,7 @@ class LineCache:
         f = None if replaced else cr.fold_of(sealed.fold_text)
         good = [r for _, r, ok in added if ok and r is not None]
         if f is not None and f.accepts_after(good):
-            for r in sorted(good, key=lambda r: (r.ts, r.id)):
+            for r in sorted(good, key=entry_order_key):
                 f.add(r)
             f.broken = sorted(set(f.broken) | {i for i, _, ok in added if not ok})
         else:

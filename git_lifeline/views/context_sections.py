@@ -17,6 +17,7 @@ from functools import partial
 from typing import Optional
 
 from ..core import blocks
+from ..core.entry import entry_order_key
 from ..core.truth import RECENT_COUNT
 from . import context_text as tx
 from .context_pack import Group, Item, Section
@@ -172,7 +173,7 @@ class Plan:
 
     def _resume(self) -> Section:
         st = self.st
-        cps = sorted(st.checkpoints.values(), key=lambda c: (c.entry.ts, c.entry.id), reverse=True)
+        cps = sorted(st.checkpoints.values(), key=lambda c: entry_order_key(c.entry), reverse=True)
 
         def name_of(cp) -> str:
             if len(cp.thread) == 64 and st.get(cp.thread) is not None:

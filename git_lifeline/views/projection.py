@@ -20,7 +20,7 @@ import re
 import unicodedata
 from typing import TYPE_CHECKING, Iterable, Optional
 
-from ..core.entry import format_ts, parse_ts
+from ..core.entry import entry_order_key, format_ts, parse_ts
 from ..errors import InputError, LifelineError
 
 if TYPE_CHECKING:  # annotations only
@@ -72,11 +72,6 @@ def unescape_text(text: str) -> str:
     return _ESCAPE.sub(one, text)
 
 
-def order_key(e: Entry):
-    """The one order every view uses: time, then id (identical on every clone)."""
-    return (e.ts, e.id)
-
-
 def fence_for(body: str) -> str:
     """A backtick fence longer than any backtick run in `body`, so no line of it can close
     the fence and pass for the text around it."""
@@ -123,7 +118,7 @@ def footer(head: Optional[str], count: int, last: Optional[Entry]) -> str:
 
 
 def render(line: str, entries: Iterable[Entry], head: Optional[str]) -> str:
-    ordered = sorted(entries, key=order_key)
+    ordered = sorted(entries, key=entry_order_key)
     last = ordered[-1] if ordered else None
     return header(line) + "".join(render_entry(e) for e in ordered) + footer(head, len(ordered), last)
 
@@ -139,8 +134,8 @@ def append_rendered(text: str, prev_head: Optional[str], new_entries: list, head
         return None
     if MAGIC not in text[:4096]:
         return None  # an older file: values written raw, so it is rendered anew in full
-    new = sorted(new_entries, key=order_key)
-    if m.group("id") and (parse_ts(m.group("ts")), m.group("id")) >= order_key(new[0]):
+    new = sorted(new_entries, key=entry_order_key)
+    if m.group("id") and (parse_ts(m.group("ts")), m.group("id")) >= entry_order_key(new[0]):
         return None
     count = int(m.group("n")) + len(new)
     return text[: m.start()] + "".join(render_entry(e) for e in new) + footer(head, count, new[-1])
@@ -332,7 +327,7 @@ def _first_kept(fixed: int, sizes: list, before: int, note_size, foot_size, max_
 
 def render_bounded(line: str, entries: Iterable[Entry], head: Optional[str], max_bytes: int) -> str:
     """`render`, keeping the newest entries that fit in `max_bytes` (0: no bound)."""
-    ordered = sorted(entries, key=order_key)
+    ordered = sorted(entries, key=entry_order_key)
     if max_bytes <= 0 or not ordered:
         return render(line, ordered, head)
     last = ordered[-1]
