@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from ..core import truth
 from ..core.entry import KINDS, entry_order_key
+from ..core.status import REPLACED, Status, status_of
 from ..errors import InputError
 from ..git.repo import GitRepo
 from ..git.store import DEFAULT_LINE, AppendResult, LineStore
@@ -54,9 +55,14 @@ class Found:
     entry: object
     score: float  # views.recall.Hit's: the ranking's, relative to one question
     coverage: float  # the share of the question's weight it matches, in [0, 1]
-    in_force: bool
+    status: Status  # core/status.py
     similarity: Optional[float] = None  # the cosine to the question (semantic recall only)
     replaces: Optional[str] = None  # shown because it replaced this hit (whose numbers it carries)
+
+    @property
+    def in_force(self) -> bool:
+        """Not replaced by a correction (an entry superseded, withdrawn or closed is not)."""
+        return self.status not in REPLACED
 
 
 MESSAGE_IDS = 20  # a batch's commit message names at most this many entries (its tree holds them all)
@@ -336,7 +342,7 @@ class Ledger:
         hits = self.recall(query, k=k)
         st = self.state()
         return [
-            Found(st.by_id[h.id], h.score, h.coverage, h.id not in st.superseded, h.similarity, h.replaces)
+            Found(st.by_id[h.id], h.score, h.coverage, status_of(st, h.id), h.similarity, h.replaces)
             for h in hits
             if h.id in st.by_id
         ]
@@ -370,9 +376,7 @@ class Ledger:
             st = truth.for_thread(st, self.thread_key(thread, st))
         relevant = []
         if query:
-            relevant = [
-                (st.by_id[h.id], h.id not in st.superseded) for h in self.recall(query, k=k) if h.id in st.by_id
-            ]
+            relevant = [(st.by_id[h.id], status_of(st, h.id)) for h in self.recall(query, k=k) if h.id in st.by_id]
         inp = ctx.ContextInput(
             state=st,
             line=self.line,

@@ -42,6 +42,7 @@ from .causal import causal_order
 from .conflicts import group_conflicts
 from .entry import entry_order_key
 from .headers import valid_value
+from .status import Standing
 from .subjects import display_subject, subject_key
 from .supersession import Derived, derive
 
@@ -430,6 +431,7 @@ class State:
         boots = [b for b in f.bootstraps if b not in self.superseded]
         self.identity_id: Optional[str] = boots[-1] if boots else None
         self._threads: Optional[dict] = None
+        self._standing: Optional[Standing] = None
 
     def _latest_checkpoints(self) -> dict:
         """thread key -> its latest live checkpoint: the one that continues the thread
@@ -458,6 +460,13 @@ class State:
         if self._threads is None:
             self._threads = {k: self.fold.thread_order(k, skewed=self._skewed) for k in self.fold.threads}
         return self._threads
+
+    @property
+    def standing(self) -> Standing:
+        """What each entry's status is read from (core/status.py), computed once."""
+        if self._standing is None:
+            self._standing = Standing.of(self)
+        return self._standing
 
     # ---- entries, fetched on demand ---------------------------------------
     def get(self, entry_id: str):

@@ -83,7 +83,7 @@ def recall_answer(ledger, query: str, k: int) -> tuple:
     hits = [recall_hit(f) for f in found]
     rows = []
     for f, hit in zip(found, hits, strict=True):
-        mark = "" if f.in_force else " [SUPERSEDED]"
+        mark = "" if f.in_force else f" [{f.status.upper()}]"
         similarity = f", similarity={hit['similarity']:.2f}" if "similarity" in hit else ""
         rows.append(
             f"- [{hit['kind']}]{mark} {md(f.entry.summary)} (id={f.entry.id[:12]}, "
@@ -129,40 +129,53 @@ def pending_answer(agents) -> tuple:
     return text, {"line": agents.line, "pending": items, "text": text}
 
 
-def _related_row(r) -> str:
-    if r.kind is None:
-        return f"`[{r.id[:8]}]` (not in this line)"
-    return f"`[{r.id[:8]}]` {r.kind}: {md(one_line(r.summary))}" + ("" if r.acting else " (itself withdrawn)")
+def _entry_row(entry_id: str, e, note: str = "") -> str:
+    if e is None:
+        return f"`[{entry_id[:8]}]` (not in this line)"
+    return f"`[{entry_id[:8]}]` {e.kind}: {md(one_line(e.summary))}" + note
 
 
 def show_answer(view) -> tuple:
     e = view.entry
-    status = "superseded" if view.superseded else "current"
-    if view.in_force is True:
-        status = "a decision in force"
-    elif view.in_force is False:
-        status = "a decision no longer in force" + (" (superseded)" if view.superseded else " (its validity ended)")
     lines = [
         f"## {e.kind} `[{e.id[:8]}]` {md(one_line(e.summary))}",
         f"- id: {e.id}",
         f"- recorded: {e.ts:%Y-%m-%d %H:%M} UTC by {who(e)}",
-        f"- status: {status}",
+        f"- status: {view.status}",
     ]
     if view.parents:
-        lines.append("- parents: " + "; ".join(_related_row(r) for r in view.parents))
+        lines.append(
+            "- parents: "
+            + "; ".join(_entry_row(r.id, r.entry, f" ({r.status})" if r.replaced else "") for r in view.parents)
+        )
     if view.supersedes:
         verb = "withdraws" if view.revert else "supersedes"
-        lines.append(f"- {verb}: " + "; ".join(_related_row(r) for r in view.supersedes))
+        lines.append(
+            f"- {verb}: "
+            + "; ".join(
+                _entry_row(x.id, x.entry, "" if x.acts else " (no longer: this correction was reverted)")
+                for x in view.supersedes
+            )
+        )
     if view.superseded_by:
-        lines.append("- superseded by: " + "; ".join(_related_row(r) for r in view.superseded_by))
+        lines.append(
+            "- superseded by: "
+            + "; ".join(
+                _entry_row(x.id, x.entry, "" if x.acts else " (itself reverted: it does not act)")
+                for x in view.superseded_by
+            )
+        )
     # The body is fenced, as in LIFELINE.md: raw, a body line like '- status: a decision in
     # force' or 'warning: ...' would pass for this answer's own lines.
     body = e.body.strip()
     fence = fence_for(body)
     text = "\n".join(lines) + (f"\n\n### Why\n{fence}text\n{body}\n{fence}\n" if body else "\n\n(no body)\n")
 
-    def rel(rs):
-        return [{"id": r.id, "kind": r.kind, "summary": r.summary, "acting": r.acting} for r in rs]
+    def row(entry_id: str, entry, acting: bool) -> dict:
+        kind, summary = (entry.kind, entry.summary) if entry is not None else (None, None)
+        return {"id": entry_id, "kind": kind, "summary": summary, "acting": acting}
+
+    parents = [row(r.id, r.entry, not r.replaced) for r in view.parents]
 
     data = {
         "id": e.id,
@@ -174,11 +187,12 @@ def show_answer(view) -> tuple:
         "agent": e.agent,
         "provider": e.provider,
         "model": e.model,
-        "parents": rel(view.parents),
-        "supersedes": rel(view.supersedes),
-        "superseded_by": rel(view.superseded_by),
-        "superseded": view.superseded,
-        "decision_in_force": view.in_force,
+        "status": view.status,
+        "parents": parents,
+        "supersedes": [row(x.id, x.entry, x.acts) for x in view.supersedes],
+        "superseded_by": [row(x.id, x.entry, x.acts) for x in view.superseded_by],
+        "superseded": view.replaced,
+        "decision_in_force": True if view.status == "in force" else (False if e.kind == "decision" else None),
         "text": text,
     }
     return text, data

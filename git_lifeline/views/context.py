@@ -45,7 +45,7 @@ class ContextInput:
     state: State
     line: str
     head_commit: Optional[str]
-    relevant: list = field(default_factory=list)  # (entry, in_force)
+    relevant: list = field(default_factory=list)  # (entry, its core.status.Status)
     query: Optional[str] = None
     thread: Optional[str] = None
     stale: dict = field(default_factory=dict)  # decision id -> staleness mark

@@ -18,6 +18,7 @@ from typing import Optional
 
 from ..core import blocks
 from ..core.entry import entry_order_key
+from ..core.status import status_of
 from ..core.truth import RECENT_COUNT
 from . import context_text as tx
 from .context_pack import Group, Item, Section
@@ -193,7 +194,7 @@ class Plan:
 
     def _relevant(self) -> Section:
         title = f"Relevant to: {tx.md(tx.cut(tx.one_line(self.inp.query or ''), 80))}"
-        items = [Item(e.id, partial(tx.hit, e, in_force=in_force), 2) for e, in_force in self.inp.relevant]
+        items = [Item(e.id, partial(tx.hit, e, status=status), 2) for e, status in self.inp.relevant]
         return Section("relevant", title, "hit(s)", items, essential=True)
 
     def _notables(self, key, title, noun, notable, render, top) -> Section:
@@ -218,7 +219,7 @@ class Plan:
             if i in expired:
                 mark = f" _(expired {tx.md(st.fold.facts[i]['valid-until'])})_"
             else:
-                mark = " _(superseded)_" if i in st.superseded else ""
+                mark = tx.replaced_mark(status_of(st, i))
             return tx.recent(st.get(i), mark)
 
         items = [Item(i, partial(render, i), 0, lambda lv: placeholder(72) + "\n") for i in ids]

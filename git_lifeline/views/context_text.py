@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 
 from ..core import blocks
+from ..core.entry import Entry
+from ..core.status import REPLACED, Status
 
 WHY_WIDTHS = (0, 96, 160, 320)  # decision levels 0..3: the why excerpt's width
 EXCERPT_WIDTHS = (0, 160, 320)  # relevant hits, requirements, debt, the identity
@@ -107,9 +109,14 @@ def checkpoint(cp, name: str, level: int) -> str:
     return text
 
 
-def hit(e, level: int, in_force: bool) -> str:
+def replaced_mark(status: Status) -> str:
+    """What follows an entry a correction replaced (core/status.py): ` _(withdrawn)_`."""
+    return f" _({status})_" if status in REPLACED else ""
+
+
+def hit(e: Entry, level: int, status: Status) -> str:
     """A recall hit: kind and summary, then an excerpt of its body to act on."""
-    mark = "" if in_force else " _(superseded)_"
+    mark = replaced_mark(status)
     return f"- `[{e.short}]` {e.kind}: {md(e.summary)}{mark}\n" + quote(excerpt(e.body, EXCERPT_WIDTHS[level]))
 
 

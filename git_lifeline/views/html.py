@@ -23,6 +23,7 @@ from importlib import resources
 from typing import Optional
 
 from ..core import adr, blocks
+from ..core.status import Status
 from . import html_graph
 
 _WHY_LEAD = 420  # characters of a decision's why shown before "full why"
@@ -44,7 +45,7 @@ class EntryView:
     agent: str = "human"
     parents: tuple = ()
     thread: Optional[str] = None  # thread key (a name, or an open item's id)
-    status: str = ""  # in-force | superseded | open | expired | ""
+    status: str = ""  # status_token of core.status.status_of: in-force, superseded, withdrawn, ...
     replaced_by: tuple = ()  # active corrections naming it
     revert: bool = False  # a correction whose header says `action: revert`
     stale: Optional[str] = None  # why its code changed since (Staleness.mark)
@@ -74,6 +75,12 @@ class ViewModel:
     threads: tuple = ()  # ThreadView, latest checkpoint first
     identity: Optional[str] = None
     warnings: tuple = field(default_factory=tuple)
+
+
+def status_token(status: Status) -> str:
+    """An entry's status (core/status.py) as the page writes it: a CSS class word
+    (`st-in-force`), and nothing for an entry that is only recorded."""
+    return "" if status == "recorded" else status.replace(" ", "-")
 
 
 def _asset(name: str) -> str:
