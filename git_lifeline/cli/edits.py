@@ -37,6 +37,26 @@ def _body(body, body_file):
     return read_text(body_file) if body_file is not None else body
 
 
+def _replacing_options(func):
+    """What revise and resolve take besides their id, summary and body: each replaces
+    entries with a new text and may declare its headers."""
+    for option in reversed((_BODY_FILE, header_options, who_options, quiet_option, line_option, click.pass_context)):
+        func = option(func)
+    return func
+
+
+def _planned(ctx, plan_of, ref, summary, body, body_file, author, headers):
+    """The plan `plan_of` (plan_revise, plan_resolve) makes of the command's words."""
+    return plan_of(
+        open_ledger(ctx, existing=True),
+        ref,
+        _body(body, body_file),
+        summary=summary,
+        headers=headers_from(**headers),
+        author=author,
+    )
+
+
 def _finish(ctx, edit_plan, as_json: bool, done: str) -> None:
     from ..app.edits import apply
 
@@ -65,20 +85,12 @@ _BODY_FILE = click.option(
 @click.argument("ref", metavar="ID")
 @click.option("--summary", default=None, help="What holds now (default: the same summary).")
 @click.option("--body", default=None, help="Why it changed (required): the why of the decision as it now stands.")
-@_BODY_FILE
-@header_options
-@who_options
-@quiet_option
-@line_option
-@click.pass_context
+@_replacing_options
 def revise(ctx, ref, summary, body, body_file, author, as_json, **headers):
     """Replace an entry with a revision (a correction): a revised decision stays a decision in force."""
     from ..app.edits import plan_revise
 
-    led = open_ledger(ctx, existing=True)
-    plan = plan_revise(
-        led, ref, _body(body, body_file), summary=summary, headers=headers_from(**headers), author=author
-    )
+    plan = _planned(ctx, plan_revise, ref, summary, body, body_file, author, headers)
     _finish(
         ctx, plan, as_json, f"{plan.correction.parents[0][:12]} is superseded; in force now: {plan.correction.short}"
     )
@@ -151,20 +163,12 @@ def close(ctx, ref, answer, answer_file, decision, summary, author, as_json, **h
     "--summary", default=None, help="Replace every decision of the conflict with one new decision saying this."
 )
 @click.option("--body", default=None, help="Why (required with --summary).")
-@_BODY_FILE
-@header_options
-@who_options
-@quiet_option
-@line_option
-@click.pass_context
+@_replacing_options
 def resolve(ctx, ref, summary, body, body_file, author, as_json, **headers):
     """Resolve a conflict: keep ID and revert the others, or with --summary replace them all."""
     from ..app.edits import plan_resolve
 
-    led = open_ledger(ctx, existing=True)
-    plan = plan_resolve(
-        led, ref, _body(body, body_file), summary=summary, headers=headers_from(**headers), author=author
-    )
+    plan = _planned(ctx, plan_resolve, ref, summary, body, body_file, author, headers)
     e = plan.correction
     done = (
         f"kept {(plan.kept or '')[:12]}; withdrawn: {', '.join(p[:12] for p in e.parents)}"

@@ -4,11 +4,25 @@ remote-setup (docs/SYNC.md). `--line NAME` limits each to one line."""
 from __future__ import annotations
 
 import sys
+from typing import Optional
 
 import click
 
 from .common import chosen_lines, line_option, open_workspace, plural, print_warnings, quiet_option, short
 from .terminal import info, say
+
+
+def _exchange_command(name: Optional[str] = None):
+    """A command that exchanges the ledger with REMOTE (default: the one git's configuration names)."""
+
+    def made(func):
+        options = (click.command(name), click.argument("remote", required=False), quiet_option, line_option)
+        func = click.pass_context(func)
+        for option in reversed(options):
+            func = option(func)
+        return func
+
+    return made
 
 
 def _progress():
@@ -86,11 +100,7 @@ def _echo_push(result) -> bool:
     return False
 
 
-@click.command()
-@click.argument("remote", required=False)
-@quiet_option
-@line_option
-@click.pass_context
+@_exchange_command()
 def fetch(ctx, remote):
     """Fetch the remote's ledger into refs/remotes/REMOTE/lifeline/* (changes no line)."""
     from ..app import exchange
@@ -113,11 +123,7 @@ def fetch(ctx, remote):
         info(f"line {r.line}: {words.get(r.state, r.state)}{moved}")
 
 
-@click.command()
-@click.argument("remote", required=False)
-@quiet_option
-@line_option
-@click.pass_context
+@_exchange_command()
 def pull(ctx, remote):
     """Fetch the remote's ledger and bring it in: create, fast-forward or merge each line."""
     from ..app import exchange
@@ -131,11 +137,7 @@ def pull(ctx, remote):
     _echo_pulls(report.remote, report.lines)
 
 
-@click.command()
-@click.argument("remote", required=False)
-@quiet_option
-@line_option
-@click.pass_context
+@_exchange_command()
 def push(ctx, remote):
     """Push every line to the remote (never forced). Exit 1 when the remote refuses."""
     from ..app import exchange
@@ -145,11 +147,7 @@ def push(ctx, remote):
         sys.exit(1)
 
 
-@click.command("sync")
-@click.argument("remote", required=False)
-@quiet_option
-@line_option
-@click.pass_context
+@_exchange_command("sync")
 def sync_cmd(ctx, remote):
     """Pull then push (again, a bounded number of times, if someone pushed in between)."""
     from ..app import exchange
@@ -157,14 +155,17 @@ def sync_cmd(ctx, remote):
     try:
         report = exchange.sync_with(open_workspace(ctx), remote, chosen_lines(ctx), _progress())
     except exchange.PartlyPulled as exc:  # what did come in and go out is shown before the error
-        if exc.report.pulls:
-            _echo_pulls(exc.report.remote, exc.report.pulls)
-        _echo_push(exc.report.push)
+        _echo_sync(exc.report)
         raise
+    if not _echo_sync(report):
+        sys.exit(1)
+
+
+def _echo_sync(report) -> bool:
+    """Print what a sync pulled and pushed; True when every line went through."""
     if report.pulls:
         _echo_pulls(report.remote, report.pulls)
-    if not _echo_push(report.push):
-        sys.exit(1)
+    return _echo_push(report.push)
 
 
 @click.command()
