@@ -333,7 +333,7 @@ def export_madr(led: "Ledger", directory: Path) -> list:
     if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
         raise InputError(f"{directory}: not an empty directory; nothing was written")
     st = led.state()
-    decisions = [st.get(i) for i in st.decision_ids]
+    decisions = st.decisions
     numbers: dict = {}
     for e in decisions:
         name = core_adr.marker_of(e.body)

@@ -22,9 +22,12 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 
 from ..errors import InputError, SecretError
+
+if TYPE_CHECKING:
+    from .entry import Entry
 
 # The body header that records a deliberate override (docs/FORMAT.md §8). It is part
 # of the hashed body, so the override and its reason travel with the entry forever.
@@ -64,7 +67,7 @@ class Rule:
     fold: bool = False  # case-insensitive: needles and pattern are lower case, matched on the lower-cased text
     bounded: bool = True  # a match must not continue a word (checked here: a leading look-behind is ~10x slower)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         # Matching lower-cased text is ~6x faster than re.IGNORECASE; the twin is for the
         # rare text whose lower-casing changes its length (then spans would not line up).
         object.__setattr__(
@@ -470,7 +473,7 @@ def allowed(body: str) -> Optional[str]:
     return field(body, ALLOW_HEADER)
 
 
-def entry_findings(entry) -> list:
+def entry_findings(entry: Entry) -> list[Finding]:
     """Findings in an entry's text fields; empty when its body records an override."""
     values = [
         (name, value) for name in SCANNED_FIELDS if isinstance(value := getattr(entry, name, None), str) and value
@@ -487,7 +490,7 @@ def entry_findings(entry) -> list:
     return out
 
 
-def refuse_credentials(entry) -> None:
+def refuse_credentials(entry: Entry) -> None:
     """The gate every new entry passes (`Entry.new` calls it):
     raises SecretError, naming kinds and positions, when the entry holds a credential."""
     findings = entry_findings(entry)

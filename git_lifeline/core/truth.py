@@ -35,12 +35,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Optional, Protocol, Sequence
 
 from . import blocks, fold_text
 from .causal import causal_order
 from .conflicts import group_conflicts
-from .entry import entry_order_key
+from .entry import Entry, entry_order_key
 from .headers import valid_value
 from .status import Standing
 from .subjects import display_subject, subject_key
@@ -90,7 +90,7 @@ def thread_key(ref: Optional[str], open_ids: Iterable[str]) -> str:
     return ref
 
 
-def header_of(e) -> dict:
+def header_of(e: Entry) -> dict:
     """The body header fields the fold reads (a relation's body is data, never a header)."""
     return blocks.header_fields(e.body) if e.kind != "relation" else {}
 
@@ -103,6 +103,26 @@ def subject_of(summary: str, header: dict) -> Optional[str]:
 
 def is_revert(body: str) -> bool:
     return blocks.field(body, "action") == "revert"
+
+
+class Folded(Protocol):
+    """What `Fold.add` reads of an entry given its key and header: an Entry, or a cache's
+    slim record (views/cache_rows.Slim, which keeps no body)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def agent(self) -> str: ...
+    @property
+    def provider(self) -> str: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def summary(self) -> str: ...
+    @property
+    def parents(self) -> Sequence[str]: ...
 
 
 @dataclass
@@ -145,7 +165,7 @@ class Fold:
     _named: Optional[set] = field(default=None, init=False, repr=False, compare=False)
     _opens_by_prefix: Optional[dict] = field(default=None, init=False, repr=False, compare=False)
 
-    def key_of(self, e) -> list:
+    def key_of(self, e: Entry) -> list:
         return [f"{e.ts:%Y-%m-%dT%H:%M:%S.%f}", e.id]
 
     def accepts_after(self, entries: list) -> bool:
@@ -164,11 +184,14 @@ class Fold:
                     return False
         return True
 
-    def add(self, e, header: Optional[dict] = None, key: Optional[list] = None) -> None:
+    def add(self, e: Folded, header: Optional[dict] = None, key: Optional[list] = None) -> None:
         """Fold one verified entry. A caller that already has its `header_of(e)` and its
         `key_of(e)` may pass them; then only id, kind, agent, provider, model, summary and
         parents are read from `e` (a cold cache build folds such slim records)."""
-        key = key if key is not None else self.key_of(e)
+        if key is None or header is None:
+            assert isinstance(e, Entry), "a slim record is folded with its key and header"
+            key = key if key is not None else self.key_of(e)
+            header = header if header is not None else header_of(e)
         ts, eid, kind, parents = key[0], e.id, e.kind, e.parents
         self.count += 1
         if self.last is None or key > self.last:
@@ -177,8 +200,6 @@ class Fold:
         who = f"{e.provider}/{e.model}"
         self.contributors[who] = self.contributors.get(who, 0) + 1
         self.kinds[kind] = self.kinds.get(kind, 0) + 1
-        if header is None:
-            header = header_of(e)
         named = self._decisions_and_revisions()
         for p in parents:
             if p in named:
@@ -233,7 +254,7 @@ class Fold:
         near = self._opens_by_prefix.get(ref[:6], ())
         return thread_key(ref, [o for o in near if o.startswith(ref) and [self.keys.get(o, ""), o] <= key])
 
-    def _remember_order(self, e, ts: str) -> None:
+    def _remember_order(self, e: Folded, ts: str) -> None:
         """Keep what causal order needs of a thread member or checkpoint: its ts and its
         parents. (Every parent: whether one will be dated after it, or be delayed by its own
         parents, is not known when it is folded.)"""
@@ -245,7 +266,9 @@ class Fold:
         """The ts key of an entry kept in one of the ordered lists ("" when not kept)."""
         return self.keys.get(entry_id) or self.facts.get(entry_id, {}).get("ts", "")
 
-    def _insert_sorted(self, rows: list, row, id_of: Optional[Callable], ts: str, row_id: str) -> None:
+    def _insert_sorted(
+        self, rows: list, row: object, id_of: Optional[Callable[[list], str]], ts: str, row_id: str
+    ) -> None:
         """Insert `row` (of the entry `row_id` at `ts`; rows are ids when `id_of` is None) into
         `rows`, kept in (ts, id) order: from the end, so an append is O(1)."""
         new = (ts, row_id)
@@ -257,7 +280,7 @@ class Fold:
             i -= 1
         rows.insert(i, row)
 
-    def _add_recent(self, e, ts: str) -> None:
+    def _add_recent(self, e: Folded, ts: str) -> None:
         meta, recent = self.recent_meta, self.recent
         new = (ts, e.id)
         if len(recent) >= RECENT_COUNT and new < (meta[recent[0]][0], recent[0]):
@@ -307,7 +330,7 @@ class Fold:
             self._named = set(self.decisions) | {c for c, _, revert in self.corrections if not revert}
         return self._named
 
-    def _remember_facts(self, e, header: dict, ts: str) -> None:
+    def _remember_facts(self, e: Folded, header: dict, ts: str) -> None:
         facts = {"ts": ts}
         if not header:  # nothing declared: the ts is all there is to remember
             self.facts[e.id] = facts
@@ -380,7 +403,7 @@ def fold(entries: Iterable, broken: Iterable[str] = ()) -> Fold:
 
 @dataclass
 class Checkpoint:
-    entry: object
+    entry: Entry
     thread: str
     sections: dict  # section name -> list of items
 
@@ -469,7 +492,7 @@ class State:
         return self._standing
 
     # ---- entries, fetched on demand ---------------------------------------
-    def get(self, entry_id: str):
+    def get(self, entry_id: str) -> Optional[Entry]:
         if entry_id not in self._memo:
             self._memo[entry_id] = self._load(entry_id)
         return self._memo[entry_id]
@@ -478,37 +501,42 @@ class State:
     def by_id(self) -> "_Lookup":
         return _Lookup(self)
 
-    @property
-    def decisions(self) -> list:
-        return [self.get(i) for i in self.decision_ids]
+    def _held(self, ids: Iterable[str]) -> list[Entry]:
+        """The entries of `ids` (a fold names only entries the line holds)."""
+        return [e for e in map(self.get, ids) if e is not None]
 
     @property
-    def open_items(self) -> list:
-        return [self.get(i) for i in self.open_ids]
+    def decisions(self) -> list[Entry]:
+        return self._held(self.decision_ids)
 
     @property
-    def identity(self):
+    def open_items(self) -> list[Entry]:
+        return self._held(self.open_ids)
+
+    @property
+    def identity(self) -> Optional[Entry]:
         return self.get(self.identity_id) if self.identity_id else None
 
     @property
-    def recent(self) -> list:
-        return [self.get(i) for i in self.recent_ids]
+    def recent(self) -> list[Entry]:
+        return self._held(self.recent_ids)
 
     @property
-    def head(self):
+    def head(self) -> Optional[Entry]:
         return self.get(self.recent_ids[-1]) if self.recent_ids else None
 
     @property
-    def entries(self) -> list:
+    def entries(self) -> list[Entry]:
         """Every entry, in order (loads them all: not for hot paths)."""
-        ids = self._all_ids() if self._all_ids else []
-        return [self.get(i) for i in ids]
+        return self._held(self._all_ids() if self._all_ids else [])
 
     @property
-    def checkpoints(self) -> dict:
+    def checkpoints(self) -> dict[str, Checkpoint]:
         out = {}
         for key, cid in self.checkpoint_ids.items():
             e = self.get(cid)
+            if e is None:
+                continue  # a fold names only entries the line holds
             sections = blocks.list_blocks(e.body)
             out[key] = Checkpoint(e, key, {s: sections.get(s, []) for s in blocks.CHECKPOINT_SECTIONS})
         return out
@@ -548,13 +576,13 @@ class _Lookup:
     def __init__(self, st: State):
         self.st = st
 
-    def __getitem__(self, entry_id: str):
+    def __getitem__(self, entry_id: str) -> Entry:
         e = self.st.get(entry_id)
         if e is None:
             raise KeyError(entry_id)
         return e
 
-    def __contains__(self, entry_id) -> bool:
+    def __contains__(self, entry_id: object) -> bool:
         return isinstance(entry_id, str) and self.st.get(entry_id) is not None
 
 

@@ -25,7 +25,7 @@ from ..core import fold_text, truth
 from ..core.entry import Entry, entry_order_key
 from ..git.blobs import tree_blobs
 from ..git.store import LineStore, diff_entry_trees, is_entry_path
-from ..git.trees import blob_data, tree_at
+from ..git.trees import Tree, blob_data, tree_at
 from . import cache_check as check
 from . import cache_rows as cr
 from . import cache_warm as warm
@@ -329,7 +329,7 @@ class LineCache:
                     continue
                 entry_id = path.replace("/", "")
                 record, ok, row = cr.parse(entry_id, oid, data)
-                if ok:
+                if ok and record is not None:
                     slims.append(cr.Slim(record, row[2][:-1], names))
                 else:
                     broken.append(entry_id)
@@ -347,7 +347,7 @@ class LineCache:
         self._fold = (sealed.seal, f)
         return sealed
 
-    def _incremental(self, db: sqlite3.Connection, sealed: Sealed, old_tree, target: str) -> Sealed:
+    def _incremental(self, db: sqlite3.Connection, sealed: Sealed, old_tree: Optional[Tree], target: str) -> Sealed:
         repo = self.store.repo
         new_tree = tree_at(repo, target) if target != "none" else None
         changes = list(diff_entry_trees(repo, old_tree, new_tree))

@@ -18,10 +18,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
+from ..core.entry import Entry
+from ..core.status import Status
 from ..core.truth import State
 from .context_pack import Packer, run
 from .context_sections import Plan
-from .context_text import excerpt, md, one_line, who
+from .context_text import excerpt, md, one_line, replaced_mark, who
 
 __all__ = ["ContextInput", "ContextParts", "assemble", "excerpt", "one_line", "recall_hit", "who"]
 
@@ -136,9 +138,9 @@ def assemble(inp: ContextInput, budget: Optional[int] = None, measure: Measure =
     return parts
 
 
-def recall_hit(e, in_force: bool, width: int = 240) -> str:
-    """A recall hit as the faces may print it: kind, summary, superseded mark and enough
-    of the why to act on (an excerpt of the body, escaped)."""
-    mark = "" if in_force else " _(superseded)_"
+def recall_hit(e: Entry, status: Status, width: int = 240) -> str:
+    """A recall hit as the faces may print it: kind, summary, the mark of a replaced
+    status and enough of the why to act on (an excerpt of the body, escaped)."""
+    mark = replaced_mark(status)
     why = excerpt(e.body, width)
     return f"- `[{e.short}]` {e.kind}: {md(e.summary)}{mark}\n" + (f"  > {why}\n" if why else "")

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from html import escape
 from importlib import resources
-from typing import Optional
+from typing import Iterable, Optional, Union
 
 from ..core import adr, blocks
 from ..core.status import Status
@@ -91,7 +91,7 @@ def _sha256(text: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
 
 
-def _island(value) -> str:
+def _island(value: object) -> str:
     """JSON that cannot end its <script> element or open a comment, whatever the entries hold."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     return (
@@ -106,7 +106,7 @@ def _island(value) -> str:
 def _row(e: EntryView, pos: dict) -> list:
     # the field order is page.js's (ID, TS, KIND, ...); links are positions in the array (an id
     # is 64 characters, a position a few), and a decision lists a few of its conflicts, and how many
-    def refs(ids) -> list:
+    def refs(ids: Iterable[str]) -> list[Union[int, str]]:
         return [pos.get(i, i) for i in ids]
 
     return [
@@ -237,7 +237,7 @@ def _marks(e: EntryView) -> str:
     return "".join(out)
 
 
-def _id_links(ids, by_id: dict) -> str:
+def _id_links(ids: Iterable[str], by_id: dict[str, EntryView]) -> str:
     return ", ".join(
         f'<a class="id" href="#e-{i}">{i[:8]}</a>' if i in by_id else f'<span class="id">{i[:8]}</span>' for i in ids
     )

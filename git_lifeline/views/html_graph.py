@@ -13,7 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from html import escape
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
+
+if TYPE_CHECKING:
+    from .html import EntryView
 
 NODE_W, NODE_H = 210, 46
 GAP_X, GAP_Y = 46, 14
@@ -55,7 +58,7 @@ def build(entries: list, thread_labels: dict) -> tuple:
     nodes: dict = {}
     edges: list = []
 
-    def node(e) -> str:
+    def node(e: EntryView) -> str:
         if e.id not in nodes:
             nodes[e.id] = _Node(e.id, e, e.summary, (place[e.id], 0), f"#e-{e.id}")
         return e.id

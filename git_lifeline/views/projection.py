@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import TYPE_CHECKING, Iterable, Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 
 from ..core.entry import entry_order_key, format_ts, parse_ts
 from ..errors import InputError, LifelineError
@@ -283,7 +283,7 @@ def omitted(text: str) -> int:
     return int(m.group("k")) if m else 0
 
 
-def _entry_starts(text: str, start: int, end: int):
+def _entry_starts(text: str, start: int, end: int) -> Iterator[int]:
     """The offset of each rendered entry in text[start:end], lazily, from the first: an
     entry starts at a `### ` line outside a body fence (a body's lines are all inside its
     fence)."""
@@ -309,7 +309,14 @@ def _bytes(s: str) -> int:
     return len(s) if s.isascii() else len(s.encode("utf-8"))
 
 
-def _first_kept(fixed: int, sizes: list, before: int, note_size, foot_size, max_bytes: int) -> int:
+def _first_kept(
+    fixed: int,
+    sizes: list[int],
+    before: int,
+    note_size: Callable[[int], int],
+    foot_size: Callable[[int], int],
+    max_bytes: int,
+) -> int:
     """The index of the first entry kept: walking back from the newest (always kept),
     stop at the first that would take the file past `max_bytes`. `before` entries are
     already left out ahead of `sizes`; note_size(k)/foot_size(n) price the note for k
