@@ -28,7 +28,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any, Iterable, Optional, Protocol, Union
+from typing import Any, Iterable, Optional, Protocol, Sequence, Union
 
 from ..errors import InputError
 
@@ -146,6 +146,26 @@ class Ordered(Protocol):
 
     @property
     def id(self) -> str: ...
+
+
+class Folded(Protocol):
+    """What `Fold.add` reads of an entry given its key and header: an Entry, or a cache's
+    slim record (views/cache_rows.Slim, which keeps no body): core/truth.py."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def agent(self) -> str: ...
+    @property
+    def provider(self) -> str: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def summary(self) -> str: ...
+    @property
+    def parents(self) -> Sequence[str]: ...
 
 
 def entry_order_key(e: Ordered) -> tuple[datetime, str]:

@@ -22,12 +22,9 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
+from typing import Callable, Iterable, Iterator, Optional, Protocol
 
 from ..errors import InputError, SecretError
-
-if TYPE_CHECKING:
-    from .entry import Entry
 
 # The body header that records a deliberate override (docs/FORMAT.md §8). It is part
 # of the hashed body, so the override and its reason travel with the entry forever.
@@ -464,6 +461,13 @@ def scan(text: str, field: str = "text", candidates: Optional[set] = None) -> li
 SCANNED_FIELDS = ("summary", "body", "author", "agent", "provider", "model", "dedup_key")
 
 
+class Scanned(Protocol):
+    """An entry (core/entry.py) as it is scanned: its SCANNED_FIELDS, read by name."""
+
+    @property
+    def body(self) -> str: ...
+
+
 def allowed(body: str) -> Optional[str]:
     """The reason recorded by `--allow-secret`, when the body's header carries one."""
     if not body or ALLOW_HEADER not in body:
@@ -473,7 +477,7 @@ def allowed(body: str) -> Optional[str]:
     return field(body, ALLOW_HEADER)
 
 
-def entry_findings(entry: Entry) -> list[Finding]:
+def entry_findings(entry: Scanned) -> list[Finding]:
     """Findings in an entry's text fields; empty when its body records an override."""
     values = [
         (name, value) for name in SCANNED_FIELDS if isinstance(value := getattr(entry, name, None), str) and value
@@ -490,7 +494,7 @@ def entry_findings(entry: Entry) -> list[Finding]:
     return out
 
 
-def refuse_credentials(entry: Entry) -> None:
+def refuse_credentials(entry: Scanned) -> None:
     """The gate every new entry passes (`Entry.new` calls it):
     raises SecretError, naming kinds and positions, when the entry holds a credential."""
     findings = entry_findings(entry)

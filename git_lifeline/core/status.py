@@ -15,12 +15,9 @@ Precedence, first match wins:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Iterable, Literal, Protocol
 
 from .supersession import not_acting
-
-if TYPE_CHECKING:
-    from .truth import State
 
 Status = Literal["in force", "superseded", "withdrawn", "closed", "expired", "open", "pending", "recorded"]
 # Replaced by a correction: no longer to be acted on (what recall and the context mark).
@@ -39,17 +36,22 @@ class Standing:
     live: frozenset[str]  # carriers not superseded, whatever their window
 
     @classmethod
-    def of(cls, st: State) -> Standing:
-        rows = st.fold.corrections
-        idle = not_acting(rows)
-        revised = frozenset(p for cid, parents, revert in rows if not revert and cid not in idle for p in parents)
+    def of(
+        cls,
+        superseded: Iterable[str],
+        corrections: list,
+        opens: Iterable[str],
+        in_force: Iterable[str],
+        expired: Iterable[str],
+        live: Iterable[str],
+    ) -> Standing:
+        """From a State's truth: `corrections` are the fold's [id, parents, is revert] rows."""
+        idle = not_acting(corrections)
+        revised = frozenset(
+            p for cid, parents, revert in corrections if not revert and cid not in idle for p in parents
+        )
         return cls(
-            superseded=frozenset(st.superseded),
-            revised=revised,
-            opens=frozenset(st.fold.opens),
-            in_force=frozenset(st.decision_ids),
-            expired=frozenset(st.expired),
-            live=frozenset(st.fold.derived.live),
+            frozenset(superseded), revised, frozenset(opens), frozenset(in_force), frozenset(expired), frozenset(live)
         )
 
     def status(self, entry_id: str) -> Status:
@@ -68,6 +70,13 @@ class Standing:
         return "recorded"
 
 
-def status_of(st: State, entry_id: str) -> Status:
+class Judged(Protocol):
+    """A State (core/truth.py): what statuses are read from."""
+
+    @property
+    def standing(self) -> Standing: ...
+
+
+def status_of(st: Judged, entry_id: str) -> Status:
     """Where `entry_id` stands in `st` (the precedence above)."""
     return st.standing.status(entry_id)

@@ -35,12 +35,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import Callable, Iterable, Optional, Protocol, Sequence
+from typing import Callable, Iterable, Optional
 
 from . import blocks, fold_text
 from .causal import causal_order
 from .conflicts import group_conflicts
-from .entry import Entry, entry_order_key
+from .entry import Entry, Folded, entry_order_key
 from .headers import valid_value
 from .status import Standing
 from .subjects import display_subject, subject_key
@@ -103,26 +103,6 @@ def subject_of(summary: str, header: dict) -> Optional[str]:
 
 def is_revert(body: str) -> bool:
     return blocks.field(body, "action") == "revert"
-
-
-class Folded(Protocol):
-    """What `Fold.add` reads of an entry given its key and header: an Entry, or a cache's
-    slim record (views/cache_rows.Slim, which keeps no body)."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def kind(self) -> str: ...
-    @property
-    def agent(self) -> str: ...
-    @property
-    def provider(self) -> str: ...
-    @property
-    def model(self) -> str: ...
-    @property
-    def summary(self) -> str: ...
-    @property
-    def parents(self) -> Sequence[str]: ...
 
 
 @dataclass
@@ -488,7 +468,10 @@ class State:
     def standing(self) -> Standing:
         """What each entry's status is read from (core/status.py), computed once."""
         if self._standing is None:
-            self._standing = Standing.of(self)
+            f = self.fold
+            self._standing = Standing.of(
+                self.superseded, f.corrections, f.opens, self.decision_ids, self.expired, f.derived.live
+            )
         return self._standing
 
     # ---- entries, fetched on demand ---------------------------------------

@@ -15,14 +15,14 @@ what is left: a checkpoint or a note leaves the stable prefix byte-identical.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Optional
 
 from ..core.entry import Entry
 from ..core.status import Status
 from ..core.truth import State
 from .context_pack import Packer, run
-from .context_sections import Plan
+from .context_sections import ContextInput, Plan
 from .context_text import excerpt, md, one_line, replaced_mark, who
 
 __all__ = ["ContextInput", "ContextParts", "assemble", "excerpt", "one_line", "recall_hit", "who"]
@@ -40,18 +40,6 @@ class ContextParts:
     @property
     def text(self) -> str:
         return self.stable + self.volatile
-
-
-@dataclass
-class ContextInput:
-    state: State
-    line: str
-    head_commit: Optional[str]
-    relevant: list = field(default_factory=list)  # (entry, its core.status.Status)
-    query: Optional[str] = None
-    thread: Optional[str] = None
-    stale: dict = field(default_factory=dict)  # decision id -> staleness mark
-    conflicts: dict = field(default_factory=dict)  # decision id -> ids it conflicts with
 
 
 def footer(inp: ContextInput, omitted: int, tier: int = 2) -> str:

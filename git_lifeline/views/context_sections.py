@@ -13,8 +13,9 @@ longer whys.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Callable, Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 from ..core import blocks
 from ..core.entry import Entry, entry_order_key
@@ -22,9 +23,6 @@ from ..core.status import status_of
 from ..core.truth import RECENT_COUNT, Checkpoint, State
 from . import context_text as tx
 from .context_pack import Group, Item, Items, Section
-
-if TYPE_CHECKING:
-    from .context import ContextInput
 
 FOUNDATION_SHARE = 0.4  # when decisions must be left out: share of the oldest among those kept
 CAPS = {"open": 0.2, "resume": 0.15, "relevant": 0.15}  # shares of the budget for naming them
@@ -34,6 +32,20 @@ NOTABLE_SCAN = 1000
 MIN_DECISION_LINE, MIN_OPEN_LINE = 40, 20  # typical shortest lines: a cheap bound on naming them all
 EXPIRED_IN_RECENT = 3
 PLACEHOLDER_WORD = "xxxxx "
+
+
+@dataclass
+class ContextInput:
+    """What the context is made of (views/context.py assembles it)."""
+
+    state: State
+    line: str
+    head_commit: Optional[str]
+    relevant: list = field(default_factory=list)  # (entry, its core.status.Status)
+    query: Optional[str] = None
+    thread: Optional[str] = None
+    stale: dict = field(default_factory=dict)  # decision id -> staleness mark
+    conflicts: dict = field(default_factory=dict)  # decision id -> ids it conflicts with
 
 
 def placeholder(chars: int) -> str:

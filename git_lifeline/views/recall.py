@@ -32,13 +32,12 @@ import unicodedata
 from bisect import bisect_left
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional, Protocol
 
 from .synonyms import GROUPS
 
 if TYPE_CHECKING:
     from ..core.truth import State
-    from .semantic import Index
 
 SUMMARY_WEIGHT = 3.0
 BODY_WEIGHT = 1.0
@@ -292,6 +291,14 @@ def query_terms(query: str) -> list:
     return [c.text for c in concepts(query)]
 
 
+class Dense(Protocol):
+    """A semantic index (views/semantic.py Index): cosines to a question, and its floor."""
+
+    floor: float
+
+    def similarities(self, db: sqlite3.Connection, query: str) -> dict: ...
+
+
 @dataclass
 class Hit:
     id: str
@@ -445,7 +452,7 @@ def search(
     k: int = 5,
     recency: bool = True,
     truth: Optional[Truth] = None,
-    semantic: Optional[Index] = None,
+    semantic: Optional[Dense] = None,
 ) -> list[Hit]:
     """The k entries the question is about, best first; [] when none is (abstention).
 
@@ -458,7 +465,7 @@ def search(
     return in_truth_order(fuse(db, query, semantic, recency), truth, k)
 
 
-def fuse(db: sqlite3.Connection, query: str, semantic: Index, recency: bool = True) -> list[Hit]:
+def fuse(db: sqlite3.Connection, query: str, semantic: Dense, recency: bool = True) -> list[Hit]:
     """Dense and lexical evidence together: the lexical hits (any coverage) and the nearest
     entries by cosine, scored w*cos + (1-w)*lexical/max(lexical); nothing unless the lexical
     rule answers the question at SEMANTIC_ANSWER_FLOOR or its best cosine reaches the
