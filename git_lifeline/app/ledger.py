@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
 from ..core import truth
-from ..core.entry import KINDS
+from ..core.entry import KINDS, entry_order_key
+from ..core.status import REPLACED, Status, status_of
 from ..errors import InputError
 from ..git.fanout import AppendResult
 from ..git.names import DEFAULT_LINE
@@ -27,8 +28,6 @@ from .projection_file import ProjectionFile
 from .write_checks import WriteChecks
 
 if TYPE_CHECKING:  # annotations only
-    from datetime import datetime
-
     from ..core.entry import Entry
     from ..git.history import Staleness
     from ..git.links import Link
@@ -63,13 +62,14 @@ class Found:
     entry: Entry
     score: float  # views.recall.Hit's: the ranking's, relative to one question
     coverage: float  # the share of the question's weight it matches, in [0, 1]
-    in_force: bool
+    status: Status  # core/status.py
     similarity: Optional[float] = None  # the cosine to the question (semantic recall only)
     replaces: Optional[str] = None  # shown because it replaced this hit (whose numbers it carries)
 
-
-def order_key(e: Entry) -> tuple[datetime, str]:
-    return (e.ts, e.id)
+    @property
+    def in_force(self) -> bool:
+        """Not replaced by a correction (an entry superseded, withdrawn or closed is not)."""
+        return self.status not in REPLACED
 
 
 MESSAGE_IDS = 20  # a batch's commit message names at most this many entries (its tree holds them all)
@@ -101,7 +101,7 @@ def commit_message(
     or a batch's count; what a correction corrects (`describe(id)` says what that entry is);
     trailers naming the entries (a batch names its first MESSAGE_IDS, so an import of
     10,000 entries writes a message of a few kilobytes)."""
-    ordered = sorted(entries, key=order_key)
+    ordered = sorted(entries, key=entry_order_key)
     sentences, trailers = _correction_lines(ordered[:MESSAGE_IDS], describe)
     corrects = " ".join(sentences)
     if len(entries) == 1:
@@ -189,7 +189,7 @@ class Ledger:
         loaded = self.store.load(commit)
         if commit is None:
             self._note_if_empty(self.store.head())
-        return [e for e in sorted(loaded.entries.values(), key=order_key) if kind is None or e.kind == kind]
+        return [e for e in sorted(loaded.entries.values(), key=entry_order_key) if kind is None or e.kind == kind]
 
     def show(self, ref: str) -> Entry:
         """The entry `ref` names (an id or a unique prefix)."""
@@ -341,7 +341,7 @@ class Ledger:
         hits = self.recall(query, k=k)
         st = self.state()
         return [
-            Found(st.by_id[h.id], h.score, h.coverage, h.id not in st.superseded, h.similarity, h.replaces)
+            Found(st.by_id[h.id], h.score, h.coverage, status_of(st, h.id), h.similarity, h.replaces)
             for h in hits
             if h.id in st.by_id
         ]
@@ -349,7 +349,7 @@ class Ledger:
     def resume(self, thread: Optional[str] = None) -> list[truth.Checkpoint]:
         """The live checkpoint of each thread (truth.Checkpoint), newest first."""
         st = self.state()
-        cps = sorted(st.checkpoints.values(), key=lambda c: (c.entry.ts, c.entry.id), reverse=True)
+        cps = sorted(st.checkpoints.values(), key=lambda c: entry_order_key(c.entry), reverse=True)
         if thread is not None:
             key = self.thread_key(thread, st)
             cps = [c for c in cps if c.thread == key]
@@ -375,9 +375,7 @@ class Ledger:
             st = truth.for_thread(st, self.thread_key(thread, st))
         relevant = []
         if query:
-            relevant = [
-                (st.by_id[h.id], h.id not in st.superseded) for h in self.recall(query, k=k) if h.id in st.by_id
-            ]
+            relevant = [(st.by_id[h.id], status_of(st, h.id)) for h in self.recall(query, k=k) if h.id in st.by_id]
         inp = ctx.ContextInput(
             state=st,
             line=self.line,

@@ -359,7 +359,7 @@ def test_a_recall_hit_as_the_faces_print_it_carries_the_why(ledger):
     d = add(
         ledger, "decision", "Queue: SQS **managed**", "A Redis failover lost 214 emails; SQS has a dead-letter queue."
     )
-    text = recall_hit(d, in_force=False)
+    text = recall_hit(d, status="superseded")
     assert text.startswith(f"- `[{d.short}]` decision: Queue: SQS \\*\\*managed\\*\\* _(superseded)_\n")
     assert "  > A Redis failover lost 214 emails" in text
 
