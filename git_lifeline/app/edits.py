@@ -32,7 +32,7 @@ from ..core.entry import MAX_SUMMARY_CHARS
 from ..errors import InputError
 from .draft import HUMAN, NO_HEADERS, Headers, Writer
 from .entry_view import entry_view
-from .ledger import Ledger, with_headers
+from .ledger import Ledger, LogOutcome, Planned, with_headers
 
 if TYPE_CHECKING:  # annotations only
     from ..core.entry import Entry
@@ -242,3 +242,46 @@ def apply(led: Ledger, edit: Edit) -> EditOutcome:
     """Write the planned entries in one commit."""
     result = led.append(edit.entries, subject=edit.subject)
     return EditOutcome(edit, list(result.added), result.commit)
+
+
+# ---- pins: decisions the context keeps as its foundation ----------------------------
+def plan_pin(led: Ledger, ref: str, writer: Writer = HUMAN) -> Planned:
+    """A note that pins the decision in force `ref` names (unchanged when it is pinned already)."""
+    st = led.state()
+    target = led.store.resolve(ref)
+    if target not in set(st.decision_ids):
+        raise InputError(f"{ref!r} is not a decision in force; only those can be pinned")
+    if target in st.pinned:
+        return Planned(st.by_id[target], new=False)
+    d = st.by_id[target]
+    return Planned(
+        led.plan_entry(
+            writer.draft(
+                "note",
+                f"pin: {d.summary}"[:300],
+                f"pin: {target}\n\nPinned as a foundation of the context.",
+                [target],
+            )
+        )
+    )
+
+
+def plan_unpin(led: Ledger, ref: str, writer: Writer = HUMAN) -> Entry:
+    """A revert of the notes that pin `ref`."""
+    st = led.state()
+    target = led.store.resolve(ref)
+    notes = st.pin_notes_of(target)
+    if not notes:
+        raise InputError(f"{ref!r} is not pinned")
+    return led.plan_entry(
+        writer.draft("correction", f"unpin: {st.by_id[target].summary}"[:300], "action: revert\n\nUnpinned.", notes)
+    )
+
+
+def pin(led: Ledger, ref: str, writer: Writer = HUMAN) -> LogOutcome:
+    planned = plan_pin(led, ref, writer)
+    return led.persist(planned.entry) if planned.new else led.unchanged(planned)
+
+
+def unpin(led: Ledger, ref: str, writer: Writer = HUMAN) -> LogOutcome:
+    return led.persist(plan_unpin(led, ref, writer))

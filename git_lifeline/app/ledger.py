@@ -30,7 +30,6 @@ from .write_checks import WriteChecks
 if TYPE_CHECKING:  # annotations only
     from ..core.entry import Entry
     from ..git.history import Staleness
-    from ..git.links import Link
     from ..views.cache import LineCache
     from ..views.recall import Hit
     from ..views.semantic import Index
@@ -388,24 +387,6 @@ class Ledger:
         )
         return assembled(inp, budget, budget_tokens, self.gr.config_get)
 
-    def why(self, target: str) -> list[tuple[Optional[Entry], Link]]:
-        """Entries linked (by `Lifeline:` trailers) to the commits that touched `target`,
-        newest commit first, each entry once: [(Entry or None, Link)]."""
-        from ..git import links
-
-        out, seen = [], set()
-        for link in links.links_for(self.gr, target, self.line):
-            key = link.entry_id or link.value
-            if key in seen:
-                continue
-            seen.add(key)
-            entry = None
-            if link.entry_id:
-                store = self.store if link.line == self.line else LineStore(self.gr, link.line)
-                entry = store.read(link.entry_id)
-            out.append((entry, link))
-        return out
-
     # ---- planning: every write rule, nothing written ---------------------------------
     def resolve_parents(self, refs: list[str]) -> list[str]:
         if any(":" in r for r in refs):  # `line:prefix` names a parent in another line
@@ -501,35 +482,6 @@ class Ledger:
         parents = [st.threads[key][-1]] if st.threads.get(key) else ([key] if key in st.by_id else [])
         return Planned(self.plan_entry(writer.draft("checkpoint", summary, body, parents, allow_secret)))
 
-    def plan_pin(self, ref: str, writer: Writer = HUMAN) -> Planned:
-        st = self.state()
-        target = self.store.resolve(ref)
-        if target not in set(st.decision_ids):
-            raise InputError(f"{ref!r} is not a decision in force; only those can be pinned")
-        if target in st.pinned:
-            return Planned(st.by_id[target], new=False)
-        d = st.by_id[target]
-        return Planned(
-            self.plan_entry(
-                writer.draft(
-                    "note",
-                    f"pin: {d.summary}"[:300],
-                    f"pin: {target}\n\nPinned as a foundation of the context.",
-                    [target],
-                )
-            )
-        )
-
-    def plan_unpin(self, ref: str, writer: Writer = HUMAN) -> Entry:
-        st = self.state()
-        target = self.store.resolve(ref)
-        notes = st.pin_notes_of(target)
-        if not notes:
-            raise InputError(f"{ref!r} is not pinned")
-        return self.plan_entry(
-            writer.draft("correction", f"unpin: {st.by_id[target].summary}"[:300], "action: revert\n\nUnpinned.", notes)
-        )
-
     # ---- persisting ----------------------------------------------------------------
     def _dedup_hit(self, e: Entry, head: Optional[str]) -> bool:
         if e.dedup_key is None or head is None:
@@ -570,13 +522,6 @@ class Ledger:
     ) -> LogOutcome:
         planned = self.plan_checkpoint(thread, sections, summary, writer, allow_secret)
         return self.persist(planned.entry) if planned.new else self.unchanged(planned)
-
-    def pin(self, ref: str, writer: Writer = HUMAN) -> LogOutcome:
-        planned = self.plan_pin(ref, writer)
-        return self.persist(planned.entry) if planned.new else self.unchanged(planned)
-
-    def unpin(self, ref: str, writer: Writer = HUMAN) -> LogOutcome:
-        return self.persist(self.plan_unpin(ref, writer))
 
     def render(self) -> Path:
         """Rewrite the projection file from the ref."""

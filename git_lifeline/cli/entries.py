@@ -451,7 +451,9 @@ def resume(ctx: click.Context, thread: Optional[str], as_json: bool) -> None:
 @click.pass_context
 def pin(ctx: click.Context, ref: str) -> None:
     """Pin a decision in force: always shown first in the context."""
-    out = open_ledger(ctx, existing=True).pin(ref)
+    from ..app.edits import pin as pin_decision
+
+    out = pin_decision(open_ledger(ctx, existing=True), ref)
     info(f"pinned {ref} ({out.entry.short})" if out.written else f"{ref} is already pinned")
 
 
@@ -462,7 +464,9 @@ def pin(ctx: click.Context, ref: str) -> None:
 @click.pass_context
 def unpin(ctx: click.Context, ref: str) -> None:
     """Unpin a decision (a correction of its pin entry)."""
-    out = open_ledger(ctx, existing=True).unpin(ref)
+    from ..app.edits import unpin as unpin_decision
+
+    out = unpin_decision(open_ledger(ctx, existing=True), ref)
     info(f"unpinned {ref} ({out.entry.short})")
 
 

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Optional
 from . import blocks, fold_text
 from .causal import causal_order
 from .conflicts import group_conflicts
+from .dates import utc_now_key, window_state
 from .entry import Entry, Folded, entry_order_key
 from .headers import valid_value
 from .status import Standing
@@ -54,31 +55,6 @@ RECENT_COUNT = 5
 FOLD_VERSION = 5  # 5: ids by index into a table (to_json)
 _IDLIKE = re.compile(r"[0-9a-f]{6,64}")
 _FIRST = itemgetter(0)  # the id of a [id, ...] row
-
-
-def _utc_now_key() -> str:
-    from datetime import datetime, timezone
-
-    return f"{datetime.now(timezone.utc):%Y-%m-%dT%H:%M:%S.%f}"
-
-
-def _window_bound(text: str, end: bool) -> str:
-    """A `valid-from`/`valid-until` value as a comparable key; a bare date covers the whole day."""
-    t = text.strip().replace(" ", "T")
-    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", t):
-        return t + ("T23:59:59.999999" if end else "T00:00:00.000000")
-    return t.rstrip("Z")
-
-
-def window_state(facts: dict, now: str) -> str:
-    """'valid', 'expired' (past valid-until) or 'pending' (before valid-from)."""
-    until = facts.get("valid-until")
-    if until and now > _window_bound(until, end=True):
-        return "expired"
-    start = facts.get("valid-from")
-    if start and now < _window_bound(start, end=False):
-        return "pending"
-    return "valid"
 
 
 def thread_key(ref: Optional[str], open_ids: Iterable[str]) -> str:
@@ -410,7 +386,7 @@ class State:
         self.superseded: frozenset = derived.superseded
         # Validity windows are read at `now` (UTC, "YYYY-MM-DDTHH:MM:SS..."): the truth
         # changes when a window closes, without any new entry.
-        self.now = now or _utc_now_key()
+        self.now = now or utc_now_key()
         self.expired: list = []  # in force but outside their window, newest expiry first
         in_force_carriers = []
         for i in derived.live:
