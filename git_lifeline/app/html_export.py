@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Optional
 from ..core import blocks
 from ..core.supersession import acting
 from ..core.truth import is_revert
-from ..views.html import EntryView, ThreadView, ViewModel, render
+from ..views.html import SHOWN_CONFLICTS, EntryView, ThreadView, ViewModel, render
 
 if TYPE_CHECKING:
     from ..core import truth
@@ -42,6 +42,7 @@ def build_view_model(led: "Ledger", now: Optional[datetime] = None) -> ViewModel
         thread_of.setdefault(cid, key)
     views = []
     for e in entries:
+        rivals = conflicting.get(e.id)
         if e.id in in_force:
             status = "in-force"
         elif e.id in expired:
@@ -67,7 +68,8 @@ def build_view_model(led: "Ledger", now: Optional[datetime] = None) -> ViewModel
                 replaced_by=tuple(replaced_by.get(e.id, ())),
                 revert=e.kind == "correction" and blocks.field(e.body, "action") == "revert",
                 stale=stale.get(e.id),
-                conflicts=tuple(conflicting.get(e.id, ())),
+                conflicts=tuple(rivals.first(SHOWN_CONFLICTS)) if rivals else (),
+                conflict_count=rivals.count if rivals else 0,
                 pinned=e.id in pinned,
             )
         )

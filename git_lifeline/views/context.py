@@ -47,7 +47,7 @@ class ContextInput:
     query: Optional[str] = None
     thread: Optional[str] = None
     stale: dict = field(default_factory=dict)  # decision id -> staleness mark
-    conflicts: dict = field(default_factory=dict)  # decision id -> ids it conflicts with
+    conflicts: dict = field(default_factory=dict)  # decision id -> its Rivals (core/conflicts.py)
 
 
 def footer(inp: ContextInput, omitted: int, tier: int = 2) -> str:
