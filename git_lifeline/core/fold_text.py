@@ -15,6 +15,7 @@ import json
 import re
 from typing import Callable, Iterable, Iterator
 
+from .json_input import read_json
 from .supersession import Derived
 
 _HEX = re.compile(r"[0-9a-f]*")
@@ -110,7 +111,7 @@ def ids_held(f, derived: Derived) -> set:
 
 def read(cls, text: str):
     """The `cls` (a Fold) `text_of` wrote; ValueError for anything else."""
-    return cls.from_json(json.loads(text))
+    return cls.from_json(read_json(text, len(text.encode("utf-8", "surrogatepass"))))
 
 
 def decoded(cls, doc: dict, version: int):

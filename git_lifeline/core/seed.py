@@ -18,7 +18,6 @@ drive it.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sqlite3
@@ -29,6 +28,7 @@ from typing import Callable, Iterable, Optional
 
 from ..errors import InputError, LifelineError
 from .entry import HEX64, MAX_BLOB_BYTES, Entry, NaiveTimestamp, compute_id, parse_ts
+from .json_input import read_json
 
 SEED_SENTINEL = "<!-- lifeline:end -->"
 # Sizes checked before anything is parsed: a source file is read whole (a 10,000-entry
@@ -372,7 +372,7 @@ def read_seed_db(path: Path) -> list:
             records.append(rec)
             continue
         try:
-            doc = json.loads(payload)
+            doc = read_json(payload, MAX_PAYLOAD_BYTES)
             if not isinstance(doc, dict):
                 raise ValueError("not an object")
         except (ValueError, TypeError) as exc:
