@@ -31,6 +31,18 @@ PINNED_SHA256: Final[Mapping[str, str]] = {
     "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
     "tokenizer_config.json": "acb92769e8195aabd29b7b2137a9e6d6e25c476a4f15aa4355c233426c61576b",
 }
+#: The size in bytes of each pinned file: a download stops there, whatever the server sends.
+PINNED_SIZE: Final[Mapping[str, int]] = {
+    "1_Pooling/config.json": 190,
+    "config.json": 612,
+    "config_sentence_transformers.json": 116,
+    "model.safetensors": 90868376,
+    "modules.json": 349,
+    "sentence_bert_config.json": 53,
+    "special_tokens_map.json": 112,
+    "tokenizer.json": 466247,
+    "tokenizer_config.json": 350,
+}
 
 #: Files without which no correct vector can be produced. The other
 #: sentence-transformers files are optional but are checked when present,
