@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Optional
 
 from ..core.entry import KINDS, entry_order_key
-from ..core.policy import MODES, POLICY_PATH, Policy, PolicyDenied, PolicyError, parse_policy
+from ..core.policy import MAX_POLICY_BYTES, MODES, POLICY_PATH, Policy, PolicyDenied, PolicyError, parse_policy
 from ..errors import InputError, LifelineError
 from ..git.policy_ref import CONFIG_KEY as POLICY_REF_KEY
-from ..git.policy_ref import MAX_POLICY_BYTES, PolicyRef, find_policy_ref, read_file_at
+from ..git.policy_ref import PolicyRef, find_policy_ref, read_file_at
 from ..git.records import (
     DECISIONS,
     MAX_WHY_CHARS,

@@ -33,6 +33,7 @@ from ..core.entry import (
     parse_ts,
     utcnow,
 )
+from ..core.json_input import JSONInputError, read_json_object
 from ..errors import InputError
 
 # What a record's JSON document holds: the values json.loads gives.
@@ -266,9 +267,9 @@ class Record:
         if len(data) > MAX_RECORD_BYTES:  # before the JSON parser sees it
             raise InputError(f"larger than any record can be ({len(data)} bytes; at most {MAX_RECORD_BYTES})")
         try:
-            doc = json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InputError(f"not valid JSON: {exc}") from None
+            doc = read_json_object(data, MAX_RECORD_BYTES)
+        except JSONInputError as exc:
+            raise InputError(str(exc)) from None
         problems = doc_problems(doc)
         if problems:
             raise InputError("; ".join(problems))
