@@ -4,7 +4,6 @@ to talk to it. Every wait is bounded; the process is killed (by its pid) at the 
 from __future__ import annotations
 
 import contextlib
-import os
 import socket
 import subprocess
 import sys
@@ -37,9 +36,9 @@ class Running:
 
 
 @contextlib.contextmanager
-def http_server(cwd: Path, *args: str, env: Optional[dict] = None) -> Iterator[Running]:
-    """`git lifeline mcp --http 127.0.0.1:<free port> ARGS` in `cwd`, up and answering."""
-    port = free_port()
+def http_server(cwd: Path, *args: str, env: Optional[dict] = None, port: Optional[int] = None) -> Iterator[Running]:
+    """`git lifeline mcp --http 127.0.0.1:PORT ARGS` in `cwd` (a free port unless given), up and answering."""
+    port = port or free_port()
     log = cwd.parent / f"server-{port}.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
@@ -85,8 +84,3 @@ def post(url: str, body: dict, token: Optional[str] = None, headers: Optional[di
     if token is not None:
         sent["authorization"] = f"Bearer {token}"
     return httpx2.post(url, json=body, headers=sent, timeout=60)
-
-
-def env_without_proxy() -> dict:
-    """127.0.0.1 never goes through a proxy the environment names."""
-    return {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}

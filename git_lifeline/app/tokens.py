@@ -75,11 +75,7 @@ def parse_lines(text: str, source: str) -> list[TokenLine]:
         if not line or line.startswith("#"):
             continue
         parts = line.split()
-        if (
-            len(parts) != 2
-            or not NAME_RE.match(parts[0])
-            or not re.fullmatch(r"sha256:[0-9a-f]{64}", parts[1])
-        ):
+        if len(parts) != 2 or not NAME_RE.match(parts[0]) or not re.fullmatch(r"sha256:[0-9a-f]{64}", parts[1]):
             raise InputError(f"{source}:{number}: not a token line (expected 'NAME sha256:<64 hex digits>')")
         out.append(TokenLine(parts[0], parts[1]))
     return out

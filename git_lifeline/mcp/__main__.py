@@ -25,7 +25,9 @@ def main(argv: Optional[list] = None) -> int:
         help="Check that the server could serve (repository, line, MCP SDK), say so, and exit.",
     )
     http = parser.add_argument_group("HTTP (docs/INTEGRATION.md, docs/SECURITY.md)")
-    http.add_argument("--http", metavar="[HOST:]PORT", default=None, help="Serve Streamable HTTP at /mcp instead of stdio.")
+    http.add_argument(
+        "--http", metavar="[HOST:]PORT", default=None, help="Serve Streamable HTTP at /mcp instead of stdio."
+    )
     http.add_argument("--token-file", default=None, help="Bearer tokens made by `git lifeline mcp token add`.")
     http.add_argument("--issuer", default=None, help="OAuth: the authorization server's issuer URL.")
     http.add_argument("--audience", default=None, help="OAuth: this server's resource URL (the tokens' aud).")

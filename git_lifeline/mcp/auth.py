@@ -91,7 +91,9 @@ def agent_name(claims: dict[str, object]) -> Optional[str]:
 
 def scopes_of(claims: dict[str, object]) -> list[str]:
     raw = claims.get("scope", claims.get("scp"))
-    words = raw.split() if isinstance(raw, str) else [w for w in raw if isinstance(w, str)] if isinstance(raw, list) else []
+    words = (
+        raw.split() if isinstance(raw, str) else [w for w in raw if isinstance(w, str)] if isinstance(raw, list) else []
+    )
     return [w for w in words if w in SCOPES]
 
 

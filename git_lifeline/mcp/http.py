@@ -79,7 +79,9 @@ class HttpGate(Gate):
     def __init__(self, door: Door, replica: Replica):
         self.replica = replica
         here = [door.workspace.location, door.workspace.workdir]
-        self.hidden = sorted({str(p) for p in here if p is not None} | {str(Path(p).resolve()) for p in here if p}, key=len, reverse=True)
+        self.hidden = sorted(
+            {str(p) for p in here if p is not None} | {str(Path(p).resolve()) for p in here if p}, key=len, reverse=True
+        )
 
     def _caller(self):  # the request's caller, read from the SDK's auth context
         from .auth import caller
@@ -218,7 +220,9 @@ def build_app(door: Door, opts: HttpOptions):
     replica = Replica.of(door.workspace, opts.remote, opts.refresh_seconds)
     gate = HttpGate(door, replica)
     server = build_server(door, gate, auth, verifier)
-    hosts = list(LOOPBACK_HOSTS) + [h if ":" in h.strip("[]") or h.endswith("]") else f"{h}:*" for h in opts.allow_hosts]
+    hosts = list(LOOPBACK_HOSTS) + [
+        h if ":" in h.strip("[]") or h.endswith("]") else f"{h}:*" for h in opts.allow_hosts
+    ]
     origins = list(LOOPBACK_ORIGINS) + opts.allow_origins
     if opts.audience:
         from urllib.parse import urlsplit
@@ -239,7 +243,23 @@ def build_app(door: Door, opts: HttpOptions):
         max_request_body_size=MAX_BODY_BYTES,
         host=opts.bind,
     )
+    if auth is not None and auth.resource_server_url is not None:
+        _advertise_scopes(app, auth)
     return RateLimit(app, opts.rate_per_minute), replica
+
+
+def _advertise_scopes(app, auth) -> None:
+    """The RFC 9728 metadata names our scopes. The SDK fills `scopes_supported` from
+    `required_scopes`, which it also demands of every request; ours differ per tool, so
+    its metadata route is replaced by one made with the same SDK function and our scopes."""
+    from mcp.server.auth.routes import create_protected_resource_routes
+
+    from .auth import SCOPES
+
+    [route] = create_protected_resource_routes(
+        resource_url=auth.resource_server_url, authorization_servers=[auth.issuer_url], scopes_supported=list(SCOPES)
+    )
+    app.router.routes[:] = [route if getattr(r, "path", None) == route.path else r for r in app.router.routes]
 
 
 def serve_http(start: Optional[str], line: Optional[str], opts: HttpOptions) -> None:
