@@ -14,7 +14,7 @@ import httpx2
 import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
-from hermetic_home import hermetic, repo  # noqa: F401
+from hermetic_home import commit_policy, hermetic, repo  # noqa: F401
 from http_fixtures import client, free_port, http_server, post
 
 from git_lifeline.app.agents import Agents
@@ -140,3 +140,24 @@ def test_a_token_without_a_write_scope_neither_sees_nor_calls_the_write_tools(re
 
         drive(scenario)
     assert Agents(Workspace.open(str(repo)).ledger()).proposals() == []
+
+
+def test_a_propose_scope_files_a_proposal_where_the_policy_would_let_the_write_in(repo, tmp_path):
+    commit_policy(repo, {"default": "propose", "agents": {"claude-ai": {"*": "direct"}}})
+    key = new_key()
+    path = tmp_path / "jwks.json"
+    path.write_text(json.dumps(jwks_of(key, "k1")))
+    port = free_port()
+    audience = f"http://127.0.0.1:{port}/mcp"
+    with http_server(repo, "--issuer", ISSUER, "--audience", audience, "--jwks", str(path), port=port) as server:
+
+        async def scenario() -> None:
+            for scope, summary in (("lifeline:propose", "Proposed only"), ("lifeline:write", "Written directly")):
+                async with client(server.url, mint(key, "k1", audience, scope)) as c:
+                    out = await c.call_tool("lifeline_append", {"kind": "note", "summary": summary, "body": "Why."})
+                    assert not out.is_error, out.content[0].text
+
+        drive(scenario)
+    agents = Agents(Workspace.open(str(repo)).ledger())
+    assert [p.content.summary for p in agents.proposals()] == ["Proposed only"]
+    assert [row.record.doc["via"] for row in agents.audit()] == ["http"]

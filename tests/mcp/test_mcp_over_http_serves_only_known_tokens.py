@@ -99,3 +99,13 @@ def test_a_shown_token_is_the_last_line_and_only_its_hash_is_stored(repo):
     assert cli(repo, "mcp", "token", "add", "human").code != 0
     assert cli(repo, "mcp", "token", "add", "alice").code != 0
     assert "alice" in cli(repo, "mcp", "token", "list", expect=0).out
+
+
+def test_a_token_past_its_rate_limit_gets_429_and_another_token_is_not_slowed(repo):
+    first, second = new_token(repo, "alice"), new_token(repo, "bob")
+    with http_server(repo, "--rate-limit", "3") as server:
+        codes = [post(server.url, LIST, first).status_code for _ in range(4)]
+        assert codes == [200, 200, 200, 429]
+        limited = post(server.url, LIST, first)
+        assert limited.status_code == 429 and int(limited.headers["retry-after"]) >= 1
+        assert post(server.url, LIST, second).status_code == 200
