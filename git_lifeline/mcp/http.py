@@ -23,12 +23,20 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from ..app.replica import Replica
 from ..app.tokens import default_path
 from ..errors import InputError
 from .server import Door, Gate, build_server
+
+if TYPE_CHECKING:  # the SDK and starlette are imported when the server starts
+    from mcp.server.auth.provider import AccessToken, TokenVerifier
+    from mcp.server.auth.settings import AuthSettings
+    from starlette.applications import Starlette
+    from starlette.types import ASGIApp, Receive, Scope, Send
+
+    from .auth import Caller, JwtAccessTokens, TeamTokens
 
 log = logging.getLogger("git_lifeline.mcp")
 
@@ -83,7 +91,7 @@ class HttpGate(Gate):
             {str(p) for p in here if p is not None} | {str(Path(p).resolve()) for p in here if p}, key=len, reverse=True
         )
 
-    def _caller(self):  # the request's caller, read from the SDK's auth context
+    def _caller(self) -> "Optional[Caller]":  # the request's caller, from the SDK's auth context
         from .auth import caller
 
         return caller()
@@ -119,13 +127,13 @@ class RateLimit:
     """A token bucket per bearer token (per client address without one): `per_minute` calls a
     minute, in bursts of as many. Past it: 429 with Retry-After, before any work is done."""
 
-    def __init__(self, app, per_minute: int):
+    def __init__(self, app: "ASGIApp", per_minute: int):
         self.app = app
         self.rate = per_minute / 60.0
         self.capacity = float(per_minute)
         self.buckets: dict[str, tuple[float, float]] = {}
 
-    def _key(self, scope) -> str:
+    def _key(self, scope: "Scope") -> str:
         for name, value in scope.get("headers", []):
             if name == b"authorization":
                 return "t:" + hashlib.sha256(value).hexdigest()
@@ -145,7 +153,7 @@ class RateLimit:
         self.buckets[key] = (level - 1, now)
         return 0.0
 
-    async def __call__(self, scope, receive, send) -> None:
+    async def __call__(self, scope: "Scope", receive: "Receive", send: "Send") -> None:
         if scope["type"] == "http" and self.rate > 0:
             wait = self._take(self._key(scope))
             if wait:
@@ -166,7 +174,7 @@ class RateLimit:
         await self.app(scope, receive, send)
 
 
-def _verifier(door: Door, opts: HttpOptions):
+def _verifier(door: Door, opts: HttpOptions) -> "Optional[TokenVerifier]":
     """The token verifier the options ask for (team tokens, JWTs, or both), or None."""
     from .auth import JwtAccessTokens, TeamTokens
 
@@ -189,14 +197,14 @@ def _verifier(door: Door, opts: HttpOptions):
 class _Either:
     """Team tokens first (they carry our prefix), then JWTs."""
 
-    def __init__(self, team, oauth):
+    def __init__(self, team: "TeamTokens", oauth: "JwtAccessTokens"):
         self.team, self.oauth = team, oauth
 
-    async def verify_token(self, token: str):
+    async def verify_token(self, token: str) -> "Optional[AccessToken]":
         return await self.team.verify_token(token) or await self.oauth.verify_token(token)
 
 
-def build_app(door: Door, opts: HttpOptions):
+def build_app(door: Door, opts: HttpOptions) -> "tuple[RateLimit, Replica]":
     """The ASGI application: the SDK's Streamable HTTP app, behind the rate limit."""
     from mcp.server.auth.settings import AuthSettings
     from mcp.server.transport_security import TransportSecuritySettings
@@ -248,7 +256,7 @@ def build_app(door: Door, opts: HttpOptions):
     return RateLimit(app, opts.rate_per_minute), replica
 
 
-def _advertise_scopes(app, auth) -> None:
+def _advertise_scopes(app: "Starlette", auth: "AuthSettings") -> None:
     """The RFC 9728 metadata names our scopes. The SDK fills `scopes_supported` from
     `required_scopes`, which it also demands of every request; ours differ per tool, so
     its metadata route is replaced by one made with the same SDK function and our scopes."""
@@ -256,6 +264,7 @@ def _advertise_scopes(app, auth) -> None:
 
     from .auth import SCOPES
 
+    assert auth.resource_server_url is not None, "called in OAuth mode only"
     [route] = create_protected_resource_routes(
         resource_url=auth.resource_server_url, authorization_servers=[auth.issuer_url], scopes_supported=list(SCOPES)
     )
