@@ -34,12 +34,12 @@ def build(ledger, data: dict) -> dict:
 
 
 def evaluate(ledger, data: dict, ids: dict, k: int = 5, recency: bool = True) -> dict:
-    from git_lifeline.views import recall
+    from git_lifeline.views import recall_answer
 
     db = ledger.cache().ensure(ledger.head())
 
     def ask(q):
-        return recall.search(db, q, k, recency=recency)
+        return recall_answer.search(db, q, k, recency=recency)
 
     answerable = [q for q in data["queries"] if q["expect"]]
     unanswerable = [q for q in data["queries"] if not q["expect"]]

@@ -47,18 +47,6 @@ class Planned:
     new: bool = True
 
 
-@dataclass(frozen=True)
-class Found:
-    """A recall hit, with the entry and whether it is still in force."""
-
-    entry: object
-    score: float  # views.recall.Hit's: the ranking's, relative to one question
-    coverage: float  # the share of the question's weight it matches, in [0, 1]
-    in_force: bool
-    similarity: Optional[float] = None  # the cosine to the question (semantic recall only)
-    replaces: Optional[str] = None  # shown because it replaced this hit (whose numbers it carries)
-
-
 def order_key(e) -> tuple:
     return (e.ts, e.id)
 
@@ -305,26 +293,15 @@ class Ledger:
 
     def recall(self, query: str, k: int = 5) -> list:
         """Search hits (views.recall.Hit), best first; empty when recall abstains."""
-        from ..views import recall
+        from .recall import answer
 
-        if k < 1:
-            raise InputError("-k must be at least 1")
-        size = recall.question_length(query)
-        if size > recall.MAX_QUESTION_CHARS:
-            raise InputError(
-                f"the question is {size} characters long as recall reads it (accents and compound "
-                f"characters spelled out); recall takes at most {recall.MAX_QUESTION_CHARS} "
-                "(ask about one thing at a time)"
-            )
-        st = self.state()
-        db = self.cache().ensure(self.store.head())
-        semantic = self.semantic_index()
-        hits = recall.search(db, query, k, truth=recall.truth_of(st), semantic=semantic)
-        if semantic is not None:
-            self.cache().restamp()  # the vectors it may have stored are ours, not damage
-        return hits
+        return answer(self, query, k).hits
 
-    recall_mode: tuple = ("lexical", "no model configured (git config lifeline.semantic.model DIR)")
+    recall_mode: tuple = (
+        "lexical",
+        "no model configured: semantic recall needs the [semantic] extra "
+        "(pip install 'git-lifeline[semantic]') and a model (git lifeline model fetch)",
+    )
 
     def semantic_index(self):
         """The semantic index when `lifeline.semantic.model` names a usable model, else None
@@ -336,14 +313,10 @@ class Ledger:
         return index
 
     def find(self, query: str, k: int = 5) -> list:
-        """Recall hits with their entries and whether each is still in force."""
-        hits = self.recall(query, k=k)
-        st = self.state()
-        return [
-            Found(st.by_id[h.id], h.score, h.coverage, h.id not in st.superseded, h.similarity, h.replaces)
-            for h in hits
-            if h.id in st.by_id
-        ]
+        """Recall hits with their entries and whether each is still in force (app.recall.Found)."""
+        from .recall import ask
+
+        return ask(self, query, k).hits
 
     def resume(self, thread: Optional[str] = None) -> list:
         """The live checkpoint of each thread (truth.Checkpoint), newest first."""

@@ -8,7 +8,7 @@ structured answer carries its text too (`text`), and the call's warnings (`warni
 
 from typing import Optional
 
-from ..app.text import fence_for, format_ts, md, one_line, recall_hit, recall_mode_fields, who
+from ..app.text import fence_for, format_ts, md, one_line, who
 from ..errors import InputError
 
 PENDING_SHOWN = 20
@@ -77,20 +77,31 @@ def resume_text(ledger, thread: str) -> str:
 
 
 def recall_answer(ledger, query: str, k: int) -> tuple:
+    """lifeline_recall's text and structured content (app/recall.py's answer_json; its schema is
+    mcp/recall_schema.py). An abstention's nearest entries are listed as not answering."""
+    from ..app.recall import answer_json, ask, strength_words
+
     if k < 1:
         raise InputError("k must be at least 1")
-    found = ledger.find(query, k=k)
-    hits = [recall_hit(f) for f in found]
-    rows = []
-    for f, hit in zip(found, hits, strict=True):
+    recalled = ask(ledger, query, k)
+    data = answer_json(recalled, ledger.recall_mode)
+
+    def row(f, hit: dict) -> str:
         mark = "" if f.in_force else " [SUPERSEDED]"
         similarity = f", similarity={hit['similarity']:.2f}" if "similarity" in hit else ""
-        rows.append(
-            f"- [{hit['kind']}]{mark} {md(f.entry.summary)} (id={f.entry.id[:12]}, "
+        return (
+            f"- [{hit['kind']}]{mark} {md(f.entry.summary)} (id={f.entry.id[:12]}, {strength_words(f)}, "
             f"coverage={hit['coverage']:.2f}{similarity})"
         )
-    text = "\n".join(rows) + "\n" if rows else "Nothing in the ledger is about that (recall abstained)."
-    return text, {"hits": hits, "text": text, **recall_mode_fields(ledger.recall_mode)}
+
+    rows = [row(f, hit) for f, hit in zip(recalled.hits, data["hits"], strict=True)]
+    if recalled.abstained:
+        rows = [f"Nothing in the ledger answers that (recall abstained: {md(recalled.reason)})."]
+        if recalled.nearest:
+            rows.append("Nearest entries, which do NOT answer it (do not act on them as decisions):")
+            rows += [row(f, hit) for f, hit in zip(recalled.nearest, data["nearest"], strict=True)]
+    text = "\n".join(rows) + "\n"
+    return text, {**data, "text": text}
 
 
 def pending_answer(agents) -> tuple:
