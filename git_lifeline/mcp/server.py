@@ -37,6 +37,7 @@ from ..app.entry_view import view_entry
 from ..app.visible import visible
 from ..app.workspace import Workspace
 from ..errors import InputError, LifelineError, describe_failure
+from .recall_schema import OUTPUT_SCHEMA as RECALL_OUTPUT_SCHEMA
 from .schema import NO_ITEMS, Agent, Budget, Items, Kind, Line, Model, OptionalInt, Provider, compact, readable
 from .text import pending_answer, recall_answer, resume_text, show_answer, with_warnings, write_data, write_message
 
@@ -154,6 +155,7 @@ def _server_class():
                     update={
                         "input_schema": compact(t.input_schema),
                         "description": " ".join((t.description or "").split()),
+                        **({"output_schema": RECALL_OUTPUT_SCHEMA} if t.name == "lifeline_recall" else {}),
                     }
                 )
                 for t in tools
@@ -273,7 +275,9 @@ def build_server(door: Door):
         line: Line = "",
     ) -> CallToolResult:
         """Find the entries about a topic ("did we already decide X?"), by relevance, not recency.
-        Superseded entries are marked [SUPERSEDED]: do not act on them. Abstains when nothing is about it."""
+        Each hit is strong (answers) or weak (related). Superseded entries are marked [SUPERSEDED]: do not
+        act on them. When nothing answers it abstains: `abstained`, its `reason`, and `nearest` entries
+        that do NOT answer."""
         return await answer(lambda: recall_answer(door.ledger(line), query, k))
 
     @tool(READ)
