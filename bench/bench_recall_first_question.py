@@ -1,0 +1,91 @@
+"""What semantic recall's first question costs in a fresh process, model load included.
+
+    python bench/bench_recall_first_question.py --model DIR [--size 10000] [--runs 5]
+
+Builds a realistic ledger of --size entries (bench/gen.py, imported with `git lifeline
+import`), embeds it once (the cost a ledger pays entry by entry as it grows, not per
+question), then starts a fresh Python process per run that opens the ledger and asks one
+question: the time from before the first import of git_lifeline to the answer, and the same
+for `git lifeline recall` as a whole process. docs/RECALL.md gives the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+_ASK = r"""
+import sys, time
+t = time.perf_counter()
+from git_lifeline.app.workspace import Workspace
+led = Workspace.open(sys.argv[1]).ledger()
+hits = led.recall(sys.argv[2], k=5)
+print(time.perf_counter() - t, len(hits), led.recall_mode[0])
+"""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--size", type=int, default=10000)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--question", default="how do couriers sign in on their phones")
+    args = ap.parse_args()
+    import gen
+
+    env = {**os.environ, "GIT_AUTHOR_NAME": "B", "GIT_AUTHOR_EMAIL": "b@example.com"}
+    env.update(GIT_COMMITTER_NAME="B", GIT_COMMITTER_EMAIL="b@example.com", OPENBLAS_NUM_THREADS="1")
+    with tempfile.TemporaryDirectory() as d:
+        repo = Path(d) / "repo"
+        subprocess.run(["git", "init", "-q", str(repo)], check=True)
+        subprocess.run(["git", "-C", str(repo), "config", "lifeline.projection", "off"], check=True)
+        src = Path(d) / "LIFELINE.md"
+        gen.make(src, "realistic", args.size, seed=1)
+        ours = [sys.executable, "-m", "git_lifeline"]
+        subprocess.run([*ours, "import", "--from", str(src)], cwd=repo, env=env, check=True, capture_output=True)
+        subprocess.run(["git", "-C", str(repo), "config", "lifeline.semantic.model", args.model], check=True)
+        t = time.perf_counter()
+        subprocess.run([*ours, "recall", "warm the vectors"], cwd=repo, env=env, check=True, capture_output=True)
+        embed_all = time.perf_counter() - t
+        in_process, whole = [], []
+        for _ in range(args.runs):
+            out = subprocess.run(
+                [sys.executable, "-c", _ASK, str(repo), args.question],
+                env=env,
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout.split()
+            assert out[2] == "semantic", out
+            in_process.append(float(out[0]))
+            t = time.perf_counter()
+            subprocess.run([*ours, "recall", args.question], cwd=repo, env=env, check=True, capture_output=True)
+            whole.append(time.perf_counter() - t)
+        print(
+            json.dumps(
+                {
+                    "entries": args.size,
+                    "embed_every_entry_once_s": round(embed_all, 1),
+                    "first_question_in_process_s": {
+                        "median": round(statistics.median(in_process), 3),
+                        "all": in_process,
+                    },
+                    "recall_command_s": {"median": round(statistics.median(whole), 3), "all": whole},
+                },
+                indent=1,
+            )
+        )
+
+
+if __name__ == "__main__":
+    main()
