@@ -18,9 +18,11 @@ from pathlib import Path
 from typing import Optional
 
 import pytest
+from helpers import DATA, git
 
-ROOT = Path(__file__).resolve().parent.parent
-ADR_DATA = ROOT / "tests" / "data" / "adr"
+from git_lifeline.app.draft import Draft
+
+ADR_DATA = DATA / "adr"
 FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -189,10 +191,6 @@ def paint_timings(page: Path, width: int = 1280, height: int = 900) -> dict:
 
 
 # ---- ledgers to show -------------------------------------------------------------------------
-def _git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=str(repo), check=True, capture_output=True)
-
-
 def build_demo(repo: Path, hostile: bool = True) -> dict:
     """A small, realistic ledger: ADRs imported, conflicting and stale decisions, a revision,
     a revert, a pin, open items, two threads with checkpoints, and (`hostile`) an entry made
@@ -204,7 +202,7 @@ def build_demo(repo: Path, hostile: bool = True) -> dict:
     ids: dict = {}
 
     def log(name: str, kind: str, summary: str, body: str = "", when: str = "", **extra):
-        out = led.log(kind=kind, summary=summary, body=body, ts=when or None, **extra)
+        out = led.log(Draft(kind=kind, summary=summary, body=body, ts=when or None, **extra))
         ids[name] = out.entry.id
         return out.entry.id
 
@@ -290,24 +288,24 @@ def build_demo(repo: Path, hostile: bool = True) -> dict:
             "Body </script><script>document.body.dataset.pwned = 2</script> <img src=x onerror=\"document.title='x'\">",
             "2024-05-03T10:00:00Z",
         )
-    led.log_in_thread(
-        "reconciliation",
-        dict(
+    led.log(
+        Draft(
             kind="note",
             summary="Late PSP reports arrive as a nightly CSV",
             body="Field 7 is the settlement date, not the payment date.",
             ts="2024-05-06T10:00:00Z",
-        ),
+            thread="reconciliation",
+        )
     )
-    led.log_in_thread(
-        "reconciliation",
-        dict(
+    led.log(
+        Draft(
             kind="feature",
             summary="Import the nightly PSP CSV",
             body="Matched on the PSP reference; unmatched rows go to a queue.",
             ts="2024-05-09T10:00:00Z",
             agent="claude-code",
-        ),
+            thread="reconciliation",
+        )
     )
     led.checkpoint(
         "reconciliation",
@@ -318,14 +316,14 @@ def build_demo(repo: Path, hostile: bool = True) -> dict:
             "blocked": ["Sample files from the PSP for refunds"],
         },
     )
-    led.log_in_thread(
-        ids["recon-open"][:12],
-        dict(
+    led.log(
+        Draft(
             kind="note",
             summary="Reminders run at 06:00, the CSV at 04:00",
             body="So holding reminders needs only the CSV import's result.",
             ts="2024-05-10T10:00:00Z",
-        ),
+            thread=ids["recon-open"][:12],
+        )
     )
     led.checkpoint(ids["recon-open"][:12], {"next": ["Write the reminder hold"], "tried": ["A fixed 24h delay"]})
     log(
@@ -338,8 +336,8 @@ def build_demo(repo: Path, hostile: bool = True) -> dict:
     led.pin(ids["retries2"])
     (repo / "src" / "api").mkdir(parents=True, exist_ok=True)
     (repo / "src" / "api" / "invoices.py").write_text("def list_invoices():\n    return []\n")
-    _git(repo, "add", "src/api/invoices.py")
-    _git(repo, "commit", "-q", "-m", "api: list invoices")
+    git(repo, "add", "src/api/invoices.py")
+    git(repo, "commit", "-q", "-m", "api: list invoices")
     return ids
 
 

@@ -34,6 +34,7 @@ from ..core.truth import is_revert
 from ..errors import InputError
 
 if TYPE_CHECKING:
+    from ..core.entry import Entry
     from .ledger import Ledger
 
 _DECISIONISH = ("accepted", "superseded", "deprecated")
@@ -91,11 +92,11 @@ def read_adr_dir(directory: Path) -> list:
 
 
 # ---- planning ----------------------------------------------------------------------------
-def _order(e) -> tuple:
+def _order(e: Entry) -> tuple[datetime, str]:
     return (e.ts, e.id)
 
 
-def _is_closer(e) -> bool:
+def _is_closer(e: Entry) -> bool:
     return e.kind == "correction" and blocks.field(e.body, "action") == "revert"
 
 
@@ -189,7 +190,7 @@ class _Planner:
         return carried
 
     @staticmethod
-    def _note_carrier(e, carried: set) -> None:
+    def _note_carrier(e: Entry, carried: set[str]) -> None:
         if e.kind == "decision":
             carried.add(e.id)
         elif e.kind == "correction" and not _is_closer(e) and any(p in carried for p in e.parents):
@@ -250,7 +251,9 @@ class _Planner:
                 fresh,
             )
 
-    def _up_to_date(self, head, a, family: str, summary: str, body: str, pred_entries: list, withdrawn: bool) -> bool:
+    def _up_to_date(
+        self, head: Entry, a: core_adr.Adr, family: str, summary: str, body: str, pred_entries: list, withdrawn: bool
+    ) -> bool:
         if _family(head.kind) != family or head.summary != summary or head.body != body:
             return False
         older = [e for e in self.group(a.key) if _order(e) < _order(head)]
@@ -264,7 +267,7 @@ class _Planner:
         killers = [k for k in self.killers.get(head.id, []) if k not in expected]
         return not killers or any(k not in self.key_of for k in killers)
 
-    def _write(self, a, kind: str, summary: str, body: str, parents: set, fresh: bool):
+    def _write(self, a: core_adr.Adr, kind: str, summary: str, body: str, parents: set[str], fresh: bool) -> Entry:
         from ..core.entry import new_entry
 
         if len(parents) > MAX_PARENTS:
@@ -289,7 +292,7 @@ class _Planner:
         return e
 
 
-def _closer_body(a, withdrawn: bool, successors: set) -> str:
+def _closer_body(a: core_adr.Adr, withdrawn: bool, successors: set[str]) -> str:
     if a.status == "deprecated":
         why = f"{a.label} is deprecated (status: {a.status_text or 'Deprecated'}): its decision is no longer in force."
     elif withdrawn:

@@ -219,7 +219,7 @@ NOT_OURS = f"{FOREIGN}, so doctor does not start it and init leaves it as it is"
 REMOVE_IT = "if it should start git-lifeline: remove it from .mcp.json, then run git lifeline init"
 
 
-def _foreign_mcp(entry) -> Check:
+def _foreign_mcp(entry: object) -> Check:
     """Another program's `lifeline` entry: never called healthy (doctor cannot know what it
     serves), a problem when its command is missing or when it borrows git-lifeline's arguments
     (`/tmp/evil -P -m git_lifeline mcp` looks like ours to a reader and is not)."""

@@ -4,9 +4,13 @@ superseded it, and whether it is in force (the MCP door's `lifeline_show`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from .ledger import Ledger
+
+if TYPE_CHECKING:  # annotations only
+    from ..core import truth
+    from ..core.entry import Entry
 
 
 @dataclass
@@ -19,17 +23,17 @@ class Related:
 
 @dataclass
 class EntryView:
-    entry: object
-    parents: list = field(default_factory=list)  # Related
-    supersedes: list = field(default_factory=list)  # Related: what this correction replaces or withdraws
-    superseded_by: list = field(default_factory=list)  # Related: the corrections that name this entry
+    entry: Entry
+    parents: list[Related] = field(default_factory=list)
+    supersedes: list[Related] = field(default_factory=list)  # what this correction replaces or withdraws
+    superseded_by: list[Related] = field(default_factory=list)  # the corrections that name this entry
     superseded: bool = False  # an acting correction names it
     in_force: Optional[bool] = None  # True: a decision in force; False: a decision no
     # longer in force; None: not a decision
     revert: bool = False  # a correction that withdraws, replacing nothing
 
 
-def _related(st, entry_id: str) -> Related:
+def _related(st: truth.State, entry_id: str) -> Related:
     e = st.by_id[entry_id] if entry_id in st.by_id else None
     if e is None:
         return Related(entry_id, None, None)

@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Optional
 
 from ..git import sync
+from ..git.fanout import Progress
 from ..git.review import ReviewTrail, list_trails
+from ..git.sync import PushResult
 from .workspace import Workspace
 
 no_progress = sync.no_progress  # the progress callback that shows nothing
@@ -53,7 +55,7 @@ class PullReport:
 class SyncReport:
     remote: str
     pulls: list  # the sync.PullLine of every pull that changed a line
-    push: sync.PushResult
+    push: PushResult
 
 
 @dataclass
@@ -77,7 +79,11 @@ def fetch(ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = N
 
 
 def pull(
-    ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = None, progress=None, fetch: bool = True
+    ws: Workspace,
+    remote: Optional[str] = None,
+    lines: Optional[list] = None,
+    progress: Optional[Progress] = None,
+    fetch: bool = True,
 ) -> PullReport:
     """Fetch, then bring each remote line in (create, fast-forward or merge). A line that
     fails verification is left out and the others still come in; then PartlyPulled is
@@ -111,7 +117,9 @@ def _integrate_review_trails(
             ReviewTrail(ws.gr, line).integrate(commit)
 
 
-def push(ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = None, progress=None) -> sync.PushResult:
+def push(
+    ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = None, progress: Optional[Progress] = None
+) -> PushResult:
     """Push every line and its review trail (never forced)."""
     name = sync.resolve_remote(ws.gr, remote)
     result = sync.push(ws.gr, name, lines, progress or sync.no_progress)
@@ -130,7 +138,7 @@ def sync_with(
     ws: Workspace,
     remote: Optional[str] = None,
     lines: Optional[list] = None,
-    progress=None,
+    progress: Optional[Progress] = None,
     attempts: int = SYNC_ATTEMPTS,
     seconds: float = SYNC_SECONDS,
 ) -> SyncReport:
@@ -141,7 +149,7 @@ def sync_with(
     pulled and pushed, then PartlyPulled is raised with `report` set to the SyncReport."""
     name = sync.resolve_remote(ws.gr, remote)
     pulls: list = []
-    result = sync.PushResult(name)
+    result = PushResult(name)
     deadline = time.monotonic() + seconds
     partial: Optional[sync.PartlyPulled] = None
     for attempt in range(1, max(1, attempts) + 1):
@@ -160,7 +168,7 @@ def sync_with(
         if partial is not None:
             every = set(sync.local_heads(ws.gr)) | set(list_trails(ws.gr))
             wanted = sorted((set(lines) if lines is not None else every) - partial.refused_names)
-        result = push(ws, name, wanted, progress) if wanted is None or wanted else sync.PushResult(name)
+        result = push(ws, name, wanted, progress) if wanted is None or wanted else PushResult(name)
         if not any(p.needs_sync for p in result.rejected):
             break
     report = SyncReport(name, pulls, result)
@@ -176,7 +184,7 @@ def remote_setup(ws: Workspace, remote: Optional[str] = None) -> RemoteSetup:
     return RemoteSetup(name, sync.remote_setup(ws.gr, name), sync.fetch_refspec(name))
 
 
-def clone(url: str, directory: Optional[str] = None, progress=None) -> CloneReport:
+def clone(url: str, directory: Optional[str] = None, progress: Optional[Progress] = None) -> CloneReport:
     """git clone, then pull the ledger from the new clone's first remote."""
     dest = sync.clone(url, directory)
     ws = Workspace.open(str(dest))

@@ -11,6 +11,7 @@ from ..core.truth import is_revert
 from ..views.html import EntryView, ThreadView, ViewModel, render
 
 if TYPE_CHECKING:
+    from ..core import truth
     from .ledger import Ledger
 
 _TS = "%Y-%m-%dT%H:%M:%SZ"
@@ -86,7 +87,7 @@ def build_view_model(led: "Ledger", now: Optional[datetime] = None) -> ViewModel
     )
 
 
-def _threads(st, by_id: dict) -> list:
+def _threads(st: truth.State, by_id: dict[str, EntryView]) -> list[ThreadView]:
     checkpoints = st.checkpoints
     keys = set(st.threads) | set(checkpoints)
     out = []

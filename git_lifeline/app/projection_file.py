@@ -16,12 +16,19 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any, Callable, Iterable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional
 
 from ..errors import InputError, LifelineError
 from ..git.fs import UnsafeFile, ensure_excluded, is_tracked, read_bounded, worktree_target, write_atomic
 from ..git.repo import GitRepo
 from ..git.store import DEFAULT_LINE, LineStore, file_lock
+
+if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
+    from datetime import datetime
+    from typing import ContextManager
+
+    from ..core.entry import Entry
+    from ..git.integrate import PullLine
 
 # The projection renderer is imported where a file is written: read paths (context,
 # recall) never load it.
@@ -75,7 +82,7 @@ def max_bytes(gr: GitRepo) -> tuple[int, Optional[str]]:
     return value, None
 
 
-def _order_key(e):
+def _order_key(e: Entry) -> tuple[datetime, str]:
     return (e.ts, e.id)
 
 
@@ -91,7 +98,7 @@ class ProjectionFile:
         self.path = None if confined else projection_path(self.gr, self.line)
         self._said: set = set()
 
-    def _lock(self):
+    def _lock(self) -> ContextManager[None]:
         return file_lock(self.gr.git_dir / f"lifeline-{self.line}-projection.lock")
 
     def _entries(self, head: Optional[str]) -> list:
@@ -317,7 +324,7 @@ class ProjectionFile:
         warning, and a disabled projection is no failure at all."""
         self._write_quietly(lambda target: self._level(target, None, [], self.store.head()))
 
-    def write_entries(self, entries: Iterable, head: str) -> None:
+    def write_entries(self, entries: Iterable[Entry], head: Optional[str]) -> None:
         """Write the file of a line that did not exist before: `entries` are all of it."""
         from ..views import projection
 
@@ -327,7 +334,7 @@ class ProjectionFile:
             )
         )
 
-    def after_pull(self, pl) -> None:
+    def after_pull(self, pl: PullLine) -> None:
         """Level the file after a pull changed the line (a sync.PullLine), when the line
         is one worked on here (kept_after_pull)."""
         if not self.kept_after_pull():

@@ -8,13 +8,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from ..errors import InputError, LifelineError
 from ..git.namespaces import LEDGER, REVIEW
 from ..git.sync import remote_setup
 from . import hooks
 from .workspace import Workspace, validate_line
+
+if TYPE_CHECKING:  # annotations only: integration is loaded by the commands that set MCP up
+    from ..git.programs import Probe
+    from .agent_files import FileChange
+    from .integration import Launcher
 
 
 @dataclass
@@ -23,8 +28,8 @@ class McpSetup:
     detail: str
     snippets: list = field(default_factory=list)  # (client, where, server entry) for the other clients
     entry: Optional[dict] = None  # the server entry .mcp.json holds now
-    check: object = None  # integration's Probe of that entry (None: not run)
-    launcher: object = None  # integration.Launcher chosen for this machine
+    check: Optional[Probe] = None  # integration's Probe of that entry (None: not run)
+    launcher: Optional[Launcher] = None  # integration.Launcher chosen for this machine
 
 
 @dataclass
@@ -57,7 +62,7 @@ def installed_hooks(ws: Workspace) -> list:
     return [r.name for r in hooks.status(ws.gr) if r.state == "installed"]
 
 
-def run_hook(ws: Workspace, name: str, args: list, stdin: bytes, line: Optional[str] = None):
+def run_hook(ws: Workspace, name: str, args: list[str], stdin: bytes, line: Optional[str] = None) -> hooks.HookOutcome:
     """An installed hook's verdict (hooks.HookOutcome: messages and exit code)."""
     return hooks.run(ws.gr, name, list(args), stdin, validate_line(line) if line else ws.default_line)
 
@@ -107,18 +112,18 @@ def setup_mcp(ws: Workspace) -> McpSetup:
     )
 
 
-def agent_launcher(ws: Workspace, mcp: Optional[McpSetup] = None):
+def agent_launcher(ws: Workspace, mcp: Optional[McpSetup] = None) -> Launcher:
     """The launcher the agents' hooks run: the MCP server's when that one starts, else the
     first that starts at all."""
     from .integration import STARTS, resolve_launcher
 
-    if mcp is not None and mcp.launcher is not None and getattr(mcp.check, "ok", False):
+    if mcp is not None and mcp.launcher is not None and mcp.check is not None and mcp.check.ok:
         return mcp.launcher
     assert ws.workdir is not None
     return resolve_launcher(ws.workdir, STARTS).launcher
 
 
-def setup_agents(ws: Workspace, clients: list, launcher) -> list:
+def setup_agents(ws: Workspace, clients: list[str], launcher: Launcher) -> list[FileChange]:
     """The git-lifeline section in each client's rules file, and Claude Code's session hooks
     when Claude Code is among the clients (agent_files.FileChange each)."""
     from .agent_files import install_claude_hooks, install_rules

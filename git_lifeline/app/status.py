@@ -12,11 +12,14 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from ..git.namespaces import LEDGER, REVIEW
 from ..git.sync import default_remote, remotes
 from .workspace import Workspace
+
+if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
+    from .ledger import Ledger
 
 MAX_PROJECTION_BYTES = 64 * 1024 * 1024
 PROJECTION_RULE = (
@@ -83,7 +86,7 @@ def _ahead_behind(ws: Workspace, ours: str, theirs: str) -> tuple:
     return int(parts[0]), int(parts[1])
 
 
-def projection_state(led) -> dict:
+def projection_state(led: Ledger) -> dict[str, Optional[str]]:
     """Whether the line's projection file shows the line's head."""
     from ..views.projection import shown_tree
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Optional
 
 import click
 
@@ -14,8 +15,9 @@ from .common import (
     complete_kinds,
     echo_json,
     entry_dict,
-    entry_fields,
+    entry_draft,
     entry_options,
+    headers_from,
     line_option,
     open_ledger,
     page,
@@ -41,31 +43,47 @@ from .terminal import echo_painted, info, output, say, visible
 @line_option
 @click.pass_context
 def log(
-    ctx,
-    kind,
-    summary,
-    body,
-    body_file,
-    parents,
-    author,
-    agent,
-    provider,
-    model,
-    dedup_key,
-    thread,
-    allow_secret,
-    as_json,
-    **headers,
-):
+    ctx: click.Context,
+    kind: str,
+    summary: str,
+    body: Optional[str],
+    body_file: Optional[str],
+    parents: tuple[str, ...],
+    author: Optional[str],
+    agent: str,
+    provider: str,
+    model: str,
+    dedup_key: Optional[str],
+    thread: Optional[str],
+    allow_secret: Optional[str],
+    as_json: bool,
+    paths: tuple[str, ...],
+    subject: Optional[str],
+    valid_from: Optional[str],
+    valid_until: Optional[str],
+) -> None:
     """Append an entry to the line (a human's write: direct; with --agent, routed by the write policy)."""
-    fields = entry_fields(kind, summary, body, body_file, parents, author, agent, provider, model, **headers)
-    fields.update(dedup_key=dedup_key, allow_secret=allow_secret)
+    headers = headers_from(paths, subject, valid_from, valid_until)
+    draft = entry_draft(
+        kind,
+        summary,
+        body,
+        body_file,
+        parents,
+        author,
+        agent,
+        provider,
+        model,
+        headers,
+        thread,
+        dedup_key,
+        allow_secret,
+    )
     if agent != "human":
         from .review import agent_log
 
-        return agent_log(ctx, fields, thread, as_json)
-    led = open_ledger(ctx)
-    out = led.log_in_thread(thread, fields) if thread else led.log(**fields)
+        return agent_log(ctx, draft, as_json)
+    out = open_ledger(ctx).log(draft)
     if as_json:
         echo_json({"entry": entry_dict(out.entry), "written": out.written, "commit": out.commit})
     elif out.written:
@@ -79,7 +97,7 @@ def log(
 @click.option("--json", "as_json", is_flag=True)
 @line_option
 @click.pass_context
-def show(ctx, ref, as_json):
+def show(ctx: click.Context, ref: str, as_json: bool) -> None:
     """Show one entry by id or unique prefix: every field, the whole body, and where it
     stands (what superseded it, what it supersedes)."""
     from ..app.edits import history as history_of
@@ -197,14 +215,25 @@ def body_lines(body: str) -> list:
 @click.option("--json", "as_json", is_flag=True)
 @line_option
 @click.pass_context
-def list_cmd(ctx, kind, limit, since, until, author, oneline, fmt, as_json):
+def list_cmd(
+    ctx: click.Context,
+    kind: Optional[str],
+    limit: Optional[int],
+    since: Optional[str],
+    until: Optional[str],
+    author: Optional[str],
+    oneline: bool,
+    fmt: Optional[str],
+    as_json: bool,
+) -> None:
     """List the line's entries, oldest first (filters like git log's)."""
     from ..errors import InputError
     from .listing import check_format, default_line, now_utc, render
 
     if oneline and fmt:
         raise InputError("give --oneline or --format, not both")
-    template = check_format(ONELINE if oneline else fmt) if (oneline or fmt) else None
+    chosen = ONELINE if oneline else fmt
+    template = check_format(chosen) if chosen else None
     from ..app.listing import select
 
     entries = select(open_ledger(ctx, existing=True), kind=kind, since=since, until=until, author=author, limit=limit)
@@ -245,7 +274,15 @@ def list_cmd(ctx, kind, limit, since, until, author, oneline, fmt, as_json):
 )
 @line_option
 @click.pass_context
-def context(ctx, budget, budget_tokens, query, thread, as_of, fmt):
+def context(
+    ctx: click.Context,
+    budget: Optional[int],
+    budget_tokens: Optional[int],
+    query: Optional[str],
+    thread: Optional[str],
+    as_of: Optional[str],
+    fmt: str,
+) -> None:
     """Print the context a fresh AI reads: what, decisions in force, open, resume, recent."""
     from ..app.context_run import delivered
 
@@ -271,7 +308,7 @@ def context(ctx, budget, budget_tokens, query, thread, as_of, fmt):
 @click.option("--json", "as_json", is_flag=True)
 @line_option
 @click.pass_context
-def recall(ctx, query, k, as_json):
+def recall(ctx: click.Context, query: str, k: int, as_json: bool) -> None:
     """The entries a question is about (lexical, or semantic with a model); abstains when nothing is."""
     from ..app.recall import answer_json, ask, strength_words
     from ..app.text import why_line
@@ -324,7 +361,20 @@ def recall(ctx, query, k, as_json):
 @quiet_option
 @line_option
 @click.pass_context
-def checkpoint(ctx, thread, summary, goal, done, next_, blocked, tried, agent, provider, model, allow_secret):
+def checkpoint(
+    ctx: click.Context,
+    thread: Optional[str],
+    summary: Optional[str],
+    goal: tuple[str, ...],
+    done: tuple[str, ...],
+    next_: tuple[str, ...],
+    blocked: tuple[str, ...],
+    tried: tuple[str, ...],
+    agent: str,
+    provider: str,
+    model: str,
+    allow_secret: Optional[str],
+) -> None:
     """Record where work stopped on a thread (the next session resumes from it)."""
     sections = {
         "goal": list(goal),
@@ -333,15 +383,14 @@ def checkpoint(ctx, thread, summary, goal, done, next_, blocked, tried, agent, p
         "blocked": list(blocked),
         "tried": list(tried),
     }
+    from ..app.draft import Writer
+
+    writer = Writer(agent=agent, provider=provider, model=model)
     if agent != "human":
         from .review import agent_checkpoint
 
-        return agent_checkpoint(
-            ctx, thread, sections, summary, dict(agent=agent, provider=provider, model=model, allow_secret=allow_secret)
-        )
-    out = open_ledger(ctx).checkpoint(
-        thread, sections, summary, agent=agent, provider=provider, model=model, allow_secret=allow_secret
-    )
+        return agent_checkpoint(ctx, thread, sections, summary, writer, allow_secret)
+    out = open_ledger(ctx).checkpoint(thread, sections, summary, writer, allow_secret)
     if out.written:
         info(f"recorded {out.entry.short} checkpoint: {out.entry.summary}")
     else:
@@ -353,7 +402,7 @@ def checkpoint(ctx, thread, summary, goal, done, next_, blocked, tried, agent, p
 @click.option("--json", "as_json", is_flag=True)
 @line_option
 @click.pass_context
-def resume(ctx, thread, as_json):
+def resume(ctx: click.Context, thread: Optional[str], as_json: bool) -> None:
     """Where work stopped: the live checkpoint of each thread, newest first."""
     from ..app.text import format_ts
 
@@ -389,7 +438,7 @@ def resume(ctx, thread, as_json):
 @quiet_option
 @line_option
 @click.pass_context
-def pin(ctx, ref):
+def pin(ctx: click.Context, ref: str) -> None:
     """Pin a decision in force: always shown first in the context."""
     out = open_ledger(ctx, existing=True).pin(ref)
     info(f"pinned {ref} ({out.entry.short})" if out.written else f"{ref} is already pinned")
@@ -400,7 +449,7 @@ def pin(ctx, ref):
 @quiet_option
 @line_option
 @click.pass_context
-def unpin(ctx, ref):
+def unpin(ctx: click.Context, ref: str) -> None:
     """Unpin a decision (a correction of its pin entry)."""
     out = open_ledger(ctx, existing=True).unpin(ref)
     info(f"unpinned {ref} ({out.entry.short})")
@@ -417,7 +466,7 @@ def unpin(ctx, ref):
 @click.option("--json", "as_json", is_flag=True)
 @line_option
 @click.pass_context
-def stale(ctx, since, since_commit, as_json):
+def stale(ctx: click.Context, since: Optional[str], since_commit: Optional[str], as_json: bool) -> None:
     """Decisions in force whose code (their `paths:`) changed since they were made."""
     led = open_ledger(ctx, existing=True)
     found = led.stale_since(since, since_commit)
@@ -444,7 +493,7 @@ def stale(ctx, since, since_commit, as_json):
 @click.option("--json", "as_json", is_flag=True)
 @line_option
 @click.pass_context
-def conflicts(ctx, as_json):
+def conflicts(ctx: click.Context, as_json: bool) -> None:
     """Decisions in force about the same subject that disagree (no correction between them)."""
     st = open_ledger(ctx, existing=True).state()
     groups = st.conflicts
@@ -470,7 +519,7 @@ def conflicts(ctx, as_json):
 @click.command()
 @line_option
 @click.pass_context
-def render(ctx):
+def render(ctx: click.Context) -> None:
     """Rewrite the projection (LIFELINE.md) from the ref."""
     path = open_ledger(ctx, existing=True).render()
     info(f"wrote {path}")
@@ -482,7 +531,7 @@ def render(ctx):
 @quiet_option
 @line_option
 @click.pass_context
-def migrate(ctx, source, strict):
+def migrate(ctx: click.Context, source: str, strict: bool) -> None:
     """Rebuild the line from a LIFELINE.md projection (ids are checked)."""
     from ..app.interop import migrate as migrate_file
 

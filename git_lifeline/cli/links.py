@@ -13,7 +13,7 @@ from .terminal import visible
 @click.option("--json", "as_json", is_flag=True)
 @line_option
 @click.pass_context
-def why(ctx, target, as_json):
+def why(ctx: click.Context, target: str, as_json: bool) -> None:
     """The entries linked (Lifeline: trailers) to the commits that touched PATH, newest first."""
     from ..app.text import format_ts
 

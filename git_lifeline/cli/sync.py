@@ -4,19 +4,25 @@ remote-setup (docs/SYNC.md). `--line NAME` limits each to one line."""
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, Optional
 
 import click
 
 from .common import chosen_lines, line_option, open_workspace, plural, print_warnings, quiet_option, short
 from .terminal import info, say
 
+if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
+    from contextlib import AbstractContextManager
 
-def _progress():
+    from ..app.exchange import Progress, PushResult
+
+
+def _progress() -> Optional[Progress]:
     """A click progress bar on stderr when it is a terminal and the work is long."""
     if not sys.stderr.isatty():
         return None
 
-    def factory(label: str, total: int):
+    def factory(label: str, total: int) -> AbstractContextManager[object]:
         if total < 50:
             from ..app.exchange import no_progress
 
@@ -51,7 +57,7 @@ def _echo_pulls(remote: str, pulls: list) -> None:
             info(f"line {p.line}: up to date")
 
 
-def _echo_push(result) -> bool:
+def _echo_push(result: PushResult) -> bool:
     """Print a push result; True when every line went through."""
     for msg in result.remote_messages:
         say(f"remote: {msg}", err=True)
@@ -91,7 +97,7 @@ def _echo_push(result) -> bool:
 @quiet_option
 @line_option
 @click.pass_context
-def fetch(ctx, remote):
+def fetch(ctx: click.Context, remote: Optional[str]) -> None:
     """Fetch the remote's ledger into refs/remotes/REMOTE/lifeline/* (changes no line)."""
     from ..app import exchange
 
@@ -118,7 +124,7 @@ def fetch(ctx, remote):
 @quiet_option
 @line_option
 @click.pass_context
-def pull(ctx, remote):
+def pull(ctx: click.Context, remote: Optional[str]) -> None:
     """Fetch the remote's ledger and bring it in: create, fast-forward or merge each line."""
     from ..app import exchange
 
@@ -136,7 +142,7 @@ def pull(ctx, remote):
 @quiet_option
 @line_option
 @click.pass_context
-def push(ctx, remote):
+def push(ctx: click.Context, remote: Optional[str]) -> None:
     """Push every line to the remote (never forced). Exit 1 when the remote refuses."""
     from ..app import exchange
 
@@ -150,7 +156,7 @@ def push(ctx, remote):
 @quiet_option
 @line_option
 @click.pass_context
-def sync_cmd(ctx, remote):
+def sync_cmd(ctx: click.Context, remote: Optional[str]) -> None:
     """Pull then push (again, a bounded number of times, if someone pushed in between)."""
     from ..app import exchange
 
@@ -170,7 +176,7 @@ def sync_cmd(ctx, remote):
 @click.command()
 @click.argument("url")
 @click.argument("directory", required=False)
-def clone(url, directory):
+def clone(url: str, directory: Optional[str]) -> None:
     """git clone URL [DIRECTORY], then pull the ledger into the new clone."""
     from ..app import exchange
 
@@ -184,7 +190,7 @@ def clone(url, directory):
 @click.command("remote-setup")
 @click.argument("remote", required=False)
 @click.pass_context
-def remote_setup(ctx, remote):
+def remote_setup(ctx: click.Context, remote: Optional[str]) -> None:
     """Make a plain `git fetch REMOTE` bring the remote's ledger too (adds a fetch refspec)."""
     from ..app import exchange
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import Callable, Iterable, Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Optional
 
 from . import blocks, fold_text
 from .causal import causal_order
@@ -43,6 +43,9 @@ from .conflicts import group_conflicts
 from .headers import valid_value
 from .subjects import display_subject, subject_key
 from .supersession import Derived, derive
+
+if TYPE_CHECKING:  # annotations only (entry.py is the write path's; the truth reads what it is given)
+    from .entry import Entry
 
 MAIN_THREAD = "main"
 RECENT_COUNT = 5
@@ -378,9 +381,9 @@ def fold(entries: Iterable, broken: Iterable[str] = ()) -> Fold:
 
 @dataclass
 class Checkpoint:
-    entry: object
+    entry: Entry
     thread: str
-    sections: dict  # section name -> list of items
+    sections: dict[str, list[str]]  # section name -> items
 
 
 class State:

@@ -19,6 +19,7 @@ from .records import (
     RECORDS_DIR,
     TYPES,
     VIAS,
+    Content,
     Proposal,
     Record,
     ReviewError,
@@ -29,7 +30,9 @@ from .records import (
     content_entry,
     doc_problems,
     entry_content,
-    make_record,
+    make_decision,
+    make_direct,
+    make_proposed,
     order_key,
     parse_since,
 )
@@ -41,6 +44,7 @@ REF_PREFIX = REVIEW.ref_prefix
 
 __all__ = [
     "CONTENT_KEYS",
+    "Content",
     "DECISIONS",
     "FORMAT_VERSION",
     "KEYS",
@@ -65,7 +69,9 @@ __all__ = [
     "doc_problems",
     "entry_content",
     "list_trails",
-    "make_record",
+    "make_decision",
+    "make_direct",
+    "make_proposed",
     "order_key",
     "parse_since",
     "verify_trail",

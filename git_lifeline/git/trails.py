@@ -28,7 +28,9 @@ from .records import (
     build_proposals,
     check_record_blob,
     entry_content,
-    make_record,
+    make_decision,
+    make_direct,
+    make_proposed,
     trailers,
 )
 from .repo import GitRepo
@@ -92,35 +94,18 @@ class ReviewTrail(FanoutLog):
         return proposals[matches[0]]
 
     def propose(self, entry: Entry, by: str, via: str) -> Record:
-        rec = make_record("proposed", self.line, by, ts=entry.ts, content=entry_content(entry), via=via)
+        rec = make_proposed(self.line, by, entry.ts, entry_content(entry), via)
         self.append(rec, f"proposed {entry.kind}: {entry.summary}\n\n{trailers(rec)}")
         return rec
 
     def record_direct(self, entry: Entry, rule: str, by: str, via: str) -> Record:
-        rec = make_record(
-            "direct",
-            self.line,
-            by,
-            entry=entry.id,
-            kind=entry.kind,
-            summary=entry.summary,
-            agent=entry.agent,
-            provider=entry.provider,
-            model=entry.model,
-            rule=rule,
-            via=via,
-        )
+        rec = make_direct(self.line, by, entry, rule, via)
         self.append(rec, f"direct {entry.kind}: {entry.summary}\n\n{trailers(rec)}Lifeline-Id: {entry.id}\n")
         return rec
 
     def decide(self, pid: str, type_: str, by: str, entry: Optional[str] = None, why: str = "") -> Record:
         """Append a decision; refused (ReviewError) when the proposal is already decided."""
-        fields: dict = {"proposal": pid}
-        if type_ == "rejected":
-            fields["why"] = why
-        else:
-            fields["entry"] = entry
-        rec = make_record(type_, self.line, by, **fields)
+        rec = make_decision(type_, self.line, by, pid, entry=entry, why=why)
 
         def check(head: Optional[str]) -> None:
             current = build_proposals(self.load(head).records).get(pid) if head else None

@@ -6,22 +6,29 @@ Some clients hand the model only the structured part of a result when there is o
 structured answer carries its text too (`text`), and the call's warnings (`warnings`).
 """
 
-from typing import Optional
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional
 
 from ..app.text import fence_for, format_ts, md, one_line, who
 from ..errors import InputError
 
+if TYPE_CHECKING:  # annotations only
+    from ..app.agents import Agents, AgentWrite
+    from ..app.entry_view import EntryView, Related
+    from ..app.ledger import Ledger
+
 PENDING_SHOWN = 20
 
 
-def write_message(out, replaced: Optional[str] = None) -> str:
+def write_message(out: AgentWrite, replaced: Optional[str] = None) -> str:
     e = out.entry
+    pid = out.proposal.short if out.proposal is not None else ""
     if out.mode == "unchanged":
         return f"unchanged: the live checkpoint {e.id[:12]} of this thread already says exactly this; nothing recorded"
     if out.already == "ledger":
         return f"already in the ledger: {e.kind} {e.id[:12]} has exactly this content and parents; nothing written"
     if out.mode == "propose":
-        pid = out.proposal.short
         if out.already == "pending":
             return (
                 f"already proposed: proposal {pid} ({e.kind}: {md(e.summary)}) waits for a human with exactly this "
@@ -34,7 +41,7 @@ def write_message(out, replaced: Optional[str] = None) -> str:
         )
     text = (
         f"{e.kind} recorded directly: id={e.id[:12]} (policy: {out.rule} = direct; audited in the review "
-        f"trail as {out.audit.short})."
+        f"trail as {out.audit.short if out.audit is not None else '-'})."
     )
     if e.kind == "correction" and e.parents:
         text += f" It supersedes {', '.join(p[:12] for p in e.parents)}."
@@ -43,7 +50,7 @@ def write_message(out, replaced: Optional[str] = None) -> str:
     return text
 
 
-def write_data(out, text: str) -> dict:
+def write_data(out: AgentWrite, text: str) -> dict[str, object]:
     proposal = out.proposal.id if out.proposal is not None else None
     return {
         "mode": out.mode,
@@ -57,7 +64,7 @@ def write_data(out, text: str) -> dict:
     }
 
 
-def resume_text(ledger, thread: str) -> str:
+def resume_text(ledger: Ledger, thread: str) -> str:
     cps = ledger.resume(thread or None)
     if not cps:
         return (
@@ -76,7 +83,7 @@ def resume_text(ledger, thread: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def recall_answer(ledger, query: str, k: int) -> tuple:
+def recall_answer(ledger: Ledger, query: str, k: int) -> tuple[str, dict[str, object]]:
     """lifeline_recall's text and structured content (app/recall.py's answer_json; its schema is
     mcp/recall_schema.py). An abstention's nearest entries are listed as not answering."""
     from ..app.recall import answer_json, ask, strength_words
@@ -104,16 +111,16 @@ def recall_answer(ledger, query: str, k: int) -> tuple:
     return text, {**data, "text": text}
 
 
-def pending_answer(agents) -> tuple:
+def pending_answer(agents: Agents) -> tuple[str, dict[str, object]]:
     pending = agents.proposals()
     items = [
         {
             "proposal": p.id,
-            "kind": p.content["kind"],
-            "summary": p.content["summary"],
-            "agent": p.content["agent"],
-            "ts": p.record.doc["ts"],
-            "parents": list(p.content["parents"]),
+            "kind": p.content.kind,
+            "summary": p.content.summary,
+            "agent": p.content.agent,
+            "ts": format_ts(p.record.ts),
+            "parents": list(p.content.parents),
         }
         for p in pending
     ]
@@ -124,8 +131,8 @@ def pending_answer(agents) -> tuple:
         )
     else:
         rows = [
-            f"- `[{p.short}]` {p.content['kind']}: {md(one_line(p.content['summary']))} — by "
-            f"{md(p.content['agent'])}, {p.record.doc['ts'][:16].replace('T', ' ')}"
+            f"- `[{p.short}]` {p.content.kind}: {md(one_line(p.content.summary))} — by "
+            f"{md(p.content.agent)}, {format_ts(p.record.ts)[:16].replace('T', ' ')}"
             for p in pending[:PENDING_SHOWN]
         ]
         more = (
@@ -140,13 +147,13 @@ def pending_answer(agents) -> tuple:
     return text, {"line": agents.line, "pending": items, "text": text}
 
 
-def _related_row(r) -> str:
+def _related_row(r: Related) -> str:
     if r.kind is None:
         return f"`[{r.id[:8]}]` (not in this line)"
-    return f"`[{r.id[:8]}]` {r.kind}: {md(one_line(r.summary))}" + ("" if r.acting else " (itself withdrawn)")
+    return f"`[{r.id[:8]}]` {r.kind}: {md(one_line(r.summary or ''))}" + ("" if r.acting else " (itself withdrawn)")
 
 
-def show_answer(view) -> tuple:
+def show_answer(view: EntryView) -> tuple[str, dict[str, object]]:
     e = view.entry
     status = "superseded" if view.superseded else "current"
     if view.in_force is True:
@@ -172,7 +179,7 @@ def show_answer(view) -> tuple:
     fence = fence_for(body)
     text = "\n".join(lines) + (f"\n\n### Why\n{fence}text\n{body}\n{fence}\n" if body else "\n\n(no body)\n")
 
-    def rel(rs):
+    def rel(rs: list[Related]) -> list[dict[str, object]]:
         return [{"id": r.id, "kind": r.kind, "summary": r.summary, "acting": r.acting} for r in rs]
 
     data = {
