@@ -105,15 +105,19 @@ def must_refuse(q: dict) -> bool:
 
 def build(ledger_obj, entries: list) -> dict:
     """Append the set's entries to a Ledger; returns label -> entry id."""
+    from git_lifeline.app.draft import Draft
+
     ids: dict = {}
     for e in entries:
         out = ledger_obj.log(
-            kind=e["kind"],
-            summary=e["summary"],
-            body=e.get("body", ""),
-            parents=[ids[p] for p in e.get("parents", [])],
-            author=e.get("author"),
-            ts=e["ts"],
+            Draft(
+                kind=e["kind"],
+                summary=e["summary"],
+                body=e.get("body", ""),
+                parents=tuple(ids[p] for p in e.get("parents", [])),
+                author=e.get("author"),
+                ts=e["ts"],
+            )
         )
         ids[e["label"]] = out.entry.id
     return ids

@@ -24,10 +24,12 @@ def load_set() -> dict:
 
 def build(ledger, data: dict) -> dict:
     """Append the set's entries; returns summary -> id."""
+    from git_lifeline.app.draft import Draft
+
     ids = {}
     for e in data["entries"]:
         out = ledger.log(
-            kind=e["kind"], summary=e["summary"], body=e["body"], ts=(T0 + timedelta(days=e["days"])).isoformat()
+            Draft(kind=e["kind"], summary=e["summary"], body=e["body"], ts=(T0 + timedelta(days=e["days"])).isoformat())
         )
         ids[e["summary"]] = out.entry.id
     return ids

@@ -1,4 +1,4 @@
-"""idf is unstable with two entries (tests/test_recall_answers_with_its_strength_or_says_why_it_abstains.py)
+"""idf is unstable with two entries (tests/recall/test_recall_answers_with_its_strength_or_says_why_it_abstains.py)
 and diluted at 100,000, where nearly every word of a question is used somewhere and words the
 ledger never uses stop telling off-topic questions apart. In a cache of 100,000 entries
 (the cache's own schema, real SQLite FTS5) recall must still answer a question its one entry
