@@ -34,18 +34,49 @@ print(time.perf_counter() - t, len(hits), led.recall_mode[0])
 """
 
 
+def store_random_vectors(repo: Path, model: Path) -> None:
+    """A vector per entry as semantic recall stores it (views/semantic.py), drawn at random."""
+    import numpy as np
+
+    from git_lifeline.app.workspace import Workspace
+    from git_lifeline.views import semantic
+
+    led = Workspace.open(str(repo)).ledger()
+    db = led.cache().ensure(led.store.head())
+    ids = [r[0] for r in db.execute("SELECT id FROM entries WHERE ok = 1")]
+    rng = np.random.default_rng(1)
+    vectors = rng.standard_normal((len(ids), 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    db.execute(semantic._TABLE)
+    fingerprint = semantic.fingerprint(model)
+    db.executemany(
+        "INSERT OR REPLACE INTO vectors(id, model, v) VALUES (?, ?, ?)",
+        [(i, fingerprint, v.tobytes()) for i, v in zip(ids, vectors, strict=True)],
+    )
+    db.commit()
+    led.cache().restamp()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", required=True)
     ap.add_argument("--size", type=int, default=10000)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--question", default="how do couriers sign in on their phones")
+    ap.add_argument("--keep", type=Path, help="build the ledger here and keep it (for profiling)")
+    ap.add_argument(
+        "--random-vectors",
+        action="store_true",
+        help="store random unit vectors instead of embedding every entry (same cost per question, minutes less)",
+    )
     args = ap.parse_args()
     import gen
 
     env = {**os.environ, "GIT_AUTHOR_NAME": "B", "GIT_AUTHOR_EMAIL": "b@example.com"}
     env.update(GIT_COMMITTER_NAME="B", GIT_COMMITTER_EMAIL="b@example.com", OPENBLAS_NUM_THREADS="1")
-    with tempfile.TemporaryDirectory() as d:
+    with tempfile.TemporaryDirectory() as tmp:
+        d = args.keep or Path(tmp)
+        d.mkdir(parents=True, exist_ok=True)
         repo = Path(d) / "repo"
         subprocess.run(["git", "init", "-q", str(repo)], check=True)
         subprocess.run(["git", "-C", str(repo), "config", "lifeline.projection", "off"], check=True)
@@ -54,6 +85,8 @@ def main() -> None:
         ours = [sys.executable, "-m", "git_lifeline"]
         subprocess.run([*ours, "import", "--from", str(src)], cwd=repo, env=env, check=True, capture_output=True)
         subprocess.run(["git", "-C", str(repo), "config", "lifeline.semantic.model", args.model], check=True)
+        if args.random_vectors:
+            store_random_vectors(repo, Path(args.model))
         t = time.perf_counter()
         subprocess.run([*ours, "recall", "warm the vectors"], cwd=repo, env=env, check=True, capture_output=True)
         embed_all = time.perf_counter() - t

@@ -8,11 +8,16 @@ content (docs/RECALL.md, "The answer an agent reads"; mcp/recall_schema.py is it
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from ..core.entry import Entry
 from ..errors import InputError
 from .text import why_line
+
+if TYPE_CHECKING:  # annotations only
+    from ..views.recall import Hit
+    from ..views.recall_answer import Answer
+    from .ledger import Ledger
 
 STRENGTHS = ("strong", "weak", "none")  # "none": a nearest entry of an abstention
 
@@ -36,14 +41,14 @@ class Recalled:
     """Recall's answer with its entries: `hits` answer the question; when it abstained,
     `reason` says why and `nearest` holds the closest entries (strength "none")."""
 
-    hits: list
+    hits: list[Found]
     abstained: bool
     reason: str
-    nearest: list
+    nearest: list[Found]
     floor: float  # the answer score a strong hit reaches
 
 
-def answer(ledger, query: str, k: int = 5):
+def answer(ledger: Ledger, query: str, k: int = 5) -> Answer:
     """views.recall_answer.Answer for the question, in the ledger's cache."""
     from ..views import recall, recall_answer
 
@@ -65,12 +70,12 @@ def answer(ledger, query: str, k: int = 5):
     return answered
 
 
-def ask(ledger, query: str, k: int = 5) -> Recalled:
+def ask(ledger: Ledger, query: str, k: int = 5) -> Recalled:
     """Recall's answer (views.recall_answer) with each hit's entry."""
     answered = answer(ledger, query, k)
     st = ledger.state()
 
-    def found(h, strength: str) -> Found:
+    def found(h: Hit, strength: str) -> Found:
         return Found(
             st.by_id[h.id],
             h.score,
@@ -91,7 +96,7 @@ def ask(ledger, query: str, k: int = 5) -> Recalled:
     )
 
 
-def mode_fields(recall_mode: tuple) -> dict:
+def mode_fields(recall_mode: tuple[str, str]) -> dict[str, str]:
     """What a structured recall answer says of the recall that answered (Ledger.recall_mode):
     semantic with its model, or lexical with the reason (`mode_reason`: `reason` is why
     recall abstained)."""
@@ -99,14 +104,14 @@ def mode_fields(recall_mode: tuple) -> dict:
     return {"mode": mode, ("model" if mode == "semantic" else "mode_reason"): detail}
 
 
-def hit_json(found: Found, why_chars: int = 0) -> dict:
+def hit_json(found: Found, why_chars: int = 0) -> dict[str, object]:
     """One hit as a program reads it. `strength` and `answer_score` say how well it answers
     (strong: at or above the answer floor on its own); `coverage` is the share of the
     question's weight its words match and `similarity` its cosine (semantic recall only);
     `rank_score` only orders this one answer (BM25's idf is about 0 in a ledger of one or two
     entries: never a measure of relevance). `answers` is false for a nearest entry."""
     e = found.entry
-    hit: dict = {
+    hit: dict[str, object] = {
         "id": e.id,
         "kind": e.kind,
         "summary": e.summary,
@@ -126,10 +131,10 @@ def hit_json(found: Found, why_chars: int = 0) -> dict:
     return hit
 
 
-def answer_json(recalled: Recalled, recall_mode: tuple, why_chars: int = 0) -> dict:
+def answer_json(recalled: Recalled, recall_mode: tuple[str, str], why_chars: int = 0) -> dict[str, object]:
     """The whole answer: `abstained`, `hits` (what answers; empty when it abstained), and
     when it abstained `reason` and `nearest` (at most 3, `answers: false`)."""
-    out: dict = {
+    out: dict[str, object] = {
         **mode_fields(recall_mode),
         "abstained": recalled.abstained,
         "answer_floor": round(recalled.floor, 3),

@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # annotations only
     from ..app.agents import Agents, AgentWrite
     from ..app.entry_view import EntryView, Related
     from ..app.ledger import Ledger
+    from ..app.recall import Found
 
 PENDING_SHOWN = 20
 
@@ -86,14 +87,14 @@ def resume_text(ledger: Ledger, thread: str) -> str:
 def recall_answer(ledger: Ledger, query: str, k: int) -> tuple[str, dict[str, object]]:
     """lifeline_recall's text and structured content (app/recall.py's answer_json; its schema is
     mcp/recall_schema.py). An abstention's nearest entries are listed as not answering."""
-    from ..app.recall import answer_json, ask, strength_words
+    from ..app.recall import answer_json, ask, hit_json, strength_words
 
     if k < 1:
         raise InputError("k must be at least 1")
     recalled = ask(ledger, query, k)
     data = answer_json(recalled, ledger.recall_mode)
 
-    def row(f, hit: dict) -> str:
+    def row(f: Found, hit: dict[str, object]) -> str:
         mark = "" if f.in_force else " [SUPERSEDED]"
         similarity = f", similarity={hit['similarity']:.2f}" if "similarity" in hit else ""
         return (
@@ -101,12 +102,12 @@ def recall_answer(ledger: Ledger, query: str, k: int) -> tuple[str, dict[str, ob
             f"coverage={hit['coverage']:.2f}{similarity})"
         )
 
-    rows = [row(f, hit) for f, hit in zip(recalled.hits, data["hits"], strict=True)]
+    rows = [row(f, hit_json(f)) for f in recalled.hits]
     if recalled.abstained:
         rows = [f"Nothing in the ledger answers that (recall abstained: {md(recalled.reason)})."]
         if recalled.nearest:
             rows.append("Nearest entries, which do NOT answer it (do not act on them as decisions):")
-            rows += [row(f, hit) for f, hit in zip(recalled.nearest, data["nearest"], strict=True)]
+            rows += [row(f, hit_json(f)) for f in recalled.nearest]
     text = "\n".join(rows) + "\n"
     return text, {**data, "text": text}
 
