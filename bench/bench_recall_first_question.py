@@ -32,6 +32,21 @@ led = Workspace.open(sys.argv[1]).ledger()
 hits = led.recall(sys.argv[2], k=5)
 print(time.perf_counter() - t, len(hits), led.recall_mode[0])
 """
+# The same, in parts: import, the state, the model (numpy and the weights), the question.
+_PARTS = r"""
+import sys, time
+t = time.perf_counter()
+from git_lifeline.app.workspace import Workspace
+t1 = time.perf_counter()
+led = Workspace.open(sys.argv[1]).ledger()
+led.state()
+t2 = time.perf_counter()
+led.semantic_index()
+t3 = time.perf_counter()
+led.recall(sys.argv[2], k=5)
+t4 = time.perf_counter()
+print(t1 - t, t2 - t1, t3 - t2, t4 - t3)
+"""
 
 
 def store_random_vectors(repo: Path, model: Path) -> None:
@@ -72,6 +87,11 @@ def main() -> None:
     args = ap.parse_args()
     import gen
 
+    # An installed package has its bytecode; a checkout run with PYTHONDONTWRITEBYTECODE
+    # compiles 64 modules in every process (0.65 s measured on a loaded host).
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(ROOT / "git_lifeline")], check=True, capture_output=True
+    )
     env = {**os.environ, "GIT_AUTHOR_NAME": "B", "GIT_AUTHOR_EMAIL": "b@example.com"}
     env.update(GIT_COMMITTER_NAME="B", GIT_COMMITTER_EMAIL="b@example.com", OPENBLAS_NUM_THREADS="1")
     with tempfile.TemporaryDirectory() as tmp:
@@ -90,8 +110,20 @@ def main() -> None:
         t = time.perf_counter()
         subprocess.run([*ours, "recall", "warm the vectors"], cwd=repo, env=env, check=True, capture_output=True)
         embed_all = time.perf_counter() - t
-        in_process, whole = [], []
+        in_process, whole, parts = [], [], []
         for _ in range(args.runs):
+            parts.append(
+                [
+                    float(x)
+                    for x in subprocess.run(
+                        [sys.executable, "-c", _PARTS, str(repo), args.question],
+                        env=env,
+                        check=True,
+                        capture_output=True,
+                        text=True,
+                    ).stdout.split()
+                ]
+            )
             out = subprocess.run(
                 [sys.executable, "-c", _ASK, str(repo), args.question],
                 env=env,
@@ -114,6 +146,14 @@ def main() -> None:
                         "all": in_process,
                     },
                     "recall_command_s": {"median": round(statistics.median(whole), 3), "all": whole},
+                    "parts_median_s": dict(
+                        zip(
+                            ("import", "state", "model", "question"),
+                            (round(statistics.median(p[i] for p in parts), 3) for i in range(4)),
+                            strict=True,
+                        )
+                    ),
+                    "load_average": os.getloadavg()[0],
                 },
                 indent=1,
             )

@@ -311,7 +311,7 @@ class Ledger:
     recall_mode: tuple = (
         "lexical",
         "no model configured: semantic recall needs the [semantic] extra "
-        "(pip install 'git-lifeline[semantic]') and a model (git lifeline model fetch)",
+        "(pip install '.[semantic]' from a checkout) and a model (git lifeline model fetch)",
     )
 
     def semantic_index(self) -> Optional[Index]:

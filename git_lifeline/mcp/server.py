@@ -288,9 +288,8 @@ def build_server(door: Door) -> "MCPServer":
         line: Line = "",
     ) -> CallToolResult:
         """Find the entries about a topic ("did we already decide X?"), by relevance, not recency.
-        Each hit is strong (answers) or weak (related). Superseded entries are marked [SUPERSEDED]: do not
-        act on them. When nothing answers it abstains: `abstained`, its `reason`, and `nearest` entries
-        that do NOT answer."""
+        Superseded entries are marked [SUPERSEDED]: do not act on them. Abstains when nothing answers it
+        (its nearest entries do not)."""
         return await answer(lambda: recall_answer(door.ledger(line), query, k))
 
     @tool(READ)
