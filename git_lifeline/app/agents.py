@@ -4,7 +4,7 @@ An agent's write is planned exactly like a human's (Ledger.plan_*: the same vali
 parents, thread and checkpoint rules), then the project's policy decides where it goes:
 written with an audit record, filed as a proposal, or refused. The policy's rules:
 core/policy.py; the ref it is read from, which a checkout cannot move: git/policy_ref.py;
-review trail: git/review.py; formats: docs/FORMAT.md, "Review trail".
+review trail: git/trails.py and git/records.py; formats: docs/FORMAT.md, "Review trail".
 """
 
 from __future__ import annotations
@@ -12,27 +12,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Optional
 
-from ..core.entry import KINDS
-from ..core.policy import MODES, POLICY_PATH, Policy, PolicyDenied, PolicyError, parse_policy
+from ..core.entry import KINDS, entry_order_key
+from ..core.policy import MAX_POLICY_BYTES, MODES, POLICY_PATH, Policy, PolicyDenied, PolicyError, parse_policy
 from ..errors import InputError, LifelineError
 from ..git.policy_ref import CONFIG_KEY as POLICY_REF_KEY
-from ..git.policy_ref import MAX_POLICY_BYTES, PolicyRef, find_policy_ref, read_file_at
-from ..git.repo import GitRepo
-from ..git.review import (
+from ..git.policy_ref import PolicyRef, find_policy_ref, read_file_at
+from ..git.records import (
     DECISIONS,
     MAX_WHY_CHARS,
     Content,
     Proposal,
     Record,
     ReviewError,
-    ReviewTrail,
     already_decided,
     build_proposals,
     entry_content,
-    list_trails,
-    order_key,
     parse_since,
 )
+from ..git.repo import GitRepo
+from ..git.trails import ReviewTrail, list_trails
 from .draft import Draft, Writer
 from .ledger import Ledger
 from .workspace import Workspace
@@ -298,7 +296,7 @@ class Agents:
     def _propose_once(self, entry: Entry, rule: str, via: str) -> AgentWrite:
         """File a proposal, unless the line already holds the entry or the same proposal waits
         (an agent that retries, or two sessions that agree, file nothing twice)."""
-        stored = self.led.store.get(entry.id)
+        stored = self.led.store.read(entry.id)
         if stored is not None:
             return AgentWrite("propose", rule, stored, written=False, already="ledger")
         trail = self.trail()
@@ -323,7 +321,9 @@ class Agents:
     def proposals(self, everything: bool = False) -> list[Proposal]:
         """Pending proposals (or all of them), oldest first."""
         props = self.trail().proposals().values()
-        return sorted((p for p in props if everything or p.status == "pending"), key=lambda p: order_key(p.record))
+        return sorted(
+            (p for p in props if everything or p.status == "pending"), key=lambda p: entry_order_key(p.record)
+        )
 
     def _targets(
         self, trail: ReviewTrail, refs: list[str], props: dict[str, Proposal]
@@ -335,7 +335,9 @@ class Agents:
         if "all" in refs:
             if len(refs) > 1:
                 raise InputError("give proposal ids or all, not both")
-            pending = sorted((p for p in props.values() if p.status == "pending"), key=lambda p: order_key(p.record))
+            pending = sorted(
+                (p for p in props.values() if p.status == "pending"), key=lambda p: entry_order_key(p.record)
+            )
             return [(p.short, p, None) for p in pending]
         out: list[tuple[str, Optional[Proposal], Optional[ReviewError]]] = []
         seen = set()
@@ -420,7 +422,7 @@ class Agents:
         records = self.trail().load().records
         props = build_proposals(records)
         out = []
-        for r in sorted(records.values(), key=order_key):
+        for r in sorted(records.values(), key=entry_order_key):
             if r.type == "proposed" or (limit is not None and r.ts < limit):
                 continue
             p = props.get(r.proposal) if r.type in DECISIONS and r.proposal is not None else None

@@ -49,9 +49,7 @@ def _identity(ws: Workspace) -> Check:
 
 
 def _shallow(ws: Workspace) -> Check:
-    from .status import is_shallow
-
-    if is_shallow(ws):
+    if ws.gr.is_shallow():
         return Check(
             "history",
             PROBLEM,
@@ -112,10 +110,10 @@ def _remote(ws: Workspace) -> list:
 
 
 def _hooks(ws: Workspace) -> list:
-    from . import hooks
+    from . import hook_files
 
-    rows = hooks.status(ws.gr)
-    where = hooks.hooks_dir(ws.gr)
+    rows = hook_files.status(ws.gr)
+    where = hook_files.hooks_dir(ws.gr)
     installed = [r for r in rows if r.state == "installed"]
     out = []
     configured = ws.gr.config_get("core.hooksPath")
@@ -123,7 +121,7 @@ def _hooks(ws: Workspace) -> list:
     active = {r.name for r in installed}
     stray = [
         n
-        for n in hooks.HOOKS
+        for n in hook_files.HOOKS
         if configured and default.resolve() != where.resolve() and _written_by_us(default / n) and n not in active
     ]
     if stray:

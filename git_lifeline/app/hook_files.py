@@ -202,8 +202,7 @@ def tracked(gr: GitRepo, path: Path) -> bool:
         rel = path.parent.resolve().relative_to(top) / path.name
     except (OSError, ValueError):
         return False
-    proc = gr.git(["ls-files", "--error-unmatch", "--", f":(top,literal){rel.as_posix()}"], check=False)
-    return proc.returncode == 0
+    return gr.tracks(rel.as_posix())
 
 
 def _executable(path: Path) -> bool:

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional
 
 from ..errors import InputError
+from ..git.bulk import BulkWriter
+from ..git.fanout import AppendResult
 from ..git.fs import UnsafeFile, read_text_exact, write_atomic
-from ..git.store import AppendResult, BulkWriter
 from .ledger import Ledger, commit_message
 
 
@@ -169,11 +170,11 @@ def import_from(
     total = len(records)
     store = led.store
     head = store.head()
-    tree = store.entries_tree(head)
+    tree = store.tree(head)
     index = LineIndex.scan(led.gr)
 
     def in_line(entry_id: str) -> bool:
-        return tree is not None and store._lookup_blob(tree, entry_id) is not None
+        return tree is not None and store.lookup(tree, entry_id) is not None
 
     def dedup_used() -> dict:
         if head is None:

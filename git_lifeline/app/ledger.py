@@ -14,10 +14,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
 from ..core import truth
-from ..core.entry import KINDS
-from ..errors import InputError
+from ..core.entry import KINDS, entry_order_key
+from ..core.status import status_of
+from ..errors import DedupKeyConflict, InputError
+from ..git.fanout import AppendResult
+from ..git.names import DEFAULT_LINE
 from ..git.repo import GitRepo
-from ..git.store import DEFAULT_LINE, AppendResult, LineStore
+from ..git.store import LineStore
 from ..views import context as ctx
 from .context_run import assembled, checked_budget
 from .draft import HUMAN, Draft, Headers, Writer
@@ -25,11 +28,8 @@ from .projection_file import ProjectionFile
 from .write_checks import WriteChecks
 
 if TYPE_CHECKING:  # annotations only
-    from datetime import datetime
-
     from ..core.entry import Entry
     from ..git.history import Staleness
-    from ..git.links import Link
     from ..views.cache import LineCache
     from ..views.recall import Hit
     from ..views.semantic import Index
@@ -53,10 +53,6 @@ class Planned:
 
     entry: Entry
     new: bool = True
-
-
-def order_key(e: Entry) -> tuple[datetime, str]:
-    return (e.ts, e.id)
 
 
 MESSAGE_IDS = 20  # a batch's commit message names at most this many entries (its tree holds them all)
@@ -88,7 +84,7 @@ def commit_message(
     or a batch's count; what a correction corrects (`describe(id)` says what that entry is);
     trailers naming the entries (a batch names its first MESSAGE_IDS, so an import of
     10,000 entries writes a message of a few kilobytes)."""
-    ordered = sorted(entries, key=order_key)
+    ordered = sorted(entries, key=entry_order_key)
     sentences, trailers = _correction_lines(ordered[:MESSAGE_IDS], describe)
     corrects = " ".join(sentences)
     if len(entries) == 1:
@@ -129,10 +125,9 @@ def with_headers(body: str, headers: Headers) -> str:
 class Ledger:
     """One line of a repository's ledger.
 
-    `warnings` is the sink for what the user should hear about after an operation has
-    succeeded (a projection that could not be refreshed, a cache rebuilt because the line
-    was rewound); the faces print it. `confined` keeps every write inside the git dir
-    (the MCP server's rule): no projection file."""
+    `warnings` is the sink for what the user should hear about after an operation has succeeded
+    (a projection that could not be refreshed, a cache rebuilt because the line was rewound); the
+    faces print it. `confined` keeps every write inside the git dir (the MCP server's rule): no projection file."""
 
     def __init__(
         self, gr: GitRepo, line: str = DEFAULT_LINE, warnings: Optional[list[str]] = None, confined: bool = False
@@ -177,11 +172,11 @@ class Ledger:
         loaded = self.store.load(commit)
         if commit is None:
             self._note_if_empty(self.store.head())
-        return [e for e in sorted(loaded.entries.values(), key=order_key) if kind is None or e.kind == kind]
+        return [e for e in sorted(loaded.entries.values(), key=entry_order_key) if kind is None or e.kind == kind]
 
     def show(self, ref: str) -> Entry:
         """The entry `ref` names (an id or a unique prefix)."""
-        entry = self.store.get(self.store.resolve(ref))
+        entry = self.store.read(self.store.resolve(ref))
         if entry is None:
             raise InputError(f"no entry {ref!r} in line {self.line!r}")
         return entry
@@ -190,7 +185,7 @@ class Ledger:
         """Whether the line has entries or a review trail (a mistyped --line has neither)."""
         if self.store.head() is not None:
             return True
-        from ..git.review import list_trails
+        from ..git.trails import list_trails
 
         return self.line in list_trails(self.gr)
 
@@ -263,13 +258,7 @@ class Ledger:
         from ..git.history import find_stale
 
         st = st or self.state()
-        if (
-            since is not None
-            and self.gr.git(
-                ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{since}^{{commit}}"], check=False
-            ).returncode
-            != 0
-        ):
+        if since is not None and not self.gr.names_commit(since):
             raise InputError(f"--since {since!r}: not a commit")
         return find_stale(
             self.gr, st.fold.facts, self.checks.rechecked(st), st.decision_ids, since_rev=since, store=self.store
@@ -296,11 +285,7 @@ class Ledger:
             )
             return self.stale(since=since)
         # The newest commit on HEAD recorded before then: commits after it are "since".
-        proc = self.gr.git(
-            ["rev-list", "-1", f"--before=@{int(when.start.timestamp()) - 1}", "HEAD", "--"], check=False
-        )
-        rev = proc.stdout.decode("ascii", "replace").strip() if proc.returncode == 0 else ""
-        return self.stale(since=rev or None)
+        return self.stale(since=self.gr.last_commit_before(int(when.start.timestamp())))
 
     def recall(self, query: str, k: int = 5) -> list[Hit]:
         """Search hits (views.recall.Hit), best first; empty when recall abstains."""
@@ -332,7 +317,7 @@ class Ledger:
     def resume(self, thread: Optional[str] = None) -> list[truth.Checkpoint]:
         """The live checkpoint of each thread (truth.Checkpoint), newest first."""
         st = self.state()
-        cps = sorted(st.checkpoints.values(), key=lambda c: (c.entry.ts, c.entry.id), reverse=True)
+        cps = sorted(st.checkpoints.values(), key=lambda c: entry_order_key(c.entry), reverse=True)
         if thread is not None:
             key = self.thread_key(thread, st)
             cps = [c for c in cps if c.thread == key]
@@ -358,9 +343,7 @@ class Ledger:
             st = truth.for_thread(st, self.thread_key(thread, st))
         relevant = []
         if query:
-            relevant = [
-                (st.by_id[h.id], h.id not in st.superseded) for h in self.recall(query, k=k) if h.id in st.by_id
-            ]
+            relevant = [(st.by_id[h.id], status_of(st, h.id)) for h in self.recall(query, k=k) if h.id in st.by_id]
         inp = ctx.ContextInput(
             state=st,
             line=self.line,
@@ -372,24 +355,6 @@ class Ledger:
             stale={s.decision: s.mark() for s in self.stale(st=st)},
         )
         return assembled(inp, budget, budget_tokens, self.gr.config_get)
-
-    def why(self, target: str) -> list[tuple[Optional[Entry], Link]]:
-        """Entries linked (by `Lifeline:` trailers) to the commits that touched `target`,
-        newest commit first, each entry once: [(Entry or None, Link)]."""
-        from ..git import links
-
-        out, seen = [], set()
-        for link in links.links_for(self.gr, target, self.line):
-            key = link.entry_id or link.value
-            if key in seen:
-                continue
-            seen.add(key)
-            entry = None
-            if link.entry_id:
-                store = self.store if link.line == self.line else LineStore(self.gr, link.line)
-                entry = store.get(link.entry_id)
-            out.append((entry, link))
-        return out
 
     # ---- planning: every write rule, nothing written ---------------------------------
     def resolve_parents(self, refs: list[str]) -> list[str]:
@@ -486,44 +451,26 @@ class Ledger:
         parents = [st.threads[key][-1]] if st.threads.get(key) else ([key] if key in st.by_id else [])
         return Planned(self.plan_entry(writer.draft("checkpoint", summary, body, parents, allow_secret)))
 
-    def plan_pin(self, ref: str, writer: Writer = HUMAN) -> Planned:
-        st = self.state()
-        target = self.store.resolve(ref)
-        if target not in set(st.decision_ids):
-            raise InputError(f"{ref!r} is not a decision in force; only those can be pinned")
-        if target in st.pinned:
-            return Planned(st.by_id[target], new=False)
-        d = st.by_id[target]
-        return Planned(
-            self.plan_entry(
-                writer.draft(
-                    "note",
-                    f"pin: {d.summary}"[:300],
-                    f"pin: {target}\n\nPinned as a foundation of the context.",
-                    [target],
-                )
-            )
-        )
-
-    def plan_unpin(self, ref: str, writer: Writer = HUMAN) -> Entry:
-        st = self.state()
-        target = self.store.resolve(ref)
-        notes = st.pin_notes_of(target)
-        if not notes:
-            raise InputError(f"{ref!r} is not pinned")
-        return self.plan_entry(
-            writer.draft("correction", f"unpin: {st.by_id[target].summary}"[:300], "action: revert\n\nUnpinned.", notes)
-        )
-
     # ---- persisting ----------------------------------------------------------------
     def _dedup_hit(self, e: Entry, head: Optional[str]) -> bool:
+        """Whether `e` is already in the line by its dedup key; DedupKeyConflict when
+        the key is held by an entry of other content."""
         if e.dedup_key is None or head is None:
             return False
-        return self.cache().has_dedup_key(head, e.dedup_key)
+        holder = self.cache().dedup_holder(head, e.dedup_key)
+        if holder is None or holder == e.id:
+            return holder is not None
+        held = self.store.read(holder)
+        raise DedupKeyConflict(
+            f"dedup key {e.dedup_key!r} is already held by {holder[:12]}"
+            + (f" ({held.kind}: {held.summary})" if held is not None else "")
+            + ", an entry with other content; nothing written",
+            "the same content again is a no-op; other content needs another key",
+        )
 
     def describe(self, entry_id: str) -> Optional[str]:
         """`kind: summary` of an entry of the line, or None (what a commit message names)."""
-        e = self.store.get(entry_id)
+        e = self.store.read(entry_id)
         return f"{e.kind}: {e.summary}" if e is not None else None
 
     def append(self, entries: list[Entry], subject: Optional[str] = None) -> AppendResult:
@@ -555,13 +502,6 @@ class Ledger:
     ) -> LogOutcome:
         planned = self.plan_checkpoint(thread, sections, summary, writer, allow_secret)
         return self.persist(planned.entry) if planned.new else self.unchanged(planned)
-
-    def pin(self, ref: str, writer: Writer = HUMAN) -> LogOutcome:
-        planned = self.plan_pin(ref, writer)
-        return self.persist(planned.entry) if planned.new else self.unchanged(planned)
-
-    def unpin(self, ref: str, writer: Writer = HUMAN) -> LogOutcome:
-        return self.persist(self.plan_unpin(ref, writer))
 
     def render(self) -> Path:
         """Rewrite the projection file from the ref."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from ..core.entry import Entry
+from ..core.status import REPLACED, Status, status_of
 from ..errors import InputError
 from .text import why_line
 
@@ -29,11 +30,16 @@ class Found:
     entry: Entry
     score: float  # views.recall.Hit's: the ranking's, relative to one question
     coverage: float  # the share of the question's weight it matches, in [0, 1]
-    in_force: bool
+    status: Status  # core/status.py
     similarity: Optional[float] = None  # the cosine to the question (semantic recall only)
     replaces: Optional[str] = None  # shown because it replaced this hit (whose numbers it carries)
     strength: str = "weak"  # "strong": answers on its own; "weak": related; "none": nearest only
     answer_score: float = 0.0  # the number the strength stands on (views/recall_answer.py)
+
+    @property
+    def in_force(self) -> bool:
+        """Not replaced by a correction (an entry superseded, withdrawn or closed is not)."""
+        return self.status not in REPLACED
 
 
 @dataclass(frozen=True)
@@ -80,7 +86,7 @@ def ask(ledger: Ledger, query: str, k: int = 5) -> Recalled:
             st.by_id[h.id],
             h.score,
             h.coverage,
-            h.id not in st.superseded,
+            status_of(st, h.id),
             h.similarity,
             h.replaces,
             strength,
@@ -116,6 +122,7 @@ def hit_json(found: Found, why_chars: int = 0) -> dict[str, object]:
         "kind": e.kind,
         "summary": e.summary,
         "in_force": found.in_force,
+        "status": found.status,
         "answers": found.strength != "none",
         "strength": found.strength,
         "answer_score": round(found.answer_score, 3),

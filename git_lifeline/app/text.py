@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..core.blocks import strip_header
 from ..core.entry import format_ts
-from ..views.context import md, one_line, who
+from ..views.context_text import md, one_line, who
 from ..views.projection import fence_for
 
 __all__ = ["fence_for", "format_ts", "md", "one_line", "who", "why_line"]

@@ -40,7 +40,7 @@ class WriteChecks:
             e = (batch or {}).get(p)
             if e is None:
                 try:
-                    e = self.store.get(p)
+                    e = self.store.read(p)
                 except LifelineError:
                     e = None  # a malformed parent has no ts to compare with (verify reports it)
             if e is None:

@@ -45,7 +45,7 @@ def open_workspace(ctx: click.Context) -> Workspace:
 
 
 def print_warnings(warnings: list) -> None:
-    from .terminal import visible
+    from ..app.visible import visible
 
     for w in warnings:
         click.echo(f"{WARNING_PREFIX}{visible(str(w))}", err=True)
@@ -119,9 +119,9 @@ def chosen_lines(ctx: click.Context) -> Optional[list]:
 def set_line(ctx: click.Context, param: click.Parameter, value: Optional[str]) -> Optional[str]:
     """Record --line for the whole invocation (checked before anything runs)."""
     if value is not None:
-        from ..app.workspace import validate_line
+        from ..app.workspace import validate_name
 
-        validate_line(value)
+        validate_name(value)
         ctx.find_root().ensure_object(dict)["line"] = value
     return value
 

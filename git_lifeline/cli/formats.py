@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ..app.visible import visible
 from .common import write_output
-from .terminal import visible
 
 if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
     from ..app.ledger import Ledger

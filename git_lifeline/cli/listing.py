@@ -8,8 +8,9 @@ import re
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
+from ..app.visible import visible
 from ..errors import InputError
-from .terminal import Output, visible
+from .terminal import Output
 
 if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
     from ..app.ledger import Entry

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Optional
 
 import click
 
+from ..app.visible import visible
 from ..errors import LifelineError
 from .common import (
     echo_json,
@@ -19,7 +20,7 @@ from .common import (
     open_workspace,
     page,
 )
-from .terminal import say, say_failure, say_line, visible
+from .terminal import say, say_failure, say_line
 
 if TYPE_CHECKING:  # annotations only
     from ..app.agents import Agents, AgentWrite, Content, Proposal

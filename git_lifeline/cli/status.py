@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, Optional
 
 import click
 
+from ..app.visible import visible
 from .common import echo_json, open_workspace, plural, short
-from .terminal import say_line, visible
+from .terminal import say_line
 
 if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
     from ..app.status import LineStatus

@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ..app.visible import visible
 from .common import chosen_line, echo_json, line_option, open_ledger, open_workspace
-from .terminal import say_lines, visible
+from .terminal import say_lines
 
 if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
     from ..app.workspace import VerifyRun

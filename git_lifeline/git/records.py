@@ -20,10 +20,24 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
-from ..core.entry import HEX64, MAX_BLOB_BYTES, MAX_FIELD_CHARS, Entry, format_ts, new_entry, parse_ts, utcnow
+from ..core.entry import (
+    HEX64,
+    MAX_BLOB_BYTES,
+    MAX_FIELD_CHARS,
+    Entry,
+    entry_order_key,
+    format_ts,
+    new_entry,
+    parse_ts,
+    utcnow,
+)
+from ..core.json_input import JSONInputError, read_json_object
 from ..errors import InputError
+
+# What a record's JSON document holds: the values json.loads gives.
+JsonValue = Union[str, int, float, bool, None, list["JsonValue"], dict[str, "JsonValue"]]
 
 RECORDS_DIR = "records"
 FORMAT_VERSION = 1
@@ -55,7 +69,7 @@ def canonical_bytes(doc: dict) -> bytes:
     return (json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n").encode("utf-8")
 
 
-def _single_line(value, name: str, limit: int = MAX_FIELD_CHARS) -> Optional[str]:
+def _single_line(value: object, name: str, limit: int = MAX_FIELD_CHARS) -> Optional[str]:
     if not isinstance(value, str) or not value.strip():
         return f"{name} must be a non-empty string"
     if value != value.strip() or any(ch in value for ch in "\r\n") or len(value) > limit:
@@ -63,7 +77,7 @@ def _single_line(value, name: str, limit: int = MAX_FIELD_CHARS) -> Optional[str
     return None
 
 
-def doc_problems(doc) -> list:
+def doc_problems(doc: object) -> list[str]:
     """Every rule a record document must satisfy (empty when valid)."""
     if not isinstance(doc, dict):
         return ["not a JSON object"]
@@ -253,9 +267,9 @@ class Record:
         if len(data) > MAX_RECORD_BYTES:  # before the JSON parser sees it
             raise InputError(f"larger than any record can be ({len(data)} bytes; at most {MAX_RECORD_BYTES})")
         try:
-            doc = json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InputError(f"not valid JSON: {exc}") from None
+            doc = read_json_object(data, MAX_RECORD_BYTES)
+        except JSONInputError as exc:
+            raise InputError(str(exc)) from None
         problems = doc_problems(doc)
         if problems:
             raise InputError("; ".join(problems))
@@ -270,10 +284,11 @@ def _sealed(type_: str, line: str, by: str, ts: Optional[datetime], fields: dict
     problems = doc_problems(doc)
     if problems:
         raise InputError("; ".join(problems))
-    if isinstance(doc.get("why"), str):  # free text a human types into the trail (a proposal's
+    why = doc.get("why")
+    if isinstance(why, str):  # free text a human types into the trail (a proposal's
         from ..core.secrets import refusal, scan  # content is an entry: the model's gate already ran)
 
-        findings = scan(doc["why"], "why")
+        findings = scan(why, "why")
         if findings:
             raise refusal(findings, "the rejection's why")
     data = canonical_bytes(doc)
@@ -375,14 +390,10 @@ class Proposal:
         return [x for x in self.decisions if x is not d]
 
 
-def order_key(r: Record) -> tuple[datetime, str]:
-    return (r.ts, r.id)
-
-
 def build_proposals(records: dict[str, Record]) -> dict[str, Proposal]:
     """pid -> Proposal, with the decisions that name it attached."""
     proposals = {rid: Proposal(r) for rid, r in records.items() if r.type == "proposed"}
-    for r in sorted(records.values(), key=order_key):
+    for r in sorted(records.values(), key=entry_order_key):
         if r.type in DECISIONS and r.proposal in proposals:
             proposals[r.proposal].decisions.append(r)
     return proposals

@@ -11,13 +11,12 @@ Records themselves are records.py; FORMAT §11 is the normative description.
 from __future__ import annotations
 
 import re
-from typing import Callable, Optional
+from typing import Callable, ContextManager, Optional
 
 import pygit2
 
 from ..core.entry import Entry
-from .fanout import FanoutLog, Union, no_progress
-from .integrate import PullLine, integrate_head
+from .fanout import FanoutLog
 from .namespaces import REVIEW
 from .records import (
     MIN_PID_PREFIX,
@@ -34,7 +33,7 @@ from .records import (
     trailers,
 )
 from .repo import GitRepo
-from .verify import verified_incoming
+from .trees import Union
 
 _HEX = re.compile(r"[0-9a-f]+")
 
@@ -48,9 +47,6 @@ class ReviewTrail(FanoutLog):
     @property
     def line(self) -> str:
         return self.name
-
-    def records_tree(self, commit_id: Optional[str]) -> Optional[pygit2.Tree]:
-        return self.tree(commit_id)
 
     def check_blob(self, path: str, obj: Optional[pygit2.Object]) -> tuple[Optional[Record], Optional[str]]:
         if not isinstance(obj, pygit2.Blob):
@@ -70,7 +66,7 @@ class ReviewTrail(FanoutLog):
         assert head is not None
         return head
 
-    def lock(self):
+    def lock(self) -> ContextManager[None]:
         """Serialise deciders on this machine (an approval writes the ledger, then the trail).
         The trail's own writers' lock: appends inside it take it again (it is re-entrant)."""
         return self.write_lock()
@@ -123,16 +119,7 @@ class ReviewTrail(FanoutLog):
     def merge_message(self, source: str, theirs: str, u: Union, parsed: dict) -> str:
         return f"lifeline-review: merge trail of line {self.line}\n"
 
-    def integrate(self, other: str) -> str:
-        """Bring another clone's trail commit in: created, up-to-date, fast-forward or merged.
 
-        What `other` adds is verified first (the same engine as every gate: a tampered
-        record is refused, nothing moves). A merge commit carries the union of both
-        record sets; records are content-addressed, so the union never conflicts."""
-        pulled: PullLine = integrate_head(
-            self,
-            other,
-            lambda local, theirs: verified_incoming(self, local, theirs, "another clone"),
-            progress=no_progress,
-        )
-        return {"ahead": "up-to-date"}.get(pulled.action, pulled.action)
+def list_trails(gr: GitRepo) -> list[str]:
+    """Names of the lines that have a review trail (valid line names only), sorted."""
+    return REVIEW.names(gr)

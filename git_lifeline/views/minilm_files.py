@@ -5,11 +5,12 @@ No numpy here, so the downloader runs without the semantic extra."""
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
+
+from ..core.json_input import JSONInputError, read_json
 
 if TYPE_CHECKING:
     pass
@@ -29,6 +30,18 @@ PINNED_SHA256: Final[Mapping[str, str]] = {
     "special_tokens_map.json": "303df45a03609e4ead04bc3dc1536d0ab19b5358db685b6f3da123d05ec200e3",
     "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
     "tokenizer_config.json": "acb92769e8195aabd29b7b2137a9e6d6e25c476a4f15aa4355c233426c61576b",
+}
+#: The size in bytes of each pinned file: a download stops there, whatever the server sends.
+PINNED_SIZE: Final[Mapping[str, int]] = {
+    "1_Pooling/config.json": 190,
+    "config.json": 612,
+    "config_sentence_transformers.json": 116,
+    "model.safetensors": 90868376,
+    "modules.json": 349,
+    "sentence_bert_config.json": 53,
+    "special_tokens_map.json": 112,
+    "tokenizer.json": 466247,
+    "tokenizer_config.json": 350,
 }
 
 #: Files without which no correct vector can be produced. The other
@@ -68,41 +81,6 @@ def file_sha256(path: str | Path) -> str:
         for chunk in iter(lambda: fh.read(_HASH_CHUNK), b""):
             digest.update(chunk)
     return digest.hexdigest()
-
-
-def sha256_of_dir(model_dir: str | Path) -> dict[str, str]:
-    """Map every regular file under ``model_dir`` (POSIX relative path) to its sha256.
-
-    Per-file digests rather than one combined digest, so that a mismatch can
-    say *which* file is wrong and extra harmless files (a README, a cache
-    marker) do not invalidate a pinned manifest.
-    """
-    root = Path(model_dir)
-    if not root.is_dir():
-        raise ModelDirError(f"model directory does not exist or is not a directory: {root}")
-    return {p.relative_to(root).as_posix(): file_sha256(p) for p in sorted(root.rglob("*")) if p.is_file()}
-
-
-def verify_sha256(model_dir: str | Path, manifest: Mapping[str, str] = PINNED_SHA256) -> None:
-    """Raise :class:`ModelDirError` unless every file in ``manifest`` exists with that digest.
-
-    Files present on disk but absent from the manifest are ignored on purpose
-    (see :func:`sha256_of_dir`).
-    """
-    root = Path(model_dir)
-    if not root.is_dir():
-        raise ModelDirError(f"model directory does not exist or is not a directory: {root}")
-    problems: list[str] = []
-    for rel, expected in sorted(manifest.items()):
-        path = root / rel
-        if not path.is_file():
-            problems.append(f"missing: {rel}")
-            continue
-        actual = file_sha256(path)
-        if actual != expected.lower():
-            problems.append(f"sha256 mismatch: {rel} (expected {expected}, got {actual})")
-    if problems:
-        raise ModelDirError(f"model directory {root} failed verification: " + "; ".join(problems))
 
 
 # --------------------------------------------------------------------------
@@ -181,14 +159,17 @@ class BertConfig:
         return cfg
 
 
-def _read_json(path: Path) -> Any:
+MAX_MODEL_JSON_BYTES = 16 << 20  # the largest, tokenizer.json, is under 1 MB
+
+
+def read_model_json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return read_json(path.read_bytes(), MAX_MODEL_JSON_BYTES)
+    except (OSError, JSONInputError) as exc:
         raise ModelDirError(f"cannot read {path}: {exc}") from None
 
 
-def _check_sentence_transformers_files(root: Path) -> int | None:
+def check_sentence_transformers_files(root: Path) -> int | None:
     """Validate the optional sentence-transformers metadata; return its max_seq_length.
 
     These files are what tells us the checkpoint really is mean-pooled; a CLS
@@ -196,7 +177,7 @@ def _check_sentence_transformers_files(root: Path) -> int | None:
     """
     modules_path = root / "modules.json"
     if modules_path.is_file():
-        modules = _read_json(modules_path)
+        modules = read_model_json(modules_path)
         if not isinstance(modules, list):
             raise ModelDirError(f"{modules_path}: expected a JSON list")
         types = [m.get("type") if isinstance(m, dict) else None for m in modules]
@@ -206,7 +187,7 @@ def _check_sentence_transformers_files(root: Path) -> int | None:
 
     pooling_path = root / "1_Pooling" / "config.json"
     if pooling_path.is_file():
-        pooling = _read_json(pooling_path)
+        pooling = read_model_json(pooling_path)
         if not isinstance(pooling, dict):
             raise ModelDirError(f"{pooling_path}: expected a JSON object")
         active = sorted(k for k, v in pooling.items() if k.startswith("pooling_mode") and v is True)
@@ -215,7 +196,7 @@ def _check_sentence_transformers_files(root: Path) -> int | None:
 
     st_path = root / "sentence_bert_config.json"
     if st_path.is_file():
-        st_cfg = _read_json(st_path)
+        st_cfg = read_model_json(st_path)
         if isinstance(st_cfg, dict) and st_cfg.get("max_seq_length") is not None:
             try:
                 return int(st_cfg["max_seq_length"])

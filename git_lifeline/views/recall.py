@@ -28,13 +28,17 @@ from __future__ import annotations
 
 import math
 import re
+import sqlite3
 import unicodedata
 from bisect import bisect_left
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional, Protocol
 
 from .synonyms import GROUPS
+
+if TYPE_CHECKING:
+    from ..core.truth import State
 
 SUMMARY_WEIGHT = 3.0
 BODY_WEIGHT = 1.0
@@ -294,9 +298,12 @@ def concepts(query: str) -> list:
     return out
 
 
-def query_terms(query: str) -> list:
-    """The question's informative words (what the omission notes and tests show)."""
-    return [c.text for c in concepts(query)]
+class Dense(Protocol):
+    """A semantic index (views/semantic.py Index): cosines to a question, and its floor."""
+
+    floor: float
+
+    def similarities(self, db: sqlite3.Connection, query: str) -> dict: ...
 
 
 @dataclass
@@ -326,7 +333,7 @@ def _days(ts: str) -> float:
     return datetime.fromisoformat(ts.rstrip("Z")).timestamp() / 86400.0
 
 
-def _df(db, concept: Concept) -> int:
+def _df(db: sqlite3.Connection, concept: Concept) -> int:
     return db.execute(
         "SELECT count(*) FROM fts JOIN entries e ON e.rowid = fts.rowid WHERE fts MATCH ? AND e.ok = 1",
         (concept.match_expression(),),
@@ -344,14 +351,14 @@ def unseen_confidence(total: int) -> float:
     return total / (total + UNSEEN_HALF)
 
 
-def _vocabulary(db):
+def _vocabulary(db: sqlite3.Connection) -> sqlite3.Connection:
     """The ledger's words (FTS5's own vocabulary, folded as the index folds them), read
     through a temporary table: nothing is written to the cache."""
     db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.lifeline_vocab USING fts5vocab(main, 'fts', 'row')")
     return db
 
 
-def abbreviations(db, word: str) -> frozenset:
+def abbreviations(db: sqlite3.Connection, word: str) -> frozenset[str]:
     """The ledger's words that `word` starts with (from ABBREVIATION_FROM letters, at least two
     letters shorter): the ledger's "cert" for a question's "certificate", "auth" for
     "authentication", "repo" for "repository"."""
@@ -422,7 +429,7 @@ def _matched(concept: Concept, weight: float, head: Words, words: Words) -> floa
     return 0.0
 
 
-def lexical_evidence(db, query: str, recency: bool = True) -> Lexical:
+def lexical_evidence(db: sqlite3.Connection, query: str, recency: bool = True) -> Lexical:
     """Every entry sharing the question's concepts, scored and best first."""
     cs = concepts(query)
     total = db.execute("SELECT count(*) FROM entries WHERE ok = 1").fetchone()[0] if cs else 0
@@ -459,7 +466,7 @@ def lexical_evidence(db, query: str, recency: bool = True) -> Lexical:
     return Lexical(hits, unseen, tuple(c.text for c, df in zip(cs, dfs, strict=True) if not df), total)
 
 
-def lexical(db, query: str, recency: bool = True) -> list:
+def lexical(db: sqlite3.Connection, query: str, recency: bool = True) -> list[Hit]:
     """The entries sharing the question's concepts, best first — or [] when the ledger's
     words do not carry the question (`Lexical.answerable`; abstention is decided once per
     question, the ranking below the best is relative)."""
@@ -467,7 +474,7 @@ def lexical(db, query: str, recency: bool = True) -> list:
     return found.hits if found.answerable() else []
 
 
-def truth_of(st) -> Truth:
+def truth_of(st: State) -> Truth:
     """Recall's view of a State: superseded ids, and for each the decision in force that
     replaced it (following a chain of revisions to its end; None when a revert or nothing
     in force stands at the end)."""

@@ -20,6 +20,7 @@ held-out questions (docs/RECALL.md); the truth decides the order last.
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -28,6 +29,7 @@ from .recall import (
     CANDIDATES,
     SEMANTIC_WEIGHT,
     UNSEEN_PENALTY,
+    Dense,
     Hit,
     Lexical,
     Truth,
@@ -64,7 +66,7 @@ def semantic_score(found: Lexical, hit: Hit) -> float:
     return (hit.similarity or 0.0) + SEMANTIC_LEXICAL * lexical_score(found, hit) - SEMANTIC_UNSEEN * found.unseen
 
 
-def in_truth_order(hits: list, truth: Optional[Truth], k: int) -> list:
+def in_truth_order(hits: list[Hit], truth: Optional[Truth], k: int) -> list[Hit]:
     """In force before superseded (stable otherwise); a superseded hit brings the entry in
     force that replaced it in front of it, with its numbers and strength."""
     if truth is None:
@@ -97,7 +99,7 @@ def in_truth_order(hits: list, truth: Optional[Truth], k: int) -> list:
     return out[:k]
 
 
-def _fused(db, query: str, semantic, found: Lexical) -> list:
+def _fused(db: sqlite3.Connection, query: str, semantic: Dense, found: Lexical) -> list[Hit]:
     """The lexical hits (any coverage) and the nearest entries by cosine, ranked by
     w * cosine + (1 - w) * lexical / best lexical, each with its semantic answer score."""
     sims = semantic.similarities(db, query)
@@ -138,7 +140,14 @@ def _why_not(query: str, found: Lexical, best: Optional[Hit], floor: float, sema
     )
 
 
-def answer(db, query: str, k: int = 5, recency: bool = True, truth: Optional[Truth] = None, semantic=None) -> Answer:
+def answer(
+    db: sqlite3.Connection,
+    query: str,
+    k: int = 5,
+    recency: bool = True,
+    truth: Optional[Truth] = None,
+    semantic: Optional[Dense] = None,
+) -> Answer:
     """Recall's answer to `query` (see the module's docstring). `semantic`, when given, is a
     views.semantic.Index; without one (or when the question has nothing to embed) recall is
     lexical."""
@@ -146,7 +155,7 @@ def answer(db, query: str, k: int = 5, recency: bool = True, truth: Optional[Tru
         return Answer([], False)
     found = lexical_evidence(db, query, recency)
     use_semantic = semantic is not None and bool(query.strip()) and bool(found.total)
-    if use_semantic:
+    if semantic is not None and use_semantic:
         floor = semantic.floor
         ranked = _fused(db, query, semantic, found)
         weak_floor = floor - WEAK_MARGIN
@@ -168,6 +177,13 @@ def answer(db, query: str, k: int = 5, recency: bool = True, truth: Optional[Tru
     return Answer(in_truth_order(shown, truth, k), False, floor=floor)
 
 
-def search(db, query: str, k: int = 5, recency: bool = True, truth: Optional[Truth] = None, semantic=None) -> list:
+def search(
+    db: sqlite3.Connection,
+    query: str,
+    k: int = 5,
+    recency: bool = True,
+    truth: Optional[Truth] = None,
+    semantic: Optional[Dense] = None,
+) -> list[Hit]:
     """The k entries the question is about, best first; [] when none is (abstention)."""
     return answer(db, query, k, recency=recency, truth=truth, semantic=semantic).hits

@@ -52,7 +52,7 @@ def entry(repo, summary, t=T, **kw):
 
 
 def install(repo, *names):
-    from git_lifeline.app.hooks import install as do_install
+    from git_lifeline.app.hook_files import install as do_install
     from git_lifeline.git.repo import open_repo
 
     return do_install(open_repo(str(repo)), list(names) or None)
@@ -116,7 +116,7 @@ def test_install_is_idempotent_and_never_clobbers_a_second_foreign_hook(pair):
     assert (hooks / "post-commit.lifeline-chained.1").read_bytes() == before["post-commit.lifeline-chained"]
     # ours deleted by hand: uninstall still gives the user's hook its name back
     (hooks / "post-commit").unlink()
-    from git_lifeline.app.hooks import uninstall
+    from git_lifeline.app.hook_files import uninstall
     from git_lifeline.git.repo import open_repo
 
     assert [c.action for c in uninstall(open_repo(str(a)), ["post-commit"])] == ["restored"]
@@ -147,7 +147,7 @@ def test_install_from_linked_worktree_uses_the_shared_hooks_dir(pair):
 
 
 def test_shipped_hook_scripts_match_what_install_writes():
-    from git_lifeline.app.hooks import HOOKS, script_text
+    from git_lifeline.app.hook_files import HOOKS, script_text
 
     for name in HOOKS:
         shipped = ROOT / "hooks" / name

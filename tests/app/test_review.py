@@ -17,7 +17,7 @@ from git_lifeline.app.draft import Draft, Writer
 from git_lifeline.app.ledger import Ledger
 from git_lifeline.app.workspace import Workspace
 from git_lifeline.core.policy import ANY_KIND, Policy, PolicyDenied, PolicyError, parse_policy
-from git_lifeline.git.review import ReviewTrail, verify_trail
+from git_lifeline.git.verify import verify_trail
 
 TRAIL = "refs/lifeline-review/main"
 LINE = "refs/lifeline/main"
@@ -174,9 +174,10 @@ def test_concurrent_decisions_from_two_clones_merge_and_the_approval_wins(tmp_pa
     assert cli(b, "reject", pid, "--why", "not now", via=Via.THIS_PROCESS).code == 0  # B rejects...
     git(b, "push", "-q", "origin", "refs/lifeline-review/*:refs/lifeline-review/*")
     assert cli(a, "approve", pid, via=Via.THIS_PROCESS).code == 0  # ...while A approves
-    git(a, "fetch", "-q", "origin", "+refs/lifeline-review/*:refs/remotes/origin/lifeline-review/*")
-    theirs = ref(a, "refs/remotes/origin/lifeline-review/main")
-    assert ReviewTrail(ledger(a).gr, "main").integrate(theirs) == "merged"
+    theirs = ref(b, "refs/lifeline-review/main")
+    assert cli(a, "pull", "origin", via=Via.THIS_PROCESS).code == 0
+    merge = git(a, "rev-list", "--parents", "-n", "1", "refs/lifeline-review/main").split()
+    assert len(merge) == 3 and theirs in merge[1:], "the two trails were not merged"
     (p,) = agents(a).proposals(everything=True)
     assert p.status == "approved"
     assert [c.type for c in p.conflicts] == ["rejected"]

@@ -204,7 +204,7 @@ def test_merged_clones_that_decided_differently_surface_the_conflict(tmp_path, r
     a = decide(open_ledger(repo), "Cache: Redis", "subject: cache\n\nFast.", "2026-01-02T00:00:00Z")
     b = decide(open_ledger(other), "Cache: Memcached", "subject: cache\n\nSimple.", "2026-01-02T00:00:05Z")
     mine = open_ledger(repo)
-    mine.store.append([open_ledger(other).store.get(b.id)], lambda es: "union of a clone's entries\n")
+    mine.store.append([open_ledger(other).store.read(b.id)], lambda es: "union of a clone's entries\n")
     assert mine.state().conflicts == [("cache", [a.id, b.id])]  # in (ts, id) order
 
 

@@ -31,7 +31,7 @@ from helpers import (
 
 from git_lifeline.app import interop
 from git_lifeline.app.draft import Draft
-from git_lifeline.app.hooks import install
+from git_lifeline.app.hook_files import install
 from git_lifeline.core.entry import new_entry
 from git_lifeline.git.lines import origin_block
 from git_lifeline.git.repo import open_repo

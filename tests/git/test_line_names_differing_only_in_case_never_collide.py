@@ -154,7 +154,7 @@ def test_pre_receive_refuses_a_line_or_review_trail_colliding_by_case_with_a_lin
 
 
 def test_pre_push_refuses_a_line_colliding_by_case_with_one_the_remote_has(tmp_path, remote, git_dispatch):
-    from git_lifeline.app.hooks import install
+    from git_lifeline.app.hook_files import install
     from git_lifeline.git.repo import open_repo
 
     a = client(tmp_path, "a", remote)

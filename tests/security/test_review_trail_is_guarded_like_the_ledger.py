@@ -20,7 +20,7 @@ from helpers import add_commit, cli, git, git_push, init_repo, open_ledger, ref
 
 from git_lifeline.app.agents import Agents
 from git_lifeline.app.draft import Draft
-from git_lifeline.app.hooks import install
+from git_lifeline.app.hook_files import install
 from git_lifeline.git.records import make_decision
 from git_lifeline.git.repo import open_repo
 

@@ -37,7 +37,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from git_lifeline.app.draft import Draft
-from git_lifeline.app.hooks import install
+from git_lifeline.app.hook_files import install
 from git_lifeline.core import truth
 from git_lifeline.core.entry import format_ts, utcnow
 from git_lifeline.errors import InputError
@@ -252,7 +252,7 @@ def test_a_merge_redating_a_checkpoint_within_the_tolerance_does_not_make_the_ol
     cp1, cp2 = redating_merge(repo, hours_before_parent=2)
     assert cli(repo, "verify").code == 0
     led = open_ledger(repo)
-    assert led.store.get(cp2.id).ts < cp1.ts, "the merge did re-date it"
+    assert led.store.read(cp2.id).ts < cp1.ts, "the merge did re-date it"
     assert [c.entry.id for c in led.resume("work")] == [cp2.id]
     res = cli(repo, "resume", "--thread", "work")
     assert res.code == 0 and "ship the parser" in res.out and "write the parser" not in res.out, res

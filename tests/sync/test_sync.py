@@ -246,9 +246,9 @@ def test_union_refuses_same_id_with_different_hashed_content(gitenv):
     from git_lifeline.git.store import LineStore
 
     store = LineStore(open_repo(str(repo_path)))
-    ours = store.entries_tree(store.head())
+    ours = store.tree(store.head())
     bad = store.repo.create_blob(e.to_json().replace(b"Original", b"Forged"))
-    theirs = store.repo[store._insert(ours, {e.id: bad})]
+    theirs = store.repo[store.insert(ours, {e.id: bad})]
     u = union_trees(store.repo, ours, theirs)
     assert [c[0] for c in u.corrupt] == [e.id]
 
@@ -410,7 +410,7 @@ def _commit_tree(store, build, message="crafted"):
     """Append a commit whose root tree is built by `build(root TreeBuilder, entries tree)`."""
     head = store.head()
     root = store.repo.TreeBuilder(store.repo[head].tree)
-    build(root, store.entries_tree(head))
+    build(root, store.tree(head))
     sig = pygit2.Signature("Mallory", "m@example.com")
     commit = store.repo.create_commit(None, sig, sig, message, root.write(), [pygit2.Oid(hex=head)])
     assert store.move_ref(head, str(commit), "craft")

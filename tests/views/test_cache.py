@@ -131,8 +131,8 @@ def test_a_merge_that_picks_the_other_blob_of_an_id_updates_the_cache(ledger):
     blob = repo.create_blob(
         (json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
     )
-    base = ledger.store.entries_tree(ledger.head())
-    tree = ledger.store.root_tree(ledger.store._insert(base, {e.id: blob}))
+    base = ledger.store.tree(ledger.head())
+    tree = ledger.store.root_tree(ledger.store.insert(base, {e.id: blob}))
     sig = pygit2.Signature("t", "t@e", 0, 0)
     commit = repo.create_commit(None, sig, sig, "merge-like", tree, [pygit2.Oid(hex=ledger.head())])
     assert ledger.store.move_ref(ledger.head(), str(commit), "test")
