@@ -33,7 +33,6 @@ if TYPE_CHECKING:  # annotations only
     from ..views.cache import LineCache
     from ..views.recall import Hit
     from ..views.semantic import Index
-    from .recall import Found
 
 
 @dataclass
@@ -307,12 +306,6 @@ class Ledger:
         index, mode = configured_index(self.gr, self.warnings)
         self.recall_mode = mode or type(self).recall_mode
         return index
-
-    def find(self, query: str, k: int = 5) -> list[Found]:
-        """Recall hits with their entries and whether each is still in force (app.recall.Found)."""
-        from .recall import ask
-
-        return ask(self, query, k).hits
 
     def resume(self, thread: Optional[str] = None) -> list[truth.Checkpoint]:
         """The live checkpoint of each thread (truth.Checkpoint), newest first."""

@@ -8,7 +8,7 @@ content (docs/RECALL.md, "The answer an agent reads"; mcp/recall_schema.py is it
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, Protocol
 
 from ..core.entry import Entry
 from ..core.status import REPLACED, Status, status_of
@@ -16,9 +16,27 @@ from ..errors import InputError
 from .text import why_line
 
 if TYPE_CHECKING:  # annotations only
+    from ..core.truth import State
+    from ..git.store import LineStore
+    from ..views.cache import LineCache
     from ..views.recall import Hit
     from ..views.recall_answer import Answer
-    from .ledger import Ledger
+    from ..views.semantic import Index
+
+
+class Ledger(Protocol):
+    """What recall reads of app.ledger.Ledger (named here, not imported: the ledger imports
+    this module to answer `recall`)."""
+
+    store: LineStore
+    recall_mode: tuple[str, str]
+
+    def state(self) -> State: ...
+
+    def cache(self) -> LineCache: ...
+
+    def semantic_index(self) -> Optional[Index]: ...
+
 
 STRENGTHS = ("strong", "weak", "none")  # "none": a nearest entry of an abstention
 

@@ -26,7 +26,6 @@ class Hit(BaseModel):
 class RecallAnswer(BaseModel):
     abstained: bool
     hits: list[Hit]
-    reason: Optional[str] = None
     nearest: Optional[list[Hit]] = None
 
 

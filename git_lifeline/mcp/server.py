@@ -289,7 +289,7 @@ def build_server(door: Door) -> "MCPServer":
     ) -> CallToolResult:
         """Find the entries about a topic ("did we already decide X?"), by relevance, not recency.
         Entries a correction replaced are marked [SUPERSEDED], [WITHDRAWN] or [CLOSED]: do not act
-        on them. Abstains when nothing answers it (its nearest entries do not)."""
+        on them. Abstains when nothing answers it."""
         return await answer(lambda: recall_answer(door.ledger(line), query, k))
 
     @tool(READ)
