@@ -22,7 +22,7 @@ lifeline-context's `log` does.
 
 Entries are built directly (the id from `core.entry.compute_id`), not through
 the validating model: validation is the importers' job, and the smoke test
-(tests/test_bench_generator.py) checks that `git lifeline import` accepts a ledger.
+(tests/interop/test_bench_generator.py) checks that `git lifeline import` accepts a ledger.
 """
 
 from __future__ import annotations

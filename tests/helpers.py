@@ -6,6 +6,9 @@ written?" snapshot lives here, so each test states only what it proves.
 
 from __future__ import annotations
 
+import contextlib
+import enum
+import io
 import json
 import os
 import re
@@ -23,70 +26,154 @@ from git_lifeline.app.workspace import Workspace
 from git_lifeline.core.entry import KINDS, Entry, compute_id, format_ts, new_entry
 
 ROOT = Path(__file__).resolve().parents[1]
+TESTS = ROOT / "tests"
+DATA = TESTS / "data"
 AUTHOR_NAME = "Test Author"
 AUTHOR_EMAIL = "test@example.com"
 AUTHOR = f"{AUTHOR_NAME} <{AUTHOR_EMAIL}>"
 BASE_TS = datetime(2024, 5, 1, 12, 0, 0, 123456, tzinfo=timezone.utc)
 ENTRY_PATH_RE = re.compile(r"entries/([0-9a-f]{2})/([0-9a-f]{2})/([0-9a-f]{60})")
+# seconds one git or CLI run may take before the test fails instead of hanging the suite
+TIMEOUT = 120
 
 Arg = Union[str, bytes]
 
 
 # ---- running things ---------------------------------------------------------
-def git(cwd, *args: str, check: bool = True, input: Optional[bytes] = None) -> str:
-    """Run the real git executable; returns stdout as text (stripped)."""
-    proc = subprocess.run(["git", *args], cwd=str(cwd), capture_output=True, input=input)
-    if check and proc.returncode != 0:
-        raise AssertionError(
-            f"git {' '.join(args)} failed ({proc.returncode}): {proc.stderr.decode('utf-8', 'replace')}"
-        )
-    return proc.stdout.decode("utf-8", "replace").strip()
-
-
 def subprocess_env(extra: Optional[dict] = None) -> dict:
+    """This process's environment with this checkout first on PYTHONPATH, plus `extra`."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env.update(extra or {})
     return env
 
 
-class Result:
-    """A finished CLI run with its output decoded for assertions."""
+class GitOutput(str):
+    """What git printed on stdout, as stripped text (what most callers compare), with the
+    exit code, stderr and the exact stdout for the tests that check how git refused."""
 
-    def __init__(self, proc: subprocess.CompletedProcess):
-        self.proc = proc
-        self.code = proc.returncode
-        self.out = proc.stdout.decode("utf-8", "replace")
-        self.err = proc.stderr.decode("utf-8", "replace")
+    code: int
+    out: str
+    err: str
+    raw: bytes
+
+    @classmethod
+    def of(cls, proc: subprocess.CompletedProcess) -> "GitOutput":
+        made = cls(proc.stdout.decode("utf-8", "replace").strip())
+        made.code = proc.returncode
+        made.raw = proc.stdout
+        made.out = proc.stdout.decode("utf-8", "replace")
+        made.err = proc.stderr.decode("utf-8", "replace")
+        return made
+
+
+def git(
+    cwd,
+    *args: str,
+    check: bool = True,
+    input: Optional[bytes] = None,
+    env: Optional[dict] = None,
+    timeout: float = TIMEOUT,
+) -> GitOutput:
+    """Run the real git executable in `cwd` (`env` adds to this process's environment);
+    fails the test when git exits non-zero unless `check=False`."""
+    proc = subprocess.run(
+        ["git", *args], cwd=str(cwd), capture_output=True, input=input, env=subprocess_env(env), timeout=timeout
+    )
+    if check and proc.returncode != 0:
+        raise AssertionError(
+            f"git {' '.join(args)} failed ({proc.returncode}): {proc.stderr.decode('utf-8', 'replace')}"
+        )
+    return GitOutput.of(proc)
+
+
+class Result:
+    """A finished CLI run: exit code, stdout and stderr decoded, stdout's exact bytes."""
+
+    def __init__(self, code: int, raw: bytes, err: bytes):
+        self.code = code
+        self.raw = raw
+        self.out = raw.decode("utf-8", "replace")
+        self.err = err.decode("utf-8", "replace")
 
     def __repr__(self) -> str:
         return f"<exit {self.code}\nstdout: {self.out[-2000:]}\nstderr: {self.err[-2000:]}>"
 
 
-def cli(cwd, *args: Arg, input: Optional[bytes] = None, env: Optional[dict] = None) -> Result:
-    """`python -m git_lifeline ARGS` as a real process (argv may hold raw bytes)."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "git_lifeline", *args],
-        cwd=str(cwd),
-        input=input,
-        capture_output=True,
-        env=subprocess_env(env),
-        timeout=120,
-    )
-    return Result(proc)
+class Via(enum.Enum):
+    """How a test reaches the CLI."""
+
+    PYTHON = "python -m git_lifeline"  # a real process, as an installed entry point runs
+    GIT = "git lifeline"  # through git's dispatch: a git-lifeline on PATH (git_dispatch, gitenv)
+    # `cli.run` in this process: the same exit code and streams without an interpreter start,
+    # for tests that make many calls where the process boundary is not what they check
+    THIS_PROCESS = "git_lifeline.cli.main.run"
+    # as the installed console script starts: no current directory on sys.path
+    INSTALLED = "git-lifeline"
 
 
-def git_lifeline(cwd, *args: Arg, git_args: tuple = (), input: Optional[bytes] = None) -> Result:
-    """`git [GIT_ARGS] lifeline ARGS` through git's own dispatch (needs the wrapper on PATH)."""
-    proc = subprocess.run(
-        ["git", *git_args, "lifeline", *args],
-        cwd=str(cwd),
-        input=input,
-        capture_output=True,
-        env=subprocess_env(),
-        timeout=120,
-    )
-    return Result(proc)
+# what the installed console script runs; sys.path[:1] = [] drops the '' python -c puts first
+_AS_INSTALLED = (
+    "import sys; sys.path[:1] = []; sys.argv[0] = 'git-lifeline'; from git_lifeline.cli.main import run; run()"
+)
+_ENTRY_POINT = {
+    Via.PYTHON: [sys.executable, "-m", "git_lifeline"],
+    Via.INSTALLED: [sys.executable, "-c", _AS_INSTALLED],
+}
+
+
+def _run_in_this_process(cwd, args: tuple) -> Result:
+    import signal
+
+    from git_lifeline.cli.main import run
+
+    out, err = io.StringIO(), io.StringIO()
+    pipe = signal.getsignal(signal.SIGPIPE) if hasattr(signal, "SIGPIPE") else None
+    code = 0
+    old_cwd, old_argv = os.getcwd(), sys.argv
+    os.chdir(cwd)
+    sys.argv = ["git-lifeline", *args]
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                run()
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    finally:
+        os.chdir(old_cwd)
+        sys.argv = old_argv
+        if pipe is not None:
+            signal.signal(signal.SIGPIPE, pipe)
+    return Result(code, out.getvalue().encode(), err.getvalue().encode())
+
+
+def cli(
+    cwd,
+    *args: Arg,
+    input: Optional[bytes] = None,
+    env: Optional[dict] = None,
+    via: Via = Via.PYTHON,
+    git_args: tuple = (),
+    expect: Optional[int] = None,
+    timeout: float = TIMEOUT,
+) -> Result:
+    """Run git-lifeline ARGS in `cwd` (argv may hold raw bytes; `env` adds to this process's
+    environment; `git_args` go before `lifeline` with Via.GIT). With `expect`, fails the
+    test unless it exits with that code. A traceback on stderr always fails it."""
+    if via is Via.THIS_PROCESS:
+        if input is not None or env is not None or git_args:
+            raise ValueError("a run in this process takes no stdin, environment or git options")
+        res = _run_in_this_process(cwd, args)
+    else:
+        argv = ["git", *git_args, "lifeline"] if via is Via.GIT else _ENTRY_POINT[via]
+        proc = subprocess.run(
+            [*argv, *args], cwd=str(cwd), input=input, capture_output=True, env=subprocess_env(env), timeout=timeout
+        )
+        res = Result(proc.returncode, proc.stdout, proc.stderr)
+    if expect is not None and res.code != expect:
+        raise AssertionError(f"git-lifeline {args!r} exited {res.code} (wanted {expect}): {res!r}")
+    assert "Traceback (most recent call last)" not in res.err, res
+    return res
 
 
 def write_dispatch_wrapper(bindir: Path) -> Path:
@@ -112,13 +199,16 @@ def client(tmp_path: Path, name: str, url: Path) -> Path:
     return repo
 
 
-def git_push(repo: Path, *specs: str, flags: tuple = (), remote: str = "origin") -> tuple:
+def git_push(repo: Path, *specs: str, flags: tuple = (), remote: str = "origin", timeout: float = TIMEOUT) -> tuple:
     """A real `git push [FLAGS] REMOTE SPECS...` (running whatever hooks are installed,
     `git lifeline` found on PATH): (exit code, stderr)."""
-    proc = subprocess.run(
-        ["git", "push", *flags, remote, *specs], cwd=str(repo), capture_output=True, env=subprocess_env(), timeout=120
-    )
-    return proc.returncode, proc.stderr.decode("utf-8", "replace")
+    out = git(repo, "push", *flags, remote, *specs, check=False, timeout=timeout)
+    return out.code, out.err
+
+
+def ref(repo: Path, name: str) -> Optional[str]:
+    """The object id `name` resolves to in `repo`, or None when it does not."""
+    return git(repo, "rev-parse", "--verify", "-q", name, check=False) or None
 
 
 def commit_file(repo: Path, name: str = "README", text: str = "hello\n") -> None:

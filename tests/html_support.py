@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Optional
 
 import pytest
+from helpers import DATA, git
 
-ROOT = Path(__file__).resolve().parent.parent
-ADR_DATA = ROOT / "tests" / "data" / "adr"
+ADR_DATA = DATA / "adr"
 FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -189,10 +189,6 @@ def paint_timings(page: Path, width: int = 1280, height: int = 900) -> dict:
 
 
 # ---- ledgers to show -------------------------------------------------------------------------
-def _git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=str(repo), check=True, capture_output=True)
-
-
 def build_demo(repo: Path, hostile: bool = True) -> dict:
     """A small, realistic ledger: ADRs imported, conflicting and stale decisions, a revision,
     a revert, a pin, open items, two threads with checkpoints, and (`hostile`) an entry made
@@ -338,8 +334,8 @@ def build_demo(repo: Path, hostile: bool = True) -> dict:
     led.pin(ids["retries2"])
     (repo / "src" / "api").mkdir(parents=True, exist_ok=True)
     (repo / "src" / "api" / "invoices.py").write_text("def list_invoices():\n    return []\n")
-    _git(repo, "add", "src/api/invoices.py")
-    _git(repo, "commit", "-q", "-m", "api: list invoices")
+    git(repo, "add", "src/api/invoices.py")
+    git(repo, "commit", "-q", "-m", "api: list invoices")
     return ids
 
 

@@ -6,7 +6,7 @@ Run it with the interpreter of a venv that has lifeline-context 0.6.1 installed:
     <seed-venv>/bin/python tests/data/make_seed_ids.py --stdout   # prints it (the live test)
 
 It imports only the seed's Entry, never git_lifeline: the committed file is the
-seed's word, and tests/test_ids.py checks our ids against it.
+seed's word, and tests/core/test_ids.py checks our ids against it.
 """
 
 from __future__ import annotations

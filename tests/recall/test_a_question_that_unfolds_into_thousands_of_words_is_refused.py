@@ -1,0 +1,42 @@
+"""A question whose characters unfold into thousands of words is refused, not searched."""
+
+from __future__ import annotations
+
+from helpers import Via, cli
+from hermetic_home import hermetic, make_repo, repo  # noqa: F401
+
+from git_lifeline.app.workspace import Workspace
+
+
+def test_a_question_whose_characters_unfold_into_thousands_of_words_is_refused_not_searched(repo):
+    """The 4,000-character limit counted the characters given: 3,999 U+FDFA fold into 71,982
+    characters and 12,000 words, each a pass over the synonym table (5.5 s of a server's one
+    worker, ten times the longest question the limit allows in plain words)."""
+    import time
+
+    from git_lifeline.errors import InputError
+
+    assert (
+        cli(
+            repo,
+            "log",
+            "--kind",
+            "decision",
+            "--summary",
+            "Use Postgres for orders",
+            "--body",
+            "Transactions across the order tables.",
+            via=Via.THIS_PROCESS,
+        ).code
+        == 0
+    )
+    led = Workspace.open(str(repo)).ledger()
+    started = time.monotonic()
+    try:
+        led.recall("\ufdfa" * 3999)
+    except InputError as exc:
+        assert "recall takes at most 4000" in str(exc), exc
+    else:
+        raise AssertionError("a question of 72,000 folded characters was searched")
+    assert time.monotonic() - started < 1.0
+    assert [h.id for h in led.recall("Which databasé, Postgrés?")]  # accents fold and are fine

@@ -1,0 +1,124 @@
+"""A teammate's plain `git clone` does not fetch refs/lifeline/*: `init` brings the ledger in,
+and until then every read says where the ledger is instead of "empty"."""
+
+from __future__ import annotations
+
+import json
+
+from helpers import Via, cli, git, ref
+from hermetic_home import hermetic, make_repo  # noqa: F401
+
+from git_lifeline.app.empty_ledger import text_for_agents
+from git_lifeline.app.workspace import Workspace
+
+
+def published(tmp_path):
+    """A remote whose ledger holds a decision and a pending proposal, pushed with git lifeline push."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    a = make_repo(tmp_path / "a")
+    git(a, "remote", "add", "origin", remote.as_uri())
+    git(a, "push", "-q", "origin", "main")
+    assert (
+        cli(
+            a, "log", "--kind", "decision", "--summary", "Database: PostgreSQL", "--body", "ACID.", via=Via.THIS_PROCESS
+        ).code
+        == 0
+    )
+    assert (
+        cli(
+            a,
+            "log",
+            "--kind",
+            "note",
+            "--summary",
+            "Cache later",
+            "--body",
+            "b",
+            "--agent",
+            "codex",
+            via=Via.THIS_PROCESS,
+        ).code
+        == 0
+    )
+    assert cli(a, "push", via=Via.THIS_PROCESS).code == 0
+    return remote, a
+
+
+def test_a_plain_clone_then_init_shows_the_remotes_ledger(tmp_path):
+    remote, a = published(tmp_path)
+    b = tmp_path / "b"
+    git(tmp_path, "clone", "-q", remote.as_uri(), str(b))
+    assert ref(b, "refs/lifeline/main") is None
+    r = cli(b, "init", "--no-mcp", "--no-hooks", "--no-agents", via=Via.THIS_PROCESS)
+    assert r.code == 0 and "created from origin" in r.out and "line 'main' has 1 entry" in r.out, r
+    assert "Database: PostgreSQL" in cli(b, "context", via=Via.THIS_PROCESS).out
+    assert "Cache later" in cli(b, "review", via=Via.THIS_PROCESS).out, "the review trail came with the ledger"
+    fetch = git(b, "config", "--get-all", "remote.origin.fetch")
+    assert "+refs/lifeline/*:refs/remotes/origin/lifeline/*" in fetch
+    assert "+refs/lifeline-review/*:refs/remotes/origin/lifeline-review/*" in fetch
+    # from now on a plain git fetch brings a new line along
+    assert (
+        cli(
+            a,
+            "--line",
+            "ops",
+            "log",
+            "--kind",
+            "incident",
+            "--summary",
+            "Disk full",
+            "--body",
+            "b",
+            via=Via.THIS_PROCESS,
+        ).code
+        == 0
+    )
+    assert cli(a, "push", via=Via.THIS_PROCESS).code == 0
+    git(b, "fetch", "-q", "origin")
+    assert ref(b, "refs/remotes/origin/lifeline/ops")
+
+
+def test_reads_in_a_clone_without_its_ledger_point_at_pull_not_at_empty(tmp_path):
+    remote, _a = published(tmp_path)
+    b = tmp_path / "b"
+    git(tmp_path, "clone", "-q", remote.as_uri(), str(b))
+    for argv in (["context"], ["list"], ["resume"]):
+        r = cli(b, *argv, via=Via.THIS_PROCESS)
+        assert r.code == 0 and "git lifeline pull origin" in r.err and "plain git clone" in r.err, (argv, r)
+    assert "it may hold the ledger (git lifeline pull origin)" in cli(b, "status", via=Via.THIS_PROCESS).out
+    agent_text = text_for_agents(Workspace.open(str(b)).gr, "main")
+    assert "Do not propose a bootstrap" in agent_text and "git lifeline pull origin" in agent_text
+    assert "git lifeline log" not in agent_text
+
+
+def test_an_empty_ledger_without_a_remote_asks_for_a_proposed_bootstrap(tmp_path):
+    repo = make_repo(tmp_path / "solo")
+    text = text_for_agents(Workspace.open(str(repo)).gr, "main")
+    assert "The ledger is empty" in text and "lifeline_append" in text and "a human approves it" in text
+    assert "git lifeline log" not in text, "an agent is never sent around the write policy"
+    assert "git lifeline pull" not in cli(repo, "context", via=Via.THIS_PROCESS).err
+
+
+def test_after_init_found_no_ledger_on_the_remote_the_agent_may_propose_one(tmp_path):
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    repo = make_repo(tmp_path / "new")
+    git(repo, "remote", "add", "origin", remote.as_uri())
+    git(repo, "push", "-q", "origin", "main")
+    before = text_for_agents(Workspace.open(str(repo)).gr, "main")
+    assert "may hold it" in before and "Do not propose a bootstrap" in before
+    r = cli(repo, "init", "--no-mcp", "--no-hooks", "--no-agents", via=Via.THIS_PROCESS)
+    assert r.code == 0 and "git lifeline log --kind bootstrap" in r.out, r
+    after = text_for_agents(Workspace.open(str(repo)).gr, "main")
+    assert "The ledger is empty" in after and "nor on origin" in after
+    data = json.loads(cli(repo, "status", "--json", via=Via.THIS_PROCESS).out)
+    assert data["refspecs"] == {"ledger": True, "review": True}
+
+
+def test_init_offline_still_sets_up_and_says_the_ledger_may_be_on_the_remote(tmp_path):
+    repo = make_repo(tmp_path / "offline")
+    git(repo, "remote", "add", "origin", str(tmp_path / "gone.git"))
+    r = cli(repo, "init", "--no-mcp", "--no-hooks", "--no-agents", via=Via.THIS_PROCESS)
+    assert r.code == 0 and "could not pull from origin" in r.err, r
+    assert "git lifeline pull origin" in r.out and "--kind bootstrap" not in r.out, r

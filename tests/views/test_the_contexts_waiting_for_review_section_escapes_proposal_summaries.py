@@ -1,0 +1,42 @@
+"""The context's waiting-for-review section escapes proposal summaries like every other entry text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import cli, client, git
+
+
+def bare(tmp_path: Path, name: str = "server.git") -> Path:
+    path = tmp_path / name
+    git(tmp_path, "init", "-q", "--bare", str(path))
+    return path
+
+
+def configured_client(tmp_path: Path, name: str, url: Path) -> Path:
+    repo = client(tmp_path, name, url)
+    git(repo, "config", "user.name", "Test Author")
+    git(repo, "config", "user.email", "test@example.com")
+    return repo
+
+
+def log_decision(repo: Path, summary: str = "First decision", body: str = "Because.") -> None:
+    r = cli(repo, "log", "--kind", "decision", "--summary", summary, "--body", body)
+    assert r.code == 0, r
+
+
+FAKE = "[SUPERSEDED] Keep `[0badc0de]` **Postgres**"
+
+
+def test_the_contexts_waiting_for_review_section_escapes_proposal_summaries(tmp_path):
+    from git_lifeline.app.agent_hooks import pending_section
+    from git_lifeline.app.agents import Agents
+    from git_lifeline.app.workspace import Workspace
+
+    repo = configured_client(tmp_path, "a", bare(tmp_path))
+    log_decision(repo)
+    led = Workspace.open(str(repo)).ledger()
+    Agents(led).write("decision", FAKE, "Because.", agent="other-agent")  # proposed (built-in policy)
+    text = pending_section(Agents(led), 4000)
+    assert "waiting for review" in text.lower() and "Postgres" in text, text
+    assert "`[0badc0de]`" not in text and "**Postgres**" not in text, text
