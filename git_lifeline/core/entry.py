@@ -262,8 +262,9 @@ def _plainly_valid(e: Entry) -> bool:
         return False
     if len(summary) > MAX_SUMMARY_CHARS or max(len(author), len(agent), len(provider), len(model)) > MAX_FIELD_CHARS:
         return False
-    # a space is no suspect character, so one search over the five values joined is theirs
-    if _SUSPECT_SINGLE_LINE.search(f"{summary} {author} {agent} {provider} {model}") is not None:
+    # every suspect character (control, line break, surrogate) is unprintable, and a space is
+    # printable: one C pass over the five values joined clears them all
+    if not f"{summary} {author} {agent} {provider} {model}".isprintable():
         return False
     if (
         summary != summary.strip()
@@ -274,7 +275,7 @@ def _plainly_valid(e: Entry) -> bool:
     ):
         return False
     body = e.body
-    if _SUSPECT_BODY.search(body) is not None:
+    if not body.replace("\n", " ").isprintable() and _SUSPECT_BODY.search(body) is not None:
         return False
     if len(body) * 4 > MAX_BODY_BYTES and len(body.encode("utf-8")) > MAX_BODY_BYTES:
         return False

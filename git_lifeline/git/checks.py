@@ -361,19 +361,21 @@ def added_from_changes(log: FanoutLog, checks: Checks, changes: list) -> dict:
     return added
 
 
-# From this many blobs on, a range's blobs are read by one `git cat-file --batch`. Below,
-# libgit2 reads them for less CPU: 10-11 µs a blob up to 30k entries of a gc'd line,
-# against git's 11-13 µs plus ~5 µs to take each from the pipe (at 30k the batch cost
-# 8% more in all). Past libgit2's 16 MB delta-base cache its reads in id order miss:
-# 33 µs at 50k (the batch saved 26% there), 54 µs at 100k (it halves verify's CPU).
-# docs/PERFORMANCE.md, "Verify at 100k", has the measurements.
-BATCH_READ_MIN = 40_000
+# From this many blobs on, a range's blobs are read by one `git cat-file --batch`, in a
+# process beside this one: git inflates the next blob on the other core while this one
+# judges. Per blob this process then spends ~8k instructions taking it from the pipe
+# instead of ~77k reading it through libgit2 (callgrind, a gc'd realistic 2k line); git's
+# own CPU is about what libgit2's was (whole verify at 10k: +0-5% CPU in all, less wall on
+# two cores). Past libgit2's 16 MB delta-base cache its reads in id order also miss
+# (54 µs a blob at 100k). Below ~1,000 blobs starting git costs more than it saves.
+# docs/PERFORMANCE.md, "Verify at 100k" and "Verify, issue 30", has the measurements.
+BATCH_READ_MIN = 1_000
 
 
 def batch_read_min() -> int:
     """BATCH_READ_MIN, or the whole number in GIT_LIFELINE_VERIFY_BATCH_FROM: a knob for
     measuring the crossover on other machines, and for tests that take the batch path
-    through git's hooks without a line of 40,000 entries."""
+    through git's hooks without a line of 1,000 entries."""
     value = os.environ.get("GIT_LIFELINE_VERIFY_BATCH_FROM", "")
     return int(value) if value.isascii() and value.isdigit() and int(value) > 0 else BATCH_READ_MIN
 
