@@ -138,7 +138,7 @@ def remote(tmp_path) -> Path:
 @pytest.fixture
 def server(tmp_path, git_dispatch) -> Path:
     """A bare server with the pre-receive hook installed (it runs `git lifeline` from PATH)."""
-    from git_lifeline.app.hooks import install
+    from git_lifeline.app.hook_files import install
     from git_lifeline.git.repo import open_repo
 
     path = tmp_path / "server.git"

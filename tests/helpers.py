@@ -21,6 +21,7 @@ from typing import Callable, Optional, Union
 import pygit2
 
 from git_lifeline.app import exchange
+from git_lifeline.app.draft import Draft
 from git_lifeline.app.ledger import Ledger
 from git_lifeline.app.workspace import Workspace
 from git_lifeline.core.entry import KINDS, Entry, compute_id, format_ts, new_entry
@@ -416,13 +417,14 @@ def path_of(entry_id: str) -> str:
 # ---- concurrent writers -----------------------------------------------------------
 APPEND_WORKER = """
 import os, sys, time
+from git_lifeline.app.draft import Draft
 from git_lifeline.app.workspace import Workspace
 repo, worker, count, gate = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 led = Workspace.open(repo).ledger()
 while not os.path.exists(gate):
     time.sleep(0.002)
 for i in range(count):
-    led.log(kind="note", summary=f"worker {worker} note {i}", body=f"written by process {worker}")
+    led.log(Draft(kind="note", summary=f"worker {worker} note {i}", body=f"written by process {worker}"))
 """
 
 
@@ -569,6 +571,7 @@ import json, os, sys, time
 from pathlib import Path
 import git_lifeline.core.seed, git_lifeline.views.projection, git_lifeline.views.cache  # warm
 from git_lifeline.app import exchange, interop
+from git_lifeline.app.draft import Draft
 from git_lifeline.app.workspace import Workspace
 
 def workload(cmd):
@@ -578,7 +581,7 @@ def workload(cmd):
     yield
     if kind == "append":
         for i in range(cmd.get("count", 10**6)):
-            led.log(kind="note", summary=f"{cmd['tag']} note {i}", body=f"appended by {cmd['tag']}")
+            led.log(Draft(kind="note", summary=f"{cmd['tag']} note {i}", body=f"appended by {cmd['tag']}"))
     elif kind == "import":
         interop.import_from(led, Path(cmd["source"]))
     elif kind == "pull":
@@ -759,11 +762,12 @@ print(pulls, merges)
 REMOTE_WRITER = """
 import sys
 from git_lifeline.app import exchange
+from git_lifeline.app.draft import Draft
 from git_lifeline.app.workspace import Workspace
 clone, count = sys.argv[1], int(sys.argv[2])
 for i in range(count):
     ws = Workspace.open(clone)
-    ws.ledger().log(kind="note", summary=f"remote note {i}", body="written on another clone")
+    ws.ledger().log(Draft(kind="note", summary=f"remote note {i}", body="written on another clone"))
     exchange.sync_with(ws, "origin")
 """
 
@@ -793,7 +797,7 @@ def remote_and_clones(base: Path, names=("a", "b")) -> tuple:
         git(base, "clone", "-q", str(remote), str(clone))
         clones.append(clone)
     first = Workspace.open(str(clones[0]))
-    first.ledger().log(kind="bootstrap", summary="Shared project", body="the remote's first entry")
+    first.ledger().log(Draft(kind="bootstrap", summary="Shared project", body="the remote's first entry"))
     exchange.sync_with(first, "origin")
     for clone in clones[1:]:
         exchange.pull(Workspace.open(str(clone)), "origin")

@@ -20,6 +20,9 @@ from typing import Optional
 import pytest
 from helpers import DATA, git
 
+from git_lifeline.app.draft import Draft
+from git_lifeline.app.edits import pin
+
 ADR_DATA = DATA / "adr"
 FLAGS = [
     "--headless",
@@ -200,7 +203,7 @@ def build_demo(repo: Path, hostile: bool = True) -> dict:
     ids: dict = {}
 
     def log(name: str, kind: str, summary: str, body: str = "", when: str = "", **extra):
-        out = led.log(kind=kind, summary=summary, body=body, ts=when or None, **extra)
+        out = led.log(Draft(kind=kind, summary=summary, body=body, ts=when or None, **extra))
         ids[name] = out.entry.id
         return out.entry.id
 
@@ -286,24 +289,24 @@ def build_demo(repo: Path, hostile: bool = True) -> dict:
             "Body </script><script>document.body.dataset.pwned = 2</script> <img src=x onerror=\"document.title='x'\">",
             "2024-05-03T10:00:00Z",
         )
-    led.log_in_thread(
-        "reconciliation",
-        dict(
+    led.log(
+        Draft(
             kind="note",
             summary="Late PSP reports arrive as a nightly CSV",
             body="Field 7 is the settlement date, not the payment date.",
             ts="2024-05-06T10:00:00Z",
-        ),
+            thread="reconciliation",
+        )
     )
-    led.log_in_thread(
-        "reconciliation",
-        dict(
+    led.log(
+        Draft(
             kind="feature",
             summary="Import the nightly PSP CSV",
             body="Matched on the PSP reference; unmatched rows go to a queue.",
             ts="2024-05-09T10:00:00Z",
             agent="claude-code",
-        ),
+            thread="reconciliation",
+        )
     )
     led.checkpoint(
         "reconciliation",
@@ -314,14 +317,14 @@ def build_demo(repo: Path, hostile: bool = True) -> dict:
             "blocked": ["Sample files from the PSP for refunds"],
         },
     )
-    led.log_in_thread(
-        ids["recon-open"][:12],
-        dict(
+    led.log(
+        Draft(
             kind="note",
             summary="Reminders run at 06:00, the CSV at 04:00",
             body="So holding reminders needs only the CSV import's result.",
             ts="2024-05-10T10:00:00Z",
-        ),
+            thread=ids["recon-open"][:12],
+        )
     )
     led.checkpoint(ids["recon-open"][:12], {"next": ["Write the reminder hold"], "tried": ["A fixed 24h delay"]})
     log(
@@ -331,7 +334,7 @@ def build_demo(repo: Path, hostile: bool = True) -> dict:
         "Deployed to production on a Tuesday morning.",
         "2024-05-14T07:00:00Z",
     )
-    led.pin(ids["retries2"])
+    pin(led, ids["retries2"])
     (repo / "src" / "api").mkdir(parents=True, exist_ok=True)
     (repo / "src" / "api" / "invoices.py").write_text("def list_invoices():\n    return []\n")
     git(repo, "add", "src/api/invoices.py")

@@ -99,9 +99,9 @@ def tamper(path, entry_id: str, line: str = "main", summary: str = "tampered") -
 
     store = LineStore(open_repo(str(path)), line)
     head = store.head()
-    doc = store.get(entry_id).to_json().replace(b'"summary":"', f'"summary":"{summary} '.encode(), 1)
+    doc = store.read(entry_id).to_json().replace(b'"summary":"', f'"summary":"{summary} '.encode(), 1)
     blob = store.repo.create_blob(doc)
-    tree = store.root_tree(store._insert(store.entries_tree(head), {entry_id: blob}))
+    tree = store.root_tree(store.insert(store.tree(head), {entry_id: blob}))
     sig = pygit2.Signature("Mallory", "m@example.com")
     commit = store.repo.create_commit(None, sig, sig, "innocent", tree, [pygit2.Oid(hex=head)])
     assert store.move_ref(head, str(commit), "tamper")

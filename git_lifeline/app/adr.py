@@ -28,12 +28,13 @@ from typing import TYPE_CHECKING, Optional
 
 from ..core import adr as core_adr
 from ..core import blocks
-from ..core.entry import MAX_PARENTS, MAX_SUMMARY_CHARS
+from ..core.entry import MAX_PARENTS, MAX_SUMMARY_CHARS, entry_order_key
 from ..core.supersession import acting, superseded_by
 from ..core.truth import is_revert
 from ..errors import InputError
 
 if TYPE_CHECKING:
+    from ..core.entry import Entry
     from .ledger import Ledger
 
 _DECISIONISH = ("accepted", "superseded", "deprecated")
@@ -91,11 +92,7 @@ def read_adr_dir(directory: Path) -> list:
 
 
 # ---- planning ----------------------------------------------------------------------------
-def _order(e) -> tuple:
-    return (e.ts, e.id)
-
-
-def _is_closer(e) -> bool:
+def _is_closer(e: Entry) -> bool:
     return e.kind == "correction" and blocks.field(e.body, "action") == "revert"
 
 
@@ -117,7 +114,7 @@ class _Planner:
             self.by_key[a.key] = a
         self.by_id = {e.id: e for e in entries}
         self.groups: dict = {}
-        for e in sorted(entries, key=_order):
+        for e in sorted(entries, key=entry_order_key):
             name = core_adr.marker_of(e.body)
             ident = core_adr.adr_key(name) if name else None
             if ident is not None:
@@ -184,12 +181,12 @@ class _Planner:
     # -- the truth bookkeeping
     def _carriers(self, entries: list) -> set:
         carried: set = set()
-        for e in sorted(entries, key=_order):
+        for e in sorted(entries, key=entry_order_key):
             self._note_carrier(e, carried)
         return carried
 
     @staticmethod
-    def _note_carrier(e, carried: set) -> None:
+    def _note_carrier(e: Entry, carried: set[str]) -> None:
         if e.kind == "decision":
             carried.add(e.id)
         elif e.kind == "correction" and not _is_closer(e) and any(p in carried for p in e.parents):
@@ -250,10 +247,12 @@ class _Planner:
                 fresh,
             )
 
-    def _up_to_date(self, head, a, family: str, summary: str, body: str, pred_entries: list, withdrawn: bool) -> bool:
+    def _up_to_date(
+        self, head: Entry, a: core_adr.Adr, family: str, summary: str, body: str, pred_entries: list, withdrawn: bool
+    ) -> bool:
         if _family(head.kind) != family or head.summary != summary or head.body != body:
             return False
-        older = [e for e in self.group(a.key) if _order(e) < _order(head)]
+        older = [e for e in self.group(a.key) if entry_order_key(e) < entry_order_key(head)]
         if not self.closure(older + pred_entries) <= set(head.parents):
             return False  # a predecessor changed, or a new one was named
         if withdrawn or head.id not in self.dead:
@@ -264,7 +263,7 @@ class _Planner:
         killers = [k for k in self.killers.get(head.id, []) if k not in expected]
         return not killers or any(k not in self.key_of for k in killers)
 
-    def _write(self, a, kind: str, summary: str, body: str, parents: set, fresh: bool):
+    def _write(self, a: core_adr.Adr, kind: str, summary: str, body: str, parents: set[str], fresh: bool) -> Entry:
         from ..core.entry import new_entry
 
         if len(parents) > MAX_PARENTS:
@@ -289,7 +288,7 @@ class _Planner:
         return e
 
 
-def _closer_body(a, withdrawn: bool, successors: set) -> str:
+def _closer_body(a: core_adr.Adr, withdrawn: bool, successors: set[str]) -> str:
     if a.status == "deprecated":
         why = f"{a.label} is deprecated (status: {a.status_text or 'Deprecated'}): its decision is no longer in force."
     elif withdrawn:
@@ -337,7 +336,7 @@ def export_madr(led: "Ledger", directory: Path) -> list:
     if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
         raise InputError(f"{directory}: not an empty directory; nothing was written")
     st = led.state()
-    decisions = [st.get(i) for i in st.decision_ids]
+    decisions = st.decisions
     numbers: dict = {}
     for e in decisions:
         name = core_adr.marker_of(e.body)

@@ -16,7 +16,7 @@ import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Iterable, Optional
 
 from ..errors import InputError
 from ..git.fs import write_atomic
@@ -75,7 +75,7 @@ class FileChange:
     detail: str = ""
 
 
-def parse_clients(values) -> list:
+def parse_clients(values: Iterable[str]) -> list[str]:
     """Client names from repeatable, comma-separated values; `all` names every one."""
     names: list = []
     for value in values:
@@ -195,7 +195,7 @@ def _read_settings(path: Path) -> tuple:
     return doc, None
 
 
-def is_our_hook(command, wanted: str) -> bool:
+def is_our_hook(command: object, wanted: str) -> bool:
     """Whether a hook's command is the one init writes for `agent-hook <wanted>`, as a whole
     command line (integration.our_arguments: `git lifeline`, or a Python interpreter with
     `-m git_lifeline`); `evil; git lifeline agent-hook stop` merely mentions it."""

@@ -23,13 +23,17 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from ..core.entry import format_ts
 from ..errors import LifelineError
 from ..git.fs import write_atomic
-from .text import md
+from ..views.context_text import md
 from .workspace import Workspace
+
+if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
+    from .agents import Agents
+    from .ledger import Ledger
 
 HOOK_BUDGET = 9000  # characters: Claude Code keeps a hook's output whole up to 10,000
 HOOK_LIMIT = 10000  # ... counted in UTF-16 units; beyond it the model gets a 2 KB preview
@@ -78,12 +82,7 @@ def _tree_state(ws: Workspace) -> tuple:
     head = ws.gr.resolve_commit("HEAD")
     if ws.workdir is None:
         return head, ""
-    # --no-optional-locks: a hook only looks; it must not take the index lock from the agent's own git
-    proc = ws.gr.git(
-        ["--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=normal", "--", ".", *NOT_CODE],
-        check=False,
-    )
-    return head, hashlib.sha256(proc.stdout).hexdigest()
+    return head, hashlib.sha256(ws.gr.work_tree_status([".", *NOT_CODE])).hexdigest()
 
 
 @dataclass
@@ -124,7 +123,7 @@ def _note_start(ws: Workspace, payload: dict, line: str) -> None:
         pass  # a read-only repository: the context is still printed, stop will not ask
 
 
-def pending_section(agents, room: int) -> str:
+def pending_section(agents: Agents, room: int) -> str:
     """The proposals waiting for review, within `room` characters ("" when none or no room)."""
     pending = agents.proposals()
     if not pending:
@@ -134,8 +133,8 @@ def pending_section(agents, room: int) -> str:
         "do not file them again:\n"
     )
     for i, p in enumerate(pending):
-        summary = md(" ".join(p.content["summary"].split())[:160])  # a proposal's text fakes no anchor
-        row = f"- `[{p.short}]` {p.content['kind']}: {summary}\n"
+        summary = md(" ".join(p.content.summary.split())[:160])  # a proposal's text fakes no anchor
+        row = f"- `[{p.short}]` {p.content.kind}: {summary}\n"
         more = f"- … and {len(pending) - i} more\n"
         if len(text) + len(row) + len(more) > room:
             return text + more if len(text) + len(more) <= room else ""
@@ -203,10 +202,11 @@ def stop(payload: dict, line: Optional[str] = None) -> Optional[str]:
     return json.dumps({"decision": "block", "reason": reason})
 
 
-def _checkpointed_since(ws: Workspace, led, started: str) -> bool:
+def _checkpointed_since(ws: Workspace, led: Ledger, started: str) -> bool:
     """A checkpoint entered the line, or was proposed, since the session started."""
+    from ..core.entry import format_ts
     from .agents import Agents
 
     if any(f"{cp.entry.ts:%Y-%m-%dT%H:%M:%S.%f}Z" >= started for cp in led.resume()):
         return True
-    return any(p.content["kind"] == "checkpoint" and p.record.doc["ts"] >= started for p in Agents(led).proposals())
+    return any(p.content.kind == "checkpoint" and format_ts(p.record.ts) >= started for p in Agents(led).proposals())

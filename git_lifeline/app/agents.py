@@ -4,33 +4,34 @@ An agent's write is planned exactly like a human's (Ledger.plan_*: the same vali
 parents, thread and checkpoint rules), then the project's policy decides where it goes:
 written with an audit record, filed as a proposal, or refused. The policy's rules:
 core/policy.py; the ref it is read from, which a checkout cannot move: git/policy_ref.py;
-review trail: git/review.py; formats: docs/FORMAT.md, "Review trail".
+review trail: git/trails.py and git/records.py; formats: docs/FORMAT.md, "Review trail".
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
-from ..core.entry import KINDS
+from ..core.entry import KINDS, entry_order_key
 from ..core.policy import MODES, POLICY_PATH, Policy, PolicyDenied, PolicyError, parse_policy
 from ..errors import InputError, LifelineError
 from ..git.policy_ref import CONFIG_KEY as POLICY_REF_KEY
 from ..git.policy_ref import MAX_POLICY_BYTES, PolicyRef, find_policy_ref, read_file_at
-from ..git.repo import GitRepo
-from ..git.review import (
+from ..git.records import (
     DECISIONS,
     MAX_WHY_CHARS,
+    Content,
     Proposal,
+    Record,
     ReviewError,
-    ReviewTrail,
     already_decided,
     build_proposals,
     entry_content,
-    list_trails,
-    order_key,
     parse_since,
 )
+from ..git.repo import GitRepo
+from ..git.trails import ReviewTrail, list_trails
+from .draft import Draft, Writer
 from .ledger import Ledger
 from .workspace import Workspace
 
@@ -42,6 +43,9 @@ __all__ = [
     "AgentWrite",
     "ReviewOutcome",
     "AuditRow",
+    "Content",
+    "Proposal",
+    "audited_fields",
     "PolicyReport",
     "KINDS",
     "MODES",
@@ -60,8 +64,8 @@ class AgentWrite:
     rule: str  # the policy rule that decided ("" when unchanged)
     entry: Entry  # the entry written, found, or proposed
     written: bool  # True only when the line grew
-    proposal: object = None  # review record of the proposal (mode propose)
-    audit: object = None  # review record of the direct write (mode direct, written)
+    proposal: Optional[Record] = None  # review record of the proposal (mode propose)
+    audit: Optional[Record] = None  # review record of the direct write (mode direct, written)
     replaced: Optional[str] = None  # the checkpoint a direct checkpoint replaced as where work stopped
     already: Optional[str] = None  # "pending": the same proposal waits already; "ledger": the line has it
 
@@ -86,16 +90,32 @@ class ReviewOutcome:
 class AuditRow:
     """A direct agent write or a decision on a proposal."""
 
-    record: object  # the review record
+    record: Record  # the review record
     proposal: Optional[Proposal]  # the proposal it decides (None for a direct write)
     counts: bool  # False for a decision overruled by another on the same proposal
+
+
+def audited_fields(r: Record) -> dict[str, str]:
+    """What a record of the audit says beyond its id, type, ts and by (the fields its type has)."""
+    values = {
+        "entry": r.entry,
+        "why": r.why,
+        "rule": r.rule,
+        "via": r.via,
+        "kind": r.kind,
+        "summary": r.summary,
+        "agent": r.agent,
+        "provider": r.provider,
+        "model": r.model,
+    }
+    return {key: value for key, value in values.items() if value is not None}
 
 
 @dataclass
 class PolicyReport:
     policy: Policy
     ref: Optional[PolicyRef]  # the trusted ref the policy is read from (None: built-in, none found)
-    notes: list  # copies of the file that differ from it and do not apply, and why
+    notes: list[str]  # copies of the file that differ from it and do not apply, and why
 
 
 # ---- the write policy (.lifeline/policy.json on a trusted ref) ------------------------
@@ -113,7 +133,7 @@ def _decode(data: bytes, source: str) -> str:
         raise PolicyError(f"policy {source}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
 
 
-def _trusted_policy(gr: GitRepo) -> tuple:
+def _trusted_policy(gr: GitRepo) -> tuple[Optional[str], str, Optional[PolicyRef]]:
     """(the policy file's text on the trusted ref or None, where the policy comes from, the PolicyRef)."""
     ref = find_policy_ref(gr)
     if ref is None:
@@ -196,7 +216,7 @@ def policy_report(ws: Workspace) -> PolicyReport:
     return PolicyReport(policy, ref, notes)
 
 
-def pending_elsewhere(ws: Workspace, line: str) -> list:
+def pending_elsewhere(ws: Workspace, line: str) -> list[tuple[str, int]]:
     """(line, pending proposals) for every other line with work waiting for review."""
     out = []
     for name in list_trails(ws.gr):
@@ -205,6 +225,10 @@ def pending_elsewhere(ws: Workspace, line: str) -> list:
             if count:
                 out.append((name, count))
     return out
+
+
+# decide(trail, proposal, by) -> (status, the entry an approval sealed or found)
+Decide = Callable[[ReviewTrail, Proposal, str], "tuple[str, Optional[Entry]]"]
 
 
 class Agents:
@@ -222,60 +246,30 @@ class Agents:
         return policy_in_effect(self.gr)
 
     # ---- writes ------------------------------------------------------------------
-    def write(
-        self,
-        kind: str,
-        summary: str,
-        body: str = "",
-        parents: Optional[list] = None,
-        thread: Optional[str] = None,
-        agent: str = "mcp-agent",
-        provider: str = "none",
-        model: str = "unknown",
-        via: str = "mcp",
-        headers: Optional[dict] = None,
-        **extra,
-    ) -> AgentWrite:
-        """An agent's append, routed by the policy (direct | propose | deny). `headers`:
-        {paths, subject, valid_from, valid_until}, as Ledger.plan_entry takes them; `extra`: the
-        other fields of Ledger.plan_entry a face lets the agent give (author, dedup_key, allow_secret)."""
-        fields: dict = dict(
-            kind=kind,
-            summary=summary,
-            body=body,
-            parents=list(parents or []),
-            agent=agent,
-            provider=provider,
-            model=model,
-            headers=headers,
-            **extra,
-        )
-        entry = self.led.plan_in_thread(thread, fields) if thread else self.led.plan_entry(**fields)
-        return self.route(entry, via)
+    def write(self, draft: Draft, via: str = "mcp") -> AgentWrite:
+        """An agent's append, routed by the policy (direct | propose | deny)."""
+        return self.route(self.led.plan_entry(draft), via)
 
     def checkpoint(
         self,
         thread: Optional[str],
-        sections: dict,
-        summary: Optional[str] = None,
-        agent: str = "mcp-agent",
-        provider: str = "none",
-        model: str = "unknown",
+        sections: dict[str, list[str]],
+        summary: Optional[str],
+        writer: Writer,
         via: str = "mcp",
-        **extra,
+        allow_secret: Optional[str] = None,
     ) -> AgentWrite:
         """An agent's checkpoint: an unchanged one writes nothing; the rest are routed by the policy."""
         from ..core import blocks
 
         previous = {c.thread: c.entry.id for c in self.led.resume()}
-        planned = self.led.plan_checkpoint(
-            thread, sections, summary, agent=agent, provider=provider, model=model, **extra
-        )
+        planned = self.led.plan_checkpoint(thread, sections, summary, writer, allow_secret)
         if not planned.new:
             return AgentWrite("unchanged", "", planned.entry, written=False)
         out = self.route(planned.entry, via)
         if out.mode == "direct" and out.written:
-            out.replaced = previous.get(blocks.field(out.entry.body, "thread"))
+            thread_key = blocks.field(out.entry.body, "thread")
+            out.replaced = previous.get(thread_key) if thread_key is not None else None
         return out
 
     def route(self, entry: Entry, via: str) -> AgentWrite:
@@ -302,7 +296,7 @@ class Agents:
     def _propose_once(self, entry: Entry, rule: str, via: str) -> AgentWrite:
         """File a proposal, unless the line already holds the entry or the same proposal waits
         (an agent that retries, or two sessions that agree, file nothing twice)."""
-        stored = self.led.store.get(entry.id)
+        stored = self.led.store.read(entry.id)
         if stored is not None:
             return AgentWrite("propose", rule, stored, written=False, already="ledger")
         trail = self.trail()
@@ -318,18 +312,22 @@ class Agents:
         content = entry_content(entry)
         return next((p for p in self.proposals() if p.content == content), None)
 
-    def propose(self, fields: dict, thread: Optional[str] = None, via: str = "cli"):
+    def propose(self, draft: Draft, via: str = "cli") -> Record:
         """File a proposal explicitly (whatever the policy says); returns its review record."""
-        entry = self.led.plan_in_thread(thread, fields) if thread else self.led.plan_entry(**fields)
+        entry = self.led.plan_entry(draft)
         return self.trail().propose(entry, by=self.led.default_author(), via=via)
 
     # ---- review --------------------------------------------------------------------
-    def proposals(self, everything: bool = False) -> list:
+    def proposals(self, everything: bool = False) -> list[Proposal]:
         """Pending proposals (or all of them), oldest first."""
         props = self.trail().proposals().values()
-        return sorted((p for p in props if everything or p.status == "pending"), key=lambda p: order_key(p.record))
+        return sorted(
+            (p for p in props if everything or p.status == "pending"), key=lambda p: entry_order_key(p.record)
+        )
 
-    def _targets(self, trail: ReviewTrail, refs: list, props: dict) -> list:
+    def _targets(
+        self, trail: ReviewTrail, refs: list[str], props: dict[str, Proposal]
+    ) -> list[tuple[str, Optional[Proposal], Optional[ReviewError]]]:
         """(ref, Proposal or None, ReviewError or None) for each requested pid; `all` = every pending one."""
         refs = [r.strip() for r in refs if r.strip()]
         if not refs:
@@ -337,9 +335,11 @@ class Agents:
         if "all" in refs:
             if len(refs) > 1:
                 raise InputError("give proposal ids or all, not both")
-            pending = sorted((p for p in props.values() if p.status == "pending"), key=lambda p: order_key(p.record))
+            pending = sorted(
+                (p for p in props.values() if p.status == "pending"), key=lambda p: entry_order_key(p.record)
+            )
             return [(p.short, p, None) for p in pending]
-        out: list = []
+        out: list[tuple[str, Optional[Proposal], Optional[ReviewError]]] = []
         seen = set()
         for ref in refs:
             try:
@@ -352,7 +352,7 @@ class Agents:
                 out.append((ref, p, None))
         return out
 
-    def _decide_each(self, refs: list, decide) -> list:
+    def _decide_each(self, refs: list[str], decide: Decide) -> list[ReviewOutcome]:
         """Run `decide(trail, proposal, by) -> (status, entry)` on each targeted pending
         proposal, under the trail's lock. Each is independent: a failure is reported
         for that proposal and the others go on."""
@@ -362,7 +362,8 @@ class Agents:
         with trail.lock():
             props = trail.proposals()
             for ref, p, error in self._targets(trail, refs, props):
-                if error is not None:
+                if p is None:
+                    assert error is not None, "a ref that names no proposal carries why"
                     results.append(ReviewOutcome.failed(ref, None, error))
                 elif p.decision is not None:
                     results.append(ReviewOutcome.failed(ref, p, ReviewError(already_decided(p))))
@@ -375,21 +376,23 @@ class Agents:
                         results.append(ReviewOutcome(ref, p, True, status, entry=entry))
         return results
 
-    def approve(self, refs: list) -> list:
+    def approve(self, refs: list[str]) -> list[ReviewOutcome]:
         """Seal proposals into the line. Each is independent: one failure does not stop the others."""
 
-        def seal(trail, p, by):
+        def seal(trail: ReviewTrail, p: Proposal, by: str) -> tuple[str, Optional[Entry]]:
             c = p.content
             try:
                 entry = self.led.plan_entry(
-                    kind=c["kind"],
-                    summary=c["summary"],
-                    body=c["body"],
-                    parents=c["parents"],
-                    author=c["author"],
-                    agent=c["agent"],
-                    provider=c["provider"],
-                    model=c["model"],
+                    Draft(
+                        kind=c.kind,
+                        summary=c.summary,
+                        body=c.body,
+                        parents=c.parents,
+                        author=c.author,
+                        agent=c.agent,
+                        provider=c.provider,
+                        model=c.model,
+                    )
                 )
                 result = self.led.append([entry])
                 stored = (result.added or result.existing)[0]
@@ -401,27 +404,27 @@ class Agents:
 
         return self._decide_each(refs, seal)
 
-    def reject(self, refs: list, why: str = "") -> list:
+    def reject(self, refs: list[str], why: str = "") -> list[ReviewOutcome]:
         """Close proposals without writing to the line; an approved one can never be rejected."""
         why = (why or "").strip()
         if len(why) > MAX_WHY_CHARS:
             raise InputError(f"--why is longer than {MAX_WHY_CHARS} characters")
 
-        def close(trail, p, by):
+        def close(trail: ReviewTrail, p: Proposal, by: str) -> tuple[str, Optional[Entry]]:
             trail.decide(p.id, "rejected", by, why=why)
             return "rejected", None
 
         return self._decide_each(refs, close)
 
-    def audit(self, since: Optional[str] = None) -> list:
+    def audit(self, since: Optional[str] = None) -> list[AuditRow]:
         """Every direct agent write and every decision on a proposal, oldest first."""
         limit = parse_since(since) if since else None
         records = self.trail().load().records
         props = build_proposals(records)
         out = []
-        for r in sorted(records.values(), key=order_key):
+        for r in sorted(records.values(), key=entry_order_key):
             if r.type == "proposed" or (limit is not None and r.ts < limit):
                 continue
-            p = props.get(r.doc["proposal"]) if r.type in DECISIONS else None
+            p = props.get(r.proposal) if r.type in DECISIONS and r.proposal is not None else None
             out.append(AuditRow(r, p, p is None or p.decision is r))
         return out

@@ -49,9 +49,7 @@ def _identity(ws: Workspace) -> Check:
 
 
 def _shallow(ws: Workspace) -> Check:
-    from .status import is_shallow
-
-    if is_shallow(ws):
+    if ws.gr.is_shallow():
         return Check(
             "history",
             PROBLEM,
@@ -112,10 +110,10 @@ def _remote(ws: Workspace) -> list:
 
 
 def _hooks(ws: Workspace) -> list:
-    from . import hooks
+    from . import hook_files
 
-    rows = hooks.status(ws.gr)
-    where = hooks.hooks_dir(ws.gr)
+    rows = hook_files.status(ws.gr)
+    where = hook_files.hooks_dir(ws.gr)
     installed = [r for r in rows if r.state == "installed"]
     out = []
     configured = ws.gr.config_get("core.hooksPath")
@@ -123,7 +121,7 @@ def _hooks(ws: Workspace) -> list:
     active = {r.name for r in installed}
     stray = [
         n
-        for n in hooks.HOOKS
+        for n in hook_files.HOOKS
         if configured and default.resolve() != where.resolve() and _written_by_us(default / n) and n not in active
     ]
     if stray:
@@ -219,7 +217,7 @@ NOT_OURS = f"{FOREIGN}, so doctor does not start it and init leaves it as it is"
 REMOVE_IT = "if it should start git-lifeline: remove it from .mcp.json, then run git lifeline init"
 
 
-def _foreign_mcp(entry) -> Check:
+def _foreign_mcp(entry: object) -> Check:
     """Another program's `lifeline` entry: never called healthy (doctor cannot know what it
     serves), a problem when its command is missing or when it borrows git-lifeline's arguments
     (`/tmp/evil -P -m git_lifeline mcp` looks like ours to a reader and is not)."""

@@ -25,19 +25,21 @@ faces persist it with `apply` (or route it through the write policy).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Optional
 
 from ..core import blocks, truth
 from ..core.entry import MAX_SUMMARY_CHARS
 from ..errors import InputError
-from .ledger import Ledger, with_headers
+from .draft import HUMAN, NO_HEADERS, Headers, Writer
+from .entry_view import entry_view
+from .ledger import Ledger, LogOutcome, Planned, with_headers
+
+if TYPE_CHECKING:  # annotations only
+    from ..core.entry import Entry
 
 __all__ = [
     "Edit",
     "EditOutcome",
-    "EntryHistory",
-    "Link",
-    "history",
     "plan_revise",
     "plan_revert",
     "plan_close",
@@ -53,80 +55,22 @@ _CARRIED = ("paths", "valid-from", "valid-until", "thread")
 class Edit:
     """Planned entries (in the order they are written) and the commit's first line."""
 
-    entries: list
+    entries: list[Entry]
     subject: str
-    decision: Any = None  # close: the answer kept as a decision in force (an Entry)
-    correction: Any = None  # the correction that does the correcting (an Entry)
+    correction: Entry  # the correction that does the correcting
+    decision: Optional[Entry] = None  # close: the answer kept as a decision in force
     kept: Optional[str] = None  # resolve: the decision left in force
 
 
 @dataclass
 class EditOutcome:
     edit: Edit
-    added: list
+    added: list[Entry]
     commit: Optional[str]
 
     @property
     def written(self) -> bool:
         return bool(self.added)
-
-
-@dataclass(frozen=True)
-class Link:
-    """A correction's edge as `show` tells it: the entry at the other end, how (revises or
-    reverts) and whether the correction acts (a reverted correction does not)."""
-
-    entry: object
-    how: str
-    acts: bool
-
-
-@dataclass
-class EntryHistory:
-    status: str  # in force | superseded | withdrawn | open | expired | pending | recorded
-    superseded_by: list  # Link: corrections naming this entry
-    supersedes: list  # Link: what this correction names
-    missing: list  # parents this correction names that the line does not hold
-
-
-def _status(st, entry_id: str) -> str:
-    if entry_id in st.superseded:
-        return "superseded"
-    if entry_id in st.decision_ids:
-        return "in force"
-    if entry_id in st.expired:
-        return "expired"
-    if entry_id in st.open_ids:
-        return "open"
-    if entry_id in set(st.fold.derived.live):
-        return "pending"  # a carrier whose validity window has not opened yet
-    return "recorded"
-
-
-def history(led: Ledger, entry_id: str) -> EntryHistory:
-    """Where an entry stands: its status (superseded by a revision, or withdrawn by a
-    revert), the corrections naming it and whether each acts, and what it corrects."""
-    from ..core.supersession import not_acting
-
-    st = led.state()
-    rows = st.fold.corrections
-    idle = not_acting(rows)
-    named_by = [(cid, revert, cid not in idle) for cid, parents, revert in rows if entry_id in parents]
-    own = next(((parents, revert) for cid, parents, revert in rows if cid == entry_id), None)
-    status = _status(st, entry_id)
-    if status == "superseded" and not any(acts and not revert for _, revert, acts in named_by):
-        status = "withdrawn"
-    get = led.store.get
-    parents = own[0] if own else []
-    how = "reverts" if own and own[1] else "revises"
-    return EntryHistory(
-        status=status,
-        superseded_by=[
-            Link(get(c), "reverts" if r else "revises", acts) for c, r, acts in named_by if get(c) is not None
-        ],
-        supersedes=[Link(get(p), how, entry_id not in idle) for p in parents if get(p) is not None],
-        missing=[p for p in parents if get(p) is None],
-    )
 
 
 def _clip(text: str) -> str:
@@ -143,19 +87,15 @@ def _why(body: Optional[str], what: str) -> str:
 
 def _acting_corrections(led: Ledger, entry_id: str) -> list:
     """Corrections that act and name `entry_id`, as (id, is revert)."""
-    history_ = history(led, entry_id)
-    return [(link.entry.id, link.how == "reverts") for link in history_.superseded_by if link.acts]
+    view = entry_view(led, led.show(entry_id))
+    return [(link.id, link.how == "reverts") for link in view.superseded_by if link.acts]
 
 
-def _target(led: Ledger, ref: str):
-    entry_id = led.store.resolve(ref)
-    entry = led.store.get(entry_id)
-    if entry is None:
-        raise InputError(f"no entry {ref!r} in line {led.line!r}")
-    return entry
+def _target(led: Ledger, ref: str) -> Entry:
+    return led.show(ref)
 
 
-def _refuse_if_replaced(led: Ledger, e, verb: str) -> None:
+def _refuse_if_replaced(led: Ledger, e: Entry, verb: str) -> None:
     acting = _acting_corrections(led, e.id)
     revisions = [c for c, revert in acting if not revert]
     reverts = [c for c, revert in acting if revert]
@@ -172,7 +112,12 @@ def _refuse_if_replaced(led: Ledger, e, verb: str) -> None:
 
 
 def plan_revise(
-    led: Ledger, ref: str, body: str, summary: Optional[str] = None, headers: Optional[dict] = None, **who
+    led: Ledger,
+    ref: str,
+    body: Optional[str],
+    summary: Optional[str] = None,
+    headers: Headers = NO_HEADERS,
+    writer: Writer = HUMAN,
 ) -> Edit:
     """A revision of `ref`: what now holds (`summary`, default the same) and why (`body`)."""
     e = _target(led, ref)
@@ -190,11 +135,11 @@ def plan_revise(
     given = blocks.header_fields(text)
     carried = {k: v for k, v in blocks.header_fields(e.body).items() if k in _CARRIED and k not in given}
     text = blocks.with_header(text, carried)
-    entry = led.plan_entry(kind="correction", summary=(summary or e.summary).strip(), body=text, parents=[e.id], **who)
+    entry = led.plan_entry(writer.draft("correction", (summary or e.summary).strip(), text, [e.id]))
     return Edit([entry], f"revise {e.id[:12]}: {_clip(entry.summary)}", correction=entry)
 
 
-def plan_revert(led: Ledger, ref: str, body: Optional[str] = None, **who) -> Edit:
+def plan_revert(led: Ledger, ref: str, body: Optional[str] = None, writer: Writer = HUMAN) -> Edit:
     """A revert of `ref`: withdrawn, nothing in its place."""
     e = _target(led, ref)
     reverts = [c for c, revert in _acting_corrections(led, e.id) if revert]
@@ -202,7 +147,7 @@ def plan_revert(led: Ledger, ref: str, body: Optional[str] = None, **who) -> Edi
         raise InputError(f"{e.id[:12]} is already withdrawn by {reverts[0][:12]}; nothing to revert")
     why = (body or "").strip() or f"Reverts {e.id[:12]} ({e.kind}: {_clip(e.summary)[:120]})."
     entry = led.plan_entry(
-        kind="correction", summary=_clip(f"revert: {e.summary}"), body=f"action: revert\n\n{why}", parents=[e.id], **who
+        writer.draft("correction", _clip(f"revert: {e.summary}"), f"action: revert\n\n{why}", [e.id])
     )
     return Edit([entry], f"revert {e.id[:12]}: {_clip(e.summary)}", correction=entry)
 
@@ -213,8 +158,8 @@ def plan_close(
     answer: str,
     decision: bool = False,
     summary: Optional[str] = None,
-    headers: Optional[dict] = None,
-    **who,
+    headers: Headers = NO_HEADERS,
+    writer: Writer = HUMAN,
 ) -> Edit:
     """Close an open item with its answer; with `decision`, the answer is also a decision in
     force (parent: the open) with `summary` (default: the answer's first line) and `headers`."""
@@ -231,7 +176,7 @@ def plan_close(
     text = (answer or "").strip()
     if not text:
         raise InputError("close: --answer TEXT is required (what was found or decided)")
-    if headers and any(headers.values()) and not decision:
+    if headers and not decision:
         raise InputError("--subject/--paths/--valid-from/--valid-until describe a decision: add --decision")
     if summary is not None and not decision:
         raise InputError("--summary names the decision: add --decision")
@@ -240,14 +185,10 @@ def plan_close(
     closing_body = text
     if decision:
         first = text.splitlines()[0].strip()
-        decided = led.plan_entry(
-            kind="decision", summary=_clip(summary or first), body=with_headers(text, headers), parents=[e.id], **who
-        )
+        decided = led.plan_entry(writer.draft("decision", _clip(summary or first), with_headers(text, headers), [e.id]))
         entries.append(decided)
         closing_body = f"{text}\n\nDecided: {decided.id} ({_clip(decided.summary)[:120]})."
-    closing = led.plan_entry(
-        kind="correction", summary=_clip(f"closed: {e.summary}"), body=closing_body, parents=[e.id], **who
-    )
+    closing = led.plan_entry(writer.draft("correction", _clip(f"closed: {e.summary}"), closing_body, [e.id]))
     entries.append(closing)
     return Edit(entries, f"close {e.id[:12]}: {_clip(e.summary)}", decision=decided, correction=closing)
 
@@ -257,8 +198,8 @@ def plan_resolve(
     ref: str,
     body: Optional[str] = None,
     summary: Optional[str] = None,
-    headers: Optional[dict] = None,
-    **who,
+    headers: Headers = NO_HEADERS,
+    writer: Writer = HUMAN,
 ) -> Edit:
     """Resolve the conflict(s) `ref` is in: keep it and revert the others, or, with
     `summary`, replace every decision of the conflict with one new decision."""
@@ -271,22 +212,18 @@ def plan_resolve(
     members = sorted({i for g in groups for i in g.ids})
     label = ", ".join(f"'{g.label}'" for g in groups)
     if summary is None:
-        if headers and any(headers.values()):
+        if headers:
             raise InputError("--subject/--paths/--valid-from/--valid-until describe a new decision: add --summary")
         others = [i for i in members if i != e.id]
         why = (body or "").strip() or f"Resolved the conflict on {label}: kept {e.id[:12]} ({_clip(e.summary)[:120]})."
         entry = led.plan_entry(
-            kind="correction",
-            summary=_clip(f"resolve: keep {e.summary}"),
-            body=f"action: revert\n\n{why}",
-            parents=others,
-            **who,
+            writer.draft("correction", _clip(f"resolve: keep {e.summary}"), f"action: revert\n\n{why}", others)
         )
         edit = Edit([entry], f"resolve {label}: keep {e.id[:12]}", correction=entry)
         kept = e.id
     else:
         text = with_headers(_why(body, "resolve --summary"), headers)
-        entry = led.plan_entry(kind="correction", summary=summary.strip(), body=text, parents=members, **who)
+        entry = led.plan_entry(writer.draft("correction", summary.strip(), text, members))
         edit = Edit([entry], f"resolve {label}: replace {len(members)} decisions", correction=entry)
         kept = entry.id
     edit.kept = kept
@@ -305,3 +242,46 @@ def apply(led: Ledger, edit: Edit) -> EditOutcome:
     """Write the planned entries in one commit."""
     result = led.append(edit.entries, subject=edit.subject)
     return EditOutcome(edit, list(result.added), result.commit)
+
+
+# ---- pins: decisions the context keeps as its foundation ----------------------------
+def plan_pin(led: Ledger, ref: str, writer: Writer = HUMAN) -> Planned:
+    """A note that pins the decision in force `ref` names (unchanged when it is pinned already)."""
+    st = led.state()
+    target = led.store.resolve(ref)
+    if target not in set(st.decision_ids):
+        raise InputError(f"{ref!r} is not a decision in force; only those can be pinned")
+    if target in st.pinned:
+        return Planned(st.by_id[target], new=False)
+    d = st.by_id[target]
+    return Planned(
+        led.plan_entry(
+            writer.draft(
+                "note",
+                f"pin: {d.summary}"[:300],
+                f"pin: {target}\n\nPinned as a foundation of the context.",
+                [target],
+            )
+        )
+    )
+
+
+def plan_unpin(led: Ledger, ref: str, writer: Writer = HUMAN) -> Entry:
+    """A revert of the notes that pin `ref`."""
+    st = led.state()
+    target = led.store.resolve(ref)
+    notes = st.pin_notes_of(target)
+    if not notes:
+        raise InputError(f"{ref!r} is not pinned")
+    return led.plan_entry(
+        writer.draft("correction", f"unpin: {st.by_id[target].summary}"[:300], "action: revert\n\nUnpinned.", notes)
+    )
+
+
+def pin(led: Ledger, ref: str, writer: Writer = HUMAN) -> LogOutcome:
+    planned = plan_pin(led, ref, writer)
+    return led.persist(planned.entry) if planned.new else led.unchanged(planned)
+
+
+def unpin(led: Ledger, ref: str, writer: Writer = HUMAN) -> LogOutcome:
+    return led.persist(plan_unpin(led, ref, writer))

@@ -13,11 +13,10 @@ from pathlib import Path
 from typing import Optional
 
 from ..git import sync
-from ..git.review import ReviewTrail, list_trails
+from ..git.fanout import Progress, no_progress
+from ..git.sync import PartlyPulled, PushResult
+from ..git.trails import list_trails
 from .workspace import Workspace
-
-no_progress = sync.no_progress  # the progress callback that shows nothing
-PartlyPulled = sync.PartlyPulled  # raised by pull and sync when a line was left out; `.report` says what came
 
 __all__ = [
     "FetchReport",
@@ -46,14 +45,14 @@ class FetchReport:
 @dataclass
 class PullReport:
     remote: str
-    lines: list  # sync.PullLine: created, fast-forwarded, merged...
+    lines: list  # integrate.PullLine: created, fast-forwarded, merged...
 
 
 @dataclass
 class SyncReport:
     remote: str
-    pulls: list  # the sync.PullLine of every pull that changed a line
-    push: sync.PushResult
+    pulls: list  # the integrate.PullLine of every pull that changed a line
+    push: PushResult
 
 
 @dataclass
@@ -61,7 +60,7 @@ class CloneReport:
     workspace: Workspace
     directory: Path
     remote: str
-    pulls: list  # sync.PullLine
+    pulls: list  # integrate.PullLine
 
 
 @dataclass
@@ -77,24 +76,27 @@ def fetch(ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = N
 
 
 def pull(
-    ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = None, progress=None, fetch: bool = True
+    ws: Workspace,
+    remote: Optional[str] = None,
+    lines: Optional[list] = None,
+    progress: Optional[Progress] = None,
+    fetch: bool = True,
 ) -> PullReport:
-    """Fetch, then bring each remote line in (create, fast-forward or merge). A line that
+    """Fetch, then bring each remote line and its review trail in (create, fast-forward or
+    merge; sync.integrate carries every namespace, so each log is integrated once). A line that
     fails verification is left out and the others still come in; then PartlyPulled is
     raised with `report` set to what came in."""
     name = sync.resolve_remote(ws.gr, remote)
     if fetch:
         sync.fetch(ws.gr, name, lines)
-    partial: Optional[sync.PartlyPulled] = None
+    partial: Optional[PartlyPulled] = None
     try:
-        results = sync.integrate(ws.gr, name, lines, progress or sync.no_progress)
-    except sync.PartlyPulled as exc:
+        results = sync.integrate(ws.gr, name, lines, progress or no_progress)
+    except PartlyPulled as exc:
         partial, results = exc, exc.lines
     for pl in results:
         if pl.changed:
             ws.ledger(pl.line).projection.after_pull(pl)
-    left_out = {r.name for r in partial.refused} if partial else set()  # a line and its trail travel together
-    _integrate_review_trails(ws, name, lines, left_out)
     report = PullReport(name, results)
     if partial is not None:
         partial.report = report
@@ -102,22 +104,12 @@ def pull(
     return report
 
 
-def _integrate_review_trails(
-    ws: Workspace, remote: str, lines: Optional[list], left_out: frozenset | set = frozenset()
-) -> None:
-    """Bring the remote's review trails in (verified, then created, fast-forwarded or merged)."""
-    for line, commit in sorted(sync.review_tracking_heads(ws.gr, remote).items()):
-        if (lines is None or line in lines) and line not in left_out:
-            ReviewTrail(ws.gr, line).integrate(commit)
-
-
-def push(ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = None, progress=None) -> sync.PushResult:
+def push(
+    ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = None, progress: Optional[Progress] = None
+) -> PushResult:
     """Push every line and its review trail (never forced)."""
     name = sync.resolve_remote(ws.gr, remote)
-    result = sync.push(ws.gr, name, lines, progress or sync.no_progress)
-    trails = [t for t in list_trails(ws.gr) if lines is None or t in lines]
-    result.lines.extend(sync.push_review(ws.gr, name, trails))
-    return result
+    return sync.push(ws.gr, name, lines, progress or no_progress)
 
 
 # Another clone's push landing between our pull and push costs one more round; several
@@ -130,7 +122,7 @@ def sync_with(
     ws: Workspace,
     remote: Optional[str] = None,
     lines: Optional[list] = None,
-    progress=None,
+    progress: Optional[Progress] = None,
     attempts: int = SYNC_ATTEMPTS,
     seconds: float = SYNC_SECONDS,
 ) -> SyncReport:
@@ -141,9 +133,9 @@ def sync_with(
     pulled and pushed, then PartlyPulled is raised with `report` set to the SyncReport."""
     name = sync.resolve_remote(ws.gr, remote)
     pulls: list = []
-    result = sync.PushResult(name)
+    result = PushResult(name)
     deadline = time.monotonic() + seconds
-    partial: Optional[sync.PartlyPulled] = None
+    partial: Optional[PartlyPulled] = None
     for attempt in range(1, max(1, attempts) + 1):
         if attempt > 1:
             pause = sync.retry_pause(attempt)
@@ -153,14 +145,14 @@ def sync_with(
         try:
             pulled = pull(ws, name, lines, progress).lines
             partial = None
-        except sync.PartlyPulled as exc:
+        except PartlyPulled as exc:
             partial, pulled = exc, exc.lines
         pulls.extend(p for p in pulled if p.changed)
         wanted = lines
         if partial is not None:
             every = set(sync.local_heads(ws.gr)) | set(list_trails(ws.gr))
             wanted = sorted((set(lines) if lines is not None else every) - partial.refused_names)
-        result = push(ws, name, wanted, progress) if wanted is None or wanted else sync.PushResult(name)
+        result = push(ws, name, wanted, progress) if wanted is None or wanted else PushResult(name)
         if not any(p.needs_sync for p in result.rejected):
             break
     report = SyncReport(name, pulls, result)
@@ -176,7 +168,7 @@ def remote_setup(ws: Workspace, remote: Optional[str] = None) -> RemoteSetup:
     return RemoteSetup(name, sync.remote_setup(ws.gr, name), sync.fetch_refspec(name))
 
 
-def clone(url: str, directory: Optional[str] = None, progress=None) -> CloneReport:
+def clone(url: str, directory: Optional[str] = None, progress: Optional[Progress] = None) -> CloneReport:
     """git clone, then pull the ledger from the new clone's first remote."""
     dest = sync.clone(url, directory)
     ws = Workspace.open(str(dest))

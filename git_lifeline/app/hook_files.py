@@ -22,7 +22,7 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Iterable, Optional
 
 from ..errors import InputError
 from ..git.history import REPLAY_ACTIONS, REPLAY_STATE
@@ -202,8 +202,7 @@ def tracked(gr: GitRepo, path: Path) -> bool:
         rel = path.parent.resolve().relative_to(top) / path.name
     except (OSError, ValueError):
         return False
-    proc = gr.git(["ls-files", "--error-unmatch", "--", f":(top,literal){rel.as_posix()}"], check=False)
-    return proc.returncode == 0
+    return gr.tracks(rel.as_posix())
 
 
 def _executable(path: Path) -> bool:
@@ -268,7 +267,7 @@ def default_hooks(gr: GitRepo) -> tuple:
     return SERVER_DEFAULT if gr.is_bare else CLIENT_DEFAULT
 
 
-def check_names(names) -> list:
+def check_names(names: Iterable[str]) -> list[str]:
     bad = [n for n in names if n not in HOOKS]
     if bad:
         raise InputError(f"unknown hook(s) {', '.join(bad)}; known: {', '.join(HOOKS)}")

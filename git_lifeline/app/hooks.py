@@ -34,39 +34,10 @@ from ..git.store import last_append_time
 from ..git.sync import ZERO, remotes, unpushed
 from .hook_files import (
     CHAIN_SUFFIX,
-    CLIENT_DEFAULT,
-    FAIL_CLOSED,
     HOOKS,
-    SERVER_DEFAULT,
     SH_SHEBANGS,
-    HookChange,
-    HookState,
-    default_hooks,
     hooks_dir,
-    install,
-    script_text,
-    status,
-    uninstall,
 )
-
-__all__ = [
-    "CHAIN_SUFFIX",
-    "CLIENT_DEFAULT",
-    "FAIL_CLOSED",
-    "HOOKS",
-    "SERVER_DEFAULT",
-    "HookChange",
-    "HookOutcome",
-    "HookState",
-    "default_hooks",
-    "hooks_dir",
-    "install",
-    "replaying",
-    "run",
-    "script_text",
-    "status",
-    "uninstall",
-]
 
 # Hooks whose failure git honours; the others (post-commit) can never block.
 BLOCKING = frozenset({"pre-push", "commit-msg", "pre-receive"})

@@ -162,7 +162,7 @@ FOREIGN = "not an entry git lifeline init writes"
 
 
 # ---- .mcp.json ---------------------------------------------------------------------------
-def is_our_entry(entry) -> bool:
+def is_our_entry(entry: object) -> bool:
     """Whether a server entry is one git-lifeline writes (any of its forms, the `--repo` of a
     snippet's included), so that init may bring it up to date; anything else under the name is
     the user's and is kept."""
@@ -172,7 +172,7 @@ def is_our_entry(entry) -> bool:
     return rest == ["mcp"] or (rest is not None and len(rest) == 3 and rest[:2] == ["mcp", "--repo"])
 
 
-def entry_argv(entry) -> list:
+def entry_argv(entry: object) -> list[str]:
     """An entry's command line, for showing it: whatever the entry holds, as strings."""
     if not isinstance(entry, dict):
         return [str(entry)]

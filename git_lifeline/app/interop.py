@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 from ..errors import InputError
+from ..git.bulk import BulkWriter
+from ..git.fanout import AppendResult
 from ..git.fs import UnsafeFile, read_text_exact, write_atomic
-from ..git.store import AppendResult, BulkWriter
 from .ledger import Ledger, commit_message
 
 
@@ -86,7 +87,7 @@ def write_output(path: Path, text: str) -> None:
 
 def _bulk_append(led: Ledger, entries: list) -> AppendResult:
     """Append many entries as one pack (git fast-import) and one commit, ref by CAS."""
-    led.check_batch(entries)  # what verify would refuse is never written
+    led.checks.check_batch(entries)  # what verify would refuse is never written
     writer = BulkWriter(led.store)
     try:
         for e in entries:
@@ -150,7 +151,11 @@ def migrate(led: Ledger, source: Path, strict: bool = False) -> MigrateReport:
 
 
 def import_from(
-    led: Ledger, source: Path, strict: bool = False, assume_utc: bool = False, progress=None
+    led: Ledger,
+    source: Path,
+    strict: bool = False,
+    assume_utc: bool = False,
+    progress: Optional[Callable[[str, int, int], None]] = None,
 ) -> ImportReport:
     """Import a lifeline-context ledger (LIFELINE.md, legacy markdown or .db) into the line.
 
@@ -165,18 +170,18 @@ def import_from(
     total = len(records)
     store = led.store
     head = store.head()
-    tree = store.entries_tree(head)
+    tree = store.tree(head)
     index = LineIndex.scan(led.gr)
 
     def in_line(entry_id: str) -> bool:
-        return tree is not None and store._lookup_blob(tree, entry_id) is not None
+        return tree is not None and store.lookup(tree, entry_id) is not None
 
     def dedup_used() -> dict:
         if head is None:
             return {}
         return {e.dedup_key: e.id for e in store.load(head).entries.values() if e.dedup_key}
 
-    def counted(items):
+    def counted(items: Iterable[seed.SeedRecord]) -> Iterator[seed.SeedRecord]:
         for n, rec in enumerate(items, 1):
             if progress is not None and (n % 1000 == 0 or n == total):
                 progress("checking", n, total)
@@ -194,7 +199,7 @@ def import_from(
             dedup_used=dedup_used,
             sink=writer.add,
         )
-        led.check_batch(plan.entries)  # what verify would refuse is never written
+        led.checks.check_batch(plan.entries)  # what verify would refuse is never written
         write_progress = (lambda done, n: progress("writing", done, n)) if progress is not None else None
         result = writer.publish(plan.entries, commit_message, write_progress)
     except BaseException:

@@ -14,18 +14,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
 from ..core import truth
-from ..core.entry import KINDS
+from ..core.entry import KINDS, entry_order_key
+from ..core.status import REPLACED, Status, status_of
 from ..errors import InputError
+from ..git.fanout import AppendResult
+from ..git.names import DEFAULT_LINE
 from ..git.repo import GitRepo
-from ..git.store import DEFAULT_LINE, AppendResult, LineStore
+from ..git.store import LineStore
 from ..views import context as ctx
 from .context_run import assembled, checked_budget
+from .draft import HUMAN, Draft, Headers, Writer
 from .projection_file import ProjectionFile
-from .write_checks import check_batch, max_clock_skew, parent_times, rechecked
+from .write_checks import WriteChecks
 
 if TYPE_CHECKING:  # annotations only
     from ..core.entry import Entry
+    from ..git.history import Staleness
     from ..views.cache import LineCache
+    from ..views.recall import Hit
+    from ..views.semantic import Index
 
 
 @dataclass
@@ -51,27 +58,30 @@ class Planned:
 class Found:
     """A recall hit, with the entry and whether it is still in force."""
 
-    entry: object
+    entry: Entry
     score: float  # views.recall.Hit's: the ranking's, relative to one question
     coverage: float  # the share of the question's weight it matches, in [0, 1]
-    in_force: bool
+    status: Status  # core/status.py
     similarity: Optional[float] = None  # the cosine to the question (semantic recall only)
     replaces: Optional[str] = None  # shown because it replaced this hit (whose numbers it carries)
 
-
-def order_key(e) -> tuple:
-    return (e.ts, e.id)
+    @property
+    def in_force(self) -> bool:
+        """Not replaced by a correction (an entry superseded, withdrawn or closed is not)."""
+        return self.status not in REPLACED
 
 
 MESSAGE_IDS = 20  # a batch's commit message names at most this many entries (its tree holds them all)
 
 
-def _correction_lines(entries: list, describe: Optional[Callable[[str], Optional[str]]]) -> tuple:
+def _correction_lines(
+    entries: list[Entry], describe: Optional[Callable[[str], Optional[str]]]
+) -> tuple[list[str], list[str]]:
     """(sentences, trailers) naming what the corrections among `entries` correct."""
     from ..core.truth import is_revert
 
-    sentences: list = []
-    trailers: list = []
+    sentences: list[str] = []
+    trailers: list[str] = []
     for e in entries:
         if e.kind != "correction":
             continue
@@ -84,13 +94,13 @@ def _correction_lines(entries: list, describe: Optional[Callable[[str], Optional
 
 
 def commit_message(
-    entries: list, describe: Optional[Callable[[str], Optional[str]]] = None, subject: Optional[str] = None
+    entries: list[Entry], describe: Optional[Callable[[str], Optional[str]]] = None, subject: Optional[str] = None
 ) -> str:
     """The ledger commit's message (docs/FORMAT.md §4): one entry's kind, summary and body,
     or a batch's count; what a correction corrects (`describe(id)` says what that entry is);
     trailers naming the entries (a batch names its first MESSAGE_IDS, so an import of
     10,000 entries writes a message of a few kilobytes)."""
-    ordered = sorted(entries, key=order_key)
+    ordered = sorted(entries, key=entry_order_key)
     sentences, trailers = _correction_lines(ordered[:MESSAGE_IDS], describe)
     corrects = " ".join(sentences)
     if len(entries) == 1:
@@ -109,24 +119,18 @@ def commit_message(
     return "\n\n".join(paragraphs) + "\n\n" + "".join(f"Lifeline-Id: {e.id}\n" for e in listed) + "".join(trailers)
 
 
-def with_headers(body: str, headers: Optional[dict]) -> str:
-    """`body` with the header fields `headers` asks for ({paths, subject, valid_from,
-    valid_until}) on top, checked and normalised (core/blocks.py)."""
+def with_headers(body: str, headers: Headers) -> str:
+    """`body` with the header fields `headers` asks for on top, checked and normalised
+    (core/blocks.py)."""
     if not headers:
         return body
     from ..core import blocks
 
-    unknown = set(headers) - {"paths", "subject", "valid_from", "valid_until"}
-    if unknown:
-        raise InputError(f"unknown header option(s): {', '.join(sorted(unknown))}")
-    paths = headers.get("paths") or ()
-    if isinstance(paths, str):
-        paths = [paths]
     fields = blocks.header_from_options(
-        paths=paths,
-        subject=headers.get("subject"),
-        valid_from=headers.get("valid_from"),
-        valid_until=headers.get("valid_until"),
+        paths=list(headers.paths),
+        subject=headers.subject,
+        valid_from=headers.valid_from,
+        valid_until=headers.valid_until,
     )
     try:
         return blocks.with_header(body, fields)
@@ -137,21 +141,23 @@ def with_headers(body: str, headers: Optional[dict]) -> str:
 class Ledger:
     """One line of a repository's ledger.
 
-    `warnings` is the sink for what the user should hear about after an operation has
-    succeeded (a projection that could not be refreshed, a cache rebuilt because the line
-    was rewound); the faces print it. `confined` keeps every write inside the git dir
-    (the MCP server's rule): no projection file."""
+    `warnings` is the sink for what the user should hear about after an operation has succeeded
+    (a projection that could not be refreshed, a cache rebuilt because the line was rewound); the
+    faces print it. `confined` keeps every write inside the git dir (the MCP server's rule): no projection file."""
 
-    def __init__(self, gr: GitRepo, line: str = DEFAULT_LINE, warnings: Optional[list] = None, confined: bool = False):
+    def __init__(
+        self, gr: GitRepo, line: str = DEFAULT_LINE, warnings: Optional[list[str]] = None, confined: bool = False
+    ):
         self.gr = gr
         self.store = LineStore(gr, line)
+        self.checks = WriteChecks(gr, self.store)
         self.line = line
-        self.warnings: list = warnings if warnings is not None else []
+        self.warnings: list[str] = warnings if warnings is not None else []
         self.projection = ProjectionFile(self.store, self.warnings, confined)
         self._cache: Optional[LineCache] = None
         # The truth is a pure function of the head commit: kept while the head is the same
         # (a long-running face answers many calls from it), recomputed when anyone appends.
-        self._memo: Optional[tuple] = None
+        self._memo: Optional[tuple[Optional[str], truth.State]] = None
         self._told_empty = False
 
     def _note_if_empty(self, head: Optional[str]) -> None:
@@ -175,23 +181,27 @@ class Ledger:
     def head(self) -> Optional[str]:
         return self.store.head()
 
-    def entries(self, commit: Optional[str] = None, kind: Optional[str] = None) -> list:
+    def entries(self, commit: Optional[str] = None, kind: Optional[str] = None) -> list[Entry]:
         """The line's entries, oldest first (only those of `kind` when given)."""
         if kind is not None and kind not in KINDS:
             raise InputError(f"unknown kind {kind!r}; known kinds: {', '.join(KINDS)}")
         loaded = self.store.load(commit)
         if commit is None:
             self._note_if_empty(self.store.head())
-        return [e for e in sorted(loaded.entries.values(), key=order_key) if kind is None or e.kind == kind]
+        return [e for e in sorted(loaded.entries.values(), key=entry_order_key) if kind is None or e.kind == kind]
 
-    def show(self, ref: str):
-        return self.store.get(self.store.resolve(ref))
+    def show(self, ref: str) -> Entry:
+        """The entry `ref` names (an id or a unique prefix)."""
+        entry = self.store.read(self.store.resolve(ref))
+        if entry is None:
+            raise InputError(f"no entry {ref!r} in line {self.line!r}")
+        return entry
 
     def exists(self) -> bool:
         """Whether the line has entries or a review trail (a mistyped --line has neither)."""
         if self.store.head() is not None:
             return True
-        from ..git.review import list_trails
+        from ..git.trails import list_trails
 
         return self.line in list_trails(self.gr)
 
@@ -259,24 +269,18 @@ class Ledger:
             raise InputError(f"unknown thread {thread!r} in line {self.line!r} (threads: {known})")
         return key
 
-    def stale(self, since: Optional[str] = None, st: Optional[truth.State] = None) -> list:
+    def stale(self, since: Optional[str] = None, st: Optional[truth.State] = None) -> list[Staleness]:
         """Decisions in force whose code (their `paths:`) changed after they were made."""
         from ..git.history import find_stale
 
         st = st or self.state()
-        if (
-            since is not None
-            and self.gr.git(
-                ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{since}^{{commit}}"], check=False
-            ).returncode
-            != 0
-        ):
+        if since is not None and not self.gr.names_commit(since):
             raise InputError(f"--since {since!r}: not a commit")
         return find_stale(
-            self.gr, st.fold.facts, rechecked(self, st), st.decision_ids, since_rev=since, store=self.store
+            self.gr, st.fold.facts, self.checks.rechecked(st), st.decision_ids, since_rev=since, store=self.store
         )
 
-    def stale_since(self, since: Optional[str] = None, since_commit: Optional[str] = None) -> list:
+    def stale_since(self, since: Optional[str] = None, since_commit: Optional[str] = None) -> list[Staleness]:
         """`stale` bounded by a date (`since`: any form of core/dates.py, the same meaning as
         every other --since) or by a code commit (`since_commit`). A `since` that is no date
         but names a commit is read as one, as before, with a warning."""
@@ -297,13 +301,9 @@ class Ledger:
             )
             return self.stale(since=since)
         # The newest commit on HEAD recorded before then: commits after it are "since".
-        proc = self.gr.git(
-            ["rev-list", "-1", f"--before=@{int(when.start.timestamp()) - 1}", "HEAD", "--"], check=False
-        )
-        rev = proc.stdout.decode("ascii", "replace").strip() if proc.returncode == 0 else ""
-        return self.stale(since=rev or None)
+        return self.stale(since=self.gr.last_commit_before(int(when.start.timestamp())))
 
-    def recall(self, query: str, k: int = 5) -> list:
+    def recall(self, query: str, k: int = 5) -> list[Hit]:
         """Search hits (views.recall.Hit), best first; empty when recall abstains."""
         from ..views import recall
 
@@ -326,7 +326,7 @@ class Ledger:
 
     recall_mode: tuple = ("lexical", "no model configured (git config lifeline.semantic.model DIR)")
 
-    def semantic_index(self):
+    def semantic_index(self) -> Optional[Index]:
         """The semantic index when `lifeline.semantic.model` names a usable model, else None
         (recall is then lexical; `recall_mode` says which and why)."""
         from .models import configured_index
@@ -335,20 +335,20 @@ class Ledger:
         self.recall_mode = mode or type(self).recall_mode
         return index
 
-    def find(self, query: str, k: int = 5) -> list:
+    def find(self, query: str, k: int = 5) -> list[Found]:
         """Recall hits with their entries and whether each is still in force."""
         hits = self.recall(query, k=k)
         st = self.state()
         return [
-            Found(st.by_id[h.id], h.score, h.coverage, h.id not in st.superseded, h.similarity, h.replaces)
+            Found(st.by_id[h.id], h.score, h.coverage, status_of(st, h.id), h.similarity, h.replaces)
             for h in hits
             if h.id in st.by_id
         ]
 
-    def resume(self, thread: Optional[str] = None) -> list:
+    def resume(self, thread: Optional[str] = None) -> list[truth.Checkpoint]:
         """The live checkpoint of each thread (truth.Checkpoint), newest first."""
         st = self.state()
-        cps = sorted(st.checkpoints.values(), key=lambda c: (c.entry.ts, c.entry.id), reverse=True)
+        cps = sorted(st.checkpoints.values(), key=lambda c: entry_order_key(c.entry), reverse=True)
         if thread is not None:
             key = self.thread_key(thread, st)
             cps = [c for c in cps if c.thread == key]
@@ -374,9 +374,7 @@ class Ledger:
             st = truth.for_thread(st, self.thread_key(thread, st))
         relevant = []
         if query:
-            relevant = [
-                (st.by_id[h.id], h.id not in st.superseded) for h in self.recall(query, k=k) if h.id in st.by_id
-            ]
+            relevant = [(st.by_id[h.id], status_of(st, h.id)) for h in self.recall(query, k=k) if h.id in st.by_id]
         inp = ctx.ContextInput(
             state=st,
             line=self.line,
@@ -389,26 +387,8 @@ class Ledger:
         )
         return assembled(inp, budget, budget_tokens, self.gr.config_get)
 
-    def why(self, target: str) -> list:
-        """Entries linked (by `Lifeline:` trailers) to the commits that touched `target`,
-        newest commit first, each entry once: [(Entry or None, Link)]."""
-        from ..git import links
-
-        out, seen = [], set()
-        for link in links.links_for(self.gr, target, self.line):
-            key = link.entry_id or link.value
-            if key in seen:
-                continue
-            seen.add(key)
-            entry = None
-            if link.entry_id:
-                store = self.store if link.line == self.line else LineStore(self.gr, link.line)
-                entry = store.get(link.entry_id)
-            out.append((entry, link))
-        return out
-
     # ---- planning: every write rule, nothing written ---------------------------------
-    def resolve_parents(self, refs: list) -> list:
+    def resolve_parents(self, refs: list[str]) -> list[str]:
         if any(":" in r for r in refs):  # `line:prefix` names a parent in another line
             from ..git.lines import LineIndex, resolve_ref
 
@@ -416,84 +396,68 @@ class Ledger:
             return sorted({resolve_ref(self.gr, self.store, r, index) for r in refs})
         return sorted({self.store.resolve(r) for r in refs})
 
-    def plan_entry(
-        self,
-        kind: str,
-        summary: str,
-        body: str = "",
-        parents: Optional[list] = None,
-        author: Optional[str] = None,
-        agent: str = "human",
-        provider: str = "none",
-        model: str = "human",
-        dedup_key: Optional[str] = None,
-        ts: Optional[str] = None,
-        allow_secret: Optional[str] = None,
-        headers: Optional[dict] = None,
-    ):
+    def plan_entry(self, draft: Draft) -> Entry:
         """A new entry under every write rule, the secret scan included (entry.new_entry).
 
-        `headers` are the header fields the options ask for ({paths: [pathspec], subject,
-        valid_from, valid_until}, each optional; dates in any form of core/dates.py): checked,
-        normalised and written on top of the body. A header value the truth cannot read is
-        refused; a line that looks like a header but is not one (a typo, a header below the
-        prose) is a warning. `allow_secret` records a reasoned override of the secret scan.
-        A ts before a parent's or too far in the future is refused (core/clock.py)."""
-        from ..core import blocks, clock
+        The draft's `headers` are checked, normalised and written on top of the body. A
+        header value the truth cannot read is refused; a line that looks like a header but
+        is not one (a typo, a header below the prose) is a warning. `allow_secret` records a
+        reasoned override of the secret scan. A ts before a parent's or too far in the
+        future is refused (core/clock.py). With a `thread`, the body starts with `thread:`
+        and the entry chains to the thread's head."""
+        from ..core import blocks
         from ..core.entry import new_entry, parse_ts, utcnow
         from ..core.headers import refuse_bad_headers
 
-        body = with_headers(body, headers)
-        if allow_secret is not None:
+        body = draft.body
+        parents: list[str] = list(draft.parents)
+        if draft.thread:
+            st = self.state()
+            key = truth.thread_key(draft.thread, st.fold.opens)
+            if blocks.field(body, "thread") is None:
+                body = blocks.render_header({"thread": key}) + body
+            head = st.threads.get(key, [])[-1:] or ([key] if key in st.by_id else [])
+            parents = sorted(set(parents) | set(head))
+        body = with_headers(body, draft.headers)
+        if draft.allow_secret is not None:
             from ..core.secrets import record_override
 
-            body = record_override(body, allow_secret)
-        problems = blocks.header_value_problems(blocks.header_fields(body)) if kind != "relation" else []
+            body = record_override(body, draft.allow_secret)
+        problems = blocks.header_value_problems(blocks.header_fields(body)) if draft.kind != "relation" else []
         if problems:
             raise InputError(f"body header: {problems[0]}")
-        resolved = self.resolve_parents(parents or [])
-        times = parent_times(self, resolved)
+        resolved = self.resolve_parents(parents)
+        times = self.checks.parent_times(resolved)
         now = utcnow()
         # A child is written after what it names: a clock behind a parent's writes the parent's ts.
-        when = parse_ts(ts) if ts is not None else max([now, *(t for _, t in times if t is not None)])
+        when = parse_ts(draft.ts) if draft.ts is not None else max([now, *(t for _, t in times if t is not None)])
         entry = new_entry(
-            kind=kind,
-            summary=summary.strip(),
+            kind=draft.kind,
+            summary=draft.summary.strip(),
             body=body,
-            author=(author or self.default_author()).strip(),
-            agent=agent,
-            provider=provider,
-            model=model,
+            author=(draft.author or self.default_author()).strip(),
+            agent=draft.agent,
+            provider=draft.provider,
+            model=draft.model,
             parents=resolved,
-            dedup_key=dedup_key,
+            dedup_key=draft.dedup_key,
             ts=when,
         )
         refuse_bad_headers(entry)
-        why = clock.write_problem(entry.ts, times, now, max_clock_skew(self))
-        if why:
-            raise InputError(f"ts refused: {why}; nothing was written")
+        self.checks.refuse_bad_time(entry, times, now)
         for warning in blocks.header_warnings(entry.body, entry.kind):
             if warning not in self.warnings:
                 self.warnings.append(warning)
         return entry
 
-    check_batch = check_batch
-
-    def plan_in_thread(self, thread: str, fields: dict):
-        """An entry of a thread: its body starts with `thread:` and it chains to the thread's head."""
-        from ..core import blocks
-
-        st = self.state()
-        key = truth.thread_key(thread, st.fold.opens)
-        fields = dict(fields)
-        body = fields.get("body", "")
-        if blocks.field(body, "thread") is None:
-            fields["body"] = blocks.render_header({"thread": key}) + body
-        head = st.threads.get(key, [])[-1:] or ([key] if key in st.by_id else [])
-        fields["parents"] = sorted(set(fields.get("parents") or []) | set(head))
-        return self.plan_entry(**fields)
-
-    def plan_checkpoint(self, thread: Optional[str], sections: dict, summary: Optional[str] = None, **who) -> Planned:
+    def plan_checkpoint(
+        self,
+        thread: Optional[str],
+        sections: dict[str, list[str]],
+        summary: Optional[str] = None,
+        writer: Writer = HUMAN,
+        allow_secret: Optional[str] = None,
+    ) -> Planned:
         """A checkpoint of a thread; not new when the live one already says exactly this."""
         from ..core import blocks
 
@@ -516,39 +480,7 @@ class Ledger:
         if live is not None and live.entry.body == body.strip() and live.entry.summary == summary:
             return Planned(live.entry, new=False)
         parents = [st.threads[key][-1]] if st.threads.get(key) else ([key] if key in st.by_id else [])
-        return Planned(self.plan_entry(kind="checkpoint", summary=summary, body=body, parents=parents, **who))
-
-    def plan_pin(self, ref: str, **who) -> Planned:
-        st = self.state()
-        target = self.store.resolve(ref)
-        if target not in set(st.decision_ids):
-            raise InputError(f"{ref!r} is not a decision in force; only those can be pinned")
-        if target in st.pinned:
-            return Planned(st.by_id[target], new=False)
-        d = st.by_id[target]
-        return Planned(
-            self.plan_entry(
-                kind="note",
-                summary=f"pin: {d.summary}"[:300],
-                parents=[target],
-                body=f"pin: {target}\n\nPinned as a foundation of the context.",
-                **who,
-            )
-        )
-
-    def plan_unpin(self, ref: str, **who):
-        st = self.state()
-        target = self.store.resolve(ref)
-        notes = st.pin_notes_of(target)
-        if not notes:
-            raise InputError(f"{ref!r} is not pinned")
-        return self.plan_entry(
-            kind="correction",
-            summary=f"unpin: {st.by_id[target].summary}"[:300],
-            parents=notes,
-            body="action: revert\n\nUnpinned.",
-            **who,
-        )
+        return Planned(self.plan_entry(writer.draft("checkpoint", summary, body, parents, allow_secret)))
 
     # ---- persisting ----------------------------------------------------------------
     def _dedup_hit(self, e: Entry, head: Optional[str]) -> bool:
@@ -558,10 +490,10 @@ class Ledger:
 
     def describe(self, entry_id: str) -> Optional[str]:
         """`kind: summary` of an entry of the line, or None (what a commit message names)."""
-        e = self.store.get(entry_id)
+        e = self.store.read(entry_id)
         return f"{e.kind}: {e.summary}" if e is not None else None
 
-    def append(self, entries: list, subject: Optional[str] = None) -> AppendResult:
+    def append(self, entries: list[Entry], subject: Optional[str] = None) -> AppendResult:
         """Write planned entries in one commit (those already present are not written again).
         `subject` replaces the commit message's first line (a verb that writes several entries)."""
         result = self.store.append(entries, lambda new: commit_message(new, self.describe, subject), self._dedup_hit)
@@ -569,7 +501,7 @@ class Ledger:
             self.projection.refresh(result.parent, result.added, result.commit)
         return result
 
-    def persist(self, entry) -> LogOutcome:
+    def persist(self, entry: Entry) -> LogOutcome:
         result = self.append([entry])
         stored = result.added[0] if result.added else result.existing[0]
         return LogOutcome(stored, bool(result.added), result.commit, self.projection.path)
@@ -577,22 +509,19 @@ class Ledger:
     def unchanged(self, planned: Planned) -> LogOutcome:
         return LogOutcome(planned.entry, False, None, self.projection.path)
 
-    def log(self, **fields) -> LogOutcome:
-        return self.persist(self.plan_entry(**fields))
+    def log(self, draft: Draft) -> LogOutcome:
+        return self.persist(self.plan_entry(draft))
 
-    def log_in_thread(self, thread: str, fields: dict) -> LogOutcome:
-        return self.persist(self.plan_in_thread(thread, fields))
-
-    def checkpoint(self, thread: Optional[str], sections: dict, summary: Optional[str] = None, **who) -> LogOutcome:
-        planned = self.plan_checkpoint(thread, sections, summary, **who)
+    def checkpoint(
+        self,
+        thread: Optional[str],
+        sections: dict[str, list[str]],
+        summary: Optional[str] = None,
+        writer: Writer = HUMAN,
+        allow_secret: Optional[str] = None,
+    ) -> LogOutcome:
+        planned = self.plan_checkpoint(thread, sections, summary, writer, allow_secret)
         return self.persist(planned.entry) if planned.new else self.unchanged(planned)
-
-    def pin(self, ref: str, **who) -> LogOutcome:
-        planned = self.plan_pin(ref, **who)
-        return self.persist(planned.entry) if planned.new else self.unchanged(planned)
-
-    def unpin(self, ref: str, **who) -> LogOutcome:
-        return self.persist(self.plan_unpin(ref, **who))
 
     def render(self) -> Path:
         """Rewrite the projection file from the ref."""

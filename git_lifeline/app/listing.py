@@ -70,6 +70,6 @@ def id_candidates(led: Ledger, prefix: str, only: Optional[str] = None, limit: i
         return [(i, "") for i in ids]
     out = []
     for i in ids:
-        e = led.store.get(i)
+        e = led.store.read(i)
         out.append((i, f"{e.kind}: {e.summary}" if e is not None else ""))
     return out

@@ -15,10 +15,14 @@ import shutil
 import tempfile
 import urllib.request
 from pathlib import Path
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, BinaryIO, Callable, Optional
 
 from ..errors import InputError, LifelineError
 from ..views.minilm_files import PINNED_SHA256, file_sha256
+
+if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
+    from ..git.repo import GitRepo
+    from ..views.semantic import Index
 
 NAME = "all-MiniLM-L6-v2"
 SOURCE = "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2/resolve/main/"
@@ -73,7 +77,7 @@ def fetch(
     return dest
 
 
-def _download(url: str, out, name: str, progress: Optional[Progress], timeout: float) -> None:
+def _download(url: str, out: BinaryIO, name: str, progress: Optional[Progress], timeout: float) -> None:
     if not url.startswith(("https://", "http://127.0.0.1", "http://localhost", "file:")):
         raise InputError(f"refusing to download from {url!r}: only https (or a local test server)")
     try:
@@ -108,7 +112,7 @@ def configure(where: Path) -> str:
         gr = open_repo(None)
     except LifelineError:
         return f"not in a git repository: run `git config lifeline.semantic.model {where}` where you want it"
-    gr.git(["config", "lifeline.semantic.model", str(where)])
+    gr.config_set("lifeline.semantic.model", str(where))
     return f"git config lifeline.semantic.model {where}"
 
 
@@ -122,7 +126,7 @@ def describe(dest: Optional[Path] = None) -> str:
     return f"{NAME} in {dest}: complete, every file matches its pinned sha256"
 
 
-def configured_index(gr, warnings: list) -> tuple:
+def configured_index(gr: GitRepo, warnings: list[str]) -> tuple[Optional[Index], Optional[tuple[str, str]]]:
     """(the semantic index or None, the recall mode: ("semantic", model dir) or ("lexical",
     why), or None when no model is configured) for `lifeline.semantic.model`. A model that
     cannot be used is a warning, and recall is lexical."""

@@ -16,12 +16,20 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any, Callable, Iterable, Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Optional
 
+from ..core.entry import entry_order_key
 from ..errors import InputError, LifelineError
-from ..git.fs import UnsafeFile, ensure_excluded, is_tracked, read_bounded, worktree_target, write_atomic
+from ..git.fs import UnsafeFile, ensure_excluded, file_lock, is_tracked, read_bounded, worktree_target, write_atomic
+from ..git.names import DEFAULT_LINE
 from ..git.repo import GitRepo
-from ..git.store import DEFAULT_LINE, LineStore, file_lock
+from ..git.store import LineStore
+
+if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
+    from typing import ContextManager
+
+    from ..core.entry import Entry
+    from ..git.integrate import PullLine
 
 # The projection renderer is imported where a file is written: read paths (context,
 # recall) never load it.
@@ -75,10 +83,6 @@ def max_bytes(gr: GitRepo) -> tuple[int, Optional[str]]:
     return value, None
 
 
-def _order_key(e):
-    return (e.ts, e.id)
-
-
 class ProjectionFile:
     """One line's projection. `path` is None when there is none to keep (disabled, bare,
     or a confined face such as the MCP server, which never writes into the work tree)."""
@@ -91,11 +95,11 @@ class ProjectionFile:
         self.path = None if confined else projection_path(self.gr, self.line)
         self._said: set = set()
 
-    def _lock(self):
+    def _lock(self) -> ContextManager[None]:
         return file_lock(self.gr.git_dir / f"lifeline-{self.line}-projection.lock")
 
     def _entries(self, head: Optional[str]) -> list:
-        return sorted(self.store.load(head).entries.values(), key=_order_key)
+        return sorted(self.store.load(head).entries.values(), key=entry_order_key)
 
     def _warn(self, text: str) -> None:
         if text not in self._said:  # once per command, however many writes it makes
@@ -246,9 +250,9 @@ class ProjectionFile:
         current = self._read(target)
         limit = self._bound()
         text = None
-        tree = self.store.entries_tree_id(head)
+        tree = self.store.tree_id(head)
         if current is not None and added and tree is not None:
-            text = projection.append_rendered(current, self.store.entries_tree_id(prev_head), added, tree)
+            text = projection.append_rendered(current, self.store.tree_id(prev_head), added, tree)
         if text is None and current is not None:
             text = self._catch_up(current, head)
         if text is None:
@@ -264,25 +268,21 @@ class ProjectionFile:
         own append, so a refresh often finds the ref moved on; a full render there made
         each append cost a full read). None when only a full render will do."""
         from ..core.entry import Entry
-        from ..git.store import diff_entry_trees, is_entry_path
         from ..views import projection
 
         footer, shown = projection.shown_tree(current)
-        target = self.store.entries_tree_id(head)
+        target = self.store.tree_id(head)
         if not footer:
             return None
         if shown == target:
             return current
         if target is None:
             return None
-        repo: Any = self.store.repo  # the git layer's objects, passed back to it as they came
         try:
-            old = repo[shown] if shown else None
-            added = []
-            for path, o, n, kind in diff_entry_trees(repo, old, repo[target]):
-                if o is not None or n is None or kind != "blob" or not is_entry_path(path):
-                    return None  # a removal or a replaced blob: render in full
-                added.append(Entry.from_json(repo[n].data))  # a blob's bytes
+            gain = self.store.gain(shown or None, target)
+            if not gain.only_added_blobs:
+                return None  # a removal or a replaced blob: render in full
+            added = [Entry.from_json(self.store.blob_bytes(g.oid)) for g in gain.entries]
         except (KeyError, ValueError, LifelineError):
             return None
         return projection.append_rendered(current, shown, added, target) if added else None
@@ -306,9 +306,7 @@ class ProjectionFile:
             head = self.store.head()
             self._write(
                 target,
-                projection.render_bounded(
-                    self.line, self._entries(head), self.store.entries_tree_id(head), self._bound()
-                ),
+                projection.render_bounded(self.line, self._entries(head), self.store.tree_id(head), self._bound()),
             )
         return self.path
 
@@ -317,17 +315,17 @@ class ProjectionFile:
         warning, and a disabled projection is no failure at all."""
         self._write_quietly(lambda target: self._level(target, None, [], self.store.head()))
 
-    def write_entries(self, entries: Iterable, head: str) -> None:
+    def write_entries(self, entries: Iterable[Entry], head: Optional[str]) -> None:
         """Write the file of a line that did not exist before: `entries` are all of it."""
         from ..views import projection
 
         self._write_quietly(
             lambda target: self._write(
-                target, projection.render_bounded(self.line, entries, self.store.entries_tree_id(head), self._bound())
+                target, projection.render_bounded(self.line, entries, self.store.tree_id(head), self._bound())
             )
         )
 
-    def after_pull(self, pl) -> None:
+    def after_pull(self, pl: PullLine) -> None:
         """Level the file after a pull changed the line (a sync.PullLine), when the line
         is one worked on here (kept_after_pull)."""
         if not self.kept_after_pull():
@@ -340,5 +338,5 @@ class ProjectionFile:
             return
         assert self.path is not None
         extend = self.path.exists() and pl.before is not None and not pl.rewritten
-        added = [pl.parsed.get(i) or self.store.get(i, pl.after) for i in pl.incoming] if extend else []
+        added = [pl.parsed.get(i) or self.store.read(i, pl.after) for i in pl.incoming] if extend else []
         self.refresh(pl.before, added, pl.after)

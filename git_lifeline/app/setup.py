@@ -8,13 +8,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from ..errors import InputError, LifelineError
 from ..git.namespaces import LEDGER, REVIEW
 from ..git.sync import remote_setup
-from . import hooks
-from .workspace import Workspace, validate_line
+from . import hook_files, hooks
+from .workspace import Workspace, validate_name
+
+if TYPE_CHECKING:  # annotations only: integration is loaded by the commands that set MCP up
+    from ..git.programs import Probe
+    from .agent_files import FileChange
+    from .integration import Launcher
 
 
 @dataclass
@@ -23,8 +28,8 @@ class McpSetup:
     detail: str
     snippets: list = field(default_factory=list)  # (client, where, server entry) for the other clients
     entry: Optional[dict] = None  # the server entry .mcp.json holds now
-    check: object = None  # integration's Probe of that entry (None: not run)
-    launcher: object = None  # integration.Launcher chosen for this machine
+    check: Optional[Probe] = None  # integration's Probe of that entry (None: not run)
+    launcher: Optional[Launcher] = None  # integration.Launcher chosen for this machine
 
 
 @dataclass
@@ -37,29 +42,29 @@ class RemoteReport:
 
 # ---- hooks ----------------------------------------------------------------------
 def hooks_dir(ws: Workspace) -> Path:
-    return hooks.hooks_dir(ws.gr)
+    return hook_files.hooks_dir(ws.gr)
 
 
 def install_hooks(ws: Workspace, names: Optional[list] = None) -> list:
     """Install hooks (default: pre-push and post-commit; pre-receive in a bare repository)."""
-    return hooks.install(ws.gr, names)
+    return hook_files.install(ws.gr, names)
 
 
 def uninstall_hooks(ws: Workspace, names: Optional[list] = None) -> list:
-    return hooks.uninstall(ws.gr, names)
+    return hook_files.uninstall(ws.gr, names)
 
 
 def hook_status(ws: Workspace) -> list:
-    return hooks.status(ws.gr)
+    return hook_files.status(ws.gr)
 
 
 def installed_hooks(ws: Workspace) -> list:
-    return [r.name for r in hooks.status(ws.gr) if r.state == "installed"]
+    return [r.name for r in hook_files.status(ws.gr) if r.state == "installed"]
 
 
-def run_hook(ws: Workspace, name: str, args: list, stdin: bytes, line: Optional[str] = None):
+def run_hook(ws: Workspace, name: str, args: list[str], stdin: bytes, line: Optional[str] = None) -> hooks.HookOutcome:
     """An installed hook's verdict (hooks.HookOutcome: messages and exit code)."""
-    return hooks.run(ws.gr, name, list(args), stdin, validate_line(line) if line else ws.default_line)
+    return hooks.run(ws.gr, name, list(args), stdin, validate_name(line) if line else ws.default_line)
 
 
 # ---- the remote's ledger ----------------------------------------------------------------
@@ -75,8 +80,7 @@ def connect_remote(ws: Workspace, pull: bool = True) -> RemoteReport:
     added = [LEDGER.fetch_refspec(remote)] if remote_setup(ws.gr, remote) else []
     key, review_spec = f"remote.{remote}.fetch", REVIEW.fetch_refspec(remote)
     if review_spec not in ws.gr.config_all(key):
-        ws.gr.git(["config", "--add", key, review_spec])
-        ws.gr._config = None  # the configuration read so far no longer holds (as in sync.remote_setup)
+        ws.gr.config_add(key, review_spec)
         added.append(review_spec)
     if not pull:
         return RemoteReport(remote, added, [])
@@ -107,18 +111,18 @@ def setup_mcp(ws: Workspace) -> McpSetup:
     )
 
 
-def agent_launcher(ws: Workspace, mcp: Optional[McpSetup] = None):
+def agent_launcher(ws: Workspace, mcp: Optional[McpSetup] = None) -> Launcher:
     """The launcher the agents' hooks run: the MCP server's when that one starts, else the
     first that starts at all."""
     from .integration import STARTS, resolve_launcher
 
-    if mcp is not None and mcp.launcher is not None and getattr(mcp.check, "ok", False):
+    if mcp is not None and mcp.launcher is not None and mcp.check is not None and mcp.check.ok:
         return mcp.launcher
     assert ws.workdir is not None
     return resolve_launcher(ws.workdir, STARTS).launcher
 
 
-def setup_agents(ws: Workspace, clients: list, launcher) -> list:
+def setup_agents(ws: Workspace, clients: list[str], launcher: Launcher) -> list[FileChange]:
     """The git-lifeline section in each client's rules file, and Claude Code's session hooks
     when Claude Code is among the clients (agent_files.FileChange each)."""
     from .agent_files import install_claude_hooks, install_rules

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from ..git.namespaces import LEDGER, REVIEW
 from ..git.sync import default_remote, remotes
 from .workspace import Workspace
+
+if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
+    from .ledger import Ledger
 
 MAX_PROJECTION_BYTES = 64 * 1024 * 1024
 PROJECTION_RULE = (
@@ -70,20 +73,7 @@ def shared_remote(ws: Workspace) -> Optional[str]:
     return chosen if chosen in names else names[0]
 
 
-def is_shallow(ws: Workspace) -> bool:
-    proc = ws.gr.git(["rev-parse", "--is-shallow-repository"], check=False)
-    return proc.stdout.decode("utf-8", "replace").strip() == "true"
-
-
-def _ahead_behind(ws: Workspace, ours: str, theirs: str) -> tuple:
-    proc = ws.gr.git(["rev-list", "--left-right", "--count", f"{ours}...{theirs}"], check=False)
-    parts = proc.stdout.decode("utf-8", "replace").split()
-    if proc.returncode != 0 or len(parts) != 2:
-        return None, None
-    return int(parts[0]), int(parts[1])
-
-
-def projection_state(led) -> dict:
+def projection_state(led: Ledger) -> dict[str, Optional[str]]:
     """Whether the line's projection file shows the line's head."""
     from ..views.projection import shown_tree
 
@@ -108,7 +98,7 @@ def projection_state(led) -> dict:
             "state": "not a projection",
             "detail": "no git-lifeline footer; `git lifeline render` rewrites it",
         }
-    if shown == led.store.entries_tree_id(head):
+    if shown == led.store.tree_id(head):
         return {**out, "state": "current", "detail": ""}
     return {**out, "state": "behind", "detail": PROJECTION_RULE}
 
@@ -128,7 +118,7 @@ def line_status(ws: Workspace, name: str, remote: Optional[str], tracking: dict,
         entries = led.state().count
     row = LineStatus(name, head, entries, remote_head=theirs)
     if theirs is not None and head is not None and ws.gr.resolve_commit(theirs) is not None:
-        row.ahead, row.behind = _ahead_behind(ws, head, theirs)
+        row.ahead, row.behind = ws.gr.ahead_behind(head, theirs)
         row.unpushed = len(led.store.incoming_by_diff(theirs, head)[0]) if row.ahead else 0
         row.incoming = len(led.store.incoming_by_diff(head, theirs)[0]) if row.behind else 0
     elif theirs is not None and head is None:
@@ -198,7 +188,7 @@ def policy_state(ws: Workspace) -> str:
 
 
 def status(ws: Workspace, deep: bool = True) -> Status:
-    from . import hooks
+    from . import hook_files
 
     remote = shared_remote(ws)
     tracking = LEDGER.tracking_heads(ws.gr, remote) if remote else {}
@@ -208,16 +198,16 @@ def status(ws: Workspace, deep: bool = True) -> Status:
     if remote is not None:
         configured = ws.gr.config_all(f"remote.{remote}.fetch")
         refspecs = {ns.name: ns.fetch_refspec(remote) in configured for ns in (LEDGER, REVIEW)}
-    hook_rows = hooks.status(ws.gr)
+    hook_rows = hook_files.status(ws.gr)
     return Status(
         repository=str(ws.location),
         workdir=str(ws.workdir) if ws.workdir else None,
         remote=remote,
         refspecs=refspecs,
         lines=lines,
-        hooks={"dir": str(hooks.hooks_dir(ws.gr)), "states": {r.name: r.state for r in hook_rows}},
+        hooks={"dir": str(hook_files.hooks_dir(ws.gr)), "states": {r.name: r.state for r in hook_rows}},
         agents=agents_state(ws),
         policy=policy_state(ws),
         semantic=semantic_state(ws),
-        shallow=is_shallow(ws),
+        shallow=ws.gr.is_shallow(),
     )

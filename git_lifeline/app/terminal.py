@@ -13,15 +13,15 @@ from typing import Callable, Optional
 
 from ..git.pager import pager_command, spawn
 
-__all__ = ["choose_pager", "spawn"]
+__all__ = ["ConfigReader", "choose_pager", "spawn"]
+
+ConfigReader = Callable[[str], Optional[str]]  # a git config key -> its value, or None
 
 _FALSE = ("false", "no", "off", "0")
 _TRUE = ("true", "yes", "on", "1", "")
 
 
-def choose_pager(
-    config: Optional[Callable[[str], Optional[str]]], listing: bool, paginate: bool, to_terminal: bool
-) -> Optional[str]:
+def choose_pager(config: Optional[ConfigReader], listing: bool, paginate: bool, to_terminal: bool) -> Optional[str]:
     """The pager command to run for this output, or None."""
     if not to_terminal or os.environ.get("GIT_PAGER_IN_USE"):
         return None

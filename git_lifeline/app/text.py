@@ -3,10 +3,15 @@ needs nothing below app/."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..core.blocks import strip_header
 from ..core.entry import format_ts
-from ..views.context import md, one_line, who
+from ..views.context_text import md, one_line, who
 from ..views.projection import fence_for
+
+if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
+    from .ledger import Found
 
 __all__ = ["fence_for", "format_ts", "md", "one_line", "recall_hit", "recall_mode_fields", "who", "why_line"]
 
@@ -25,7 +30,7 @@ def recall_mode_fields(recall_mode: tuple) -> dict:
     return {"mode": mode, ("model" if mode == "semantic" else "reason"): detail}
 
 
-def recall_hit(found) -> dict:
+def recall_hit(found: Found) -> dict[str, object]:
     """One recall hit (app.ledger.Found) as both faces give it to a program (`recall --json`,
     lifeline_recall). What says how well it answers is `coverage`, the share of the question's
     weight its words match (the measure abstention reads; in [0, 1] in a ledger of any size),
@@ -33,11 +38,12 @@ def recall_hit(found) -> dict:
     hits of this one answer: BM25's idf is about 0 in a ledger of one or two entries, so it is
     never a measure of relevance (docs/RECALL.md, "What a hit's numbers say")."""
     e = found.entry
-    hit = {
+    hit: dict[str, object] = {
         "id": e.id,
         "kind": e.kind,
         "summary": e.summary,
         "in_force": found.in_force,
+        "status": found.status,
         "coverage": round(found.coverage, 3),
     }
     if found.similarity is not None:

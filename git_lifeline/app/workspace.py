@@ -13,19 +13,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
-from ..git.names import chosen_line
+from ..git.names import DEFAULT_LINE, chosen_line, validate_name
 from ..git.repo import GitRepo, open_repo
-from ..git.store import DEFAULT_LINE, validate_line
 from .ledger import Ledger
 from .projection_file import projection_path
 
 if TYPE_CHECKING:
-    from ..git.review import TrailReport
-    from ..git.verify import Report
+    from ..git.checks import Report
 
-__all__ = ["Workspace", "validate_line", "LineCheck", "TrailCheck", "VerifyRun"]
+__all__ = ["Workspace", "validate_name", "LineCheck", "TrailCheck", "VerifyRun"]
 
-# git/lines.py, git/verify.py and git/review.py are imported by the methods that need
+# git/lines.py, git/verify.py and git/trails.py are imported by the methods that need
 # them, so `context` and `recall` start without them.
 
 
@@ -44,7 +42,7 @@ class LineCheck:
 @dataclass
 class TrailCheck:
     name: str
-    report: TrailReport
+    report: Report
 
 
 @dataclass
@@ -105,6 +103,12 @@ class Workspace:
 
         return list_lines(self.gr)
 
+    def remotes(self) -> list[str]:
+        """The names of the repository's git remotes."""
+        from ..git.sync import remotes
+
+        return remotes(self.gr)
+
     def lines(self) -> list:
         """One row per real line: {line, head, entries, ref, projection}. A stray or
         foreign ref under refs/lifeline/ is not a line (git.lines.LineIndex)."""
@@ -134,8 +138,8 @@ class Workspace:
     def verify(self, only: Optional[str] = None, signatures: bool = False, lint: bool = False) -> VerifyRun:
         """Verify every line (or `only`) and its review trail."""
         from ..git.namespaces import names_in_use
-        from ..git.review import list_trails, verify_trail
-        from ..git.verify import signature_problems, verify_line
+        from ..git.trails import list_trails
+        from ..git.verify import signature_problems, verify_line, verify_trail
 
         names = [only] if only else (self.line_names() or [DEFAULT_LINE])
         in_use = names_in_use(self.gr)  # a name equal to another by case is a problem of both

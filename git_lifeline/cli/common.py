@@ -9,9 +9,15 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Optional
 
 import click
+
+if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
+    from ..app.draft import Draft, Headers
+    from ..app.ledger import Entry, Ledger
+    from ..app.terminal import ConfigReader
+    from ..app.workspace import Workspace
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 KIND_HELP = (
@@ -19,10 +25,11 @@ KIND_HELP = (
     "service api test requirement debt relation checkpoint"
 )
 WARNING_PREFIX = "git-lifeline: warning: "
+Command = Callable[..., None]  # a click command's function, before the decorators make it a command
 
 
 # ---- the workspace of this invocation ------------------------------------------------
-def open_workspace(ctx: click.Context):
+def open_workspace(ctx: click.Context) -> Workspace:
     """The invocation's Workspace (one per run). Its warnings are printed on stderr when
     the command ends, whether it succeeded or not."""
     root = ctx.find_root()
@@ -38,13 +45,13 @@ def open_workspace(ctx: click.Context):
 
 
 def print_warnings(warnings: list) -> None:
-    from .terminal import visible
+    from ..app.visible import visible
 
     for w in warnings:
         click.echo(f"{WARNING_PREFIX}{visible(str(w))}", err=True)
 
 
-def config_reader(ctx: click.Context):
+def config_reader(ctx: click.Context) -> Optional[ConfigReader]:
     """`key -> value or None` from the repository's git config (None outside a repository)."""
     try:
         ws = open_workspace(ctx)
@@ -64,7 +71,7 @@ def page(ctx: click.Context, colour: bool = True) -> None:
         out.settle_colour(config)
 
 
-def quiet_option(func):
+def quiet_option(func: Command) -> Command:
     """`-q/--quiet` after a command's name, the same as `git lifeline -q <command>`."""
     return click.option(
         "-q",
@@ -90,7 +97,7 @@ def chosen_line(ctx: click.Context) -> Optional[str]:
     return obj.get("line")
 
 
-def open_ledger(ctx: click.Context, line: Optional[str] = None, existing: bool = False):
+def open_ledger(ctx: click.Context, line: Optional[str] = None, existing: bool = False) -> Ledger:
     """The Ledger of `line`, else of the line chosen with --line, else the default line.
     With `existing` (a command that only reads), a line named with --line that does not
     exist is an error: a typo would otherwise read as an empty ledger. The default line
@@ -112,14 +119,14 @@ def chosen_lines(ctx: click.Context) -> Optional[list]:
 def set_line(ctx: click.Context, param: click.Parameter, value: Optional[str]) -> Optional[str]:
     """Record --line for the whole invocation (checked before anything runs)."""
     if value is not None:
-        from ..app.workspace import validate_line
+        from ..app.workspace import validate_name
 
-        validate_line(value)
+        validate_name(value)
         ctx.find_root().ensure_object(dict)["line"] = value
     return value
 
 
-def line_option(func):
+def line_option(func: Command) -> Command:
     """`--line NAME` after a command's name, the same as `git lifeline --line NAME <command>`.
     Applied to every command that works on one line (or limits itself to one)."""
     return click.option(
@@ -135,7 +142,7 @@ def line_option(func):
 
 
 # ---- entries -------------------------------------------------------------------------------
-def header_options(func):
+def header_options(func: Command) -> Command:
     """The header fields an entry can carry, as options (written on top of its body)."""
     options = [
         click.option(
@@ -173,13 +180,16 @@ def header_options(func):
     return func
 
 
-def headers_from(paths=(), subject=None, valid_from=None, valid_until=None) -> Optional[dict]:
-    """The app's `headers` argument from the header options (None when none was given)."""
-    headers = {"paths": list(paths or ()), "subject": subject, "valid_from": valid_from, "valid_until": valid_until}
-    return headers if any(headers.values()) else None
+def headers_from(
+    paths: tuple[str, ...], subject: Optional[str], valid_from: Optional[str], valid_until: Optional[str]
+) -> Headers:
+    """The header fields the header options ask for."""
+    from ..app.draft import Headers
+
+    return Headers(paths=paths, subject=subject, valid_from=valid_from, valid_until=valid_until)
 
 
-def entry_options(func):
+def entry_options(func: Command) -> Command:
     """The options that describe an entry, shared by `log` and `propose`."""
     options = [
         click.option(
@@ -209,32 +219,50 @@ def entry_options(func):
     return header_options(func)
 
 
-def entry_fields(kind, summary, body, body_file, parents, author, agent, provider, model, **headers) -> dict:
-    """The app's fields from the shared options (the body read from its file)."""
+def entry_draft(
+    kind: str,
+    summary: str,
+    body: Optional[str],
+    body_file: Optional[str],
+    parents: tuple[str, ...],
+    author: Optional[str],
+    agent: str,
+    provider: str,
+    model: str,
+    headers: Headers,
+    thread: Optional[str] = None,
+    dedup_key: Optional[str] = None,
+    allow_secret: Optional[str] = None,
+) -> Draft:
+    """The draft the shared options describe (the body read from its file)."""
+    from ..app.draft import Draft
     from ..errors import InputError
 
     if body is not None and body_file is not None:
         raise InputError("give --body or --body-file, not both")
     if body_file is not None:
         body = read_text(body_file)
-    return dict(
+    return Draft(
         kind=kind,
         summary=summary,
         body=body or "",
-        parents=split_ids(parents),
+        parents=tuple(split_ids(parents)),
         author=author,
         agent=agent,
         provider=provider,
         model=model,
-        headers=headers_from(**headers),
+        headers=headers,
+        thread=thread,
+        dedup_key=dedup_key,
+        allow_secret=allow_secret,
     )
 
 
-def complete_kinds(ctx, param, incomplete: str) -> list:
+def complete_kinds(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
     return [k for k in KIND_HELP.split() if k.startswith(incomplete)]
 
 
-def split_ids(values) -> list:
+def split_ids(values: Iterable[str]) -> list[str]:
     """Repeatable, comma-separated ids: `--id a,b --id c` -> [a, b, c]."""
     out: list = []
     for v in values:
@@ -264,14 +292,14 @@ def read_text(path: str) -> str:
 _ESCAPED_IN_JSON = re.compile("[\u0080-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
-def echo_json(data) -> None:
+def echo_json(data: object) -> None:
     """JSON, exact and UTF-8: what _ESCAPED_IN_JSON names is written as its escape
     (`\\u202e`), which any reader decodes back to the same string."""
     text = json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True)
     click.echo(_ESCAPED_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
 
 
-def entry_dict(e) -> dict:
+def entry_dict(e: Entry) -> dict[str, object]:
     return json.loads(e.to_json())
 
 

@@ -15,13 +15,18 @@ fails: outside a repository, or on any error, it prints what it can.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional, Union
 
 import click
+
+if TYPE_CHECKING:  # annotations only: completion opens the workspace only when asked
+    from ..app.workspace import Workspace
 
 COMPLETE_COMMAND = "__complete"
 SHELLS = ("bash", "zsh", "fish")
 FILES = ":files"
+# (value, description) pairs, or FILES: let the shell complete file names
+Candidates = Union[list[tuple[str, str]], str]
 
 # What an option's value is, by option name.
 _VALUE_KINDS = {
@@ -153,8 +158,8 @@ _git-lifeline() {
 
 FISH = r"""# git-lifeline completion for fish: source it (e.g. from ~/.config/fish/config.fish):
 #   git lifeline completion fish | source
-function __git_lifeline_words
-    # the words after `lifeline` (or after the git-lifeline command), git's global options skipped
+function __git_lifeline_line
+    # the command line's words, `git` and its global options dropped when it starts with git
     set -l words (commandline -opc)
     if test "$words[1]" = git
         set -e words[1]
@@ -165,19 +170,18 @@ function __git_lifeline_words
             set -e words[1]
         end
     end
+    printf '%s\n' $words
+end
+function __git_lifeline_words
+    # the words after `lifeline` (or after the git-lifeline command)
+    set -l words (__git_lifeline_line)
     set -e words[1]
     printf '%s\n' $words
 end
 function __git_lifeline_in_git
-    set -l words (commandline -opc)
-    test "$words[1]" = git; or return 1
-    set -e words[1]
-    while set -q words[1]; and string match -q -- '-*' $words[1]
-        if contains -- $words[1] -C -c --git-dir --work-tree --namespace --exec-path
-            set -e words[1]
-        end
-        set -e words[1]
-    end
+    set -l typed (commandline -opc)
+    test "$typed[1]" = git; or return 1
+    set -l words (__git_lifeline_line)
     test "$words[1]" = lifeline
 end
 function __git_lifeline_complete
@@ -190,7 +194,7 @@ complete -c git -f -n __git_lifeline_in_git -a '(__git_lifeline_complete)'
 
 @click.command()
 @click.argument("shell", type=click.Choice(SHELLS))
-def completion(shell):
+def completion(shell: str) -> None:
     """Print the shell completion script for bash, zsh or fish (plugs into git's completion)."""
     click.echo({"bash": BASH, "zsh": ZSH, "fish": FISH}[shell], nl=False)
 
@@ -208,7 +212,7 @@ def answer(args: list, root: click.Group) -> int:
         found = candidates(root, words[:-1], words[-1])
     except Exception:  # a completion must never print a traceback into the shell
         found = []
-    if found == FILES:
+    if isinstance(found, str):  # FILES
         click.echo(FILES)
         return 0
     for value, description in found:
@@ -278,13 +282,16 @@ def _options(params: list) -> list:
     return out
 
 
-def candidates(root: click.Group, before: list, current: str):
+def candidates(root: click.Group, before: list[str], current: str) -> Candidates:
     """(value, description) pairs for `current`, or FILES."""
     w = _Words(root, before)
     prev = before[-1] if before else ""
     if current.startswith("--") and "=" in current:
         opt, _, partial = current.partition("=")
-        return [(f"{opt}={v}", d) for v, d in _values(_VALUE_KINDS.get(opt, ""), partial, w) if v != FILES]
+        values = _values(_VALUE_KINDS.get(opt, ""), partial, w)
+        if isinstance(values, str):
+            return []  # a file after `--opt=`: nothing is offered
+        return [(f"{opt}={v}", d) for v, d in values if v != FILES]
     if prev.startswith("-") and (prev in _GLOBAL_VALUE_OPTIONS if w.command is None else _takes_value(w.command, prev)):
         found = _values(_VALUE_KINDS.get(prev, ""), current, w)
         return FILES if found == FILES else found
@@ -306,7 +313,7 @@ def candidates(root: click.Group, before: list, current: str):
     return found
 
 
-def _values(kind: str, current: str, w: _Words):
+def _values(kind: str, current: str, w: _Words) -> Candidates:
     if kind in ("file", "from"):
         return FILES
     if kind == "kind":
@@ -323,7 +330,7 @@ def _values(kind: str, current: str, w: _Words):
     if kind == "line":
         return [(n, "") for n in ws.line_names() if n.startswith(current)]
     if kind == "remote":
-        return [(r, "") for r in _remotes(ws) if r.startswith(current)]
+        return [(r, "") for r in ws.remotes() if r.startswith(current)]
     led = ws.ledger(w.line)
     if kind == "thread":
         st = led.state()
@@ -337,7 +344,7 @@ def _values(kind: str, current: str, w: _Words):
         from ..app.agents import Agents
 
         props = Agents(led).proposals()
-        out = [(p.short, f"{p.content['kind']}: {p.content['summary']}") for p in props if p.short.startswith(current)]
+        out = [(p.short, f"{p.content.kind}: {p.content.summary}") for p in props if p.short.startswith(current)]
         return out + ([("all", "every pending proposal")] if "all".startswith(current) and props else [])
     from ..app.listing import id_candidates
 
@@ -345,15 +352,10 @@ def _values(kind: str, current: str, w: _Words):
     return [(i[:12], d) for i, d in id_candidates(led, current, only=only)]
 
 
-def _workspace():
+def _workspace() -> Optional[Workspace]:
     from ..app.workspace import Workspace
 
     try:
         return Workspace.open()
     except Exception:
         return None
-
-
-def _remotes(ws) -> list:
-    proc = ws.gr.git(["remote"], check=False)
-    return [r for r in proc.stdout.decode("utf-8", "replace").split("\n") if r]

@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Callable, Optional
+
 import click
 
 from .common import (
+    Command,
     echo_json,
     entry_dict,
     header_options,
@@ -17,8 +20,12 @@ from .common import (
 )
 from .terminal import info
 
+if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
+    from ..app.draft import Headers
+    from ..app.edits import Edit
 
-def who_options(func):
+
+def who_options(func: Command) -> Command:
     """Who writes the correction (a human by default, as `log`)."""
     options = [
         click.option("--author", default=None, help="Default: git's user.name <user.email>."),
@@ -29,7 +36,7 @@ def who_options(func):
     return func
 
 
-def _body(body, body_file):
+def _body(body: Optional[str], body_file: Optional[str]) -> Optional[str]:
     from ..errors import InputError
 
     if body is not None and body_file is not None:
@@ -37,7 +44,38 @@ def _body(body, body_file):
     return read_text(body_file) if body_file is not None else body
 
 
-def _finish(ctx, edit_plan, as_json: bool, done: str) -> None:
+def _replacing_options(func: Command) -> Command:
+    """What revise and resolve take besides their id, summary and body: each replaces
+    entries with a new text and may declare its headers."""
+    for option in reversed((_BODY_FILE, header_options, who_options, quiet_option, line_option, click.pass_context)):
+        func = option(func)
+    return func
+
+
+def _planned(
+    ctx: click.Context,
+    plan_of: Callable[..., Edit],
+    ref: str,
+    summary: Optional[str],
+    body: Optional[str],
+    body_file: Optional[str],
+    author: Optional[str],
+    headers: Headers,
+) -> Edit:
+    """The plan `plan_of` (plan_revise, plan_resolve) makes of the command's words."""
+    from ..app.draft import Writer
+
+    return plan_of(
+        open_ledger(ctx, existing=True),
+        ref,
+        _body(body, body_file),
+        summary=summary,
+        headers=headers,
+        writer=Writer(author=author),
+    )
+
+
+def _finish(ctx: click.Context, edit_plan: Edit, as_json: bool, done: str) -> None:
     from ..app.edits import apply
 
     led = open_ledger(ctx, existing=True)
@@ -65,19 +103,25 @@ _BODY_FILE = click.option(
 @click.argument("ref", metavar="ID")
 @click.option("--summary", default=None, help="What holds now (default: the same summary).")
 @click.option("--body", default=None, help="Why it changed (required): the why of the decision as it now stands.")
-@_BODY_FILE
-@header_options
-@who_options
-@quiet_option
-@line_option
-@click.pass_context
-def revise(ctx, ref, summary, body, body_file, author, as_json, **headers):
+@_replacing_options
+def revise(
+    ctx: click.Context,
+    ref: str,
+    summary: Optional[str],
+    body: Optional[str],
+    body_file: Optional[str],
+    author: Optional[str],
+    as_json: bool,
+    paths: tuple[str, ...],
+    subject: Optional[str],
+    valid_from: Optional[str],
+    valid_until: Optional[str],
+) -> None:
     """Replace an entry with a revision (a correction): a revised decision stays a decision in force."""
     from ..app.edits import plan_revise
 
-    led = open_ledger(ctx, existing=True)
-    plan = plan_revise(
-        led, ref, _body(body, body_file), summary=summary, headers=headers_from(**headers), author=author
+    plan = _planned(
+        ctx, plan_revise, ref, summary, body, body_file, author, headers_from(paths, subject, valid_from, valid_until)
     )
     _finish(
         ctx, plan, as_json, f"{plan.correction.parents[0][:12]} is superseded; in force now: {plan.correction.short}"
@@ -92,12 +136,15 @@ def revise(ctx, ref, summary, body, body_file, author, as_json, **headers):
 @quiet_option
 @line_option
 @click.pass_context
-def revert(ctx, ref, body, body_file, author, as_json):
+def revert(
+    ctx: click.Context, ref: str, body: Optional[str], body_file: Optional[str], author: Optional[str], as_json: bool
+) -> None:
     """Withdraw an entry (a correction with `action: revert`); reverting a revert puts back what it withdrew."""
+    from ..app.draft import Writer
     from ..app.edits import plan_revert
 
     led = open_ledger(ctx, existing=True)
-    plan = plan_revert(led, ref, _body(body, body_file), author=author)
+    plan = plan_revert(led, ref, _body(body, body_file), writer=Writer(author=author))
     _finish(ctx, plan, as_json, f"{plan.correction.parents[0][:12]} is withdrawn")
 
 
@@ -123,9 +170,23 @@ def revert(ctx, ref, body, body_file, author, as_json):
 @quiet_option
 @line_option
 @click.pass_context
-def close(ctx, ref, answer, answer_file, decision, summary, author, as_json, **headers):
+def close(
+    ctx: click.Context,
+    ref: str,
+    answer: Optional[str],
+    answer_file: Optional[str],
+    decision: bool,
+    summary: Optional[str],
+    author: Optional[str],
+    as_json: bool,
+    paths: tuple[str, ...],
+    subject: Optional[str],
+    valid_from: Optional[str],
+    valid_until: Optional[str],
+) -> None:
     """Close an open item with its answer (kept in the closing correction, and with --decision
     also as a decision in force)."""
+    from ..app.draft import Writer
     from ..app.edits import plan_close
     from ..errors import InputError
 
@@ -134,7 +195,13 @@ def close(ctx, ref, answer, answer_file, decision, summary, author, as_json, **h
     text = read_text(answer_file) if answer_file is not None else answer
     led = open_ledger(ctx, existing=True)
     plan = plan_close(
-        led, ref, text or "", decision=decision, summary=summary, headers=headers_from(**headers), author=author
+        led,
+        ref,
+        text or "",
+        decision=decision,
+        summary=summary,
+        headers=headers_from(paths, subject, valid_from, valid_until),
+        writer=Writer(author=author),
     )
     target = plan.correction.parents[0][:12]
     _finish(
@@ -151,19 +218,25 @@ def close(ctx, ref, answer, answer_file, decision, summary, author, as_json, **h
     "--summary", default=None, help="Replace every decision of the conflict with one new decision saying this."
 )
 @click.option("--body", default=None, help="Why (required with --summary).")
-@_BODY_FILE
-@header_options
-@who_options
-@quiet_option
-@line_option
-@click.pass_context
-def resolve(ctx, ref, summary, body, body_file, author, as_json, **headers):
+@_replacing_options
+def resolve(
+    ctx: click.Context,
+    ref: str,
+    summary: Optional[str],
+    body: Optional[str],
+    body_file: Optional[str],
+    author: Optional[str],
+    as_json: bool,
+    paths: tuple[str, ...],
+    subject: Optional[str],
+    valid_from: Optional[str],
+    valid_until: Optional[str],
+) -> None:
     """Resolve a conflict: keep ID and revert the others, or with --summary replace them all."""
     from ..app.edits import plan_resolve
 
-    led = open_ledger(ctx, existing=True)
-    plan = plan_resolve(
-        led, ref, _body(body, body_file), summary=summary, headers=headers_from(**headers), author=author
+    plan = _planned(
+        ctx, plan_resolve, ref, summary, body, body_file, author, headers_from(paths, subject, valid_from, valid_until)
     )
     e = plan.correction
     done = (

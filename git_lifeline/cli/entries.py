@@ -7,22 +7,25 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Optional
 
 import click
 
+from ..app.visible import visible
 from .common import (
     complete_kinds,
     echo_json,
     entry_dict,
-    entry_fields,
+    entry_draft,
     entry_options,
+    headers_from,
     line_option,
     open_ledger,
     page,
     quiet_option,
 )
 from .listing import ONELINE
-from .terminal import echo_painted, info, output, say, visible
+from .terminal import echo_painted, info, output, say
 
 
 @click.command()
@@ -41,31 +44,47 @@ from .terminal import echo_painted, info, output, say, visible
 @line_option
 @click.pass_context
 def log(
-    ctx,
-    kind,
-    summary,
-    body,
-    body_file,
-    parents,
-    author,
-    agent,
-    provider,
-    model,
-    dedup_key,
-    thread,
-    allow_secret,
-    as_json,
-    **headers,
-):
+    ctx: click.Context,
+    kind: str,
+    summary: str,
+    body: Optional[str],
+    body_file: Optional[str],
+    parents: tuple[str, ...],
+    author: Optional[str],
+    agent: str,
+    provider: str,
+    model: str,
+    dedup_key: Optional[str],
+    thread: Optional[str],
+    allow_secret: Optional[str],
+    as_json: bool,
+    paths: tuple[str, ...],
+    subject: Optional[str],
+    valid_from: Optional[str],
+    valid_until: Optional[str],
+) -> None:
     """Append an entry to the line (a human's write: direct; with --agent, routed by the write policy)."""
-    fields = entry_fields(kind, summary, body, body_file, parents, author, agent, provider, model, **headers)
-    fields.update(dedup_key=dedup_key, allow_secret=allow_secret)
+    headers = headers_from(paths, subject, valid_from, valid_until)
+    draft = entry_draft(
+        kind,
+        summary,
+        body,
+        body_file,
+        parents,
+        author,
+        agent,
+        provider,
+        model,
+        headers,
+        thread,
+        dedup_key,
+        allow_secret,
+    )
     if agent != "human":
         from .review import agent_log
 
-        return agent_log(ctx, fields, thread, as_json)
-    led = open_ledger(ctx)
-    out = led.log_in_thread(thread, fields) if thread else led.log(**fields)
+        return agent_log(ctx, draft, as_json)
+    out = open_ledger(ctx).log(draft)
     if as_json:
         echo_json({"entry": entry_dict(out.entry), "written": out.written, "commit": out.commit})
     elif out.written:
@@ -74,25 +93,35 @@ def log(
         info(f"already recorded {out.entry.short} (same content or dedup key); nothing written")
 
 
+# How `show` paints each status (core/status.py).
+_STATUS_STYLES = {
+    "in force": "good",
+    "open": "good",
+    "superseded": "bad",
+    "withdrawn": "bad",
+    "closed": "bad",
+    "expired": "bad",
+}
+
+
 @click.command()
 @click.argument("ref")
 @click.option("--json", "as_json", is_flag=True)
 @line_option
 @click.pass_context
-def show(ctx, ref, as_json):
+def show(ctx: click.Context, ref: str, as_json: bool) -> None:
     """Show one entry by id or unique prefix: every field, the whole body, and where it
     stands (what superseded it, what it supersedes)."""
-    from ..app.edits import history as history_of
+    from ..app.entry_view import view_entry
     from ..app.text import format_ts
 
-    led = open_ledger(ctx, existing=True)
-    e = led.show(ref)
-    history = history_of(led, e.id)
+    view = view_entry(open_ledger(ctx, existing=True), ref)
+    e = view.entry
     if as_json:
         doc = entry_dict(e)
-        doc["status"] = history.status
-        doc["superseded_by"] = [{"id": x.entry.id, "how": x.how, "acts": x.acts} for x in history.superseded_by]
-        doc["supersedes"] = [{"id": x.entry.id, "how": x.how, "acts": x.acts} for x in history.supersedes]
+        doc["status"] = view.status
+        doc["superseded_by"] = [{"id": x.id, "how": x.how, "acts": x.acts} for x in view.superseded_by]
+        doc["supersedes"] = [{"id": x.id, "how": x.how, "acts": x.acts} for x in view.supersedes if x.entry]
         echo_json(doc)
         return
     page(ctx)
@@ -114,25 +143,23 @@ def show(ctx, ref, as_json):
     field("parents", ", ".join(e.parents) if e.parents else "-")
     if e.dedup_key is not None:
         field("dedup", e.dedup_key)
-    field(
-        "status",
-        history.status,
-        {"in force": "good", "open": "good", "superseded": "bad", "withdrawn": "bad", "expired": "bad"}.get(
-            history.status, ""
-        ),
-    )
-    for link in history.supersedes:
+    field("status", view.status, _STATUS_STYLES.get(view.status, ""))
+    for link in view.supersedes:
+        if link.entry is None:
+            continue
         field(
             link.how,
-            f"{link.entry.id[:12]} {link.entry.kind}: {link.entry.summary}"
+            f"{link.id[:12]} {link.entry.kind}: {link.entry.summary}"
             + ("" if link.acts else "  (no longer: this correction was reverted)"),
         )
-    for missing in history.missing:
+    for missing in view.missing:
         field("names", f"{missing[:12]} (not in this line)")
-    for link in history.superseded_by:
+    for link in view.superseded_by:
+        if link.entry is None:
+            continue
         field(
             "reverted by" if link.how == "reverts" else "revised by",
-            f"{link.entry.id[:12]} {link.entry.kind}: {link.entry.summary}"
+            f"{link.id[:12]} {link.entry.kind}: {link.entry.summary}"
             + ("" if link.acts else "  (itself reverted: it does not act)"),
         )
     if e.body:
@@ -197,14 +224,25 @@ def body_lines(body: str) -> list:
 @click.option("--json", "as_json", is_flag=True)
 @line_option
 @click.pass_context
-def list_cmd(ctx, kind, limit, since, until, author, oneline, fmt, as_json):
+def list_cmd(
+    ctx: click.Context,
+    kind: Optional[str],
+    limit: Optional[int],
+    since: Optional[str],
+    until: Optional[str],
+    author: Optional[str],
+    oneline: bool,
+    fmt: Optional[str],
+    as_json: bool,
+) -> None:
     """List the line's entries, oldest first (filters like git log's)."""
     from ..errors import InputError
     from .listing import check_format, default_line, now_utc, render
 
     if oneline and fmt:
         raise InputError("give --oneline or --format, not both")
-    template = check_format(ONELINE if oneline else fmt) if (oneline or fmt) else None
+    chosen = ONELINE if oneline else fmt
+    template = check_format(chosen) if chosen else None
     from ..app.listing import select
 
     entries = select(open_ledger(ctx, existing=True), kind=kind, since=since, until=until, author=author, limit=limit)
@@ -245,7 +283,15 @@ def list_cmd(ctx, kind, limit, since, until, author, oneline, fmt, as_json):
 )
 @line_option
 @click.pass_context
-def context(ctx, budget, budget_tokens, query, thread, as_of, fmt):
+def context(
+    ctx: click.Context,
+    budget: Optional[int],
+    budget_tokens: Optional[int],
+    query: Optional[str],
+    thread: Optional[str],
+    as_of: Optional[str],
+    fmt: str,
+) -> None:
     """Print the context a fresh AI reads: what, decisions in force, open, resume, recent."""
     from ..app.context_run import delivered
 
@@ -271,7 +317,7 @@ def context(ctx, budget, budget_tokens, query, thread, as_of, fmt):
 @click.option("--json", "as_json", is_flag=True)
 @line_option
 @click.pass_context
-def recall(ctx, query, k, as_json):
+def recall(ctx: click.Context, query: str, k: int, as_json: bool) -> None:
     """The entries a question is about (lexical, or semantic with a model); abstains when nothing is."""
     from ..app.text import recall_hit, recall_mode_fields, why_line
 
@@ -295,7 +341,7 @@ def recall(ctx, query, k, as_json):
             else f"no entry is about that (lexical recall abstained: {detail})"
         )
     for f in found:
-        mark = "" if f.in_force else "  " + o.paint("(superseded)", "bad")
+        mark = "" if f.in_force else "  " + o.paint(f"({f.status})", "bad")
         echo_painted(
             f"{o.paint(f.entry.id[:8], 'id')}  {o.paint(f'{f.entry.kind:<11}', 'kind')} "
             f"{visible(f.entry.summary)}{mark}"
@@ -326,7 +372,20 @@ def recall(ctx, query, k, as_json):
 @quiet_option
 @line_option
 @click.pass_context
-def checkpoint(ctx, thread, summary, goal, done, next_, blocked, tried, agent, provider, model, allow_secret):
+def checkpoint(
+    ctx: click.Context,
+    thread: Optional[str],
+    summary: Optional[str],
+    goal: tuple[str, ...],
+    done: tuple[str, ...],
+    next_: tuple[str, ...],
+    blocked: tuple[str, ...],
+    tried: tuple[str, ...],
+    agent: str,
+    provider: str,
+    model: str,
+    allow_secret: Optional[str],
+) -> None:
     """Record where work stopped on a thread (the next session resumes from it)."""
     sections = {
         "goal": list(goal),
@@ -335,15 +394,14 @@ def checkpoint(ctx, thread, summary, goal, done, next_, blocked, tried, agent, p
         "blocked": list(blocked),
         "tried": list(tried),
     }
+    from ..app.draft import Writer
+
+    writer = Writer(agent=agent, provider=provider, model=model)
     if agent != "human":
         from .review import agent_checkpoint
 
-        return agent_checkpoint(
-            ctx, thread, sections, summary, dict(agent=agent, provider=provider, model=model, allow_secret=allow_secret)
-        )
-    out = open_ledger(ctx).checkpoint(
-        thread, sections, summary, agent=agent, provider=provider, model=model, allow_secret=allow_secret
-    )
+        return agent_checkpoint(ctx, thread, sections, summary, writer, allow_secret)
+    out = open_ledger(ctx).checkpoint(thread, sections, summary, writer, allow_secret)
     if out.written:
         info(f"recorded {out.entry.short} checkpoint: {out.entry.summary}")
     else:
@@ -355,7 +413,7 @@ def checkpoint(ctx, thread, summary, goal, done, next_, blocked, tried, agent, p
 @click.option("--json", "as_json", is_flag=True)
 @line_option
 @click.pass_context
-def resume(ctx, thread, as_json):
+def resume(ctx: click.Context, thread: Optional[str], as_json: bool) -> None:
     """Where work stopped: the live checkpoint of each thread, newest first."""
     from ..app.text import format_ts
 
@@ -391,9 +449,11 @@ def resume(ctx, thread, as_json):
 @quiet_option
 @line_option
 @click.pass_context
-def pin(ctx, ref):
+def pin(ctx: click.Context, ref: str) -> None:
     """Pin a decision in force: always shown first in the context."""
-    out = open_ledger(ctx, existing=True).pin(ref)
+    from ..app.edits import pin as pin_decision
+
+    out = pin_decision(open_ledger(ctx, existing=True), ref)
     info(f"pinned {ref} ({out.entry.short})" if out.written else f"{ref} is already pinned")
 
 
@@ -402,9 +462,11 @@ def pin(ctx, ref):
 @quiet_option
 @line_option
 @click.pass_context
-def unpin(ctx, ref):
+def unpin(ctx: click.Context, ref: str) -> None:
     """Unpin a decision (a correction of its pin entry)."""
-    out = open_ledger(ctx, existing=True).unpin(ref)
+    from ..app.edits import unpin as unpin_decision
+
+    out = unpin_decision(open_ledger(ctx, existing=True), ref)
     info(f"unpinned {ref} ({out.entry.short})")
 
 
@@ -419,7 +481,7 @@ def unpin(ctx, ref):
 @click.option("--json", "as_json", is_flag=True)
 @line_option
 @click.pass_context
-def stale(ctx, since, since_commit, as_json):
+def stale(ctx: click.Context, since: Optional[str], since_commit: Optional[str], as_json: bool) -> None:
     """Decisions in force whose code (their `paths:`) changed since they were made."""
     led = open_ledger(ctx, existing=True)
     found = led.stale_since(since, since_commit)
@@ -437,7 +499,7 @@ def stale(ctx, since, since_commit, as_json):
     st = led.state()
     for s in found:
         say(
-            f"{s.decision[:8]}  {visible(st.get(s.decision).summary)}\n  {visible(s.mark())} "
+            f"{s.decision[:8]}  {visible(st.by_id[s.decision].summary)}\n  {visible(s.mark())} "
             f"({', '.join(c[:8] for c in s.commits[:5])}{' …' if len(s.commits) > 5 else ''})"
         )
 
@@ -446,13 +508,13 @@ def stale(ctx, since, since_commit, as_json):
 @click.option("--json", "as_json", is_flag=True)
 @line_option
 @click.pass_context
-def conflicts(ctx, as_json):
+def conflicts(ctx: click.Context, as_json: bool) -> None:
     """Decisions in force about the same subject that disagree (no correction between them)."""
     st = open_ledger(ctx, existing=True).state()
     groups = st.conflicts
     if as_json:
         echo_json(
-            [{"subject": subj, "ids": ids, "summaries": [st.get(i).summary for i in ids]} for subj, ids in groups]
+            [{"subject": subj, "ids": ids, "summaries": [st.by_id[i].summary for i in ids]} for subj, ids in groups]
         )
         return
     page(ctx)
@@ -461,7 +523,7 @@ def conflicts(ctx, as_json):
     for subj, ids in groups:
         say(f"'{visible(subj)}': {len(ids)} decisions in force")
         for i in ids:
-            say(f"  {i[:8]}  {visible(st.get(i).summary)}")
+            say(f"  {i[:8]}  {visible(st.by_id[i].summary)}")
     if groups:
         say(
             "resolve one: git lifeline resolve ID (keep ID, revert the others) "
@@ -472,7 +534,7 @@ def conflicts(ctx, as_json):
 @click.command()
 @line_option
 @click.pass_context
-def render(ctx):
+def render(ctx: click.Context) -> None:
     """Rewrite the projection (LIFELINE.md) from the ref."""
     path = open_ledger(ctx, existing=True).render()
     info(f"wrote {path}")
@@ -484,7 +546,7 @@ def render(ctx):
 @quiet_option
 @line_option
 @click.pass_context
-def migrate(ctx, source, strict):
+def migrate(ctx: click.Context, source: str, strict: bool) -> None:
     """Rebuild the line from a LIFELINE.md projection (ids are checked)."""
     from ..app.interop import migrate as migrate_file
 

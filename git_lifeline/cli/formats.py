@@ -8,14 +8,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
+from ..app.visible import visible
 from .common import write_output
-from .terminal import visible
+
+if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
+    from ..app.ledger import Ledger
 
 
-def export_other(led, fmt: str, output: str) -> None:
+def export_other(led: Ledger, fmt: str, output: str) -> None:
     """`export --format html|adr [-o FILE|DIR]`."""
     from ..errors import InputError
 
@@ -37,7 +41,7 @@ def export_other(led, fmt: str, output: str) -> None:
     write_output(output, export_html(led))
 
 
-def import_adr_dir(led, source: str, as_json: bool) -> None:
+def import_adr_dir(led: Ledger, source: str, as_json: bool) -> None:
     """`import --from DIR`: a directory of ADRs (adr-tools, log4brains, MADR)."""
     from ..app.adr import import_adrs
 

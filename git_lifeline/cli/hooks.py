@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from .common import echo_json, open_workspace
 from .terminal import say_failure, say_lines
 
+if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
+    from pathlib import Path
+
+    from ..app.hook_files import HookChange
+
 
 @click.group()
-def hooks():
+def hooks() -> None:
     """Install, remove or inspect the git hooks (pre-push, post-commit, commit-msg, pre-receive)."""
 
 
-def echo_changes(changes: list, where) -> None:
+def echo_changes(changes: list[HookChange], where: Path) -> None:
     """What `hooks install|uninstall` (and `init --hooks`) did, hook by hook."""
     click.echo(f"hooks directory: {where}")
     for c in changes:
@@ -45,7 +51,7 @@ def echo_changes(changes: list, where) -> None:
 @hooks.command("install")
 @click.argument("names", nargs=-1, metavar="[HOOK]...")
 @click.pass_context
-def hooks_install(ctx, names):
+def hooks_install(ctx: click.Context, names: str) -> None:
     """Install hooks (default: pre-push and post-commit; in a bare repo: pre-receive).
 
     commit-msg is opt-in: git lifeline hooks install commit-msg. An existing hook is
@@ -60,7 +66,7 @@ def hooks_install(ctx, names):
 @hooks.command("uninstall")
 @click.argument("names", nargs=-1, metavar="[HOOK]...")
 @click.pass_context
-def hooks_uninstall(ctx, names):
+def hooks_uninstall(ctx: click.Context, names: str) -> None:
     """Remove git-lifeline's hooks (default: all), restoring the hooks they replaced byte for byte."""
     from ..app import setup
 
@@ -71,7 +77,7 @@ def hooks_uninstall(ctx, names):
 @hooks.command("status")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
-def hooks_status(ctx, as_json):
+def hooks_status(ctx: click.Context, as_json: bool) -> None:
     """Show which hooks are installed and what they chain to."""
     from ..app import setup
 
@@ -106,7 +112,7 @@ def hooks_status(ctx, as_json):
 @click.argument("name")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @click.pass_context
-def hook(ctx, name, args):
+def hook(ctx: click.Context, name: str, args: str) -> None:
     """Entry point of the installed hook scripts (not for direct use).
 
     Its own error boundary: post-commit never fails a commit; the other hooks fail

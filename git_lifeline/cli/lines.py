@@ -49,7 +49,7 @@ class _Progress:
 @click.command()
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
-def lines(ctx, as_json):
+def lines(ctx: click.Context, as_json: bool) -> None:
     """List the repository's lines with entry counts and heads."""
     rows = open_workspace(ctx).lines()
     if as_json:
@@ -75,7 +75,7 @@ def lines(ctx, as_json):
 @quiet_option
 @line_option
 @click.pass_context
-def import_cmd(ctx, source, strict, assume_utc, as_json):
+def import_cmd(ctx: click.Context, source: str, strict: bool, assume_utc: bool, as_json: bool) -> None:
     """Import a lifeline-context ledger with every id, parent and timestamp intact.
 
     Ids are recomputed and compared with the recorded ones: a mismatch is listed and
@@ -145,7 +145,7 @@ def import_cmd(ctx, source, strict, assume_utc, as_json):
 )
 @line_option
 @click.pass_context
-def export_cmd(ctx, fmt, output):
+def export_cmd(ctx: click.Context, fmt: str, output: str) -> None:
     """Write the line in lifeline-context's format, with identical ids (no lock-in); or as a page or ADRs."""
     if fmt != "lifeline-md" or (output != "-" and Path(output).is_dir()):
         from .formats import export_other
@@ -176,7 +176,9 @@ def export_cmd(ctx, fmt, output):
 @click.option("--json", "as_json", is_flag=True)
 @quiet_option
 @click.pass_context
-def promote(ctx, src, dst, ids, parents, as_json):
+def promote(
+    ctx: click.Context, src: str, dst: str, ids: tuple[str, ...], parents: tuple[str, ...], as_json: bool
+) -> None:
     """Copy entries from one line into another, each with an origin block (line + full id)."""
     from ..app.interop import promote as promote_entries
 
@@ -200,7 +202,7 @@ def promote(ctx, src, dst, ids, parents, as_json):
 @click.argument("prefix")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
-def where(ctx, prefix, as_json):
+def where(ctx: click.Context, prefix: str, as_json: bool) -> None:
     """Which lines hold an id (full id or prefix of >= 6 hex). Exit 1 when none does."""
     hits = open_workspace(ctx).where(prefix)
     if as_json:
@@ -232,7 +234,7 @@ def where(ctx, prefix, as_json):
 )
 @line_option
 @click.pass_context
-def graph(ctx, fmt, output):
+def graph(ctx: click.Context, fmt: str, output: str) -> None:
     """Supersession, thread, relation and cross-line links as a picture (all lines, or --line)."""
     if chosen_line(ctx):
         open_ledger(ctx, existing=True)  # a mistyped --line is an error, not an empty graph

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
+from ..app.visible import visible
 from .common import echo_json, line_option, open_ledger
-from .terminal import visible
 
 
 @click.command()
@@ -13,11 +13,12 @@ from .terminal import visible
 @click.option("--json", "as_json", is_flag=True)
 @line_option
 @click.pass_context
-def why(ctx, target, as_json):
+def why(ctx: click.Context, target: str, as_json: bool) -> None:
     """The entries linked (Lifeline: trailers) to the commits that touched PATH, newest first."""
+    from ..app.links import linked_entries
     from ..app.text import format_ts
 
-    rows = open_ledger(ctx, existing=True).why(target)
+    rows = linked_entries(open_ledger(ctx, existing=True), target)
     if as_json:
         echo_json(
             [

@@ -6,9 +6,14 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
+from ..app.visible import visible
 from ..errors import InputError
-from .terminal import Output, visible
+from .terminal import Output
+
+if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
+    from ..app.ledger import Entry
 
 ONELINE = "%h %k: %s"
 PLACEHOLDERS = {
@@ -89,7 +94,7 @@ def check_format(fmt: str) -> str:
     return fmt
 
 
-def render(e, fmt: str, out: Output, now: datetime) -> str:
+def render(e: Entry, fmt: str, out: Output, now: datetime) -> str:
     """One entry through a checked format."""
     name, email = _name_email(e.author)
 
@@ -130,7 +135,7 @@ def render(e, fmt: str, out: Output, now: datetime) -> str:
     return _TOKEN.sub(lambda m: value(m.group(1)), fmt)
 
 
-def default_line(e, out: Output) -> str:
+def default_line(e: Entry, out: Output) -> str:
     return (
         f"{out.paint(e.short, 'id')}  {e.ts:%Y-%m-%d %H:%M}  {out.paint(f'{e.kind:<11}', 'kind')} {visible(e.summary)}"
     )

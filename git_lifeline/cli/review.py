@@ -3,15 +3,31 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, Optional
 
 import click
 
+from ..app.visible import visible
 from ..errors import LifelineError
-from .common import echo_json, entry_dict, entry_fields, entry_options, line_option, open_ledger, open_workspace, page
-from .terminal import say, say_failure, say_line, visible
+from .common import (
+    echo_json,
+    entry_dict,
+    entry_draft,
+    entry_options,
+    headers_from,
+    line_option,
+    open_ledger,
+    open_workspace,
+    page,
+)
+from .terminal import say, say_failure, say_line
+
+if TYPE_CHECKING:  # annotations only
+    from ..app.agents import Agents, AgentWrite, Content, Proposal
+    from ..app.draft import Draft, Writer
 
 
-def _agents(ctx: click.Context, existing: bool = True):
+def _agents(ctx: click.Context, existing: bool = True) -> Agents:
     """The agents' door of the line; a mistyped --line (no ledger, no trail) is an error
     except for propose, which may start a line."""
     from ..app.agents import Agents
@@ -24,26 +40,27 @@ def _one_line(text: str, width: int) -> str:
     return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
 
 
-def _who(content: dict) -> str:
-    agent, provider, model = content["agent"], content["provider"], content["model"]
-    if agent == "human" and provider == "none":
-        return content["author"].split(" <", 1)[0]
-    return f"{agent} ({provider}/{model})"
+def _who(content: Content) -> str:
+    if content.agent == "human" and content.provider == "none":
+        return content.author.split(" <", 1)[0]
+    return f"{content.agent} ({content.provider}/{content.model})"
 
 
-def _proposal_json(p) -> dict:
+def _proposal_json(p: Proposal) -> dict[str, object]:
+    from ..app.text import format_ts
+
     d = p.decision
     return {
         "id": p.id,
         "status": p.status,
-        "ts": p.record.doc["ts"],
+        "ts": format_ts(p.record.ts),
         "by": p.record.by,
-        "via": p.record.doc["via"],
-        "content": p.content,
+        "via": p.record.via,
+        "content": p.content.to_doc(),
         "decision": None
         if d is None
-        else {"type": d.type, "id": d.id, "by": d.by, "ts": d.doc["ts"], "entry": d.get("entry"), "why": d.get("why")},
-        "conflicts": [{"type": c.type, "id": c.id, "by": c.by, "ts": c.doc["ts"]} for c in p.conflicts],
+        else {"type": d.type, "id": d.id, "by": d.by, "ts": format_ts(d.ts), "entry": d.entry, "why": d.why},
+        "conflicts": [{"type": c.type, "id": c.id, "by": c.by, "ts": format_ts(c.ts)} for c in p.conflicts],
     }
 
 
@@ -53,14 +70,35 @@ def _proposal_json(p) -> dict:
 @click.option("--json", "as_json", is_flag=True, help="Print the proposal as JSON.")
 @line_option
 @click.pass_context
-def propose(ctx, kind, summary, body, body_file, parents, thread, author, agent, provider, model, as_json, **headers):
+def propose(
+    ctx: click.Context,
+    kind: str,
+    summary: str,
+    body: Optional[str],
+    body_file: Optional[str],
+    parents: tuple[str, ...],
+    thread: Optional[str],
+    author: Optional[str],
+    agent: str,
+    provider: str,
+    model: str,
+    as_json: bool,
+    paths: tuple[str, ...],
+    subject: Optional[str],
+    valid_from: Optional[str],
+    valid_until: Optional[str],
+) -> None:
     """File a proposal: the entry waits in the review trail until someone approves it."""
-    fields = entry_fields(kind, summary, body, body_file, parents, author, agent, provider, model, **headers)
-    rec = _agents(ctx, existing=False).propose(fields, thread=thread, via="cli")
+    headers = headers_from(paths, subject, valid_from, valid_until)
+    draft = entry_draft(kind, summary, body, body_file, parents, author, agent, provider, model, headers, thread)
+    from ..app.text import format_ts
+
+    rec = _agents(ctx, existing=False).propose(draft, via="cli")
+    assert rec.content is not None, "a proposal carries its content"
     if as_json:
-        echo_json({"proposal": rec.id, "content": rec.doc["content"], "ts": rec.doc["ts"]})
+        echo_json({"proposal": rec.id, "content": rec.content.to_doc(), "ts": format_ts(rec.ts)})
         return
-    say(f"proposal {rec.short} filed ({kind}: {rec.doc['content']['summary']})")
+    say(f"proposal {rec.short} filed ({kind}: {rec.content.summary})")
     say(f"approve it with: git lifeline approve {rec.short}")
 
 
@@ -69,8 +107,10 @@ def propose(ctx, kind, summary, body, body_file, parents, thread, author, agent,
 @click.option("--json", "as_json", is_flag=True)
 @line_option
 @click.pass_context
-def review(ctx, everything, as_json):
+def review(ctx: click.Context, everything: bool, as_json: bool) -> None:
     """List the proposals waiting for a human (oldest first)."""
+    from ..app.text import format_ts
+
     agents = _agents(ctx)
     props = agents.proposals(everything=everything)
     if as_json:
@@ -90,13 +130,13 @@ def review(ctx, everything, as_json):
     for p in props:
         c = p.content
         status = "" if p.status == "pending" else f"  [{p.status}]"
-        say(f"\n  {p.short}  {c['kind']}: {c['summary']}{status}")
-        say(f"            by {_who(c)}, {p.record.doc['ts'][:16].replace('T', ' ')} via {p.record.doc['via']}")
-        why = _one_line(c["body"], 160)
+        say(f"\n  {p.short}  {c.kind}: {c.summary}{status}")
+        say(f"            by {_who(c)}, {format_ts(p.record.ts)[:16].replace('T', ' ')} via {p.record.via}")
+        why = _one_line(c.body, 160)
         if why:
             say(f"            why: {why}")
-        if c["parents"]:
-            say(f"            parents: {', '.join(x[:12] for x in c['parents'])}")
+        if c.parents:
+            say(f"            parents: {', '.join(x[:12] for x in c.parents)}")
         for conflict in p.conflicts:
             say(f"            conflict: also {conflict.type} by {conflict.by} (merged from another clone)")
     if pending:
@@ -120,7 +160,7 @@ def _report(results: list, verb: str) -> None:
         elif r.ok and r.status == "duplicate":
             say(f"duplicate {r.proposal.short}: entry {r.entry.short} was already in the line; closed as duplicate")
         elif r.ok:
-            say(f"rejected {r.proposal.short} {r.proposal.content['kind']}: {r.proposal.content['summary']}")
+            say(f"rejected {r.proposal.short} {r.proposal.content.kind}: {r.proposal.content.summary}")
         else:
             say_failure(r.failure or LifelineError(r.status))
     if not results:
@@ -135,7 +175,7 @@ def _report(results: list, verb: str) -> None:
 @click.argument("pids", nargs=-1, required=True, metavar="PID...|all")
 @line_option
 @click.pass_context
-def approve(ctx, pids):
+def approve(ctx: click.Context, pids: str) -> None:
     """Approve proposals: each becomes an entry of the line. Exit 2 if any of them fails."""
     _report(_agents(ctx).approve(list(pids)), "approve")
 
@@ -145,7 +185,7 @@ def approve(ctx, pids):
 @click.option("--why", default="", help="Why it was rejected (kept in the review trail).")
 @line_option
 @click.pass_context
-def reject(ctx, pids, why):
+def reject(ctx: click.Context, pids: str, why: str) -> None:
     """Reject proposals (an approved one cannot be rejected). Exit 2 if any of them fails."""
     _report(_agents(ctx).reject(list(pids), why), "reject")
 
@@ -155,18 +195,24 @@ def reject(ctx, pids, why):
 @click.option("--json", "as_json", is_flag=True)
 @line_option
 @click.pass_context
-def audit(ctx, since, as_json):
+def audit(ctx: click.Context, since: Optional[str], as_json: bool) -> None:
     """Every direct agent write and every decision on a proposal, with who and when."""
+    from ..app.agents import Content, audited_fields
+    from ..app.text import format_ts
+
     rows = _agents(ctx).audit(since)
     if as_json:
         out = []
         for r, p, counts in ((row.record, row.proposal, row.counts) for row in rows):
-            item = {"id": r.id, "type": r.type, "ts": r.doc["ts"], "by": r.by, "counts": counts}
-            for key in ("entry", "why", "rule", "via", "kind", "summary", "agent", "provider", "model"):
-                if key in r.doc:
-                    item[key] = r.doc[key]
+            item: dict[str, object] = {"id": r.id, "type": r.type, "ts": format_ts(r.ts), "by": r.by, "counts": counts}
+            item.update(audited_fields(r))
             if p is not None:
-                item["proposal"] = {"id": p.id, "ts": p.record.doc["ts"], "by": p.record.by, "content": p.content}
+                item["proposal"] = {
+                    "id": p.id,
+                    "ts": format_ts(p.record.ts),
+                    "by": p.record.by,
+                    "content": p.content.to_doc(),
+                }
             out.append(item)
         echo_json(out)
         return
@@ -174,26 +220,22 @@ def audit(ctx, since, as_json):
     if not rows:
         say("no direct agent writes and no review decisions" + (f" since {since}" if since else ""))
         return
+    unknown = Content("?", "?", "", "?", "?", (), "?", "?")
     for r, p, counts in ((row.record, row.proposal, row.counts) for row in rows):
-        when = r.doc["ts"][:19].replace("T", " ")
+        when = format_ts(r.ts)[:19].replace("T", " ")
         if r.type == "direct":
-            d = r.doc
             say(
-                f"{when}  direct     entry {d['entry'][:8]}  {d['kind']}: {d['summary']}  "
-                f"— {d['agent']} ({d['provider']}/{d['model']}) for {r.by}, rule {d['rule']}"
+                f"{when}  direct     entry {(r.entry or '')[:8]}  {r.kind}: {r.summary}  "
+                f"— {r.agent} ({r.provider}/{r.model}) for {r.by}, rule {r.rule}"
             )
             continue
-        c = (
-            p.content
-            if p is not None
-            else {"kind": "?", "summary": "?", "agent": "?", "provider": "?", "model": "?", "author": "?"}
-        )
-        pid = r.doc["proposal"][:8]
-        target = f" -> entry {r.doc['entry'][:8]}" if r.doc.get("entry") else ""
-        why = f": {r.doc['why']}" if r.doc.get("why") else ""
+        c = p.content if p is not None else unknown
+        pid = (r.proposal or "")[:8]
+        target = f" -> entry {r.entry[:8]}" if r.entry else ""
+        why = f": {r.why}" if r.why else ""
         note = "" if counts else "  (overruled: an approval of the same proposal wins)"
         say(
-            f"{when}  {r.type:<9}  proposal {pid}{target}  {c['kind']}: {c['summary']}  "
+            f"{when}  {r.type:<9}  proposal {pid}{target}  {c.kind}: {c.summary}  "
             f"— proposed by {_who(c)}; {r.type} by {r.by}{why}{note}"
         )
 
@@ -209,7 +251,7 @@ def audit(ctx, since, as_json):
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the effective policy as JSON.")
 @click.pass_context
-def policy(ctx, init_, agents, as_json):
+def policy(ctx: click.Context, init_: bool, agents: tuple[str, ...], as_json: bool) -> None:
     """Show the write policy in effect for agents and where it comes from, or start one.
 
     The policy is .lifeline/policy.json as committed on a branch a checkout cannot change:
@@ -263,8 +305,9 @@ def policy(ctx, init_, agents, as_json):
 
 
 # ---- an agent writing through the command line: the MCP door's policy --------------------------
-def _echo_agent_write(out, as_json: bool) -> None:
+def _echo_agent_write(out: AgentWrite, as_json: bool) -> None:
     e = out.entry
+    pid = out.proposal.short if out.proposal is not None else ""
     if as_json:
         echo_json(
             {
@@ -281,28 +324,31 @@ def _echo_agent_write(out, as_json: bool) -> None:
     elif out.already == "ledger":
         click.echo(f"already recorded {e.short} (same content); nothing written")
     elif out.mode == "propose" and out.already == "pending":
-        click.echo(
-            f"already proposed: proposal {out.proposal.short} waits for review with exactly this content; "
-            "nothing filed again"
-        )
+        click.echo(f"already proposed: proposal {pid} waits for review with exactly this content; nothing filed again")
     elif out.mode == "propose":
         click.echo(
-            f"proposal {out.proposal.short} filed ({e.kind}: {visible(e.summary)}): policy {out.rule} = propose "
-            f"for agent {e.agent}"
+            f"proposal {pid} filed ({e.kind}: {visible(e.summary)}): policy {out.rule} = propose for agent {e.agent}"
         )
-        click.echo(f"it enters the line when approved: git lifeline approve {out.proposal.short}")
+        click.echo(f"it enters the line when approved: git lifeline approve {pid}")
     else:
         click.echo(
             f"recorded {e.short} {e.kind}: {visible(e.summary)} (agent {visible(e.agent)}: policy {out.rule} = direct, "
-            f"audited as {out.audit.short})"
+            f"audited as {out.audit.short if out.audit is not None else '-'})"
         )
 
 
-def agent_log(ctx: click.Context, fields: dict, thread, as_json: bool) -> None:
+def agent_log(ctx: click.Context, draft: Draft, as_json: bool) -> None:
     """`log --agent NAME`: the write goes through the write policy, as it would over MCP."""
-    _echo_agent_write(_agents(ctx).write(thread=thread, via="cli", **fields), as_json)
+    _echo_agent_write(_agents(ctx).write(draft, via="cli"), as_json)
 
 
-def agent_checkpoint(ctx: click.Context, thread, sections: dict, summary, who: dict) -> None:
+def agent_checkpoint(
+    ctx: click.Context,
+    thread: Optional[str],
+    sections: dict[str, list[str]],
+    summary: Optional[str],
+    writer: Writer,
+    allow_secret: Optional[str],
+) -> None:
     """`checkpoint --agent NAME`: routed by the write policy, as over MCP."""
-    _echo_agent_write(_agents(ctx).checkpoint(thread, sections, summary, via="cli", **who), False)
+    _echo_agent_write(_agents(ctx).checkpoint(thread, sections, summary, writer, "cli", allow_secret), False)

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Optional
 
 import click
 
@@ -14,6 +15,11 @@ from .. import __version__
 from .common import chosen_line, line_option, open_ledger, open_workspace, plural, short
 from .hooks import echo_changes
 from .terminal import say, say_failure
+
+if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
+    from ..app.agent_files import FileChange
+    from ..app.setup import McpSetup, RemoteReport
+    from ..app.workspace import Workspace
 
 AGENT_CLIENTS_HELP = "claude (CLAUDE.md and Claude Code's hooks), codex (AGENTS.md), cursor, gemini, copilot, all"
 
@@ -34,7 +40,14 @@ AGENT_CLIENTS_HELP = "claude (CLAUDE.md and Claude Code's hooks), codex (AGENTS.
 )
 @line_option
 @click.pass_context
-def init(ctx: click.Context, no_mcp: bool, no_agents: bool, agent_clients, no_pull: bool, install_hooks) -> None:
+def init(
+    ctx: click.Context,
+    no_mcp: bool,
+    no_agents: bool,
+    agent_clients: tuple[str, ...],
+    no_pull: bool,
+    install_hooks: Optional[bool],
+) -> None:
     """Set the repository up: bring the remote's ledger in, register the MCP server, tell the
     coding agents when to read and write the ledger, offer the hooks."""
     from ..app import setup
@@ -72,13 +85,13 @@ def init(ctx: click.Context, no_mcp: bool, no_agents: bool, agent_clients, no_pu
     _offer_hooks(ws, install_hooks)
 
 
-def _empty_hint(remote) -> str:
+def _empty_hint(remote: RemoteReport) -> str:
     if remote.remote is not None and remote.error:
         return f"the ledger may be on {remote.remote}: once it can be reached, run git lifeline pull {remote.remote}"
     return ""
 
 
-def _echo_remote(report) -> None:
+def _echo_remote(report: RemoteReport) -> None:
     if report.remote is None:
         return
     if report.added:
@@ -98,7 +111,7 @@ def _echo_remote(report) -> None:
             click.echo(f"remote: line {p.line}: not all on {report.remote} yet (git lifeline push {report.remote})")
 
 
-def _offer_hooks(ws, install_hooks) -> None:
+def _offer_hooks(ws: Workspace, install_hooks: Optional[bool]) -> None:
     from ..app import setup
 
     present = setup.installed_hooks(ws)
@@ -119,13 +132,13 @@ def _offer_hooks(ws, install_hooks) -> None:
         click.echo("hooks: not installed; install them later with: git lifeline hooks install")
 
 
-def _command_of(entry) -> str:
+def _command_of(entry: Optional[dict[str, object]]) -> str:
     from ..app.integration import entry_argv
 
     return " ".join(entry_argv(entry)) if entry else ""
 
 
-def _echo_mcp_setup(report) -> None:
+def _echo_mcp_setup(report: McpSetup) -> None:
     """What `init` says about MCP: .mcp.json for Claude Code, and whether its command starts."""
     if report.status in ("created", "added", "updated"):
         click.echo(
@@ -150,7 +163,7 @@ def _echo_mcp_setup(report) -> None:
         )
 
 
-def _echo_snippets(snippets) -> None:
+def _echo_snippets(snippets: list[tuple[str, str, dict[str, object]]]) -> None:
     click.echo('other MCP clients: add under "mcpServers" (details in docs/INTEGRATION.md):')
     for client, where, entry in snippets:
         click.echo(f"  {client}, {where}:")
@@ -161,7 +174,7 @@ def _echo_snippets(snippets) -> None:
             click.echo(f'    "lifeline": {json.dumps(entry, ensure_ascii=False)}')
 
 
-def _echo_agent_file(change, workdir: Path) -> None:
+def _echo_agent_file(change: FileChange, workdir: Path) -> None:
     try:
         rel = change.path.relative_to(workdir)
     except ValueError:
@@ -207,7 +220,7 @@ MCP_BOOT = (
 )
 @click.option("--check", is_flag=True, help="Check that the server could serve (repository, line, MCP SDK), then exit.")
 @click.pass_context
-def mcp(ctx, repo, check):
+def mcp(ctx: click.Context, repo: Optional[str], check: bool) -> None:
     """Run the MCP server on stdio, for AI agents (needs the [mcp] extra).
 
     --line names the line served by default; every tool also takes a `line` argument."""
@@ -241,7 +254,7 @@ def mcp(ctx, repo, check):
     help="session-start: hard limit on what it prints (default 6000 characters).",
 )
 @click.pass_context
-def agent_hook(ctx, event, budget):
+def agent_hook(ctx: click.Context, event: str, budget: Optional[int]) -> None:
     """What a coding agent's session hooks run (Claude Code's SessionStart and Stop).
 
     session-start prints the context, bounded; stop answers with a request for a checkpoint

@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, Optional
 
 import click
 
+from ..app.visible import visible
 from .common import echo_json, open_workspace, plural, short
-from .terminal import say_line, visible
+from .terminal import say_line
+
+if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
+    from ..app.status import LineStatus
 
 
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the state as JSON.")
 @click.option("--quick", is_flag=True, help="Skip what reads code history (stale decisions) and the fold (conflicts).")
 @click.pass_context
-def status(ctx, as_json, quick):
+def status(ctx: click.Context, as_json: bool, quick: bool) -> None:
     """The ledger at a glance: each line against its remote, pending proposals, stale and
     conflicting decisions; hooks, what the agents are told, projections, the semantic model."""
     from ..app.status import status as read_status
@@ -53,7 +58,7 @@ def status(ctx, as_json, quick):
     )
 
 
-def _echo_line(row, remote) -> None:
+def _echo_line(row: LineStatus, remote: Optional[str]) -> None:
     if row.clash is not None:
         say_line(
             f"line {row.line}: name-clash: differs only in case from line {row.clash}, so it is not read here "
@@ -92,7 +97,7 @@ def _echo_line(row, remote) -> None:
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
 @click.pass_context
-def doctor(ctx, as_json):
+def doctor(ctx: click.Context, as_json: bool) -> None:
     """Check the setup (identity, history, remote, hooks, MCP server, agents' hooks, policy) and
     print the fix for each problem. Exit 1 when a problem is found."""
     from ..app.doctor import doctor as run_doctor

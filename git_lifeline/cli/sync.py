@@ -4,19 +4,36 @@ remote-setup (docs/SYNC.md). `--line NAME` limits each to one line."""
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, Callable, Optional
 
 import click
 
-from .common import chosen_lines, line_option, open_workspace, plural, print_warnings, quiet_option, short
+from .common import Command, chosen_lines, line_option, open_workspace, plural, print_warnings, quiet_option, short
 from .terminal import info, say
 
+if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
+    from contextlib import AbstractContextManager
 
-def _progress():
+    from ..app.exchange import Progress, PushResult, SyncReport
+
+
+def _exchange_command(name: Optional[str] = None) -> Callable[[Command], click.Command]:
+    """A command that exchanges the ledger with REMOTE (default: the one git's configuration names)."""
+
+    def made(func: Command) -> click.Command:
+        for option in (line_option, quiet_option, click.argument("remote", required=False)):
+            func = option(click.pass_context(func) if option is line_option else func)
+        return click.command(name)(func)
+
+    return made
+
+
+def _progress() -> Optional[Progress]:
     """A click progress bar on stderr when it is a terminal and the work is long."""
     if not sys.stderr.isatty():
         return None
 
-    def factory(label: str, total: int):
+    def factory(label: str, total: int) -> AbstractContextManager[object]:
         if total < 50:
             from ..app.exchange import no_progress
 
@@ -51,7 +68,7 @@ def _echo_pulls(remote: str, pulls: list) -> None:
             info(f"line {p.line}: up to date")
 
 
-def _echo_push(result) -> bool:
+def _echo_push(result: PushResult) -> bool:
     """Print a push result; True when every line went through."""
     for msg in result.remote_messages:
         say(f"remote: {msg}", err=True)
@@ -86,12 +103,8 @@ def _echo_push(result) -> bool:
     return False
 
 
-@click.command()
-@click.argument("remote", required=False)
-@quiet_option
-@line_option
-@click.pass_context
-def fetch(ctx, remote):
+@_exchange_command()
+def fetch(ctx: click.Context, remote: Optional[str]) -> None:
     """Fetch the remote's ledger into refs/remotes/REMOTE/lifeline/* (changes no line)."""
     from ..app import exchange
 
@@ -113,12 +126,8 @@ def fetch(ctx, remote):
         info(f"line {r.line}: {words.get(r.state, r.state)}{moved}")
 
 
-@click.command()
-@click.argument("remote", required=False)
-@quiet_option
-@line_option
-@click.pass_context
-def pull(ctx, remote):
+@_exchange_command()
+def pull(ctx: click.Context, remote: Optional[str]) -> None:
     """Fetch the remote's ledger and bring it in: create, fast-forward or merge each line."""
     from ..app import exchange
 
@@ -131,12 +140,8 @@ def pull(ctx, remote):
     _echo_pulls(report.remote, report.lines)
 
 
-@click.command()
-@click.argument("remote", required=False)
-@quiet_option
-@line_option
-@click.pass_context
-def push(ctx, remote):
+@_exchange_command()
+def push(ctx: click.Context, remote: Optional[str]) -> None:
     """Push every line to the remote (never forced). Exit 1 when the remote refuses."""
     from ..app import exchange
 
@@ -145,32 +150,31 @@ def push(ctx, remote):
         sys.exit(1)
 
 
-@click.command("sync")
-@click.argument("remote", required=False)
-@quiet_option
-@line_option
-@click.pass_context
-def sync_cmd(ctx, remote):
+@_exchange_command("sync")
+def sync_cmd(ctx: click.Context, remote: Optional[str]) -> None:
     """Pull then push (again, a bounded number of times, if someone pushed in between)."""
     from ..app import exchange
 
     try:
         report = exchange.sync_with(open_workspace(ctx), remote, chosen_lines(ctx), _progress())
     except exchange.PartlyPulled as exc:  # what did come in and go out is shown before the error
-        if exc.report.pulls:
-            _echo_pulls(exc.report.remote, exc.report.pulls)
-        _echo_push(exc.report.push)
+        _echo_sync(exc.report)
         raise
+    if not _echo_sync(report):
+        sys.exit(1)
+
+
+def _echo_sync(report: SyncReport) -> bool:
+    """Print what a sync pulled and pushed; True when every line went through."""
     if report.pulls:
         _echo_pulls(report.remote, report.pulls)
-    if not _echo_push(report.push):
-        sys.exit(1)
+    return _echo_push(report.push)
 
 
 @click.command()
 @click.argument("url")
 @click.argument("directory", required=False)
-def clone(url, directory):
+def clone(url: str, directory: Optional[str]) -> None:
     """git clone URL [DIRECTORY], then pull the ledger into the new clone."""
     from ..app import exchange
 
@@ -184,7 +188,7 @@ def clone(url, directory):
 @click.command("remote-setup")
 @click.argument("remote", required=False)
 @click.pass_context
-def remote_setup(ctx, remote):
+def remote_setup(ctx: click.Context, remote: Optional[str]) -> None:
     """Make a plain `git fetch REMOTE` bring the remote's ledger too (adds a fetch refspec)."""
     from ..app import exchange
 

@@ -21,12 +21,15 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Iterable, Optional
+from typing import TYPE_CHECKING, Any, Iterable, Optional
 
 import click
 
 from ..app.visible import shown_lines, visible
 from ..errors import as_failure
+
+if TYPE_CHECKING:  # annotations only: paging is decided where output starts
+    from ..app.terminal import ConfigReader
 
 # ---- colour ----------------------------------------------------------------------------
 STYLES = {
@@ -93,7 +96,7 @@ class Output:
         codes = ";".join(str(_ANSI[s]) for s in code.split() if s in _ANSI)
         return f"\x1b[{codes}m" if codes else ""
 
-    def settle_colour(self, config) -> None:
+    def settle_colour(self, config: Optional[ConfigReader]) -> None:
         """Decide colour: the option, else color.lifeline, else color.ui (git's fallback)."""
         setting = self.color_option
         if setting is None and config is not None:
@@ -105,7 +108,7 @@ class Output:
         self.colour = _want_colour(setting, to_terminal)
 
     # ---- pager ------------------------------------------------------------------------
-    def start_pager(self, config, by_default: bool) -> None:
+    def start_pager(self, config: Optional[ConfigReader], by_default: bool) -> None:
         """Pipe stdout (and stderr, when it is a terminal) into the pager, by git's rules."""
         from ..app.terminal import choose_pager, spawn
 

@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
+from ..app.visible import visible
 from .common import chosen_line, echo_json, line_option, open_ledger, open_workspace
-from .terminal import say_lines, visible
+from .terminal import say_lines
+
+if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
+    from ..app.workspace import VerifyRun
 
 
 def _problem_rows(problems: list) -> list:
     return [{"code": p.code, "message": p.message, "commit": p.commit} for p in problems]
 
 
-def _as_json(run) -> dict:
+def _as_json(run: VerifyRun) -> dict[str, object]:
     """The verdict for machines (CI): one object, the same facts as the text."""
     lines = []
     for check in run.lines:
@@ -59,7 +64,7 @@ def _problems(problems: list) -> None:
 @click.option("--json", "as_json", is_flag=True, help="The verdict as one JSON object (same exit codes).")
 @line_option
 @click.pass_context
-def verify(ctx, lint, signatures, as_json):
+def verify(ctx: click.Context, lint: bool, signatures: bool, as_json: bool) -> None:
     """Verify the ledger: ids, history (append-only), parents, refs. Exit 1 on failure.
 
     A shallow code checkout is fine when the ledger's own history is whole (CI: fetch

@@ -16,7 +16,8 @@ import subprocess
 import threading
 from typing import IO, Iterable, Iterator, Optional, cast
 
-from .repo import GitCommandError, GitRepo
+from .command import GitCommandError
+from .repo import GitRepo
 
 
 def tree_blobs(gr: GitRepo, tree: str) -> Iterator[tuple[str, str, bytes]]:

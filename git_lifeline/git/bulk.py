@@ -11,16 +11,22 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import IO, TYPE_CHECKING, Callable, Optional
 
 import pygit2
 
 from ..errors import LifelineError
-from .fanout import _CAS_ATTEMPTS, CAS_SECONDS, AppendResult, FanoutLog
+from .fanout import CAS_ATTEMPTS, CAS_SECONDS, AppendResult, FanoutLog
 from .trees import entry_path
 
 if TYPE_CHECKING:  # annotations only
+    import subprocess
+    from types import ModuleType
+
     from ..core.entry import Entry
+
+# progress(done, total), called while the commit is written
+Counting = Callable[[int, int], None]
 
 
 class BulkWriter:
@@ -90,7 +96,7 @@ class BulkWriter:
         env["GLIBC_TUNABLES"] = f"{env['GLIBC_TUNABLES']}:{tunables}" if env.get("GLIBC_TUNABLES") else tunables
         return env
 
-    def _start(self, subprocess):
+    def _start(self, subprocess: ModuleType) -> subprocess.Popen[bytes]:
         try:
             return subprocess.Popen(
                 ["git", "--git-dir", str(self.tmp), "fast-import", "--quiet", "--done", "--date-format=raw"],
@@ -110,11 +116,16 @@ class BulkWriter:
         if self._buffered >= 1 << 20:
             self._flush()
 
+    def _stdin(self) -> IO[bytes]:
+        stdin = self._proc.stdin
+        assert stdin is not None  # started with stdin=PIPE
+        return stdin
+
     def _flush(self) -> None:
         data = b"".join(self._buf)
         self._buf, self._buffered = [], 0
         try:
-            self._proc.stdin.write(data)
+            self._stdin().write(data)
         except OSError:
             err = self._finish_process()
             self.abort()
@@ -133,7 +144,7 @@ class BulkWriter:
             if self._buf and self._proc.poll() is None:
                 data = b"".join(self._buf)
                 self._buf, self._buffered = [], 0
-                self._proc.stdin.write(data)
+                self._stdin().write(data)
         except OSError:
             pass
         try:
@@ -172,7 +183,9 @@ class BulkWriter:
 
         shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def publish(self, entries: list, message_for, progress=None) -> AppendResult:
+    def publish(
+        self, entries: list, message_for: Callable[[list], str], progress: Optional[Counting] = None
+    ) -> AppendResult:
         """One commit on the line's head holding `entries` (those not yet in the line),
         made by fast-import; its pack is moved into the repository, then the ref is
         swapped (CAS). On a lost swap the commit is rebuilt on the new head (the blobs
@@ -187,10 +200,12 @@ class BulkWriter:
         finally:
             self.abort()
 
-    def _publish_locked(self, entries: list, message_for, progress) -> AppendResult:
+    def _publish_locked(
+        self, entries: list, message_for: Callable[[list], str], progress: Optional[Counting]
+    ) -> AppendResult:
         deadline = time.monotonic() + CAS_SECONDS
         pause: Optional[float] = 0.0
-        for attempt in range(_CAS_ATTEMPTS):
+        for attempt in range(CAS_ATTEMPTS):
             if attempt:
                 time.sleep(pause or 0.0)
                 self._restart()
@@ -209,8 +224,8 @@ class BulkWriter:
             self._move_pack()
             commit = self.store.resign(commit)  # fast-import cannot sign
             self.store.check_written(pygit2.Oid(hex=commit), [e.id for e in new])
-            if self.store._move_ref(head, pygit2.Oid(hex=commit), f"lifeline: import {len(new)}"):
-                self.store._maybe_gc()
+            if self.store.move_ref(head, commit, f"lifeline: import {len(new)}"):
+                self.store.maybe_gc()
                 return AppendResult(new, existing, commit, head)
             pause = self.store.retry_pause(attempt + 1, deadline)
             if pause is None:
@@ -229,7 +244,9 @@ class BulkWriter:
             pass
         self._proc = self._start(subprocess)
 
-    def _commit(self, head: Optional[str], new: list, message_for, progress) -> str:
+    def _commit(
+        self, head: Optional[str], new: list, message_for: Callable[[list], str], progress: Optional[Counting]
+    ) -> str:
         name, email = self.store.gr.identity()
         when = max(int(e.ts.timestamp()) for e in new)
         msg = message_for(new).encode("utf-8")

@@ -27,13 +27,13 @@ from typing import Any, Optional
 import pygit2
 
 from ..core import clock
-from ..core.entry import parse_entry, utcnow
+from ..core.entry import Entry, parse_entry, utcnow
 from ..core.headers import header_problems
 from ..errors import InputError, LifelineError
 from .blobs import read_blobs
+from .command import GitCommandError
 from .fanout import FanoutLog
 from .namespaces import LEDGER, NAMESPACES, REVIEW
-from .repo import GitCommandError
 from .trees import blob_data, diff_entry_trees, is_entry_path, lookup
 from .verdicts import VerdictMemo
 
@@ -413,12 +413,12 @@ def judge_entry_blob(data: bytes, memo: Optional[VerdictMemo] = None) -> tuple:
     return problem, e
 
 
-def _header_problem(e) -> Optional[str]:
+def _header_problem(e: Entry) -> Optional[str]:
     problems = header_problems(e.kind, e.body)
     return f"entry {e.id[:12]}: " + "; ".join(problems) if problems else None
 
 
-def _secret_problem(e) -> Optional[SecretProblem]:
+def _secret_problem(e: Entry) -> Optional[SecretProblem]:
     from ..core.secrets import entry_findings
 
     findings = entry_findings(e)

@@ -56,7 +56,7 @@ def parse_log(raw: bytes) -> list:
     numstat: dict = {}
     current: Optional[list] = None
 
-    def close():
+    def close() -> None:
         if current is not None:
             for ch in current[2]:
                 ch.lines = numstat.get(ch.new, 0)
@@ -170,7 +170,7 @@ def _to_json(log: list) -> list:
     return [[c, t, [[ch.status, ch.old, ch.new, ch.lines] for ch in changes]] for c, t, changes in log]
 
 
-def _from_json(rows) -> Optional[list]:
+def _from_json(rows: object) -> Optional[list]:
     """The log a cache row holds, or None when the row is not one we wrote."""
     if not isinstance(rows, list):
         return None
@@ -247,7 +247,7 @@ class CodeLog:
         missing = [q for q, k in wanted.items() if k not in self.known]
         if missing:
 
-            def one(q):
+            def one(q: tuple) -> list:
                 return code_changes(self.gr, self.head, q[1], q[2], list(q[0]))
 
             with ThreadPoolExecutor(max_workers=min(WORKERS, len(missing))) as pool:

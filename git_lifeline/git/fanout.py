@@ -22,7 +22,8 @@ import random
 import time
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Optional
+from pathlib import Path
+from typing import Any, Callable, ContextManager, Iterable, Iterator, Optional
 
 import pygit2
 
@@ -32,10 +33,10 @@ from .names import NAME_RE, validate_name
 from .refs import HEX40, cas_ref, drop_phantom_reflog, ensure_reflog, make_commit
 from .repo import GitRepo
 from .trees import (
+    TreeGain,
     Union,
     blob_data,
     commit_at,
-    diff_entry_trees,
     entry_path,
     insert_fanout,
     is_entry_path,
@@ -43,10 +44,11 @@ from .trees import (
     name_of,
     prefix_matches,
     tree_at,
+    tree_gain,
     union_trees,
 )
 
-_CAS_ATTEMPTS = 64
+CAS_ATTEMPTS = 64
 CAS_SECONDS = 30.0  # writers queue on the log's lock; CAS retries only race outside writers
 STALE_REF_LOCK_SECONDS = 5  # a ref update holds <ref>.lock for milliseconds
 _LOOSE_SAMPLE_DIR = "17"  # git gc --auto estimates loose objects from this one fan-out dir
@@ -178,11 +180,11 @@ class AppendResult:
 
 
 class _NullProgress:
-    def __enter__(self):
+    def __enter__(self) -> _NullProgress:
         return self
 
-    def __exit__(self, *exc):
-        return False
+    def __exit__(self, *exc: object) -> None:
+        return None
 
     def update(self, n: int) -> None:
         pass
@@ -206,7 +208,7 @@ def union_of(
     """The union of two trees of a namespace; one id with two blobs is settled by the
     namespace's pick rule, or reported as corruption."""
 
-    def pick(key: str, a, b, result: Union) -> Optional[pygit2.Oid]:
+    def pick(key: str, a: pygit2.Object, b: pygit2.Object, result: Union) -> Optional[pygit2.Oid]:
         for side, leaf in (("local", a), ("remote", b)):
             try:
                 rec = ns.parse(blob_data(repo, leaf.id))
@@ -318,7 +320,7 @@ class FanoutLog:
                     if c.type_str == "blob":
                         yield name_of(a) + name_of(b) + name_of(c), str(c.id)
 
-    def _object(self, item) -> Optional[pygit2.Object]:
+    def _object(self, item: pygit2.Object) -> Optional[pygit2.Object]:
         """The object a tree entry names; None for a gitlink (its commit lives in another repo)."""
         return self.repo[item.id] if item.type_str in ("tree", "blob") else None
 
@@ -393,7 +395,7 @@ class FanoutLog:
         tb.insert(self.ns.tree_dir, sub_tree, pygit2.GIT_FILEMODE_TREE)
         return tb.write()
 
-    def write_lock(self):
+    def write_lock(self) -> ContextManager[None]:
         """Serialises this repository's writers of the log (append, import, pull merge)."""
         return file_lock(self.gr.lifeline_dir() / self.ns.lock_file.format(name=self.name))
 
@@ -437,7 +439,14 @@ class FanoutLog:
         with self.write_lock():
             return self._add_locked(records, message_for, existing, check, reflog)
 
-    def _add_locked(self, records: list, message_for, existing, check, reflog) -> AppendResult:
+    def _add_locked(
+        self,
+        records: list,
+        message_for: Callable[[list], str],
+        existing: Optional[Callable[[Any, Optional[str]], bool]],
+        check: Optional[Callable[[Optional[str]], None]],
+        reflog: Optional[Callable[[list], str]],
+    ) -> AppendResult:
         blob_oids = {r.id: self.repo.create_blob(r.to_json()) for r in records}
         ensure_reflog(self.gr, self.ref_name)
         deadline = time.monotonic() + CAS_SECONDS
@@ -467,7 +476,7 @@ class FanoutLog:
             self.check_written(commit, [r.id for r in new])
             moved = reflog(new) if reflog else f"{self.ns.label}: append {len(new)}"
             if self._move_ref(head, commit, moved):
-                self._maybe_gc()
+                self.maybe_gc()
                 return AppendResult(new, present, str(commit), head)
             pause = self.retry_pause(attempt, deadline)
             if pause is None:
@@ -497,7 +506,7 @@ class FanoutLog:
                 f"is missing; is the disk full?); the {self.ns.noun} was not changed"
             ) from None
 
-    def _ref_lock(self):
+    def _ref_lock(self) -> Path:
         return self.gr.common_dir / (self.ref_name + ".lock")
 
     def retry_pause(self, attempt: int, deadline: float) -> Optional[float]:
@@ -514,7 +523,7 @@ class FanoutLog:
         try:
             age = time.time() - lock.stat().st_mtime
         except FileNotFoundError:
-            if attempt < _CAS_ATTEMPTS or time.monotonic() < deadline:
+            if attempt < CAS_ATTEMPTS or time.monotonic() < deadline:
                 return random.uniform(0.001, 0.004) * min(attempt, 10)
             return None
         stale_after = self.gr.config_int("lifeline.staleRefLockSeconds", STALE_REF_LOCK_SECONDS)
@@ -527,7 +536,7 @@ class FanoutLog:
             if HEX40.fullmatch(planned):
                 drop_phantom_reflog(self.gr, self.ref_name, self.head(), planned)
             return 0.0
-        if time.monotonic() + (stale_after - age) <= deadline or attempt < _CAS_ATTEMPTS:
+        if time.monotonic() + (stale_after - age) <= deadline or attempt < CAS_ATTEMPTS:
             return 0.05
         return None
 
@@ -551,7 +560,7 @@ class FanoutLog:
     def move_ref(self, old: Optional[str], new: str, message: str) -> bool:
         return self._move_ref(old, pygit2.Oid(hex=new), message)
 
-    def _maybe_gc(self) -> None:
+    def maybe_gc(self) -> None:
         # libgit2 never runs git's auto-gc; loose objects would pile up (6 per append).
         # Sample one fan-out directory the way `git gc --auto` does, and only then spawn it.
         sample = self.gr.common_dir / "objects" / _LOOSE_SAMPLE_DIR
@@ -566,14 +575,18 @@ class FanoutLog:
     def union(self, ours: Optional[pygit2.Tree], theirs: Optional[pygit2.Tree], progress: Any = None) -> Union:
         return union_of(self.repo, self.ns, ours, theirs, progress)
 
-    def incoming_by_diff(self, old: Optional[str], new: str) -> tuple[list, list]:
+    def incoming_by_diff(self, old: Optional[str], new: str) -> tuple[list[str], list[str]]:
         """(new ids, changed ids) between two heads of this log, by tree walk."""
-        added: list[str] = []
-        changed: list[str] = []
-        for path, o, n, _kind in diff_entry_trees(self.repo, self.tree(old), self.tree(new)):
-            if n is not None and is_entry_path(path):
-                (added if o is None else changed).append(path.replace("/", ""))
-        return added, changed
+        entries = self.gain(self.tree_id(old), self.tree_id(new)).entries
+        return [g.entry_id for g in entries if not g.replaced], [g.entry_id for g in entries if g.replaced]
+
+    def gain(self, old_tree: Optional[str], new_tree: Optional[str]) -> TreeGain:
+        """What tree `new_tree` of this log gained over `old_tree` (trees.tree_gain)."""
+        return tree_gain(self.repo, old_tree, new_tree)
+
+    def blob_bytes(self, oid: str) -> bytes:
+        """The bytes of blob `oid` (KeyError when missing or not a blob)."""
+        return blob_data(self.repo, pygit2.Oid(hex=oid))
 
     def merge_message(self, source: str, theirs: str, u: Union, parsed: dict) -> str:
         """The merge commit's message (informative only: readers take records from the tree)."""

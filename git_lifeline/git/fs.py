@@ -10,7 +10,10 @@ import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import TYPE_CHECKING, Iterator, Optional
+
+if TYPE_CHECKING:  # annotations only: repo.py imports this module
+    from .repo import GitRepo
 
 _HELD_LOCKS: dict[str, int] = {}  # lock path -> depth, for the locks this process holds
 _CHUNK = 1 << 16
@@ -95,16 +98,6 @@ def read_bounded(path: Path, limit: int, follow: bool = True) -> bytes:
             if total > limit:
                 raise UnsafeFile(path, f"{path} grew past {limit} bytes while it was read")
     return b"".join(parts)
-
-
-def read_head(path: Path, size: int) -> bytes:
-    """The first `size` bytes of the regular file `path` (UnsafeFile for anything else:
-    a FIFO in its place must not hang the reader)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    with os.fdopen(fd, "rb", buffering=0) as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise UnsafeFile(path, f"{path} is not a regular file")
-        return f.read(size)
 
 
 def read_text_exact(path: Path, limit: Optional[int] = None) -> str:
@@ -202,7 +195,7 @@ def relative_to_worktree(root: Path, path: Path) -> Optional[str]:
         return None
 
 
-def is_tracked(gr, path: Path) -> bool:
+def is_tracked(gr: GitRepo, path: Path) -> bool:
     """Whether git tracks `path` in this work tree's index (a file the user shares: the
     tool never rewrites one behind their back). An index that cannot be read counts as
     tracking it."""
@@ -227,7 +220,7 @@ def exclude_pattern(rel: str) -> str:
     return "/" + "".join("\\" + ch if ch in _GLOB_SPECIAL else ch for ch in rel)
 
 
-def ensure_excluded(gr, path: Path) -> bool:
+def ensure_excluded(gr: GitRepo, path: Path) -> bool:
     """Make git ignore the generated file `path` through the common git dir's
     info/exclude (never a tracked .gitignore); True when a line was added. Nothing is
     added when git already ignores it."""

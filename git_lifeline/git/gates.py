@@ -21,7 +21,8 @@ from typing import Iterable
 import pygit2
 
 from ..errors import IntegrityError
-from .fanout import NAME_RE, FanoutLog, clash_message, name_clashes
+from .fanout import FanoutLog, clash_message, name_clashes
+from .names import NAME_RE
 from .namespaces import LEDGER, NAMESPACES, namespace_of
 from .repo import GitRepo
 from .sync import ZERO, remotes

@@ -24,8 +24,9 @@ import pygit2
 
 from ..core.entry import HEX64, MIN_PREFIX, Entry, new_entry
 from ..errors import InputError, LifelineError
+from .names import NAME_RE, validate_name
 from .repo import GitRepo
-from .store import ENTRIES_DIR, LINE_RE, REF_PREFIX, LineStore, list_lines, validate_line
+from .store import ENTRIES_DIR, REF_PREFIX, LineStore, list_lines
 from .trees import lookup, prefix_matches
 
 _LINE_REF = re.compile(r"(?P<line>[A-Za-z0-9][A-Za-z0-9_-]{0,62}):(?P<ref>[0-9a-fA-F]+)")
@@ -63,7 +64,7 @@ def origins(body: str) -> list:
                 break
             found.setdefault(m.group("key"), m.group("value"))
             j += 1
-        if "line" in found and "id" in found and LINE_RE.fullmatch(found["line"]) and HEX64.fullmatch(found["id"]):
+        if "line" in found and "id" in found and NAME_RE.fullmatch(found["line"]) and HEX64.fullmatch(found["id"]):
             out.append({"line": found["line"], "id": found["id"]})
         i = j
     return out
@@ -113,11 +114,11 @@ class LineIndex:
             if why:
                 idx.ignored.append((ref_name, why))
                 continue
-            idx.lines[name] = LineRef(name, store, head, store.entries_tree(head))
+            idx.lines[name] = LineRef(name, store, head, store.tree(head))
         for name, head in sorted((pending or {}).items()):
-            if LINE_RE.fullmatch(name) and not _not_a_line(gr.repo, head):
+            if NAME_RE.fullmatch(name) and not _not_a_line(gr.repo, head):
                 store = LineStore(gr, name)
-                idx.pending[name] = LineRef(name, store, head, store.entries_tree(head))
+                idx.pending[name] = LineRef(name, store, head, store.tree(head))
         return idx
 
     def names(self) -> list:
@@ -215,7 +216,7 @@ def resolve_ref(gr: GitRepo, local: LineStore, ref: str, index: Optional[LineInd
     line, part = split_ref(ref)
     if line is None or line == local.line:
         return local.resolve(part)
-    validate_line(line)
+    validate_name(line)
     idx = index or LineIndex.scan(gr)
     if line not in idx.lines:
         raise InputError(f"no line {line!r} in this repository (see: git lifeline lines)")
@@ -267,8 +268,8 @@ def plan_promote(gr: GitRepo, src: str, dst: str, refs: list, parents: Optional[
     in the destination). Re-promoting finds the earlier copy (same origin) and adds
     nothing. Corrections are refused: without their parents they supersede nothing.
     """
-    validate_line(src)
-    validate_line(dst)
+    validate_name(src)
+    validate_name(dst)
     if src == dst:
         raise InputError("promote: --from and --to name the same line")
     if not refs:
@@ -362,7 +363,7 @@ def build_graph(gr: GitRepo, only: Optional[str] = None) -> Graph:
 
     idx = LineIndex.scan(gr)
     if only is not None:
-        validate_line(only)
+        validate_name(only)
         if only not in idx.lines:
             raise InputError(f"no line {only!r} in this repository (see: git lifeline lines)")
     names = [only] if only else idx.names()
@@ -371,7 +372,7 @@ def build_graph(gr: GitRepo, only: Optional[str] = None) -> Graph:
     for name in names:
         loaded[name] = idx.lines[name].store.load(idx.lines[name].head).entries
 
-    def entry_node(line: Optional[str], e: Optional[Entry], entry_id: str, superseded=False) -> str:
+    def entry_node(line: Optional[str], e: Optional[Entry], entry_id: str, superseded: bool = False) -> str:
         key = _node_key(line, entry_id)
         if key not in g.nodes:
             if e is None:
@@ -393,7 +394,7 @@ def build_graph(gr: GitRepo, only: Optional[str] = None) -> Graph:
         st = reduce(entries.values())
         sup = st.superseded
 
-        def local(entry_id: str, name=name, entries=entries, sup=sup) -> str:
+        def local(entry_id: str, name: str = name, entries: dict = entries, sup: frozenset | set = sup) -> str:
             return entry_node(name, entries.get(entry_id), entry_id, entry_id in sup)
 
         for e in st.entries:

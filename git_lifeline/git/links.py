@@ -13,12 +13,14 @@ lists the entries they link to: the blame of the why.
 from __future__ import annotations
 
 import re
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 from ..errors import InputError
-from .repo import GitRepo, run_git
+from .command import run_git
+from .repo import GitRepo
 from .store import LineStore, list_lines
 
 TRAILER = "Lifeline"
@@ -79,7 +81,7 @@ def _here(gr: GitRepo) -> Optional[Path]:
     return cwd if top is not None and (cwd == top or top in cwd.parents) else None
 
 
-def _git_here(gr: GitRepo, args: list):
+def _git_here(gr: GitRepo, args: list[str]) -> subprocess.CompletedProcess:
     """git run from the user's directory when it is inside the work tree, so a relative
     PATH (and `..`) is read as git reads it there; else from the top."""
     here = _here(gr)

@@ -9,11 +9,13 @@ specific to it.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import pygit2
 
-from .fanout import NAME_RE, Namespace
+from .fanout import Namespace
+from .names import NAME_RE
 from .repo import GitRepo
 from .trees import blob_data
 
@@ -28,7 +30,7 @@ def pick_blob(repo: pygit2.Repository, oids: list) -> str:
     """The blob every clone keeps when one entry id arrives with different non-hashed
     fields (FORMAT §4): the earliest ts, then the smallest blob id."""
 
-    def key(oid):
+    def key(oid: pygit2.Oid) -> tuple[datetime, str]:
         e = _parse_entry(blob_data(repo, oid))
         return (e.ts, str(oid))
 

@@ -20,10 +20,23 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Optional
+from typing import Any, Optional, Union
 
-from ..core.entry import HEX64, MAX_BLOB_BYTES, MAX_FIELD_CHARS, Entry, format_ts, new_entry, parse_ts, utcnow
+from ..core.entry import (
+    HEX64,
+    MAX_BLOB_BYTES,
+    MAX_FIELD_CHARS,
+    Entry,
+    entry_order_key,
+    format_ts,
+    new_entry,
+    parse_ts,
+    utcnow,
+)
 from ..errors import InputError
+
+# What a record's JSON document holds: the values json.loads gives.
+JsonValue = Union[str, int, float, bool, None, list["JsonValue"], dict[str, "JsonValue"]]
 
 RECORDS_DIR = "records"
 FORMAT_VERSION = 1
@@ -55,7 +68,7 @@ def canonical_bytes(doc: dict) -> bytes:
     return (json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n").encode("utf-8")
 
 
-def _single_line(value, name: str, limit: int = MAX_FIELD_CHARS) -> Optional[str]:
+def _single_line(value: object, name: str, limit: int = MAX_FIELD_CHARS) -> Optional[str]:
     if not isinstance(value, str) or not value.strip():
         return f"{name} must be a non-empty string"
     if value != value.strip() or any(ch in value for ch in "\r\n") or len(value) > limit:
@@ -63,7 +76,7 @@ def _single_line(value, name: str, limit: int = MAX_FIELD_CHARS) -> Optional[str
     return None
 
 
-def doc_problems(doc) -> list:
+def doc_problems(doc: object) -> list[str]:
     """Every rule a record document must satisfy (empty when valid)."""
     if not isinstance(doc, dict):
         return ["not a JSON object"]
@@ -110,52 +123,146 @@ def doc_problems(doc) -> list:
         if not isinstance(content, dict) or set(content) != set(CONTENT_KEYS):
             problems.append(f"content must be an object with exactly: {', '.join(CONTENT_KEYS)}")
         else:
-            try:
-                content_entry(content)
-            except InputError as exc:
-                problems.append(f"content: {exc}")
+            why = _content_problem(content)
+            if why is not None:
+                problems.append(f"content: {why}")
     return problems
 
 
-def content_entry(content: dict, ts: Optional[datetime] = None) -> Entry:
+def _content_problem(content: dict[str, Any]) -> Optional[str]:
+    """Why a proposal's content (untrusted JSON) is no valid entry, or None."""
+    try:
+        new_entry(
+            kind=content["kind"],
+            summary=content["summary"],
+            body=content["body"],
+            author=content["author"],
+            agent=content["agent"],
+            provider=content["provider"],
+            model=content["model"],
+            parents=content["parents"],
+        )
+    except InputError as exc:
+        return str(exc)
+    return None
+
+
+@dataclass(frozen=True)
+class Content:
+    """A proposal's entry as filed: what it becomes once approved (its ts is the approval's)."""
+
+    agent: str
+    author: str
+    body: str
+    kind: str
+    model: str
+    parents: tuple[str, ...]
+    provider: str
+    summary: str
+
+    @classmethod
+    def from_doc(cls, doc: dict[str, Any]) -> Content:
+        """From a record's `content` object, already validated (doc_problems)."""
+        return cls(
+            agent=doc["agent"],
+            author=doc["author"],
+            body=doc["body"],
+            kind=doc["kind"],
+            model=doc["model"],
+            parents=tuple(doc["parents"]),
+            provider=doc["provider"],
+            summary=doc["summary"],
+        )
+
+    def to_doc(self) -> dict[str, Any]:
+        """The `content` object as stored (FORMAT §11; keys in canonical order)."""
+        return {
+            "agent": self.agent,
+            "author": self.author,
+            "body": self.body,
+            "kind": self.kind,
+            "model": self.model,
+            "parents": list(self.parents),
+            "provider": self.provider,
+            "summary": self.summary,
+        }
+
+
+def content_entry(content: Content, ts: Optional[datetime] = None) -> Entry:
     """The entry a proposal's content becomes (validated like every write)."""
-    fields = {k: content[k] for k in CONTENT_KEYS}
-    if ts is not None:
-        fields["ts"] = ts
-    return new_entry(**fields)
+    return new_entry(
+        kind=content.kind,
+        summary=content.summary,
+        body=content.body,
+        author=content.author,
+        agent=content.agent,
+        provider=content.provider,
+        model=content.model,
+        parents=list(content.parents),
+        ts=ts,
+    )
 
 
 @dataclass(frozen=True)
 class Record:
-    """One immutable review record; `id` is the sha256 of its canonical JSON bytes."""
+    """One immutable review record; `id` is the sha256 of its canonical JSON bytes (`doc`).
+    Its fields are read from `doc` once it is valid (from_bytes, make_*): `via` and `content`
+    belong to a proposal, `proposal` to a decision, `entry` to an approval, a duplicate or a
+    direct write, `why` to a rejection, `rule`..`model` to a direct write."""
 
     id: str
-    doc: dict
+    doc: dict[str, Any]
+    type: str
+    line: str
+    by: str
+    ts: datetime
+    via: Optional[str] = None
+    content: Optional[Content] = None
+    proposal: Optional[str] = None
+    entry: Optional[str] = None
+    why: Optional[str] = None
+    rule: Optional[str] = None
+    kind: Optional[str] = None
+    summary: Optional[str] = None
+    agent: Optional[str] = None
+    provider: Optional[str] = None
+    model: Optional[str] = None
 
-    @property
-    def type(self) -> str:
-        return self.doc["type"]
-
-    @property
-    def ts(self) -> datetime:
-        return parse_ts(self.doc["ts"])
-
-    @property
-    def by(self) -> str:
-        return self.doc["by"]
+    @classmethod
+    def from_doc(cls, record_id: str, doc: dict[str, Any]) -> Record:
+        """The record of a document doc_problems found valid."""
+        raw = doc.get("content")
+        return cls(
+            id=record_id,
+            doc=doc,
+            type=doc["type"],
+            line=doc["line"],
+            by=doc["by"],
+            ts=parse_ts(doc["ts"]),
+            via=doc.get("via"),
+            content=Content.from_doc(raw) if raw is not None else None,
+            proposal=doc.get("proposal"),
+            entry=doc.get("entry"),
+            why=doc.get("why"),
+            rule=doc.get("rule"),
+            kind=doc.get("kind"),
+            summary=doc.get("summary"),
+            agent=doc.get("agent"),
+            provider=doc.get("provider"),
+            model=doc.get("model"),
+        )
 
     @property
     def short(self) -> str:
         return self.id[:8]
 
-    def get(self, key: str, default=None):
-        return self.doc.get(key, default)
-
     def to_json(self) -> bytes:
         return canonical_bytes(self.doc)
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> "Record":
+    def from_bytes(cls, data: bytes) -> Record:
+        """A record read from a blob: the one parse, every rule checked (a remote's
+        records are untrusted)."""
         if len(data) > MAX_RECORD_BYTES:  # before the JSON parser sees it
             raise InputError(f"larger than any record can be ({len(data)} bytes; at most {MAX_RECORD_BYTES})")
         try:
@@ -167,22 +274,60 @@ class Record:
             raise InputError("; ".join(problems))
         if canonical_bytes(doc) != data:
             raise InputError("not in canonical form (sorted keys, compact, one trailing newline)")
-        return cls(hashlib.sha256(data).hexdigest(), doc)
+        return cls.from_doc(hashlib.sha256(data).hexdigest(), doc)
 
 
-def make_record(type_: str, line: str, by: str, ts: Optional[datetime] = None, **fields) -> Record:
+def _sealed(type_: str, line: str, by: str, ts: Optional[datetime], fields: dict[str, Any]) -> Record:
+    """A new record of `type_` with its own `fields`, checked like one read back."""
     doc = {"v": FORMAT_VERSION, "type": type_, "line": line, "by": by, "ts": format_ts(ts or utcnow()), **fields}
     problems = doc_problems(doc)
     if problems:
         raise InputError("; ".join(problems))
-    if isinstance(doc.get("why"), str):  # free text a human types into the trail (a proposal's
+    why = doc.get("why")
+    if isinstance(why, str):  # free text a human types into the trail (a proposal's
         from ..core.secrets import refusal, scan  # content is an entry: the model's gate already ran)
 
-        findings = scan(doc["why"], "why")
+        findings = scan(why, "why")
         if findings:
             raise refusal(findings, "the rejection's why")
     data = canonical_bytes(doc)
-    return Record(hashlib.sha256(data).hexdigest(), doc)
+    return Record.from_doc(hashlib.sha256(data).hexdigest(), doc)
+
+
+def make_proposed(line: str, by: str, ts: datetime, content: Content, via: str) -> Record:
+    return _sealed("proposed", line, by, ts, {"content": content.to_doc(), "via": via})
+
+
+def make_direct(line: str, by: str, e: Entry, rule: str, via: str) -> Record:
+    """The audit record of an agent's policy-direct write of `e`."""
+    return _sealed(
+        "direct",
+        line,
+        by,
+        None,
+        {
+            "entry": e.id,
+            "kind": e.kind,
+            "summary": e.summary,
+            "agent": e.agent,
+            "provider": e.provider,
+            "model": e.model,
+            "rule": rule,
+            "via": via,
+        },
+    )
+
+
+def make_decision(
+    type_: str, line: str, by: str, proposal: str, entry: Optional[str] = None, why: Optional[str] = None
+) -> Record:
+    """An approval or a duplicate (naming `entry`), or a rejection (with `why`)."""
+    fields: dict[str, Any] = {"proposal": proposal}
+    if type_ == "rejected":
+        fields["why"] = why
+    else:
+        fields["entry"] = entry
+    return _sealed(type_, line, by, None, fields)
 
 
 def check_record_blob(line: str, path: str, data: bytes) -> tuple[Optional[Record], Optional[str]]:
@@ -194,29 +339,21 @@ def check_record_blob(line: str, path: str, data: bytes) -> tuple[Optional[Recor
         return None, f"unreadable record: {exc}"
     if rec.id != path.replace("/", ""):
         return None, f"content hashes to {rec.id[:12]}, not to its path (tampered)"
-    if rec.doc["line"] != line:
-        return None, f"record of line {rec.doc['line']!r} in the trail of line {line!r}"
+    if rec.line != line:
+        return None, f"record of line {rec.line!r} in the trail of line {line!r}"
     return rec, None
 
 
-def entry_content(e: Entry) -> dict:
-    return {
-        "agent": e.agent,
-        "author": e.author,
-        "body": e.body,
-        "kind": e.kind,
-        "model": e.model,
-        "parents": list(e.parents),
-        "provider": e.provider,
-        "summary": e.summary,
-    }
+def entry_content(e: Entry) -> Content:
+    """What a proposal of `e` files."""
+    return Content(e.agent, e.author, e.body, e.kind, e.model, tuple(e.parents), e.provider, e.summary)
 
 
 # ---- proposals and their status -------------------------------------------------
 @dataclass
 class Proposal:
     record: Record
-    decisions: list = field(default_factory=list)  # decision records, (ts, id) order
+    decisions: list[Record] = field(default_factory=list)  # decision records, (ts, id) order
 
     @property
     def id(self) -> str:
@@ -227,8 +364,9 @@ class Proposal:
         return self.record.short
 
     @property
-    def content(self) -> dict:
-        return self.record.doc["content"]
+    def content(self) -> Content:
+        assert self.record.content is not None, "a proposal is a proposed record"
+        return self.record.content
 
     @property
     def decision(self) -> Optional[Record]:
@@ -246,21 +384,17 @@ class Proposal:
         return d.type if d is not None else "pending"
 
     @property
-    def conflicts(self) -> list:
+    def conflicts(self) -> list[Record]:
         d = self.decision
         return [x for x in self.decisions if x is not d]
 
 
-def order_key(r: Record) -> tuple:
-    return (r.doc["ts"], r.id)
-
-
-def build_proposals(records: dict) -> dict:
+def build_proposals(records: dict[str, Record]) -> dict[str, Proposal]:
     """pid -> Proposal, with the decisions that name it attached."""
     proposals = {rid: Proposal(r) for rid, r in records.items() if r.type == "proposed"}
-    for r in sorted(records.values(), key=order_key):
-        if r.type in DECISIONS and r.doc["proposal"] in proposals:
-            proposals[r.doc["proposal"]].decisions.append(r)
+    for r in sorted(records.values(), key=entry_order_key):
+        if r.type in DECISIONS and r.proposal in proposals:
+            proposals[r.proposal].decisions.append(r)
     return proposals
 
 
@@ -271,16 +405,15 @@ def trailers(rec: Record) -> str:
 def already_decided(p: Proposal) -> str:
     d = p.decision
     assert d is not None, "only a decided proposal was already decided"
-    when = d.doc["ts"][:19].replace("T", " ")
+    when = f"{d.ts:%Y-%m-%d %H:%M:%S}"
+    entry = d.entry or ""
     if d.type == "approved":
         return (
-            f"proposal {p.short} was already approved as entry {d.doc['entry'][:12]} by {d.by} on {when}; "
+            f"proposal {p.short} was already approved as entry {entry[:12]} by {d.by} on {when}; "
             "an approval is final (record a correction to change the ledger)"
         )
     if d.type == "duplicate":
-        return (
-            f"proposal {p.short} was already closed as a duplicate of entry {d.doc['entry'][:12]} by {d.by} on {when}"
-        )
+        return f"proposal {p.short} was already closed as a duplicate of entry {entry[:12]} by {d.by} on {when}"
     return (
         f"proposal {p.short} was already rejected by {d.by} on {when}; file it again with "
         "git lifeline propose to reconsider it"

@@ -11,16 +11,14 @@ import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
 import pygit2
 
 from ..errors import InputError, LifelineError, NotARepoError, explain_with
 from . import command
-from .command import GitCommandError, git_lines, run_git
+from .command import run_git
 from .reffiles import common_dir_of, lifeline_dir_of
-
-__all__ = ["GitCommandError", "GitRepo", "git_lines", "open_repo", "run_git", "repository_failure", "run_program"]
 
 
 @dataclass
@@ -37,15 +35,31 @@ class GitRepo:
     def is_bare(self) -> bool:
         return self.workdir is None
 
-    def git(self, args: list[str], **kw) -> subprocess.CompletedProcess:
+    def git(
+        self, args: list[str], check: bool = True, input: Optional[bytes] = None, env: Optional[dict[str, str]] = None
+    ) -> subprocess.CompletedProcess:
         cwd = command.git_cwd(str(self.git_dir), str(self.workdir) if self.workdir else None)
-        return run_git(["--git-dir", str(self.git_dir), *args], cwd=cwd, **kw)
+        return run_git(["--git-dir", str(self.git_dir), *args], cwd=cwd, check=check, input=input, env=env)
 
     def config(self) -> dict:
         """All of git's config as seen by `git config --list` (last value wins)."""
         if self._config is None:
             self._config = command.read_config(str(self.git_dir), str(self.workdir) if self.workdir else None)
         return self._config
+
+    def forget_config(self) -> None:
+        """Drop the configuration read so far: it no longer holds once git's config was written."""
+        self._config = None
+
+    def config_add(self, key: str, value: str) -> None:
+        """`git config --add key value` (one more value of a multi-valued key)."""
+        self.git(["config", "--add", key, value])
+        self.forget_config()
+
+    def config_set(self, key: str, value: str) -> None:
+        """`git config key value`."""
+        self.git(["config", key, value])
+        self.forget_config()
 
     def config_get(self, key: str, default: Optional[str] = None) -> Optional[str]:
         return command.config_get(self.config(), key, default)
@@ -76,6 +90,39 @@ class GitRepo:
         return Path(lifeline_dir_of(str(self.common_dir)))
 
     # ---- reading revisions (for the app layer, which never touches pygit2) ----------------
+    def tracks(self, path: str) -> bool:
+        """Whether the index tracks `path` (relative to the top of the work tree, taken literally)."""
+        return self.git(["ls-files", "--error-unmatch", "--", f":(top,literal){path}"], check=False).returncode == 0
+
+    def is_shallow(self) -> bool:
+        proc = self.git(["rev-parse", "--is-shallow-repository"], check=False)
+        return proc.stdout.decode("utf-8", "replace").strip() == "true"
+
+    def work_tree_status(self, pathspecs: Sequence[str]) -> bytes:
+        """`git status --porcelain=v1 -z` of the work tree under `pathspecs`, untracked files
+        included. --no-optional-locks: a caller that only looks (a hook beside an agent's
+        own git) must not take the index lock."""
+        argv = ["--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=normal", "--", *pathspecs]
+        return self.git(argv, check=False).stdout
+
+    def names_commit(self, rev: str) -> bool:
+        """Whether git's rev-parse reads `rev` as a commit (never as an option)."""
+        argv = ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"]
+        return self.git(argv, check=False).returncode == 0
+
+    def last_commit_before(self, timestamp: int) -> Optional[str]:
+        """The newest commit on HEAD committed before `timestamp` (seconds), or None."""
+        proc = self.git(["rev-list", "-1", f"--before=@{timestamp - 1}", "HEAD", "--"], check=False)
+        return (proc.stdout.decode("ascii", "replace").strip() if proc.returncode == 0 else "") or None
+
+    def ahead_behind(self, ours: str, theirs: str) -> tuple[Optional[int], Optional[int]]:
+        """(commits only in `ours`, commits only in `theirs`), or (None, None) when git cannot tell."""
+        proc = self.git(["rev-list", "--left-right", "--count", f"{ours}...{theirs}"], check=False)
+        parts = proc.stdout.decode("utf-8", "replace").split()
+        if proc.returncode != 0 or len(parts) != 2:
+            return None, None
+        return int(parts[0]), int(parts[1])
+
     def resolve_commit(self, rev: str) -> Optional[str]:
         """The commit `rev` names (an oid, a prefix, a ref, HEAD~2...), or None when it names none."""
         try:

@@ -13,66 +13,30 @@ dedups by key, and the merge commit's message.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import pygit2
 
-from ..core.entry import MIN_PREFIX
+from ..core.entry import MIN_PREFIX, entry_order_key
 from ..errors import InputError
-from .bulk import BulkWriter
-from .fanout import CAS_SECONDS, STALE_REF_LOCK_SECONDS, AppendResult, FanoutLog, Loaded, validate_name
-from .fanout import NAME_RE as LINE_RE
-from .fs import file_lock
+from .fanout import AppendResult, FanoutLog
 from .names import DEFAULT_LINE
 from .namespaces import LEDGER
-from .refs import HEX40, cas_ref, drop_phantom_reflog, ensure_reflog, make_commit, ref_value, rewound_value
 from .repo import GitRepo
-from .trees import Union, commit_at, diff_entry_trees, entry_path, insert_fanout, is_entry_path, subtree
+from .trees import Union, commit_at
 
 if TYPE_CHECKING:  # annotations only
-    from ..core.entry import Entry
+    pass
 
 REF_PREFIX = LEDGER.ref_prefix
 ENTRIES_DIR = LEDGER.tree_dir
 FORMAT_VERSION = "1"
-LoadResult = Loaded
-validate_line = validate_name
 _LISTED_IN_MESSAGE = 10
 _HEX = re.compile(r"[0-9a-f]+")
 REMIND_SCAN_LIMIT = 1000
 # The code commit HEAD was at when entries were appended, as a trailer of their ledger
 # commit: outside the hashed entries, so it changes no id (history.py reads it).
 CODE_TRAILER = "Lifeline-Code"
-
-__all__ = [  # what other layers import from here (several live in the engine's modules)
-    "AppendResult",
-    "BulkWriter",
-    "CAS_SECONDS",
-    "CODE_TRAILER",
-    "DEFAULT_LINE",
-    "ENTRIES_DIR",
-    "HEX40",
-    "LINE_RE",
-    "LineStore",
-    "LoadResult",
-    "REF_PREFIX",
-    "STALE_REF_LOCK_SECONDS",
-    "cas_ref",
-    "diff_entry_trees",
-    "drop_phantom_reflog",
-    "ensure_reflog",
-    "entry_path",
-    "file_lock",
-    "insert_fanout",
-    "is_entry_path",
-    "last_append_time",
-    "list_lines",
-    "make_commit",
-    "ref_value",
-    "rewound_value",
-    "subtree",
-    "validate_line",
-]
 
 
 class LineStore(FanoutLog):
@@ -84,26 +48,6 @@ class LineStore(FanoutLog):
     @property
     def line(self) -> str:
         return self.name
-
-    # the names the layers above have always used for the engine's reads
-    def entries_tree(self, commit_id: Optional[str]) -> Optional[pygit2.Tree]:
-        """The `entries/` tree of a commit (None for an empty line)."""
-        return self.tree(commit_id)
-
-    def entries_tree_id(self, commit_id: Optional[str]) -> Optional[str]:
-        return self.tree_id(commit_id)
-
-    def _lookup_blob(self, tree: Optional[pygit2.Tree], entry_id: str) -> Optional[pygit2.Oid]:
-        return self.lookup(tree, entry_id)
-
-    def _insert(self, base: Optional[pygit2.Tree], blobs: dict) -> pygit2.Oid:
-        return self.insert(base, blobs)
-
-    def get(self, entry_id: str, commit_id: Optional[str] = None) -> Optional[Entry]:
-        return self.read(entry_id, commit_id)
-
-    def iter_entry_oids(self, commit_id: Optional[str] = None):
-        return self.iter_oids(commit_id)
 
     def resolve(self, prefix: str, commit_id: Optional[str] = None) -> str:
         """Full id for a full id or a unique prefix of at least MIN_PREFIX hex chars.
@@ -123,7 +67,12 @@ class LineStore(FanoutLog):
             raise InputError(f"ambiguous id prefix {prefix!r} in line {self.line!r}: matches {shown}")
         return matches[0]
 
-    def append(self, entries: list, message_for: Callable[[list], str], existing_check=None) -> AppendResult:
+    def append(
+        self,
+        entries: list,
+        message_for: Callable[[list], str],
+        existing_check: Optional[Callable[[Any, Optional[str]], bool]] = None,
+    ) -> AppendResult:
         """Append entries in one commit; compare-and-swap on the ref, retried.
 
         `message_for(new_entries)` builds the commit message from what is really new.
@@ -136,11 +85,11 @@ class LineStore(FanoutLog):
         return self.add(entries, lambda new: with_code_trailer(message_for(new), code, new), existing=existing_check)
 
     def merge_message(self, source: str, theirs: str, u: Union, parsed: dict) -> str:
-        def n(k, word="entry", plural="entries"):
+        def n(k: int, word: str = "entry", plural: str = "entries") -> str:
             return f"{k} {word if k == 1 else plural}"
 
-        incoming = [e for e in (parsed.get(i) or self.get(i, theirs) for i in u.incoming) if e is not None]
-        summaries = [f"{e.short} {e.kind}: {e.summary}" for e in sorted(incoming, key=lambda e: (e.ts, e.id))]
+        incoming = [e for e in (parsed.get(i) or self.read(i, theirs) for i in u.incoming) if e is not None]
+        summaries = [f"{e.short} {e.kind}: {e.summary}" for e in sorted(incoming, key=entry_order_key)]
         lines = [
             f"lifeline: merge {source}/{self.line} into {self.line}",
             "",

@@ -34,60 +34,25 @@ from typing import Any, Optional
 import pygit2
 
 from ..errors import InputError, LifelineError
+from .command import GitCommandError, git_lines, run_git
 from .fanout import (
     CorruptionError,
     FanoutLog,
     Namespace,
     Progress,
-    Union,
     clash_message,
     name_clashes,
     no_progress,
     union_of,
 )
 from .integrate import PullLine, integrate_head, relation
+from .names import NAME_RE
 from .namespaces import LEDGER, NAMESPACES, REVIEW, names_in_use, namespace_of, tracking_names
-from .repo import GitCommandError, GitRepo, git_lines, run_git
-from .store import LINE_RE, LineStore
+from .repo import GitRepo
+from .store import LineStore
 from .trails import ReviewTrail
-from .verify import pick_blob, problem_lines, verified_incoming, verify_range
-
-__all__ = [
-    "CorruptionError",
-    "FetchLine",
-    "PartlyPulled",
-    "PullLine",
-    "PushLine",
-    "PushResult",
-    "Refused",
-    "Union",
-    "ZERO",
-    "clone",
-    "default_remote",
-    "fetch",
-    "fetch_refspec",
-    "integrate",
-    "integrate_all",
-    "local_heads",
-    "no_progress",
-    "open_log",
-    "pick_blob",
-    "push",
-    "push_review",
-    "relation",
-    "remote_setup",
-    "remotes",
-    "resolve_remote",
-    "retry_pause",
-    "review_fetch_refspec",
-    "review_tracking_heads",
-    "review_tracking_prefix",
-    "tracking_heads",
-    "tracking_prefix",
-    "union_trees",
-    "unpushed",
-    "verify_outgoing",
-]
+from .trees import Union
+from .verify import problem_lines, verified_incoming, verify_range
 
 ZERO = "0" * 40
 REVIEW_PREFIX = REVIEW.ref_prefix
@@ -112,30 +77,13 @@ def open_log(gr: GitRepo, ns: Namespace, name: str) -> FanoutLog:
     return _LOGS[ns.name](gr, name)  # type: ignore[call-arg]
 
 
-def tracking_prefix(remote: str) -> str:
-    return LEDGER.tracking_prefix(remote)
-
-
 def fetch_refspec(remote: str) -> str:
     return LEDGER.fetch_refspec(remote)
-
-
-def review_tracking_prefix(remote: str) -> str:
-    return REVIEW.tracking_prefix(remote)
-
-
-def review_fetch_refspec(remote: str) -> str:
-    return REVIEW.fetch_refspec(remote)
 
 
 def tracking_heads(gr: GitRepo, remote: str) -> dict:
     """{line: commit} of the remote's lines as last fetched."""
     return LEDGER.tracking_heads(gr, remote)
-
-
-def review_tracking_heads(gr: GitRepo, remote: str) -> dict:
-    """{line: commit} of the remote's review trails as last fetched."""
-    return REVIEW.tracking_heads(gr, remote)
 
 
 def local_heads(gr: GitRepo, only: Optional[list] = None, ns: Namespace = LEDGER) -> dict:
@@ -362,7 +310,9 @@ def integrate_all(
         pending = {log.name: theirs for log, theirs in arriving if log.ns is LEDGER and key(log) not in refused}
         verified: dict = {}
 
-        def verify(log: FanoutLog, local: Optional[str], theirs: str, pending=pending, verified=verified) -> dict:
+        def verify(
+            log: FanoutLog, local: Optional[str], theirs: str, pending: dict = pending, verified: dict = verified
+        ) -> dict:
             k = (log.ns.name, log.name, local, theirs)
             if k not in verified:  # re-checked only when a local append slipped in since the first check
                 verified[k] = verified_incoming(log, local, theirs, remote, progress, pending)
@@ -481,7 +431,7 @@ def push(gr: GitRepo, remote: str, only: Optional[list] = None, progress: Progre
         # git's own lines (a remote's come prefixed "remote: "), indented under ours
         raise LifelineError(f"pushing the ledger to {remote!r} failed:", *git_lines(err, proc.returncode))
     for _i, p, found in pushed:
-        if p.ok and p.sha and found and LINE_RE.fullmatch(found[1]):
+        if p.ok and p.sha and found and NAME_RE.fullmatch(found[1]):
             # keep the tracking ref in step, as git does for branches, so "unpushed" is known
             gr.repo.references.create(found[0].tracking_prefix(remote) + found[1], pygit2.Oid(hex=p.sha), force=True)
     return result
@@ -494,13 +444,6 @@ def retry_pause(attempt: int, rng: Optional[random.Random] = None) -> float:
     step (three clones retrying at once, without a pause, lost ~1 sync in 10)."""
     base = min(0.25 * 2 ** max(0, attempt - 2), 4.0)
     return (rng or random).uniform(0.5 * base, 1.5 * base)
-
-
-def push_review(gr: GitRepo, remote: str, lines: list) -> list:
-    """Nothing left to do: `push` carries every namespace, the review trails included,
-    verified like the lines. Kept so that callers written when trails were pushed apart
-    neither break nor push them twice."""
-    return []
 
 
 # ---- unpushed entries ---------------------------------------------------------------
@@ -535,9 +478,7 @@ def remote_setup(gr: GitRepo, remote: str) -> bool:
     spec = fetch_refspec(remote)
     wanted = [s for s in (spec, *(ns.branch_exclusion() for ns in NAMESPACES)) if s not in configured]
     for value in wanted:
-        gr.git(["config", "--add", key, value])
-    if wanted:
-        gr._config = None
+        gr.config_add(key, value)
     return spec in wanted
 
 

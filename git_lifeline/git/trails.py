@@ -11,13 +11,12 @@ Records themselves are records.py; FORMAT §11 is the normative description.
 from __future__ import annotations
 
 import re
-from typing import Callable, Optional
+from typing import Callable, ContextManager, Optional
 
 import pygit2
 
 from ..core.entry import Entry
-from .fanout import FanoutLog, Union, no_progress
-from .integrate import PullLine, integrate_head
+from .fanout import FanoutLog
 from .namespaces import REVIEW
 from .records import (
     MIN_PID_PREFIX,
@@ -28,11 +27,13 @@ from .records import (
     build_proposals,
     check_record_blob,
     entry_content,
-    make_record,
+    make_decision,
+    make_direct,
+    make_proposed,
     trailers,
 )
 from .repo import GitRepo
-from .verify import verified_incoming
+from .trees import Union
 
 _HEX = re.compile(r"[0-9a-f]+")
 
@@ -46,9 +47,6 @@ class ReviewTrail(FanoutLog):
     @property
     def line(self) -> str:
         return self.name
-
-    def records_tree(self, commit_id: Optional[str]) -> Optional[pygit2.Tree]:
-        return self.tree(commit_id)
 
     def check_blob(self, path: str, obj: Optional[pygit2.Object]) -> tuple[Optional[Record], Optional[str]]:
         if not isinstance(obj, pygit2.Blob):
@@ -68,7 +66,7 @@ class ReviewTrail(FanoutLog):
         assert head is not None
         return head
 
-    def lock(self):
+    def lock(self) -> ContextManager[None]:
         """Serialise deciders on this machine (an approval writes the ledger, then the trail).
         The trail's own writers' lock: appends inside it take it again (it is re-entrant)."""
         return self.write_lock()
@@ -92,35 +90,18 @@ class ReviewTrail(FanoutLog):
         return proposals[matches[0]]
 
     def propose(self, entry: Entry, by: str, via: str) -> Record:
-        rec = make_record("proposed", self.line, by, ts=entry.ts, content=entry_content(entry), via=via)
+        rec = make_proposed(self.line, by, entry.ts, entry_content(entry), via)
         self.append(rec, f"proposed {entry.kind}: {entry.summary}\n\n{trailers(rec)}")
         return rec
 
     def record_direct(self, entry: Entry, rule: str, by: str, via: str) -> Record:
-        rec = make_record(
-            "direct",
-            self.line,
-            by,
-            entry=entry.id,
-            kind=entry.kind,
-            summary=entry.summary,
-            agent=entry.agent,
-            provider=entry.provider,
-            model=entry.model,
-            rule=rule,
-            via=via,
-        )
+        rec = make_direct(self.line, by, entry, rule, via)
         self.append(rec, f"direct {entry.kind}: {entry.summary}\n\n{trailers(rec)}Lifeline-Id: {entry.id}\n")
         return rec
 
     def decide(self, pid: str, type_: str, by: str, entry: Optional[str] = None, why: str = "") -> Record:
         """Append a decision; refused (ReviewError) when the proposal is already decided."""
-        fields: dict = {"proposal": pid}
-        if type_ == "rejected":
-            fields["why"] = why
-        else:
-            fields["entry"] = entry
-        rec = make_record(type_, self.line, by, **fields)
+        rec = make_decision(type_, self.line, by, pid, entry=entry, why=why)
 
         def check(head: Optional[str]) -> None:
             current = build_proposals(self.load(head).records).get(pid) if head else None
@@ -138,16 +119,7 @@ class ReviewTrail(FanoutLog):
     def merge_message(self, source: str, theirs: str, u: Union, parsed: dict) -> str:
         return f"lifeline-review: merge trail of line {self.line}\n"
 
-    def integrate(self, other: str) -> str:
-        """Bring another clone's trail commit in: created, up-to-date, fast-forward or merged.
 
-        What `other` adds is verified first (the same engine as every gate: a tampered
-        record is refused, nothing moves). A merge commit carries the union of both
-        record sets; records are content-addressed, so the union never conflicts."""
-        pulled: PullLine = integrate_head(
-            self,
-            other,
-            lambda local, theirs: verified_incoming(self, local, theirs, "another clone"),
-            progress=no_progress,
-        )
-        return {"ahead": "up-to-date"}.get(pulled.action, pulled.action)
+def list_trails(gr: GitRepo) -> list[str]:
+    """Names of the lines that have a review trail (valid line names only), sorted."""
+    return REVIEW.names(gr)

@@ -18,6 +18,9 @@ _ENTRY_PATH = re.compile(r"[0-9a-f]{2}/[0-9a-f]{2}/[0-9a-f]{60}")
 _HEX = re.compile(r"[0-9a-f]+")
 
 
+Tree = pygit2.Tree  # for the layers above, which annotate with it and never import pygit2
+
+
 def name_of(item: pygit2.Object) -> str:
     """A tree entry's name (pygit2 types it Optional; an entry read from a tree has one)."""
     return item.name or ""
@@ -42,7 +45,7 @@ def blob_data(repo: pygit2.Repository, oid: pygit2.Oid) -> bytes:
     return data
 
 
-def commit_at(repo: pygit2.Repository, oid) -> pygit2.Commit:
+def commit_at(repo: pygit2.Repository, oid: pygit2.Oid | str) -> pygit2.Commit:
     """The commit `oid` names; KeyError (the oid) when it is missing or not a commit."""
     obj = repo[oid]
     if not isinstance(obj, pygit2.Commit):
@@ -206,6 +209,47 @@ def diff_entry_trees(
         yield path, o.id if o is not None else None, n.id if n is not None else None, kind
 
 
+@dataclass(frozen=True)
+class Gained:
+    """An object a tree holds at an entry's path where the older tree held none, or another."""
+
+    entry_id: str
+    oid: str
+    kind: Optional[str]  # "blob" for a plain blob; diff_entry_trees' words otherwise
+    replaced: bool  # the older tree held another object at that path
+
+
+@dataclass
+class TreeGain:
+    """What a fan-out tree gained over an older one (tree_gain)."""
+
+    entries: list[Gained] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)  # entry ids the older tree held and this one lacks
+    foreign: list[str] = field(default_factory=list)  # changed paths where no entry belongs
+
+    @property
+    def only_added_blobs(self) -> bool:
+        """Nothing but new plain blobs at entry paths: the newer tree extends the older."""
+        return not (self.removed or self.foreign) and all(g.kind == "blob" and not g.replaced for g in self.entries)
+
+
+def tree_gain(repo: pygit2.Repository, old: Optional[str], new: Optional[str]) -> TreeGain:
+    """What tree `new` gained over tree `old` (tree ids; None: the empty tree), read by
+    diff_entry_trees, so the cost follows the change. KeyError when an id names no tree.
+    The one answer to "what did the tree gain" for pulls, the cache and the projection."""
+    gain = TreeGain()
+    old_tree = tree_at(repo, old) if old is not None else None
+    new_tree = tree_at(repo, new) if new is not None else None
+    for path, o, n, kind in diff_entry_trees(repo, old_tree, new_tree):
+        if not is_entry_path(path):
+            gain.foreign.append(path)
+        elif n is None:
+            gain.removed.append(path.replace("/", ""))
+        else:
+            gain.entries.append(Gained(path.replace("/", ""), str(n), kind, o is not None))
+    return gain
+
+
 # ---- union of two fan-out trees ---------------------------------------------------------
 @dataclass
 class Union:
@@ -224,7 +268,7 @@ def _items(tree: Optional[pygit2.Tree]) -> dict:
     return {name_of(e): e for e in tree} if tree is not None else {}
 
 
-def _leaf_ids(repo: pygit2.Repository, obj, depth: int, prefix: str) -> list:
+def _leaf_ids(repo: pygit2.Repository, obj: pygit2.Object, depth: int, prefix: str) -> list[str]:
     """Ids under a subtree taken whole from one side."""
     if depth == 2 or obj.type_str != "tree":
         return [prefix]
@@ -260,7 +304,16 @@ def union_trees(
     return result
 
 
-def _union(repo, ours, theirs, depth: int, prefix: str, result: Union, pick: Pick, progress) -> pygit2.Oid:
+def _union(
+    repo: pygit2.Repository,
+    ours: pygit2.Tree,
+    theirs: pygit2.Tree,
+    depth: int,
+    prefix: str,
+    result: Union,
+    pick: Pick,
+    progress: Optional[Any],
+) -> pygit2.Oid:
     mine, other = _items(ours), _items(theirs)
     tb = repo.TreeBuilder(ours)
     for name in sorted(set(mine) | set(other)):
@@ -268,6 +321,7 @@ def _union(repo, ours, theirs, depth: int, prefix: str, result: Union, pick: Pic
         if depth == 0 and progress is not None:
             progress.update(1)
         if b is None:
+            assert a is not None  # the name is on one side at least
             result.local_only += len(_leaf_ids(repo, a, depth, prefix + name))
             continue
         if a is None:

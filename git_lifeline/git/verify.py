@@ -28,38 +28,19 @@ parents and origins against the repository's real lines, a trail's decisions.
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Callable, Iterable, Optional
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Optional
 
 import pygit2
 
 from ..errors import LifelineError
-from .checks import Checks, Problem, Report, SecretProblem, added_from_changes, added_records, checks_for
+from .checks import Checks, Problem, Report, added_from_changes, added_records, checks_for
 from .fanout import CorruptionError, FanoutLog, Progress, clash_message, name_clashes, no_progress
-from .namespaces import LEDGER, NAMESPACES, REVIEW, names_in_use, pick_blob
+from .namespaces import LEDGER, REVIEW, names_in_use
 from .refs import rewound_value
 from .repo import GitRepo
 from .trees import is_entry_path, lookup_all
 from .verdicts import VerdictMemo
-
-__all__ = [
-    "Problem",
-    "Report",
-    "SecretProblem",
-    "TrailProblem",
-    "TrailReport",
-    "pick_blob",
-    "signature_problems",
-    "problem_lines",
-    "verified_incoming",
-    "verify_all",
-    "verify_line",
-    "verify_log",
-    "verify_range",
-    "verify_trail",
-]
-
-TrailProblem = Problem  # the review trail's verdicts are the same types as a line's
-TrailReport = Report
 
 
 class _HistoryUnreadable(Exception):
@@ -281,18 +262,6 @@ def verify_trail(gr: GitRepo, line: str, commit: Optional[str] = None, in_use: O
     return verify_range(trail, commit, ())
 
 
-def verify_all(gr: GitRepo, names: Optional[list] = None) -> list[Report]:
-    """The full verification of every log of every namespace (of the given names only,
-    when `names` is given): one loop, so no family of refs goes unchecked."""
-    reports = []
-    in_use = names_in_use(gr)
-    for ns in NAMESPACES:
-        for name in ns.names(gr):
-            if names is None or name in names:
-                reports.append(verify_log(FanoutLog(gr, ns, name), in_use))
-    return reports
-
-
 def _check_change(
     log: FanoutLog,
     checks: Checks,
@@ -427,7 +396,7 @@ def signature_problems(store: FanoutLog, head: Optional[str] = None) -> tuple:
     return count, problems
 
 
-def _shallow_commits(repo: pygit2.Repository, common_dir) -> set:
+def _shallow_commits(repo: pygit2.Repository, common_dir: Path) -> set[str]:
     """Commits git grafted as history boundaries (empty for a complete clone)."""
     if not repo.is_shallow:
         return set()
@@ -450,7 +419,7 @@ def _tree_pair(repo: pygit2.Repository, hide: list, tip: pygit2.Commit) -> Optio
     return (str(base.tree_id), str(tip.tree_id)) if isinstance(base, pygit2.Commit) else None
 
 
-def _diff_commits(gr, commits: list, pair: Optional[tuple] = None):
+def _diff_commits(gr: GitRepo, commits: list, pair: Optional[tuple] = None) -> Iterator[tuple[Any, list]]:
     """(commit id, [(status, new mode, new oid, path)]) for each commit against each parent,
     then, when `pair` (old tree, new tree) is given, (`pair`, its changes).
 

@@ -20,13 +20,13 @@ from ..app.agents import KINDS
 APPEND_KINDS = tuple(k for k in KINDS if k != "checkpoint")
 
 
-def _lower(value):
+def _lower(value: object) -> object:
     return value.strip().lower() if isinstance(value, str) else value
 
 
 Kind = Annotated[
-    Literal[APPEND_KINDS],
-    BeforeValidator(_lower),  # type: ignore[valid-type]
+    Literal[APPEND_KINDS],  # type: ignore[valid-type]
+    BeforeValidator(_lower),
     Field(description="The entry's kind (a checkpoint: lifeline_checkpoint)."),
 ]
 Line = Annotated[str, Field(description="Another ledger line of this repository; empty: the server's.")]
@@ -68,7 +68,7 @@ def compact(schema: dict) -> dict:
     """The schema without what only costs tokens: generated titles, `null` alternatives of
     optional parameters (left out is the way to say none), whitespace in descriptions."""
 
-    def walk(node):
+    def walk(node: object) -> object:
         if isinstance(node, dict):
             out = {}
             for key, value in node.items():
@@ -90,7 +90,9 @@ def compact(schema: dict) -> dict:
             return [walk(v) for v in node]
         return node
 
-    return walk(schema)
+    compacted = walk(schema)
+    assert isinstance(compacted, dict), "a JSON schema is an object"
+    return compacted
 
 
 OptionalInt = Optional[int]

@@ -25,13 +25,14 @@ import asyncio
 import logging
 import traceback
 from concurrent.futures import ThreadPoolExecutor
-from typing import Annotated, Any, Callable, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Awaitable, Callable, Optional, TypeVar
 
 from pydantic import Field, ValidationError
 
 from ..app.agent_hooks import pending_section
 from ..app.agents import Agents
 from ..app.context_run import DEFAULT_BUDGET
+from ..app.draft import Draft, Writer
 from ..app.empty_ledger import text_for_agents
 from ..app.entry_view import view_entry
 from ..app.visible import visible
@@ -77,6 +78,16 @@ nothing. Only when it says the ledger is empty, ask the human three to seven que
 the project is and why it exists, then propose one bootstrap entry, the decisions in force and the
 open items, one entry each, with lifeline_append."""
 
+if TYPE_CHECKING:  # the SDK is imported only when the server starts (_require_sdk)
+    from mcp.server.mcpserver import MCPServer
+    from mcp.types import CallToolResult as ToolResult
+    from mcp.types import InputRequiredResult, Tool
+
+    from ..app.ledger import Ledger
+
+Answer = TypeVar("Answer")  # what a tool's work returns on the worker thread
+Tool_ = Callable[..., Awaitable["ToolResult"]]  # a tool function, as the SDK registers it
+
 READ = {"readOnlyHint": True, "openWorldHint": False}
 WRITE = {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 
@@ -89,7 +100,7 @@ class Door:
         self.workspace = Workspace.open(start, confined=True)
         self.default_line = self.workspace.ledger(line).line  # a bad line fails here, before serving
 
-    def ledger(self, line: str = ""):
+    def ledger(self, line: str = "") -> "Ledger":
         return self.workspace.ledger((line or "").strip() or self.default_line)
 
     def agents(self, line: str = "") -> Agents:
@@ -98,7 +109,7 @@ class Door:
 
 # ---- answers --------------------------------------------------------------------------
 def context_text(
-    ledger, budget: int, budget_tokens: Optional[int], query: str = "", thread: str = "", as_of: str = ""
+    ledger: "Ledger", budget: int, budget_tokens: Optional[int], query: str = "", thread: str = "", as_of: str = ""
 ) -> str:
     if budget_tokens is None and budget < 0:
         raise InputError("budget must be zero or more characters")
@@ -128,7 +139,7 @@ def context_text(
     return parts.text + pending
 
 
-def brief_text(ledger, task_or_thread: str, budget: int) -> str:
+def brief_text(ledger: "Ledger", task_or_thread: str, budget: int) -> str:
     ref = (task_or_thread or "").strip()
     if not ref:
         raise InputError("task_or_thread is empty: give a thread name, an open item's id, or the task in a sentence")
@@ -140,14 +151,14 @@ def brief_text(ledger, task_or_thread: str, budget: int) -> str:
 
 
 # ---- the server -----------------------------------------------------------------------
-def _server_class():
+def _server_class() -> "type[MCPServer]":
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
     class LifelineServer(MCPServer):
         """Compact schemas for the client; argument and tool errors in one sentence."""
 
-        async def list_tools(self):
+        async def list_tools(self) -> "list[Tool]":
             tools = await super().list_tools()
             return [
                 t.model_copy(
@@ -159,7 +170,9 @@ def _server_class():
                 for t in tools
             ]
 
-        async def call_tool(self, name, arguments, context=None):
+        async def call_tool(
+            self, name: str, arguments: dict[str, Any], context: Any = None
+        ) -> "ToolResult | InputRequiredResult":
             try:
                 return await super().call_tool(name, arguments, context)
             except ToolError as exc:
@@ -173,7 +186,7 @@ def _server_class():
     return LifelineServer
 
 
-def build_server(door: Door):
+def build_server(door: Door) -> "MCPServer":
     """The server with its nine tools and the context resource."""
     from mcp.server.mcpserver.exceptions import ResourceError, ToolError
     from mcp.types import CallToolResult, ContentBlock, TextContent, ToolAnnotations
@@ -185,7 +198,7 @@ def build_server(door: Door):
     # stays free for the protocol, and the warm SQLite cache stays on the thread that opened it.
     worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lifeline")
 
-    def guarded(fn: Callable[[], Any], error) -> Any:
+    def guarded(fn: Callable[[], Answer], error: type[Exception]) -> Answer:
         try:
             return fn()
         except Exception as exc:  # the one boundary; a bug of ours must not take the server down
@@ -194,7 +207,7 @@ def build_server(door: Door):
                 log.exception("internal error")
             raise error(with_warnings(message, door.workspace.take_warnings())) from None
 
-    async def run(fn: Callable[[], Any], error=ToolError) -> Any:
+    async def run(fn: Callable[[], Answer], error: type[Exception] = ToolError) -> Answer:
         return await asyncio.get_running_loop().run_in_executor(worker, guarded, fn, error)
 
     async def call(fn: Callable[[], str]) -> CallToolResult:
@@ -206,7 +219,7 @@ def build_server(door: Door):
             blocks.append(TextContent(type="text", text=with_warnings("", warnings)))
         return CallToolResult(content=blocks)
 
-    async def answer(fn: Callable[[], tuple]) -> CallToolResult:
+    async def answer(fn: Callable[[], tuple[str, dict[str, object]]]) -> CallToolResult:
         """A text answer with its data (structured content), the warnings in both."""
         text, data = await run(fn)
         warnings = door.workspace.take_warnings()
@@ -215,8 +228,8 @@ def build_server(door: Door):
             blocks.append(TextContent(type="text", text=with_warnings("", warnings)))
         return CallToolResult(content=blocks, structured_content={**data, "warnings": warnings})
 
-    def tool(hints: dict):
-        return server.tool(structured_output=False, annotations=ToolAnnotations(**hints))
+    def tool(hints: dict[str, bool]) -> Callable[[Tool_], Tool_]:
+        return server.tool(structured_output=False, annotations=ToolAnnotations.model_validate(hints))
 
     @server.resource(
         CONTEXT_URI,
@@ -273,7 +286,8 @@ def build_server(door: Door):
         line: Line = "",
     ) -> CallToolResult:
         """Find the entries about a topic ("did we already decide X?"), by relevance, not recency.
-        Superseded entries are marked [SUPERSEDED]: do not act on them. Abstains when nothing is about it."""
+        Entries a correction replaced are marked [SUPERSEDED], [WITHDRAWN] or [CLOSED]: do not act
+        on them. Abstains when nothing is about it."""
         return await answer(lambda: recall_answer(door.ledger(line), query, k))
 
     @tool(READ)
@@ -309,9 +323,17 @@ def build_server(door: Door):
         written directly (audited) or filed as a proposal that a human approves; the answer says which."""
 
         def write() -> tuple:
-            out = door.agents(line).write(
-                kind, summary, body, parents=parents, thread=thread or None, agent=agent, provider=provider, model=model
+            draft = Draft(
+                kind=kind,
+                summary=summary,
+                body=body,
+                parents=tuple(parents),
+                thread=thread or None,
+                agent=agent,
+                provider=provider,
+                model=model,
             )
+            out = door.agents(line).write(draft)
             text = write_message(out)
             return text, write_data(out, text)
 
@@ -335,9 +357,16 @@ def build_server(door: Door):
             text = body.strip()
             if revert:
                 text = "action: revert\n\n" + text if text else ""
-            out = door.agents(line).write(
-                "correction", summary, text, parents=[parent_id], agent=agent, provider=provider, model=model
+            draft = Draft(
+                kind="correction",
+                summary=summary,
+                body=text,
+                parents=(parent_id,),
+                agent=agent,
+                provider=provider,
+                model=model,
             )
+            out = door.agents(line).write(draft)
             message = write_message(out)
             return message, write_data(out, message)
 
@@ -369,9 +398,8 @@ def build_server(door: Door):
                 "blocked": list(blocked),
                 "tried": list(tried),
             }
-            out = door.agents(line).checkpoint(
-                thread or None, sections, summary or None, agent=agent, provider=provider, model=model
-            )
+            writer = Writer(agent=agent, provider=provider, model=model)
+            out = door.agents(line).checkpoint(thread or None, sections, summary or None, writer)
             text = write_message(out, out.replaced)
             return text, write_data(out, text)
 

@@ -6,22 +6,29 @@ Some clients hand the model only the structured part of a result when there is o
 structured answer carries its text too (`text`), and the call's warnings (`warnings`).
 """
 
-from typing import Optional
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional
 
 from ..app.text import fence_for, format_ts, md, one_line, recall_hit, recall_mode_fields, who
 from ..errors import InputError
 
+if TYPE_CHECKING:  # annotations only
+    from ..app.agents import Agents, AgentWrite
+    from ..app.entry_view import EntryView, Link, Related
+    from ..app.ledger import Ledger
+
 PENDING_SHOWN = 20
 
 
-def write_message(out, replaced: Optional[str] = None) -> str:
+def write_message(out: AgentWrite, replaced: Optional[str] = None) -> str:
     e = out.entry
+    pid = out.proposal.short if out.proposal is not None else ""
     if out.mode == "unchanged":
         return f"unchanged: the live checkpoint {e.id[:12]} of this thread already says exactly this; nothing recorded"
     if out.already == "ledger":
         return f"already in the ledger: {e.kind} {e.id[:12]} has exactly this content and parents; nothing written"
     if out.mode == "propose":
-        pid = out.proposal.short
         if out.already == "pending":
             return (
                 f"already proposed: proposal {pid} ({e.kind}: {md(e.summary)}) waits for a human with exactly this "
@@ -34,7 +41,7 @@ def write_message(out, replaced: Optional[str] = None) -> str:
         )
     text = (
         f"{e.kind} recorded directly: id={e.id[:12]} (policy: {out.rule} = direct; audited in the review "
-        f"trail as {out.audit.short})."
+        f"trail as {out.audit.short if out.audit is not None else '-'})."
     )
     if e.kind == "correction" and e.parents:
         text += f" It supersedes {', '.join(p[:12] for p in e.parents)}."
@@ -43,7 +50,7 @@ def write_message(out, replaced: Optional[str] = None) -> str:
     return text
 
 
-def write_data(out, text: str) -> dict:
+def write_data(out: AgentWrite, text: str) -> dict[str, object]:
     proposal = out.proposal.id if out.proposal is not None else None
     return {
         "mode": out.mode,
@@ -57,7 +64,7 @@ def write_data(out, text: str) -> dict:
     }
 
 
-def resume_text(ledger, thread: str) -> str:
+def resume_text(ledger: Ledger, thread: str) -> str:
     cps = ledger.resume(thread or None)
     if not cps:
         return (
@@ -76,14 +83,14 @@ def resume_text(ledger, thread: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def recall_answer(ledger, query: str, k: int) -> tuple:
+def recall_answer(ledger: Ledger, query: str, k: int) -> tuple[str, dict[str, object]]:
     if k < 1:
         raise InputError("k must be at least 1")
     found = ledger.find(query, k=k)
     hits = [recall_hit(f) for f in found]
     rows = []
     for f, hit in zip(found, hits, strict=True):
-        mark = "" if f.in_force else " [SUPERSEDED]"
+        mark = "" if f.in_force else f" [{f.status.upper()}]"
         similarity = f", similarity={hit['similarity']:.2f}" if "similarity" in hit else ""
         rows.append(
             f"- [{hit['kind']}]{mark} {md(f.entry.summary)} (id={f.entry.id[:12]}, "
@@ -93,16 +100,16 @@ def recall_answer(ledger, query: str, k: int) -> tuple:
     return text, {"hits": hits, "text": text, **recall_mode_fields(ledger.recall_mode)}
 
 
-def pending_answer(agents) -> tuple:
+def pending_answer(agents: Agents) -> tuple[str, dict[str, object]]:
     pending = agents.proposals()
     items = [
         {
             "proposal": p.id,
-            "kind": p.content["kind"],
-            "summary": p.content["summary"],
-            "agent": p.content["agent"],
-            "ts": p.record.doc["ts"],
-            "parents": list(p.content["parents"]),
+            "kind": p.content.kind,
+            "summary": p.content.summary,
+            "agent": p.content.agent,
+            "ts": format_ts(p.record.ts),
+            "parents": list(p.content.parents),
         }
         for p in pending
     ]
@@ -113,8 +120,8 @@ def pending_answer(agents) -> tuple:
         )
     else:
         rows = [
-            f"- `[{p.short}]` {p.content['kind']}: {md(one_line(p.content['summary']))} — by "
-            f"{md(p.content['agent'])}, {p.record.doc['ts'][:16].replace('T', ' ')}"
+            f"- `[{p.short}]` {p.content.kind}: {md(one_line(p.content.summary))} — by "
+            f"{md(p.content.agent)}, {format_ts(p.record.ts)[:16].replace('T', ' ')}"
             for p in pending[:PENDING_SHOWN]
         ]
         more = (
@@ -129,40 +136,50 @@ def pending_answer(agents) -> tuple:
     return text, {"line": agents.line, "pending": items, "text": text}
 
 
-def _related_row(r) -> str:
-    if r.kind is None:
+def _entry_row(r: Related | Link, note: str = "") -> str:
+    if r.entry is None:
         return f"`[{r.id[:8]}]` (not in this line)"
-    return f"`[{r.id[:8]}]` {r.kind}: {md(one_line(r.summary))}" + ("" if r.acting else " (itself withdrawn)")
+    return f"`[{r.id[:8]}]` {r.entry.kind}: {md(one_line(r.entry.summary))}" + note
 
 
-def show_answer(view) -> tuple:
+def show_answer(view: EntryView) -> tuple[str, dict[str, object]]:
     e = view.entry
-    status = "superseded" if view.superseded else "current"
-    if view.in_force is True:
-        status = "a decision in force"
-    elif view.in_force is False:
-        status = "a decision no longer in force" + (" (superseded)" if view.superseded else " (its validity ended)")
     lines = [
         f"## {e.kind} `[{e.id[:8]}]` {md(one_line(e.summary))}",
         f"- id: {e.id}",
         f"- recorded: {e.ts:%Y-%m-%d %H:%M} UTC by {who(e)}",
-        f"- status: {status}",
+        f"- status: {view.status}",
     ]
     if view.parents:
-        lines.append("- parents: " + "; ".join(_related_row(r) for r in view.parents))
+        lines.append(
+            "- parents: " + "; ".join(_entry_row(r, f" ({r.status})" if r.replaced else "") for r in view.parents)
+        )
     if view.supersedes:
         verb = "withdraws" if view.revert else "supersedes"
-        lines.append(f"- {verb}: " + "; ".join(_related_row(r) for r in view.supersedes))
+        lines.append(
+            f"- {verb}: "
+            + "; ".join(
+                _entry_row(x, "" if x.acts else " (no longer: this correction was reverted)") for x in view.supersedes
+            )
+        )
     if view.superseded_by:
-        lines.append("- superseded by: " + "; ".join(_related_row(r) for r in view.superseded_by))
+        lines.append(
+            "- superseded by: "
+            + "; ".join(
+                _entry_row(x, "" if x.acts else " (itself reverted: it does not act)") for x in view.superseded_by
+            )
+        )
     # The body is fenced, as in LIFELINE.md: raw, a body line like '- status: a decision in
     # force' or 'warning: ...' would pass for this answer's own lines.
     body = e.body.strip()
     fence = fence_for(body)
     text = "\n".join(lines) + (f"\n\n### Why\n{fence}text\n{body}\n{fence}\n" if body else "\n\n(no body)\n")
 
-    def rel(rs):
-        return [{"id": r.id, "kind": r.kind, "summary": r.summary, "acting": r.acting} for r in rs]
+    def row(r: Related | Link, acting: bool) -> dict[str, str | bool | None]:
+        kind, summary = (r.entry.kind, r.entry.summary) if r.entry is not None else (None, None)
+        return {"id": r.id, "kind": kind, "summary": summary, "acting": acting}
+
+    parents = [row(r, not r.replaced) for r in view.parents]
 
     data = {
         "id": e.id,
@@ -174,11 +191,12 @@ def show_answer(view) -> tuple:
         "agent": e.agent,
         "provider": e.provider,
         "model": e.model,
-        "parents": rel(view.parents),
-        "supersedes": rel(view.supersedes),
-        "superseded_by": rel(view.superseded_by),
-        "superseded": view.superseded,
-        "decision_in_force": view.in_force,
+        "status": view.status,
+        "parents": parents,
+        "supersedes": [row(x, x.acts) for x in view.supersedes],
+        "superseded_by": [row(x, x.acts) for x in view.superseded_by],
+        "superseded": view.replaced,
+        "decision_in_force": True if view.status == "in force" else (False if e.kind == "decision" else None),
         "text": text,
     }
     return text, data

@@ -22,16 +22,21 @@ from pathlib import Path
 from typing import Optional
 
 from ..core import fold_text, truth
-from ..core.entry import Entry
+from ..core.entry import Entry, entry_order_key
 from ..git.blobs import tree_blobs
-from ..git.store import LineStore, diff_entry_trees, is_entry_path
-from ..git.trees import blob_data, tree_at
+from ..git.store import LineStore
+from ..git.trees import TreeGain, is_entry_path
 from . import cache_check as check
 from . import cache_rows as cr
 from . import cache_warm as warm
 from .cache_check import Corrupt, Sealed
 
 _DAMAGED = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB
+
+
+def _tree_or_none(tree: str) -> Optional[str]:
+    """A tree id as the seal writes it ("none": the empty line) as tree_gain takes it."""
+    return None if tree == "none" else tree
 
 
 def _folded_while_indexing(db: sqlite3.Connection, slims: list, broken: list) -> truth.Fold:
@@ -235,10 +240,6 @@ class LineCache:
         self._sealed = None
 
     # ---- keeping in step with the ref --------------------------------------
-    def cached_tree(self) -> Optional[str]:
-        self.open()
-        return self._sealed.tree if self._sealed is not None else None
-
     def _current(self, db: sqlite3.Connection) -> Optional[Sealed]:
         """The seal as the file holds it now (another process may have advanced it)."""
         if self._sealed is not None:
@@ -255,14 +256,12 @@ class LineCache:
         moment ago may find the cache already at a newer head (another process
         appended): that is served as is, never rolled back, so processes at slightly
         different heads cannot make each other rebuild (or read a half-rebuilt cache)."""
-        target = self.store.entries_tree_id(commit_id) or "none"
+        target = self.store.tree_id(commit_id) or "none"
         db = self.open()
         try:
             sealed = self._current(db)
             cached = sealed.tree if sealed is not None else None
-            if cached != target and (
-                cached is None or (self.store.entries_tree_id(self.store.head()) or "none") != cached
-            ):
+            if cached != target and (cached is None or (self.store.tree_id(self.store.head()) or "none") != cached):
                 if self.mode == "read-only":
                     db = self._to_memory()
                 self._advance(db)
@@ -283,24 +282,22 @@ class LineCache:
         """Advance to the head as it is once this process holds the write lock."""
         db.execute("BEGIN IMMEDIATE")
         try:
-            target = self.store.entries_tree_id(self.store.head()) or "none"
+            target = self.store.tree_id(self.store.head()) or "none"
             sealed = check.read_sealed(db, cr.SCHEMA_VERSION, in_transaction=True)
             if sealed is not None and sealed.tree == target:
                 db.execute("COMMIT")
                 self._sealed = sealed
                 return
-            repo = self.store.repo
-            old_tree = None
-            if sealed is not None and sealed.tree != "none":
+            gain = None
+            if sealed is not None:
                 try:
-                    old_tree = tree_at(repo, sealed.tree)
+                    gain = self.store.gain(_tree_or_none(sealed.tree), _tree_or_none(target))
                 except (KeyError, ValueError):
-                    old_tree = None
-                    sealed = None
-            if sealed is None:
+                    gain = None
+            if sealed is None or gain is None:
                 self._sealed = self._cold_build(db, target)
             else:
-                self._sealed = self._incremental(db, sealed, old_tree, target)
+                self._sealed = self._incremental(db, sealed, gain, target)
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:
@@ -329,7 +326,7 @@ class LineCache:
                     continue
                 entry_id = path.replace("/", "")
                 record, ok, row = cr.parse(entry_id, oid, data)
-                if ok:
+                if ok and record is not None:
                     slims.append(cr.Slim(record, row[2][:-1], names))
                 else:
                     broken.append(entry_id)
@@ -347,11 +344,8 @@ class LineCache:
         self._fold = (sealed.seal, f)
         return sealed
 
-    def _incremental(self, db: sqlite3.Connection, sealed: Sealed, old_tree, target: str) -> Sealed:
-        repo = self.store.repo
-        new_tree = tree_at(repo, target) if target != "none" else None
-        changes = list(diff_entry_trees(repo, old_tree, new_tree))
-        if any(new is None and is_entry_path(path) for path, old, new, _ in changes):
+    def _incremental(self, db: sqlite3.Connection, sealed: Sealed, gain: TreeGain, target: str) -> Sealed:
+        if gain.removed:
             # history only grows: a removal means the ref was rewritten — start over
             self.warnings.append(
                 "the line lost entries since the cache was built (rewritten history?); "
@@ -359,21 +353,20 @@ class LineCache:
             )
             return self._cold_build(db, target)
         added, replaced, rows, digest = [], False, [], sealed.rows
-        for path, old, new, kind in changes:
-            if new is None or kind != "blob" or not is_entry_path(path):
+        for g in gain.entries:
+            if g.kind != "blob":
                 continue
-            entry_id = path.replace("/", "")
-            record, ok, row = cr.parse(entry_id, str(new), blob_data(repo, new))
-            if old is not None:
+            record, ok, row = cr.parse(g.entry_id, g.oid, self.store.blob_bytes(g.oid))
+            if g.replaced:
                 replaced = True
-                digest = cr.drop(db, entry_id, digest)
-            added.append((entry_id, record if ok else None, ok))
+                digest = cr.drop(db, g.entry_id, digest)
+            added.append((g.entry_id, record if ok else None, ok))
             rows.append(row)
         digest = cr.insert(db, rows, digest)
         f = None if replaced else cr.fold_of(sealed.fold_text)
         good = [r for _, r, ok in added if ok and r is not None]
         if f is not None and f.accepts_after(good):
-            for r in sorted(good, key=lambda r: (r.ts, r.id)):
+            for r in sorted(good, key=entry_order_key):
                 f.add(r)
             f.broken = sorted(set(f.broken) | {i for i, _, ok in added if not ok})
         else:
@@ -426,7 +419,7 @@ class LineCache:
             except OSError:
                 pass
         try:
-            e = self.store.get(entry_id)
+            e = self.store.read(entry_id)
         except Exception:  # the entry as git has it: whatever it is, not the damaged row
             return None
         return e if e is not None and e.verify() else None

@@ -9,8 +9,8 @@ pickle, no torch). Together those stay around 85-120 MB installed instead of the
 GBs that torch pulls in, which matters for a git extension.
 
 Nothing here touches the network: the caller hands over a local model
-directory (the sentence-transformers layout). A downloader can pin it with
-``minilm_files``' :func:`sha256_of_dir` / :func:`verify_sha256` and :data:`PINNED_SHA256`.
+directory (the sentence-transformers layout). A downloader pins it with
+``minilm_files``' :data:`PINNED_SHA256` (app/models.py checks each file against it).
 
 Typical use::
 
@@ -30,7 +30,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from .minilm_files import REQUIRED_FILES, BertConfig, ModelDirError, _check_sentence_transformers_files, _read_json
+from .minilm_files import REQUIRED_FILES, BertConfig, ModelDirError, check_sentence_transformers_files, read_json
 
 FloatArray = npt.NDArray[np.float32]
 
@@ -452,11 +452,11 @@ def load(model_dir: str | Path, *, max_length: int | None = None) -> Embedder:
             hint = " (only pytorch_model.bin found: a pickle that needs torch; convert it to safetensors)"
         raise ModelDirError(f"model directory {root} is missing {', '.join(missing)}{hint}")
 
-    raw_cfg = _read_json(root / "config.json")
+    raw_cfg = read_json(root / "config.json")
     if not isinstance(raw_cfg, dict):
         raise ModelDirError(f"{root / 'config.json'}: expected a JSON object")
     cfg = BertConfig.from_dict(raw_cfg, source=str(root / "config.json"))
-    st_max = _check_sentence_transformers_files(root)
+    st_max = check_sentence_transformers_files(root)
 
     if max_length is None:
         if st_max is not None and not 2 <= st_max <= cfg.max_position_embeddings:

@@ -70,41 +70,6 @@ def file_sha256(path: str | Path) -> str:
     return digest.hexdigest()
 
 
-def sha256_of_dir(model_dir: str | Path) -> dict[str, str]:
-    """Map every regular file under ``model_dir`` (POSIX relative path) to its sha256.
-
-    Per-file digests rather than one combined digest, so that a mismatch can
-    say *which* file is wrong and extra harmless files (a README, a cache
-    marker) do not invalidate a pinned manifest.
-    """
-    root = Path(model_dir)
-    if not root.is_dir():
-        raise ModelDirError(f"model directory does not exist or is not a directory: {root}")
-    return {p.relative_to(root).as_posix(): file_sha256(p) for p in sorted(root.rglob("*")) if p.is_file()}
-
-
-def verify_sha256(model_dir: str | Path, manifest: Mapping[str, str] = PINNED_SHA256) -> None:
-    """Raise :class:`ModelDirError` unless every file in ``manifest`` exists with that digest.
-
-    Files present on disk but absent from the manifest are ignored on purpose
-    (see :func:`sha256_of_dir`).
-    """
-    root = Path(model_dir)
-    if not root.is_dir():
-        raise ModelDirError(f"model directory does not exist or is not a directory: {root}")
-    problems: list[str] = []
-    for rel, expected in sorted(manifest.items()):
-        path = root / rel
-        if not path.is_file():
-            problems.append(f"missing: {rel}")
-            continue
-        actual = file_sha256(path)
-        if actual != expected.lower():
-            problems.append(f"sha256 mismatch: {rel} (expected {expected}, got {actual})")
-    if problems:
-        raise ModelDirError(f"model directory {root} failed verification: " + "; ".join(problems))
-
-
 # --------------------------------------------------------------------------
 # configuration
 
@@ -181,14 +146,14 @@ class BertConfig:
         return cfg
 
 
-def _read_json(path: Path) -> Any:
+def read_json(path: Path) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ModelDirError(f"cannot read {path}: {exc}") from None
 
 
-def _check_sentence_transformers_files(root: Path) -> int | None:
+def check_sentence_transformers_files(root: Path) -> int | None:
     """Validate the optional sentence-transformers metadata; return its max_seq_length.
 
     These files are what tells us the checkpoint really is mean-pooled; a CLS
@@ -196,7 +161,7 @@ def _check_sentence_transformers_files(root: Path) -> int | None:
     """
     modules_path = root / "modules.json"
     if modules_path.is_file():
-        modules = _read_json(modules_path)
+        modules = read_json(modules_path)
         if not isinstance(modules, list):
             raise ModelDirError(f"{modules_path}: expected a JSON list")
         types = [m.get("type") if isinstance(m, dict) else None for m in modules]
@@ -206,7 +171,7 @@ def _check_sentence_transformers_files(root: Path) -> int | None:
 
     pooling_path = root / "1_Pooling" / "config.json"
     if pooling_path.is_file():
-        pooling = _read_json(pooling_path)
+        pooling = read_json(pooling_path)
         if not isinstance(pooling, dict):
             raise ModelDirError(f"{pooling_path}: expected a JSON object")
         active = sorted(k for k, v in pooling.items() if k.startswith("pooling_mode") and v is True)
@@ -215,7 +180,7 @@ def _check_sentence_transformers_files(root: Path) -> int | None:
 
     st_path = root / "sentence_bert_config.json"
     if st_path.is_file():
-        st_cfg = _read_json(st_path)
+        st_cfg = read_json(st_path)
         if isinstance(st_cfg, dict) and st_cfg.get("max_seq_length") is not None:
             try:
                 return int(st_cfg["max_seq_length"])

@@ -14,6 +14,7 @@ from hermetic_home import commit_policy, hermetic, make_repo, repo  # noqa: F401
 
 from git_lifeline.app.agent_files import BEGIN, END, SECTION
 from git_lifeline.app.agent_hooks import HOOK_LIMIT
+from git_lifeline.app.draft import Draft
 
 TEAM_TEXT = "# Our conventions\n\nUse tabs. Never force-push main.\n"
 
@@ -159,9 +160,11 @@ def test_the_session_start_output_is_bounded_and_says_what_it_left_out(repo):
     led = Workspace.open(str(repo)).ledger()
     entries = [
         led.plan_entry(
-            kind="decision",
-            summary=f"Service {i}: talks to queue {i} 🚀",
-            body="Because " + "the reasons are long. " * 30,
+            Draft(
+                kind="decision",
+                summary=f"Service {i}: talks to queue {i} 🚀",
+                body="Because " + "the reasons are long. " * 30,
+            )
         )
         for i in range(400)
     ]

@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 import pytest
 from helpers import cli, git, open_ledger
 
+from git_lifeline.app.draft import Draft, Headers
 from git_lifeline.core.dates import DateError, parse_when
 
 NOW = datetime(2026, 11, 27, 10, 30, tzinfo=timezone.utc)  # a Friday
@@ -220,20 +221,22 @@ def test_the_agents_door_takes_headers_for_the_mcp_write_tools(repo):
 
     led = Workspace.open(str(repo)).ledger()
     out = Agents(led).write(
-        "decision",
-        "Queue: RabbitMQ",
-        "The team runs it.",
-        agent="claude-code",
-        headers={"paths": ["queue/**"], "subject": "queue", "valid_until": "in 2 weeks"},
+        Draft(
+            "decision",
+            "Queue: RabbitMQ",
+            "The team runs it.",
+            agent="claude-code",
+            headers=Headers(paths=("queue/**",), subject="queue", valid_until="in 2 weeks"),
+        )
     )
     assert out.mode == "propose"
     assert out.entry.body.startswith("subject: queue\npaths: queue/**\nvalid-until: ")
     from git_lifeline.errors import InputError
 
     with pytest.raises(InputError):
-        Agents(led).write("decision", "x", "y", agent="claude-code", headers={"valid_until": "whenever"})
-    with pytest.raises(InputError, match="unknown header option"):
-        Agents(led).write("decision", "x", "y", agent="claude-code", headers={"path": ["a"]})
+        Agents(led).write(Draft("decision", "x", "y", agent="claude-code", headers=Headers(valid_until="whenever")))
+    with pytest.raises(TypeError, match="path"):
+        Headers(path=["a"])  # type: ignore[call-arg]  # a misspelt header is refused by its type
 
 
 def test_the_same_flags_give_the_same_id_on_every_machine(repo, tmp_path):

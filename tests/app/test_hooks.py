@@ -15,6 +15,8 @@ import pytest
 from helpers import ROOT, Via, cli, git, open_ledger, ref
 from sync_fixtures import entry_blobs, gitenv, make_clone, make_remote, tamper  # noqa: F401
 
+from git_lifeline.app.draft import Draft
+
 NOW = datetime.now(timezone.utc).replace(microsecond=0)
 
 
@@ -43,12 +45,14 @@ def commit(repo, message, *more, date=None, path="file.txt", check=True):
 
 def entry(repo, summary, t=T, **kw):
     return (
-        open_ledger(repo).log(kind=kw.pop("kind", "decision"), summary=summary, body=f"why {summary}", ts=t, **kw).entry
+        open_ledger(repo)
+        .log(Draft(kind=kw.pop("kind", "decision"), summary=summary, body=f"why {summary}", ts=t, **kw))
+        .entry
     )
 
 
 def install(repo, *names):
-    from git_lifeline.app.hooks import install as do_install
+    from git_lifeline.app.hook_files import install as do_install
     from git_lifeline.git.repo import open_repo
 
     return do_install(open_repo(str(repo)), list(names) or None)
@@ -112,7 +116,7 @@ def test_install_is_idempotent_and_never_clobbers_a_second_foreign_hook(pair):
     assert (hooks / "post-commit.lifeline-chained.1").read_bytes() == before["post-commit.lifeline-chained"]
     # ours deleted by hand: uninstall still gives the user's hook its name back
     (hooks / "post-commit").unlink()
-    from git_lifeline.app.hooks import uninstall
+    from git_lifeline.app.hook_files import uninstall
     from git_lifeline.git.repo import open_repo
 
     assert [c.action for c in uninstall(open_repo(str(a)), ["post-commit"])] == ["restored"]
@@ -143,7 +147,7 @@ def test_install_from_linked_worktree_uses_the_shared_hooks_dir(pair):
 
 
 def test_shipped_hook_scripts_match_what_install_writes():
-    from git_lifeline.app.hooks import HOOKS, script_text
+    from git_lifeline.app.hook_files import HOOKS, script_text
 
     for name in HOOKS:
         shipped = ROOT / "hooks" / name
@@ -334,6 +338,6 @@ def test_pre_receive_rejects_tampered_rewound_deleted_and_misnamed_ledger_update
     assert proc.code != 0 and "not a valid line name" in proc.err
     assert ref(server, "refs/lifeline/main") == newer and ref(server, "refs/lifeline/a/b") is None
     # a new, valid line is welcome
-    open_ledger(c, "ops").log(kind="note", summary="Ops", body="runbook", ts=T)
+    open_ledger(c, "ops").log(Draft(kind="note", summary="Ops", body="runbook", ts=T))
     git(c, "push", "--quiet", "--no-verify", "origin", "refs/lifeline/ops")
     assert ref(server, "refs/lifeline/ops") == ref(c, "refs/lifeline/ops")

@@ -16,6 +16,8 @@ import pytest
 from helpers import ROOT, Via, cli, git, open_ledger
 from sync_fixtures import gitenv  # noqa: F401
 
+from git_lifeline.app.draft import Draft
+
 HOUR_AGO = (datetime.now(timezone.utc) - timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 REMINDER = "since the last ledger entry"
 
@@ -25,7 +27,7 @@ def repo(gitenv):
     r = gitenv / "repo"
     git(gitenv, "init", "--quiet", "-b", "main", str(r))
     commit(r, "base", "base.txt")
-    open_ledger(r).log(kind="decision", summary="Baseline", body="why", ts=HOUR_AGO)
+    open_ledger(r).log(Draft(kind="decision", summary="Baseline", body="why", ts=HOUR_AGO))
     return r
 
 

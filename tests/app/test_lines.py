@@ -12,11 +12,12 @@ from helpers import cli, git, open_ledger, open_workspace, ref
 from seed_fixtures import SEED, git_env, imp, line_ids, repo, seed_ids  # noqa: F401
 
 from git_lifeline.app import interop
+from git_lifeline.app.draft import Draft
 
 
 def log(repo, line="main", **fields):
     fields.setdefault("body", "because")
-    return open_ledger(repo, line).log(**fields).entry
+    return open_ledger(repo, line).log(Draft(**fields)).entry
 
 
 @pytest.fixture
@@ -97,7 +98,7 @@ def _commit_tree(repo_path, files: dict, parent=None) -> str:
 
 def test_stray_files_and_unrelated_refs_never_count_as_lines(repo, two_lines):
     paper = two_lines["paper"]
-    blob = open_ledger(repo, "research").store.get(paper.id).to_json()
+    blob = open_ledger(repo, "research").store.read(paper.id).to_json()
     path = f"entries/{paper.id[:2]}/{paper.id[2:4]}/{paper.id[4:]}"
     # the parent's line disappears; copies of its blob appear everywhere but in a line
     git(repo, "update-ref", "-d", "refs/lifeline/research")
@@ -119,7 +120,7 @@ def test_stray_files_and_unrelated_refs_never_count_as_lines(repo, two_lines):
 
 def test_a_blob_under_another_entrys_name_does_not_excuse_a_missing_parent(repo, two_lines):
     paper = two_lines["paper"]
-    other = open_ledger(repo, "research").store.get(two_lines["hashdec"].id).to_json()
+    other = open_ledger(repo, "research").store.read(two_lines["hashdec"].id).to_json()
     git(repo, "update-ref", "-d", "refs/lifeline/research")
     forged = _commit_tree(repo, {f"entries/{paper.id[:2]}/{paper.id[2:4]}/{paper.id[4:]}": other})
     git(repo, "update-ref", "refs/lifeline/research", forged)

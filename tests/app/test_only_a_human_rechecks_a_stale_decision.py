@@ -16,6 +16,7 @@ import pytest
 from helpers import git, open_ledger
 
 from git_lifeline.app.agents import Agents
+from git_lifeline.app.draft import Draft, Writer
 from git_lifeline.app.workspace import Workspace
 
 AGENT = dict(agent="claude-code", provider="anthropic", model="claude")
@@ -37,10 +38,12 @@ def stale(repo):
     code_commit(repo, "src/db/schema.sql", "2026-01-01T10:00:00Z")
     led = Workspace.open(str(repo)).ledger()
     d = led.log(
-        kind="decision",
-        summary="Database: PostgreSQL",
-        body="paths: src/db/**\n\nACID for audit.",
-        ts="2026-01-02T00:00:00Z",
+        Draft(
+            kind="decision",
+            summary="Database: PostgreSQL",
+            body="paths: src/db/**\n\nACID for audit.",
+            ts="2026-01-02T00:00:00Z",
+        )
     ).entry
     code_commit(repo, "src/db/schema.sql", "2026-01-05T00:00:00Z")
     assert [s.decision for s in led.stale()] == [d.id]
@@ -54,7 +57,7 @@ def marked(led, d) -> bool:
 
 def test_an_agents_direct_checkpoint_on_the_decisions_thread_does_not_silence_the_mark(stale, record_counts):
     led, d = stale
-    planned = led.plan_checkpoint(d.id, {"next": ["migrate the invoices table"]}, **AGENT)
+    planned = led.plan_checkpoint(d.id, {"next": ["migrate the invoices table"]}, writer=Writer(**AGENT))
     assert d.id in planned.entry.parents  # the checkpoint names the decision, as the issue found
     led.append([planned.entry])  # what a direct write (policy: direct) does
     assert marked(led, d), "an agent's checkpoint re-checked a stale decision"
@@ -64,7 +67,11 @@ def test_an_agents_direct_checkpoint_on_the_decisions_thread_does_not_silence_th
 def test_an_agents_direct_note_naming_the_decision_does_not_silence_the_mark(stale, record_counts):
     led, d = stale
     led.append(
-        [led.plan_entry(kind="note", summary="Looked at the schema", body="Still fine.", parents=[d.id], **AGENT)]
+        [
+            led.plan_entry(
+                Draft(kind="note", summary="Looked at the schema", body="Still fine.", parents=[d.id], **AGENT)
+            )
+        ]
     )
     assert marked(led, d)
     record_counts(RECHECK, tried=1, held=1, lost=0)
@@ -72,7 +79,7 @@ def test_an_agents_direct_note_naming_the_decision_does_not_silence_the_mark(sta
 
 def test_a_humans_note_naming_the_decision_re_checks_it(stale, record_counts):
     led, d = stale
-    led.log(kind="note", summary="Re-checked the database decision", body="Still holds.", parents=[d.id])
+    led.log(Draft(kind="note", summary="Re-checked the database decision", body="Still holds.", parents=[d.id]))
     assert not marked(led, d)
     record_counts(RECHECK, tried=1, held=1, lost=0)
 
@@ -81,7 +88,7 @@ def test_an_agents_entry_approved_through_review_re_checks_it(stale, record_coun
     led, d = stale
     agents = Agents(led)
     rec = agents.propose(
-        dict(
+        Draft(
             kind="note",
             summary="Re-checked the schema against the decision",
             body="Still holds.",
@@ -99,7 +106,7 @@ def test_an_agents_entry_approved_through_review_re_checks_it(stale, record_coun
 def test_a_rejected_proposal_does_not_re_check_it(stale, record_counts):
     led, d = stale
     agents = Agents(led)
-    rec = agents.propose(dict(kind="note", summary="Re-checked the schema", body="Trust me.", parents=[d.id], **AGENT))
+    rec = agents.propose(Draft(kind="note", summary="Re-checked the schema", body="Trust me.", parents=[d.id], **AGENT))
     assert agents.reject([rec.short], why="not looked at")[0].ok
     assert marked(led, d)
     record_counts(RECHECK, tried=1, held=1, lost=0)
@@ -107,8 +114,8 @@ def test_a_rejected_proposal_does_not_re_check_it(stale, record_counts):
 
 def test_a_human_re_check_then_new_code_marks_it_again_even_after_agent_entries(stale):
     led, d = stale
-    led.log(kind="note", summary="Re-checked", body="Still holds.", parents=[d.id], ts="2026-01-06T00:00:00Z")
+    led.log(Draft(kind="note", summary="Re-checked", body="Still holds.", parents=[d.id], ts="2026-01-06T00:00:00Z"))
     code_commit(led.gr.workdir, "src/db/schema.sql", "2026-01-07T00:00:00Z")
-    led.append([led.plan_entry(kind="note", summary="Agent looked", body="Fine.", parents=[d.id], **AGENT)])
+    led.append([led.plan_entry(Draft(kind="note", summary="Agent looked", body="Fine.", parents=[d.id], **AGENT))])
     assert marked(led, d)
     assert open_ledger(led.gr.workdir).state().fold.agent_touched

@@ -19,7 +19,7 @@ from helpers import (
     path_of,
 )
 
-from git_lifeline.app.hooks import install
+from git_lifeline.app.hook_files import install
 from git_lifeline.git.repo import open_repo
 
 

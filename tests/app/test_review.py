@@ -13,10 +13,11 @@ from helpers import Via, cli, git, ref
 from hermetic_home import EMAIL, NAME, commit_policy, hermetic, make_repo, repo  # noqa: F401
 
 from git_lifeline.app.agents import Agents
+from git_lifeline.app.draft import Draft, Writer
 from git_lifeline.app.ledger import Ledger
 from git_lifeline.app.workspace import Workspace
 from git_lifeline.core.policy import ANY_KIND, Policy, PolicyDenied, PolicyError, parse_policy
-from git_lifeline.git.review import ReviewTrail, verify_trail
+from git_lifeline.git.verify import verify_trail
 
 TRAIL = "refs/lifeline-review/main"
 LINE = "refs/lifeline/main"
@@ -33,7 +34,7 @@ def agents(path, line=None) -> Agents:
 
 def agent_proposal(path, summary="Cache: Redis", kind="decision", agent="codex"):
     out = agents(path).write(
-        kind, summary, "Sessions must survive a restart.", agent=agent, provider="openai", model="gpt-5"
+        Draft(kind, summary, "Sessions must survive a restart.", agent=agent, provider="openai", model="gpt-5")
     )
     assert out.mode == "propose", out
     return out.proposal
@@ -97,9 +98,9 @@ def test_approve_all_exits_nonzero_naming_the_failed_proposal_and_approves_the_r
 
 def test_approving_content_already_in_the_line_closes_it_as_duplicate(repo):
     led = ledger(repo)
-    rec = Agents(led).propose(dict(kind="note", summary="Same note", body="Said twice."), via="cli")
+    rec = Agents(led).propose(Draft(kind="note", summary="Same note", body="Said twice."), via="cli")
     c = rec.doc["content"]
-    led.log(kind="note", summary=c["summary"], body=c["body"], author=c["author"])
+    led.log(Draft(kind="note", summary=c["summary"], body=c["body"], author=c["author"]))
     r = cli(repo, "approve", rec.short, via=Via.THIS_PROCESS)
     assert r.code == 0 and "duplicate" in r.out, r
     assert agents(repo).proposals(everything=True)[0].status == "duplicate"
@@ -173,9 +174,10 @@ def test_concurrent_decisions_from_two_clones_merge_and_the_approval_wins(tmp_pa
     assert cli(b, "reject", pid, "--why", "not now", via=Via.THIS_PROCESS).code == 0  # B rejects...
     git(b, "push", "-q", "origin", "refs/lifeline-review/*:refs/lifeline-review/*")
     assert cli(a, "approve", pid, via=Via.THIS_PROCESS).code == 0  # ...while A approves
-    git(a, "fetch", "-q", "origin", "+refs/lifeline-review/*:refs/remotes/origin/lifeline-review/*")
-    theirs = ref(a, "refs/remotes/origin/lifeline-review/main")
-    assert ReviewTrail(ledger(a).gr, "main").integrate(theirs) == "merged"
+    theirs = ref(b, "refs/lifeline-review/main")
+    assert cli(a, "pull", "origin", via=Via.THIS_PROCESS).code == 0
+    merge = git(a, "rev-list", "--parents", "-n", "1", "refs/lifeline-review/main").split()
+    assert len(merge) == 3 and theirs in merge[1:], "the two trails were not merged"
     (p,) = agents(a).proposals(everything=True)
     assert p.status == "approved"
     assert [c.type for c in p.conflicts] == ["rejected"]
@@ -186,10 +188,11 @@ def test_concurrent_decisions_from_two_clones_merge_and_the_approval_wins(tmp_pa
 _WRITER = """
 import sys
 from git_lifeline.app.agents import Agents
+from git_lifeline.app.draft import Draft
 from git_lifeline.app.workspace import Workspace
 review = Agents(Workspace.open(sys.argv[1]).ledger())
 for i in range(int(sys.argv[3])):
-    review.propose(dict(kind="note", summary=f"note {sys.argv[2]}-{i}", body="Written at the same time."), via="cli")
+    review.propose(Draft(kind="note", summary=f"note {sys.argv[2]}-{i}", body="Written at the same time."), via="cli")
 """
 
 
@@ -203,7 +206,7 @@ def test_concurrent_proposals_from_several_processes_are_all_kept(repo):
     ]
     results = [(w.wait(timeout=120), w.stderr.read().decode()) for w in writers]
     assert all(code == 0 for code, _ in results), results
-    summaries = {p.content["summary"] for p in agents(repo).proposals()}
+    summaries = {p.content.summary for p in agents(repo).proposals()}
     assert summaries == {f"note {w}-{i}" for w in range(4) for i in range(5)}
     assert verify_trail(ledger(repo).gr, "main").ok
 
@@ -290,7 +293,7 @@ def test_invalid_policy_fails_loudly_naming_the_offending_key(repo, doc, key):
     r = cli(repo, "policy", via=Via.THIS_PROCESS)
     assert r.code == 2 and key in r.err, r
     with pytest.raises(PolicyError, match=key):
-        agents(repo).write("checkpoint", "s", "", agent="bot")
+        agents(repo).write(Draft("checkpoint", "s", "", agent="bot"))
     assert ref(repo, LINE) is None and ref(repo, TRAIL) is None, "nothing may be written"
 
 
@@ -312,14 +315,14 @@ def test_policy_that_is_not_json_is_an_error_never_direct(repo, text, problem):
     r = cli(repo, "policy", via=Via.THIS_PROCESS)
     assert r.code == 2 and problem in r.err and "main:.lifeline/policy.json" in r.err, r
     with pytest.raises(PolicyError, match=problem):
-        agents(repo).write("note", "s", "why", agent="bot")
+        agents(repo).write(Draft("note", "s", "why", agent="bot"))
     assert ref(repo, LINE) is None and ref(repo, TRAIL) is None, "nothing may be written"
 
 
 def test_an_uncommitted_policy_edit_does_not_change_an_agents_rights(repo):
     (repo / ".lifeline").mkdir()
     (repo / ".lifeline" / "policy.json").write_text(json.dumps({"default": "direct"}))
-    out = agents(repo).write("decision", "Use Go", "Static binaries.", agent="sneaky")
+    out = agents(repo).write(Draft("decision", "Use Go", "Static binaries.", agent="sneaky"))
     assert out.mode == "propose"
     r = cli(repo, "policy", via=Via.THIS_PROCESS)
     assert r.code == 0 and "applies only once committed" in r.err, r
@@ -334,7 +337,7 @@ def test_a_work_tree_copy_that_differs_from_the_committed_policy_is_reported_but
     assert report["default"] == "deny" and report["source"] == "main:.lifeline/policy.json", report
     assert any("in the work tree differs" in note for note in report["notes"]), report
     with pytest.raises(PolicyDenied, match="denied by policy"):
-        agents(repo).write("note", "s", "why", agent="bot")
+        agents(repo).write(Draft("note", "s", "why", agent="bot"))
     assert ref(repo, LINE) is None and ref(repo, TRAIL) is None
 
 
@@ -344,7 +347,7 @@ def test_cli_log_is_direct_and_cli_propose_always_proposes(repo):
     assert r.code == 0, r
     r = cli(repo, "propose", "--kind", "decision", "--summary", "Use Zig", "--body", "Curiosity.", via=Via.THIS_PROCESS)
     assert r.code == 0 and "proposal" in r.out, r
-    assert [p.content["summary"] for p in agents(repo).proposals()] == ["Use Zig"]
+    assert [p.content.summary for p in agents(repo).proposals()] == ["Use Zig"]
 
 
 def test_propose_with_bad_input_exits_2_and_writes_nothing(repo):
@@ -360,7 +363,7 @@ def test_propose_with_bad_input_exits_2_and_writes_nothing(repo):
 
 def test_audit_lists_direct_writes_and_decisions_with_who_and_when(repo):
     cp = agents(repo).checkpoint(
-        "main", {"next": ["write the tests"]}, agent="claude-code", provider="anthropic", model="opus"
+        "main", {"next": ["write the tests"]}, None, Writer(agent="claude-code", provider="anthropic", model="opus")
     )
     assert cp.mode == "direct" and cp.written
     pid = agent_proposal(repo).short
@@ -394,7 +397,7 @@ def test_init_writes_mcp_json_and_never_overwrites_an_existing_server(repo, monk
 
 
 def test_review_points_at_proposals_waiting_in_other_lines(repo):
-    agents(repo, "ops").write("incident", "Disk full", "Logs not rotated.", agent="codex")
+    agents(repo, "ops").write(Draft("incident", "Disk full", "Logs not rotated.", agent="codex"))
     r = cli(repo, "review", via=Via.THIS_PROCESS)
     assert r.code == 0 and "no pending proposals in line main" in r.out
     assert "ops (1)" in r.err, r

@@ -11,6 +11,7 @@ from helpers import Via, cli, git
 from hermetic_home import commit_policy, hermetic, make_repo  # noqa: F401
 
 from git_lifeline.app.agents import Agents
+from git_lifeline.app.draft import Draft
 from git_lifeline.app.workspace import Workspace
 
 
@@ -46,7 +47,7 @@ def test_status_shows_each_line_against_its_remote_and_what_waits(tmp_path):
         assert cli(a, "log", "--kind", "decision", "--summary", s, "--body", "Why.", via=Via.THIS_PROCESS).code == 0
     assert cli(a, "push", via=Via.THIS_PROCESS).code == 0
     assert cli(a, "log", "--kind", "note", "--summary", "unpushed", "--body", "b", via=Via.THIS_PROCESS).code == 0
-    Agents(Workspace.open(str(a)).ledger()).write("decision", "Cache: Redis", "Sessions.", agent="codex")
+    Agents(Workspace.open(str(a)).ledger()).write(Draft("decision", "Cache: Redis", "Sessions.", agent="codex"))
     b = tmp_path / "b"
     git(tmp_path, "clone", "-q", remote.as_uri(), str(b))
     assert cli(b, "init", "--no-mcp", "--no-hooks", "--no-agents", via=Via.THIS_PROCESS).code == 0
@@ -105,7 +106,7 @@ def test_status_shows_stale_and_conflicting_decisions_and_a_projection_left_behi
     # a write through the MCP door's confined workspace never touches LIFELINE.md
     confined = Workspace.open(str(repo), confined=True)
     commit_policy(repo, {"default": "direct"})
-    Agents(confined.ledger()).write("note", "agent note", "why", agent="claude-code")
+    Agents(confined.ledger()).write(Draft("note", "agent note", "why", agent="claude-code"))
     main = status(repo)["lines"][0]
     assert main["stale"] == 1 and main["conflicts"] == 1
     assert main["projection"]["state"] == "behind" and "git lifeline render" in main["projection"]["detail"]

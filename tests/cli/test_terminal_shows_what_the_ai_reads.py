@@ -10,7 +10,7 @@ import pytest
 from helpers import cli
 from test_reading_like_git import on_a_terminal
 
-from git_lifeline.cli.terminal import visible
+from git_lifeline.app.visible import visible
 
 RLO, ZWSP, BOM = "\u202e", "\u200b", "\ufeff"
 HOSTILE_SUMMARY = f"Approve{ZWSP} the {RLO}txt.exe{BOM} plan"

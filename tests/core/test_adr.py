@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from helpers import DATA, cli, head, init_repo, open_ledger, snapshot
 
+from git_lifeline.app.draft import Draft
 from git_lifeline.core import adr as core_adr
 from git_lifeline.errors import InputError
 
@@ -326,7 +327,7 @@ def test_export_writes_decisions_in_force_as_madr_files_keeping_adr_numbers(repo
 
 def test_exported_madr_imports_back_to_the_same_decisions(repo, tmp_path):
     led = open_ledger(repo)
-    led.log(kind="decision", summary="Queue: SQS for outbound mail", body="subject: queue\n\nNo broker to run.")
+    led.log(Draft(kind="decision", summary="Queue: SQS for outbound mail", body="subject: queue\n\nNo broker to run."))
     imp(repo, ADR / "madr")
     assert cli(repo, "export", "--format", "adr", "-o", str(tmp_path / "out")).code == 0
     other = init_repo(tmp_path / "other")
@@ -349,7 +350,7 @@ def test_export_adr_refuses_a_non_empty_directory_and_stdout(repo, tmp_path):
 
 
 def test_lifeline_md_export_to_a_directory_is_a_clear_error(repo, tmp_path):
-    open_ledger(repo).log(kind="note", summary="n", body="b")
+    open_ledger(repo).log(Draft(kind="note", summary="n", body="b"))
     out = cli(repo, "export", "-o", str(tmp_path))
     assert out.code == 2 and "is a directory" in out.err
 
@@ -359,10 +360,12 @@ def test_a_hand_correction_of_an_imported_decision_is_not_undone_by_reimport(rep
     _, by = truth(repo)
     first = by["Record architecture decisions"][0]
     open_ledger(repo).log(
-        kind="correction",
-        summary="Decisions live in the ledger, not in ADR files",
-        body="The agents read the ledger.",
-        parents=[first.id],
+        Draft(
+            kind="correction",
+            summary="Decisions live in the ledger, not in ADR files",
+            body="The agents read the ledger.",
+            parents=[first.id],
+        )
     )
     assert imp(repo, ADR / "adr-tools")["added"] == 0
     assert "Record architecture decisions" not in in_force(repo)

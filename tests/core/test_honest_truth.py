@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from helpers import cli, git, open_ledger
 
+from git_lifeline.app.draft import Draft
+
 
 def code_commit(repo: Path, path: str, lines: int, when: str, message: str = "change") -> str:
     """A real code commit touching `path` with `lines` new lines, dated `when`."""
@@ -32,7 +34,7 @@ def code_repo(repo):
 
 
 def decide(ledger, summary, body, ts, parents=()):
-    return ledger.log(kind="decision", summary=summary, body=body, ts=ts, parents=list(parents)).entry
+    return ledger.log(Draft(kind="decision", summary=summary, body=body, ts=ts, parents=list(parents))).entry
 
 
 def test_a_decision_whose_code_changed_is_marked_stale_with_commits_and_churn(code_repo):
@@ -73,11 +75,13 @@ def test_a_correction_clears_the_stale_mark(code_repo):
     code_commit(code_repo, "src/db/schema.sql", 3, "2026-01-05T00:00:00Z", "db1")
     assert ledger.stale()
     ledger.log(
-        kind="correction",
-        summary="Database: PostgreSQL 16",
-        body="paths: src/db/**\n\nUpgraded.",
-        parents=[d.id],
-        ts="2026-01-06T00:00:00Z",
+        Draft(
+            kind="correction",
+            summary="Database: PostgreSQL 16",
+            body="paths: src/db/**\n\nUpgraded.",
+            parents=[d.id],
+            ts="2026-01-06T00:00:00Z",
+        )
     )
     assert ledger.stale() == []
 
@@ -87,11 +91,13 @@ def test_rechecking_a_decision_clears_the_mark_until_the_code_changes_again(code
     d = decide(ledger, "Database: PostgreSQL", "paths: src/db/**\n\nACID.", "2026-01-02T00:00:00Z")
     code_commit(code_repo, "src/db/schema.sql", 3, "2026-01-05T00:00:00Z", "db1")
     ledger.log(
-        kind="note",
-        summary="Re-checked the database decision",
-        body="Still holds.",
-        parents=[d.id],
-        ts="2026-01-06T00:00:00Z",
+        Draft(
+            kind="note",
+            summary="Re-checked the database decision",
+            body="Still holds.",
+            parents=[d.id],
+            ts="2026-01-06T00:00:00Z",
+        )
     )
     assert ledger.stale() == []
     code_commit(code_repo, "src/db/schema.sql", 1, "2026-01-07T00:00:00Z", "db2")
@@ -168,19 +174,23 @@ def test_a_correction_resolves_the_conflict_and_correcting_it_reopens_it(ledger)
     a = decide(ledger, "Database: MongoDB", "subject: database\n\nFlexible.", "2026-01-02T00:00:00Z")
     decide(ledger, "Database: PostgreSQL", "subject: database\n\nACID.", "2026-01-03T00:00:00Z")
     c = ledger.log(
-        kind="correction",
-        summary="Drop MongoDB",
-        body="action: revert\n\nPostgres won.",
-        parents=[a.id],
-        ts="2026-01-04T00:00:00Z",
+        Draft(
+            kind="correction",
+            summary="Drop MongoDB",
+            body="action: revert\n\nPostgres won.",
+            parents=[a.id],
+            ts="2026-01-04T00:00:00Z",
+        )
     ).entry
     assert ledger.state().conflicts == []
     ledger.log(
-        kind="correction",
-        summary="Undo: MongoDB is back",
-        body="action: revert\n\nReopened.",
-        parents=[c.id],
-        ts="2026-01-05T00:00:00Z",
+        Draft(
+            kind="correction",
+            summary="Undo: MongoDB is back",
+            body="action: revert\n\nReopened.",
+            parents=[c.id],
+            ts="2026-01-05T00:00:00Z",
+        )
     )
     assert len(ledger.state().conflicts) == 1
 
@@ -194,7 +204,7 @@ def test_merged_clones_that_decided_differently_surface_the_conflict(tmp_path, r
     a = decide(open_ledger(repo), "Cache: Redis", "subject: cache\n\nFast.", "2026-01-02T00:00:00Z")
     b = decide(open_ledger(other), "Cache: Memcached", "subject: cache\n\nSimple.", "2026-01-02T00:00:05Z")
     mine = open_ledger(repo)
-    mine.store.append([open_ledger(other).store.get(b.id)], lambda es: "union of a clone's entries\n")
+    mine.store.append([open_ledger(other).store.read(b.id)], lambda es: "union of a clone's entries\n")
     assert mine.state().conflicts == [("cache", [a.id, b.id])]  # in (ts, id) order
 
 
@@ -224,7 +234,9 @@ def test_as_of_february_returns_what_was_valid_then_even_if_it_expired_or_was_su
     freeze = decide(ledger, "Deploy freeze", "valid-until: 2026-03-01\n\nQ1 freeze.", "2026-02-01T00:00:00Z")
     db = decide(ledger, "Database: MongoDB", "Flexible.", "2026-02-02T00:00:00Z")
     ledger.log(
-        kind="correction", summary="Database: PostgreSQL", body="ACID.", parents=[db.id], ts="2026-04-10T00:00:00Z"
+        Draft(
+            kind="correction", summary="Database: PostgreSQL", body="ACID.", parents=[db.id], ts="2026-04-10T00:00:00Z"
+        )
     )
     feb = ledger.context(as_of="2026-02-20").text.split("## Decisions in force", 1)[1]
     assert freeze.short in feb and db.short in feb and "PostgreSQL" not in feb
@@ -243,10 +255,10 @@ def test_a_shared_word_before_a_colon_is_not_a_conflict_in_the_context_or_the_cl
 def test_revising_a_revision_never_resurrects_the_original_in_the_context(ledger):
     d = decide(ledger, "Use MongoDB", "Flexible.", "2026-01-02T00:00:00Z")
     c1 = ledger.log(
-        kind="correction", summary="Use PostgreSQL", body="ACID.", parents=[d.id], ts="2026-01-03T00:00:00Z"
+        Draft(kind="correction", summary="Use PostgreSQL", body="ACID.", parents=[d.id], ts="2026-01-03T00:00:00Z")
     ).entry
     c2 = ledger.log(
-        kind="correction", summary="Use PostgreSQL 16", body="Newer.", parents=[c1.id], ts="2026-01-04T00:00:00Z"
+        Draft(kind="correction", summary="Use PostgreSQL 16", body="Newer.", parents=[c1.id], ts="2026-01-04T00:00:00Z")
     ).entry
     assert ledger.state().decision_ids == [c2.id]
     decided = ledger.context().text.split("## Decisions in force", 1)[1].split("\n## ", 1)[0]
@@ -294,7 +306,7 @@ def test_revisions_reverts_and_conflicts_appended_one_by_one_through_the_cache_e
             + f"Step {step}."
         )
         real = "correction" if kind in ("revise", "revert") else kind
-        made.append(ledger.log(kind=real, summary=f"{kind} {step}", body=body, parents=parents, ts=ts).entry.id)
+        made.append(ledger.log(Draft(kind=real, summary=f"{kind} {step}", body=body, parents=parents, ts=ts)).entry.id)
         cached = ledger.state()
         cold = truth.reduce(ledger.store.load().entries.values())
         assert (cached.decision_ids, cached.superseded, cached.conflicts) == (

@@ -30,7 +30,8 @@ from helpers import (
 )
 
 from git_lifeline.app import interop
-from git_lifeline.app.hooks import install
+from git_lifeline.app.draft import Draft
+from git_lifeline.app.hook_files import install
 from git_lifeline.core.entry import new_entry
 from git_lifeline.git.lines import origin_block
 from git_lifeline.git.repo import open_repo
@@ -192,9 +193,13 @@ def test_lines_that_anchor_each_other_pass_every_gate_when_they_travel_together(
     hooked server, and pulled in one pull, both lines are accepted."""
     a = client(tmp_path, "a", server)
     research = open_ledger(a, "research")
-    finding = research.log(kind="note", summary="Finding: p99 doubles under load", body="Measured twice.").entry
+    finding = research.log(Draft(kind="note", summary="Finding: p99 doubles under load", body="Measured twice.")).entry
     main = open_ledger(a, "main")
-    main.log(kind="decision", summary="Add a cache", body="Because of the finding.", parents=[f"research:{finding.id}"])
+    main.log(
+        Draft(
+            kind="decision", summary="Add a cache", body="Because of the finding.", parents=[f"research:{finding.id}"]
+        )
+    )
     interop.promote(main, "research", [finding.id])
     assert cli(a, "verify").code == 0
     code, err = git_push(a, "refs/lifeline/research", "refs/lifeline/main", flags=("--no-verify",))

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from helpers import cli, client, git, git_push, init_repo, open_ledger, snapshot
 
+from git_lifeline.app.draft import Draft
+
 
 def log(repo: Path, line: str, summary: str = "A decision") -> None:
     res = cli(repo, "--line", line, "log", "--kind", "note", "--summary", summary, "--body", "why")
@@ -63,7 +65,7 @@ def test_a_line_differing_only_in_case_from_an_existing_one_is_refused_and_nothi
 def test_promote_into_a_line_differing_only_in_case_from_an_existing_one_is_refused(tmp_path):
     repo = init_repo(tmp_path / "repo")
     log(repo, "main")
-    entry = open_ledger(repo, "research").log(kind="note", summary="Finding", body="measured").entry
+    entry = open_ledger(repo, "research").log(Draft(kind="note", summary="Finding", body="measured")).entry
     before = snapshot(repo)
     res = cli(repo, "promote", "--from", "research", "--to", "MAIN", "--id", entry.id[:12])
     assert res.code == 2 and "only in case" in res.err, res
@@ -78,7 +80,7 @@ def test_a_review_trail_whose_name_differs_only_in_case_from_a_line_is_never_cre
     from git_lifeline.git.trails import ReviewTrail
 
     repo = init_repo(tmp_path / "repo")
-    entry = open_ledger(repo).log(kind="note", summary="A decision", body="why").entry
+    entry = open_ledger(repo).log(Draft(kind="note", summary="A decision", body="why")).entry
     before = snapshot(repo)
     with pytest.raises(InputError, match="only in case"):
         ReviewTrail(open_repo(str(repo)), "Main").propose(entry, "Ana <ana@example.com>", "cli")
@@ -152,7 +154,7 @@ def test_pre_receive_refuses_a_line_or_review_trail_colliding_by_case_with_a_lin
 
 
 def test_pre_push_refuses_a_line_colliding_by_case_with_one_the_remote_has(tmp_path, remote, git_dispatch):
-    from git_lifeline.app.hooks import install
+    from git_lifeline.app.hook_files import install
     from git_lifeline.git.repo import open_repo
 
     a = client(tmp_path, "a", remote)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from helpers import cli, git, make_entry, open_ledger
 
+from git_lifeline.app.draft import Draft
 from git_lifeline.git.history import code_trailer, recorded_code
 from git_lifeline.git.repo import open_repo
 from git_lifeline.git.store import LineStore
@@ -106,11 +107,13 @@ def test_why_follows_a_file_across_a_rename_and_reads_paths_from_the_current_dir
 def test_a_recheck_made_against_a_later_commit_covers_what_it_saw(repo):
     code_commit(repo, "api/app.py", 3, "2026-01-01T10:00:00Z", "api")
     led = open_ledger(repo)
-    d = led.log(kind="decision", summary="API: REST", body="paths: api/\n\nSimple.", ts="2026-01-01T10:00:01Z").entry
+    d = led.log(
+        Draft(kind="decision", summary="API: REST", body="paths: api/\n\nSimple.", ts="2026-01-01T10:00:01Z")
+    ).entry
     code_commit(repo, "api/app.py", 2, "2026-01-02T10:00:00Z", "grow the api")
     assert [len(s.commits) for s in led.stale()] == [1]
     # a note naming the decision, made in the same second as the code it looked at
-    led.log(kind="note", summary="Still REST", body="Checked.", parents=[d.id], ts="2026-01-02T10:00:00Z")
+    led.log(Draft(kind="note", summary="Still REST", body="Checked.", parents=[d.id], ts="2026-01-02T10:00:00Z"))
     assert led.stale() == []
     c = code_commit(repo, "api/app.py", 1, "2026-01-02T10:00:00Z", "same second, after the re-check")
     assert [s.commits for s in led.stale()] == [[c]]
@@ -120,7 +123,9 @@ def test_an_entry_without_a_code_record_falls_back_to_time(repo):
     code_commit(repo, "lib/a.py", 3, "2026-01-05T00:00:00Z", "lib")
     led = open_ledger(repo)
     # dated before HEAD (imports, backdated entries): no record of the code it saw
-    led.log(kind="decision", summary="Lib: stdlib only", body="paths: lib/\n\nFew deps.", ts="2026-01-01T00:00:00Z")
+    led.log(
+        Draft(kind="decision", summary="Lib: stdlib only", body="paths: lib/\n\nFew deps.", ts="2026-01-01T00:00:00Z")
+    )
     assert "Lifeline-Code" not in git(repo, "log", "-1", "--format=%B", "refs/lifeline/main")
     assert [len(s.commits) for s in led.stale()] == [1]  # the commit after it by time
 
@@ -165,7 +170,7 @@ def test_git_pathspec_settings_in_the_environment_do_not_change_the_verdict(repo
 def test_a_damaged_code_changes_cache_is_never_served(repo):
     code_commit(repo, "src/a.py", 3, "2026-01-01T10:00:00Z", "a")
     led = open_ledger(repo)
-    led.log(kind="decision", summary="Src rules", body="paths: src/\n\nWhy.", ts="2026-01-01T10:00:01Z")
+    led.log(Draft(kind="decision", summary="Src rules", body="paths: src/\n\nWhy.", ts="2026-01-01T10:00:01Z"))
     c = code_commit(repo, "src/a.py", 2, "2026-01-02T00:00:00Z", "b")
     assert [s.commits for s in led.stale()] == [[c]]
     cache = repo / ".git" / "lifeline" / "code-changes.json"

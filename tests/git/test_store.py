@@ -18,6 +18,7 @@ from helpers import (
     snapshot,
 )
 
+from git_lifeline.app.draft import Draft
 from git_lifeline.app.ledger import commit_message
 from git_lifeline.git.store import LineStore
 from git_lifeline.git.verify import verify_line
@@ -94,7 +95,7 @@ def test_concurrent_appends_never_fork_the_line_nor_lose_an_entry(repo):
     assert len(reflog(repo)) == processes * each
     report = verify_line(led.store)
     assert report.ok, report.problems
-    expected = projection.render("main", led.entries(), led.store.entries_tree_id(led.head()))
+    expected = projection.render("main", led.entries(), led.store.tree_id(led.head()))
     assert (repo / "LIFELINE.md").read_text(encoding="utf-8") == expected, "the projection lags the ref"
 
 
@@ -107,7 +108,7 @@ def test_a_late_projection_refresh_never_overwrites_a_newer_one(repo):
     moved = led_a.store.append([make_entry(1)], commit_message)
     led_b.append([make_entry(2)])
     led_a.projection.refresh(prev, moved.added, moved.commit)
-    expected = projection.render("main", led_b.entries(), led_b.store.entries_tree_id(led_b.head()))
+    expected = projection.render("main", led_b.entries(), led_b.store.tree_id(led_b.head()))
     assert (repo / "LIFELINE.md").read_text(encoding="utf-8") == expected
 
 
@@ -205,10 +206,12 @@ def test_entries_sit_at_two_level_fanout_paths_named_by_their_id(ledger, repo):
 
 def test_commit_reads_like_the_reasoning_log(ledger, repo):
     out = ledger.log(
-        kind="decision",
-        summary="Use PostgreSQL",
-        body="We need transactions.\n\nKey: value",
-        ts="2024-05-01T12:00:00.987654Z",
+        Draft(
+            kind="decision",
+            summary="Use PostgreSQL",
+            body="We need transactions.\n\nKey: value",
+            ts="2024-05-01T12:00:00.987654Z",
+        )
     )
     fmt = "%s%n%(trailers:key=Lifeline-Id,valueonly,separator=)%n%at %ct"
     subject, trailer, times = git(repo, "log", "-1", f"--format={fmt}", "refs/lifeline/main").split("\n")

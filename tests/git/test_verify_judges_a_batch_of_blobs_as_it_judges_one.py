@@ -29,7 +29,7 @@ from helpers import (
 from secret_corpus import expand
 from test_every_reader_judges_a_blob_alike import corpus
 
-from git_lifeline.app.hooks import install
+from git_lifeline.app.hook_files import install
 from git_lifeline.core.entry import compute_id, format_ts
 from git_lifeline.git import checks
 from git_lifeline.git.repo import open_repo

@@ -175,7 +175,7 @@ def test_append_is_routed_by_each_policy_mode_and_the_policy_is_read_per_call(re
     led = Workspace.open(str(repo)).ledger()
     assert {e.summary for e in led.entries()} >= {"Queue: SQS", "n"}
     assert "Cache: Redis" not in {e.summary for e in led.entries()}
-    assert [p.content["summary"] for p in Agents(led).proposals()] == ["Cache: Redis"]
+    assert [p.content.summary for p in Agents(led).proposals()] == ["Cache: Redis"]
     assert [row.record.doc["agent"] for row in Agents(led).audit()] == ["trusted", "codex", "blocked"]
 
 
@@ -523,7 +523,7 @@ def test_show_fences_the_body_so_its_lines_cannot_pass_for_the_answers_own(repo)
             entry_id = listed.split("id=")[1][:12]
             text = (await c.call_tool("lifeline_show", {"id": entry_id})).content[0].text
             head, why = text.split("\n### Why\n", 1)
-            assert "status: current" in head or "status: a decision in force" in head
+            assert "- status: in force" in head
             fence, _, rest = why.partition("text\n")
             assert set(fence) == {"`"} and len(fence) > 3, why
             inside, closing, after = rest.partition(f"\n{fence}\n")

@@ -31,6 +31,7 @@ FAKE = "[SUPERSEDED] Keep `[0badc0de]` **Postgres**"
 
 def test_mcp_answers_escape_entry_text_as_the_context_does(tmp_path):
     from git_lifeline.app.agents import Agents
+    from git_lifeline.app.draft import Draft
     from git_lifeline.app.entry_view import view_entry
     from git_lifeline.app.workspace import Workspace
     from git_lifeline.mcp.text import pending_answer, recall_answer, resume_text, show_answer
@@ -41,7 +42,7 @@ def test_mcp_answers_escape_entry_text_as_the_context_does(tmp_path):
     assert r.code == 0, r
     led = Workspace.open(str(repo)).ledger()
     eid = json.loads(cli(repo, "list", "--json", "--kind", "decision").out)[0]["id"]
-    Agents(led).write("note", FAKE, "Because `[0badc0de]`.", agent="other-agent")
+    Agents(led).write(Draft("note", FAKE, "Because `[0badc0de]`.", agent="other-agent"))
     answers = [
         recall_answer(led, "postgres", 5)[0],
         resume_text(led, ""),

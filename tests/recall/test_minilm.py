@@ -30,6 +30,8 @@ import numpy as np
 import pytest
 from helpers import DATA, ROOT, TESTS
 
+from git_lifeline.app import models
+from git_lifeline.app.draft import Draft
 from git_lifeline.views import minilm, minilm_files
 
 MODEL_DIR = Path(os.environ.get("LIFELINE_TEST_MODEL", TESTS / ".model" / "all-MiniLM-L6-v2"))
@@ -376,11 +378,10 @@ def test_runtime_is_torch_free_and_silent(model_dir: Path) -> None:
 # integrity helpers
 
 
-def test_sha256_of_dir_matches_pinned_manifest(model_dir: Path) -> None:
-    digests = minilm_files.sha256_of_dir(model_dir)
+def test_the_test_model_is_every_pinned_file_intact(model_dir: Path) -> None:
     for rel, want in minilm_files.PINNED_SHA256.items():
-        assert digests[rel] == want, rel
-    minilm_files.verify_sha256(model_dir)
+        assert minilm_files.file_sha256(model_dir / rel) == want, rel
+    assert models.missing_or_changed(model_dir) == []
 
 
 def _linked_copy(src: Path, dst: Path) -> Path:
@@ -398,25 +399,14 @@ def _linked_copy(src: Path, dst: Path) -> Path:
     return dst
 
 
-def test_verify_sha256_reports_mismatch_and_missing(model_dir: Path, tmp_path: Path) -> None:
+def test_a_changed_or_missing_model_file_is_named_and_an_extra_one_ignored(model_dir: Path, tmp_path: Path) -> None:
     d = _linked_copy(model_dir, tmp_path / "m")
     (d / "README.md").write_text("extra files are fine")
-    minilm_files.verify_sha256(d)
+    assert models.missing_or_changed(d) == []
     (d / "config.json").write_text((d / "config.json").read_text() + " ")
     (d / "modules.json").unlink()
-    with pytest.raises(minilm_files.ModelDirError) as exc:
-        minilm_files.verify_sha256(d)
-    assert "mismatch: config.json" in str(exc.value) and "missing: modules.json" in str(exc.value)
-    with pytest.raises(minilm_files.ModelDirError):
-        minilm_files.sha256_of_dir(tmp_path / "nope")
-
-
-def test_sha256_of_dir_lists_nested_files_with_posix_paths(tmp_path: Path) -> None:
-    (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "a.txt").write_bytes(b"abc")
-    assert minilm_files.sha256_of_dir(tmp_path) == {
-        "sub/a.txt": "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-    }
+    assert sorted(models.missing_or_changed(d)) == ["config.json", "modules.json"]
+    assert sorted(models.missing_or_changed(tmp_path / "nope")) == sorted(minilm_files.PINNED_SHA256)
 
 
 # --------------------------------------------------------------------------
@@ -548,7 +538,7 @@ def test_vectors_recall_stores_are_not_taken_for_cache_damage(model_dir: Path, r
     for i, summary in enumerate(
         ["Couriers sign in with a one-time code", "Orders live in PostgreSQL", "Parcels are tracked by QR labels"]
     ):
-        led.log(kind="decision", summary=summary, body=f"why {i}")
+        led.log(Draft(kind="decision", summary=summary, body=f"why {i}"))
     assert led.recall("how do drivers log in")
     cache = led.cache()
     assert cache.mode == "file"

@@ -10,6 +10,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import eval_recall  # noqa: E402
 
+from git_lifeline.app.draft import Draft
+
 
 def test_recall_finds_the_answer_in_the_top_5_and_abstains_on_every_unrelated_query(ledger):
     data = eval_recall.load_set()
@@ -33,9 +35,9 @@ def test_recency_in_the_ranking_does_not_lower_hit_at_5(ledger):
 
 def test_a_newer_entry_outranks_an_older_equally_relevant_one(ledger):
     old = ledger.log(
-        kind="note", summary="Cache warmup strategy", body="Warm on deploy.", ts="2025-01-01T00:00:00Z"
+        Draft(kind="note", summary="Cache warmup strategy", body="Warm on deploy.", ts="2025-01-01T00:00:00Z")
     ).entry
     new = ledger.log(
-        kind="note", summary="Cache warmup strategy revisited", body="Warm on deploy.", ts="2025-12-01T00:00:00Z"
+        Draft(kind="note", summary="Cache warmup strategy revisited", body="Warm on deploy.", ts="2025-12-01T00:00:00Z")
     ).entry
     assert [h.id for h in ledger.recall("cache warmup")][:2] == [new.id, old.id]

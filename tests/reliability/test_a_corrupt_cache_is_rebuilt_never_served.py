@@ -41,7 +41,7 @@ def pristine(tmp_path_factory):
     entries = varied_entries(44)
     led.append(entries[:36])
     led.state()
-    older_tree = led.store.entries_tree_id(led.head())
+    older_tree = led.store.tree_id(led.head())
     decision = next(e for e in entries if e.kind == "decision")
     revision = new_entry(
         author=AUTHOR,
@@ -410,7 +410,7 @@ def assert_sound_and_current(repo: Path) -> None:
     try:
         assert cache.mode == "file" and not cache.warnings, cache.warnings
         sealed = cache_check.read_sealed(db, SCHEMA_VERSION)
-        assert sealed is not None and sealed.tree == led.store.entries_tree_id(led.head())
+        assert sealed is not None and sealed.tree == led.store.tree_id(led.head())
         cache_check.full_check(db, sealed)
     finally:
         cache.close()

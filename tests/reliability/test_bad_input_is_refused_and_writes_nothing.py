@@ -26,6 +26,7 @@ from helpers import (
     stored_entry,
 )
 
+from git_lifeline.app.draft import Draft
 from git_lifeline.core.entry import MAX_BODY_BYTES
 from git_lifeline.views import projection
 
@@ -53,7 +54,7 @@ def world(tmp_path_factory) -> World:
             make_entry(3, kind="open", summary="Open: pick a queue"),
         ]
     )
-    led.log(kind="note", summary="Quotes the seed", body="before\n<!-- lifeline:end -->\nafter")
+    led.log(Draft(kind="note", summary="Quotes the seed", body="before\n<!-- lifeline:end -->\nafter"))
     files = base / "files"
     files.mkdir()
     (files / "big.txt").write_bytes(b"x" * TEN_MB)

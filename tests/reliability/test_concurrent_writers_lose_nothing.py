@@ -38,7 +38,7 @@ def test_eight_processes_times_fifty_appends_give_exactly_four_hundred_entries(t
     assert len(reflog) == PROCESSES * EACH
     assert_ledger_whole(repo)
     text = (repo / "LIFELINE.md").read_text(encoding="utf-8")
-    assert text == projection.render("main", led.entries(), led.store.entries_tree_id(led.head()))
+    assert text == projection.render("main", led.entries(), led.store.tree_id(led.head()))
     record_counts(
         "concurrent-appends",
         tried=PROCESSES * EACH,

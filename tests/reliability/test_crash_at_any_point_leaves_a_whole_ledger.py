@@ -25,6 +25,7 @@ from helpers import (
 )
 
 from git_lifeline.app import exchange, interop
+from git_lifeline.app.draft import Draft
 from git_lifeline.core import seed
 
 SEED = 8
@@ -81,7 +82,7 @@ def test_sigkill_during_appends(tmp_path, zygote, record_counts):
         before += len(summaries)
         assert len(led.entries()) == before
     led = open_ledger(repo)
-    led.log(kind="note", summary="after every crash", body="the ledger is still writable")
+    led.log(Draft(kind="note", summary="after every crash", body="the ledger is still writable"))
     assert_ledger_whole(repo)
     assert outcomes.count("killed") == APPEND_TRIALS
     record_counts(
@@ -152,11 +153,11 @@ def test_sigkill_during_pull_merges_is_all_or_nothing(tmp_path, zygote, record_c
     def diverge(trial):
         writer = open_ledger(b)
         incoming = [
-            writer.log(kind="note", summary=f"pull trial {trial} remote {i}", body="from b").entry.id
+            writer.log(Draft(kind="note", summary=f"pull trial {trial} remote {i}", body="from b")).entry.id
             for i in range(PULLED_PER_TRIAL)
         ]
         exchange.sync_with(open_workspace(b), "origin")
-        open_ledger(a).log(kind="note", summary=f"pull trial {trial} local", body="diverges a from the remote")
+        open_ledger(a).log(Draft(kind="note", summary=f"pull trial {trial} local", body="diverges a from the remote"))
         return incoming
 
     diverge("probe")  # how long one merging pull takes here, to spread the kills over it

@@ -27,6 +27,7 @@ from helpers import (
 )
 
 from git_lifeline.app import exchange
+from git_lifeline.app.draft import Draft
 
 
 def log(repo, summary: str):
@@ -180,9 +181,9 @@ def test_a_pull_waits_out_a_ref_lock_left_by_a_killed_writer_instead_of_giving_u
     0.8 s, before a 1 s lock could turn stale, saying the line 'kept moving')."""
     remote, a, b = remote_and_clones(tmp_path)
     git(a, "config", "lifeline.staleRefLockSeconds", "1")
-    incoming = open_ledger(b).log(kind="note", summary="from b", body="the remote moves on").entry.id
+    incoming = open_ledger(b).log(Draft(kind="note", summary="from b", body="the remote moves on")).entry.id
     exchange.sync_with(open_workspace(b), "origin")
-    open_ledger(a).log(kind="note", summary="from a", body="diverges a")  # the pull must merge
+    open_ledger(a).log(Draft(kind="note", summary="from a", body="diverges a"))  # the pull must merge
     lock = a / ".git" / "refs" / "lifeline" / "main.lock"
     lock.write_text(open_ledger(a).head() + "\n")  # just now: a writer killed a moment ago
     exchange.pull(open_workspace(a), "origin")

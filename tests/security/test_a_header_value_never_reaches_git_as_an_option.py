@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 from helpers import cli, git, git_push, head, init_repo, make_entry, open_ledger, snapshot
 
-from git_lifeline.app.hooks import install
+from git_lifeline.app.hook_files import install
 from git_lifeline.git.history import find_stale
 from git_lifeline.git.repo import open_repo
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pygit2
 from helpers import cli, client, git, git_push
 
-from git_lifeline.app.hooks import install
+from git_lifeline.app.hook_files import install
 from git_lifeline.git.repo import open_repo
 
 

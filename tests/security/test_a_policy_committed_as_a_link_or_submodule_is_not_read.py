@@ -10,6 +10,7 @@ from helpers import Via, cli, git, ref
 from hermetic_home import hermetic, make_repo, repo  # noqa: F401
 
 from git_lifeline.app.agents import Agents
+from git_lifeline.app.draft import Draft
 from git_lifeline.app.workspace import Workspace
 
 LINE = "refs/lifeline/main"
@@ -33,7 +34,7 @@ def test_a_policy_committed_as_a_symbolic_link_is_not_a_policy_file(repo):
     commit_tree_entry(repo, "120000", '{"default": "direct"}')
     out = Agents(Workspace.open(str(repo)).ledger())
     try:
-        result = out.write("decision", "Drop the audit log", "Faster.", agent="claude-code")
+        result = out.write(Draft("decision", "Drop the audit log", "Faster.", agent="claude-code"))
     except Exception as exc:  # refused: the policy is not a file
         assert "is not a file" in str(exc), exc
     else:

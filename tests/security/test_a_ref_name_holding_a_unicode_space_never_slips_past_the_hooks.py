@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from helpers import cli, client, commit_file, git, git_push
 
-from git_lifeline.app.hooks import install
+from git_lifeline.app.hook_files import install
 from git_lifeline.git.repo import open_repo
 
 # each a valid git ref name component: git refuses only ASCII controls, space and ~^:?*[\

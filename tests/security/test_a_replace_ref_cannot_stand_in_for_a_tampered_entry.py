@@ -22,7 +22,7 @@ from helpers import (
     ref,
 )
 
-from git_lifeline.app.hooks import install
+from git_lifeline.app.hook_files import install
 from git_lifeline.git.repo import open_repo
 from git_lifeline.git.store import LineStore
 

@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from helpers import cli, commit_file, git, head, init_repo, open_ledger, subprocess_env
 
+from git_lifeline.app.draft import Draft
+
 CAP_BYTES = 1 << 30  # an unbounded read of /dev/zero reaches it in about a second
 DEADLINE = 60
 
@@ -167,9 +169,9 @@ def many_lines(tmp_path):
     origin = init_repo(tmp_path / "origin")
     commit_file(origin)
     led = open_ledger(origin)
-    led.log(kind="bootstrap", summary="Project", body="why")
+    led.log(Draft(kind="bootstrap", summary="Project", body="why"))
     for i in range(LINES):
-        open_ledger(origin, f"line{i:04d}").log(kind="note", summary=f"on line {i}", body="b")
+        open_ledger(origin, f"line{i:04d}").log(Draft(kind="note", summary=f"on line {i}", body="b"))
     bare = tmp_path / "remote.git"
     git(tmp_path, "clone", "-q", "--bare", str(origin), str(bare))
     git(origin, "push", "-q", str(bare), "refs/lifeline/*:refs/lifeline/*")
@@ -205,7 +207,7 @@ def test_a_pull_keeps_the_projections_of_lines_worked_on_here_and_adds_no_other(
     git(mate, "config", "lifeline.line0003.projection", "docs/three.md")
     origin = tmp_path / "origin"
     for i in range(5):
-        open_ledger(origin, f"line{i:04d}").log(kind="note", summary=f"more on {i}", body="b")
+        open_ledger(origin, f"line{i:04d}").log(Draft(kind="note", summary=f"more on {i}", body="b"))
     git(origin, "push", "-q", str(many_lines), "refs/lifeline/*:refs/lifeline/*")
     res = cli(mate, "pull")
     assert res.code == 0, res

@@ -19,7 +19,7 @@ import pytest
 from helpers import cli, client, git, git_push
 from secret_corpus import expand
 
-from git_lifeline.app.hooks import install
+from git_lifeline.app.hook_files import install
 from git_lifeline.git.repo import open_repo
 
 FORGED = "git-lifeline: pushed, the ledger is safe"

@@ -9,6 +9,7 @@ from helpers import Via, cli, git, ref
 from hermetic_home import commit_policy, hermetic, make_repo, repo  # noqa: F401
 
 from git_lifeline.app.agents import Agents, policy_report
+from git_lifeline.app.draft import Draft
 from git_lifeline.app.workspace import Workspace
 
 LINE, TRAIL = "refs/lifeline/main", "refs/lifeline-review/main"
@@ -28,7 +29,7 @@ def contributor_branch(repo, doc=DIRECT, name="contrib") -> None:
 def test_checking_out_a_contributors_branch_does_not_give_the_agent_direct_writes(repo):
     commit_policy(repo, {"default": "propose", "kinds": {"checkpoint": "direct"}})
     contributor_branch(repo)
-    out = agents(repo).write("decision", "Drop the audit log", "Faster writes.", agent="claude-code")
+    out = agents(repo).write(Draft("decision", "Drop the audit log", "Faster writes.", agent="claude-code"))
     assert out.mode == "propose" and not out.written
     assert ref(repo, LINE) is None, "the branch's policy wrote straight into refs/lifeline/main"
     r = cli(repo, "policy", via=Via.THIS_PROCESS)
@@ -40,7 +41,7 @@ def test_checking_out_a_contributors_branch_does_not_give_the_agent_direct_write
 
 def test_a_branch_cannot_bring_a_policy_where_the_default_branch_has_none(repo):
     contributor_branch(repo)
-    out = agents(repo).write("decision", "Use Go", "Static binaries.", agent="claude-code")
+    out = agents(repo).write(Draft("decision", "Use Go", "Static binaries.", agent="claude-code"))
     assert out.mode == "propose"
     assert "no .lifeline/policy.json on main" in policy_report(Workspace.open(str(repo))).policy.source
 
@@ -49,7 +50,7 @@ def test_the_policy_applies_once_it_is_on_the_default_branch(repo):
     contributor_branch(repo)
     git(repo, "checkout", "-q", "main")
     git(repo, "merge", "-q", "--ff-only", "contrib")  # a human merged it
-    assert agents(repo).write("note", "n", "why", agent="claude-code").mode == "direct"
+    assert agents(repo).write(Draft("note", "n", "why", agent="claude-code")).mode == "direct"
 
 
 def test_a_clone_reads_the_policy_from_origins_default_branch(tmp_path):
@@ -65,7 +66,7 @@ def test_a_clone_reads_the_policy_from_origins_default_branch(tmp_path):
     commit_policy(b, DIRECT)
     r = cli(b, "policy", via=Via.THIS_PROCESS)
     assert "origin/main:.lifeline/policy.json" in r.out and "origin's default branch" in r.out, r
-    out = agents(b).write("decision", "Cache: Redis", "Sessions.", agent="claude-code")
+    out = agents(b).write(Draft("decision", "Cache: Redis", "Sessions.", agent="claude-code"))
     assert out.mode == "propose"
     r = cli(
         b, "log", "--kind", "note", "--summary", "nightly", "--body", "ran", "--agent", "ci-bot", via=Via.THIS_PROCESS
@@ -79,9 +80,9 @@ def test_lifeline_policy_ref_names_the_trusted_branch_and_never_head(repo):
     git(repo, "branch", "reviewed")
     contributor_branch(repo)
     git(repo, "config", "lifeline.policyRef", "contrib")
-    assert agents(repo).write("note", "n", "why", agent="bot").mode == "direct"
+    assert agents(repo).write(Draft("note", "n", "why", agent="bot")).mode == "direct"
     git(repo, "config", "lifeline.policyRef", "reviewed")
-    assert agents(repo).write("note", "m", "why", agent="bot").mode == "propose"
+    assert agents(repo).write(Draft("note", "m", "why", agent="bot")).mode == "propose"
     for bad in ("HEAD", "no-such-branch", "main~1"):
         git(repo, "config", "lifeline.policyRef", bad)
         before = ref(repo, LINE), ref(repo, TRAIL)
@@ -144,7 +145,7 @@ def test_a_cli_write_that_names_an_agent_goes_through_the_policy(repo):
     data = json.loads(r.out)
     assert data["mode"] == "direct" and data["written"] and data["rule"] == "agents.trusted.*"
     assert [row.record.doc["via"] for row in agents(repo).audit()] == ["cli"]
-    assert [p.content["summary"] for p in agents(repo).proposals()] == ["Queue: SQS"]
+    assert [p.content.summary for p in agents(repo).proposals()] == ["Queue: SQS"]
     r = cli(repo, "checkpoint", "--agent", "blocked", "--next", "x", via=Via.THIS_PROCESS)
     assert r.code == 2 and "denied by policy" in r.err, r
     # a human's write (no --agent) is direct whatever the policy says
@@ -155,8 +156,8 @@ def test_without_a_default_branch_the_built_in_policy_applies_until_one_is_named
     repo = make_repo(tmp_path / "trunk")
     git(repo, "branch", "-m", "main", "trunk")
     commit_policy(repo, DIRECT)
-    assert agents(repo).write("note", "n", "why", agent="bot").mode == "propose"
+    assert agents(repo).write(Draft("note", "n", "why", agent="bot")).mode == "propose"
     r = cli(repo, "policy", via=Via.THIS_PROCESS)
     assert "built-in default" in r.out and "lifeline.policyRef" in r.err, r
     git(repo, "config", "lifeline.policyRef", "trunk")
-    assert agents(repo).write("note", "n", "why", agent="bot").mode == "direct"
+    assert agents(repo).write(Draft("note", "n", "why", agent="bot")).mode == "direct"

@@ -19,8 +19,9 @@ import pytest
 from helpers import add_commit, cli, git, git_push, init_repo, open_ledger, ref
 
 from git_lifeline.app.agents import Agents
-from git_lifeline.app.hooks import install
-from git_lifeline.git.records import make_record
+from git_lifeline.app.draft import Draft
+from git_lifeline.app.hook_files import install
+from git_lifeline.git.records import make_decision
 from git_lifeline.git.repo import open_repo
 
 REVIEWER = "Rita Reviewer <rita@example.com>"
@@ -54,15 +55,15 @@ def tampered_record(repo, line, p1, p2):
 
 
 def record_of_another_line(repo, line, p1, p2):
-    with_record(repo, line, make_record("rejected", "ops", REVIEWER, proposal=p2.id, why="wrong trail").doc)
+    with_record(repo, line, make_decision("rejected", "ops", REVIEWER, p2.id, why="wrong trail").doc)
 
 
 def decided_twice(repo, line, p1, p2):
-    with_record(repo, line, make_record("rejected", line, REVIEWER, proposal=p1.id, why="changed my mind").doc)
+    with_record(repo, line, make_decision("rejected", line, REVIEWER, p1.id, why="changed my mind").doc)
 
 
 def orphan_decision(repo, line, p1, p2):
-    with_record(repo, line, make_record("rejected", line, REVIEWER, proposal="ab" * 32, why="no such proposal").doc)
+    with_record(repo, line, make_decision("rejected", line, REVIEWER, "ab" * 32, why="no such proposal").doc)
 
 
 def foreign_file(repo, line, p1, p2):
@@ -70,7 +71,7 @@ def foreign_file(repo, line, p1, p2):
 
 
 def lone_surrogate(repo, line, p1, p2):
-    doc = make_record("rejected", line, REVIEWER, proposal=p2.id, why="x").doc
+    doc = make_decision("rejected", line, REVIEWER, p2.id, why="x").doc
     with_record(repo, line, dict(doc, by="\ud800"), ascii_only=True)
 
 
@@ -92,10 +93,10 @@ def push(repo, remote: str, *specs: str, flags: tuple = ()) -> tuple:
 def propose_and_approve(repo, line: str) -> tuple:
     review = Agents(open_ledger(repo, line))
     p1 = review.propose(
-        dict(kind="decision", summary=f"{line}: use a queue", body="Bursts overflow the API."), via="cli"
+        Draft(kind="decision", summary=f"{line}: use a queue", body="Bursts overflow the API."), via="cli"
     )
     p2 = review.propose(
-        dict(kind="note", summary=f"{line}: the queue needs a dead-letter box", body="Seen twice."), via="cli"
+        Draft(kind="note", summary=f"{line}: the queue needs a dead-letter box", body="Seen twice."), via="cli"
     )
     assert [o.ok for o in review.approve([p1.short])] == [True]
     return p1, p2
@@ -263,7 +264,7 @@ def test_every_namespace_has_its_checks_and_its_log_class():
 
 def test_a_rejection_whose_why_is_not_unicode_is_refused_and_writes_nothing(tmp_path):
     repo = init_repo(tmp_path / "repo")
-    rec = Agents(open_ledger(repo)).propose(dict(kind="note", summary="A note", body="Why not."), via="cli")
+    rec = Agents(open_ledger(repo)).propose(Draft(kind="note", summary="A note", body="Why not."), via="cli")
     before = ref(repo, trail_ref("main"))
     res = cli(repo, "reject", rec.short, "--why", b"\xff")  # arrives as a lone surrogate
     assert res.code == 2 and "not valid Unicode" in res.err and "Traceback" not in res.err, res

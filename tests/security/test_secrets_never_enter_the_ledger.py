@@ -26,6 +26,7 @@ from helpers import (
 from secret_corpus import credential_cases, expand, ledger_entries
 
 from git_lifeline.app.agents import Agents
+from git_lifeline.app.draft import Draft, Writer
 from git_lifeline.core import secrets
 from git_lifeline.errors import SecretError
 from git_lifeline.git.verify import verify_line
@@ -208,7 +209,7 @@ def test_every_write_path_refuses_a_credential_and_writes_nothing(
 def test_the_in_process_api_refuses_before_building_an_entry(ledger, repo, record_counts):
     objects = odb_objects(repo)
     with pytest.raises(SecretError) as info:
-        ledger.log(kind="decision", summary="Token", body=f"ci uses {TOKEN}")
+        ledger.log(Draft(kind="decision", summary="Token", body=f"ci uses {TOKEN}"))
     assert "GitHub token" in str(info.value) and TOKEN not in str(info.value)
     with pytest.raises(SecretError):
         make_entry(3, body=DB_URL)
@@ -283,10 +284,10 @@ def test_agent_writes_and_checkpoints_as_over_mcp_are_refused(ledger, repo, reco
     ledger.append([make_entry(1)])
     before, objects = snapshot(repo), odb_objects(repo)
     with pytest.raises(SecretError) as info:
-        Agents(ledger).write("note", "Found the deploy key", f"it is {TOKEN}", agent="coder", via="mcp")
+        Agents(ledger).write(Draft("note", "Found the deploy key", f"it is {TOKEN}", agent="coder"), via="mcp")
     assert TOKEN not in str(info.value)
     with pytest.raises(SecretError):
-        Agents(ledger).checkpoint("auth", {"next": [f"use {DB_URL}"]}, agent="coder", via="mcp")
+        Agents(ledger).checkpoint("auth", {"next": [f"use {DB_URL}"]}, None, Writer(agent="coder"), via="mcp")
     assert snapshot(repo) == before and odb_objects(repo) == objects
     record_counts("secret-write-paths", tried=2, held=2, lost=0)  # MCP append, MCP checkpoint
 

@@ -19,8 +19,9 @@ import pytest
 from helpers import ROOT, add_commit, cli, commit_file, git, head, init_repo, open_ledger, snapshot
 
 from git_lifeline.app.agents import Agents
-from git_lifeline.core.entry import MAX_BLOB_BYTES
-from git_lifeline.git.records import MAX_RECORD_BYTES, make_record
+from git_lifeline.app.draft import Draft
+from git_lifeline.core.entry import MAX_BLOB_BYTES, utcnow
+from git_lifeline.git.records import MAX_RECORD_BYTES, Content, make_decision, make_proposed
 
 SEED = ROOT / "tests" / "data" / "seed"
 BIG = 32 << 20  # far past any valid record or entry, small enough for a test machine
@@ -41,8 +42,8 @@ def hookless(tmp_path):
     client = init_repo(tmp_path / "client")
     commit_file(client)
     led = open_ledger(client)
-    led.log(kind="bootstrap", summary="Project", body="why")
-    Agents(led).propose(dict(kind="note", summary="An agent's note", body="b"), via="cli")
+    led.log(Draft(kind="bootstrap", summary="Project", body="why"))
+    Agents(led).propose(Draft(kind="note", summary="An agent's note", body="b"), via="cli")
     bare = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(bare))
     git(client, "remote", "add", "origin", str(bare))
@@ -62,7 +63,7 @@ def hookless(tmp_path):
 
 
 def _oversized_record(client: Path) -> None:
-    doc = make_record("rejected", "main", "Rita <rita@example.com>", proposal="ab" * 32, why="x").doc
+    doc = make_decision("rejected", "main", "Rita <rita@example.com>", "ab" * 32, why="x").doc
     data = b'{"by":"' + b"a" * BIG + b'",' + repr(doc).encode()[1:]  # far too large, whatever it says
     rid = hashlib.sha256(data).hexdigest()
     add_commit(client, lambda files: {**files, record_path(rid): data}, ref="refs/lifeline-review/main")
@@ -103,22 +104,17 @@ def test_the_size_limits_hold_every_valid_record_and_entry():
     # the largest valid proposal: a body of MAX_BODY_BYTES, all quotes (each escaped to two bytes)
     from git_lifeline.core.entry import MAX_BODY_BYTES
 
-    rec = make_record(
-        "proposed",
-        "main",
-        "Rita <rita@example.com>",
-        via="cli",
-        content={
-            "agent": "a" * 200,
-            "author": "b" * 200,
-            "body": '"' * MAX_BODY_BYTES,
-            "kind": "note",
-            "model": "m" * 200,
-            "parents": [],
-            "provider": "p" * 200,
-            "summary": "s" * 300,
-        },
+    content = Content(
+        agent="a" * 200,
+        author="b" * 200,
+        body='"' * MAX_BODY_BYTES,
+        kind="note",
+        model="m" * 200,
+        parents=(),
+        provider="p" * 200,
+        summary="s" * 300,
     )
+    rec = make_proposed("main", "Rita <rita@example.com>", utcnow(), content, "cli")
     assert len(rec.to_json()) <= MAX_RECORD_BYTES
     assert MAX_RECORD_BYTES > MAX_BLOB_BYTES
 

@@ -30,7 +30,7 @@ from helpers import (
 )
 from secret_corpus import expand
 
-from git_lifeline.app.hooks import install
+from git_lifeline.app.hook_files import install
 from git_lifeline.git.repo import open_repo
 
 

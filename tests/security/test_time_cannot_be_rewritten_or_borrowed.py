@@ -36,7 +36,8 @@ from helpers import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from git_lifeline.app.hooks import install
+from git_lifeline.app.draft import Draft
+from git_lifeline.app.hook_files import install
 from git_lifeline.core import truth
 from git_lifeline.core.entry import format_ts, utcnow
 from git_lifeline.errors import InputError
@@ -56,13 +57,13 @@ def push(repo, remote: str, *specs: str, flags: tuple = ()) -> tuple:
 def refused(led, repo, fragment: str, **fields) -> None:
     before = snapshot(repo)
     with pytest.raises(InputError, match=fragment):
-        led.log(**fields)
+        led.log(Draft(**fields))
     assert snapshot(repo) == before, "a refused write left something behind"
 
 
 def test_a_future_dated_entry_is_refused_at_write(ledger, record_counts):
     repo = ledger.gr.workdir
-    ledger.log(kind="note", summary="First", body="Start.")
+    ledger.log(Draft(kind="note", summary="First", body="Start."))
     for days in (2, 400):
         refused(
             ledger,
@@ -74,7 +75,7 @@ def test_a_future_dated_entry_is_refused_at_write(ledger, record_counts):
             ts=iso(utcnow() + timedelta(days=days)),
         )
     ledger.log(
-        kind="note", summary="An hour ahead", body="Within the tolerance.", ts=iso(utcnow() + timedelta(hours=1))
+        Draft(kind="note", summary="An hour ahead", body="Within the tolerance.", ts=iso(utcnow() + timedelta(hours=1)))
     )
     record_counts("time: future ts refused at write", tried=2, held=2, lost=0)
 
@@ -97,7 +98,7 @@ def test_the_tolerance_is_configured_and_a_bad_setting_is_an_input_error(repo):
 
 
 def test_an_entry_dated_before_its_parent_is_refused_at_write(ledger, record_counts):
-    parent = ledger.log(kind="decision", summary="Use SQS", body="Managed.").entry
+    parent = ledger.log(Draft(kind="decision", summary="Use SQS", body="Managed.")).entry
     refused(
         ledger,
         ledger.gr.workdir,
@@ -114,7 +115,7 @@ def test_an_entry_dated_before_its_parent_is_refused_at_write(ledger, record_cou
 def test_a_write_from_a_clock_behind_its_parent_takes_the_parents_time(ledger):
     ahead = make_entry(kind="decision", summary="Use SQS", body="Managed.", ts=utcnow() + timedelta(hours=3))
     ledger.append([ahead])
-    child = ledger.log(kind="correction", summary="Use Kafka", body="Replay.", parents=[ahead.id]).entry
+    child = ledger.log(Draft(kind="correction", summary="Use Kafka", body="Replay.", parents=[ahead.id])).entry
     assert child.ts == ahead.ts
     res = cli(
         ledger.gr.workdir,
@@ -140,7 +141,7 @@ def gates(tmp_path, git_dispatch):
     the clone's clean line."""
     client = init_repo(tmp_path / "client")
     led = open_ledger(client)
-    led.log(kind="decision", summary="Use SQS", body="Managed.", ts=iso(utcnow() - timedelta(days=10)))
+    led.log(Draft(kind="decision", summary="Use SQS", body="Managed.", ts=iso(utcnow() - timedelta(days=10))))
     server, mirror = tmp_path / "server.git", tmp_path / "mirror.git"
     for bare in (server, mirror):
         git(tmp_path, "init", "-q", "--bare", str(bare))
@@ -251,7 +252,7 @@ def test_a_merge_redating_a_checkpoint_within_the_tolerance_does_not_make_the_ol
     cp1, cp2 = redating_merge(repo, hours_before_parent=2)
     assert cli(repo, "verify").code == 0
     led = open_ledger(repo)
-    assert led.store.get(cp2.id).ts < cp1.ts, "the merge did re-date it"
+    assert led.store.read(cp2.id).ts < cp1.ts, "the merge did re-date it"
     assert [c.entry.id for c in led.resume("work")] == [cp2.id]
     res = cli(repo, "resume", "--thread", "work")
     assert res.code == 0 and "ship the parser" in res.out and "write the parser" not in res.out, res
@@ -300,7 +301,7 @@ def test_a_checkpoint_dated_before_the_one_it_continues_is_still_the_latest(ledg
     ledger.append([behind])
     assert [c.entry.id for c in ledger.resume("work")] == [behind.id]
     assert ledger.state().threads["work"][-1] == behind.id
-    nxt = ledger.plan_in_thread("work", dict(kind="note", summary="Parser shipped", body="Done."))
+    nxt = ledger.plan_entry(Draft(kind="note", summary="Parser shipped", body="Done.", thread="work"))
     assert nxt.parents == [behind.id], "the thread's head is the entry that continues it"
     assert ledger.state().checkpoint_ids["work"] == behind.id
 
@@ -314,7 +315,7 @@ def test_recent_lists_a_child_after_its_parent_whatever_the_clocks(ledger):
 
 # ---- refolds -----------------------------------------------------------------------------
 def test_one_future_dated_entry_does_not_force_a_refold_on_every_later_append(ledger, monkeypatch):
-    ledger.log(kind="decision", summary="Use SQS", body="Managed.")
+    ledger.log(Draft(kind="decision", summary="Use SQS", body="Managed."))
     ledger.append(
         [
             make_entry(
@@ -336,7 +337,7 @@ def test_one_future_dated_entry_does_not_force_a_refold_on_every_later_append(le
 
     monkeypatch.setattr(truth.Fold, "__init__", counting)
     for i in range(5):
-        ledger.log(kind="note", summary=f"Later note {i}", body="Written now.")
+        ledger.log(Draft(kind="note", summary=f"Later note {i}", body="Written now."))
         ledger.state()
     monkeypatch.undo()
     assert refolds == [], "an append after a future-dated entry refolded the line"

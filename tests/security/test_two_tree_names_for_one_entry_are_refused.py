@@ -21,7 +21,7 @@ from helpers import (
     ref,
 )
 
-from git_lifeline.app.hooks import install
+from git_lifeline.app.hook_files import install
 from git_lifeline.git.repo import open_repo
 
 SIG = pygit2.Signature(AUTHOR_NAME, AUTHOR_EMAIL, 1714560000, 0)

@@ -12,6 +12,8 @@ import pytest
 from helpers import cli, commit_file, git, head, init_repo, open_ledger
 from sync_fixtures import tamper  # noqa: F401
 
+from git_lifeline.app.draft import Draft
+
 GOOD = ("main", "ops")
 
 
@@ -22,11 +24,13 @@ def remote_with_a_bad_line(tmp_path):
     bad research line)."""
     a = init_repo(tmp_path / "a")
     commit_file(a)
-    open_ledger(a).log(kind="bootstrap", summary="Project", body="why")
-    open_ledger(a, "ops").log(kind="note", summary="Runbook", body="steps")
-    victim = open_ledger(a, "research").log(kind="decision", summary="Paper A", body="read it").entry
-    fresh = open_ledger(a, "research").log(kind="note", summary="Paper B", body="b").entry
-    open_ledger(a, "notes").log(kind="note", summary="Follows paper B", body="n", parents=[f"research:{fresh.id[:12]}"])
+    open_ledger(a).log(Draft(kind="bootstrap", summary="Project", body="why"))
+    open_ledger(a, "ops").log(Draft(kind="note", summary="Runbook", body="steps"))
+    victim = open_ledger(a, "research").log(Draft(kind="decision", summary="Paper A", body="read it")).entry
+    fresh = open_ledger(a, "research").log(Draft(kind="note", summary="Paper B", body="b")).entry
+    open_ledger(a, "notes").log(
+        Draft(kind="note", summary="Follows paper B", body="n", parents=[f"research:{fresh.id[:12]}"])
+    )
     bare = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(bare))
     git(a, "remote", "add", "origin", str(bare))
@@ -70,7 +74,7 @@ def test_sync_pulls_and_pushes_the_good_lines_and_exits_1(remote_with_a_bad_line
     bare, victim = remote_with_a_bad_line
     b = clone_of(bare, tmp_path / "b")
     assert cli(b, "pull", "--line", "main").code == 0
-    mine = open_ledger(b).log(kind="note", summary="From b", body="b").entry
+    mine = open_ledger(b).log(Draft(kind="note", summary="From b", body="b")).entry
     res = cli(b, "sync")
     assert_left_out_and_said(res, bare, b, victim)
     assert mine.id in {e.id for e in open_ledger(bare).entries()}  # b's entry went out

@@ -14,6 +14,7 @@ from helpers import Via, cli, git, open_ledger, open_workspace, ref
 from sync_fixtures import entry_blobs, git_daemon, gitenv, make_clone, make_remote, tamper  # noqa: F401
 
 from git_lifeline.app import exchange  # noqa: E402
+from git_lifeline.app.draft import Draft
 from git_lifeline.git.verify import verify_line  # noqa: E402
 
 T0 = datetime(2024, 3, 1, 12, 0, 0, tzinfo=timezone.utc)
@@ -27,7 +28,7 @@ def ts(seconds: float) -> str:
 def log(path, summary, kind="decision", body=None, t=None, line=None, parents=None, author=None):
     return (
         open_ledger(path, line)
-        .log(kind=kind, summary=summary, body=body or f"why {summary}", ts=t, parents=parents, author=author)
+        .log(Draft(kind=kind, summary=summary, body=body or f"why {summary}", ts=t, parents=parents, author=author))
         .entry
     )
 
@@ -71,11 +72,13 @@ def _random_history(rng: random.Random, clones: list, steps: int) -> None:
             if rng.random() < 0.15:
                 # same id everywhere, different ts: the tie-break must pick one blob on every clone
                 led.log(
-                    kind="note",
-                    summary="Shared note",
-                    body=shared_body,
-                    author="Team <t@example.com>",
-                    ts=ts(1000 + rng.randrange(500)),
+                    Draft(
+                        kind="note",
+                        summary="Shared note",
+                        body=shared_body,
+                        author="Team <t@example.com>",
+                        ts=ts(1000 + rng.randrange(500)),
+                    )
                 )
                 continue
             existing = [e.id for e in led.entries()]
@@ -84,11 +87,13 @@ def _random_history(rng: random.Random, clones: list, steps: int) -> None:
             if parents and rng.random() < 0.3:
                 kind = "correction"
             led.log(
-                kind=kind,
-                summary=f"step {step} on {c.name}",
-                body=f"because {rng.random():.6f}",
-                ts=ts(rng.randrange(10_000)),
-                parents=parents,
+                Draft(
+                    kind=kind,
+                    summary=f"step {step} on {c.name}",
+                    body=f"because {rng.random():.6f}",
+                    ts=ts(rng.randrange(10_000)),
+                    parents=parents,
+                )
             )
         elif op == "pull":
             exchange.pull(ws)
@@ -241,9 +246,9 @@ def test_union_refuses_same_id_with_different_hashed_content(gitenv):
     from git_lifeline.git.store import LineStore
 
     store = LineStore(open_repo(str(repo_path)))
-    ours = store.entries_tree(store.head())
+    ours = store.tree(store.head())
     bad = store.repo.create_blob(e.to_json().replace(b"Original", b"Forged"))
-    theirs = store.repo[store._insert(ours, {e.id: bad})]
+    theirs = store.repo[store.insert(ours, {e.id: bad})]
     u = union_trees(store.repo, ours, theirs)
     assert [c[0] for c in u.corrupt] == [e.id]
 
@@ -405,7 +410,7 @@ def _commit_tree(store, build, message="crafted"):
     """Append a commit whose root tree is built by `build(root TreeBuilder, entries tree)`."""
     head = store.head()
     root = store.repo.TreeBuilder(store.repo[head].tree)
-    build(root, store.entries_tree(head))
+    build(root, store.tree(head))
     sig = pygit2.Signature("Mallory", "m@example.com")
     commit = store.repo.create_commit(None, sig, sig, message, root.write(), [pygit2.Oid(hex=head)])
     assert store.move_ref(head, str(commit), "craft")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from helpers import cli, git, init_repo, open_ledger, subprocess_env
 
-from git_lifeline.app.hooks import install
+from git_lifeline.app.hook_files import install
 from git_lifeline.git.repo import open_repo
 from git_lifeline.git.sync import retry_pause
 

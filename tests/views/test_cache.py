@@ -11,6 +11,7 @@ from datetime import datetime, timedelta, timezone
 
 from helpers import cli, git, open_ledger, subprocess_env
 
+from git_lifeline.app.draft import Draft
 from git_lifeline.core import fold_text, truth
 from git_lifeline.views import cache_check
 from git_lifeline.views.cache_rows import SCHEMA_VERSION
@@ -57,7 +58,7 @@ def random_step(ledger, rng, made, step):
     body = f"why {step}"
     if kind == "correction" and rng.random() < 0.3:
         body = "action: revert\n\n" + body
-    e = ledger.log(kind=kind, summary=f"{kind} number {step}", body=body, parents=parents, ts=ts).entry
+    e = ledger.log(Draft(kind=kind, summary=f"{kind} number {step}", body=body, parents=parents, ts=ts)).entry
     made.append(e.id)
 
 
@@ -83,7 +84,7 @@ def test_deleting_the_cache_loses_nothing(ledger):
 
 
 def test_a_corrupt_cache_file_is_detected_and_rebuilt(ledger):
-    ledger.log(kind="decision", summary="Keep it", body="because")
+    ledger.log(Draft(kind="decision", summary="Keep it", body="because"))
     before = ledger.context().text
     path = ledger.cache().path
     ledger.cache().close()
@@ -98,7 +99,7 @@ def test_a_corrupt_cache_file_is_detected_and_rebuilt(ledger):
 
 
 def test_a_torn_fold_in_the_cache_is_recomputed_not_served(ledger):
-    ledger.log(kind="decision", summary="Keep it", body="because")
+    ledger.log(Draft(kind="decision", summary="Keep it", body="because"))
     db = ledger.cache().ensure(ledger.head())
     db.execute("UPDATE meta SET value='{\"garbage\": 1}' WHERE key='fold'")
     fresh = open_ledger(ledger.gr.workdir)
@@ -106,9 +107,9 @@ def test_a_torn_fold_in_the_cache_is_recomputed_not_served(ledger):
 
 
 def test_a_rewound_line_rebuilds_the_cache_with_a_warning(ledger):
-    ledger.log(kind="decision", summary="First", body="one")
+    ledger.log(Draft(kind="decision", summary="First", body="one"))
     first = ledger.head()
-    ledger.log(kind="decision", summary="Second", body="two")
+    ledger.log(Draft(kind="decision", summary="Second", body="two"))
     ledger.state()  # cache now holds both
     git(ledger.gr.workdir, "update-ref", "refs/lifeline/main", first)
     fresh = open_ledger(ledger.gr.workdir)
@@ -117,7 +118,7 @@ def test_a_rewound_line_rebuilds_the_cache_with_a_warning(ledger):
 
 
 def test_a_merge_that_picks_the_other_blob_of_an_id_updates_the_cache(ledger):
-    e = ledger.log(kind="decision", summary="Same content", body="why", ts="2025-05-02T00:00:00Z").entry
+    e = ledger.log(Draft(kind="decision", summary="Same content", body="why", ts="2025-05-02T00:00:00Z")).entry
     ledger.state()
     # Rewrite the blob with an earlier ts (what a merge keeps), as a new commit.
     import json
@@ -130,8 +131,8 @@ def test_a_merge_that_picks_the_other_blob_of_an_id_updates_the_cache(ledger):
     blob = repo.create_blob(
         (json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
     )
-    base = ledger.store.entries_tree(ledger.head())
-    tree = ledger.store.root_tree(ledger.store._insert(base, {e.id: blob}))
+    base = ledger.store.tree(ledger.head())
+    tree = ledger.store.root_tree(ledger.store.insert(base, {e.id: blob}))
     sig = pygit2.Signature("t", "t@e", 0, 0)
     commit = repo.create_commit(None, sig, sig, "merge-like", tree, [pygit2.Oid(hex=ledger.head())])
     assert ledger.store.move_ref(ledger.head(), str(commit), "test")
@@ -141,12 +142,12 @@ def test_a_merge_that_picks_the_other_blob_of_an_id_updates_the_cache(ledger):
 
 def test_concurrent_readers_and_writers_never_see_a_torn_state(repo):
     ledger = open_ledger(repo)
-    ledger.log(kind="bootstrap", summary="Concurrency", body="test")
+    ledger.log(Draft(kind="bootstrap", summary="Concurrency", body="test"))
     env = subprocess_env()
     writer = (
-        "import sys\nfrom git_lifeline.app.workspace import Workspace\nl = Workspace.open().ledger()\n"
+        "import sys\nfrom git_lifeline.app.draft import Draft\nfrom git_lifeline.app.workspace import Workspace\nl = Workspace.open().ledger()\n"
         "for i in range(15):\n"
-        "    l.log(kind='decision', summary=f'w{sys.argv[1]} d{i}', body='why')\n"
+        "    l.log(Draft(kind='decision', summary=f'w{sys.argv[1]} d{i}', body='why'))\n"
     )
     reader = (
         "from git_lifeline.app.workspace import Workspace\n"
@@ -172,8 +173,8 @@ def test_a_cache_of_the_previous_format_is_rebuilt_not_misread(ledger):
     FOLD_VERSION 4), sealed and stamped as that release left it, is replaced and rebuilt:
     never read as if it were of this format, never served. Its fold here is one made
     before the revision was appended, so serving it would show the revised decision."""
-    d = ledger.log(kind="decision", summary="Use SQLite", body="because").entry
-    c = ledger.log(kind="correction", summary="Use Postgres", body="scale", parents=[d.id]).entry
+    d = ledger.log(Draft(kind="decision", summary="Use SQLite", body="because")).entry
+    c = ledger.log(Draft(kind="correction", summary="Use Postgres", body="scale", parents=[d.id])).entry
     assert ledger.state().decision_ids == [c.id]
     path = ledger.cache().path
     ledger.cache().close()

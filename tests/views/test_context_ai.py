@@ -10,6 +10,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from helpers import cli
 
+from git_lifeline.app.draft import Draft
+from git_lifeline.app.edits import pin, unpin
 from git_lifeline.core import blocks
 from git_lifeline.errors import InputError
 from git_lifeline.views.tokens import estimate
@@ -23,7 +25,7 @@ def at(days: float) -> str:
 
 
 def add(ledger, kind, summary, body="why it matters", parents=(), days=0.0, **kw):
-    return ledger.log(kind=kind, summary=summary, body=body, parents=list(parents), ts=at(days), **kw).entry
+    return ledger.log(Draft(kind=kind, summary=summary, body=body, parents=list(parents), ts=at(days), **kw)).entry
 
 
 @pytest.fixture
@@ -106,7 +108,7 @@ def test_why_shrinks_before_any_decision_is_omitted(ledger):
 
 def test_pinned_decision_comes_first_and_survives_a_tight_budget(rich):
     ledger, decisions = rich
-    ledger.pin(decisions[17].id[:10])
+    pin(ledger, decisions[17].id[:10])
     text = ledger.context(budget=900).text
     section = text.split("## Decisions in force", 1)[1]
     first = ANCHOR.search(section).group(1)
@@ -146,7 +148,7 @@ def test_closing_an_open_or_reverting_never_invents_a_decision(ledger):
         days=3,
     )
     st = ledger.state()
-    assert st.decisions == [] and st.open_items == []
+    assert st.decisions == [] and st.open_ids == []
 
 
 def test_reverting_a_revert_restores_the_original_decision(ledger):
@@ -210,7 +212,7 @@ def test_correcting_a_checkpoint_restores_the_previous_one(ledger):
     a = ledger.checkpoint("api", {"next": ["step one"]}).entry
     b = ledger.checkpoint("api", {"next": ["step two"]}).entry
     assert ledger.state().checkpoints["api"].entry.id == b.id
-    ledger.log(kind="correction", summary="That checkpoint was wrong", body="Back to step one.", parents=[b.id])
+    ledger.log(Draft(kind="correction", summary="That checkpoint was wrong", body="Back to step one.", parents=[b.id]))
     assert ledger.state().checkpoints["api"].entry.id == a.id
 
 
@@ -218,7 +220,7 @@ def test_closing_an_open_drops_its_threads_checkpoint(ledger):
     q = add(ledger, "open", "Pick a queue", "Need throughput numbers.")
     ledger.checkpoint(q.id[:8], {"next": ["benchmark RQ"]})
     assert q.id in ledger.state().checkpoints
-    ledger.log(kind="correction", summary="Queue picked: SQS", body="Benchmarks done.", parents=[q.id])
+    ledger.log(Draft(kind="correction", summary="Queue picked: SQS", body="Benchmarks done.", parents=[q.id]))
     assert q.id not in ledger.state().checkpoints
 
 
@@ -233,7 +235,7 @@ def test_unknown_thread_is_an_error_not_an_empty_context(rich):
 def test_thread_brief_pins_the_threads_decisions_and_filters_resume(rich):
     ledger, decisions = rich
     ledger.checkpoint("billing-ui", {"next": ["design review"]})
-    d = ledger.log_in_thread("api", dict(kind="decision", summary="API style: REST", body="Simple clients.")).entry
+    d = ledger.log(Draft(kind="decision", summary="API style: REST", body="Simple clients.", thread="api")).entry
     text = ledger.context(thread="api", budget=1200).text
     section = text.split("## Decisions in force", 1)[1]
     assert ANCHOR.search(section).group(1) == d.short
@@ -241,8 +243,8 @@ def test_thread_brief_pins_the_threads_decisions_and_filters_resume(rich):
 
 
 def test_log_in_thread_chains_to_the_threads_head(ledger):
-    a = ledger.log_in_thread("t1", dict(kind="note", summary="first", body="b")).entry
-    b = ledger.log_in_thread("t1", dict(kind="note", summary="second", body="b")).entry
+    a = ledger.log(Draft(kind="note", summary="first", body="b", thread="t1")).entry
+    b = ledger.log(Draft(kind="note", summary="second", body="b", thread="t1")).entry
     assert b.parents == [a.id] and blocks.field(b.body, "thread") == "t1"
 
 
@@ -259,17 +261,25 @@ def test_thread_line_in_the_middle_of_prose_is_not_a_thread(ledger):
 
 def test_unpin_removes_the_pin(ledger):
     d = add(ledger, "decision", "Use Postgres", "ACID.")
-    ledger.pin(d.id[:8])
+    pin(ledger, d.id[:8])
     assert ledger.state().pinned == [d.id]
-    ledger.unpin(d.id[:8])
+    unpin(ledger, d.id[:8])
     assert ledger.state().pinned == []
     assert [x.id for x in ledger.state().decisions] == [d.id]
 
 
 def test_as_of_february_includes_what_april_superseded(ledger):
-    feb = ledger.log(kind="decision", summary="Hosting: Heroku", body="Fast start.", ts="2026-02-03T10:00:00Z").entry
+    feb = ledger.log(
+        Draft(kind="decision", summary="Hosting: Heroku", body="Fast start.", ts="2026-02-03T10:00:00Z")
+    ).entry
     ledger.log(
-        kind="correction", summary="Hosting: AWS", body="Cost at scale.", parents=[feb.id], ts="2026-04-20T10:00:00Z"
+        Draft(
+            kind="correction",
+            summary="Hosting: AWS",
+            body="Cost at scale.",
+            parents=[feb.id],
+            ts="2026-04-20T10:00:00Z",
+        )
     )
     text = ledger.context(as_of="2026-02-28").text
     assert "Hosting: Heroku" in text and "Hosting: AWS" not in text
@@ -350,7 +360,7 @@ def test_a_recall_hit_as_the_faces_print_it_carries_the_why(ledger):
     d = add(
         ledger, "decision", "Queue: SQS **managed**", "A Redis failover lost 214 emails; SQS has a dead-letter queue."
     )
-    text = recall_hit(d, in_force=False)
+    text = recall_hit(d, status="superseded")
     assert text.startswith(f"- `[{d.short}]` decision: Queue: SQS \\*\\*managed\\*\\* _(superseded)_\n")
     assert "  > A Redis failover lost 214 emails" in text
 

@@ -14,6 +14,7 @@ from helpers import init_repo, open_ledger
 from realistic_ledger import build
 
 from git_lifeline.app.context_run import DEFAULT_BUDGET
+from git_lifeline.app.draft import Draft
 from git_lifeline.views.tokens import estimate
 
 ANCHOR = re.compile(r"\[([0-9a-f]{8})\]")
@@ -186,7 +187,7 @@ def test_a_checkpoint_or_a_note_leaves_the_stable_part_byte_identical_at_every_b
         facts.threads[0],
         {"goal": ["ship v2"], "next": ["a different next step, much longer than the one it replaces, to move things"]},
     )
-    ledger.log(kind="note", summary="A passing remark about the invoice run", body="Nothing decided here.")
+    ledger.log(Draft(kind="note", summary="A passing remark about the invoice run", body="Nothing decided here."))
     changed = [b for b in budgets if ledger.context(budget=b).stable != before[b].stable]
     assert changed == [], "budgets where the stable prefix changed"
     assert ledger.context(budget=DEFAULT_BUDGET).volatile != before[DEFAULT_BUDGET].volatile

@@ -14,6 +14,7 @@ import pytest
 from helpers import cli, commit_file, init_repo, open_ledger
 from html_support import build_demo, dump_dom, screenshot, synthetic
 
+from git_lifeline.app.draft import Draft
 from git_lifeline.app.html_export import build_view_model
 from git_lifeline.views import html
 
@@ -67,9 +68,11 @@ def test_page_is_one_file_that_names_no_network_resource(demo):
 def test_a_url_in_an_entry_is_text_never_a_link(repo, tmp_path):
     commit_file(repo)
     open_ledger(repo).log(
-        kind="decision",
-        summary="Docs: see https://example.com/adr",
-        body="Reference: http://example.org/x and //cdn.example.net/lib.js",
+        Draft(
+            kind="decision",
+            summary="Docs: see https://example.com/adr",
+            body="Reference: http://example.org/x and //cdn.example.net/lib.js",
+        )
     )
     page = tmp_path / "p.html"
     assert cli(repo, "export", "--format", "html", "-o", str(page)).code == 0
@@ -102,7 +105,7 @@ def test_view_model_marks_what_the_truth_says(demo):
     assert by[ids["retries"]].status == "superseded" and by[ids["retries"]].replaced_by == (ids["retries2"],)
     assert by[ids["retries2"]].status == "in-force" and by[ids["retries2"]].pinned
     assert vm.decisions[0] == ids["retries2"]  # pinned first
-    assert by[ids["flags"]].status == "superseded" and by[ids["flags-revert"]].revert
+    assert by[ids["flags"]].status == "withdrawn" and by[ids["flags-revert"]].revert
     assert by[ids["redis"]].conflicts == (ids["memcached"],)
     assert by[ids["api"]].stale and "src/api/" in by[ids["api"]].stale
     assert by[ids["recon-open"]].status == "open"
@@ -119,9 +122,9 @@ def test_browser_shows_decisions_in_force_and_not_the_superseded(demo, dom):
     st = open_ledger(repo).state()
     assert 'data-ready="1"' in dom  # the script ran under the CSP
     assert set(card_ids(dom)) == set(st.decision_ids)
-    for name in ("retries", "flags"):
+    for name, status in (("retries", "superseded"), ("flags", "withdrawn")):
         assert ids[name] not in card_ids(dom)
-        assert re.search(rf'<article class="entry k-decision st-superseded" id="e-{ids[name]}"', dom)
+        assert re.search(rf'<article class="entry k-decision st-{status}" id="e-{ids[name]}"', dom)
     assert re.search(rf'class="entry k-correction st-in-force" id="e-{ids["retries2"]}"', dom)
     assert 'class="mark conflict"' in dom and 'class="mark stale"' in dom
 

@@ -1,0 +1,99 @@
+"""What a write asks for, before any rule has run: the draft of an entry.
+
+Every face (the CLI's options, the MCP tools' arguments, a proposal's content being
+approved) builds a `Draft`; the ledger plans it (app/ledger.py, `Ledger.plan_entry`:
+every write rule, the secret scan, parents, thread chaining) into the `Entry` it writes
+(core/entry.py). A draft is only what was asked: nothing in it is checked yet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Optional, Union
+
+
+def _tuple(values: Union[str, Iterable[str], None]) -> tuple[str, ...]:
+    """A list of strings as a tuple (a draft is frozen); one string is one item."""
+    if values is None:
+        return ()
+    if isinstance(values, str):
+        return (values,)
+    return tuple(values)
+
+
+@dataclass(frozen=True)
+class Headers:
+    """The header fields the options ask for, written on top of the body (core/blocks.py):
+    the code it is about (git pathspecs), its subject, and its validity window (dates in
+    any form of core/dates.py). Checked and normalised when the draft is planned."""
+
+    paths: tuple[str, ...] = ()
+    subject: Optional[str] = None
+    valid_from: Optional[str] = None
+    valid_until: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "paths", _tuple(self.paths))
+
+    def __bool__(self) -> bool:
+        """Whether any header was asked for."""
+        return bool(self.paths or self.subject or self.valid_from or self.valid_until)
+
+
+NO_HEADERS = Headers()
+
+
+@dataclass(frozen=True)
+class Writer:
+    """Who writes: the author ("Name <email>"; None: git's identity) and the agent, its
+    provider and model ("human", "none", "human" for a person writing without an agent)."""
+
+    author: Optional[str] = None
+    agent: str = "human"
+    provider: str = "none"
+    model: str = "human"
+
+    def draft(
+        self, kind: str, summary: str, body: str = "", parents: Iterable[str] = (), allow_secret: Optional[str] = None
+    ) -> Draft:
+        """A draft this writer writes (what the verbs that derive an entry build: checkpoint,
+        pin, revise, close...)."""
+        return Draft(
+            kind=kind,
+            summary=summary,
+            body=body,
+            parents=tuple(parents),
+            author=self.author,
+            agent=self.agent,
+            provider=self.provider,
+            model=self.model,
+            allow_secret=allow_secret,
+        )
+
+
+HUMAN = Writer()
+
+
+@dataclass(frozen=True)
+class Draft:
+    """An entry as asked for. `parents` are ids, unique prefixes or `line:prefix`;
+    `ts` is ISO-8601 text (None: now, or a parent's when the clock is behind it);
+    `allow_secret` records a reasoned override of the secret scan; `thread` (a name or
+    an open item's id) chains the entry to that thread's head."""
+
+    kind: str
+    summary: str
+    body: str = ""
+    parents: tuple[str, ...] = ()
+    author: Optional[str] = None
+    agent: str = "human"
+    provider: str = "none"
+    model: str = "human"
+    dedup_key: Optional[str] = None
+    ts: Optional[str] = None
+    allow_secret: Optional[str] = None
+    headers: Headers = NO_HEADERS
+    thread: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "parents", _tuple(self.parents))
