@@ -9,7 +9,7 @@ from ..core import blocks
 from ..core.status import status_of
 from ..core.supersession import acting
 from ..core.truth import is_revert
-from ..views.html import EntryView, ThreadView, ViewModel, render, status_token
+from ..views.html import SHOWN_CONFLICTS, EntryView, ThreadView, ViewModel, render, status_token
 
 if TYPE_CHECKING:
     from ..core import truth
@@ -41,6 +41,7 @@ def build_view_model(led: "Ledger", now: Optional[datetime] = None) -> ViewModel
         thread_of.setdefault(cid, key)
     views = []
     for e in entries:
+        rivals = conflicting.get(e.id)
         views.append(
             EntryView(
                 id=e.id,
@@ -56,7 +57,8 @@ def build_view_model(led: "Ledger", now: Optional[datetime] = None) -> ViewModel
                 replaced_by=tuple(replaced_by.get(e.id, ())),
                 revert=e.kind == "correction" and blocks.field(e.body, "action") == "revert",
                 stale=stale.get(e.id),
-                conflicts=tuple(conflicting.get(e.id, ())),
+                conflicts=tuple(rivals.first(SHOWN_CONFLICTS)) if rivals else (),
+                conflict_count=rivals.count if rivals else 0,
                 pinned=e.id in pinned,
             )
         )

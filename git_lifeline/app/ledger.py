@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 from ..core import truth
 from ..core.entry import KINDS, entry_order_key
 from ..core.status import REPLACED, Status, status_of
-from ..errors import InputError
+from ..errors import DedupKeyConflict, InputError
 from ..git.fanout import AppendResult
 from ..git.names import DEFAULT_LINE
 from ..git.repo import GitRepo
@@ -484,9 +484,20 @@ class Ledger:
 
     # ---- persisting ----------------------------------------------------------------
     def _dedup_hit(self, e: Entry, head: Optional[str]) -> bool:
+        """Whether `e` is already in the line by its dedup key; DedupKeyConflict when
+        the key is held by an entry of other content."""
         if e.dedup_key is None or head is None:
             return False
-        return self.cache().has_dedup_key(head, e.dedup_key)
+        holder = self.cache().dedup_holder(head, e.dedup_key)
+        if holder is None or holder == e.id:
+            return holder is not None
+        held = self.store.read(holder)
+        raise DedupKeyConflict(
+            f"dedup key {e.dedup_key!r} is already held by {holder[:12]}"
+            + (f" ({held.kind}: {held.summary})" if held is not None else "")
+            + ", an entry with other content; nothing written",
+            "the same content again is a no-op; other content needs another key",
+        )
 
     def describe(self, entry_id: str) -> Optional[str]:
         """`kind: summary` of an entry of the line, or None (what a commit message names)."""

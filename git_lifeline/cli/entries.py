@@ -90,7 +90,7 @@ def log(
     elif out.written:
         info(f"recorded {out.entry.short} {out.entry.kind}: {out.entry.summary}")
     else:
-        info(f"already recorded {out.entry.short} (same content or dedup key); nothing written")
+        info(f"already recorded {out.entry.short} (same content); nothing written")
 
 
 # How `show` paints each status (core/status.py).

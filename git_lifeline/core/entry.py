@@ -30,6 +30,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Iterable, Optional, Protocol, Sequence, Union
 
 from ..errors import InputError
+from .json_input import JSONInputError, read_json
 
 # The rules' numbers are read from here by the layers above (entry.py names every rule).
 from .content_rules import (
@@ -452,19 +453,12 @@ def _parse(data: Union[bytes, str]) -> Entry:
     size = _blob_size(data)
     if size > MAX_BLOB_BYTES:
         raise EntryError(f"the blob is larger than any entry can be ({size} bytes; at most {MAX_BLOB_BYTES})")
-    if isinstance(data, bytes):
-        try:
-            data = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise EntryError(f"not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
     try:
-        doc = _BLOB_DECODER.decode(data)
-    except json.JSONDecodeError as exc:
-        raise EntryError(f"not valid JSON: {exc}") from None
+        doc = read_json(data, MAX_BLOB_BYTES, _BLOB_DECODER)
+    except JSONInputError as exc:
+        raise EntryError(str(exc)) from None
     except _DuplicateKey:
         raise EntryError("a key is given twice") from None
-    except RecursionError:
-        raise EntryError("not valid JSON: nested too deeply") from None
     if not isinstance(doc, dict):
         raise EntryError("not a JSON object")
     keys = doc.keys()

@@ -15,6 +15,7 @@ import json
 import re
 from typing import Callable, Iterable, Iterator, Optional, Protocol, TypeVar, Union
 
+from .json_input import read_json_object
 from .supersession import Derived
 
 
@@ -151,7 +152,7 @@ def ids_held(f: Stored, derived: Derived) -> set[str]:
 
 def read(cls: Loads[F_co], text: str) -> F_co:
     """The `cls` (a Fold) `text_of` wrote; ValueError for anything else."""
-    return cls.from_json(json.loads(text))
+    return cls.from_json(read_json_object(text, len(text.encode("utf-8", "surrogatepass"))))
 
 
 def decoded(cls: Callable[..., F], doc: dict, version: int) -> F:

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Optional
 
 from . import blocks, fold_text
 from .causal import causal_order
-from .conflicts import group_conflicts
+from .conflicts import group_conflicts, rivals
 from .dates import utc_now_key, window_state
 from .entry import Entry, Folded, entry_order_key
 from .headers import valid_value
@@ -523,13 +523,9 @@ class State:
         return [g for g in self.conflict_groups if entry_id in g.ids]
 
     def conflicting(self) -> dict:
-        """decision id -> the other ids it conflicts with."""
-        out: dict = {}
-        for g in self.conflict_groups:
-            for i in g.ids:
-                others = out.setdefault(i, [])
-                others.extend(j for j in g.ids if j != i and j not in others)
-        return out
+        """decision id -> its Rivals (conflicts.py): the others it conflicts with, counted
+        and listed on demand, linear in the groups' members."""
+        return rivals(self.conflict_groups)
 
 
 class _Lookup:

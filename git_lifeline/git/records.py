@@ -33,6 +33,7 @@ from ..core.entry import (
     parse_ts,
     utcnow,
 )
+from ..core.json_input import JSONInputError, read_json_object
 from ..errors import InputError
 
 # What a record's JSON document holds: the values json.loads gives.
@@ -43,7 +44,7 @@ FORMAT_VERSION = 1
 MIN_PID_PREFIX = 4
 TYPES = ("proposed", "approved", "duplicate", "rejected", "direct")
 DECISIONS = ("approved", "duplicate", "rejected")
-VIAS = ("mcp", "cli")
+VIAS = ("mcp", "cli", "http")  # http: `git lifeline mcp --http`, the hosted agents' door
 MAX_WHY_CHARS = 2000
 # No valid record is larger: a proposal carries one entry's content (at most a blob's
 # size), and every other record field together stays far under 16 KiB.
@@ -266,9 +267,9 @@ class Record:
         if len(data) > MAX_RECORD_BYTES:  # before the JSON parser sees it
             raise InputError(f"larger than any record can be ({len(data)} bytes; at most {MAX_RECORD_BYTES})")
         try:
-            doc = json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InputError(f"not valid JSON: {exc}") from None
+            doc = read_json_object(data, MAX_RECORD_BYTES)
+        except JSONInputError as exc:
+            raise InputError(str(exc)) from None
         problems = doc_problems(doc)
         if problems:
             raise InputError("; ".join(problems))

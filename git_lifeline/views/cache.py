@@ -424,9 +424,11 @@ class LineCache:
             return None
         return e if e is not None and e.verify() else None
 
-    def has_dedup_key(self, commit_id: Optional[str], key: str) -> bool:
+    def dedup_holder(self, commit_id: Optional[str], key: str) -> Optional[str]:
+        """The id of the first verified entry holding dedup key `key`, or None."""
         db = self.ensure(commit_id)
-        return db.execute("SELECT 1 FROM entries WHERE dedup=? AND ok=1 LIMIT 1", (key,)).fetchone() is not None
+        row = db.execute("SELECT id FROM entries WHERE dedup=? AND ok=1 ORDER BY ts, id LIMIT 1", (key,)).fetchone()
+        return row[0] if row is not None else None
 
     def all_ids(self) -> list:
         return warm.all_ids(self.open())

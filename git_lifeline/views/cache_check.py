@@ -39,6 +39,8 @@ import zlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Optional, Union
 
+from ..core.json_input import read_json
+
 if TYPE_CHECKING:  # annotations only: the warm `context` (cache_warm.py) starts without pathlib
     from pathlib import Path
 
@@ -142,8 +144,8 @@ def stamp_matches(path: Union[str, Path], seal: str) -> bool:
     this module last sealed."""
     data = read_small_file(os.fspath(stamp_path(path)), 4096)
     try:
-        doc = json.loads(data.decode("ascii")) if data is not None else None
-    except (ValueError, UnicodeDecodeError):
+        doc = read_json(data, 4096) if data is not None else None
+    except ValueError:
         return False
     now = _file_stamp(path)
     return isinstance(doc, dict) and now is not None and doc == {**now, "seal": seal}

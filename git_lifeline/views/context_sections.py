@@ -31,6 +31,7 @@ NOTABLE_KINDS = {"requirement": "requirements", "incident": "incidents", "debt":
 NOTABLE_SCAN = 1000
 MIN_DECISION_LINE, MIN_OPEN_LINE = 40, 20  # typical shortest lines: a cheap bound on naming them all
 EXPIRED_IN_RECENT = 3
+CONFLICTS_FIRST = 8  # decisions in conflict named before the others: a pusher can make any number
 PLACEHOLDER_WORD = "xxxxx "
 
 
@@ -45,7 +46,7 @@ class ContextInput:
     query: Optional[str] = None
     thread: Optional[str] = None
     stale: dict = field(default_factory=dict)  # decision id -> staleness mark
-    conflicts: dict = field(default_factory=dict)  # decision id -> ids it conflicts with
+    conflicts: dict = field(default_factory=dict)  # decision id -> its Rivals (core/conflicts.py)
 
 
 def placeholder(chars: int) -> str:
@@ -85,11 +86,10 @@ def notable_ids(st: State, limit: int) -> dict[str, list[str]]:
 
 def decision_notes(inp: ContextInput, entry_id: str) -> tuple:
     notes = []
-    others = inp.conflicts.get(entry_id)
-    if others:
+    rivals = inp.conflicts.get(entry_id)
+    if rivals is not None:
         subject = inp.state.fold.facts.get(entry_id, {}).get("subject", "")
-        ids = ", ".join(f"[{o[:8]}]" for o in others)
-        notes.append(f"⚠ conflicts with {ids} on '{tx.md(subject)}': both are in force; record a correction")
+        notes.append(tx.conflict_note(rivals.first(tx.CONFLICT_NOTE_IDS), rivals.count, subject))
     if entry_id in inp.stale:
         notes.append(inp.stale[entry_id])
     return tuple(notes)
@@ -257,7 +257,7 @@ class Plan:
         in_force = st.decision_ids
         live = set(in_force)
         pinned = [i for i in st.pinned if i in live]
-        flagged = [i for i in in_force if i in self.inp.conflicts or i in self.inp.stale]
+        flagged = _flagged(in_force, self.inp.conflicts, self.inp.stale)
         fixes = {row[0] for row in st.fold.corrections}
         corrections = [i for i in reversed(in_force) if i in fixes]
         changed = _unique(pinned + flagged + corrections)  # whose why is the current truth of a change
@@ -309,6 +309,22 @@ class Plan:
     def _dec(self, ids: list, level: int) -> None:
         if ids:
             self.groups.append(Group(self.decisions, lambda: (self.by_id[i] for i in ids), level))
+
+
+def _flagged(in_force: list, conflicts: dict, stale: dict) -> list:
+    """The flagged decisions whose why is named first: every stale one, and at most
+    CONFLICTS_FIRST of those in conflict. Anyone who can push can record decisions that
+    conflict (docs/SECURITY.md); were they all named first, 150 of them on one subject
+    would leave no budget to name the team's other decisions in force."""
+    out: list = []
+    left = CONFLICTS_FIRST
+    for i in in_force:
+        if i in stale:
+            out.append(i)
+        elif i in conflicts and left > 0:
+            out.append(i)
+            left -= 1
+    return out
 
 
 def _unique(ids: list) -> list:

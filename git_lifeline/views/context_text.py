@@ -23,6 +23,7 @@ EXCERPT_WIDTHS = (0, 160, 320)  # relevant hits, requirements, debt, the identit
 LESSON_WIDTHS = (160, 400)  # incidents: the lesson is always shown with its incident
 NEXT_WIDTH = 100  # a compact checkpoint: its first next step
 MARKER_IDS = 8
+CONFLICT_NOTE_IDS = 3  # rivals a conflict note names before "and N more"
 
 # Structural blocks (an origin anchor, labels...) are not the why: the excerpt stops there.
 _STRUCTURE_BLOCK = re.compile(r"(?m)^(?:origin|labels|spec|status):[ \t]*$")
@@ -137,6 +138,14 @@ def recent(e: Entry, mark: str) -> str:
 def identity(e: Entry, level: int) -> str:
     why = excerpt(e.body, EXCERPT_WIDTHS[level])
     return f"**What:** {md(e.summary)} `[{e.short}]`\n" + (f"> {why}\n" if why else "")
+
+
+def conflict_note(first: list, count: int, subject: str) -> str:
+    """The warning under a decision in conflict: its first rivals, then how many more, like
+    the omission marker, so a group of any size costs each of its decisions one short line."""
+    ids = ", ".join(f"[{i[:8]}]" for i in first)
+    more = f" and {count - len(first)} more" if count > len(first) else ""
+    return f"⚠ conflicts with {ids}{more} on '{md(subject)}': both are in force; record a correction"
 
 
 # ---- omissions ----------------------------------------------------------------------

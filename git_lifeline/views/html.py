@@ -27,7 +27,7 @@ from ..core.status import Status
 from . import html_graph
 
 _WHY_LEAD = 420  # characters of a decision's why shown before "full why"
-_SHOWN_CONFLICTS = 8
+SHOWN_CONFLICTS = 8
 _HEADING = re.compile(r"#{1,6}[ \t]+(.*?)[ \t]*#*")
 _BLOCK_START = re.compile(r"[ \t]*(?:[-*+][ \t]|\d+[.)][ \t]|>|```|\|)|[ \t]{4}")
 
@@ -49,7 +49,8 @@ class EntryView:
     replaced_by: tuple = ()  # active corrections naming it
     revert: bool = False  # a correction whose header says `action: revert`
     stale: Optional[str] = None  # why its code changed since (Staleness.mark)
-    conflicts: tuple = ()  # decisions in force about the same subject
+    conflicts: tuple = ()  # the first SHOWN_CONFLICTS decisions in force about the same subject
+    conflict_count: int = 0  # how many there are
     pinned: bool = False
 
 
@@ -122,9 +123,9 @@ def _row(e: EntryView, pos: dict) -> list:
         refs(e.replaced_by),
         1 if e.revert else 0,
         e.stale or "",
-        refs(e.conflicts[:_SHOWN_CONFLICTS]),
+        refs(e.conflicts[:SHOWN_CONFLICTS]),
         "" if e.agent == "human" else e.agent,
-        len(e.conflicts),
+        e.conflict_count,
     ]
 
 
@@ -279,9 +280,9 @@ def _decisions(vm: ViewModel, by_id: dict) -> list:
         if replaced:
             extra += f'<div class="meta">replaces {_id_links(replaced, by_id)}</div>'
         if e.conflicts:
-            more = len(e.conflicts) - _SHOWN_CONFLICTS
+            more = e.conflict_count - SHOWN_CONFLICTS
             extra += (
-                f'<div class="meta">conflicts with {_id_links(e.conflicts[:_SHOWN_CONFLICTS], by_id)}'
+                f'<div class="meta">conflicts with {_id_links(e.conflicts[:SHOWN_CONFLICTS], by_id)}'
                 + (f" and {more} more" if more > 0 else "")
                 + "</div>"
             )
