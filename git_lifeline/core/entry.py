@@ -30,10 +30,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Iterable, Optional, Protocol, Sequence, Union
 
 from ..errors import InputError
-from .json_input import JSONInputError, read_json
-
-# The rules' numbers are read from here by the layers above (entry.py names every rule).
-from .content_rules import (
+from .content_rules import (  # MAX_* are read from here by the layers above
     HEX64,
     MAX_BODY_BYTES,
     MAX_FIELD_CHARS,  # noqa: F401
@@ -42,6 +39,7 @@ from .content_rules import (
     content_problems,
     missing_why,
 )
+from .json_input import JSONInputError, read_json
 
 KINDS: tuple = (
     "bootstrap",
