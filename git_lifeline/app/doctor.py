@@ -16,12 +16,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Optional
 
-from ..errors import InputError
+from ..errors import InputError, install_hint
 from .integration import FOREIGN
 from .workspace import Workspace
 
 OK, NOTE, PROBLEM = "ok", "note", "problem"
-MCP_EXTRA = "pip install 'git-lifeline[mcp]' (from a checkout of git-lifeline: pip install '.[mcp]')"
+MCP_EXTRA = install_hint("mcp")
 
 
 @dataclass
@@ -151,7 +151,7 @@ def _hooks(ws: Workspace) -> list:
                 "hooks",
                 PROBLEM,
                 "the hooks run `git-lifeline`, which is not on PATH: their checks are skipped",
-                "put git-lifeline on PATH (pipx install, or the venv's bin)",
+                f"put git-lifeline on PATH ({install_hint('mcp')}, or the venv's bin/)",
             )
         )
     if not idle and shutil.which("git-lifeline") is not None:
