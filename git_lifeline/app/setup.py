@@ -118,7 +118,6 @@ def snippets_left(mcp: McpSetup, clients: list[str]) -> list:
     written = {"cursor": "Cursor", "gemini": "Gemini CLI", "codex": "Codex"}
     done = {written[c] for c in clients if c in written}
     return [s for s in mcp.snippets if s[0] not in done]
-    return McpSetup(result.status, result.detail, found, result.entry, result.check, resolved.launcher, local)
 
 
 def agent_launcher(ws: Workspace, mcp: Optional[McpSetup] = None) -> Launcher:
