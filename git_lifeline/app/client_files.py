@@ -143,15 +143,22 @@ def install_hook(workdir: Path, client: str, launcher: Launcher, gr: Optional[Gi
     return FileChange(what, path, "updated" if existed else "created", keep_local(gr, workdir, spec.path, launcher))
 
 
-def hook_state(workdir: Path, client: str) -> str:
-    """set | absent | invalid: … (for status and doctor)."""
+def our_hook_command(workdir: Path, client: str) -> Optional[str]:
+    """The session-start command of ours in the client's file (None: none, or unreadable)."""
     spec = HOOK_FILES[client]
     doc, problem = _read_settings(workdir / spec.path)
+    hooks = doc.get("hooks", {}) if problem is None else {}
+    entries = hooks.get(spec.event, []) if isinstance(hooks, dict) else []
+    ours = _our_hook_entries(spec, entries) if isinstance(entries, list) else []
+    return str(ours[0].get("command")) if ours else None
+
+
+def hook_state(workdir: Path, client: str) -> str:
+    """set | absent | invalid: … (for status and doctor)."""
+    _, problem = _read_settings(workdir / HOOK_FILES[client].path)
     if problem is not None:
         return f"invalid: {problem}"
-    hooks = doc.get("hooks", {})
-    entries = hooks.get(spec.event, []) if isinstance(hooks, dict) else []
-    return "set" if isinstance(entries, list) and _our_hook_entries(spec, entries) else "absent"
+    return "set" if our_hook_command(workdir, client) else "absent"
 
 
 # ---- the MCP server entry -------------------------------------------------------------------

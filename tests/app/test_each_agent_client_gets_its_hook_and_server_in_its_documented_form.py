@@ -261,3 +261,15 @@ def test_the_other_mcp_clients_block_is_printed_on_the_first_run_only_or_when_as
     assert again.code == 0 and "Claude Desktop" not in again.out and "--verbose" in again.out, again
     verbose = cli(repo, "init", "--no-hooks", "--verbose", via=Via.THIS_PROCESS)
     assert "Claude Desktop" in verbose.out, verbose
+
+
+def test_status_and_doctor_check_each_clients_files_and_name_a_broken_one(repo, monkeypatch):
+    on_path(monkeypatch)
+    assert cli(repo, "init", "--agents", "cursor,codex,gemini", "--no-hooks", via=Via.THIS_PROCESS).code == 0
+    status = cli(repo, "status", via=Via.THIS_PROCESS)
+    for client in ("cursor", "codex", "gemini"):
+        assert f"agents: {client}: session-start hook set; mcp server set" in status.out, status
+    (repo / ".gemini" / "settings.json").write_text("{broken")
+    doctor = cli(repo, "doctor", via=Via.THIS_PROCESS)
+    assert doctor.code != 0 and "gemini hook" in doctor.out and "not valid JSON" in doctor.out, doctor
+    assert "cursor hook: the session-start hook is set" in doctor.out, doctor
