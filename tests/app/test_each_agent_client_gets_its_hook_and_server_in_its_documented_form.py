@@ -10,9 +10,9 @@ import json
 import os
 import subprocess
 import sys
-import tomllib
 
 import jsonschema
+import pytest
 from helpers import Via, cli, git
 from hermetic_home import hermetic, repo  # noqa: F401
 
@@ -127,6 +127,7 @@ def run_hook(command: str, cwd, payload: dict) -> subprocess.CompletedProcess:
 
 
 def test_cursor_codex_and_gemini_get_a_hook_and_server_of_their_documented_shape_merged_into_theirs(repo, monkeypatch):
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+; on 3.10 init prints Codex's table instead
     on_path(monkeypatch)
     (repo / ".gemini").mkdir()
     theirs = {"theme": "Dracula", "mcpServers": {"github": {"command": "gh-mcp"}}}
