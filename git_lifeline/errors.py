@@ -65,6 +65,14 @@ class ConflictError(LifelineError):
     """A concurrent writer kept winning the compare-and-swap; nothing was lost."""
 
 
+class DedupKeyConflict(LifelineError):
+    """A new entry's dedup key is already held by an entry of other content: nothing was
+    written (the key says "this happened once"; dropping the write silently would report
+    an entry that is not in the line)."""
+
+    exit_code = 1
+
+
 class RepositoryError(LifelineError):
     """The repository could not be read or written as needed: a read-only or full disk,
     missing objects. Writes move the ref last, so a failed write left the line as it was."""

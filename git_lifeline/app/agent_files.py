@@ -18,10 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional
 
+from ..core.json_input import JSONInputError, read_json
 from ..errors import InputError
 from ..git.fs import UnsafeFile, ensure_excluded, write_atomic, write_in_worktree
 from ..git.repo import GitRepo
-from .integration import Launcher, our_arguments
+from .integration import MAX_CONFIG_BYTES, Launcher, our_arguments
 
 BEGIN = "<!-- git-lifeline:begin"
 END = "<!-- git-lifeline:end -->"
@@ -192,9 +193,9 @@ def _read_settings(path: Path) -> tuple:
     if not text.strip():
         return {}, None
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return None, f"{path} is not valid JSON ({exc.msg} at line {exc.lineno}); left it untouched"
+        doc = read_json(text, MAX_CONFIG_BYTES)
+    except JSONInputError as exc:
+        return None, f"{path}: {exc}; left it untouched"
     if not isinstance(doc, dict):
         return None, f"{path} is not a JSON object; left it untouched"
     hooks = doc.get("hooks", {})

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from ..core.json_input import JSONInputError, read_json
 from ..git.fs import write_atomic
 from ..git.programs import Probe, probe
 
@@ -216,8 +217,8 @@ def read_mcp_json(workdir: Path) -> tuple:
     if path.stat().st_size > MAX_CONFIG_BYTES:
         return None, f"{path} is larger than {MAX_CONFIG_BYTES} bytes; left it untouched"
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        doc = read_json(path.read_bytes(), MAX_CONFIG_BYTES)
+    except (OSError, JSONInputError) as exc:
         return None, f"{path} is not readable JSON ({exc}); left it untouched"
     servers = doc.get("mcpServers") if isinstance(doc, dict) else None
     if not isinstance(doc, dict) or (servers is not None and not isinstance(servers, dict)):

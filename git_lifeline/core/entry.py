@@ -28,9 +28,10 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any, Iterable, Optional, Union
+from typing import Any, Iterable, Optional, Protocol, Sequence, Union
 
 from ..errors import InputError
+from .json_input import JSONInputError, read_json
 
 KINDS: tuple = (
     "bootstrap",
@@ -138,6 +139,42 @@ def format_ts(ts: datetime) -> str:
 
 
 # ---- the canonical form and the id ---------------------------------------------------
+class Ordered(Protocol):
+    """Anything with a timestamp and an id: an entry, a review record, a cache row."""
+
+    @property
+    def ts(self) -> datetime: ...
+
+    @property
+    def id(self) -> str: ...
+
+
+class Folded(Protocol):
+    """What `Fold.add` reads of an entry given its key and header: an Entry, or a cache's
+    slim record (views/cache_rows.Slim, which keeps no body): core/truth.py."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def agent(self) -> str: ...
+    @property
+    def provider(self) -> str: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def summary(self) -> str: ...
+    @property
+    def parents(self) -> Sequence[str]: ...
+
+
+def entry_order_key(e: Ordered) -> tuple[datetime, str]:
+    """The ledger's order: by `ts`, ties broken by id. Every list of entries or records
+    kept "in (ts, id) order" is sorted by this key."""
+    return (e.ts, e.id)
+
+
 def canonical_form(
     kind: str, author: str, agent: str, provider: str, model: str, summary: str, body: str, parents: Iterable[str]
 ) -> bytes:
@@ -496,19 +533,12 @@ def _parse(data: Union[bytes, str]) -> Entry:
     size = _blob_size(data)
     if size > MAX_BLOB_BYTES:
         raise EntryError(f"the blob is larger than any entry can be ({size} bytes; at most {MAX_BLOB_BYTES})")
-    if isinstance(data, bytes):
-        try:
-            data = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise EntryError(f"not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
     try:
-        doc = _BLOB_DECODER.decode(data)
-    except json.JSONDecodeError as exc:
-        raise EntryError(f"not valid JSON: {exc}") from None
+        doc = read_json(data, MAX_BLOB_BYTES, _BLOB_DECODER)
+    except JSONInputError as exc:
+        raise EntryError(str(exc)) from None
     except _DuplicateKey:
         raise EntryError("a key is given twice") from None
-    except RecursionError:
-        raise EntryError("not valid JSON: nested too deeply") from None
     if not isinstance(doc, dict):
         raise EntryError("not a JSON object")
     keys = doc.keys()

@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
+from ..core.json_input import read_json
 from .fs import write_atomic
 from .repo import GitRepo
 
@@ -216,7 +217,7 @@ class CodeLog:
         try:
             if self.path.stat().st_size > CACHE_MAX_BYTES:
                 return
-            doc = json.loads(self.path.read_text(encoding="utf-8"))
+            doc = read_json(self.path.read_bytes(), CACHE_MAX_BYTES)
         except (OSError, ValueError):
             return
         # a cache for another HEAD, torn, or edited by hand is simply not used

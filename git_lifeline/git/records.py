@@ -22,7 +22,18 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Optional, Union
 
-from ..core.entry import HEX64, MAX_BLOB_BYTES, MAX_FIELD_CHARS, Entry, format_ts, new_entry, parse_ts, utcnow
+from ..core.entry import (
+    HEX64,
+    MAX_BLOB_BYTES,
+    MAX_FIELD_CHARS,
+    Entry,
+    entry_order_key,
+    format_ts,
+    new_entry,
+    parse_ts,
+    utcnow,
+)
+from ..core.json_input import JSONInputError, read_json_object
 from ..errors import InputError
 
 # What a record's JSON document holds: the values json.loads gives.
@@ -256,9 +267,9 @@ class Record:
         if len(data) > MAX_RECORD_BYTES:  # before the JSON parser sees it
             raise InputError(f"larger than any record can be ({len(data)} bytes; at most {MAX_RECORD_BYTES})")
         try:
-            doc = json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InputError(f"not valid JSON: {exc}") from None
+            doc = read_json_object(data, MAX_RECORD_BYTES)
+        except JSONInputError as exc:
+            raise InputError(str(exc)) from None
         problems = doc_problems(doc)
         if problems:
             raise InputError("; ".join(problems))
@@ -379,14 +390,10 @@ class Proposal:
         return [x for x in self.decisions if x is not d]
 
 
-def order_key(r: Record) -> tuple[datetime, str]:
-    return (r.ts, r.id)
-
-
 def build_proposals(records: dict[str, Record]) -> dict[str, Proposal]:
     """pid -> Proposal, with the decisions that name it attached."""
     proposals = {rid: Proposal(r) for rid, r in records.items() if r.type == "proposed"}
-    for r in sorted(records.values(), key=order_key):
+    for r in sorted(records.values(), key=entry_order_key):
         if r.type in DECISIONS and r.proposal in proposals:
             proposals[r.proposal].decisions.append(r)
     return proposals

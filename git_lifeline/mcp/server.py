@@ -286,7 +286,8 @@ def build_server(door: Door) -> "MCPServer":
         line: Line = "",
     ) -> CallToolResult:
         """Find the entries about a topic ("did we already decide X?"), by relevance, not recency.
-        Superseded entries are marked [SUPERSEDED]: do not act on them. Abstains when nothing is about it."""
+        Entries a correction replaced are marked [SUPERSEDED], [WITHDRAWN] or [CLOSED]: do not act
+        on them. Abstains when nothing is about it."""
         return await answer(lambda: recall_answer(door.ledger(line), query, k))
 
     @tool(READ)
