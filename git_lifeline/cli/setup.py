@@ -211,7 +211,7 @@ def _echo_agent_file(change: FileChange, workdir: Path) -> None:
         return
     if change.what.endswith("-mcp"):
         verb = {"created": "created", "updated": "added the lifeline server to", "kept": "keeps its server in"}
-        click.echo(f"agents: {verb[change.status]} {rel}{note}")
+        click.echo(f"agents: {verb[change.status]} {rel} (the lifeline MCP server){note}")
         return
     words = {
         "created": "created with the git-lifeline section",

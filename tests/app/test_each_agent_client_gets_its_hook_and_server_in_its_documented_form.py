@@ -274,3 +274,17 @@ def test_status_and_doctor_check_each_clients_files_and_name_a_broken_one(repo, 
     doctor = cli(repo, "doctor", via=Via.THIS_PROCESS)
     assert doctor.code != 0 and "gemini hook" in doctor.out and "not valid JSON" in doctor.out, doctor
     assert "cursor hook: the session-start hook is set" in doctor.out, doctor
+
+
+def test_a_client_folder_that_links_out_of_the_work_tree_is_never_written_through(repo, tmp_path, monkeypatch):
+    on_path(monkeypatch)
+    outside = tmp_path / "their-home-cursor"
+    outside.mkdir()
+    (repo / ".cursor").symlink_to(outside, target_is_directory=True)
+    (repo / ".gemini").symlink_to(outside, target_is_directory=True)
+    # the hook and server files (the rules files' writer is held to the same rule elsewhere)
+    r = cli(repo, "init", "--agents", "cursor,gemini", "--no-hooks", via=Via.THIS_PROCESS)
+    assert r.code == 0, r
+    written = {p.name for p in outside.iterdir()}
+    assert not written & {"hooks.json", "mcp.json", "settings.json"}, "never through a link out of the work tree"
+    assert "nothing was written" in r.err or "left it untouched" in r.err, r
