@@ -78,9 +78,9 @@ knows is in the ledger, and `git lifeline context` (MCP: `lifeline_context`) pri
 
 @dataclass
 class FileChange:
-    what: str  # the client, or "claude-hooks"
+    what: str  # the client (its rules file), or "<client>-hooks" / "<client>-mcp"
     path: Path
-    status: str  # created | added | updated | kept | invalid
+    status: str  # created | added | updated | kept | invalid | skipped (a tracked file, no machine path)
     detail: str = ""
 
 
