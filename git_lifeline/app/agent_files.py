@@ -292,7 +292,9 @@ def _drop_machine_hooks(workdir: Path, shared: Path) -> str:
     """Remove from the project's settings the hooks of ours that name an interpreter by its
     path (an earlier init wrote them there); the rest of the file is kept as it is."""
     doc, problem = _read_settings(shared)
-    if problem is not None or not doc:
+    if problem is not None:
+        return problem  # the team's file: not ours to repair, but worth saying
+    if not doc:
         return ""
     removed = 0
     for event, wanted in _HOOK_ARG.items():
