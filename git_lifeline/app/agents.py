@@ -246,9 +246,10 @@ class Agents:
         return policy_in_effect(self.gr)
 
     # ---- writes ------------------------------------------------------------------
-    def write(self, draft: Draft, via: str = "mcp") -> AgentWrite:
-        """An agent's append, routed by the policy (direct | propose | deny)."""
-        return self.route(self.led.plan_entry(draft), via)
+    def write(self, draft: Draft, via: str = "mcp", propose_only: bool = False) -> AgentWrite:
+        """An agent's append, routed by the policy (direct | propose | deny); `propose_only`
+        (a caller whose token may only propose) turns a direct write into a proposal."""
+        return self.route(self.led.plan_entry(draft), via, propose_only)
 
     def checkpoint(
         self,
@@ -258,6 +259,7 @@ class Agents:
         writer: Writer,
         via: str = "mcp",
         allow_secret: Optional[str] = None,
+        propose_only: bool = False,
     ) -> AgentWrite:
         """An agent's checkpoint: an unchanged one writes nothing; the rest are routed by the policy."""
         from ..core import blocks
@@ -266,13 +268,13 @@ class Agents:
         planned = self.led.plan_checkpoint(thread, sections, summary, writer, allow_secret)
         if not planned.new:
             return AgentWrite("unchanged", "", planned.entry, written=False)
-        out = self.route(planned.entry, via)
+        out = self.route(planned.entry, via, propose_only)
         if out.mode == "direct" and out.written:
             thread_key = blocks.field(out.entry.body, "thread")
             out.replaced = previous.get(thread_key) if thread_key is not None else None
         return out
 
-    def route(self, entry: Entry, via: str) -> AgentWrite:
+    def route(self, entry: Entry, via: str, propose_only: bool = False) -> AgentWrite:
         if entry.agent == "human":
             raise InputError(
                 "agent 'human' is kept for people writing without an agent name; pass your agent's "
@@ -287,6 +289,8 @@ class Agents:
             )
         if decision.mode == "propose":
             return self._propose_once(entry, decision.rule, via)
+        if propose_only:
+            return self._propose_once(entry, f"{decision.rule} (direct, but this caller may only propose)", via)
         result = self.led.append([entry])
         if not result.added:
             return AgentWrite("direct", decision.rule, result.existing[0], written=False, already="ledger")

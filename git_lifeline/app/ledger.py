@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from ..core import truth
 from ..core.entry import KINDS, entry_order_key
-from ..core.status import REPLACED, Status, status_of
+from ..core.status import status_of
 from ..errors import DedupKeyConflict, InputError
 from ..git.fanout import AppendResult
 from ..git.names import DEFAULT_LINE
@@ -52,23 +52,6 @@ class Planned:
 
     entry: Entry
     new: bool = True
-
-
-@dataclass(frozen=True)
-class Found:
-    """A recall hit, with the entry and whether it is still in force."""
-
-    entry: Entry
-    score: float  # views.recall.Hit's: the ranking's, relative to one question
-    coverage: float  # the share of the question's weight it matches, in [0, 1]
-    status: Status  # core/status.py
-    similarity: Optional[float] = None  # the cosine to the question (semantic recall only)
-    replaces: Optional[str] = None  # shown because it replaced this hit (whose numbers it carries)
-
-    @property
-    def in_force(self) -> bool:
-        """Not replaced by a correction (an entry superseded, withdrawn or closed is not)."""
-        return self.status not in REPLACED
 
 
 MESSAGE_IDS = 20  # a batch's commit message names at most this many entries (its tree holds them all)
@@ -305,26 +288,15 @@ class Ledger:
 
     def recall(self, query: str, k: int = 5) -> list[Hit]:
         """Search hits (views.recall.Hit), best first; empty when recall abstains."""
-        from ..views import recall
+        from .recall import answer
 
-        if k < 1:
-            raise InputError("-k must be at least 1")
-        size = recall.question_length(query)
-        if size > recall.MAX_QUESTION_CHARS:
-            raise InputError(
-                f"the question is {size} characters long as recall reads it (accents and compound "
-                f"characters spelled out); recall takes at most {recall.MAX_QUESTION_CHARS} "
-                "(ask about one thing at a time)"
-            )
-        st = self.state()
-        db = self.cache().ensure(self.store.head())
-        semantic = self.semantic_index()
-        hits = recall.search(db, query, k, truth=recall.truth_of(st), semantic=semantic)
-        if semantic is not None:
-            self.cache().restamp()  # the vectors it may have stored are ours, not damage
-        return hits
+        return answer(self, query, k).hits
 
-    recall_mode: tuple = ("lexical", "no model configured (git config lifeline.semantic.model DIR)")
+    recall_mode: tuple = (
+        "lexical",
+        "no model configured: semantic recall needs the [semantic] extra "
+        "(pip install '.[semantic]' from a checkout) and a model (git lifeline model fetch)",
+    )
 
     def semantic_index(self) -> Optional[Index]:
         """The semantic index when `lifeline.semantic.model` names a usable model, else None
@@ -334,16 +306,6 @@ class Ledger:
         index, mode = configured_index(self.gr, self.warnings)
         self.recall_mode = mode or type(self).recall_mode
         return index
-
-    def find(self, query: str, k: int = 5) -> list[Found]:
-        """Recall hits with their entries and whether each is still in force."""
-        hits = self.recall(query, k=k)
-        st = self.state()
-        return [
-            Found(st.by_id[h.id], h.score, h.coverage, status_of(st, h.id), h.similarity, h.replaces)
-            for h in hits
-            if h.id in st.by_id
-        ]
 
     def resume(self, thread: Optional[str] = None) -> list[truth.Checkpoint]:
         """The live checkpoint of each thread (truth.Checkpoint), newest first."""

@@ -319,33 +319,31 @@ def context(
 @click.pass_context
 def recall(ctx: click.Context, query: str, k: int, as_json: bool) -> None:
     """The entries a question is about (lexical, or semantic with a model); abstains when nothing is."""
-    from ..app.text import recall_hit, recall_mode_fields, why_line
+    from ..app.recall import answer_json, ask, strength_words
+    from ..app.text import why_line
 
     led = open_ledger(ctx, existing=True)
-    found = led.find(query, k=k)
+    recalled = ask(led, query, k=k)
     mode, detail = led.recall_mode
     if as_json:
-        echo_json(
-            {
-                **recall_mode_fields(led.recall_mode),
-                "hits": [{**recall_hit(f), "why": why_line(f.entry.body, 400)} for f in found],
-            }
-        )
+        echo_json(answer_json(recalled, led.recall_mode, why_chars=400))
         return
     page(ctx)
     o = output()
-    if not found:
-        say(
-            "no entry is about that (recall abstained)"
-            if mode == "semantic"
-            else f"no entry is about that (lexical recall abstained: {detail})"
-        )
-    for f in found:
+    if recalled.abstained:
+        which = "recall" if mode == "semantic" else "lexical recall"
+        say(f"no entry answers that ({which} abstained: {recalled.reason})")
+        if mode != "semantic":
+            say(f"recall was lexical: {detail}")
+        if recalled.nearest:
+            say("nearest entries, which do not answer it:")
+    for f in recalled.hits or recalled.nearest:
         mark = "" if f.in_force else "  " + o.paint(f"({f.status})", "bad")
         echo_painted(
             f"{o.paint(f.entry.id[:8], 'id')}  {o.paint(f'{f.entry.kind:<11}', 'kind')} "
             f"{visible(f.entry.summary)}{mark}"
         )
+        echo_painted(f"          {strength_words(f)}")
         why = why_line(f.entry.body)
         if why:
             echo_painted(f"          {visible(why)}")

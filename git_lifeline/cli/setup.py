@@ -235,7 +235,7 @@ MCP_BOOT = (
 )
 
 
-@click.command()
+@click.group(invoke_without_command=True)
 @line_option
 @click.option(
     "--repo",
@@ -244,11 +244,38 @@ MCP_BOOT = (
     help="The repository (default: the one containing the working directory).",
 )
 @click.option("--check", is_flag=True, help="Check that the server could serve (repository, line, MCP SDK), then exit.")
+@click.option("--http", "http", metavar="[HOST:]PORT", default=None, help="Serve Streamable HTTP at /mcp, not stdio.")
+@click.option("--token-file", metavar="FILE", default=None, help="HTTP: the bearer tokens (mcp token add).")
+@click.option("--issuer", metavar="URL", default=None, help="HTTP, OAuth: the authorization server (token iss).")
+@click.option("--audience", metavar="URL", default=None, help="HTTP, OAuth: this server's URL (token aud).")
+@click.option("--jwks", metavar="URL|FILE", default=None, help="HTTP, OAuth: the issuer's signing keys.")
+@click.option("--allow-origin", metavar="ORIGIN", multiple=True, help="HTTP: another Origin to accept; repeatable.")
+@click.option("--allow-host", metavar="HOST", multiple=True, help="HTTP: another Host header to accept; repeatable.")
+@click.option("--remote", metavar="NAME", default=None, help="HTTP: refresh from and publish to it (default origin).")
+@click.option("--refresh", metavar="SECONDS", type=float, default=None, help="HTTP: pull at most every N s (5).")
+@click.option("--rate-limit", metavar="N", type=int, default=None, help="HTTP: calls a minute per token (600; 0 none).")
 @click.pass_context
-def mcp(ctx: click.Context, repo: Optional[str], check: bool) -> None:
-    """Run the MCP server on stdio, for AI agents (needs the [mcp] extra).
+def mcp(
+    ctx: click.Context,
+    repo: Optional[str],
+    check: bool,
+    http: Optional[str],
+    token_file: Optional[str],
+    issuer: Optional[str],
+    audience: Optional[str],
+    jwks: Optional[str],
+    allow_origin: tuple[str, ...],
+    allow_host: tuple[str, ...],
+    remote: Optional[str],
+    refresh: Optional[float],
+    rate_limit: Optional[int],
+) -> None:
+    """Run the MCP server on stdio, or over HTTP with --http, for AI agents (needs the [mcp] extra).
 
-    --line names the line served by default; every tool also takes a `line` argument."""
+    --line names the line served by default; every tool also takes a `line` argument.
+    `git lifeline mcp token add|list|revoke` manage the HTTP server's bearer tokens."""
+    if ctx.invoked_subcommand is not None:
+        return
     from ..app.workspace import Workspace
 
     line = chosen_line(ctx)
@@ -259,6 +286,21 @@ def mcp(ctx: click.Context, repo: Optional[str], check: bool) -> None:
     argv += ["--repo", repo] if repo else []
     argv += ["--line", line] if line else []
     argv += ["--check"] if check else []
+    for flag, value in (
+        ("--http", http),
+        ("--token-file", token_file),
+        ("--issuer", issuer),
+        ("--audience", audience),
+        ("--jwks", jwks),
+        ("--remote", remote),
+        ("--refresh", None if refresh is None else str(refresh)),
+        ("--rate-limit", None if rate_limit is None else str(rate_limit)),
+    ):
+        argv += [flag, value] if value is not None else []
+    for origin in allow_origin:
+        argv += ["--allow-origin", origin]
+    for host in allow_host:
+        argv += ["--allow-host", host]
     # The MCP face is its own program: this process becomes it (same stdio, cwd, environment),
     # and finds this very package even when it was put on sys.path by hand.
     env = dict(os.environ)
@@ -267,6 +309,63 @@ def mcp(ctx: click.Context, repo: Optional[str], check: bool) -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     os.execve(sys.executable, argv, env)
+
+
+@mcp.group("token")
+def token() -> None:
+    """The HTTP server's bearer tokens: one per agent or person, stored as hashes."""
+
+
+def _token_path(ctx: click.Context, token_file: Optional[str]) -> Path:
+    from ..app.tokens import default_path
+    from ..app.workspace import Workspace
+
+    if token_file:
+        return Path(token_file)
+    mcp_ctx = ctx.parent.parent if ctx.parent is not None else None  # token <verb> under `mcp --repo`
+    return default_path(Workspace.open(mcp_ctx.params.get("repo") if mcp_ctx is not None else None).location)
+
+
+TOKEN_FILE = click.option(
+    "--token-file", metavar="FILE", default=None, help="The token file (default: lifeline-mcp-tokens in the git dir)."
+)
+
+
+@token.command("add")
+@click.argument("name")
+@TOKEN_FILE
+@click.pass_context
+def token_add(ctx: click.Context, name: str, token_file: Optional[str]) -> None:
+    """Make a token for NAME (the agent name of its writes) and print it, once, on the last line."""
+    from ..app.tokens import add_token
+
+    made = add_token(_token_path(ctx, token_file), name)
+    click.echo(f"token for {made.name} added to {made.path.name} (only its hash is stored; it is shown once):")
+    click.echo(made.token)
+
+
+@token.command("list")
+@TOKEN_FILE
+@click.pass_context
+def token_list(ctx: click.Context, token_file: Optional[str]) -> None:
+    """The names that hold a token (never the tokens: only hashes are kept)."""
+    from ..app.tokens import read_tokens
+
+    for t in read_tokens(_token_path(ctx, token_file)):
+        click.echo(f"{t.name} {t.digest[:19]}…")
+
+
+@token.command("revoke")
+@click.argument("name")
+@TOKEN_FILE
+@click.pass_context
+def token_revoke(ctx: click.Context, name: str, token_file: Optional[str]) -> None:
+    """Revoke NAME's token: a running server refuses it from its next request."""
+    from ..app.tokens import revoke_token
+
+    path = _token_path(ctx, token_file)
+    revoke_token(path, name)
+    click.echo(f"revoked the token of {name} in {path.name}")
 
 
 @click.command("agent-hook", hidden=True)

@@ -44,7 +44,7 @@ FORMAT_VERSION = 1
 MIN_PID_PREFIX = 4
 TYPES = ("proposed", "approved", "duplicate", "rejected", "direct")
 DECISIONS = ("approved", "duplicate", "rejected")
-VIAS = ("mcp", "cli")
+VIAS = ("mcp", "cli", "http")  # http: `git lifeline mcp --http`, the hosted agents' door
 MAX_WHY_CHARS = 2000
 # No valid record is larger: a proposal carries one entry's content (at most a blob's
 # size), and every other record field together stays far under 16 KiB.
