@@ -159,6 +159,7 @@ LINE_COMMANDS = {
     "push",
     "sync",
     "why",
+    "pr",
     "propose",
     "review",
     "approve",
@@ -309,6 +310,7 @@ def _line_case_args(name: str, fixture: dict) -> list:
         "push": ["push"],
         "sync": ["sync"],
         "why": ["why", "app.py", "--json"],  # the trailer's id is in both lines: --line picks one
+        "pr": ["pr", "HEAD...HEAD", "--format", "json"],
         "propose": [
             "propose",
             "--kind",
