@@ -114,6 +114,7 @@ def show(ctx: click.Context, ref: str, as_json: bool) -> None:
     stands (what superseded it, what it supersedes)."""
     from ..app.entry_view import view_entry
     from ..app.text import format_ts
+    from ..app.text import why_line as one_line_why
 
     view = view_entry(open_ledger(ctx, existing=True), ref)
     e = view.entry
@@ -122,6 +123,7 @@ def show(ctx: click.Context, ref: str, as_json: bool) -> None:
         doc["status"] = view.status
         doc["superseded_by"] = [{"id": x.id, "how": x.how, "acts": x.acts} for x in view.superseded_by]
         doc["supersedes"] = [{"id": x.id, "how": x.how, "acts": x.acts} for x in view.supersedes if x.entry]
+        doc["reaffirmed_by"] = [{"id": x.id, "ts": format_ts(x.ts), "author": x.author} for x in view.reaffirmed_by]
         echo_json(doc)
         return
     page(ctx)
@@ -162,6 +164,8 @@ def show(ctx: click.Context, ref: str, as_json: bool) -> None:
             f"{link.id[:12]} {link.entry.kind}: {link.entry.summary}"
             + ("" if link.acts else "  (itself reverted: it does not act)"),
         )
+    for again in view.reaffirmed_by:
+        field("re-affirmed", f"{format_ts(again.ts)} by {again.author} ({again.short}): {one_line_why(again.body)}")
     if e.body:
         echo_painted("\n" + "\n".join(body_lines(e.body)))
 

@@ -96,6 +96,7 @@ for command in (
     edits.revert,
     edits.close,
     edits.resolve,
+    edits.reaffirm,
     verify.verify,
     lines.lines,
     lines.import_cmd,

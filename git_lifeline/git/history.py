@@ -26,6 +26,8 @@ from typing import Optional
 
 import pygit2
 
+from ..core.blocks import field as header_field
+from ..core.headers import valid_value
 from .code_range import commit_oid
 from .codelog import CodeLog, CodeSize
 from .repo import GitRepo
@@ -223,11 +225,13 @@ def recorded_code(store: LineStore, decisions: dict, rechecks: dict) -> tuple:
                 try:
                     e = store.read(eid, str(commit.id))
                     key, parents = _ts_key(e.ts), list(e.parents)
+                    # a re-affirmation says which code it was re-read against (`commit:`)
+                    against = valid_value("commit", header_field(e.body, "commit")) or code
                 except Exception:  # noqa: BLE001 - an unreadable entry records nothing
                     continue
                 for p in parents:
                     if want_re.get(p) == key:
-                        rechecked[p] = code
+                        rechecked[p] = against
                         del want_re[p]
     return made, rechecked
 

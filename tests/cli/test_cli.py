@@ -170,6 +170,7 @@ LINE_COMMANDS = {
     "revert",
     "close",
     "resolve",
+    "reaffirm",
 }
 REPOSITORY_COMMANDS = {
     "lines",
@@ -331,6 +332,7 @@ def _line_case_args(name: str, fixture: dict) -> list:
         "revert": ["revert", fixture["ops_id"][:10]],
         "close": ["close", fixture["ops_open"][:10], "--answer", "Answered."],
         "resolve": ["resolve", fixture["ops_id"][:10]],
+        "reaffirm": ["reaffirm", fixture["ops_id"][:10]],
     }[name]
 
 
