@@ -30,6 +30,9 @@ LOG_FORMAT = "--format=%x00%H %ct %(trailers:key=Lifeline,valueonly,unfold,separ
 CACHE_VERSION = 2
 CACHE_MAX_BYTES = 16 << 20
 CACHE_MAX_COMMITS = 5000  # a longer answer is not remembered
+# commits one question reads at most (newest first): staleness says "N+ commits" past it, so
+# a `paths: *` decision dated 2001 costs this many commits, not the whole history
+WALK_LIMIT = 1000
 _FULL_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _HEADER = re.compile(rb"([0-9a-f]{40,64}) (\d+)((?: [^ \n]*)*)")
 _LINK = re.compile(r"[0-9a-f]{6,64}")
@@ -118,7 +121,7 @@ def parse_log(raw: bytes) -> list[LoggedCommit]:
 
 
 def _log(gr: GitRepo, head: str, hide: Iterable, since: Optional[int], specs: list) -> Optional[list]:
-    args = ["log", "-z", "--raw", "--numstat", "-M", "--full-history", LOG_FORMAT]
+    args = ["log", "-z", "--raw", "--numstat", "-M", "--full-history", f"--max-count={WALK_LIMIT}", LOG_FORMAT]
     if since is not None:
         args.append(f"--since=@{since}")
     # only full object ids (checked) reach git as revisions; pathspecs only after `--`
@@ -254,6 +257,10 @@ class CodeLog:
         self.path = gr.lifeline_dir() / CACHE_FILE
         self.known: dict = {}
         self.sizes: dict[str, CodeSize] = {}  # json of the pathspecs -> what they hold at HEAD
+        # the answers remembered for the HEAD before this one, extended by the commits
+        # since when that HEAD is in this one's history (a new commit, a fast-forward)
+        self.previous: Optional[tuple[str, dict]] = None
+        self.walks = 0  # `git log` runs this object started (what the cost test counts)
         self._load()
 
     def _load(self) -> None:
@@ -267,11 +274,15 @@ class CodeLog:
         if not (
             isinstance(doc, dict)
             and doc.get("version") == CACHE_VERSION
-            and doc.get("head") == self.head
+            and isinstance(doc.get("head"), str)
+            and _FULL_OID.fullmatch(doc["head"])
             and isinstance(doc.get("entries"), dict)
             and isinstance(doc.get("sizes"), dict)
-            and doc.get("digest") == _digest(self.head, doc["entries"], doc["sizes"])
+            and doc.get("digest") == _digest(doc["head"], doc["entries"], doc["sizes"])
         ):
+            return
+        if doc["head"] != self.head:
+            self.previous = (doc["head"], doc["entries"])
             return
         for key, size in doc["sizes"].items():
             if isinstance(size, list) and len(size) == 2 and all(isinstance(n, int) and n >= 0 for n in size):
@@ -301,8 +312,17 @@ class CodeLog:
         wanted = {q: _key(*q) for q in questions}
         missing = [q for q, k in wanted.items() if k not in self.known]
         if missing:
+            before = self._previous_answers()
 
             def one(q: tuple) -> list:
+                self.walks += 1
+                old = before.get(wanted[q])
+                if old is not None and self.previous is not None:
+                    # only what HEAD gained since the previous HEAD is read
+                    new = code_changes(self.gr, self.head, (*q[1], self.previous[0]), q[2], list(q[0]))
+                    if not any(ch.status == "D" for row in new for ch in row.changes):
+                        return (new + old)[:WALK_LIMIT]
+                    self.walks += 1  # a deletion may be a rename to follow: read it all again
                 return code_changes(self.gr, self.head, q[1], q[2], list(q[0]))
 
             with ThreadPoolExecutor(max_workers=min(WORKERS, len(missing))) as pool:
@@ -310,6 +330,23 @@ class CodeLog:
                     self.known[wanted[q]] = log
             self._save()
         return {q: self.known[k] for q, k in wanted.items()}
+
+    def _previous_answers(self) -> dict:
+        """{question key: log} remembered for the previous HEAD, when it is in this HEAD's
+        history (then the answer now is what HEAD gained since, then that); else empty."""
+        if self.previous is None:
+            return {}
+        old_head, entries = self.previous
+        proc = self.gr.git(["merge-base", "--is-ancestor", "--end-of-options", old_head, self.head], check=False)
+        if proc.returncode != 0:
+            self.previous = None
+            return {}
+        out = {}
+        for key, rows in entries.items():
+            log = _from_json(rows)
+            if log is not None:
+                out[key] = log
+        return out
 
     def sizes_of(self, questions: list) -> dict:
         """{specs tuple: CodeSize} at this HEAD (code_size), remembered with the logs."""

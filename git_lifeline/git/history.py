@@ -29,7 +29,7 @@ import pygit2
 from ..core.blocks import field as header_field
 from ..core.headers import valid_value
 from .code_range import commit_oid
-from .codelog import CodeLog, CodeSize
+from .codelog import WALK_LIMIT, CodeLog, CodeSize
 from .repo import GitRepo
 from .store import CODE_TRAILER, LineStore
 
@@ -87,7 +87,8 @@ class Staleness:
             + ("s" if self.files_now != 1 else "")
         )
         return (
-            f"⚠ code changed since: {n} commit{'s' if n != 1 else ''}, {self.lines} lines in {self.top_dir}"
+            f"⚠ code changed since: {n}{'+' if n >= WALK_LIMIT else ''} commit{'s' if n != 1 else ''}, "
+            f"{self.lines} lines in {self.top_dir}"
             f" — {self.grade} ({what})"
         )
 
