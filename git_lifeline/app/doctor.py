@@ -53,8 +53,10 @@ def _shallow(ws: Workspace) -> Check:
         return Check(
             "history",
             PROBLEM,
-            "this clone's history is shallow: `verify` cannot vouch for it and stale "
-            "marks miss the commits that were cut",
+            "this clone's history is shallow: `verify` cannot vouch for it, and a decision "
+            "whose code history reaches the cut reads 'staleness unknown (shallow clone)' "
+            "(nothing is counted across the cut, so no mark is invented); deepen it far "
+            "enough with git fetch --deepen=<n> or --shallow-since=<date>, or fetch it all",
             "git fetch --unshallow",
         )
     return Check("history", OK, "complete (not shallow)")

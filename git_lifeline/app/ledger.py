@@ -29,7 +29,7 @@ from .write_checks import WriteChecks
 
 if TYPE_CHECKING:  # annotations only
     from ..core.entry import Entry
-    from ..git.history import Staleness
+    from ..git.history import StaleFindings, Staleness
     from ..views.cache import LineCache
     from ..views.recall import Hit
     from ..views.semantic import Index
@@ -252,18 +252,27 @@ class Ledger:
             raise InputError(f"unknown thread {thread!r} in line {self.line!r} (threads: {known})")
         return key
 
-    def stale(self, since: Optional[str] = None, st: Optional[truth.State] = None) -> list[Staleness]:
-        """Decisions in force whose code (their `paths:`) changed after they were made."""
+    def stale(
+        self, since: Optional[str] = None, st: Optional[truth.State] = None, rev: str = "HEAD"
+    ) -> list[Staleness]:
+        """Decisions in force whose code (their `paths:`) changed after they were made, in
+        the history of `rev` (a full commit id or HEAD), strongest first."""
+        return self.staleness(since, st, rev).stale
+
+    def staleness(
+        self, since: Optional[str] = None, st: Optional[truth.State] = None, rev: str = "HEAD"
+    ) -> StaleFindings:
+        """`stale`, and the decisions whose staleness a shallow clone cannot tell."""
         from ..git.history import find_stale
 
         st = st or self.state()
         if since is not None and not self.gr.names_commit(since):
             raise InputError(f"--since {since!r}: not a commit")
         return find_stale(
-            self.gr, st.fold.facts, self.checks.rechecked(st), st.decision_ids, since_rev=since, store=self.store
+            self.gr, st.fold.facts, self.checks.rechecked(st), st.decision_ids, rev, since_rev=since, store=self.store
         )
 
-    def stale_since(self, since: Optional[str] = None, since_commit: Optional[str] = None) -> list[Staleness]:
+    def stale_since(self, since: Optional[str] = None, since_commit: Optional[str] = None) -> StaleFindings:
         """`stale` bounded by a date (`since`: any form of core/dates.py, the same meaning as
         every other --since) or by a code commit (`since_commit`). A `since` that is no date
         but names a commit is read as one, as before, with a warning."""
@@ -272,7 +281,7 @@ class Ledger:
         if since is not None and since_commit is not None:
             raise InputError("give --since or --since-commit, not both")
         if since is None:
-            return self.stale(since=since_commit)
+            return self.staleness(since=since_commit)
         try:
             when = parse_when(since, what="--since")
         except DateError:
@@ -282,9 +291,9 @@ class Ledger:
                 f"--since {since!r} names a commit: that form is deprecated, "
                 f"use --since-commit {since} (--since takes a date, as everywhere else)"
             )
-            return self.stale(since=since)
+            return self.staleness(since=since)
         # The newest commit on HEAD recorded before then: commits after it are "since".
-        return self.stale(since=self.gr.last_commit_before(int(when.start.timestamp())))
+        return self.staleness(since=self.gr.last_commit_before(int(when.start.timestamp())))
 
     def recall(self, query: str, k: int = 5) -> list[Hit]:
         """Search hits (views.recall.Hit), best first; empty when recall abstains."""
@@ -337,6 +346,7 @@ class Ledger:
         relevant = []
         if query:
             relevant = [(st.by_id[h.id], status_of(st, h.id)) for h in self.recall(query, k=k) if h.id in st.by_id]
+        findings = self.staleness(st=st)
         inp = ctx.ContextInput(
             state=st,
             line=self.line,
@@ -345,7 +355,8 @@ class Ledger:
             query=query,
             thread=thread,
             conflicts=st.conflicting(),
-            stale={s.decision: s.mark() for s in self.stale(st=st)},
+            stale={s.decision: s.mark() for s in findings.stale},
+            stale_unknown=findings.unknown_note(),
         )
         return assembled(inp, budget, budget_tokens, self.gr.config_get)
 
