@@ -37,7 +37,7 @@ from ..app.empty_ledger import text_for_agents
 from ..app.entry_view import view_entry
 from ..app.visible import visible
 from ..app.workspace import Workspace
-from ..errors import InputError, LifelineError, describe_failure
+from ..errors import InputError, LifelineError, describe_failure, install_hint
 from .recall_schema import OUTPUT_SCHEMA as RECALL_OUTPUT_SCHEMA
 from .schema import NO_ITEMS, Agent, Budget, Items, Kind, Line, Model, OptionalInt, Provider, compact, readable
 from .text import pending_answer, recall_answer, resume_text, show_answer, with_warnings, write_data, write_message
@@ -45,7 +45,7 @@ from .text import pending_answer, recall_answer, resume_text, show_answer, with_
 SERVER_NAME = "lifeline"
 CONTEXT_URI = "lifeline://project/context"
 RESOURCE_BUDGET = DEFAULT_BUDGET
-SDK_HINT = "pip install 'git-lifeline[mcp]'  (the MCP Python SDK 2.x)"
+SDK_HINT = install_hint("mcp")
 INTERNAL = 3  # describe_failure's exit code for a bug of ours
 log = logging.getLogger("git_lifeline.mcp")
 

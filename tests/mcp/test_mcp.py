@@ -291,7 +291,8 @@ def test_missing_sdk_is_a_clear_message_not_a_traceback(repo, tmp_path):
     (fake / "mcp" / "__init__.py").write_text("")  # an SDK without mcp.server.mcpserver (like 1.x)
     r = cli(repo, "mcp", env={"PYTHONPATH": str(fake) + os.pathsep + os.environ["PYTHONPATH"]})
     assert r.code == 2, r
-    assert "git-lifeline[mcp]" in r.err and "Traceback" not in r.err
+    # the hint names a command that installs from a checkout (no index holds git-lifeline[mcp])
+    assert "from a checkout" in r.err and "pipx install --force '.[mcp]'" in r.err and "Traceback" not in r.err
 
 
 def test_mcp_outside_a_repository_exits_2_before_serving(tmp_path):
