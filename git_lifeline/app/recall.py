@@ -38,9 +38,6 @@ class Ledger(Protocol):
     def semantic_index(self) -> Optional[Index]: ...
 
 
-STRENGTHS = ("strong", "weak", "none")  # "none": a nearest entry of an abstention
-
-
 @dataclass(frozen=True)
 class Found:
     """A recall hit, with the entry and whether it is still in force."""

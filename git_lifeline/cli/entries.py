@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import click
 
@@ -446,11 +446,12 @@ def resume(ctx: click.Context, thread: Optional[str], as_json: bool) -> None:
                 say(f"  {name}: {visible(item)}")
 
 
-@click.command()
-@click.argument("ref")
-@quiet_option
-@line_option
-@click.pass_context
+def _on_a_decision(func: Callable[[click.Context, str], None]) -> click.Command:
+    """A command taking one decision (REF) on one line, and nothing else: pin, unpin."""
+    return click.command()(click.argument("ref")(quiet_option(line_option(click.pass_context(func)))))
+
+
+@_on_a_decision
 def pin(ctx: click.Context, ref: str) -> None:
     """Pin a decision in force: always shown first in the context."""
     from ..app.edits import pin as pin_decision
@@ -459,11 +460,7 @@ def pin(ctx: click.Context, ref: str) -> None:
     info(f"pinned {ref} ({out.entry.short})" if out.written else f"{ref} is already pinned")
 
 
-@click.command()
-@click.argument("ref")
-@quiet_option
-@line_option
-@click.pass_context
+@_on_a_decision
 def unpin(ctx: click.Context, ref: str) -> None:
     """Unpin a decision (a correction of its pin entry)."""
     from ..app.edits import unpin as unpin_decision

@@ -472,10 +472,6 @@ class State:
         return self._held(self.decision_ids)
 
     @property
-    def open_items(self) -> list[Entry]:
-        return self._held(self.open_ids)
-
-    @property
     def identity(self) -> Optional[Entry]:
         return self.get(self.identity_id) if self.identity_id else None
 

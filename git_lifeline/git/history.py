@@ -124,9 +124,6 @@ def split_pathspecs(value: str) -> list:
     return [g for g in re.split(r"[,\s]+", value.strip()) if g]
 
 
-split_globs = split_pathspecs  # the name the header had when it held home-made globs
-
-
 def pathspecs(value: str) -> list:
     """What is passed to git for a `paths:` header: a leading `/` (the top of the
     repository, as in .gitignore) is dropped, since every pathspec is read from the top."""

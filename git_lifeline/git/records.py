@@ -20,7 +20,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Optional, Union
+from typing import Any, Optional
 
 from ..core.entry import (
     HEX64,
@@ -36,10 +36,6 @@ from ..core.entry import (
 from ..core.json_input import JSONInputError, read_json_object
 from ..errors import InputError
 
-# What a record's JSON document holds: the values json.loads gives.
-JsonValue = Union[str, int, float, bool, None, list["JsonValue"], dict[str, "JsonValue"]]
-
-RECORDS_DIR = "records"
 FORMAT_VERSION = 1
 MIN_PID_PREFIX = 4
 TYPES = ("proposed", "approved", "duplicate", "rejected", "direct")
@@ -187,21 +183,6 @@ class Content:
             "provider": self.provider,
             "summary": self.summary,
         }
-
-
-def content_entry(content: Content, ts: Optional[datetime] = None) -> Entry:
-    """The entry a proposal's content becomes (validated like every write)."""
-    return new_entry(
-        kind=content.kind,
-        summary=content.summary,
-        body=content.body,
-        author=content.author,
-        agent=content.agent,
-        provider=content.provider,
-        model=content.model,
-        parents=list(content.parents),
-        ts=ts,
-    )
 
 
 @dataclass(frozen=True)

@@ -280,6 +280,12 @@ def build_server(
             blocks.append(TextContent(type="text", text=with_warnings("", warnings)))
         return CallToolResult(content=blocks)
 
+    def written(line: str, draft: Draft, propose_only: bool) -> tuple[str, dict[str, object]]:
+        """An agent's entry routed by the write policy (on the worker), and what the answer says of it."""
+        out = door.agents(line).write(draft, gate.via, propose_only)
+        text = write_message(out)
+        return text, write_data(out, text)
+
     async def answer(fn: Callable[[], tuple[str, dict[str, object]]], writes: bool = False) -> CallToolResult:
         """A text answer with its data (structured content), the warnings in both. After a write,
         what it recorded is published (queued behind the writes already waiting, so one push
@@ -399,22 +405,17 @@ def build_server(
 
         agent, propose_only = gate.agent(agent), gate.propose_only()  # per request: read here, not on the worker
 
-        def write() -> tuple:
-            draft = Draft(
-                kind=kind,
-                summary=summary,
-                body=body,
-                parents=tuple(parents),
-                thread=thread or None,
-                agent=agent,
-                provider=provider,
-                model=model,
-            )
-            out = door.agents(line).write(draft, gate.via, propose_only)
-            text = write_message(out)
-            return text, write_data(out, text)
-
-        return await answer(write, writes=True)
+        draft = Draft(
+            kind=kind,
+            summary=summary,
+            body=body,
+            parents=tuple(parents),
+            thread=thread or None,
+            agent=agent,
+            provider=provider,
+            model=model,
+        )
+        return await answer(lambda: written(line, draft, propose_only), writes=True)
 
     @tool(WRITE)
     async def lifeline_recontextualize(
@@ -432,24 +433,19 @@ def build_server(
 
         agent, propose_only = gate.agent(agent), gate.propose_only()  # per request: read here, not on the worker
 
-        def write() -> tuple:
-            text = body.strip()
-            if revert:
-                text = "action: revert\n\n" + text if text else ""
-            draft = Draft(
-                kind="correction",
-                summary=summary,
-                body=text,
-                parents=(parent_id,),
-                agent=agent,
-                provider=provider,
-                model=model,
-            )
-            out = door.agents(line).write(draft, gate.via, propose_only)
-            message = write_message(out)
-            return message, write_data(out, message)
-
-        return await answer(write, writes=True)
+        text = body.strip()
+        if revert:
+            text = "action: revert\n\n" + text if text else ""
+        draft = Draft(
+            kind="correction",
+            summary=summary,
+            body=text,
+            parents=(parent_id,),
+            agent=agent,
+            provider=provider,
+            model=model,
+        )
+        return await answer(lambda: written(line, draft, propose_only), writes=True)
 
     @tool(WRITE)
     async def lifeline_checkpoint(
