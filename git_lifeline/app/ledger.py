@@ -368,7 +368,10 @@ class Ledger:
         thread: Optional[str] = None,
         as_of: Optional[str] = None,
         k: int = 5,
+        notice: str = "",
     ) -> ctx.ContextParts:
+        """The context within the budget; `notice` (catch_up.CatchUp.notice: how far behind
+        what git fetched the line stays) comes first."""
         budget = checked_budget(budget, budget_tokens, self.gr.config_int)
         st = self.state_as_of(as_of) if as_of else self.state()
         if thread is not None:
@@ -387,6 +390,7 @@ class Ledger:
             thread=thread,
             conflicts=st.conflicting(),
             stale={s.decision: s.mark() for s in self.stale(st=st)},
+            notice=notice,
         )
         return assembled(inp, budget, budget_tokens, self.gr.config_get)
 

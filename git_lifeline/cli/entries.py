@@ -21,8 +21,10 @@ from .common import (
     headers_from,
     line_option,
     open_ledger,
+    open_reading,
     page,
     quiet_option,
+    say_behind,
 )
 from .listing import ONELINE
 from .terminal import echo_painted, info, output, say
@@ -104,7 +106,8 @@ def show(ctx: click.Context, ref: str, as_json: bool) -> None:
     from ..app.edits import history as history_of
     from ..app.text import format_ts
 
-    led = open_ledger(ctx, existing=True)
+    led, caught = open_reading(ctx)
+    say_behind(caught)
     e = led.show(ref)
     history = history_of(led, e.id)
     if as_json:
@@ -237,7 +240,9 @@ def list_cmd(
     template = check_format(chosen) if chosen else None
     from ..app.listing import select
 
-    entries = select(open_ledger(ctx, existing=True), kind=kind, since=since, until=until, author=author, limit=limit)
+    led, caught = open_reading(ctx)
+    say_behind(caught)
+    entries = select(led, kind=kind, since=since, until=until, author=author, limit=limit)
     if as_json:
         echo_json([entry_dict(e) for e in entries])
         return
@@ -287,8 +292,9 @@ def context(
     """Print the context a fresh AI reads: what, decisions in force, open, resume, recent."""
     from ..app.context_run import delivered
 
-    parts = open_ledger(ctx, existing=True).context(
-        budget=budget, budget_tokens=budget_tokens, query=query, thread=thread, as_of=as_of
+    led, caught = open_reading(ctx)
+    parts = led.context(
+        budget=budget, budget_tokens=budget_tokens, query=query, thread=thread, as_of=as_of, notice=caught.notice()
     )
     if not parts.text:
         click.echo(
@@ -313,7 +319,8 @@ def recall(ctx: click.Context, query: str, k: int, as_json: bool) -> None:
     """The entries a question is about (lexical, or semantic with a model); abstains when nothing is."""
     from ..app.text import recall_hit, recall_mode_fields, why_line
 
-    led = open_ledger(ctx, existing=True)
+    led, caught = open_reading(ctx)
+    say_behind(caught)
     found = led.find(query, k=k)
     mode, detail = led.recall_mode
     if as_json:
@@ -409,7 +416,9 @@ def resume(ctx: click.Context, thread: Optional[str], as_json: bool) -> None:
     """Where work stopped: the live checkpoint of each thread, newest first."""
     from ..app.text import format_ts
 
-    cps = open_ledger(ctx, existing=True).resume(thread)
+    led, caught = open_reading(ctx)
+    say_behind(caught)
+    cps = led.resume(thread)
     if as_json:
         echo_json(
             [
@@ -471,7 +480,8 @@ def unpin(ctx: click.Context, ref: str) -> None:
 @click.pass_context
 def stale(ctx: click.Context, since: Optional[str], since_commit: Optional[str], as_json: bool) -> None:
     """Decisions in force whose code (their `paths:`) changed since they were made."""
-    led = open_ledger(ctx, existing=True)
+    led, caught = open_reading(ctx)
+    say_behind(caught)
     found = led.stale_since(since, since_commit)
     if as_json:
         echo_json(
@@ -498,7 +508,9 @@ def stale(ctx: click.Context, since: Optional[str], since_commit: Optional[str],
 @click.pass_context
 def conflicts(ctx: click.Context, as_json: bool) -> None:
     """Decisions in force about the same subject that disagree (no correction between them)."""
-    st = open_ledger(ctx, existing=True).state()
+    led, caught = open_reading(ctx)
+    say_behind(caught)
+    st = led.state()
     groups = st.conflicts
     if as_json:
         echo_json(

@@ -48,6 +48,7 @@ class ContextInput:
     thread: Optional[str] = None
     stale: dict = field(default_factory=dict)  # decision id -> staleness mark
     conflicts: dict = field(default_factory=dict)  # decision id -> ids it conflicts with
+    notice: str = ""  # first lines: what the reader must know before trusting the rest (the line is behind)
 
 
 def footer(inp: ContextInput, omitted: int, tier: int = 2) -> str:
@@ -96,6 +97,7 @@ def assemble(inp: ContextInput, budget: Optional[int] = None, measure: Measure =
             return piece
         return ""
 
+    notice_p = take(inp.notice)
     integrity = _integrity_text(st)
     integrity_p = take(integrity)
     if integrity and not integrity_p:  # never silently: at least the count
@@ -124,7 +126,12 @@ def assemble(inp: ContextInput, budget: Optional[int] = None, measure: Measure =
 
     omitted = sum(s.missing for s in plan.sections)
     stable_text = (
-        title_p + empty + "".join(s.render() for s in stable[:1]) + gap + "".join(s.render() for s in stable[1:])
+        notice_p
+        + title_p
+        + empty
+        + "".join(s.render() for s in stable[:1])
+        + gap
+        + "".join(s.render() for s in stable[1:])
     )
     volatile_text = integrity_p + "".join(s.render() for s in volatile) + footer(inp, omitted, tier)
     parts = ContextParts(stable_text, volatile_text)
