@@ -53,7 +53,7 @@ class CatchUp:
         """One sentence per remote the line stays behind: how far, why, the command."""
         return [
             f"line {self.line} is {b.entries} entr{'y' if b.entries == 1 else 'ies'} behind {b.remote} as "
-            f"fetched ({b.why}); what is below does not include them; run: {b.command}"
+            f"fetched: {b.why}. What follows does not include them. Run: {b.command}"
             for b in self.behind
         ]
 
@@ -83,9 +83,9 @@ def catch_up(ws: Workspace, line: Optional[str] = None) -> CatchUp:
             continue
         except sync.PartlyPulled as exc:
             out.brought.extend(p for p in exc.lines if p.changed)
-            why = f"what was fetched fails verification and was not read ({command} says why)"
+            why = "what was fetched fails verification and was not read (the command says why)"
         except LockHeld:
-            why = "another git-lifeline process is writing the line; read again in a moment"
+            why = "another git-lifeline process is writing the line (or read again in a moment)"
         except (LifelineError, OSError) as exc:
             why = f"they could not be brought in: {describe_failure(exc)[0]}"
         out.behind.append(Behind(remote, _entries_behind(ws, led.line, theirs), why, command))
