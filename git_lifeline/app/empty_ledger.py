@@ -39,6 +39,32 @@ def remote_ledger(gr: GitRepo, line: str) -> Optional[RemoteLedger]:
     return RemoteLedger(remote, "absent" if looked else "unknown")
 
 
+def refuse_second_history(gr: GitRepo, line: str, head: Optional[str]) -> None:
+    """A bootstrap starts a project's history: refused (InputError, with the command that
+    brings the remote's ledger in) while the shared remote holds a ledger of `line` that is
+    not here, or may hold one (never looked: a plain clone before `init`). Known locally, no
+    network: once `init` has set the refspec and fetched nothing, the remote holds none."""
+    from ..errors import InputError
+    from ..git.sync import holds
+
+    found = remote_ledger(gr, line)
+    if found is None or found.state == "absent":
+        return
+    if found.state == "has-line":
+        theirs = LEDGER.tracking_heads(gr, found.remote)[line]
+        if head is not None and holds(gr, head, theirs):
+            return
+        raise InputError(
+            f"{found.remote} holds a ledger of line {line!r} that is not brought in here: a bootstrap now "
+            f"would start a second history of the project. Bring it in first: git lifeline pull {found.remote}"
+        )
+    raise InputError(
+        f"{found.remote} may hold the project's ledger (a plain git clone does not fetch refs/lifeline/*): "
+        f"a bootstrap now could start a second history of the project. Run git lifeline init (or git "
+        f"lifeline pull {found.remote}) first; when {found.remote} holds no ledger, the bootstrap is taken."
+    )
+
+
 def hint_for_humans(gr: GitRepo, line: str) -> Optional[str]:
     """A warning for a read of an empty line, when a remote may hold it."""
     found = remote_ledger(gr, line)
@@ -53,6 +79,20 @@ def hint_for_humans(gr: GitRepo, line: str) -> Optional[str]:
         f"line {line!r} has no entries in this clone, and {found.remote} may hold the project's ledger "
         f"(a plain git clone does not fetch refs/lifeline/*): run `git lifeline pull {found.remote}`, "
         "or `git lifeline init`, which also makes `git fetch` bring it"
+    )
+
+
+def text_for_humans(gr: GitRepo, line: str) -> Optional[str]:
+    """What `context` prints on stdout for an empty line when a remote may hold it (None: ask
+    for a bootstrap, as for a project with no remote ledger)."""
+    found = remote_ledger(gr, line)
+    if found is None or found.state == "absent":
+        return None
+    return (
+        f"_Line {line} has no entries in this clone, but {found.remote} "
+        f"{'has it' if found.state == 'has-line' else 'may hold it'}: run `git lifeline pull {found.remote}` "
+        "(or `git lifeline init`, which also makes `git fetch` bring it). Record no bootstrap before: it "
+        "would start a second history of the project._\n"
     )
 
 

@@ -96,7 +96,15 @@ def pull(
         partial, results = exc, exc.lines
     for pl in results:
         if pl.changed:
-            ws.ledger(pl.line).projection.after_pull(pl)
+            led = ws.ledger(pl.line)
+            led.projection.after_pull(pl)
+            identities = led.state().identities
+            if len(identities) > 1 and set(identities) & set(pl.incoming):
+                from .workspace import identity_conflict
+
+                ws.warnings.append(
+                    f"line {pl.line}: the pull brought in a second bootstrap: {identity_conflict(identities)}"
+                )
     report = PullReport(name, results)
     if partial is not None:
         partial.report = report
@@ -169,11 +177,15 @@ def remote_setup(ws: Workspace, remote: Optional[str] = None) -> RemoteSetup:
 
 
 def clone(url: str, directory: Optional[str] = None, progress: Optional[Progress] = None) -> CloneReport:
-    """git clone, then pull the ledger from the new clone's first remote."""
+    """git clone, then what `git lifeline init` sets for the remote (the fetch refspecs, so a
+    plain `git fetch` brings the ledger too), then pull the ledger from the new clone's remote."""
+    from .setup import set_refspecs
+
     dest = sync.clone(url, directory)
     ws = Workspace.open(str(dest))
     names = sync.remotes(ws.gr)
     remote = names[0] if names else "origin"
+    set_refspecs(ws, remote)
     return CloneReport(ws, dest, remote, pull(ws, remote, None, progress).lines)
 
 

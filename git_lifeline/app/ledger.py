@@ -374,6 +374,10 @@ class Ledger:
         what git fetched the line stays) comes first."""
         budget = checked_budget(budget, budget_tokens, self.gr.config_int)
         st = self.state_as_of(as_of) if as_of else self.state()
+        if len(st.identities) > 1:
+            from .workspace import identity_conflict
+
+            notice = f"{notice}> **Conflict:** {identity_conflict(st.identities)}\n\n"
         if thread is not None:
             st = truth.for_thread(st, self.thread_key(thread, st))
         relevant = []
@@ -392,6 +396,10 @@ class Ledger:
             stale={s.decision: s.mark() for s in self.stale(st=st)},
             notice=notice,
         )
+        if inp.head_commit is None:
+            from .empty_ledger import text_for_humans
+
+            inp.empty_text = text_for_humans(self.gr, self.line)
         return assembled(inp, budget, budget_tokens, self.gr.config_get)
 
     def why(self, target: str) -> list[tuple[Optional[Entry], Link]]:
@@ -434,6 +442,10 @@ class Ledger:
         from ..core.entry import new_entry, parse_ts, utcnow
         from ..core.headers import refuse_bad_headers
 
+        if draft.kind == "bootstrap":
+            from .empty_ledger import refuse_second_history
+
+            refuse_second_history(self.gr, self.line, self.store.head())
         body = draft.body
         parents: list[str] = list(draft.parents)
         if draft.thread:

@@ -77,11 +77,7 @@ def connect_remote(ws: Workspace, pull: bool = True) -> RemoteReport:
     remote = shared_remote(ws)
     if remote is None:
         return RemoteReport(None, [], [])
-    added = [LEDGER.fetch_refspec(remote)] if remote_setup(ws.gr, remote) else []
-    key, review_spec = f"remote.{remote}.fetch", REVIEW.fetch_refspec(remote)
-    if review_spec not in ws.gr.config_all(key):
-        ws.gr.config_add(key, review_spec)
-        added.append(review_spec)
+    added = set_refspecs(ws, remote)
     if not pull:
         return RemoteReport(remote, added, [])
     try:
@@ -89,6 +85,17 @@ def connect_remote(ws: Workspace, pull: bool = True) -> RemoteReport:
     except LifelineError as exc:
         return RemoteReport(remote, added, [], exc)
     return RemoteReport(remote, added, report.lines)
+
+
+def set_refspecs(ws: Workspace, remote: str) -> list[str]:
+    """The fetch refspecs (and branch exclusions) that make a plain `git fetch REMOTE` bring
+    the ledger and its review trails: what `init` and `clone` set. The ones added."""
+    added = [LEDGER.fetch_refspec(remote)] if remote_setup(ws.gr, remote) else []
+    key, review_spec = f"remote.{remote}.fetch", REVIEW.fetch_refspec(remote)
+    if review_spec not in ws.gr.config_all(key):
+        ws.gr.config_add(key, review_spec)
+        added.append(review_spec)
+    return added
 
 
 # ---- MCP clients and agents ------------------------------------------------------------

@@ -27,6 +27,19 @@ __all__ = ["Workspace", "validate_name", "LineCheck", "TrailCheck", "VerifyRun"]
 # them, so `context` and `recall` start without them.
 
 
+TWO_BOOTSTRAPS = "the project's What: two bootstraps in force (supersede one with git lifeline revise)"
+
+
+def identity_conflict(identities: list) -> str:
+    """The sentence a context or a pull says when more than one bootstrap is in force."""
+    others = ", ".join(f"[{i[:8]}]" for i in identities[:-1])
+    return (
+        f"{len(identities)} bootstraps are in force (two histories of the project met): the What shown is "
+        f"the latest, [{identities[-1][:8]}]; also in force: {others}. A human supersedes one "
+        "(git lifeline revise <id>)."
+    )
+
+
 @dataclass
 class LineCheck:
     """A line's verification: the report, signatures checked (None: not asked), and
@@ -151,7 +164,10 @@ class Workspace:
                 check.signatures, problems = signature_problems(led.store, check.report.head)
                 check.report.problems.extend(problems)
             if lint and check.report.head:
-                check.conflicts = list(led.state().conflicts)
+                st = led.state()
+                check.conflicts = list(st.conflicts)
+                if len(st.identities) > 1:
+                    check.conflicts.append((TWO_BOOTSTRAPS, tuple(st.identities)))
                 check.headers = header_findings(led.entries())
             checks.append(check)
         trails = [

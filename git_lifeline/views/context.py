@@ -48,6 +48,7 @@ class ContextInput:
     thread: Optional[str] = None
     stale: dict = field(default_factory=dict)  # decision id -> staleness mark
     conflicts: dict = field(default_factory=dict)  # decision id -> ids it conflicts with
+    empty_text: Optional[str] = None  # what an empty ledger says instead of asking for a bootstrap
     notice: str = ""  # first lines: what the reader must know before trusting the rest (the line is behind)
 
 
@@ -108,7 +109,8 @@ def assemble(inp: ContextInput, budget: Optional[int] = None, measure: Measure =
     empty = ""
     if st.identity is None and not st.count:
         empty = take(
-            "_The ledger is empty. Record the project's why: "
+            inp.empty_text
+            or "_The ledger is empty. Record the project's why: "
             '`git lifeline log --kind bootstrap --summary "..." --body "..."`_\n'
         )
 
