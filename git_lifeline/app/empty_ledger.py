@@ -117,3 +117,16 @@ def text_for_agents(gr: GitRepo, line: str) -> str:
         "with lifeline_append (kind bootstrap, the why in the body); a human approves it. Propose the "
         "decisions in force and the open items the same way, one entry each.\n"
     )
+
+
+TWO_BOOTSTRAPS = "the project's What: two bootstraps in force (supersede one with git lifeline revise)"
+
+
+def identity_conflict(identities: list) -> str:
+    """The sentence a context or a pull says when more than one bootstrap is in force."""
+    others = ", ".join(f"[{i[:8]}]" for i in identities[:-1])
+    return (
+        f"{len(identities)} bootstraps are in force (two histories of the project met): the What shown is "
+        f"the latest, [{identities[-1][:8]}]; also in force: {others}. A human supersedes one "
+        "(git lifeline revise <id>)."
+    )

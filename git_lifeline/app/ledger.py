@@ -370,14 +370,13 @@ class Ledger:
         k: int = 5,
         notice: str = "",
     ) -> ctx.ContextParts:
-        """The context within the budget; `notice` (catch_up.CatchUp.notice: how far behind
-        what git fetched the line stays) comes first."""
+        """The context within the budget; `notice` (catch_up.CatchUp.notice) comes first."""
         budget = checked_budget(budget, budget_tokens, self.gr.config_int)
         st = self.state_as_of(as_of) if as_of else self.state()
-        if len(st.identities) > 1:
-            from .workspace import identity_conflict
+        if len(st.identities) > 1:  # two histories met: a conflict, never a silent swap of the What
+            from . import empty_ledger
 
-            notice = f"{notice}> **Conflict:** {identity_conflict(st.identities)}\n\n"
+            notice += f"> **Conflict:** {empty_ledger.identity_conflict(st.identities)}\n\n"
         if thread is not None:
             st = truth.for_thread(st, self.thread_key(thread, st))
         relevant = []
@@ -397,9 +396,9 @@ class Ledger:
             notice=notice,
         )
         if inp.head_commit is None:
-            from .empty_ledger import text_for_humans
+            from . import empty_ledger
 
-            inp.empty_text = text_for_humans(self.gr, self.line)
+            inp.empty_text = empty_ledger.text_for_humans(self.gr, self.line)
         return assembled(inp, budget, budget_tokens, self.gr.config_get)
 
     def why(self, target: str) -> list[tuple[Optional[Entry], Link]]:
@@ -443,9 +442,9 @@ class Ledger:
         from ..core.headers import refuse_bad_headers
 
         if draft.kind == "bootstrap":
-            from .empty_ledger import refuse_second_history
+            from . import empty_ledger
 
-            refuse_second_history(self.gr, self.line, self.store.head())
+            empty_ledger.refuse_second_history(self.gr, self.line, self.store.head())
         body = draft.body
         parents: list[str] = list(draft.parents)
         if draft.thread:

@@ -11,8 +11,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from ..errors import InputError, LifelineError
-from ..git.namespaces import LEDGER, REVIEW
-from ..git.sync import remote_setup
 from . import hook_files, hooks
 from .workspace import Workspace, validate_name
 
@@ -72,6 +70,7 @@ def connect_remote(ws: Workspace, pull: bool = True) -> RemoteReport:
     """Make a plain `git fetch` bring the ledger and its review trails from the shared remote,
     then pull them: a clone made with plain `git clone` finds the project's ledger."""
     from .exchange import pull as pull_lines
+    from .exchange import set_refspecs
     from .status import shared_remote
 
     remote = shared_remote(ws)
@@ -85,17 +84,6 @@ def connect_remote(ws: Workspace, pull: bool = True) -> RemoteReport:
     except LifelineError as exc:
         return RemoteReport(remote, added, [], exc)
     return RemoteReport(remote, added, report.lines)
-
-
-def set_refspecs(ws: Workspace, remote: str) -> list[str]:
-    """The fetch refspecs (and branch exclusions) that make a plain `git fetch REMOTE` bring
-    the ledger and its review trails: what `init` and `clone` set. The ones added."""
-    added = [LEDGER.fetch_refspec(remote)] if remote_setup(ws.gr, remote) else []
-    key, review_spec = f"remote.{remote}.fetch", REVIEW.fetch_refspec(remote)
-    if review_spec not in ws.gr.config_all(key):
-        ws.gr.config_add(key, review_spec)
-        added.append(review_spec)
-    return added
 
 
 # ---- MCP clients and agents ------------------------------------------------------------

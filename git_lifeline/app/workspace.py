@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Optional
 
 from ..git.names import DEFAULT_LINE, chosen_line, validate_name
 from ..git.repo import GitRepo, open_repo
+from .empty_ledger import TWO_BOOTSTRAPS
 from .ledger import Ledger
 from .projection_file import projection_path
 
@@ -25,19 +26,6 @@ __all__ = ["Workspace", "validate_name", "LineCheck", "TrailCheck", "VerifyRun"]
 
 # git/lines.py, git/verify.py and git/trails.py are imported by the methods that need
 # them, so `context` and `recall` start without them.
-
-
-TWO_BOOTSTRAPS = "the project's What: two bootstraps in force (supersede one with git lifeline revise)"
-
-
-def identity_conflict(identities: list) -> str:
-    """The sentence a context or a pull says when more than one bootstrap is in force."""
-    others = ", ".join(f"[{i[:8]}]" for i in identities[:-1])
-    return (
-        f"{len(identities)} bootstraps are in force (two histories of the project met): the What shown is "
-        f"the latest, [{identities[-1][:8]}]; also in force: {others}. A human supersedes one "
-        "(git lifeline revise <id>)."
-    )
 
 
 @dataclass

@@ -562,3 +562,15 @@ def test_the_servers_log_on_stderr_never_gives_a_terminal_a_raw_escape(tmp_path)
     logged = errlog.read_text(encoding="utf-8", errors="replace")
     assert "is a directory, not the cache" in logged.replace("\n", " "), logged
     assert "\x1b" not in logged and "\x07" not in logged and "<U+001B>" in logged, logged
+
+
+def test_an_unknown_line_is_refused_over_mcp_as_the_cli_refuses_it(repo):
+    cli(repo, "log", "--kind", "bootstrap", "--summary", "A shop", "--body", "Sells shoes.", via=Via.THIS_PROCESS)
+
+    async def scenario():
+        async with server(repo) as c:
+            error, text = await call(c, "lifeline_context", line="mian")
+            assert error and "unknown line 'mian'" in text, text
+            assert "propose" not in text
+
+    drive(scenario)
