@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Optional
 
-from ..core.entry import KINDS
+from ..core.entry import KINDS, entry_order_key
 from ..core.policy import MODES, POLICY_PATH, Policy, PolicyDenied, PolicyError, parse_policy
 from ..errors import InputError, LifelineError
 from ..git.policy_ref import CONFIG_KEY as POLICY_REF_KEY
@@ -27,7 +27,6 @@ from ..git.records import (
     already_decided,
     build_proposals,
     entry_content,
-    order_key,
     parse_since,
 )
 from ..git.repo import GitRepo
@@ -322,7 +321,9 @@ class Agents:
     def proposals(self, everything: bool = False) -> list[Proposal]:
         """Pending proposals (or all of them), oldest first."""
         props = self.trail().proposals().values()
-        return sorted((p for p in props if everything or p.status == "pending"), key=lambda p: order_key(p.record))
+        return sorted(
+            (p for p in props if everything or p.status == "pending"), key=lambda p: entry_order_key(p.record)
+        )
 
     def _targets(
         self, trail: ReviewTrail, refs: list[str], props: dict[str, Proposal]
@@ -334,7 +335,9 @@ class Agents:
         if "all" in refs:
             if len(refs) > 1:
                 raise InputError("give proposal ids or all, not both")
-            pending = sorted((p for p in props.values() if p.status == "pending"), key=lambda p: order_key(p.record))
+            pending = sorted(
+                (p for p in props.values() if p.status == "pending"), key=lambda p: entry_order_key(p.record)
+            )
             return [(p.short, p, None) for p in pending]
         out: list[tuple[str, Optional[Proposal], Optional[ReviewError]]] = []
         seen = set()
@@ -419,7 +422,7 @@ class Agents:
         records = self.trail().load().records
         props = build_proposals(records)
         out = []
-        for r in sorted(records.values(), key=order_key):
+        for r in sorted(records.values(), key=entry_order_key):
             if r.type == "proposed" or (limit is not None and r.ts < limit):
                 continue
             p = props.get(r.proposal) if r.type in DECISIONS and r.proposal is not None else None

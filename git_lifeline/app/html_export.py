@@ -6,9 +6,10 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Optional
 
 from ..core import blocks
+from ..core.status import status_of
 from ..core.supersession import acting
 from ..core.truth import is_revert
-from ..views.html import EntryView, ThreadView, ViewModel, render
+from ..views.html import EntryView, ThreadView, ViewModel, render, status_token
 
 if TYPE_CHECKING:
     from ..core import truth
@@ -27,8 +28,6 @@ def build_view_model(led: "Ledger", now: Optional[datetime] = None) -> ViewModel
     stale = {s.decision: s.mark() for s in led.stale(st=st)} if st.decision_ids else {}
     conflicting = st.conflicting()
     in_force = set(st.decision_ids)
-    expired = set(st.expired)
-    opens = set(st.open_ids)
     pinned = set(st.pinned)
     corrections = [(e.id, e.parents, is_revert(e.body)) for e in entries if e.kind == "correction"]
     active = acting(corrections)
@@ -42,16 +41,6 @@ def build_view_model(led: "Ledger", now: Optional[datetime] = None) -> ViewModel
         thread_of.setdefault(cid, key)
     views = []
     for e in entries:
-        if e.id in in_force:
-            status = "in-force"
-        elif e.id in expired:
-            status = "expired"
-        elif e.id in st.superseded:
-            status = "superseded"
-        elif e.id in opens:
-            status = "open"
-        else:
-            status = ""
         views.append(
             EntryView(
                 id=e.id,
@@ -63,7 +52,7 @@ def build_view_model(led: "Ledger", now: Optional[datetime] = None) -> ViewModel
                 agent=e.agent,
                 parents=tuple(e.parents),
                 thread=thread_of.get(e.id),
-                status=status,
+                status=status_token(status_of(st, e.id)),
                 replaced_by=tuple(replaced_by.get(e.id, ())),
                 revert=e.kind == "correction" and blocks.field(e.body, "action") == "revert",
                 stale=stale.get(e.id),

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
 from ..core import truth
-from ..core.entry import KINDS
+from ..core.entry import KINDS, entry_order_key
+from ..core.status import REPLACED, Status, status_of
 from ..errors import InputError
 from ..git.fanout import AppendResult
 from ..git.names import DEFAULT_LINE
@@ -27,11 +28,8 @@ from .projection_file import ProjectionFile
 from .write_checks import WriteChecks
 
 if TYPE_CHECKING:  # annotations only
-    from datetime import datetime
-
     from ..core.entry import Entry
     from ..git.history import Staleness
-    from ..git.links import Link
     from ..views.cache import LineCache
     from ..views.recall import Hit
     from ..views.semantic import Index
@@ -63,13 +61,14 @@ class Found:
     entry: Entry
     score: float  # views.recall.Hit's: the ranking's, relative to one question
     coverage: float  # the share of the question's weight it matches, in [0, 1]
-    in_force: bool
+    status: Status  # core/status.py
     similarity: Optional[float] = None  # the cosine to the question (semantic recall only)
     replaces: Optional[str] = None  # shown because it replaced this hit (whose numbers it carries)
 
-
-def order_key(e: Entry) -> tuple[datetime, str]:
-    return (e.ts, e.id)
+    @property
+    def in_force(self) -> bool:
+        """Not replaced by a correction (an entry superseded, withdrawn or closed is not)."""
+        return self.status not in REPLACED
 
 
 MESSAGE_IDS = 20  # a batch's commit message names at most this many entries (its tree holds them all)
@@ -101,7 +100,7 @@ def commit_message(
     or a batch's count; what a correction corrects (`describe(id)` says what that entry is);
     trailers naming the entries (a batch names its first MESSAGE_IDS, so an import of
     10,000 entries writes a message of a few kilobytes)."""
-    ordered = sorted(entries, key=order_key)
+    ordered = sorted(entries, key=entry_order_key)
     sentences, trailers = _correction_lines(ordered[:MESSAGE_IDS], describe)
     corrects = " ".join(sentences)
     if len(entries) == 1:
@@ -189,7 +188,7 @@ class Ledger:
         loaded = self.store.load(commit)
         if commit is None:
             self._note_if_empty(self.store.head())
-        return [e for e in sorted(loaded.entries.values(), key=order_key) if kind is None or e.kind == kind]
+        return [e for e in sorted(loaded.entries.values(), key=entry_order_key) if kind is None or e.kind == kind]
 
     def show(self, ref: str) -> Entry:
         """The entry `ref` names (an id or a unique prefix)."""
@@ -341,7 +340,7 @@ class Ledger:
         hits = self.recall(query, k=k)
         st = self.state()
         return [
-            Found(st.by_id[h.id], h.score, h.coverage, h.id not in st.superseded, h.similarity, h.replaces)
+            Found(st.by_id[h.id], h.score, h.coverage, status_of(st, h.id), h.similarity, h.replaces)
             for h in hits
             if h.id in st.by_id
         ]
@@ -349,7 +348,7 @@ class Ledger:
     def resume(self, thread: Optional[str] = None) -> list[truth.Checkpoint]:
         """The live checkpoint of each thread (truth.Checkpoint), newest first."""
         st = self.state()
-        cps = sorted(st.checkpoints.values(), key=lambda c: (c.entry.ts, c.entry.id), reverse=True)
+        cps = sorted(st.checkpoints.values(), key=lambda c: entry_order_key(c.entry), reverse=True)
         if thread is not None:
             key = self.thread_key(thread, st)
             cps = [c for c in cps if c.thread == key]
@@ -381,9 +380,7 @@ class Ledger:
             st = truth.for_thread(st, self.thread_key(thread, st))
         relevant = []
         if query:
-            relevant = [
-                (st.by_id[h.id], h.id not in st.superseded) for h in self.recall(query, k=k) if h.id in st.by_id
-            ]
+            relevant = [(st.by_id[h.id], status_of(st, h.id)) for h in self.recall(query, k=k) if h.id in st.by_id]
         inp = ctx.ContextInput(
             state=st,
             line=self.line,
@@ -400,24 +397,6 @@ class Ledger:
 
             inp.empty_text = empty_ledger.text_for_humans(self.gr, self.line)
         return assembled(inp, budget, budget_tokens, self.gr.config_get)
-
-    def why(self, target: str) -> list[tuple[Optional[Entry], Link]]:
-        """Entries linked (by `Lifeline:` trailers) to the commits that touched `target`,
-        newest commit first, each entry once: [(Entry or None, Link)]."""
-        from ..git import links
-
-        out, seen = [], set()
-        for link in links.links_for(self.gr, target, self.line):
-            key = link.entry_id or link.value
-            if key in seen:
-                continue
-            seen.add(key)
-            entry = None
-            if link.entry_id:
-                store = self.store if link.line == self.line else LineStore(self.gr, link.line)
-                entry = store.read(link.entry_id)
-            out.append((entry, link))
-        return out
 
     # ---- planning: every write rule, nothing written ---------------------------------
     def resolve_parents(self, refs: list[str]) -> list[str]:
@@ -518,35 +497,6 @@ class Ledger:
         parents = [st.threads[key][-1]] if st.threads.get(key) else ([key] if key in st.by_id else [])
         return Planned(self.plan_entry(writer.draft("checkpoint", summary, body, parents, allow_secret)))
 
-    def plan_pin(self, ref: str, writer: Writer = HUMAN) -> Planned:
-        st = self.state()
-        target = self.store.resolve(ref)
-        if target not in set(st.decision_ids):
-            raise InputError(f"{ref!r} is not a decision in force; only those can be pinned")
-        if target in st.pinned:
-            return Planned(st.by_id[target], new=False)
-        d = st.by_id[target]
-        return Planned(
-            self.plan_entry(
-                writer.draft(
-                    "note",
-                    f"pin: {d.summary}"[:300],
-                    f"pin: {target}\n\nPinned as a foundation of the context.",
-                    [target],
-                )
-            )
-        )
-
-    def plan_unpin(self, ref: str, writer: Writer = HUMAN) -> Entry:
-        st = self.state()
-        target = self.store.resolve(ref)
-        notes = st.pin_notes_of(target)
-        if not notes:
-            raise InputError(f"{ref!r} is not pinned")
-        return self.plan_entry(
-            writer.draft("correction", f"unpin: {st.by_id[target].summary}"[:300], "action: revert\n\nUnpinned.", notes)
-        )
-
     # ---- persisting ----------------------------------------------------------------
     def _dedup_hit(self, e: Entry, head: Optional[str]) -> bool:
         if e.dedup_key is None or head is None:
@@ -587,13 +537,6 @@ class Ledger:
     ) -> LogOutcome:
         planned = self.plan_checkpoint(thread, sections, summary, writer, allow_secret)
         return self.persist(planned.entry) if planned.new else self.unchanged(planned)
-
-    def pin(self, ref: str, writer: Writer = HUMAN) -> LogOutcome:
-        planned = self.plan_pin(ref, writer)
-        return self.persist(planned.entry) if planned.new else self.unchanged(planned)
-
-    def unpin(self, ref: str, writer: Writer = HUMAN) -> LogOutcome:
-        return self.persist(self.plan_unpin(ref, writer))
 
     def render(self) -> Path:
         """Rewrite the projection file from the ref."""

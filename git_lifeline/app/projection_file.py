@@ -18,6 +18,7 @@ import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Optional
 
+from ..core.entry import entry_order_key
 from ..errors import InputError, LifelineError
 from ..git.fs import UnsafeFile, ensure_excluded, file_lock, is_tracked, read_bounded, worktree_target, write_atomic
 from ..git.names import DEFAULT_LINE
@@ -25,7 +26,6 @@ from ..git.repo import GitRepo
 from ..git.store import LineStore
 
 if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
-    from datetime import datetime
     from typing import ContextManager
 
     from ..core.entry import Entry
@@ -83,10 +83,6 @@ def max_bytes(gr: GitRepo) -> tuple[int, Optional[str]]:
     return value, None
 
 
-def _order_key(e: Entry) -> tuple[datetime, str]:
-    return (e.ts, e.id)
-
-
 class ProjectionFile:
     """One line's projection. `path` is None when there is none to keep (disabled, bare,
     or a confined face such as the MCP server, which never writes into the work tree)."""
@@ -103,7 +99,7 @@ class ProjectionFile:
         return file_lock(self.gr.git_dir / f"lifeline-{self.line}-projection.lock")
 
     def _entries(self, head: Optional[str]) -> list:
-        return sorted(self.store.load(head).entries.values(), key=_order_key)
+        return sorted(self.store.load(head).entries.values(), key=entry_order_key)
 
     def _warn(self, text: str) -> None:
         if text not in self._said:  # once per command, however many writes it makes

@@ -43,6 +43,7 @@ def recall_hit(found: Found) -> dict[str, object]:
         "kind": e.kind,
         "summary": e.summary,
         "in_force": found.in_force,
+        "status": found.status,
         "coverage": round(found.coverage, 3),
     }
     if found.similarity is not None:

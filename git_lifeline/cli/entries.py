@@ -95,6 +95,17 @@ def log(
         info(f"already recorded {out.entry.short} (same content or dedup key); nothing written")
 
 
+# How `show` paints each status (core/status.py).
+_STATUS_STYLES = {
+    "in force": "good",
+    "open": "good",
+    "superseded": "bad",
+    "withdrawn": "bad",
+    "closed": "bad",
+    "expired": "bad",
+}
+
+
 @click.command()
 @click.argument("ref")
 @click.option("--json", "as_json", is_flag=True)
@@ -103,18 +114,18 @@ def log(
 def show(ctx: click.Context, ref: str, as_json: bool) -> None:
     """Show one entry by id or unique prefix: every field, the whole body, and where it
     stands (what superseded it, what it supersedes)."""
-    from ..app.edits import history as history_of
+    from ..app.entry_view import view_entry
     from ..app.text import format_ts
 
     led, caught = open_reading(ctx)
     say_behind(caught)
-    e = led.show(ref)
-    history = history_of(led, e.id)
+    view = view_entry(led, ref)
+    e = view.entry
     if as_json:
         doc = entry_dict(e)
-        doc["status"] = history.status
-        doc["superseded_by"] = [{"id": x.entry.id, "how": x.how, "acts": x.acts} for x in history.superseded_by]
-        doc["supersedes"] = [{"id": x.entry.id, "how": x.how, "acts": x.acts} for x in history.supersedes]
+        doc["status"] = view.status
+        doc["superseded_by"] = [{"id": x.id, "how": x.how, "acts": x.acts} for x in view.superseded_by]
+        doc["supersedes"] = [{"id": x.id, "how": x.how, "acts": x.acts} for x in view.supersedes if x.entry]
         echo_json(doc)
         return
     page(ctx)
@@ -136,25 +147,23 @@ def show(ctx: click.Context, ref: str, as_json: bool) -> None:
     field("parents", ", ".join(e.parents) if e.parents else "-")
     if e.dedup_key is not None:
         field("dedup", e.dedup_key)
-    field(
-        "status",
-        history.status,
-        {"in force": "good", "open": "good", "superseded": "bad", "withdrawn": "bad", "expired": "bad"}.get(
-            history.status, ""
-        ),
-    )
-    for link in history.supersedes:
+    field("status", view.status, _STATUS_STYLES.get(view.status, ""))
+    for link in view.supersedes:
+        if link.entry is None:
+            continue
         field(
             link.how,
-            f"{link.entry.id[:12]} {link.entry.kind}: {link.entry.summary}"
+            f"{link.id[:12]} {link.entry.kind}: {link.entry.summary}"
             + ("" if link.acts else "  (no longer: this correction was reverted)"),
         )
-    for missing in history.missing:
+    for missing in view.missing:
         field("names", f"{missing[:12]} (not in this line)")
-    for link in history.superseded_by:
+    for link in view.superseded_by:
+        if link.entry is None:
+            continue
         field(
             "reverted by" if link.how == "reverts" else "revised by",
-            f"{link.entry.id[:12]} {link.entry.kind}: {link.entry.summary}"
+            f"{link.id[:12]} {link.entry.kind}: {link.entry.summary}"
             + ("" if link.acts else "  (itself reverted: it does not act)"),
         )
     if e.body:
@@ -340,7 +349,7 @@ def recall(ctx: click.Context, query: str, k: int, as_json: bool) -> None:
             else f"no entry is about that (lexical recall abstained: {detail})"
         )
     for f in found:
-        mark = "" if f.in_force else "  " + o.paint("(superseded)", "bad")
+        mark = "" if f.in_force else "  " + o.paint(f"({f.status})", "bad")
         echo_painted(
             f"{o.paint(f.entry.id[:8], 'id')}  {o.paint(f'{f.entry.kind:<11}', 'kind')} "
             f"{visible(f.entry.summary)}{mark}"
@@ -452,7 +461,9 @@ def resume(ctx: click.Context, thread: Optional[str], as_json: bool) -> None:
 @click.pass_context
 def pin(ctx: click.Context, ref: str) -> None:
     """Pin a decision in force: always shown first in the context."""
-    out = open_ledger(ctx, existing=True).pin(ref)
+    from ..app.edits import pin as pin_decision
+
+    out = pin_decision(open_ledger(ctx, existing=True), ref)
     info(f"pinned {ref} ({out.entry.short})" if out.written else f"{ref} is already pinned")
 
 
@@ -463,7 +474,9 @@ def pin(ctx: click.Context, ref: str) -> None:
 @click.pass_context
 def unpin(ctx: click.Context, ref: str) -> None:
     """Unpin a decision (a correction of its pin entry)."""
-    out = open_ledger(ctx, existing=True).unpin(ref)
+    from ..app.edits import unpin as unpin_decision
+
+    out = unpin_decision(open_ledger(ctx, existing=True), ref)
     info(f"unpinned {ref} ({out.entry.short})")
 
 
@@ -497,7 +510,7 @@ def stale(ctx: click.Context, since: Optional[str], since_commit: Optional[str],
     st = led.state()
     for s in found:
         say(
-            f"{s.decision[:8]}  {visible(st.get(s.decision).summary)}\n  {visible(s.mark())} "
+            f"{s.decision[:8]}  {visible(st.by_id[s.decision].summary)}\n  {visible(s.mark())} "
             f"({', '.join(c[:8] for c in s.commits[:5])}{' …' if len(s.commits) > 5 else ''})"
         )
 
@@ -514,7 +527,7 @@ def conflicts(ctx: click.Context, as_json: bool) -> None:
     groups = st.conflicts
     if as_json:
         echo_json(
-            [{"subject": subj, "ids": ids, "summaries": [st.get(i).summary for i in ids]} for subj, ids in groups]
+            [{"subject": subj, "ids": ids, "summaries": [st.by_id[i].summary for i in ids]} for subj, ids in groups]
         )
         return
     page(ctx)
@@ -523,7 +536,7 @@ def conflicts(ctx: click.Context, as_json: bool) -> None:
     for subj, ids in groups:
         say(f"'{visible(subj)}': {len(ids)} decisions in force")
         for i in ids:
-            say(f"  {i[:8]}  {visible(st.get(i).summary)}")
+            say(f"  {i[:8]}  {visible(st.by_id[i].summary)}")
     if groups:
         say(
             "resolve one: git lifeline resolve ID (keep ID, revert the others) "

@@ -28,7 +28,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any, Iterable, Optional, Union
+from typing import Any, Iterable, Optional, Protocol, Sequence, Union
 
 from ..errors import InputError
 
@@ -138,6 +138,42 @@ def format_ts(ts: datetime) -> str:
 
 
 # ---- the canonical form and the id ---------------------------------------------------
+class Ordered(Protocol):
+    """Anything with a timestamp and an id: an entry, a review record, a cache row."""
+
+    @property
+    def ts(self) -> datetime: ...
+
+    @property
+    def id(self) -> str: ...
+
+
+class Folded(Protocol):
+    """What `Fold.add` reads of an entry given its key and header: an Entry, or a cache's
+    slim record (views/cache_rows.Slim, which keeps no body): core/truth.py."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def agent(self) -> str: ...
+    @property
+    def provider(self) -> str: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def summary(self) -> str: ...
+    @property
+    def parents(self) -> Sequence[str]: ...
+
+
+def entry_order_key(e: Ordered) -> tuple[datetime, str]:
+    """The ledger's order: by `ts`, ties broken by id. Every list of entries or records
+    kept "in (ts, id) order" is sorted by this key."""
+    return (e.ts, e.id)
+
+
 def canonical_form(
     kind: str, author: str, agent: str, provider: str, model: str, summary: str, body: str, parents: Iterable[str]
 ) -> bytes:

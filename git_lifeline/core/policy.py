@@ -83,13 +83,13 @@ class Policy:
         }
 
 
-def _mode(value, where: str, source: str) -> str:
+def _mode(value: object, where: str, source: str) -> str:
     if not isinstance(value, str) or value not in MODES:
         raise PolicyError(f"policy {source}: invalid mode {value!r} at {where}; use one of: {', '.join(MODES)}")
     return value
 
 
-def _kind(name, where: str, source: str, allow_any: bool) -> str:
+def _kind(name: object, where: str, source: str, allow_any: bool) -> str:
     if name == ANY_KIND and allow_any:
         return name
     if not isinstance(name, str) or name not in KINDS:

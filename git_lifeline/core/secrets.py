@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, Optional
+from typing import Callable, Iterable, Iterator, Optional, Protocol
 
 from ..errors import InputError, SecretError
 
@@ -64,7 +64,7 @@ class Rule:
     fold: bool = False  # case-insensitive: needles and pattern are lower case, matched on the lower-cased text
     bounded: bool = True  # a match must not continue a word (checked here: a leading look-behind is ~10x slower)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         # Matching lower-cased text is ~6x faster than re.IGNORECASE; the twin is for the
         # rare text whose lower-casing changes its length (then spans would not line up).
         object.__setattr__(
@@ -461,6 +461,13 @@ def scan(text: str, field: str = "text", candidates: Optional[set] = None) -> li
 SCANNED_FIELDS = ("summary", "body", "author", "agent", "provider", "model", "dedup_key")
 
 
+class Scanned(Protocol):
+    """An entry (core/entry.py) as it is scanned: its SCANNED_FIELDS, read by name."""
+
+    @property
+    def body(self) -> str: ...
+
+
 def allowed(body: str) -> Optional[str]:
     """The reason recorded by `--allow-secret`, when the body's header carries one."""
     if not body or ALLOW_HEADER not in body:
@@ -470,7 +477,7 @@ def allowed(body: str) -> Optional[str]:
     return field(body, ALLOW_HEADER)
 
 
-def entry_findings(entry) -> list:
+def entry_findings(entry: Scanned) -> list[Finding]:
     """Findings in an entry's text fields; empty when its body records an override."""
     values = [
         (name, value) for name in SCANNED_FIELDS if isinstance(value := getattr(entry, name, None), str) and value
@@ -487,7 +494,7 @@ def entry_findings(entry) -> list:
     return out
 
 
-def refuse_credentials(entry) -> None:
+def refuse_credentials(entry: Scanned) -> None:
     """The gate every new entry passes (`Entry.new` calls it):
     raises SecretError, naming kinds and positions, when the entry holds a credential."""
     findings = entry_findings(entry)

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Optional
 
 from ..errors import InputError, LifelineError
-from .entry import HEX64, MAX_BLOB_BYTES, Entry, NaiveTimestamp, compute_id, parse_ts
+from .entry import HEX64, MAX_BLOB_BYTES, Entry, NaiveTimestamp, compute_id, entry_order_key, parse_ts
 
 SEED_SENTINEL = "<!-- lifeline:end -->"
 # Sizes checked before anything is parsed: a source file is read whole (a 10,000-entry
@@ -515,7 +515,7 @@ def check_records(
             if owner != e.id:
                 plan.entries.remove(e)
                 plan.skipped.append((e, f"its dedup key is already used by {owner[:12]}"))
-    ordered = sorted(plan.entries, key=lambda x: (x.ts, x.id))
+    ordered = sorted(plan.entries, key=entry_order_key)
     plan.reordered = sum(1 for a, b in zip(plan.entries, ordered, strict=True) if a.id != b.id)
     return plan
 

@@ -22,7 +22,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Optional, Union
 
-from ..core.entry import HEX64, MAX_BLOB_BYTES, MAX_FIELD_CHARS, Entry, format_ts, new_entry, parse_ts, utcnow
+from ..core.entry import (
+    HEX64,
+    MAX_BLOB_BYTES,
+    MAX_FIELD_CHARS,
+    Entry,
+    entry_order_key,
+    format_ts,
+    new_entry,
+    parse_ts,
+    utcnow,
+)
 from ..errors import InputError
 
 # What a record's JSON document holds: the values json.loads gives.
@@ -379,14 +389,10 @@ class Proposal:
         return [x for x in self.decisions if x is not d]
 
 
-def order_key(r: Record) -> tuple[datetime, str]:
-    return (r.ts, r.id)
-
-
 def build_proposals(records: dict[str, Record]) -> dict[str, Proposal]:
     """pid -> Proposal, with the decisions that name it attached."""
     proposals = {rid: Proposal(r) for rid, r in records.items() if r.type == "proposed"}
-    for r in sorted(records.values(), key=order_key):
+    for r in sorted(records.values(), key=entry_order_key):
         if r.type in DECISIONS and r.proposal in proposals:
             proposals[r.proposal].decisions.append(r)
     return proposals

@@ -18,6 +18,9 @@ _ENTRY_PATH = re.compile(r"[0-9a-f]{2}/[0-9a-f]{2}/[0-9a-f]{60}")
 _HEX = re.compile(r"[0-9a-f]+")
 
 
+Tree = pygit2.Tree  # for the layers above, which annotate with it and never import pygit2
+
+
 def name_of(item: pygit2.Object) -> str:
     """A tree entry's name (pygit2 types it Optional; an entry read from a tree has one)."""
     return item.name or ""

@@ -329,7 +329,8 @@ def build_server(door: Door) -> "MCPServer":
         line: Line = "",
     ) -> CallToolResult:
         """Find the entries about a topic ("did we already decide X?"), by relevance, not recency.
-        Superseded entries are marked [SUPERSEDED]: do not act on them. Abstains when nothing is about it."""
+        Entries a correction replaced are marked [SUPERSEDED], [WITHDRAWN] or [CLOSED]: do not act
+        on them. Abstains when nothing is about it."""
 
         def read() -> tuple[str, dict[str, object]]:
             led, notice = door.reading(line)

@@ -37,7 +37,7 @@ import sqlite3
 import stat
 import zlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional, Union
+from typing import TYPE_CHECKING, Iterable, Optional, Union
 
 if TYPE_CHECKING:  # annotations only: the warm `context` (cache_warm.py) starts without pathlib
     from pathlib import Path
@@ -57,7 +57,7 @@ def row_sum(row: tuple) -> int:
     return zlib.crc32(text.encode("utf-8", "surrogatepass"))
 
 
-def add_sums(digest: int, rows, sign: int = 1) -> int:
+def add_sums(digest: int, rows: Iterable[tuple], sign: int = 1) -> int:
     for row in rows:
         digest = (digest + sign * row_sum(row)) & _MASK
     return digest

@@ -15,13 +15,15 @@ what is left: a checkpoint or a note leaves the stable prefix byte-identical.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Optional
 
+from ..core.entry import Entry
+from ..core.status import Status
 from ..core.truth import State
 from .context_pack import Packer, run
-from .context_sections import Plan
-from .context_text import excerpt, md
+from .context_sections import ContextInput, Plan
+from .context_text import excerpt, md, replaced_mark
 
 Measure = Callable[[str], int]
 UNLIMITED = 10**12
@@ -36,20 +38,6 @@ class ContextParts:
     @property
     def text(self) -> str:
         return self.stable + self.volatile
-
-
-@dataclass
-class ContextInput:
-    state: State
-    line: str
-    head_commit: Optional[str]
-    relevant: list = field(default_factory=list)  # (entry, in_force)
-    query: Optional[str] = None
-    thread: Optional[str] = None
-    stale: dict = field(default_factory=dict)  # decision id -> staleness mark
-    conflicts: dict = field(default_factory=dict)  # decision id -> ids it conflicts with
-    empty_text: Optional[str] = None  # what an empty ledger says instead of asking for a bootstrap
-    notice: str = ""  # first lines: what the reader must know before trusting the rest (the line is behind)
 
 
 def footer(inp: ContextInput, omitted: int, tier: int = 2) -> str:
@@ -143,9 +131,9 @@ def assemble(inp: ContextInput, budget: Optional[int] = None, measure: Measure =
     return parts
 
 
-def recall_hit(e, in_force: bool, width: int = 240) -> str:
-    """A recall hit as the faces may print it: kind, summary, superseded mark and enough
-    of the why to act on (an excerpt of the body, escaped)."""
-    mark = "" if in_force else " _(superseded)_"
+def recall_hit(e: Entry, status: Status, width: int = 240) -> str:
+    """A recall hit as the faces may print it: kind, summary, the mark of a replaced
+    status and enough of the why to act on (an excerpt of the body, escaped)."""
+    mark = replaced_mark(status)
     why = excerpt(e.body, width)
     return f"- `[{e.short}]` {e.kind}: {md(e.summary)}{mark}\n" + (f"  > {why}\n" if why else "")

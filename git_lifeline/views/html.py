@@ -20,9 +20,10 @@ import re
 from dataclasses import dataclass, field
 from html import escape
 from importlib import resources
-from typing import Optional
+from typing import Iterable, Optional, Union
 
 from ..core import adr, blocks
+from ..core.status import Status
 from . import html_graph
 
 _WHY_LEAD = 420  # characters of a decision's why shown before "full why"
@@ -44,7 +45,7 @@ class EntryView:
     agent: str = "human"
     parents: tuple = ()
     thread: Optional[str] = None  # thread key (a name, or an open item's id)
-    status: str = ""  # in-force | superseded | open | expired | ""
+    status: str = ""  # status_token of core.status.status_of: in-force, superseded, withdrawn, ...
     replaced_by: tuple = ()  # active corrections naming it
     revert: bool = False  # a correction whose header says `action: revert`
     stale: Optional[str] = None  # why its code changed since (Staleness.mark)
@@ -76,6 +77,12 @@ class ViewModel:
     warnings: tuple = field(default_factory=tuple)
 
 
+def status_token(status: Status) -> str:
+    """An entry's status (core/status.py) as the page writes it: a CSS class word
+    (`st-in-force`), and nothing for an entry that is only recorded."""
+    return "" if status == "recorded" else status.replace(" ", "-")
+
+
 def _asset(name: str) -> str:
     return resources.files(__package__).joinpath("html_assets").joinpath(name).read_text(encoding="utf-8")
 
@@ -84,7 +91,7 @@ def _sha256(text: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
 
 
-def _island(value) -> str:
+def _island(value: object) -> str:
     """JSON that cannot end its <script> element or open a comment, whatever the entries hold."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     return (
@@ -99,7 +106,7 @@ def _island(value) -> str:
 def _row(e: EntryView, pos: dict) -> list:
     # the field order is page.js's (ID, TS, KIND, ...); links are positions in the array (an id
     # is 64 characters, a position a few), and a decision lists a few of its conflicts, and how many
-    def refs(ids) -> list:
+    def refs(ids: Iterable[str]) -> list[Union[int, str]]:
         return [pos.get(i, i) for i in ids]
 
     return [
@@ -230,7 +237,7 @@ def _marks(e: EntryView) -> str:
     return "".join(out)
 
 
-def _id_links(ids, by_id: dict) -> str:
+def _id_links(ids: Iterable[str], by_id: dict[str, EntryView]) -> str:
     return ", ".join(
         f'<a class="id" href="#e-{i}">{i[:8]}</a>' if i in by_id else f'<span class="id">{i[:8]}</span>' for i in ids
     )

@@ -27,13 +27,17 @@ from __future__ import annotations
 
 import math
 import re
+import sqlite3
 import unicodedata
 from bisect import bisect_left
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional, Protocol
 
 from .synonyms import GROUPS
+
+if TYPE_CHECKING:
+    from ..core.truth import State
 
 SUMMARY_WEIGHT = 3.0
 BODY_WEIGHT = 1.0
@@ -282,6 +286,14 @@ def concepts(query: str) -> list:
     return out
 
 
+class Dense(Protocol):
+    """A semantic index (views/semantic.py Index): cosines to a question, and its floor."""
+
+    floor: float
+
+    def similarities(self, db: sqlite3.Connection, query: str) -> dict: ...
+
+
 @dataclass
 class Hit:
     id: str
@@ -307,7 +319,7 @@ def _days(ts: str) -> float:
     return datetime.fromisoformat(ts.rstrip("Z")).timestamp() / 86400.0
 
 
-def _df(db, concept: Concept) -> int:
+def _df(db: sqlite3.Connection, concept: Concept) -> int:
     return db.execute(
         "SELECT count(*) FROM fts JOIN entries e ON e.rowid = fts.rowid WHERE fts MATCH ? AND e.ok = 1",
         (concept.match_expression(),),
@@ -365,7 +377,7 @@ def _stemmed(entry_id: str, summary: str, body: str) -> tuple:
     return found
 
 
-def lexical_evidence(db, query: str, recency: bool = True) -> Lexical:
+def lexical_evidence(db: sqlite3.Connection, query: str, recency: bool = True) -> Lexical:
     """Every entry sharing the question's concepts, scored and best first."""
     cs = concepts(query)
     total = db.execute("SELECT count(*) FROM entries WHERE ok = 1").fetchone()[0] if cs else 0
@@ -399,7 +411,7 @@ def lexical_evidence(db, query: str, recency: bool = True) -> Lexical:
     return Lexical(hits, unseen)
 
 
-def lexical(db, query: str, recency: bool = True) -> list:
+def lexical(db: sqlite3.Connection, query: str, recency: bool = True) -> list[Hit]:
     """The entries sharing the question's concepts, best first — or [] when the ledger's
     words do not carry the question (`Lexical.answerable`; abstention is decided once per
     question, the ranking below the best is relative)."""
@@ -429,7 +441,14 @@ def in_truth_order(hits: list, truth: Optional[Truth], k: int) -> list:
     return out[:k]
 
 
-def search(db, query: str, k: int = 5, recency: bool = True, truth: Optional[Truth] = None, semantic=None) -> list:
+def search(
+    db: sqlite3.Connection,
+    query: str,
+    k: int = 5,
+    recency: bool = True,
+    truth: Optional[Truth] = None,
+    semantic: Optional[Dense] = None,
+) -> list[Hit]:
     """The k entries the question is about, best first; [] when none is (abstention).
 
     `semantic`, when given, is a views.semantic.Index: its cosine similarities are fused with
@@ -441,7 +460,7 @@ def search(db, query: str, k: int = 5, recency: bool = True, truth: Optional[Tru
     return in_truth_order(fuse(db, query, semantic, recency), truth, k)
 
 
-def fuse(db, query: str, semantic, recency: bool = True) -> list:
+def fuse(db: sqlite3.Connection, query: str, semantic: Dense, recency: bool = True) -> list[Hit]:
     """Dense and lexical evidence together: the lexical hits (any coverage) and the nearest
     entries by cosine, scored w*cos + (1-w)*lexical/max(lexical); nothing unless the lexical
     rule answers the question at SEMANTIC_ANSWER_FLOOR or its best cosine reaches the
@@ -473,7 +492,7 @@ def fuse(db, query: str, semantic, recency: bool = True) -> list:
     return hits
 
 
-def truth_of(st) -> Truth:
+def truth_of(st: State) -> Truth:
     """Recall's view of a State: superseded ids, and for each the decision in force that
     replaced it (following a chain of revisions to its end; None when a revert or nothing
     in force stands at the end)."""

@@ -523,7 +523,7 @@ def test_show_fences_the_body_so_its_lines_cannot_pass_for_the_answers_own(repo)
             entry_id = listed.split("id=")[1][:12]
             text = (await c.call_tool("lifeline_show", {"id": entry_id})).content[0].text
             head, why = text.split("\n### Why\n", 1)
-            assert "status: current" in head or "status: a decision in force" in head
+            assert "- status: in force" in head
             fence, _, rest = why.partition("text\n")
             assert set(fence) == {"`"} and len(fence) > 3, why
             inside, closing, after = rest.partition(f"\n{fence}\n")
