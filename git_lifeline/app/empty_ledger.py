@@ -42,8 +42,8 @@ def remote_ledger(gr: GitRepo, line: str) -> Optional[RemoteLedger]:
 def refuse_second_history(gr: GitRepo, line: str, head: Optional[str]) -> None:
     """A bootstrap starts a project's history: refused (InputError, with the command that
     brings the remote's ledger in) while the shared remote holds a ledger of `line` that is
-    not here, or may hold one (never looked: a plain clone before `init`). Known locally, no
-    network: once `init` has set the refspec and fetched nothing, the remote holds none."""
+    not here. Known locally when the tracking refs or init's refspec say; only a remote never
+    looked at (a plain clone before `init`) is asked, once, by this rare write."""
     from ..errors import InputError
     from ..git.sync import holds
 
@@ -58,10 +58,22 @@ def refuse_second_history(gr: GitRepo, line: str, head: Optional[str]) -> None:
             f"{found.remote} holds a ledger of line {line!r} that is not brought in here: a bootstrap now "
             f"would start a second history of the project. Bring it in first: git lifeline pull {found.remote}"
         )
+    # never looked (a plain clone before `init`): ask the remote once, as only a bootstrap does
+    from ..git.sync import advertises
+
+    held = advertises(gr, found.remote, line, 10.0)
+    if held is False:
+        return
+    if held:
+        raise InputError(
+            f"{found.remote} holds the project's ledger (a plain git clone does not fetch refs/lifeline/*): a "
+            f"bootstrap now would start a second history of the project. Bring it in first: git lifeline "
+            f"pull {found.remote} (or git lifeline init, which also makes git fetch bring it)"
+        )
     raise InputError(
-        f"{found.remote} may hold the project's ledger (a plain git clone does not fetch refs/lifeline/*): "
-        f"a bootstrap now could start a second history of the project. Run git lifeline init (or git "
-        f"lifeline pull {found.remote}) first; when {found.remote} holds no ledger, the bootstrap is taken."
+        f"could not ask {found.remote} whether it holds the project's ledger, and a bootstrap written before "
+        f"it is brought in would start a second history. Once {found.remote} can be reached, run git "
+        "lifeline init (or git lifeline pull), then write the bootstrap"
     )
 
 

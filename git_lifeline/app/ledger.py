@@ -372,10 +372,6 @@ class Ledger:
         """The context within the budget; `notice` (catch_up.CatchUp.notice) comes first."""
         budget = checked_budget(budget, budget_tokens, self.gr.config_int)
         st = self.state_as_of(as_of) if as_of else self.state()
-        if len(st.identities) > 1:  # two histories met: a conflict, never a silent swap of the What
-            from . import empty_ledger
-
-            notice += f"> **Conflict:** {empty_ledger.identity_conflict(st.identities)}\n\n"
         if thread is not None:
             st = truth.for_thread(st, self.thread_key(thread, st))
         relevant = []
@@ -390,12 +386,8 @@ class Ledger:
             thread=thread,
             conflicts=st.conflicting(),
             stale={s.decision: s.mark() for s in self.stale(st=st)},
-            notice=notice,
         )
-        if inp.head_commit is None:
-            from . import empty_ledger
-
-            inp.empty_text = empty_ledger.text_for_humans(self.gr, self.line)
+        with_history_notes(inp, self.gr, notice)
         return assembled(inp, budget, budget_tokens, self.gr.config_get)
 
     # ---- planning: every write rule, nothing written ---------------------------------
@@ -541,3 +533,16 @@ class Ledger:
     def render(self) -> Path:
         """Rewrite the projection file from the ref."""
         return self.projection.render()
+
+
+def with_history_notes(inp: ctx.ContextInput, gr: GitRepo, notice: str) -> None:
+    """What a context says first: `notice` (catch_up.CatchUp.notice), two bootstraps in force
+    as a conflict (never a silent swap of the What), and, for an empty line a remote may hold,
+    that pull, not a bootstrap, comes next (empty_ledger.py)."""
+    from . import empty_ledger
+
+    if len(inp.state.identities) > 1:
+        notice += f"> **Conflict:** {empty_ledger.identity_conflict(inp.state.identities)}\n\n"
+    inp.notice = notice
+    if inp.head_commit is None:
+        inp.empty_text = empty_ledger.text_for_humans(gr, inp.line)

@@ -566,3 +566,18 @@ def quiet_fetch(gr: GitRepo, remote: str, seconds: float) -> bool:
     except LifelineError:
         return False
     return proc.returncode == 0
+
+
+def advertises(gr: GitRepo, remote: str, line: str, seconds: float) -> Optional[bool]:
+    """Whether `remote` holds refs/lifeline/<line> (one `git ls-remote`, never prompting,
+    within `seconds`); None when it could not be asked."""
+    import os
+
+    env = {**os.environ, **_NO_PROMPT}
+    try:
+        proc = gr.git(["ls-remote", "--", remote, LEDGER.ref(line)], False, b"", env, seconds)
+    except LifelineError:
+        return None
+    if proc.returncode != 0:
+        return None
+    return bool(proc.stdout.strip())

@@ -494,6 +494,7 @@ def test_the_server_never_asks_for_a_bootstrap_while_a_remote_may_hold_the_ledge
     assert cli(a, "push", via=Via.THIS_PROCESS).code == 0
     b = tmp_path / "b"
     git(tmp_path, "clone", "-q", remote.as_uri(), str(b))
+    git(b, "config", "lifeline.sessionFetchTimeout", "0")  # as offline: the session's fetch brings nothing
 
     async def scenario():
         async with server(b) as c:
@@ -504,6 +505,9 @@ def test_the_server_never_asks_for_a_bootstrap_while_a_remote_may_hold_the_ledge
             assert "git lifeline log" not in " ".join(texts)
         async with server(a) as c:
             assert "A shop" in await ok(c, "lifeline_context")
+        git(b, "config", "--unset", "lifeline.sessionFetchTimeout")
+        async with server(b) as c:
+            assert "A shop" in await ok(c, "lifeline_context"), "the session's first context fetched it"
 
     drive(scenario)
 
