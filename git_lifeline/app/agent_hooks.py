@@ -169,18 +169,22 @@ def session_start(payload: dict, line: Optional[str] = None, budget: int = HOOK_
     ws = _open(payload)
     if ws is None:
         return ""
+    from .catch_up import catch_up, session_fetch
+
+    session_fetch(ws)  # bounded by lifeline.sessionFetchTimeout, silent offline
+    notice = catch_up(ws, line).notice()  # what git fetched is what the agent reads
     led = ws.ledger(line)
     _note_start(ws, payload, led.line)
     if led.head() is None:
         from .empty_ledger import text_for_agents
 
-        return text_for_agents(ws.gr, led.line)[:budget]
+        return (notice + text_for_agents(ws.gr, led.line))[:budget]
     from .agents import Agents
 
     pending = pending_section(Agents(led), budget // 4)
     room = max(0, budget - len(pending))
     while True:
-        text = led.context(budget=room).text
+        text = led.context(budget=room, notice=notice).text
         # a character outside the BMP counts twice where the client measures
         over = len(text.encode("utf-16-le")) // 2 + len(pending) - min(budget, HOOK_LIMIT)
         if not text or over <= 0:

@@ -32,6 +32,7 @@ __all__ = [
     "sync_with",
     "clone",
     "remote_setup",
+    "set_refspecs",
     "unpushed",
 ]
 
@@ -96,7 +97,15 @@ def pull(
         partial, results = exc, exc.lines
     for pl in results:
         if pl.changed:
-            ws.ledger(pl.line).projection.after_pull(pl)
+            led = ws.ledger(pl.line)
+            led.projection.after_pull(pl)
+            identities = led.state().identities
+            if len(identities) > 1 and set(identities) & set(pl.incoming):
+                from .empty_ledger import identity_conflict
+
+                ws.warnings.append(
+                    f"line {pl.line}: the pull brought in a second bootstrap: {identity_conflict(identities)}"
+                )
     report = PullReport(name, results)
     if partial is not None:
         partial.report = report
@@ -168,12 +177,25 @@ def remote_setup(ws: Workspace, remote: Optional[str] = None) -> RemoteSetup:
     return RemoteSetup(name, sync.remote_setup(ws.gr, name), sync.fetch_refspec(name))
 
 
+def set_refspecs(ws: Workspace, remote: str) -> list[str]:
+    """The fetch refspecs (and branch exclusions) that make a plain `git fetch REMOTE` bring
+    the ledger and its review trails: what `init` and `clone` set. The ones added."""
+    added = [sync.LEDGER.fetch_refspec(remote)] if sync.remote_setup(ws.gr, remote) else []
+    key, review_spec = f"remote.{remote}.fetch", sync.REVIEW.fetch_refspec(remote)
+    if review_spec not in ws.gr.config_all(key):
+        ws.gr.config_add(key, review_spec)
+        added.append(review_spec)
+    return added
+
+
 def clone(url: str, directory: Optional[str] = None, progress: Optional[Progress] = None) -> CloneReport:
-    """git clone, then pull the ledger from the new clone's first remote."""
+    """git clone, then what `git lifeline init` sets for the remote (the fetch refspecs, so a
+    plain `git fetch` brings the ledger too), then pull the ledger from the new clone's remote."""
     dest = sync.clone(url, directory)
     ws = Workspace.open(str(dest))
     names = sync.remotes(ws.gr)
     remote = names[0] if names else "origin"
+    set_refspecs(ws, remote)
     return CloneReport(ws, dest, remote, pull(ws, remote, None, progress).lines)
 
 

@@ -338,7 +338,9 @@ class Ledger:
         thread: Optional[str] = None,
         as_of: Optional[str] = None,
         k: int = 5,
+        notice: str = "",
     ) -> ctx.ContextParts:
+        """The context within the budget; `notice` (catch_up.CatchUp.notice) comes first."""
         budget = checked_budget(budget, budget_tokens, self.gr.config_int)
         st = self.state_as_of(as_of) if as_of else self.state()
         if thread is not None:
@@ -358,6 +360,7 @@ class Ledger:
             stale={s.decision: s.mark() for s in findings.stale},
             stale_unknown=findings.unknown_note(),
         )
+        with_history_notes(inp, self.gr, notice)
         return assembled(inp, budget, budget_tokens, self.gr.config_get)
 
     # ---- planning: every write rule, nothing written ---------------------------------
@@ -382,6 +385,10 @@ class Ledger:
         from ..core.entry import new_entry, parse_ts, utcnow
         from ..core.headers import refuse_bad_headers
 
+        if draft.kind == "bootstrap":
+            from . import empty_ledger
+
+            empty_ledger.refuse_second_history(self.gr, self.line, self.store.head())
         body = draft.body
         parents: list[str] = list(draft.parents)
         if draft.thread:
@@ -510,3 +517,16 @@ class Ledger:
     def render(self) -> Path:
         """Rewrite the projection file from the ref."""
         return self.projection.render()
+
+
+def with_history_notes(inp: ctx.ContextInput, gr: GitRepo, notice: str) -> None:
+    """What a context says first: `notice` (catch_up.CatchUp.notice), two bootstraps in force
+    as a conflict (never a silent swap of the What), and, for an empty line a remote may hold,
+    that pull, not a bootstrap, comes next (empty_ledger.py)."""
+    from . import empty_ledger
+
+    if len(inp.state.identities) > 1:
+        notice += f"> **Conflict:** {empty_ledger.identity_conflict(inp.state.identities)}\n\n"
+    inp.notice = notice
+    if inp.head_commit is None:
+        inp.empty_text = empty_ledger.text_for_humans(gr, inp.line)

@@ -11,8 +11,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from ..errors import InputError, LifelineError
-from ..git.namespaces import LEDGER, REVIEW
-from ..git.sync import remote_setup
 from . import hook_files, hooks
 from .workspace import Workspace, validate_name
 
@@ -73,16 +71,13 @@ def connect_remote(ws: Workspace, pull: bool = True) -> RemoteReport:
     """Make a plain `git fetch` bring the ledger and its review trails from the shared remote,
     then pull them: a clone made with plain `git clone` finds the project's ledger."""
     from .exchange import pull as pull_lines
+    from .exchange import set_refspecs
     from .status import shared_remote
 
     remote = shared_remote(ws)
     if remote is None:
         return RemoteReport(None, [], [])
-    added = [LEDGER.fetch_refspec(remote)] if remote_setup(ws.gr, remote) else []
-    key, review_spec = f"remote.{remote}.fetch", REVIEW.fetch_refspec(remote)
-    if review_spec not in ws.gr.config_all(key):
-        ws.gr.config_add(key, review_spec)
-        added.append(review_spec)
+    added = set_refspecs(ws, remote)
     if not pull:
         return RemoteReport(remote, added, [])
     try:

@@ -8,7 +8,9 @@ normal path would refuse, a ref it cannot read for sure, a cache without a tip f
 head or that does not pass its checks (views/cache_warm.py), decisions that name code
 paths (staleness reads git's history), a damaged row met while rendering, an empty
 answer (the normal path says why on stderr). The repository's objects are not read: the
-cache and its tip stand for them, as they do for the normal path's warm reads.
+cache and its tip stand for them, as they do for the normal path's warm reads. A remote's
+head of the line in the tracking refs (a plain `git fetch` brought it) that the line is not
+known to contain answers None too: the normal path brings it in first (app/catch_up.py).
 """
 
 from __future__ import annotations
@@ -47,7 +49,11 @@ def warm_context(
     head = reffiles.read_ref(where.common_dir, f"refs/lifeline/{name}")
     if head is None:
         return None
-    warm = cache_warm.warm_state(cache_warm.cache_file(reffiles.lifeline_dir_of(where.common_dir), name), head)
+    cache_path = cache_warm.cache_file(reffiles.lifeline_dir_of(where.common_dir), name)
+    fetched = reffiles.tracking_commits(where.common_dir, name)
+    if fetched is None or not cache_warm.holds_fetched(cache_path, head, fetched):
+        return None  # a `git fetch` brought what the line may lack: the normal path brings it in
+    warm = cache_warm.warm_state(cache_path, head)
     if warm is None:
         return None
     try:

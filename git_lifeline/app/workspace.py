@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Optional
 
 from ..git.names import DEFAULT_LINE, chosen_line, validate_name
 from ..git.repo import GitRepo, open_repo
+from .empty_ledger import TWO_BOOTSTRAPS
 from .ledger import Ledger
 from .projection_file import projection_path
 
@@ -151,7 +152,10 @@ class Workspace:
                 check.signatures, problems = signature_problems(led.store, check.report.head)
                 check.report.problems.extend(problems)
             if lint and check.report.head:
-                check.conflicts = list(led.state().conflicts)
+                st = led.state()
+                check.conflicts = list(st.conflicts)
+                if len(st.identities) > 1:
+                    check.conflicts.append((TWO_BOOTSTRAPS, tuple(st.identities)))
                 check.headers = header_findings(led.entries())
             checks.append(check)
         trails = [

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Optional
 import click
 
 if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
+    from ..app.catch_up import CatchUp
     from ..app.draft import Draft, Headers
     from ..app.ledger import Entry, Ledger
     from ..app.terminal import ConfigReader
@@ -107,6 +108,20 @@ def open_ledger(ctx: click.Context, line: Optional[str] = None, existing: bool =
     if existing and (line or chosen_line(ctx)) and led.line != ws.default_line:
         led.require()
     return led
+
+
+def open_reading(ctx: click.Context) -> tuple[Ledger, CatchUp]:
+    """open_ledger(existing=True) for a command that reads, once the line has caught up with
+    what a plain `git fetch` brought (app/catch_up.py), and what that catch-up could not do."""
+    from ..app.catch_up import catch_up
+
+    caught = catch_up(open_workspace(ctx), chosen_line(ctx))
+    return open_ledger(ctx, existing=True), caught
+
+
+def say_behind(caught: CatchUp) -> None:
+    """On stderr, before the answer: how far behind the fetched heads the line stays."""
+    print_warnings(caught.sentences())
 
 
 def chosen_lines(ctx: click.Context) -> Optional[list]:

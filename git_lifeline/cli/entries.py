@@ -21,8 +21,10 @@ from .common import (
     headers_from,
     line_option,
     open_ledger,
+    open_reading,
     page,
     quiet_option,
+    say_behind,
 )
 from .listing import ONELINE
 from .terminal import echo_painted, info, output, say
@@ -116,7 +118,9 @@ def show(ctx: click.Context, ref: str, as_json: bool) -> None:
     from ..app.text import format_ts
     from ..app.text import why_line as one_line_why
 
-    view = view_entry(open_ledger(ctx, existing=True), ref)
+    led, caught = open_reading(ctx)
+    say_behind(caught)
+    view = view_entry(led, ref)
     e = view.entry
     if as_json:
         doc = entry_dict(e)
@@ -249,7 +253,9 @@ def list_cmd(
     template = check_format(chosen) if chosen else None
     from ..app.listing import select
 
-    entries = select(open_ledger(ctx, existing=True), kind=kind, since=since, until=until, author=author, limit=limit)
+    led, caught = open_reading(ctx)
+    say_behind(caught)
+    entries = select(led, kind=kind, since=since, until=until, author=author, limit=limit)
     if as_json:
         echo_json([entry_dict(e) for e in entries])
         return
@@ -299,8 +305,9 @@ def context(
     """Print the context a fresh AI reads: what, decisions in force, open, resume, recent."""
     from ..app.context_run import delivered
 
-    parts = open_ledger(ctx, existing=True).context(
-        budget=budget, budget_tokens=budget_tokens, query=query, thread=thread, as_of=as_of
+    led, caught = open_reading(ctx)
+    parts = led.context(
+        budget=budget, budget_tokens=budget_tokens, query=query, thread=thread, as_of=as_of, notice=caught.notice()
     )
     if not parts.text:
         click.echo(
@@ -326,7 +333,8 @@ def recall(ctx: click.Context, query: str, k: int, as_json: bool) -> None:
     from ..app.recall import answer_json, ask, strength_words
     from ..app.text import why_line
 
-    led = open_ledger(ctx, existing=True)
+    led, caught = open_reading(ctx)
+    say_behind(caught)
     recalled = ask(led, query, k=k)
     mode, detail = led.recall_mode
     if as_json:
@@ -419,7 +427,9 @@ def resume(ctx: click.Context, thread: Optional[str], as_json: bool) -> None:
     """Where work stopped: the live checkpoint of each thread, newest first."""
     from ..app.text import format_ts
 
-    cps = open_ledger(ctx, existing=True).resume(thread)
+    led, caught = open_reading(ctx)
+    say_behind(caught)
+    cps = led.resume(thread)
     if as_json:
         echo_json(
             [
@@ -494,7 +504,8 @@ def stale(ctx: click.Context, since: Optional[str], since_commit: Optional[str],
       git lifeline reaffirm ID [--at COMMIT] [--body WHY]
     or name it in the trailer of the commit that changes its code:  Lifeline: ID
     (a human's re-affirmation counts; an agent's once a human approves it)."""
-    led = open_ledger(ctx, existing=True)
+    led, caught = open_reading(ctx)
+    say_behind(caught)
     findings = led.stale_since(since, since_commit)
     found = findings.stale
     if as_json:
@@ -541,7 +552,9 @@ def stale(ctx: click.Context, since: Optional[str], since_commit: Optional[str],
 @click.pass_context
 def conflicts(ctx: click.Context, as_json: bool) -> None:
     """Decisions in force about the same subject that disagree (no correction between them)."""
-    st = open_ledger(ctx, existing=True).state()
+    led, caught = open_reading(ctx)
+    say_behind(caught)
+    st = led.state()
     groups = st.conflicts
     if as_json:
         echo_json(

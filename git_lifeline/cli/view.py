@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from .common import line_option, open_ledger
+from .common import line_option, open_reading, say_behind
 
 
 def _has_display() -> bool:
@@ -37,7 +37,8 @@ def view(ctx: click.Context, no_open: bool) -> None:
 
     from ..app.html_export import export_html
 
-    led = open_ledger(ctx)
+    led, caught = open_reading(ctx)
+    say_behind(caught)
     text = export_html(led)
     fd, name = tempfile.mkstemp(prefix=f"lifeline-{led.line}-", suffix=".html")
     with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:

@@ -411,6 +411,9 @@ class State:
         self._skewed: set = f.dated_before_a_parent()
         self.checkpoint_ids: dict = self._latest_checkpoints()
         boots = [b for b in f.bootstraps if b not in self.superseded]
+        # Two bootstraps in force (a clone bootstrapped before pulling the project's ledger):
+        # the What is the latest, shown as a conflict with the others (docs/FORMAT.md).
+        self.identities: list = boots
         self.identity_id: Optional[str] = boots[-1] if boots else None
         self._threads: Optional[dict] = None
         self._standing: Optional[Standing] = None

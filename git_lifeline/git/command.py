@@ -42,11 +42,16 @@ def run_git(
     check: bool = True,
     input: Optional[bytes] = None,
     env: Optional[dict] = None,
+    timeout: Optional[float] = None,
 ) -> subprocess.CompletedProcess:
+    """git with `args`; GitCommandError when it fails (with `check`) or outlives `timeout`
+    seconds (it is killed then)."""
     import subprocess  # here: the warm `context` runs git only through _spawned
 
     try:
-        proc = subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True, env=env)
+        proc = subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True, env=env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise GitCommandError(f"git {' '.join(args[:2])} did not finish within {timeout:g} s") from None
     except FileNotFoundError:
         if cwd is not None and not os.path.isdir(cwd):  # the same error as a missing program
             raise LifelineError(f"git cannot run in {cwd!r}: the directory is gone") from None

@@ -395,9 +395,10 @@ class FanoutLog:
         tb.insert(self.ns.tree_dir, sub_tree, pygit2.GIT_FILEMODE_TREE)
         return tb.write()
 
-    def write_lock(self) -> ContextManager[None]:
-        """Serialises this repository's writers of the log (append, import, pull merge)."""
-        return file_lock(self.gr.lifeline_dir() / self.ns.lock_file.format(name=self.name))
+    def write_lock(self, wait: bool = True) -> ContextManager[None]:
+        """Serialises this repository's writers of the log (append, import, pull merge);
+        `wait=False`: fs.LockHeld instead of queueing."""
+        return file_lock(self.gr.lifeline_dir() / self.ns.lock_file.format(name=self.name), wait)
 
     def signature(self, when: int) -> pygit2.Signature:
         name, email = self.gr.identity()

@@ -29,12 +29,21 @@ class UnsafeFile(OSError):
         super().__init__(errno.EPERM, why, str(path))
 
 
+class LockHeld(OSError):
+    """Another process holds a lock that was asked for without waiting (a read bringing
+    fetched entries in must not queue behind a long import)."""
+
+    def __init__(self, path: Path):
+        super().__init__(errno.EAGAIN, "another git-lifeline process is writing", str(path))
+
+
 @contextmanager
-def file_lock(lock_path: Path) -> Iterator[None]:
+def file_lock(lock_path: Path, wait: bool = True) -> Iterator[None]:
     """An exclusive advisory lock (flock) on `lock_path`, released by the OS if the holder
     dies; re-entrant within a process (flock would make a nested taker wait for itself).
     A no-op where it cannot be taken (no fcntl, a read-only git dir): compare-and-swap
-    on the ref stays the guarantee, the lock only spares writers lost races."""
+    on the ref stays the guarantee, the lock only spares writers lost races. With
+    `wait=False`, LockHeld when another process holds it."""
     key = str(lock_path)
     if _HELD_LOCKS.get(key):
         _HELD_LOCKS[key] += 1
@@ -55,7 +64,10 @@ def file_lock(lock_path: Path) -> Iterator[None]:
         yield
         return
     with f:
-        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+        try:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise LockHeld(lock_path) from None
         _HELD_LOCKS[key] = 1
         try:
             yield

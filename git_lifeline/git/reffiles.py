@@ -185,6 +185,38 @@ def read_ref(common_dir: str, name: str) -> Optional[str]:
     return data[:40].decode("ascii") if _LOOSE.fullmatch(data) else None
 
 
+def tracking_commits(common_dir: str, line: str) -> Optional[list[str]]:
+    """The commits `line` holds in every remote's tracking refs
+    (refs/remotes/<remote>/lifeline/<line>, loose or packed), or None when anything about
+    them is unusual: what a plain `git fetch` brought that the line may not have yet."""
+    remotes_dir = os.path.join(common_dir, "refs", "remotes")
+    names: set[str] = set()
+    try:
+        if os.path.lexists(remotes_dir):
+            if not stat.S_ISDIR(os.lstat(remotes_dir).st_mode):
+                return None
+            names.update(n for n in os.listdir(remotes_dir))
+        packed = _read_plain(os.path.join(common_dir, "packed-refs"), None)
+    except OSError:
+        return None
+    if packed is not None:
+        suffix = f"/lifeline/{line}"
+        for text in packed.decode("ascii", "replace").split("\n"):
+            m = _PACKED.fullmatch(text)
+            if m is not None and m.group(2).startswith("refs/remotes/") and m.group(2).endswith(suffix):
+                names.add(m.group(2)[len("refs/remotes/") : -len(suffix)])
+    out = []
+    for remote in sorted(names):
+        ref = f"refs/remotes/{remote}/lifeline/{line}"
+        commit = read_ref(common_dir, ref)
+        if commit is None:
+            if os.path.lexists(os.path.join(common_dir, ref)):
+                return None  # there, but not a plain ref file this reader is sure of
+            continue
+        out.append(commit)
+    return out
+
+
 def _read_plain(path: str, limit: Optional[int]) -> Optional[bytes]:
     """A regular file's bytes (never through a symlink, never blocking on a FIFO); None
     when it does not exist; OSError for anything else."""

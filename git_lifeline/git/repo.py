@@ -36,10 +36,17 @@ class GitRepo:
         return self.workdir is None
 
     def git(
-        self, args: list[str], check: bool = True, input: Optional[bytes] = None, env: Optional[dict[str, str]] = None
+        self,
+        args: list[str],
+        check: bool = True,
+        input: Optional[bytes] = None,
+        env: Optional[dict[str, str]] = None,
+        timeout: Optional[float] = None,
     ) -> subprocess.CompletedProcess:
         cwd = command.git_cwd(str(self.git_dir), str(self.workdir) if self.workdir else None)
-        return run_git(["--git-dir", str(self.git_dir), *args], cwd=cwd, check=check, input=input, env=env)
+        return run_git(
+            ["--git-dir", str(self.git_dir), *args], cwd=cwd, check=check, input=input, env=env, timeout=timeout
+        )
 
     def config(self) -> dict:
         """All of git's config as seen by `git config --list` (last value wins)."""

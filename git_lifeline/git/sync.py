@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import random
 import re
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -510,3 +511,72 @@ def clone(url: str, directory: Optional[str], cwd: Optional[str] = None) -> Path
     except GitCommandError as exc:
         raise LifelineError("git clone failed:", *exc.git_said) from None
     return dest.resolve()
+
+
+# ---- what a plain `git fetch` brought (the reads catch up: app/catch_up.py) ---------------
+def fetched_heads(gr: GitRepo, line: str) -> dict[str, str]:
+    """{remote: commit} of `line` in each configured remote's tracking refs, as last fetched
+    (by `git lifeline fetch` or by a plain `git fetch` with the refspec init sets)."""
+    out = {}
+    for remote in remotes(gr):
+        if _REMOTE_NAME.fullmatch(remote):
+            head = LEDGER.tracking_heads(gr, remote).get(line)
+            if head is not None:
+                out[remote] = head
+    return out
+
+
+def holds(gr: GitRepo, head: Optional[str], theirs: str) -> bool:
+    """Whether the line at `head` already holds the remote's head `theirs` (same, or ahead)."""
+    return relation(gr.repo, head, theirs) in ("same", "ahead")
+
+
+def hold_writers(gr: GitRepo, line: str) -> ExitStack:
+    """The writers' locks of `line` and of its review trail, taken without waiting
+    (fs.LockHeld when another process holds one): a read that brings fetched entries in
+    never queues behind an import. Use it as a context manager."""
+    stack = ExitStack()
+    try:
+        for ns in NAMESPACES:
+            stack.enter_context(open_log(gr, ns, line).write_lock(wait=False))
+    except BaseException:
+        stack.close()
+        raise
+    return stack
+
+
+# A session's fetch must never hold an agent up: no prompt for a password or a host key,
+# and killed when it outlives its time (lifeline.sessionFetchTimeout).
+_NO_PROMPT = {"GIT_TERMINAL_PROMPT": "0", "GCM_INTERACTIVE": "never"}
+
+
+def quiet_fetch(gr: GitRepo, remote: str, seconds: float) -> bool:
+    """Fetch every namespace from `remote` into its tracking refs within `seconds`, never
+    asking anything on a terminal; False (and nothing said) when that did not work."""
+    import os
+
+    env = {**os.environ, **_NO_PROMPT}
+    if not env.get("GIT_SSH_COMMAND") and not env.get("GIT_SSH") and not gr.config_get("core.sshCommand"):
+        env["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes"
+    args = ["fetch", "--quiet", "--prune", "--no-tags", "--no-write-fetch-head", "--", remote]
+    try:
+        # stdin empty: an MCP server's stdin is its protocol stream, never git's to read
+        proc = gr.git([*args, *(ns.fetch_refspec(remote) for ns in NAMESPACES)], False, b"", env, seconds)
+    except LifelineError:
+        return False
+    return proc.returncode == 0
+
+
+def advertises(gr: GitRepo, remote: str, line: str, seconds: float) -> Optional[bool]:
+    """Whether `remote` holds refs/lifeline/<line> (one `git ls-remote`, never prompting,
+    within `seconds`); None when it could not be asked."""
+    import os
+
+    env = {**os.environ, **_NO_PROMPT}
+    try:
+        proc = gr.git(["ls-remote", "--", remote, LEDGER.ref(line)], False, b"", env, seconds)
+    except LifelineError:
+        return None
+    if proc.returncode != 0:
+        return None
+    return bool(proc.stdout.strip())

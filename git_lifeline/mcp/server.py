@@ -31,6 +31,7 @@ from pydantic import Field, ValidationError
 
 from ..app.agent_hooks import pending_section
 from ..app.agents import Agents
+from ..app.catch_up import catch_up, session_fetch
 from ..app.context_run import DEFAULT_BUDGET
 from ..app.draft import Draft, Writer
 from ..app.empty_ledger import text_for_agents
@@ -136,8 +137,24 @@ class Door:
         self.workspace = Workspace.open(start, confined=True)
         self.default_line = self.workspace.ledger(line).line  # a bad line fails here, before serving
 
+        self.fetched = False  # the session's first read fetches (catch_up.session_fetch)
+
     def ledger(self, line: str = "") -> "Ledger":
         return self.workspace.ledger((line or "").strip() or self.default_line)
+
+    def reading(self, line: str = "") -> "tuple[Ledger, str]":
+        """The ledger of a read, once it caught up with what git fetched (the session's
+        first read fetches first, bounded), and the notice that comes first in the answer
+        when it stays behind. A line named that does not exist is refused, as the CLI does."""
+        if not self.fetched:
+            self.fetched = True
+            session_fetch(self.workspace)
+        name = (line or "").strip() or self.default_line
+        caught = catch_up(self.workspace, name)
+        led = self.workspace.ledger(name)
+        if name != self.default_line:
+            led.require()
+        return led, caught.notice()
 
     def agents(self, line: str = "") -> Agents:
         return Agents(self.ledger(line))
@@ -150,14 +167,20 @@ def recorded(data: dict[str, object]) -> bool:
 
 # ---- answers --------------------------------------------------------------------------
 def context_text(
-    ledger: "Ledger", budget: int, budget_tokens: Optional[int], query: str = "", thread: str = "", as_of: str = ""
+    ledger: "Ledger",
+    budget: int,
+    budget_tokens: Optional[int],
+    query: str = "",
+    thread: str = "",
+    as_of: str = "",
+    notice: str = "",
 ) -> str:
     if budget_tokens is None and budget < 0:
         raise InputError("budget must be zero or more characters")
     if budget_tokens is not None and budget_tokens < 0:
         raise InputError("budget_tokens must be zero or more")
     if ledger.head() is None and not as_of and not thread:
-        text = text_for_agents(ledger.gr, ledger.line)
+        text = notice + text_for_agents(ledger.gr, ledger.line)
         if budget_tokens is None and len(text) > budget:
             raise InputError(
                 f"nothing fits in a budget of {budget} characters; ask for a larger budget (the "
@@ -171,6 +194,7 @@ def context_text(
         query=query or None,
         thread=thread or None,
         as_of=as_of or None,
+        notice=notice,
     )
     if not parts.text:
         asked = f"{budget_tokens} tokens" if budget_tokens is not None else f"{budget} characters"
@@ -180,15 +204,15 @@ def context_text(
     return parts.text + pending
 
 
-def brief_text(ledger: "Ledger", task_or_thread: str, budget: int) -> str:
+def brief_text(ledger: "Ledger", task_or_thread: str, budget: int, notice: str = "") -> str:
     ref = (task_or_thread or "").strip()
     if not ref:
         raise InputError("task_or_thread is empty: give a thread name, an open item's id, or the task in a sentence")
     try:
         ledger.thread_key(ref)
     except InputError:
-        return context_text(ledger, budget, None, query=ref)
-    return context_text(ledger, budget, None, thread=ref)
+        return context_text(ledger, budget, None, query=ref, notice=notice)
+    return context_text(ledger, budget, None, thread=ref, notice=notice)
 
 
 # ---- the server -----------------------------------------------------------------------
@@ -320,7 +344,12 @@ def build_server(
         missing = gate.missing_scope("lifeline_context")
         if missing:
             raise ResourceError(f"reading the context needs the scope {missing}, which this token does not have")
-        text = await run(lambda: context_text(door.ledger(), RESOURCE_BUDGET, None), ResourceError)
+
+        def read() -> str:
+            led, notice = door.reading()
+            return context_text(led, RESOURCE_BUDGET, None, notice=notice)
+
+        text = await run(read, ResourceError)
         for w in door.workspace.take_warnings():
             log.warning("%s", w)
         return text
@@ -339,7 +368,12 @@ def build_server(
         """The project's context: what it is, the decisions in force (with their why), open items, where
         work stopped, recent entries and what waits for review, within the budget. Call it when a session
         starts and after any compaction. Every item carries its entry id: cite it, never invent one."""
-        return await call(lambda: context_text(door.ledger(line), budget, budget_tokens, query, thread, as_of))
+
+        def read() -> str:
+            led, notice = door.reading(line)
+            return context_text(led, budget, budget_tokens, query, thread, as_of, notice)
+
+        return await call(read)
 
     @tool(READ)
     async def lifeline_resume(
@@ -348,7 +382,12 @@ def build_server(
     ) -> CallToolResult:
         """Where work stopped: the live checkpoint of each thread (goal, done, next, blocked, tried), newest
         first. Read it after lifeline_context and continue from `next`."""
-        return await call(lambda: resume_text(door.ledger(line), thread))
+
+        def read() -> str:
+            led, notice = door.reading(line)
+            return notice + resume_text(led, thread)
+
+        return await call(read)
 
     @tool(READ)
     async def lifeline_brief(
@@ -358,7 +397,12 @@ def build_server(
     ) -> CallToolResult:
         """The brief for a sub-agent: the project's identity, the decisions that matter for the thread or
         task, and where its work stopped, within the budget."""
-        return await call(lambda: brief_text(door.ledger(line), task_or_thread, budget))
+
+        def read() -> str:
+            led, notice = door.reading(line)
+            return brief_text(led, task_or_thread, budget, notice)
+
+        return await call(read)
 
     @tool(READ)
     async def lifeline_recall(
@@ -369,7 +413,13 @@ def build_server(
         """Find the entries about a topic ("did we already decide X?"), by relevance, not recency.
         Entries a correction replaced are marked [SUPERSEDED], [WITHDRAWN] or [CLOSED]: do not act
         on them. Abstains when nothing answers it."""
-        return await answer(lambda: recall_answer(door.ledger(line), query, k))
+
+        def read() -> tuple[str, dict[str, object]]:
+            led, notice = door.reading(line)
+            text, data = recall_answer(led, query, k)
+            return notice + text, data
+
+        return await answer(read)
 
     @tool(READ)
     async def lifeline_show(
@@ -378,7 +428,13 @@ def build_server(
     ) -> CallToolResult:
         """One entry in full: its why (body), who wrote it, its parents, what it supersedes and what
         superseded it. Use it when the context or recall shows only a summary."""
-        return await answer(lambda: show_answer(view_entry(door.ledger(line), id)))
+
+        def read() -> tuple[str, dict[str, object]]:
+            led, notice = door.reading(line)
+            text, data = show_answer(view_entry(led, id))
+            return notice + text, data
+
+        return await answer(read)
 
     @tool(READ)
     async def lifeline_pending(line: Line = "") -> CallToolResult:

@@ -96,6 +96,38 @@ def write_tip(cache_path: str, commit: str, tree: str) -> None:
     check.replace_small_file(tip_path(cache_path), f"{commit} {tree}\n")
 
 
+# ---- what the line already holds of the remotes' heads ---------------------------------------
+# `<cache>.fetched`: "commit C contains these commits" (the remotes' heads of the line as last
+# fetched, each found to be C or an ancestor of C by the normal path). Like the tip, a fact
+# about content-addressed objects that never goes stale: the warm reader serves only while
+# every tracking ref it reads is named there for exactly the line's head; anything fetched
+# since sends the read the normal way, which brings it in (app/catch_up.py).
+FETCHED_SUFFIX = ".fetched"
+_FETCHED = re.compile(r"([0-9a-f]{40})((?: [0-9a-f]{40}){0,64})\n")
+
+
+def holds_fetched(cache_path: str, head: str, fetched: list) -> bool:
+    """Whether `head` is known to contain every one of the `fetched` commits."""
+    if all(c == head for c in fetched):
+        return True
+    data = check.read_small_file(cache_path + FETCHED_SUFFIX, 64 * 41 + 64)
+    m = _FETCHED.fullmatch(data.decode("ascii", "replace")) if data is not None else None
+    if m is None or m.group(1) != head:
+        return False
+    return set(fetched) <= set(m.group(2).split())
+
+
+def write_fetched(cache_path: str, head: str, contained: list) -> None:
+    """Record that `head` contains `contained` (at most 64 commits; a file that cannot be
+    written only sends the next warm `context` the normal way)."""
+    wanted = sorted({c for c in contained if re.fullmatch(r"[0-9a-f]{40}", c) and c != head})
+    if not re.fullmatch(r"[0-9a-f]{40}", head) or not wanted or len(wanted) > 64:
+        return
+    if holds_fetched(cache_path, head, wanted):
+        return
+    check.replace_small_file(cache_path + FETCHED_SUFFIX, f"{head}{''.join(' ' + c for c in wanted)}\n")
+
+
 # ---- the reader ----------------------------------------------------------------------------
 class Warm:
     """The truth served from a cache file within one read transaction: the rows rendered

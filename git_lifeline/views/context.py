@@ -86,6 +86,7 @@ def assemble(inp: ContextInput, budget: Optional[int] = None, measure: Measure =
             return piece
         return ""
 
+    notice_p = take(inp.notice)
     integrity = _integrity_text(st)
     integrity_p = take(integrity)
     if integrity and not integrity_p:  # never silently: at least the count
@@ -102,7 +103,8 @@ def assemble(inp: ContextInput, budget: Optional[int] = None, measure: Measure =
     empty = ""
     if st.identity is None and not st.count:
         empty = take(
-            "_The ledger is empty. Record the project's why: "
+            inp.empty_text
+            or "_The ledger is empty. Record the project's why: "
             '`git lifeline log --kind bootstrap --summary "..." --body "..."`_\n'
         )
 
@@ -120,7 +122,12 @@ def assemble(inp: ContextInput, budget: Optional[int] = None, measure: Measure =
 
     omitted = sum(s.missing for s in plan.sections)
     stable_text = (
-        title_p + empty + "".join(s.render() for s in stable[:1]) + gap + "".join(s.render() for s in stable[1:])
+        notice_p
+        + title_p
+        + empty
+        + "".join(s.render() for s in stable[:1])
+        + gap
+        + "".join(s.render() for s in stable[1:])
     )
     volatile_text = integrity_p + stale_p + "".join(s.render() for s in volatile) + footer(inp, omitted, tier)
     parts = ContextParts(stable_text, volatile_text)

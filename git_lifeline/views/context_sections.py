@@ -48,6 +48,8 @@ class ContextInput:
     stale: dict = field(default_factory=dict)  # decision id -> staleness mark
     stale_unknown: Optional[str] = None  # once, for all: a shallow clone cannot tell (history.StaleFindings)
     conflicts: dict = field(default_factory=dict)  # decision id -> its Rivals (core/conflicts.py)
+    empty_text: Optional[str] = None  # what an empty ledger says instead of asking for a bootstrap
+    notice: str = ""  # first lines: what the reader must know before trusting the rest (the line is behind)
 
 
 def placeholder(chars: int) -> str:

@@ -497,6 +497,7 @@ def test_the_server_never_asks_for_a_bootstrap_while_a_remote_may_hold_the_ledge
     assert cli(a, "push", via=Via.THIS_PROCESS).code == 0
     b = tmp_path / "b"
     git(tmp_path, "clone", "-q", remote.as_uri(), str(b))
+    git(b, "config", "lifeline.sessionFetchTimeout", "0")  # as offline: the session's fetch brings nothing
 
     async def scenario():
         async with server(b) as c:
@@ -507,6 +508,9 @@ def test_the_server_never_asks_for_a_bootstrap_while_a_remote_may_hold_the_ledge
             assert "git lifeline log" not in " ".join(texts)
         async with server(a) as c:
             assert "A shop" in await ok(c, "lifeline_context")
+        git(b, "config", "--unset", "lifeline.sessionFetchTimeout")
+        async with server(b) as c:
+            assert "A shop" in await ok(c, "lifeline_context"), "the session's first context fetched it"
 
     drive(scenario)
 
@@ -565,3 +569,15 @@ def test_the_servers_log_on_stderr_never_gives_a_terminal_a_raw_escape(tmp_path)
     logged = errlog.read_text(encoding="utf-8", errors="replace")
     assert "is a directory, not the cache" in logged.replace("\n", " "), logged
     assert "\x1b" not in logged and "\x07" not in logged and "<U+001B>" in logged, logged
+
+
+def test_an_unknown_line_is_refused_over_mcp_as_the_cli_refuses_it(repo):
+    cli(repo, "log", "--kind", "bootstrap", "--summary", "A shop", "--body", "Sells shoes.", via=Via.THIS_PROCESS)
+
+    async def scenario():
+        async with server(repo) as c:
+            error, text = await call(c, "lifeline_context", line="mian")
+            assert error and "unknown line 'mian'" in text, text
+            assert "propose" not in text
+
+    drive(scenario)

@@ -122,3 +122,50 @@ def test_init_offline_still_sets_up_and_says_the_ledger_may_be_on_the_remote(tmp
     r = cli(repo, "init", "--no-mcp", "--no-hooks", "--no-agents", via=Via.THIS_PROCESS)
     assert r.code == 0 and "could not pull from origin" in r.err, r
     assert "git lifeline pull origin" in r.out and "--kind bootstrap" not in r.out, r
+
+
+def test_git_lifeline_clone_leaves_the_clone_as_git_clone_then_init_does(tmp_path):
+    remote, _a = published(tmp_path)
+    by_hand = tmp_path / "by-hand"
+    git(tmp_path, "clone", "-q", remote.as_uri(), str(by_hand))
+    assert cli(by_hand, "init", "--no-mcp", "--no-hooks", "--no-agents", via=Via.THIS_PROCESS).code == 0
+    assert cli(tmp_path, "clone", remote.as_uri(), str(tmp_path / "cloned"), via=Via.THIS_PROCESS).code == 0
+    cloned = tmp_path / "cloned"
+
+    def config(repo) -> list:
+        return sorted(ln for ln in git(repo, "config", "--local", "--list").splitlines())
+
+    def refs(repo) -> list:
+        return sorted(git(repo, "for-each-ref", "--format=%(refname) %(objectname)").splitlines())
+
+    assert config(cloned) == config(by_hand)
+    assert refs(cloned) == refs(by_hand)
+
+
+def test_a_bootstrap_is_refused_while_the_remotes_ledger_is_not_brought_in(tmp_path):
+    remote, a = published(tmp_path)
+    r = cli(a, "log", "--kind", "bootstrap", "--summary", "A shop", "--body", "Sells shoes.", via=Via.THIS_PROCESS)
+    assert r.code == 0 and cli(a, "push", via=Via.THIS_PROCESS).code == 0
+    b = tmp_path / "b"
+    git(tmp_path, "clone", "-q", remote.as_uri(), str(b))
+    out = cli(b, "context", via=Via.THIS_PROCESS).out
+    assert "git lifeline pull origin" in out and "git lifeline init" in out, out
+    r = cli(b, "log", "--kind", "bootstrap", "--summary", "Another project", "--body", "b", via=Via.THIS_PROCESS)
+    assert r.code == 2 and "git lifeline pull origin" in r.err, r
+    assert ref(b, "refs/lifeline/main") is None, "nothing was written"
+    # once it was fetched (init's refspec, a plain fetch) but not brought in: still refused
+    git(b, "config", "--add", "remote.origin.fetch", "+refs/lifeline/*:refs/remotes/origin/lifeline/*")
+    git(b, "fetch", "-q")
+    assert ref(b, "refs/lifeline/main") is None
+    r = cli(b, "log", "--kind", "bootstrap", "--summary", "Another project", "--body", "b", via=Via.THIS_PROCESS)
+    assert r.code == 2 and "git lifeline pull origin" in r.err and ref(b, "refs/lifeline/main") is None, r
+    assert cli(b, "pull", via=Via.THIS_PROCESS).code == 0
+    r = cli(b, "log", "--kind", "bootstrap", "--summary", "Another project", "--body", "b", via=Via.THIS_PROCESS)
+    assert r.code == 0, "with the project's history here, a second bootstrap is the writer's choice"
+    r = cli(b, "verify", "--lint", via=Via.THIS_PROCESS)
+    assert "two bootstraps" in r.out + r.err, r
+    assert "**Conflict:** 2 bootstraps are in force" in cli(b, "context", via=Via.THIS_PROCESS).out
+    # the clone that bootstrapped first hears it from its pull
+    assert cli(b, "push", via=Via.THIS_PROCESS).code == 0
+    r = cli(a, "pull", via=Via.THIS_PROCESS)
+    assert "brought in a second bootstrap" in r.err, r
