@@ -57,8 +57,28 @@ def parse_payload(data: bytes) -> dict:
     return doc if isinstance(doc, dict) else {}
 
 
+# The clients whose session-start hook init writes, and the channel each reads the text from.
+HOOK_CLIENTS = ("claude", "cursor", "codex", "gemini")
+
+
+def for_client(client: str, text: str) -> str:
+    """The session-start text in the channel the client's documentation gives: Claude Code adds
+    a SessionStart hook's plain stdout to the context; Cursor reads `additional_context`;
+    Codex and Gemini CLI read `hookSpecificOutput.additionalContext` (Gemini CLI takes stdout
+    as JSON only). Nothing to say is no output at all, for every client."""
+    if not text or client == "claude":
+        return text
+    if client == "cursor":
+        return json.dumps({"additional_context": text}, ensure_ascii=False) + "\n"
+    answer = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+    return json.dumps(answer, ensure_ascii=False) + "\n"
+
+
 def _open(payload: dict) -> Optional[Workspace]:
     cwd = payload.get("cwd")
+    roots = payload.get("workspace_roots")  # Cursor sends the project's folders, not a cwd
+    if not cwd and isinstance(roots, list) and roots:
+        cwd = roots[0]
     start = cwd if isinstance(cwd, str) and cwd and Path(cwd).is_dir() else None
     try:
         return Workspace.open(start)
@@ -67,7 +87,7 @@ def _open(payload: dict) -> Optional[Workspace]:
 
 
 def _session_key(payload: dict) -> str:
-    sid = payload.get("session_id")
+    sid = payload.get("session_id") or payload.get("conversation_id")  # Cursor: conversation_id
     if isinstance(sid, str) and _SESSION_ID.fullmatch(sid):
         return sid
     if isinstance(sid, str) and sid:

@@ -31,7 +31,7 @@ from ..core import blocks, truth
 from ..core.entry import MAX_SUMMARY_CHARS
 from ..errors import InputError
 from .draft import HUMAN, NO_HEADERS, Headers, Writer
-from .entry_view import entry_view
+from .entry_view import REAFFIRM_PREFIX, entry_view
 from .ledger import Ledger, LogOutcome, Planned, with_headers
 
 if TYPE_CHECKING:  # annotations only
@@ -45,6 +45,8 @@ __all__ = [
     "plan_close",
     "plan_resolve",
     "apply",
+    "plan_reaffirm",
+    "reaffirm",
 ]
 
 # What a revision carries over from what it revises, unless given anew.
@@ -285,3 +287,31 @@ def pin(led: Ledger, ref: str, writer: Writer = HUMAN) -> LogOutcome:
 
 def unpin(led: Ledger, ref: str, writer: Writer = HUMAN) -> LogOutcome:
     return led.persist(plan_unpin(led, ref, writer))
+
+
+# ---- re-affirmation: a decision re-read against the code, its why unchanged ----------
+def plan_reaffirm(
+    led: Ledger, ref: str, at: Optional[str] = None, body: Optional[str] = None, writer: Writer = HUMAN
+) -> Entry:
+    """A note naming the decision in force `ref` as its parent, with a `commit:` header (the
+    code it was re-read against: `at`, else HEAD): a re-check (FORMAT §9), so the code
+    that commit's history holds no longer makes it stale. The decision is not touched."""
+    st = led.state()
+    target = led.store.resolve(ref)
+    if target not in set(st.decision_ids):
+        raise InputError(f"{ref!r} is not a decision in force; only those can be re-affirmed")
+    rev = at if at is not None else "HEAD"
+    commit = None if rev.startswith("-") else led.gr.resolve_commit(rev)
+    if commit is None:
+        raise InputError(f"--at {rev!r}: not a commit" if at is not None else "HEAD has no commit to re-affirm against")
+    why = (body or "").strip() or f"Re-read against the code at {commit[:12]}; it still holds."
+    d = st.by_id[target]
+    return led.plan_entry(
+        writer.draft("note", _clip(REAFFIRM_PREFIX + d.summary), f"commit: {commit}\n\n{why}", [target])
+    )
+
+
+def reaffirm(
+    led: Ledger, ref: str, at: Optional[str] = None, body: Optional[str] = None, writer: Writer = HUMAN
+) -> LogOutcome:
+    return led.persist(plan_reaffirm(led, ref, at, body, writer))

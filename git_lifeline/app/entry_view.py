@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Optional
 
+from ..core.blocks import field
 from ..core.entry import Entry
 from ..core.status import REPLACED, Status, status_of
 from ..core.supersession import not_acting
@@ -14,6 +15,7 @@ from ..core.truth import State
 from .ledger import Ledger
 
 How = Literal["revises", "reverts"]
+REAFFIRM_PREFIX = "reaffirm: "  # the summary of what `git lifeline reaffirm` writes (app/edits.py)
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,7 @@ class EntryView:
     parents: tuple[Related, ...]
     supersedes: tuple[Link, ...]  # a correction: each parent it revises or reverts
     superseded_by: tuple[Link, ...]  # the corrections naming this entry, in (ts, id) order
+    reaffirmed_by: tuple[Entry, ...] = ()  # re-affirmations of a decision, oldest first
 
     @property
     def replaced(self) -> bool:
@@ -93,7 +96,20 @@ def entry_view(led: Ledger, e: Entry) -> EntryView:
         parents=tuple(_related(st, p) for p in e.parents),
         supersedes=supersedes,
         superseded_by=superseded_by,
+        reaffirmed_by=tuple(reaffirmations(led, e.id)) if e.kind == "decision" else (),
     )
+
+
+def is_reaffirmation(e: Entry) -> bool:
+    """Whether `e` is what `git lifeline reaffirm` writes: a note, its summary's prefix, a
+    `commit:` header (the code it was re-read against)."""
+    return e.kind == "note" and e.summary.startswith(REAFFIRM_PREFIX) and bool(field(e.body, "commit"))
+
+
+def reaffirmations(led: Ledger, decision_id: str) -> list[Entry]:
+    """The re-affirmations of a decision, oldest first."""
+    found = (e for e in led.entries(kind="note") if decision_id in e.parents and is_reaffirmation(e))
+    return sorted(found, key=lambda e: (e.ts, e.id))
 
 
 def view_entry(led: Ledger, ref: str) -> EntryView:

@@ -10,6 +10,7 @@ from ..core.status import status_of
 from ..core.supersession import acting
 from ..core.truth import is_revert
 from ..views.html import SHOWN_CONFLICTS, EntryView, ThreadView, ViewModel, render, status_token
+from .entry_view import is_reaffirmation
 
 if TYPE_CHECKING:
     from ..core import truth
@@ -36,6 +37,11 @@ def build_view_model(led: "Ledger", now: Optional[datetime] = None) -> ViewModel
         if cid in active:
             for p in parents:
                 replaced_by.setdefault(p, []).append(cid)
+    reaffirmed_by: dict = {}
+    for e in sorted(entries, key=lambda x: (x.ts, x.id)):
+        if is_reaffirmation(e):
+            for p in e.parents:
+                reaffirmed_by.setdefault(p, []).append(e.id)
     thread_of = {i: key for key, ids in st.threads.items() for i in ids}
     for key, cid in st.checkpoint_ids.items():
         thread_of.setdefault(cid, key)
@@ -60,6 +66,7 @@ def build_view_model(led: "Ledger", now: Optional[datetime] = None) -> ViewModel
                 conflicts=tuple(rivals.first(SHOWN_CONFLICTS)) if rivals else (),
                 conflict_count=rivals.count if rivals else 0,
                 pinned=e.id in pinned,
+                reaffirmed_by=tuple(reaffirmed_by.get(e.id, ())) if e.kind == "decision" else (),
             )
         )
     by_id = {v.id: v for v in views}

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from ..core import truth
 from ..core.entry import KINDS, entry_order_key
-from ..core.status import REPLACED, Status, status_of
+from ..core.status import status_of
 from ..errors import DedupKeyConflict, InputError
 from ..git.fanout import AppendResult
 from ..git.names import DEFAULT_LINE
@@ -29,7 +29,7 @@ from .write_checks import WriteChecks
 
 if TYPE_CHECKING:  # annotations only
     from ..core.entry import Entry
-    from ..git.history import Staleness
+    from ..git.history import StaleFindings, Staleness
     from ..views.cache import LineCache
     from ..views.recall import Hit
     from ..views.semantic import Index
@@ -52,23 +52,6 @@ class Planned:
 
     entry: Entry
     new: bool = True
-
-
-@dataclass(frozen=True)
-class Found:
-    """A recall hit, with the entry and whether it is still in force."""
-
-    entry: Entry
-    score: float  # views.recall.Hit's: the ranking's, relative to one question
-    coverage: float  # the share of the question's weight it matches, in [0, 1]
-    status: Status  # core/status.py
-    similarity: Optional[float] = None  # the cosine to the question (semantic recall only)
-    replaces: Optional[str] = None  # shown because it replaced this hit (whose numbers it carries)
-
-    @property
-    def in_force(self) -> bool:
-        """Not replaced by a correction (an entry superseded, withdrawn or closed is not)."""
-        return self.status not in REPLACED
 
 
 MESSAGE_IDS = 20  # a batch's commit message names at most this many entries (its tree holds them all)
@@ -269,18 +252,27 @@ class Ledger:
             raise InputError(f"unknown thread {thread!r} in line {self.line!r} (threads: {known})")
         return key
 
-    def stale(self, since: Optional[str] = None, st: Optional[truth.State] = None) -> list[Staleness]:
-        """Decisions in force whose code (their `paths:`) changed after they were made."""
+    def stale(
+        self, since: Optional[str] = None, st: Optional[truth.State] = None, rev: str = "HEAD"
+    ) -> list[Staleness]:
+        """Decisions in force whose code (their `paths:`) changed after they were made, in
+        the history of `rev` (a full commit id or HEAD), strongest first."""
+        return self.staleness(since, st, rev).stale
+
+    def staleness(
+        self, since: Optional[str] = None, st: Optional[truth.State] = None, rev: str = "HEAD"
+    ) -> StaleFindings:
+        """`stale`, and the decisions whose staleness a shallow clone cannot tell."""
         from ..git.history import find_stale
 
         st = st or self.state()
         if since is not None and not self.gr.names_commit(since):
             raise InputError(f"--since {since!r}: not a commit")
         return find_stale(
-            self.gr, st.fold.facts, self.checks.rechecked(st), st.decision_ids, since_rev=since, store=self.store
+            self.gr, st.fold.facts, self.checks.rechecked(st), st.decision_ids, rev, since_rev=since, store=self.store
         )
 
-    def stale_since(self, since: Optional[str] = None, since_commit: Optional[str] = None) -> list[Staleness]:
+    def stale_since(self, since: Optional[str] = None, since_commit: Optional[str] = None) -> StaleFindings:
         """`stale` bounded by a date (`since`: any form of core/dates.py, the same meaning as
         every other --since) or by a code commit (`since_commit`). A `since` that is no date
         but names a commit is read as one, as before, with a warning."""
@@ -289,7 +281,7 @@ class Ledger:
         if since is not None and since_commit is not None:
             raise InputError("give --since or --since-commit, not both")
         if since is None:
-            return self.stale(since=since_commit)
+            return self.staleness(since=since_commit)
         try:
             when = parse_when(since, what="--since")
         except DateError:
@@ -299,32 +291,21 @@ class Ledger:
                 f"--since {since!r} names a commit: that form is deprecated, "
                 f"use --since-commit {since} (--since takes a date, as everywhere else)"
             )
-            return self.stale(since=since)
+            return self.staleness(since=since)
         # The newest commit on HEAD recorded before then: commits after it are "since".
-        return self.stale(since=self.gr.last_commit_before(int(when.start.timestamp())))
+        return self.staleness(since=self.gr.last_commit_before(int(when.start.timestamp())))
 
     def recall(self, query: str, k: int = 5) -> list[Hit]:
         """Search hits (views.recall.Hit), best first; empty when recall abstains."""
-        from ..views import recall
+        from .recall import answer
 
-        if k < 1:
-            raise InputError("-k must be at least 1")
-        size = recall.question_length(query)
-        if size > recall.MAX_QUESTION_CHARS:
-            raise InputError(
-                f"the question is {size} characters long as recall reads it (accents and compound "
-                f"characters spelled out); recall takes at most {recall.MAX_QUESTION_CHARS} "
-                "(ask about one thing at a time)"
-            )
-        st = self.state()
-        db = self.cache().ensure(self.store.head())
-        semantic = self.semantic_index()
-        hits = recall.search(db, query, k, truth=recall.truth_of(st), semantic=semantic)
-        if semantic is not None:
-            self.cache().restamp()  # the vectors it may have stored are ours, not damage
-        return hits
+        return answer(self, query, k).hits
 
-    recall_mode: tuple = ("lexical", "no model configured (git config lifeline.semantic.model DIR)")
+    recall_mode: tuple = (
+        "lexical",
+        "no model configured: semantic recall needs the [semantic] extra "
+        "(pip install '.[semantic]' from a checkout) and a model (git lifeline model fetch)",
+    )
 
     def semantic_index(self) -> Optional[Index]:
         """The semantic index when `lifeline.semantic.model` names a usable model, else None
@@ -334,16 +315,6 @@ class Ledger:
         index, mode = configured_index(self.gr, self.warnings)
         self.recall_mode = mode or type(self).recall_mode
         return index
-
-    def find(self, query: str, k: int = 5) -> list[Found]:
-        """Recall hits with their entries and whether each is still in force."""
-        hits = self.recall(query, k=k)
-        st = self.state()
-        return [
-            Found(st.by_id[h.id], h.score, h.coverage, status_of(st, h.id), h.similarity, h.replaces)
-            for h in hits
-            if h.id in st.by_id
-        ]
 
     def resume(self, thread: Optional[str] = None) -> list[truth.Checkpoint]:
         """The live checkpoint of each thread (truth.Checkpoint), newest first."""
@@ -375,6 +346,7 @@ class Ledger:
         relevant = []
         if query:
             relevant = [(st.by_id[h.id], status_of(st, h.id)) for h in self.recall(query, k=k) if h.id in st.by_id]
+        findings = self.staleness(st=st)
         inp = ctx.ContextInput(
             state=st,
             line=self.line,
@@ -383,7 +355,8 @@ class Ledger:
             query=query,
             thread=thread,
             conflicts=st.conflicting(),
-            stale={s.decision: s.mark() for s in self.stale(st=st)},
+            stale={s.decision: s.mark() for s in findings.stale},
+            stale_unknown=findings.unknown_note(),
         )
         return assembled(inp, budget, budget_tokens, self.gr.config_get)
 

@@ -245,3 +245,35 @@ def resolve(
         else f"in force now: {e.short}; replaced: {', '.join(p[:12] for p in e.parents)}"
     )
     _finish(ctx, plan, as_json, done)
+
+
+@click.command()
+@click.argument("ref", metavar="ID")
+@click.option("--at", "at", default=None, metavar="COMMIT", help="The code it was re-read against (default: HEAD).")
+@click.option("--body", default=None, help="Why it still holds (default: 'Re-read against the code at ...').")
+@_BODY_FILE
+@who_options
+@quiet_option
+@line_option
+@click.pass_context
+def reaffirm(
+    ctx: click.Context,
+    ref: str,
+    at: Optional[str],
+    body: Optional[str],
+    body_file: Optional[str],
+    author: Optional[str],
+    as_json: bool,
+) -> None:
+    """Record that you re-read the decision ID against the code at COMMIT and it still
+    holds: its stale mark clears (until its code changes again); its why is unchanged."""
+    from ..app.draft import Writer
+    from ..app.edits import reaffirm as reaffirm_decision
+
+    out = reaffirm_decision(
+        open_ledger(ctx, existing=True), ref, at, _body(body, body_file), writer=Writer(author=author)
+    )
+    if as_json:
+        echo_json({"entry": entry_dict(out.entry)})
+        return
+    info(f"re-affirmed {out.entry.parents[0][:12]} ({out.entry.short}): its stale mark is cleared")

@@ -399,12 +399,14 @@ def _any_needle(needles: Iterable[str]) -> re.Pattern:
     def rank(ch: str) -> int:
         return _COMMON_CHARS.find(ch) if ch in _COMMON_CHARS else len(_COMMON_CHARS)
 
-    alternatives = []
+    # Alternatives that start at the same character share one branch: at a position that
+    # holds it, the engine tries that branch's few needles, not every needle's first character.
+    by_start: dict = {}
     for needle in sorted(set(needles)):
         k = max(range(len(needle)), key=lambda i: rank(needle[i]))
         behind = f"(?<={re.escape(needle[: k + 1])})" if k else ""
-        alternatives.append(re.escape(needle[k]) + behind + re.escape(needle[k + 1 :]))
-    return re.compile("|".join(alternatives))
+        by_start.setdefault(needle[k], []).append(behind + re.escape(needle[k + 1 :]))
+    return re.compile("|".join(f"{re.escape(ch)}(?:{'|'.join(rests)})" for ch, rests in by_start.items()))
 
 
 _ANY_CASED = _any_needle(needle for needle, _ in _CASED_NEEDLES)

@@ -107,16 +107,20 @@ def lookup_all(repo: pygit2.Repository, tree: Optional[pygit2.Tree], keys: Itera
 
 
 def _child_tree(repo: pygit2.Repository, tree: Optional[pygit2.Tree], name: str) -> Optional[pygit2.Tree]:
+    """The subtree `tree` names `name` (None when it names none, or a missing object; a
+    tree entry whose object is a blob reads as an empty tree, so no lookup finds anything
+    in it, as when it was None). `tree[name]` is already that object: reading it by id
+    again (`repo[item.id]`, a prefix lookup) cost verify ~1.3 µs a subtree."""
     if tree is None:
         return None
     try:
         item = tree[name]
-        if item.type_str != "tree":
+        if not isinstance(item, pygit2.Tree):
             return None
-        obj = repo[item.id]
-    except KeyError:
+        len(item)  # reads it: a missing object, or one that is not a tree, fails here
+    except (KeyError, ValueError, pygit2.GitError):
         return None
-    return obj if isinstance(obj, pygit2.Tree) else None
+    return item
 
 
 def prefix_matches(repo: pygit2.Repository, tree: Optional[pygit2.Tree], prefix: str) -> list[str]:

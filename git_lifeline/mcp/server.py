@@ -37,14 +37,15 @@ from ..app.empty_ledger import text_for_agents
 from ..app.entry_view import view_entry
 from ..app.visible import visible
 from ..app.workspace import Workspace
-from ..errors import InputError, LifelineError, describe_failure
+from ..errors import InputError, LifelineError, describe_failure, install_hint
+from .recall_schema import OUTPUT_SCHEMA as RECALL_OUTPUT_SCHEMA
 from .schema import NO_ITEMS, Agent, Budget, Items, Kind, Line, Model, OptionalInt, Provider, compact, readable
 from .text import pending_answer, recall_answer, resume_text, show_answer, with_warnings, write_data, write_message
 
 SERVER_NAME = "lifeline"
 CONTEXT_URI = "lifeline://project/context"
 RESOURCE_BUDGET = DEFAULT_BUDGET
-SDK_HINT = "pip install 'git-lifeline[mcp]'  (the MCP Python SDK 2.x)"
+SDK_HINT = install_hint("mcp")
 INTERNAL = 3  # describe_failure's exit code for a bug of ours
 log = logging.getLogger("git_lifeline.mcp")
 
@@ -205,6 +206,7 @@ def _server_class(gate: Gate) -> "type[MCPServer]":
                     update={
                         "input_schema": compact(t.input_schema),
                         "description": " ".join((t.description or "").split()),
+                        **({"output_schema": RECALL_OUTPUT_SCHEMA} if t.name == "lifeline_recall" else {}),
                     }
                 )
                 for t in tools
@@ -360,7 +362,7 @@ def build_server(
     ) -> CallToolResult:
         """Find the entries about a topic ("did we already decide X?"), by relevance, not recency.
         Entries a correction replaced are marked [SUPERSEDED], [WITHDRAWN] or [CLOSED]: do not act
-        on them. Abstains when nothing is about it."""
+        on them. Abstains when nothing answers it."""
         return await answer(lambda: recall_answer(door.ledger(line), query, k))
 
     @tool(READ)

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
-from ..app.text import fence_for, format_ts, md, one_line, recall_hit, recall_mode_fields, who
+from ..app.text import fence_for, format_ts, md, one_line, who
 from ..errors import InputError
 
 if TYPE_CHECKING:  # annotations only
     from ..app.agents import Agents, AgentWrite
     from ..app.entry_view import EntryView, Link, Related
     from ..app.ledger import Ledger
+    from ..app.recall import Found
 
 PENDING_SHOWN = 20
 
@@ -84,20 +85,31 @@ def resume_text(ledger: Ledger, thread: str) -> str:
 
 
 def recall_answer(ledger: Ledger, query: str, k: int) -> tuple[str, dict[str, object]]:
+    """lifeline_recall's text and structured content (app/recall.py's answer_json; its schema is
+    mcp/recall_schema.py). An abstention's nearest entries are listed as not answering."""
+    from ..app.recall import answer_json, ask, hit_json, strength_words
+
     if k < 1:
         raise InputError("k must be at least 1")
-    found = ledger.find(query, k=k)
-    hits = [recall_hit(f) for f in found]
-    rows = []
-    for f, hit in zip(found, hits, strict=True):
+    recalled = ask(ledger, query, k)
+    data = answer_json(recalled, ledger.recall_mode)
+
+    def row(f: Found, hit: dict[str, object]) -> str:
         mark = "" if f.in_force else f" [{f.status.upper()}]"
         similarity = f", similarity={hit['similarity']:.2f}" if "similarity" in hit else ""
-        rows.append(
-            f"- [{hit['kind']}]{mark} {md(f.entry.summary)} (id={f.entry.id[:12]}, "
+        return (
+            f"- [{hit['kind']}]{mark} {md(f.entry.summary)} (id={f.entry.id[:12]}, {strength_words(f)}, "
             f"coverage={hit['coverage']:.2f}{similarity})"
         )
-    text = "\n".join(rows) + "\n" if rows else "Nothing in the ledger is about that (recall abstained)."
-    return text, {"hits": hits, "text": text, **recall_mode_fields(ledger.recall_mode)}
+
+    rows = [row(f, hit_json(f)) for f in recalled.hits]
+    if recalled.abstained:
+        rows = [f"Nothing in the ledger answers that (recall abstained: {md(recalled.reason)})."]
+        if recalled.nearest:
+            rows.append("Nearest entries, which do NOT answer it (do not act on them as decisions):")
+            rows += [row(f, hit_json(f)) for f in recalled.nearest]
+    text = "\n".join(rows) + "\n"
+    return text, {**data, "text": text}
 
 
 def pending_answer(agents: Agents) -> tuple[str, dict[str, object]]:

@@ -90,6 +90,12 @@ def assemble(inp: ContextInput, budget: Optional[int] = None, measure: Measure =
     integrity_p = take(integrity)
     if integrity and not integrity_p:  # never silently: at least the count
         integrity_p = take(f"_{len(st.broken)} entries failed verification._\n")
+    notes = []
+    if inp.stale_unknown:
+        notes.append(inp.stale_unknown)
+    if inp.stale:
+        notes.append("a code-changed mark clears when a human re-reads the decision: `git lifeline reaffirm <id>`")
+    stale_p = take("".join(f"_{n}_\n" for n in notes))  # our own text: nothing to escape
     title = f"# Lifeline context: {md(inp.line)}" + (f", thread {md(inp.thread)}" if inp.thread else "") + "\n"
     title_p = take(title)
     gap = take("\n") if title_p else ""
@@ -116,7 +122,7 @@ def assemble(inp: ContextInput, budget: Optional[int] = None, measure: Measure =
     stable_text = (
         title_p + empty + "".join(s.render() for s in stable[:1]) + gap + "".join(s.render() for s in stable[1:])
     )
-    volatile_text = integrity_p + "".join(s.render() for s in volatile) + footer(inp, omitted, tier)
+    volatile_text = integrity_p + stale_p + "".join(s.render() for s in volatile) + footer(inp, omitted, tier)
     parts = ContextParts(stable_text, volatile_text)
     if budget is not None and measure(parts.text) > limit:
         # Only non-additive measures (a real tokenizer) can land here; shrink and retry.

@@ -46,6 +46,7 @@ class ContextInput:
     query: Optional[str] = None
     thread: Optional[str] = None
     stale: dict = field(default_factory=dict)  # decision id -> staleness mark
+    stale_unknown: Optional[str] = None  # once, for all: a shallow clone cannot tell (history.StaleFindings)
     conflicts: dict = field(default_factory=dict)  # decision id -> its Rivals (core/conflicts.py)
 
 

@@ -52,6 +52,7 @@ class EntryView:
     conflicts: tuple = ()  # the first SHOWN_CONFLICTS decisions in force about the same subject
     conflict_count: int = 0  # how many there are
     pinned: bool = False
+    reaffirmed_by: tuple = ()  # ids of the re-affirmations of a decision (git lifeline reaffirm), oldest first
 
 
 @dataclass(frozen=True)
@@ -288,6 +289,8 @@ def _decisions(vm: ViewModel, by_id: dict) -> list:
             )
         if e.stale:
             extra += f'<div class="meta">{escape(e.stale)}</div>'
+        if e.reaffirmed_by:
+            extra += f'<div class="meta">re-affirmed by {_id_links(e.reaffirmed_by, by_id)}</div>'
         out.append(
             f'<article class="{classes}" id="d-{e.id}"><h3><a href="#e-{e.id}">{escape(e.summary)}</a>'
             f'{_marks(e)}</h3><div class="meta">{meta} · <span class="id">{e.id[:8]}</span>'

@@ -377,7 +377,7 @@ def test_a_recall_hit_carries_its_why_not_only_its_summary(ledger):
 def test_recall_json_says_it_is_lexical_and_why_so_an_agent_knows_paraphrases_may_be_refused(ledger):
     add(ledger, "decision", "Database: PostgreSQL", "Auditors need ACID across invoices.")
     doc = json.loads(cli(ledger.gr.workdir, "recall", "postgresql", "--json").out)
-    assert doc["mode"] == "lexical" and "no model configured" in doc["reason"]
+    assert doc["mode"] == "lexical" and "no model configured" in doc["mode_reason"]
     assert [h["summary"] for h in doc["hits"]] == ["Database: PostgreSQL"]
     refused = json.loads(cli(ledger.gr.workdir, "recall", "drone pilots", "--json").out)
     assert refused["hits"] == [] and refused["mode"] == "lexical"  # an abstention still says which recall
@@ -394,7 +394,7 @@ def test_recall_json_says_it_is_lexical_and_why_so_an_agent_knows_paraphrases_ma
     )
     broken = cli(ledger.gr.workdir, "recall", "postgresql", "--json")
     doc = json.loads(broken.out)
-    assert doc["mode"] == "lexical" and "no-such-model" in doc["reason"] and doc["hits"]
+    assert doc["mode"] == "lexical" and "no-such-model" in doc["mode_reason"] and doc["hits"]
     assert "recall is lexical" in broken.err
     said = cli(ledger.gr.workdir, "recall", "drone pilots").out
     assert "lexical recall abstained" in said
