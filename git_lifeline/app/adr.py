@@ -11,6 +11,10 @@ How an ADR becomes entries (docs/VIEW.md, "ADRs"):
   whose parents are their entries. Deprecated ADRs, and superseded ones whose successor is not
   in the directory, get a *closer*: a correction with `action: revert`, so they are recorded
   but not in force.
+* Any status is taken in and kept as written in an `adr-status:` header; one whose words are not
+  in core/adr.py's table reads as proposed, with a warning naming the file.
+* Other links between ADRs ("Amends", "Amended by", "Relates to", ...) are `relation` entries
+  between the two ADRs' current entries (`rel:`, `from:`, `to:`), written once.
 * Re-importing adds only what changed. An edited ADR (or one whose predecessors changed) gets
   a new main entry: a correction of every earlier entry of its group, dated when it is imported.
 
@@ -131,6 +135,13 @@ class _Planner:
         self.key_of = {e.id: k for k, group in self.groups.items() for e in group}
         self.preds = self._predecessors()
         self.planned: list = []
+        for a in adrs:
+            if not a.status_known:
+                self.warnings.append(
+                    f"{a.filename}: status {a.status_text[:60]!r} is not one git-lifeline knows; imported as "
+                    f"proposed (an open item, not in force), the status kept as {core_adr.STATUS_HEADER}:"
+                )
+        self.relations = {_relation_key(e) for e in entries if e.kind == "relation"}
 
     # -- the links between ADRs
     def _predecessors(self) -> dict:
@@ -245,12 +256,15 @@ class _Planner:
                 _closer_body(a, withdrawn, self.successors(key)),
                 self.closure(must_die),
                 fresh,
+                after=main,
             )
 
     def _up_to_date(
         self, head: Entry, a: core_adr.Adr, family: str, summary: str, body: str, pred_entries: list, withdrawn: bool
     ) -> bool:
-        if _family(head.kind) != family or head.summary != summary or head.body != body:
+        if _family(head.kind) != family or head.summary != summary:
+            return False
+        if core_adr.without_status(head.body) != core_adr.without_status(body):
             return False
         older = [e for e in self.group(a.key) if entry_order_key(e) < entry_order_key(head)]
         if not self.closure(older + pred_entries) <= set(head.parents):
@@ -263,7 +277,16 @@ class _Planner:
         killers = [k for k in self.killers.get(head.id, []) if k not in expected]
         return not killers or any(k not in self.key_of for k in killers)
 
-    def _write(self, a: core_adr.Adr, kind: str, summary: str, body: str, parents: set[str], fresh: bool) -> Entry:
+    def _write(
+        self,
+        a: core_adr.Adr,
+        kind: str,
+        summary: str,
+        body: str,
+        parents: set[str],
+        fresh: bool,
+        after: Optional[Entry] = None,
+    ) -> Entry:
         from ..core.entry import new_entry
 
         if len(parents) > MAX_PARENTS:
@@ -274,6 +297,10 @@ class _Planner:
         start = _day(a.date) if fresh and a.date else self.now
         latest = max((self.by_id[p].ts for p in parents), default=None)
         ts = max(start, latest + _TICK) if latest is not None else start
+        if after is not None:
+            # a closer sorts after the main entry it stands beside: a tie on `ts` would leave
+            # their order to the ids, and re-import would read the closer as newer history
+            ts = max(ts, after.ts + _TICK)
         try:
             e = new_entry(kind=kind, summary=summary, body=body, author=self.author, parents=sorted(parents), ts=ts)
         except InputError as exc:
@@ -286,6 +313,69 @@ class _Planner:
         if kind == "correction":
             self.dead |= parents
         return e
+
+    # -- links that are not supersession
+    def plan_links(self) -> None:
+        """A relation between the current entries of two linked ADRs, once per link: both
+        `Amends` in one file and `Amended by` in the other give one."""
+        by_file = {a.filename: a.key for a in self.by_key.values()}
+        by_number = {a.number: a.key for a in self.by_key.values() if a.number is not None}
+        wanted: list = []
+        for a in sorted(self.by_key.values(), key=lambda x: (x.number if x.number is not None else 10**9, x.key)):
+            for link in a.links:
+                other = core_adr.resolve_reference(link.target, by_file, by_number)
+                if other is None:
+                    self.warnings.append(f"{a.filename}: {link.rel} {link.target!r}, which is not in the directory")
+                    continue
+                if other == a.key:
+                    continue
+                ends = (other, a.key) if link.inward else (a.key, other)
+                if link.rel in core_adr.SYMMETRIC_LINKS:
+                    ends = tuple(sorted(ends))
+                if (link.rel, ends) not in wanted:
+                    wanted.append((link.rel, ends))
+        for rel, (frm, to) in wanted:
+            source, target = self.current(frm), self.current(to)
+            if source is None or target is None:
+                continue
+            key = (rel, source.id, target.id)
+            if key in self.relations:
+                continue
+            self.relations.add(key)
+            self._relate(rel, self.by_key[frm], source, self.by_key[to], target)
+
+    def current(self, key: str) -> Optional[Entry]:
+        mains = [e for e in self.group(key) if not _is_closer(e)]
+        return mains[-1] if mains else None
+
+    def _relate(self, rel: str, a: core_adr.Adr, source: Entry, b: core_adr.Adr, target: Entry) -> None:
+        from ..core.entry import new_entry
+
+        body = f"rel: {rel}\nfrom: {source.id}\nto: {target.id}"
+        ts = max(source.ts, target.ts) + _TICK  # after both ends, as a child is (ts is not hashed)
+        try:
+            e = new_entry(
+                kind="relation",
+                summary=_clip(f"{a.label} {rel.replace('-', ' ')} {b.label}"),
+                body=body,
+                author=self.author,
+                parents=sorted({source.id, target.id}),
+                ts=ts,
+            )
+        except InputError as exc:
+            raise InputError(f"{a.filename}: {exc}") from None
+        self.by_id[e.id] = e
+        self.planned.append(e)
+
+
+def _relation_key(e: Entry) -> tuple:
+    """(rel, from, to) of a relation entry's body."""
+    fields = dict(
+        line.split(": ", 1)
+        for line in e.body.split("\n")
+        if line.split(":", 1)[0] in ("rel", "from", "to") and ": " in line
+    )
+    return (fields.get("rel"), fields.get("from"), fields.get("to"))
 
 
 def _closer_body(a: core_adr.Adr, withdrawn: bool, successors: set[str]) -> str:
@@ -312,6 +402,7 @@ def plan_import(adrs: list, entries: list, author: str, now: datetime) -> tuple:
     planner = _Planner(adrs, entries, author, now)
     for key in planner.order():
         planner.plan(key)
+    planner.plan_links()
     return planner.planned, planner.warnings
 
 

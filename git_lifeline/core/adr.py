@@ -10,7 +10,12 @@ What is read from one ADR file:
 * the date: a `Date: YYYY-MM-DD` line (also as a `*`/`-` item) or front matter `date:`;
 * the body: everything else, verbatim, with front matter keys other than status and date
   written as `- Key: value` lines at its top (the lifeline header keys `subject`, `paths`,
-  `thread`, `valid-from`, `valid-until` and `commit` become header fields instead).
+  `thread`, `valid-from`, `valid-until` and `commit` become header fields instead);
+* the links to other ADRs: `Amends [..](0005-….md)`, `Amended by …`, `Relates to …` and the
+  like, in the status section (adr-tools) or a `## Links` section (MADR 2).
+
+Any status is taken in: a word this module does not know reads as proposed, with
+`status_known` false so the importer can say so; the words as written are kept.
 
 The mapping onto entries (kinds, supersession, re-import) is app/adr.py's; docs/VIEW.md has it.
 """
@@ -25,34 +30,89 @@ from typing import Optional
 from ..errors import InputError
 
 STATUSES = ("accepted", "proposed", "rejected", "deprecated", "superseded")
+# The status words real ADRs carry and the class each is read as (docs/VIEW.md has the table:
+# accepted is in force, proposed and rejected never are, deprecated and superseded were and
+# are not any more). A status is matched by its first words, so "Accepted, amended by 9" reads
+# as accepted.
 _STATUS_WORDS = {
-    "accepted": "accepted",
-    "approved": "accepted",
-    "adopted": "accepted",
-    "agreed": "accepted",
-    "decided": "accepted",
-    "done": "accepted",
-    "implemented": "accepted",
-    "active": "accepted",
-    "proposed": "proposed",
-    "draft": "proposed",
-    "open": "proposed",
-    "pending": "proposed",
-    "wip": "proposed",
-    "review": "proposed",
-    "in progress": "proposed",
-    "under review": "proposed",
-    "rejected": "rejected",
-    "declined": "rejected",
-    "refused": "rejected",
-    "deprecated": "deprecated",
-    "obsolete": "deprecated",
-    "retired": "deprecated",
-    "withdrawn": "deprecated",
-    "abandoned": "deprecated",
-    "superseded": "superseded",
-    "replaced": "superseded",
+    **dict.fromkeys(
+        (
+            "accepted",
+            "approved",
+            "adopted",
+            "agreed",
+            "decided",
+            "done",
+            "implemented",
+            "active",
+            "amended",
+            "final",
+            "current",
+            "complete",
+            "completed",
+            "in force",
+            "in effect",
+            "enforced",
+            "established",
+        ),
+        "accepted",
+    ),
+    **dict.fromkeys(
+        (
+            "proposed",
+            "proposal",
+            "draft",
+            "open",
+            "pending",
+            "wip",
+            "review",
+            "in review",
+            "in progress",
+            "under review",
+            "under discussion",
+            "under consideration",
+            "discussing",
+            "on hold",
+            "hold",
+            "parked",
+            "postponed",
+            "deferred",
+            "suggested",
+            "rfc",
+            "new",
+            "planned",
+            "paused",
+            "blocked",
+            "idea",
+        ),
+        "proposed",
+    ),
+    **dict.fromkeys(
+        ("rejected", "declined", "refused", "not accepted", "dismissed", "won't do", "wontfix"), "rejected"
+    ),
+    **dict.fromkeys(
+        (
+            "deprecated",
+            "obsolete",
+            "retired",
+            "withdrawn",
+            "abandoned",
+            "cancelled",
+            "canceled",
+            "revoked",
+            "archived",
+            "discontinued",
+            "sunset",
+            "expired",
+            "invalidated",
+            "reverted",
+        ),
+        "deprecated",
+    ),
+    **dict.fromkeys(("superseded", "superceded", "superseeded", "replaced", "overridden"), "superseded"),
 }
+STATUS_HEADER = "adr-status"  # the header that keeps the status as the file wrote it
+MAX_STATUS_CHARS = 200
 # Front matter keys that are the entry's own header fields (docs/FORMAT.md §8).
 HEADER_KEYS = ("thread", "subject", "paths", "valid-from", "valid-until", "commit")
 MARKER = "adr"  # the last line of an imported body: `adr: <file name>`
@@ -63,12 +123,49 @@ _NUMBERING = re.compile(r"(?:(?:ADR|RFC)[- ]?\d+|\d+)(?:[.:)]|[ \t]+[-\u2013\u20
 _SECTION = re.compile(r"##[ \t]+(?P<name>.*?)[ \t]*#*[ \t]*")
 _META = re.compile(r"(?:[*-][ \t]+)?(?P<key>[A-Za-z][A-Za-z -]{0,30}?)[ \t]*:[ \t]*(?P<value>.*)")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
 _DATE = re.compile(r"['\"]?(\d{4}-\d{2}-\d{2})(?:[T ][0-9:.]+Z?)?['\"]?")
 _LINK = re.compile(r"\[(?P<text>[^\]]*)\]\((?P<target>[^)\s]*)[^)]*\)")
-_SUPERSEDED_BY = re.compile(r"superseded[ \t]+by\b[ \t:]*(?P<rest>.*)", re.IGNORECASE)
-_SUPERSEDES = re.compile(r"\bsupersedes\b[ \t:]*(?P<rest>.*)", re.IGNORECASE)
+# "superceded" and "superseeded" are how real ADRs (adr-tools' own among them) spell it too
+_SUPERSEDED_BY = re.compile(r"super[sc]ee?ded[ \t]+by\b[ \t:]*(?P<rest>.*)", re.IGNORECASE)
+_SUPERSEDES = re.compile(r"\bsuper[sc]ee?des\b[ \t:]*(?P<rest>.*)", re.IGNORECASE)
+# A reference to another ADR: a markdown link, or a bare `ADR-0005` / `RFC 12`.
+_REFERENCE = re.compile(
+    r"\[(?P<text>[^\]]*)\]\((?P<target>[^)\s]*)[^)]*\)|\b(?P<bare>(?:ADR|RFC)[- #]?\d{1,6})\b", re.IGNORECASE
+)
+_LINK_VERB = re.compile(r"[a-z][a-z' ]{0,40}")
+# How a link's words read: (the relation, whether it points from the other ADR to this one).
+# Other words (adr-tools lets a user make up "Clarifies"/"Clarified by") are a relation
+# named after them, from this ADR to the other.
+_LINK_WORDS = {
+    "amends": ("amends", False),
+    "amended by": ("amends", True),
+    "relates to": ("relates-to", False),
+    "related to": ("relates-to", False),
+    "related": ("relates-to", False),
+    "see also": ("relates-to", False),
+    "see": ("relates-to", False),
+    "refines": ("refines", False),
+    "refined by": ("refines", True),
+    "extends": ("extends", False),
+    "extended by": ("extends", True),
+    "clarifies": ("clarifies", False),
+    "clarified by": ("clarifies", True),
+    "depends on": ("depends-on", False),
+    "required by": ("depends-on", True),
+}
+SYMMETRIC_LINKS = ("relates-to",)
 _ADR_NUMBER = re.compile(r"(?:ADR|RFC)?[- #]?0*(\d{1,6})\b", re.IGNORECASE)
 _MARKER_LINE = re.compile(rf"(?:\A|\n){MARKER}: (?P<file>[^\s/\\]+)\Z")
+
+
+@dataclass(frozen=True)
+class AdrLink:
+    """A link an ADR file names to another ADR (`Amends [5. X](0005-x.md)`)."""
+
+    rel: str  # amends, relates-to, refines, ... (lowercase words joined by dashes)
+    target: str  # the other ADR as written: a file name or a number
+    inward: bool  # the link points from the other ADR to this one ("Amended by")
 
 
 @dataclass(frozen=True)
@@ -86,6 +183,8 @@ class Adr:
     header: dict = field(default_factory=dict)
     supersedes: tuple = ()  # references as written: file names or numbers
     superseded_by: tuple = ()
+    status_known: bool = True  # False: a status word not in _STATUS_WORDS, read as proposed
+    links: tuple[AdrLink, ...] = ()  # links to other ADRs but supersession
 
     @property
     def label(self) -> str:
@@ -132,15 +231,29 @@ def parse_adr(filename: str, text: str) -> Adr:
     date_raw = front.get("date")
     kept: list = []
     status_notes: list = []
-    in_status = False
+    link_lines: list = []  # the lines of a `## Links` section (MADR 2), kept in the body too
+    in_status = in_links = False
     seen_section = False
+    fence: Optional[str] = None  # inside a fenced code block nothing is a section or a status
     for line in rest:
+        opened = _FENCE.match(line)
+        if fence is not None or opened:
+            if fence is None and opened:
+                fence = opened.group(1)[0] * len(opened.group(1))
+            elif fence is not None and line.strip().startswith(fence) and not line.strip().strip(fence[0]):
+                fence = None
+            if not in_status:
+                kept.append(line)
+            continue
         section = _SECTION.fullmatch(line)
         if section:
             seen_section = True
-            in_status = section.group("name").strip().lower() == "status"
+            name = section.group("name").strip().lower()
+            in_status, in_links = name == "status", name == "links"
             if in_status:
                 continue
+        elif in_links:
+            link_lines.append(_strip_comment(line))
         if in_status:
             value = _strip_comment(line).strip()
             if value and status_raw is None:
@@ -159,8 +272,9 @@ def parse_adr(filename: str, text: str) -> Adr:
                 continue
         kept.append(line)
     status_text = (status_raw or "").strip()
-    status = _status_class(filename, status_text)
+    status, known = _status_class(status_text)
     refs_by, refs_sup = _references([status_text] + status_notes)
+    links = _links([status_text] + status_notes + link_lines)
     other_notes = [n for n in status_notes if not (_SUPERSEDED_BY.search(n) or _SUPERSEDES.search(n))]
     body = "\n".join(kept).strip()
     if other_notes:
@@ -187,6 +301,8 @@ def parse_adr(filename: str, text: str) -> Adr:
         header=header,
         supersedes=tuple(refs_sup),
         superseded_by=tuple(refs_by),
+        status_known=known,
+        links=tuple(links),
     )
 
 
@@ -236,14 +352,55 @@ def _clean_title(title: str) -> str:
     return " ".join(title.split())
 
 
-def _status_class(filename: str, text: str) -> str:
+def _status_class(text: str) -> tuple[str, bool]:
+    """(the class of STATUSES a status reads as, whether its words are known). A status
+    nobody listed is taken in as proposed: never in force until someone says so."""
     if not text:
-        return "accepted"  # MADR makes the status optional: an ADR that says nothing stands
-    low = " ".join(_LINK.sub(" ", text).lower().replace("*", " ").split())
+        return "accepted", True  # MADR makes the status optional: an ADR that says nothing stands
+    low = " ".join(_LINK.sub(" ", text).lower().replace("*", " ").replace("\u2019", "'").split())
     for words in sorted(_STATUS_WORDS, key=len, reverse=True):
-        if re.match(rf"{re.escape(words)}\b", low):
-            return _STATUS_WORDS[words]
-    raise InputError(f"{filename}: unknown status {text[:60]!r} (known: {', '.join(STATUSES)})")
+        if re.match(rf"{re.escape(words)}(?![\w'])", low):
+            return _STATUS_WORDS[words], True
+    return "proposed", False
+
+
+def _links(lines: list) -> list:
+    """The links to other ADRs that status lines and `## Links` items name, supersession aside
+    (that is _references'). Each reference takes the words before it ("Amends [5. X](…)");
+    a reference after `and` or a comma with no words of its own takes the previous words. A
+    link to something that is no ADR (a web page) is prose, not a link."""
+    out: list = []
+    for line in lines:
+        words: Optional[str] = None
+        at = 0
+        for m in _REFERENCE.finditer(line):
+            before = line[at : m.start()]
+            at = m.end()
+            chunk = re.split(r"[,;(]", before)[-1]
+            said = " ".join(chunk.replace("*", " ").replace("\u2019", "'").lower().strip(" \t-:.").split())
+            if said and said not in ("and", "&", "or"):
+                words = said
+            target = _reference_target(m)
+            if target is None or words is None or not _LINK_VERB.fullmatch(words) or len(words.split()) > 5:
+                continue
+            if _SUPERSEDED_BY.match(words) or _SUPERSEDES.match(words):
+                continue  # supersession: parents, not a link (_references)
+            rel, inward = _LINK_WORDS.get(words, ("-".join(words.replace("'", "").split()), False))
+            link = AdrLink(rel=rel, target=target, inward=inward)
+            if link not in out:
+                out.append(link)
+    return out
+
+
+def _reference_target(m: re.Match) -> Optional[str]:
+    """The ADR a reference names (a file name, or `ADR-0005`), or None for anything else."""
+    if m.group("bare"):
+        return m.group("bare")
+    target = m.group("target").split("#", 1)[0].rsplit("/", 1)[-1]
+    if target and is_adr_file(target):
+        return target
+    text = m.group("text").strip()
+    return text if not target and _ADR_NUMBER.fullmatch(text) else None
 
 
 def _references(texts: list) -> tuple:
@@ -302,9 +459,31 @@ def resolve_reference(ref: str, by_file: dict, by_number: dict) -> Optional[str]
 def entry_body(adr: Adr) -> str:
     """The body of an ADR's entry: its header fields, its text, and the marker line that
     ties every version of the ADR together (`adr: <file name>`)."""
-    head = "".join(f"{k}: {' '.join(v.split())}\n" for k, v in adr.header.items())
+    fields = dict(adr.header)
+    if adr.status_text:
+        fields[STATUS_HEADER] = _clip_status(adr.status_text)
+    head = "".join(f"{k}: {' '.join(v.split())}\n" for k, v in fields.items())
     text = f"{head}{adr.body}".strip()
     return f"{text}\n\n{MARKER}: {adr.filename}" if text else f"{MARKER}: {adr.filename}"
+
+
+def _clip_status(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_STATUS_CHARS else text[: MAX_STATUS_CHARS - 1].rstrip() + "\u2026"
+
+
+def without_status(body: str) -> str:
+    """An entry body without its `adr-status:` header line: what re-import compares, so that a
+    status rewritten without changing what it means (adr-tools' "Superseded by [7]…" on the
+    old record, "On hold" to "Draft") writes nothing."""
+    lines = body.split("\n")
+    for i, line in enumerate(lines):
+        key = line.split(":", 1)[0]
+        if key == STATUS_HEADER:
+            return "\n".join(lines[:i] + lines[i + 1 :])
+        if key not in HEADER_KEYS:
+            break
+    return body
 
 
 def marker_of(body: str) -> Optional[str]:

@@ -17,7 +17,18 @@ from datetime import datetime
 from difflib import get_close_matches
 from typing import Iterable, Optional
 
-HEADER_KEYS = ("thread", "pin", "action", "subject", "paths", "valid-from", "valid-until", "commit", "allow-secret")
+HEADER_KEYS = (
+    "thread",
+    "pin",
+    "action",
+    "subject",
+    "paths",
+    "valid-from",
+    "valid-until",
+    "commit",
+    "allow-secret",
+    "adr-status",  # the status an imported ADR's file gave, as written (app/adr.py)
+)
 CHECKPOINT_SECTIONS = ("goal", "done", "next", "blocked", "tried")
 
 _HEADER_LINE = re.compile(r"(?P<key>[a-z][a-z-]*):[ \t]+(?P<value>\S.*?)[ \t]*")
