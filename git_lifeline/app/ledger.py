@@ -8,8 +8,8 @@ write policy choose where the entry goes (agents.py).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
@@ -236,17 +236,14 @@ class Ledger:
         return self._memo[1]
 
     def state_as_of(self, when: str) -> truth.State:
-        """The truth as the ledger stood then: a ledger commit, or a date (entries recorded by then)."""
-        from ..core.entry import parse_ts
+        """The truth as the ledger stood then: a date in any form the other date flags take
+        (core/dates.py; a bare day means its end), or a ledger commit."""
+        from ..core.dates import FORMS_HELP, DateError, parse_when
 
         text = when.strip()
-        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-            day = parse_ts(text + "T00:00:00+00:00")
-            # the day's last microsecond (9999-12-31 has no next day to count back from)
-            limit = day.replace(hour=23, minute=59, second=59, microsecond=999999)
-        elif re.fullmatch(r"\d{4}-\d{2}-\d{2}T.*", text):
-            limit = parse_ts(text)
-        else:
+        try:
+            limit: Optional[datetime] = parse_when(text, what="--as-of").end
+        except DateError:
             limit = None
         if limit is not None:
             # Bitemporal: entries recorded by then, with validity windows read at then.
@@ -255,7 +252,7 @@ class Ledger:
             )
         commit = self.gr.resolve_commit(text)
         if commit is None:
-            raise InputError(f"--as-of {when!r}: not a date (YYYY-MM-DD[THH:MM:SSZ]) nor a commit")
+            raise InputError(f"--as-of {when!r}: neither a date ({FORMS_HELP}) nor a commit")
         head = self.head()
         if head is None or not self.gr.is_ancestor(commit, head):
             raise InputError(f"--as-of {when!r}: not a commit of line {self.line!r}")
