@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
 from ..core import truth
-from ..core.entry import KINDS, entry_order_key
+from ..core.entry import KINDS, abbrev, entry_order_key
 from ..core.status import REPLACED, Status, status_of
 from ..errors import InputError
 from ..git.fanout import AppendResult
@@ -88,7 +88,7 @@ def _correction_lines(
         verb = "Reverts" if is_revert(e.body) else "Revises"
         for p in e.parents:
             what = describe(p) if describe is not None else None
-            sentences.append(f"{verb} {p[:12]}" + (f" ({what})" if what else "") + ".")
+            sentences.append(f"{verb} {abbrev(p)}" + (f" ({what})" if what else "") + ".")
             trailers.append(f"Lifeline-{verb}: {p}\n")
     return sentences, trailers
 
@@ -262,7 +262,7 @@ class Ledger:
         st = st or self.state()
         key = truth.thread_key(thread, st.fold.opens)
         if key not in st.threads and key not in st.checkpoints:
-            known = ", ".join(sorted(k[:8] if len(k) == 64 else k for k in st.threads)) or "none"
+            known = ", ".join(sorted(abbrev(k) if len(k) == 64 else k for k in st.threads)) or "none"
             raise InputError(f"unknown thread {thread!r} in line {self.line!r} (threads: {known})")
         return key
 

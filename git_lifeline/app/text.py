@@ -6,14 +6,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..core.blocks import strip_header
-from ..core.entry import format_ts
+from ..core.entry import abbrev, format_ts
 from ..views.context_text import md, one_line, who
 from ..views.projection import fence_for
 
 if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
     from .ledger import Found
 
-__all__ = ["fence_for", "format_ts", "md", "one_line", "recall_hit", "recall_mode_fields", "who", "why_line"]
+__all__ = ["abbrev", "fence_for", "format_ts", "md", "one_line", "recall_hit", "recall_mode_fields", "who", "why_line"]
 
 
 def why_line(body: str, width: int = 200) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
+from .entry import abbrev
 from .supersession import Derived
 
 
@@ -25,7 +26,7 @@ class Conflict:
     def label(self) -> str:
         if self.subject is not None:
             return self.subject
-        return f"versions of {(self.versions_of or '')[:8]}"
+        return f"versions of {abbrev(self.versions_of or '')}"
 
 
 def group_conflicts(derived: Derived, facts: dict, decision_ids: Iterable[str]) -> list:

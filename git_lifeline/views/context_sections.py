@@ -18,7 +18,7 @@ from functools import partial
 from typing import Callable, Iterator, Optional
 
 from ..core import blocks
-from ..core.entry import Entry, entry_order_key
+from ..core.entry import Entry, abbrev, entry_order_key
 from ..core.status import status_of
 from ..core.truth import RECENT_COUNT, Checkpoint, State
 from . import context_text as tx
@@ -88,7 +88,7 @@ def decision_notes(inp: ContextInput, entry_id: str) -> tuple:
     others = inp.conflicts.get(entry_id)
     if others:
         subject = inp.state.fold.facts.get(entry_id, {}).get("subject", "")
-        ids = ", ".join(f"[{o[:8]}]" for o in others)
+        ids = ", ".join(f"[{abbrev(o)}]" for o in others)
         notes.append(f"⚠ conflicts with {ids} on '{tx.md(subject)}': both are in force; record a correction")
     if entry_id in inp.stale:
         notes.append(inp.stale[entry_id])

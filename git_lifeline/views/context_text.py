@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from ..core import blocks
-from ..core.entry import Entry
+from ..core.entry import Entry, abbrev
 from ..core.status import REPLACED, Status
 from ..core.truth import Checkpoint
 
@@ -151,6 +151,6 @@ def worst_marker(noun: str, count: int) -> str:
 
 
 def _marker(noun: str, count: int, first: list) -> str:
-    shown = ", ".join(i[:8] for i in first)
+    shown = ", ".join(abbrev(i) for i in first)
     more = f" +{count - MARKER_IDS} more" if count > MARKER_IDS else ""
     return f"_[… {count} {noun} omitted for the budget: {shown}{more}; `git lifeline show <id>`]_\n"
