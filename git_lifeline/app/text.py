@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING
 
 from ..core.blocks import strip_header
 from ..core.entry import abbrev, format_ts
-from ..views.context_text import md, one_line, who
+from ..views.context_text import agent_label, md, one_line, who
 from ..views.projection import fence_for
 
 if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
     from .ledger import Found
 
-__all__ = ["abbrev", "fence_for", "format_ts", "md", "one_line", "recall_hit", "recall_mode_fields", "who", "why_line"]
+__all__ = ["abbrev", "agent_label", "fence_for", "format_ts", "md", "one_line", "recall_hit", "recall_mode_fields", "who", "why_line"]
 
 
 def why_line(body: str, width: int = 200) -> str:

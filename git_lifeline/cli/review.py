@@ -42,9 +42,11 @@ def _one_line(text: str, width: int) -> str:
 
 
 def _who(content: Content) -> str:
+    from ..app.text import agent_label
+
     if content.agent == "human" and content.provider == "none":
         return content.author.split(" <", 1)[0]
-    return f"{content.agent} ({content.provider}/{content.model})"
+    return agent_label(content.agent, content.provider, content.model)
 
 
 def _proposal_json(p: Proposal) -> dict[str, object]:
@@ -199,7 +201,7 @@ def reject(ctx: click.Context, pids: str, why: str) -> None:
 def audit(ctx: click.Context, since: Optional[str], as_json: bool) -> None:
     """Every direct agent write and every decision on a proposal, with who and when."""
     from ..app.agents import Content, audited_fields
-    from ..app.text import format_ts
+    from ..app.text import agent_label, format_ts
 
     rows = _agents(ctx).audit(since)
     if as_json:
@@ -227,7 +229,7 @@ def audit(ctx: click.Context, since: Optional[str], as_json: bool) -> None:
         if r.type == "direct":
             say(
                 f"{when}  direct     entry {short(r.entry or '')}  {r.kind}: {r.summary}  "
-                f"— {r.agent} ({r.provider}/{r.model}) for {r.by}, rule {r.rule}"
+                f"— {agent_label(r.agent or '', r.provider or '', r.model or '')} for {r.by}, rule {r.rule}"
             )
             continue
         c = p.content if p is not None else unknown
