@@ -93,6 +93,14 @@ def _correction_lines(
     return sentences, trailers
 
 
+def kind_and_summary(e: Entry) -> str:
+    """`kind: summary`, what a commit subject and a correction's paragraph call an entry; a
+    summary that already opens with its kind (a checkpoint's derived `checkpoint main: ...`)
+    is not prefixed again."""
+    first = e.summary.split(maxsplit=1)[0].rstrip(":").lower() if e.summary.strip() else ""
+    return e.summary if first == e.kind else f"{e.kind}: {e.summary}"
+
+
 def commit_message(
     entries: list[Entry], describe: Optional[Callable[[str], Optional[str]]] = None, subject: Optional[str] = None
 ) -> str:
@@ -107,7 +115,7 @@ def commit_message(
         e = entries[0]
         body = f"\n\n{e.body}" if e.body else ""
         note = f"\n\n{corrects}" if corrects else ""
-        return f"{subject or f'{e.kind}: {e.summary}'}{body}{note}\n\nLifeline-Id: {e.id}\n{''.join(trailers)}"
+        return f"{subject or kind_and_summary(e)}{body}{note}\n\nLifeline-Id: {e.id}\n{''.join(trailers)}"
     listed = ordered[:MESSAGE_IDS]
     paragraphs = [subject or f"lifeline: add {len(entries)} entries"]
     if corrects:
@@ -488,7 +496,7 @@ class Ledger:
     def describe(self, entry_id: str) -> Optional[str]:
         """`kind: summary` of an entry of the line, or None (what a commit message names)."""
         e = self.store.read(entry_id)
-        return f"{e.kind}: {e.summary}" if e is not None else None
+        return kind_and_summary(e) if e is not None else None
 
     def append(self, entries: list[Entry], subject: Optional[str] = None) -> AppendResult:
         """Write planned entries in one commit (those already present are not written again).
