@@ -184,13 +184,21 @@ def plan_close(
     entries = []
     closing_body = text
     if decision:
-        first = text.splitlines()[0].strip()
-        decided = led.plan_entry(writer.draft("decision", _clip(summary or first), with_headers(text, headers), [e.id]))
+        decided = led.plan_entry(
+            writer.draft("decision", _clip(summary or _answered(e.summary, text)), with_headers(text, headers), [e.id])
+        )
         entries.append(decided)
         closing_body = f"{text}\n\nDecided: {decided.id} ({_clip(decided.summary)[:120]})."
     closing = led.plan_entry(writer.draft("correction", _clip(f"closed: {e.summary}"), closing_body, [e.id]))
     entries.append(closing)
     return Edit(entries, f"close {abbrev(e.id)}: {_clip(e.summary)}", decision=decided, correction=closing)
+
+
+def _answered(question: str, answer: str) -> str:
+    """A decision's default summary: the question with the answer's first line, so the
+    decision read alone still says what it decides ("Which queue? RabbitMQ")."""
+    asked, first = " ".join(question.split()), answer.splitlines()[0].strip()
+    return f"{asked} {first}" if asked.endswith("?") else f"{asked}: {first}"
 
 
 def plan_resolve(

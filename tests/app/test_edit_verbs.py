@@ -126,7 +126,7 @@ def test_an_answer_that_decides_something_becomes_a_decision_in_force(repo):
     (d,) = st.decision_ids
     decision = st.by_id[d]
     assert decision.kind == "decision" and decision.parents == [o]
-    assert decision.summary == "RabbitMQ: the team runs it."
+    assert decision.summary == "Which queue? RabbitMQ: the team runs it."  # the question read with its answer
     assert decision.body.startswith("paths: queue/**\n\nRabbitMQ: the team runs it.")
     assert st.open_ids == []
     closing = next(e for e in open_ledger(repo).entries() if e.kind == "correction")
