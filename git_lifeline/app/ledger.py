@@ -274,13 +274,16 @@ class Ledger:
             raise InputError(f"unknown thread {thread!r} in line {self.line!r} (threads: {known})")
         return key
 
-    def stale(self, since: Optional[str] = None, st: Optional[truth.State] = None) -> list[Staleness]:
-        """Decisions in force whose code (their `paths:`) changed after they were made."""
+    def stale(
+        self, since: Optional[str] = None, st: Optional[truth.State] = None, flag: str = "--since-commit"
+    ) -> list[Staleness]:
+        """Decisions in force whose code (their `paths:`) changed after they were made (after
+        the code commit `since`, given by the option `flag`, when given)."""
         from ..git.history import find_stale
 
         st = st or self.state()
         if since is not None and not self.gr.names_commit(since):
-            raise InputError(f"--since {since!r}: not a commit")
+            raise InputError(f"{flag} {since!r}: not a commit")
         return find_stale(
             self.gr, st.fold.facts, self.checks.rechecked(st), st.decision_ids, since_rev=since, store=self.store
         )
@@ -304,7 +307,7 @@ class Ledger:
                 f"--since {since!r} names a commit: that form is deprecated, "
                 f"use --since-commit {since} (--since takes a date, as everywhere else)"
             )
-            return self.stale(since=since)
+            return self.stale(since=since, flag="--since")
         # The newest commit on HEAD recorded before then: commits after it are "since".
         return self.stale(since=self.gr.last_commit_before(int(when.start.timestamp())))
 

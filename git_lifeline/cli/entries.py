@@ -507,9 +507,12 @@ def stale(ctx: click.Context, since: Optional[str], since_commit: Optional[str],
 
 @click.command()
 @click.option("--json", "as_json", is_flag=True)
+@click.option(
+    "--exit-code", "exit_code", is_flag=True, help="Exit 1 when there are conflicts, 0 when none (as git diff)."
+)
 @line_option
 @click.pass_context
-def conflicts(ctx: click.Context, as_json: bool) -> None:
+def conflicts(ctx: click.Context, as_json: bool, exit_code: bool) -> None:
     """Decisions in force about the same subject that disagree (no correction between them)."""
     st = open_ledger(ctx, existing=True).state()
     groups = st.conflicts
@@ -517,19 +520,21 @@ def conflicts(ctx: click.Context, as_json: bool) -> None:
         echo_json(
             [{"subject": subj, "ids": ids, "summaries": [st.by_id[i].summary for i in ids]} for subj, ids in groups]
         )
-        return
-    page(ctx)
-    if not groups:
-        say("no conflicting decisions in force")
-    for subj, ids in groups:
-        say(f"'{visible(subj)}': {len(ids)} decisions in force")
-        for i in ids:
-            say(f"  {short(i)}  {visible(st.by_id[i].summary)}")
-    if groups:
-        say(
-            "resolve one: git lifeline resolve ID (keep ID, revert the others) "
-            "or git lifeline resolve ID --summary TEXT --body WHY (one new decision for them all)"
-        )
+    else:
+        page(ctx)
+        if not groups:
+            say("no conflicting decisions in force")
+        for subj, ids in groups:
+            say(f"'{visible(subj)}': {len(ids)} decisions in force")
+            for i in ids:
+                say(f"  {short(i)}  {visible(st.by_id[i].summary)}")
+        if groups:
+            say(
+                "resolve one: git lifeline resolve ID (keep ID, revert the others) "
+                "or git lifeline resolve ID --summary TEXT --body WHY (one new decision for them all)"
+            )
+    if exit_code and groups:
+        sys.exit(1)
 
 
 @click.command()
