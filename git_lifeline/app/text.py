@@ -13,7 +13,18 @@ from ..views.projection import fence_for
 if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
     from .ledger import Found
 
-__all__ = ["abbrev", "agent_label", "fence_for", "format_ts", "md", "one_line", "recall_hit", "recall_mode_fields", "who", "why_line"]
+__all__ = [
+    "abbrev",
+    "agent_label",
+    "fence_for",
+    "format_ts",
+    "md",
+    "one_line",
+    "recall_hit",
+    "recall_mode_fields",
+    "who",
+    "why_line",
+]
 
 
 def why_line(body: str, width: int = 200) -> str:
