@@ -93,6 +93,23 @@ def _correction_lines(
     return sentences, trailers
 
 
+def paths_matching_nothing(gr: GitRepo, body: str) -> list[str]:
+    """A warning per pathspec of the `paths:` header that matches no file: recorded as
+    given (the code may come later), but such a decision can never be marked stale."""
+    from ..core import blocks
+    from ..git.codelog import unmatched_pathspecs
+    from ..git.history import pathspecs
+
+    value = blocks.field(body, "paths")
+    if not value:
+        return []
+    return [
+        f"paths: {spec!r} matches no file in the work tree; the decision is recorded, but no code "
+        "change can mark it stale until a file matches (check the pathspec)"
+        for spec in unmatched_pathspecs(gr, pathspecs(value))
+    ]
+
+
 def kind_and_summary(e: Entry) -> str:
     """`kind: summary`, what a commit subject and a correction's paragraph call an entry; a
     summary that already opens with its kind (a checkpoint's derived `checkpoint main: ...`)
@@ -453,26 +470,10 @@ class Ledger:
         )
         refuse_bad_headers(entry)
         self.checks.refuse_bad_time(entry, times, now)
-        for warning in blocks.header_warnings(entry.body, entry.kind) + self._paths_matching_nothing(entry.body):
+        for warning in blocks.header_warnings(entry.body, entry.kind) + paths_matching_nothing(self.gr, entry.body):
             if warning not in self.warnings:
                 self.warnings.append(warning)
         return entry
-
-    def _paths_matching_nothing(self, body: str) -> list[str]:
-        """A warning per pathspec of the `paths:` header that matches no file: recorded as
-        given (the code may come later), but such a decision can never be marked stale."""
-        from ..core import blocks
-        from ..git.codelog import unmatched_pathspecs
-        from ..git.history import pathspecs
-
-        value = blocks.field(body, "paths")
-        if not value:
-            return []
-        return [
-            f"paths: {spec!r} matches no file in the work tree; the decision is recorded, but no code "
-            "change can mark it stale until a file matches (check the pathspec)"
-            for spec in unmatched_pathspecs(self.gr, pathspecs(value))
-        ]
 
     def plan_checkpoint(
         self,
