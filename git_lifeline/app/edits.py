@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from ..core import blocks, truth
-from ..core.entry import MAX_SUMMARY_CHARS
+from ..core.entry import MAX_SUMMARY_CHARS, abbrev
 from ..errors import InputError
 from .draft import HUMAN, NO_HEADERS, Headers, Writer
 from .entry_view import REAFFIRM_PREFIX, entry_view
@@ -103,13 +103,13 @@ def _refuse_if_replaced(led: Ledger, e: Entry, verb: str) -> None:
     reverts = [c for c, revert in acting if revert]
     if revisions:
         raise InputError(
-            f"{e.id[:12]} is already superseded by {revisions[0][:12]}; {verb} that one "
-            f"(git lifeline {verb} {revisions[0][:12]})"
+            f"{abbrev(e.id)} is already superseded by {abbrev(revisions[0])}; {verb} that one "
+            f"(git lifeline {verb} {abbrev(revisions[0])})"
         )
     if reverts:
         raise InputError(
-            f"{e.id[:12]} was withdrawn by {reverts[0][:12]}; revert that revert to put it back "
-            f"(git lifeline revert {reverts[0][:12]})"
+            f"{abbrev(e.id)} was withdrawn by {abbrev(reverts[0])}; revert that revert to put it back "
+            f"(git lifeline revert {abbrev(reverts[0])})"
         )
 
 
@@ -125,20 +125,20 @@ def plan_revise(
     e = _target(led, ref)
     if e.kind == "open":
         raise InputError(
-            f"{e.id[:12]} is an open item: answer it with git lifeline close {e.id[:12]} --answer TEXT "
+            f"{abbrev(e.id)} is an open item: answer it with git lifeline close {abbrev(e.id)} --answer TEXT "
             "(a correction of an open closes it)"
         )
     if e.kind == "checkpoint":
-        raise InputError(f"{e.id[:12]} is a checkpoint: record a new one with git lifeline checkpoint")
+        raise InputError(f"{abbrev(e.id)} is a checkpoint: record a new one with git lifeline checkpoint")
     if e.kind == "correction" and truth.is_revert(e.body):
-        raise InputError(f"{e.id[:12]} is a revert: undo it with git lifeline revert {e.id[:12]}")
+        raise InputError(f"{abbrev(e.id)} is a revert: undo it with git lifeline revert {abbrev(e.id)}")
     _refuse_if_replaced(led, e, "revise")
     text = with_headers(_why(body, "revise"), headers)
     given = blocks.header_fields(text)
     carried = {k: v for k, v in blocks.header_fields(e.body).items() if k in _CARRIED and k not in given}
     text = blocks.with_header(text, carried)
     entry = led.plan_entry(writer.draft("correction", (summary or e.summary).strip(), text, [e.id]))
-    return Edit([entry], f"revise {e.id[:12]}: {_clip(entry.summary)}", correction=entry)
+    return Edit([entry], f"revise {abbrev(e.id)}: {_clip(entry.summary)}", correction=entry)
 
 
 def plan_revert(led: Ledger, ref: str, body: Optional[str] = None, writer: Writer = HUMAN) -> Edit:
@@ -146,12 +146,12 @@ def plan_revert(led: Ledger, ref: str, body: Optional[str] = None, writer: Write
     e = _target(led, ref)
     reverts = [c for c, revert in _acting_corrections(led, e.id) if revert]
     if reverts:
-        raise InputError(f"{e.id[:12]} is already withdrawn by {reverts[0][:12]}; nothing to revert")
-    why = (body or "").strip() or f"Reverts {e.id[:12]} ({e.kind}: {_clip(e.summary)[:120]})."
+        raise InputError(f"{abbrev(e.id)} is already withdrawn by {abbrev(reverts[0])}; nothing to revert")
+    why = (body or "").strip() or f"Reverts {abbrev(e.id)} ({e.kind}: {_clip(e.summary)[:120]})."
     entry = led.plan_entry(
         writer.draft("correction", _clip(f"revert: {e.summary}"), f"action: revert\n\n{why}", [e.id])
     )
-    return Edit([entry], f"revert {e.id[:12]}: {_clip(e.summary)}", correction=entry)
+    return Edit([entry], f"revert {abbrev(e.id)}: {_clip(e.summary)}", correction=entry)
 
 
 def plan_close(
@@ -168,13 +168,13 @@ def plan_close(
     e = _target(led, ref)
     if e.kind != "open":
         raise InputError(
-            f"{e.id[:12]} is a {e.kind}, not an open item; close takes an open "
-            f"(to withdraw it: git lifeline revert {e.id[:12]})"
+            f"{abbrev(e.id)} is a {e.kind}, not an open item; close takes an open "
+            f"(to withdraw it: git lifeline revert {abbrev(e.id)})"
         )
     st = led.state()
     if e.id not in st.open_ids:
         closers = [c for c, _ in _acting_corrections(led, e.id)]
-        raise InputError(f"{e.id[:12]} is already closed" + (f" by {closers[0][:12]}" if closers else ""))
+        raise InputError(f"{abbrev(e.id)} is already closed" + (f" by {abbrev(closers[0])}" if closers else ""))
     text = (answer or "").strip()
     if not text:
         raise InputError("close: --answer TEXT is required (what was found or decided)")
@@ -186,13 +186,21 @@ def plan_close(
     entries = []
     closing_body = text
     if decision:
-        first = text.splitlines()[0].strip()
-        decided = led.plan_entry(writer.draft("decision", _clip(summary or first), with_headers(text, headers), [e.id]))
+        decided = led.plan_entry(
+            writer.draft("decision", _clip(summary or _answered(e.summary, text)), with_headers(text, headers), [e.id])
+        )
         entries.append(decided)
         closing_body = f"{text}\n\nDecided: {decided.id} ({_clip(decided.summary)[:120]})."
     closing = led.plan_entry(writer.draft("correction", _clip(f"closed: {e.summary}"), closing_body, [e.id]))
     entries.append(closing)
-    return Edit(entries, f"close {e.id[:12]}: {_clip(e.summary)}", decision=decided, correction=closing)
+    return Edit(entries, f"close {abbrev(e.id)}: {_clip(e.summary)}", decision=decided, correction=closing)
+
+
+def _answered(question: str, answer: str) -> str:
+    """A decision's default summary: the question with the answer's first line, so the
+    decision read alone still says what it decides ("Which queue? RabbitMQ")."""
+    asked, first = " ".join(question.split()), answer.splitlines()[0].strip()
+    return f"{asked} {first}" if asked.endswith("?") else f"{asked}: {first}"
 
 
 def plan_resolve(
@@ -210,18 +218,20 @@ def plan_resolve(
     groups = st.conflicts_of(e.id)
     if not groups:
         why = "is not a decision in force" if e.id not in st.decision_ids else "is in no conflict"
-        raise InputError(f"{e.id[:12]} {why} (git lifeline conflicts lists the conflicts)")
+        raise InputError(f"{abbrev(e.id)} {why} (git lifeline conflicts lists the conflicts)")
     members = sorted({i for g in groups for i in g.ids})
     label = ", ".join(f"'{g.label}'" for g in groups)
     if summary is None:
         if headers:
             raise InputError("--subject/--paths/--valid-from/--valid-until describe a new decision: add --summary")
         others = [i for i in members if i != e.id]
-        why = (body or "").strip() or f"Resolved the conflict on {label}: kept {e.id[:12]} ({_clip(e.summary)[:120]})."
+        why = (
+            body or ""
+        ).strip() or f"Resolved the conflict on {label}: kept {abbrev(e.id)} ({_clip(e.summary)[:120]})."
         entry = led.plan_entry(
             writer.draft("correction", _clip(f"resolve: keep {e.summary}"), f"action: revert\n\n{why}", others)
         )
-        edit = Edit([entry], f"resolve {label}: keep {e.id[:12]}", correction=entry)
+        edit = Edit([entry], f"resolve {label}: keep {abbrev(e.id)}", correction=entry)
         kept = e.id
     else:
         text = with_headers(_why(body, "resolve --summary"), headers)
@@ -234,8 +244,8 @@ def plan_resolve(
         left = sorted({i for g in after.conflicts_of(kept) for i in g.ids} - {kept})
         hint = " (reverting them puts back what they had replaced, which conflicts again)" if summary is None else ""
         raise InputError(
-            f"this would leave {kept[:12]} in conflict with {', '.join(i[:12] for i in left) or 'nothing'}"
-            f"{hint}; replace them all instead: git lifeline resolve {e.id[:12]} --summary TEXT --body WHY"
+            f"this would leave {abbrev(kept)} in conflict with {', '.join(abbrev(i) for i in left) or 'nothing'}"
+            f"{hint}; replace them all instead: git lifeline resolve {abbrev(e.id)} --summary TEXT --body WHY"
         )
     return edit
 

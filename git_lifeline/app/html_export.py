@@ -6,6 +6,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Optional
 
 from ..core import blocks
+from ..core.entry import abbrev
 from ..core.status import status_of
 from ..core.supersession import acting
 from ..core.truth import is_revert
@@ -81,7 +82,7 @@ def build_view_model(led: "Ledger", now: Optional[datetime] = None) -> ViewModel
         expired=tuple(st.expired),
         threads=tuple(_threads(st, by_id)),
         identity=st.identity_id,
-        warnings=tuple(f"entry {b[:12]} does not match its id: left out" for b in st.broken),
+        warnings=tuple(f"entry {abbrev(b)} does not match its id: left out" for b in st.broken),
     )
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional
 
+from ..core.entry import abbrev
 from ..errors import InputError
 from ..git.bulk import BulkWriter
 from ..git.fanout import AppendResult
@@ -129,7 +130,7 @@ def migrate(led: Ledger, source: Path, strict: bool = False) -> MigrateReport:
     if bad and strict:
         raise InputError(
             f"{len(bad)} entr{'y' if len(bad) == 1 else 'ies'} in {source} do not match their recorded id "
-            f"(first: {bad[0].id[:12]} '{bad[0].summary[:40]}'); nothing was written"
+            f"(first: {abbrev(bad[0].id)} '{bad[0].summary[:40]}'); nothing was written"
         )
     known = {e.id for e in good}
     index = LineIndex.scan(led.gr)
@@ -141,7 +142,7 @@ def migrate(led: Ledger, source: Path, strict: bool = False) -> MigrateReport:
         ]  # cross-line parents count
         if missing:
             raise InputError(
-                f"{source}: entry {e.id[:12]} names parent {missing[0][:12]} which is in "
+                f"{source}: entry {abbrev(e.id)} names parent {abbrev(missing[0])} which is in "
                 "neither the file nor the line; nothing was written"
             )
     result = _bulk_append(led, good) if good else AppendResult([], [], None)

@@ -8,13 +8,13 @@ write policy choose where the entry goes (agents.py).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
 from ..core import truth
-from ..core.entry import KINDS, entry_order_key
+from ..core.entry import KINDS, abbrev, entry_order_key
 from ..core.status import status_of
 from ..errors import DedupKeyConflict, InputError
 from ..git.fanout import AppendResult
@@ -71,9 +71,34 @@ def _correction_lines(
         verb = "Reverts" if is_revert(e.body) else "Revises"
         for p in e.parents:
             what = describe(p) if describe is not None else None
-            sentences.append(f"{verb} {p[:12]}" + (f" ({what})" if what else "") + ".")
+            sentences.append(f"{verb} {abbrev(p)}" + (f" ({what})" if what else "") + ".")
             trailers.append(f"Lifeline-{verb}: {p}\n")
     return sentences, trailers
+
+
+def paths_matching_nothing(gr: GitRepo, body: str) -> list[str]:
+    """A warning per pathspec of the `paths:` header that matches no file: recorded as
+    given (the code may come later), but such a decision can never be marked stale."""
+    from ..core import blocks
+    from ..git.codelog import unmatched_pathspecs
+    from ..git.history import pathspecs
+
+    value = blocks.field(body, "paths")
+    if not value:
+        return []
+    return [
+        f"paths: {spec!r} matches no file in the work tree; the decision is recorded, but no code "
+        "change can mark it stale until a file matches (check the pathspec)"
+        for spec in unmatched_pathspecs(gr, pathspecs(value))
+    ]
+
+
+def kind_and_summary(e: Entry) -> str:
+    """`kind: summary`, what a commit subject and a correction's paragraph call an entry; a
+    summary that already opens with its kind (a checkpoint's derived `checkpoint main: ...`)
+    is not prefixed again."""
+    first = e.summary.split(maxsplit=1)[0].rstrip(":").lower() if e.summary.strip() else ""
+    return e.summary if first == e.kind else f"{e.kind}: {e.summary}"
 
 
 def commit_message(
@@ -90,7 +115,7 @@ def commit_message(
         e = entries[0]
         body = f"\n\n{e.body}" if e.body else ""
         note = f"\n\n{corrects}" if corrects else ""
-        return f"{subject or f'{e.kind}: {e.summary}'}{body}{note}\n\nLifeline-Id: {e.id}\n{''.join(trailers)}"
+        return f"{subject or kind_and_summary(e)}{body}{note}\n\nLifeline-Id: {e.id}\n{''.join(trailers)}"
     listed = ordered[:MESSAGE_IDS]
     paragraphs = [subject or f"lifeline: add {len(entries)} entries"]
     if corrects:
@@ -219,17 +244,14 @@ class Ledger:
         return self._memo[1]
 
     def state_as_of(self, when: str) -> truth.State:
-        """The truth as the ledger stood then: a ledger commit, or a date (entries recorded by then)."""
-        from ..core.entry import parse_ts
+        """The truth as the ledger stood then: a date in any form the other date flags take
+        (core/dates.py; a bare day means its end), or a ledger commit."""
+        from ..core.dates import FORMS_HELP, DateError, parse_when
 
         text = when.strip()
-        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-            day = parse_ts(text + "T00:00:00+00:00")
-            # the day's last microsecond (9999-12-31 has no next day to count back from)
-            limit = day.replace(hour=23, minute=59, second=59, microsecond=999999)
-        elif re.fullmatch(r"\d{4}-\d{2}-\d{2}T.*", text):
-            limit = parse_ts(text)
-        else:
+        try:
+            limit: Optional[datetime] = parse_when(text, what="--as-of").end
+        except DateError:
             limit = None
         if limit is not None:
             # Bitemporal: entries recorded by then, with validity windows read at then.
@@ -238,7 +260,7 @@ class Ledger:
             )
         commit = self.gr.resolve_commit(text)
         if commit is None:
-            raise InputError(f"--as-of {when!r}: not a date (YYYY-MM-DD[THH:MM:SSZ]) nor a commit")
+            raise InputError(f"--as-of {when!r}: neither a date ({FORMS_HELP}) nor a commit")
         head = self.head()
         if head is None or not self.gr.is_ancestor(commit, head):
             raise InputError(f"--as-of {when!r}: not a commit of line {self.line!r}")
@@ -248,26 +270,35 @@ class Ledger:
         st = st or self.state()
         key = truth.thread_key(thread, st.fold.opens)
         if key not in st.threads and key not in st.checkpoints:
-            known = ", ".join(sorted(k[:8] if len(k) == 64 else k for k in st.threads)) or "none"
+            known = ", ".join(sorted(abbrev(k) if len(k) == 64 else k for k in st.threads)) or "none"
             raise InputError(f"unknown thread {thread!r} in line {self.line!r} (threads: {known})")
         return key
 
     def stale(
-        self, since: Optional[str] = None, st: Optional[truth.State] = None, rev: str = "HEAD"
+        self,
+        since: Optional[str] = None,
+        st: Optional[truth.State] = None,
+        rev: str = "HEAD",
+        flag: str = "--since-commit",
     ) -> list[Staleness]:
         """Decisions in force whose code (their `paths:`) changed after they were made, in
         the history of `rev` (a full commit id or HEAD), strongest first."""
-        return self.staleness(since, st, rev).stale
+        return self.staleness(since, st, rev, flag).stale
 
     def staleness(
-        self, since: Optional[str] = None, st: Optional[truth.State] = None, rev: str = "HEAD"
+        self,
+        since: Optional[str] = None,
+        st: Optional[truth.State] = None,
+        rev: str = "HEAD",
+        flag: str = "--since-commit",
     ) -> StaleFindings:
-        """`stale`, and the decisions whose staleness a shallow clone cannot tell."""
+        """`stale`, and the decisions whose staleness a shallow clone cannot tell (`flag`: the
+        option that gave `since`, named when it is not a commit)."""
         from ..git.history import find_stale
 
         st = st or self.state()
         if since is not None and not self.gr.names_commit(since):
-            raise InputError(f"--since {since!r}: not a commit")
+            raise InputError(f"{flag} {since!r}: not a commit")
         return find_stale(
             self.gr, st.fold.facts, self.checks.rechecked(st), st.decision_ids, rev, since_rev=since, store=self.store
         )
@@ -291,7 +322,7 @@ class Ledger:
                 f"--since {since!r} names a commit: that form is deprecated, "
                 f"use --since-commit {since} (--since takes a date, as everywhere else)"
             )
-            return self.staleness(since=since)
+            return self.staleness(since=since, flag="--since")
         # The newest commit on HEAD recorded before then: commits after it are "since".
         return self.staleness(since=self.gr.last_commit_before(int(when.start.timestamp())))
 
@@ -425,7 +456,7 @@ class Ledger:
         )
         refuse_bad_headers(entry)
         self.checks.refuse_bad_time(entry, times, now)
-        for warning in blocks.header_warnings(entry.body, entry.kind):
+        for warning in blocks.header_warnings(entry.body, entry.kind) + paths_matching_nothing(self.gr, entry.body):
             if warning not in self.warnings:
                 self.warnings.append(warning)
         return entry
@@ -482,7 +513,7 @@ class Ledger:
     def describe(self, entry_id: str) -> Optional[str]:
         """`kind: summary` of an entry of the line, or None (what a commit message names)."""
         e = self.store.read(entry_id)
-        return f"{e.kind}: {e.summary}" if e is not None else None
+        return kind_and_summary(e) if e is not None else None
 
     def append(self, entries: list[Entry], subject: Optional[str] = None) -> AppendResult:
         """Write planned entries in one commit (those already present are not written again).

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Iterable, Optional
 
 from ..core import truth
+from ..core.entry import abbrev
 from ..errors import InputError, LifelineError
 from ..git.repo import GitRepo
 from ..git.store import LineStore
@@ -73,7 +74,7 @@ class WriteChecks:
                 e.ts, self.parent_times(e.parents, batch), now, skew
             )
             if why:
-                raise InputError(f"entry {e.id[:12]} ('{e.summary[:40]}'): {why}; nothing was written")
+                raise InputError(f"entry {abbrev(e.id)} ('{e.summary[:40]}'): {why}; nothing was written")
 
     def rechecked(self, st: truth.State) -> dict[str, datetime]:
         """decision id -> ts of its latest re-check: a human's entry naming it, or an agent's

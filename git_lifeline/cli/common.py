@@ -319,7 +319,10 @@ def entry_dict(e: Entry) -> dict[str, object]:
 
 
 def short(sha: Optional[str]) -> str:
-    return sha[:12] if sha else "-"
+    """An id as a human is shown it (app.text.abbrev), or "-" for none."""
+    from ..app.text import abbrev
+
+    return abbrev(sha) if sha else "-"
 
 
 def plural(k: int, one: str = "entry", many: str = "entries") -> str:

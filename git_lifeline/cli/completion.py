@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Optional, Union
 
 import click
 
+from .common import short
+
 if TYPE_CHECKING:  # annotations only: completion opens the workspace only when asked
     from ..app.workspace import Workspace
 
@@ -336,7 +338,7 @@ def _values(kind: str, current: str, w: _Words) -> Candidates:
         st = led.state()
         out = []
         for key in sorted(set(st.threads) | set(st.checkpoints)):
-            label = key if len(key) != 64 else key[:12]
+            label = key if len(key) != 64 else short(key)
             if label.startswith(current):
                 out.append((label, st.by_id[key].summary if key in st.by_id else ""))
         return out
@@ -349,7 +351,7 @@ def _values(kind: str, current: str, w: _Words) -> Candidates:
     from ..app.listing import id_candidates
 
     only = None if kind == "id" else kind
-    return [(i[:12], d) for i, d in id_candidates(led, current, only=only)]
+    return [(short(i), d) for i, d in id_candidates(led, current, only=only)]
 
 
 def _workspace() -> Optional[Workspace]:

@@ -17,6 +17,7 @@ from .common import (
     open_ledger,
     quiet_option,
     read_text,
+    short,
 )
 from .terminal import info
 
@@ -124,7 +125,7 @@ def revise(
         ctx, plan_revise, ref, summary, body, body_file, author, headers_from(paths, subject, valid_from, valid_until)
     )
     _finish(
-        ctx, plan, as_json, f"{plan.correction.parents[0][:12]} is superseded; in force now: {plan.correction.short}"
+        ctx, plan, as_json, f"{short(plan.correction.parents[0])} is superseded; in force now: {plan.correction.short}"
     )
 
 
@@ -145,7 +146,7 @@ def revert(
 
     led = open_ledger(ctx, existing=True)
     plan = plan_revert(led, ref, _body(body, body_file), writer=Writer(author=author))
-    _finish(ctx, plan, as_json, f"{plan.correction.parents[0][:12]} is withdrawn")
+    _finish(ctx, plan, as_json, f"{short(plan.correction.parents[0])} is withdrawn")
 
 
 @click.command()
@@ -203,7 +204,7 @@ def close(
         headers=headers_from(paths, subject, valid_from, valid_until),
         writer=Writer(author=author),
     )
-    target = plan.correction.parents[0][:12]
+    target = short(plan.correction.parents[0])
     _finish(
         ctx,
         plan,
@@ -240,9 +241,9 @@ def resolve(
     )
     e = plan.correction
     done = (
-        f"kept {(plan.kept or '')[:12]}; withdrawn: {', '.join(p[:12] for p in e.parents)}"
+        f"kept {short(plan.kept or '')}; withdrawn: {', '.join(short(p) for p in e.parents)}"
         if summary is None
-        else f"in force now: {e.short}; replaced: {', '.join(p[:12] for p in e.parents)}"
+        else f"in force now: {e.short}; replaced: {', '.join(short(p) for p in e.parents)}"
     )
     _finish(ctx, plan, as_json, done)
 

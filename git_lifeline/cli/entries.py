@@ -25,6 +25,7 @@ from .common import (
     page,
     quiet_option,
     say_behind,
+    short,
 )
 from .listing import ONELINE
 from .terminal import echo_painted, info, output, say
@@ -155,17 +156,17 @@ def show(ctx: click.Context, ref: str, as_json: bool) -> None:
             continue
         field(
             link.how,
-            f"{link.id[:12]} {link.entry.kind}: {link.entry.summary}"
+            f"{short(link.id)} {link.entry.kind}: {link.entry.summary}"
             + ("" if link.acts else "  (no longer: this correction was reverted)"),
         )
     for missing in view.missing:
-        field("names", f"{missing[:12]} (not in this line)")
+        field("names", f"{short(missing)} (not in this line)")
     for link in view.superseded_by:
         if link.entry is None:
             continue
         field(
             "reverted by" if link.how == "reverts" else "revised by",
-            f"{link.id[:12]} {link.entry.kind}: {link.entry.summary}"
+            f"{short(link.id)} {link.entry.kind}: {link.entry.summary}"
             + ("" if link.acts else "  (itself reverted: it does not act)"),
         )
     for again in view.reaffirmed_by:
@@ -352,7 +353,7 @@ def recall(ctx: click.Context, query: str, k: int, as_json: bool) -> None:
     for f in recalled.hits or recalled.nearest:
         mark = "" if f.in_force else "  " + o.paint(f"({f.status})", "bad")
         echo_painted(
-            f"{o.paint(f.entry.id[:8], 'id')}  {o.paint(f'{f.entry.kind:<11}', 'kind')} "
+            f"{o.paint(short(f.entry.id), 'id')}  {o.paint(f'{f.entry.kind:<11}', 'kind')} "
             f"{visible(f.entry.summary)}{mark}"
         )
         echo_painted(f"          {strength_words(f)}")
@@ -449,7 +450,7 @@ def resume(ctx: click.Context, thread: Optional[str], as_json: bool) -> None:
         say("no checkpoint yet")
     for c in cps:
         say(
-            f"{visible(c.thread if len(c.thread) != 64 else c.thread[:8])}  {c.entry.short}  {visible(c.entry.summary)}"
+            f"{visible(c.thread if len(c.thread) != 64 else short(c.thread))}  {c.entry.short}  {visible(c.entry.summary)}"
         )
         for name, items in c.sections.items():
             for item in items:
@@ -534,8 +535,8 @@ def stale(ctx: click.Context, since: Optional[str], since_commit: Optional[str],
     st = led.state()
     for s in found if show_all else found[:STALE_SHOWN]:
         say(
-            f"{s.decision[:8]}  {visible(st.by_id[s.decision].summary)}\n  {visible(s.mark())} "
-            f"({', '.join(c[:8] for c in s.commits[:5])}{' …' if len(s.commits) > 5 else ''})"
+            f"{short(s.decision)}  {visible(st.by_id[s.decision].summary)}\n  {visible(s.mark())} "
+            f"({', '.join(short(c) for c in s.commits[:5])}{' …' if len(s.commits) > 5 else ''})"
         )
     if not show_all and len(found) > STALE_SHOWN:
         say(f"… and {len(found) - STALE_SHOWN} more, weaker (git lifeline stale --all)")
@@ -548,9 +549,12 @@ def stale(ctx: click.Context, since: Optional[str], since_commit: Optional[str],
 
 @click.command()
 @click.option("--json", "as_json", is_flag=True)
+@click.option(
+    "--exit-code", "exit_code", is_flag=True, help="Exit 1 when there are conflicts, 0 when none (as git diff)."
+)
 @line_option
 @click.pass_context
-def conflicts(ctx: click.Context, as_json: bool) -> None:
+def conflicts(ctx: click.Context, as_json: bool, exit_code: bool) -> None:
     """Decisions in force about the same subject that disagree (no correction between them)."""
     led, caught = open_reading(ctx)
     say_behind(caught)
@@ -560,19 +564,21 @@ def conflicts(ctx: click.Context, as_json: bool) -> None:
         echo_json(
             [{"subject": subj, "ids": ids, "summaries": [st.by_id[i].summary for i in ids]} for subj, ids in groups]
         )
-        return
-    page(ctx)
-    if not groups:
-        say("no conflicting decisions in force")
-    for subj, ids in groups:
-        say(f"'{visible(subj)}': {len(ids)} decisions in force")
-        for i in ids:
-            say(f"  {i[:8]}  {visible(st.by_id[i].summary)}")
-    if groups:
-        say(
-            "resolve one: git lifeline resolve ID (keep ID, revert the others) "
-            "or git lifeline resolve ID --summary TEXT --body WHY (one new decision for them all)"
-        )
+    else:
+        page(ctx)
+        if not groups:
+            say("no conflicting decisions in force")
+        for subj, ids in groups:
+            say(f"'{visible(subj)}': {len(ids)} decisions in force")
+            for i in ids:
+                say(f"  {short(i)}  {visible(st.by_id[i].summary)}")
+        if groups:
+            say(
+                "resolve one: git lifeline resolve ID (keep ID, revert the others) "
+                "or git lifeline resolve ID --summary TEXT --body WHY (one new decision for them all)"
+            )
+    if exit_code and groups:
+        sys.exit(1)
 
 
 @click.command()
@@ -597,4 +603,4 @@ def migrate(ctx: click.Context, source: str, strict: bool) -> None:
     report = migrate_file(open_ledger(ctx), Path(source), strict=strict)
     info(f"read {report.read} entries: {report.added} added, {report.existing} already present")
     for m in report.mismatched:
-        click.echo(f"skipped {m[:12]}: content does not match its recorded id", err=True)
+        click.echo(f"skipped {short(m)}: content does not match its recorded id", err=True)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..app.visible import visible
-from .common import write_output
+from .common import short, write_output
 
 if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
     from ..app.ledger import Ledger
@@ -65,7 +65,7 @@ def import_adr_dir(led: Ledger, source: str, as_json: bool) -> None:
             )
         )
         return
-    commit = f" (commit {out.commit[:12]})" if out.commit else ""
+    commit = f" (commit {short(out.commit)})" if out.commit else ""
     click.echo(f"read {out.read} ADRs into line {out.line}: {len(out.added)} entries added{commit}")
     for e in out.added:
         click.echo(f"  {e.short}  {e.kind:<11} {visible(e.summary)}")

@@ -17,6 +17,7 @@ from .common import (
     open_workspace,
     page,
     quiet_option,
+    short,
     split_ids,
     write_output,
 )
@@ -57,7 +58,7 @@ def lines(ctx: click.Context, as_json: bool) -> None:
         return
     page(ctx, colour=False)
     for r in rows:
-        say(f"{r['line']:<20} {r['entries']:>7} entries  head {r['head'][:12]}")
+        say(f"{r['line']:<20} {r['entries']:>7} entries  head {short(r['head'])}")
 
 
 @click.command("import")
@@ -99,7 +100,7 @@ def import_cmd(ctx: click.Context, source: str, strict: bool, assume_utc: bool, 
     if as_json:
         echo_json(out.to_json())
     else:
-        commit = f" (commit {out.commit[:12]})" if out.commit else ""
+        commit = f" (commit {short(out.commit)})" if out.commit else ""
         info(
             f"read {out.read} entries ({out.format}) into line {out.line}: "
             f"{out.added} added, {out.existing} already present{commit}"
@@ -116,12 +117,12 @@ def import_cmd(ctx: click.Context, source: str, strict: bool, assume_utc: bool, 
             info(f"note: {out.unrecorded} entries had no recorded id to compare")
         for m in out.mismatched:
             say(
-                f"skipped {m.where} '{m.summary[:50]}': recorded id {m.recorded[:12]} but the "
-                f"content hashes to {m.computed[:12]}",
+                f"skipped {m.where} '{m.summary[:50]}': recorded id {short(m.recorded)} but the "
+                f"content hashes to {short(m.computed)}",
                 err=True,
             )
         for e, why in out.skipped:
-            say(f"skipped {e.id[:12]} '{e.summary[:50]}': {why}", err=True)
+            say(f"skipped {short(e.id)} '{e.summary[:50]}': {why}", err=True)
     if out.mismatched:
         sys.exit(1)
 
@@ -195,7 +196,7 @@ def promote(
     for e in out.promoted:
         info(f"promoted {e.short} {e.kind}: {e.summary} -> {dst}")
     for source, copy in out.already:
-        info(f"already in {dst}: {copy[:12]}" + (f" (copy of {src}:{source[:12]})" if source else ""))
+        info(f"already in {dst}: {short(copy)}" + (f" (copy of {src}:{short(source)})" if source else ""))
 
 
 @click.command()
@@ -209,7 +210,7 @@ def where(ctx: click.Context, prefix: str, as_json: bool) -> None:
         echo_json(hits)
     else:
         for h in hits:
-            say(f"{h['line']:<20} {h['id'][:12]}  {h['kind']:<11} {h['summary']}")
+            say(f"{h['line']:<20} {short(h['id'])}  {h['kind']:<11} {h['summary']}")
         if not hits:
             say(f"git-lifeline: no line holds an entry {prefix!r}", err=True)
     if not hits:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..app.visible import visible
-from .common import echo_json, line_option, open_ledger
+from .common import echo_json, line_option, open_ledger, short
 
 
 @click.command()
@@ -39,7 +39,7 @@ def why(ctx: click.Context, target: str, as_json: bool) -> None:
         click.echo(f"no commit touching {visible(target)} links to a ledger entry (add a 'Lifeline: <id>' trailer)")
         return
     for e, link in rows:
-        where = f"(commit {link.commit[:10]} {visible(link.subject)})"
+        where = f"(commit {short(link.commit)} {visible(link.subject)})"
         if e is None:
             click.echo(
                 f"{visible(link.value[:12]):<8}  unknown entry: not in this clone's ledger (git lifeline pull?)  "

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from ..app.visible import visible
 from ..errors import InputError
+from .common import short
 from .terminal import Output
 
 if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
@@ -106,7 +107,7 @@ def render(e: Entry, fmt: str, out: Output, now: datetime) -> str:
             return out.raw(colour)
         simple = {
             "H": e.id,
-            "h": e.id[:8],
+            "h": short(e.id),
             "s": e.summary,
             "k": e.kind,
             "an": name,
@@ -115,7 +116,7 @@ def render(e: Entry, fmt: str, out: Output, now: datetime) -> str:
             "g": e.agent,
             "gp": e.provider,
             "gm": e.model,
-            "p": " ".join(p[:8] for p in e.parents),
+            "p": " ".join(short(p) for p in e.parents),
             "P": " ".join(e.parents),
             "d": e.dedup_key or "",
             "n": "\n",

@@ -19,6 +19,7 @@ from .common import (
     open_ledger,
     open_workspace,
     page,
+    short,
 )
 from .terminal import say, say_failure, say_line
 
@@ -41,9 +42,11 @@ def _one_line(text: str, width: int) -> str:
 
 
 def _who(content: Content) -> str:
+    from ..app.text import agent_label
+
     if content.agent == "human" and content.provider == "none":
         return content.author.split(" <", 1)[0]
-    return f"{content.agent} ({content.provider}/{content.model})"
+    return agent_label(content.agent, content.provider, content.model)
 
 
 def _proposal_json(p: Proposal) -> dict[str, object]:
@@ -136,7 +139,7 @@ def review(ctx: click.Context, everything: bool, as_json: bool) -> None:
         if why:
             say(f"            why: {why}")
         if c.parents:
-            say(f"            parents: {', '.join(x[:12] for x in c.parents)}")
+            say(f"            parents: {', '.join(short(x) for x in c.parents)}")
         for conflict in p.conflicts:
             say(f"            conflict: also {conflict.type} by {conflict.by} (merged from another clone)")
     if pending:
@@ -198,7 +201,7 @@ def reject(ctx: click.Context, pids: str, why: str) -> None:
 def audit(ctx: click.Context, since: Optional[str], as_json: bool) -> None:
     """Every direct agent write and every decision on a proposal, with who and when."""
     from ..app.agents import Content, audited_fields
-    from ..app.text import format_ts
+    from ..app.text import agent_label, format_ts
 
     rows = _agents(ctx).audit(since)
     if as_json:
@@ -225,13 +228,13 @@ def audit(ctx: click.Context, since: Optional[str], as_json: bool) -> None:
         when = format_ts(r.ts)[:19].replace("T", " ")
         if r.type == "direct":
             say(
-                f"{when}  direct     entry {(r.entry or '')[:8]}  {r.kind}: {r.summary}  "
-                f"— {r.agent} ({r.provider}/{r.model}) for {r.by}, rule {r.rule}"
+                f"{when}  direct     entry {short(r.entry or '')}  {r.kind}: {r.summary}  "
+                f"— {agent_label(r.agent or '', r.provider or '', r.model or '')} for {r.by}, rule {r.rule}"
             )
             continue
         c = p.content if p is not None else unknown
-        pid = (r.proposal or "")[:8]
-        target = f" -> entry {r.entry[:8]}" if r.entry else ""
+        pid = short(r.proposal or "")
+        target = f" -> entry {short(r.entry)}" if r.entry else ""
         why = f": {r.why}" if r.why else ""
         note = "" if counts else "  (overruled: an approval of the same proposal wins)"
         say(
@@ -290,7 +293,7 @@ def policy(ctx: click.Context, init_: bool, agents: tuple[str, ...], as_json: bo
     # through say_line(): the ref is origin's default branch, named by the remote
     say_line(f"policy in effect: {pol.source}")
     if ref is not None:
-        say_line(f"  read from: {ref.ref} at {ref.commit[:12]} ({ref.why}); a checkout does not change it")
+        say_line(f"  read from: {ref.ref} at {short(ref.commit)} ({ref.why}); a checkout does not change it")
     say_line(f"  default: {pol.default}")
     for kind, mode in sorted(pol.kinds.items()):
         say_line(f"  kinds.{kind}: {mode}")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..app.visible import visible
-from .common import chosen_line, echo_json, line_option, open_ledger, open_workspace
+from .common import chosen_line, echo_json, line_option, open_ledger, open_workspace, short
 from .terminal import say_lines
 
 if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
@@ -89,9 +89,9 @@ def verify(ctx: click.Context, lint: bool, signatures: bool, as_json: bool) -> N
             click.echo(f"FAILED: line {check.name}: {len(report.problems)} problem(s)")
             _problems(report.problems)
         for subj, ids in check.conflicts:
-            click.echo(f"  warning: conflict on '{visible(subj)}': {', '.join(i[:8] for i in ids)} are all in force")
+            click.echo(f"  warning: conflict on '{visible(subj)}': {', '.join(short(i) for i in ids)} are all in force")
         for entry_id, why in check.headers:
-            click.echo(f"  warning: entry {entry_id[:12]}: {visible(why)}")
+            click.echo(f"  warning: entry {short(entry_id)}: {visible(why)}")
     for check in run.trails:
         trail = check.report
         if trail.ok:

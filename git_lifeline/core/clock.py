@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 from typing import Iterable, Optional
 
 from ..errors import InputError
+from .entry import abbrev
 
 SKEW_KEY = "lifeline.maxClockSkew"
 DEFAULT_MAX_SKEW = timedelta(days=1)
@@ -55,7 +56,7 @@ def parent_problem(ts: datetime, parents: Iterable[tuple], tolerance: timedelta)
     """`parents` are (id, ts) pairs; a parent whose ts is unknown is left out."""
     for pid, pts in parents:
         if pts is not None and ts < pts - tolerance:
-            return f"its ts {_shown(ts)} is before the ts of its parent {pid[:12]} ({_shown(pts)})"
+            return f"its ts {_shown(ts)} is before the ts of its parent {abbrev(pid)} ({_shown(pts)})"
     return None
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Iterable, Optional
 
+from .entry import abbrev
 from .supersession import Derived
 
 
@@ -26,7 +27,7 @@ class Conflict:
     def label(self) -> str:
         if self.subject is not None:
             return self.subject
-        return f"versions of {(self.versions_of or '')[:8]}"
+        return f"versions of {abbrev(self.versions_of or '')}"
 
 
 @dataclass(frozen=True)

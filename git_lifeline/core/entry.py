@@ -189,6 +189,16 @@ def canonical_form(
     return "".join(out).encode("utf-8")
 
 
+# How many hex digits of an entry, proposal or commit id a human is shown, everywhere (the
+# context, list, status, messages, MCP text); JSON and the ledger keep the full id.
+ABBREV_HEX = 8
+
+
+def abbrev(full_id: str) -> str:
+    """The one abbreviation of an id shown to a human."""
+    return full_id[:ABBREV_HEX]
+
+
 def compute_id(
     kind: str, author: str, agent: str, provider: str, model: str, summary: str, body: str, parents: Iterable[str]
 ) -> str:
@@ -235,7 +245,7 @@ class Entry:
 
     @property
     def short(self) -> str:
-        return self.id[:8]
+        return abbrev(self.id)
 
     def to_json(self) -> bytes:
         """Canonical JSON blob: sorted keys, UTF-8, compact, newline-terminated."""

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Optional
 
 from ..errors import InputError, LifelineError
-from .entry import HEX64, MAX_BLOB_BYTES, Entry, NaiveTimestamp, compute_id, entry_order_key, parse_ts
+from .entry import HEX64, MAX_BLOB_BYTES, Entry, NaiveTimestamp, abbrev, compute_id, entry_order_key, parse_ts
 from .json_input import read_json
 
 SEED_SENTINEL = "<!-- lifeline:end -->"
@@ -88,7 +88,7 @@ class SeedRecord:
     problem: Optional[str] = None  # set by the reader when the record is already known bad
 
     def label(self) -> str:
-        rid = f" {self.recorded_id[:12]}" if self.recorded_id else ""
+        rid = f" {abbrev(self.recorded_id)}" if self.recorded_id else ""
         summary = self.summary.replace("\n", "⏎")[:50] if self.summary else "(no summary)"
         return f"{self.where}{rid} '{summary}'"
 
@@ -411,7 +411,7 @@ def read_seed_db(path: Path) -> list:
         rec.parents = doc.get("parents") or []
         rec.dedup_key = doc.get("dedup_key")
         if doc.get("id") and doc.get("id") != row_id:
-            rec.problem = f"its row id {row_id[:12]} differs from its payload id {str(doc['id'])[:12]}"
+            rec.problem = f"its row id {abbrev(row_id)} differs from its payload id {abbrev(str(doc['id']))}"
         records.append(rec)
     return records
 
@@ -493,7 +493,7 @@ def check_records(
         rec, got = plan.mismatched[0]
         raise InputError(
             f"{source}: {len(plan.mismatched)} entr{'y' if len(plan.mismatched) == 1 else 'ies'} do not match "
-            f"their recorded id (first: {rec.label()} recomputes to {got[:12]}); --strict: nothing was written"
+            f"their recorded id (first: {rec.label()} recomputes to {abbrev(got)}); --strict: nothing was written"
         )
     # parents: in the source, the line, or (external anchor) another real line
     missing: list = []
@@ -511,7 +511,7 @@ def check_records(
                     plan.entries.remove(e)
                     del by_id[e.id]
                     bad_ids.add(e.id)
-                    plan.skipped.append((e, f"its parent {p[:12]} was skipped"))
+                    plan.skipped.append((e, f"its parent {abbrev(p)} was skipped"))
                     changed = True
                     break
                 missing.append((e, p))
@@ -520,8 +520,8 @@ def check_records(
     if missing:
         refused = [
             (
-                SeedRecord(where=e.id[:12], summary=e.summary),
-                f"its parent {p[:12]} is in neither the source, this line, nor another line of this "
+                SeedRecord(where=abbrev(e.id), summary=e.summary),
+                f"its parent {abbrev(p)} is in neither the source, this line, nor another line of this "
                 "repository (import the line that holds it first)",
             )
             for e, p in missing
@@ -539,7 +539,7 @@ def check_records(
             owner = used.setdefault(e.dedup_key, e.id)
             if owner != e.id:
                 plan.entries.remove(e)
-                plan.skipped.append((e, f"its dedup key is already used by {owner[:12]}"))
+                plan.skipped.append((e, f"its dedup key is already used by {abbrev(owner)}"))
     ordered = sorted(plan.entries, key=entry_order_key)
     plan.reordered = sum(1 for a, b in zip(plan.entries, ordered, strict=True) if a.id != b.id)
     return plan
@@ -586,5 +586,5 @@ def check_export(entries: list, line: str) -> None:
         raise InputError(
             f"line {line!r}: {len(bad)} entr{'y' if len(bad) == 1 else 'ies'} cannot be written "
             "in lifeline-context's format without changing an id; nothing was written:",
-            *(f"  {e.id[:12]} '{e.summary[:50]}': {why}" for e, why in bad[:20]),
+            *(f"  {abbrev(e.id)} '{e.summary[:50]}': {why}" for e, why in bad[:20]),
         )

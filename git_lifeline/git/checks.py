@@ -27,7 +27,7 @@ from typing import Any, Optional
 import pygit2
 
 from ..core import clock
-from ..core.entry import Entry, parse_entry, utcnow
+from ..core.entry import Entry, abbrev, parse_entry, utcnow
 from ..core.headers import header_problems
 from ..errors import InputError, LifelineError
 from .blobs import read_blobs
@@ -46,7 +46,7 @@ class Problem:
 
     def describe(self) -> str:
         """`code: message (commit abc)`: how verify, the gates and the errors name it."""
-        return f"{self.code}: {self.message}" + (f" (commit {self.commit[:12]})" if self.commit else "")
+        return f"{self.code}: {self.message}" + (f" (commit {abbrev(self.commit)})" if self.commit else "")
 
 
 @dataclass
@@ -138,7 +138,7 @@ class LedgerChecks(Checks):
         problem = self._blob_ok[key]
         parsed = self._parsed.get(key)
         if problem is None and parsed is not None and parsed.id != rel.replace("/", ""):
-            problem = f"entry {parsed.id[:12]} is stored under another id's path (renamed)"
+            problem = f"entry {abbrev(parsed.id)} is stored under another id's path (renamed)"
         if problem is None:
             return None
         return ("secret" if isinstance(problem, SecretProblem) else self.bad_code), problem
@@ -179,7 +179,9 @@ class LedgerChecks(Checks):
             self._mistimed.add(rec.id)
             report.problems.append(
                 Problem(
-                    "bad-time", f"entry {rec.id[:12]}: a merge keeps a copy whose {why[4:]} (re-dated)", str(commit.id)
+                    "bad-time",
+                    f"entry {abbrev(rec.id)}: a merge keeps a copy whose {why[4:]} (re-dated)",
+                    str(commit.id),
                 )
             )
 
@@ -223,18 +225,19 @@ class LedgerChecks(Checks):
                     times.append((p, there.ts if there is not None else None))
                 else:
                     report.problems.append(
-                        Problem("missing-parent", f"entry {e.id[:12]} names parent {p[:12]}, which no line holds")
+                        Problem("missing-parent", f"entry {abbrev(e.id)} names parent {abbrev(p)}, which no line holds")
                     )
             why = clock.stored_problem(e.ts, times, now, skew)
             if why and e.id not in self._mistimed:
-                report.problems.append(Problem("bad-time", f"entry {e.id[:12]}: {why}"))
+                report.problems.append(Problem("bad-time", f"entry {abbrev(e.id)}: {why}"))
         anchored, unresolved, forged = check_origins(index, added.values())
         report.origins = anchored
         report.unresolved_origins = unresolved
         for copy, source, line in forged:
             report.problems.append(
                 Problem(
-                    "bad-origin", f"entry {copy[:12]} names origin {line}:{source[:12]} but does not match that entry"
+                    "bad-origin",
+                    f"entry {abbrev(copy)} names origin {line}:{abbrev(source)} but does not match that entry",
                 )
             )
 
@@ -289,7 +292,7 @@ class TrailChecks(Checks):
             report.problems.append(
                 Problem(
                     "orphan-decision",
-                    f"{rec.type} record {rec.short} names proposal {pid[:12]}, which the trail does not hold",
+                    f"{rec.type} record {rec.short} names proposal {abbrev(pid)}, which the trail does not hold",
                     cid,
                 )
             )
@@ -300,7 +303,7 @@ class TrailChecks(Checks):
             report.problems.append(
                 Problem(
                     "decided-twice",
-                    f"proposal {pid[:12]} was already decided ({earlier[0][:12]}) when "
+                    f"proposal {abbrev(pid)} was already decided ({abbrev(earlier[0])}) when "
                     f"{rec.type} record {rec.short} was added",
                     cid,
                 )
@@ -314,7 +317,7 @@ class TrailChecks(Checks):
             entry_id = rec.doc.get("entry")
             if entry_id and rec.type in ("approved", "duplicate", "direct") and lookup(entries, entry_id) is None:
                 report.warnings.append(
-                    f"{rec.type} record {rec.short} names entry {entry_id[:12]}, which line "
+                    f"{rec.type} record {rec.short} names entry {abbrev(entry_id)}, which line "
                     f"{self.log.name!r} does not hold here (pull the ledger?)"
                 )
 
@@ -404,7 +407,7 @@ def judge_entry_blob(data: bytes, memo: Optional[VerdictMemo] = None) -> tuple:
     except LifelineError as exc:
         return f"unreadable entry: {exc}", None
     if not e.verify():
-        return f"content does not match its id {e.id[:12]} (tampered)", e
+        return f"content does not match its id {abbrev(e.id)} (tampered)", e
     if memo is not None and memo.known_clean(e):
         return None, e
     problem = _secret_problem(e) or _header_problem(e)
@@ -415,7 +418,7 @@ def judge_entry_blob(data: bytes, memo: Optional[VerdictMemo] = None) -> tuple:
 
 def _header_problem(e: Entry) -> Optional[str]:
     problems = header_problems(e.kind, e.body)
-    return f"entry {e.id[:12]}: " + "; ".join(problems) if problems else None
+    return f"entry {abbrev(e.id)}: " + "; ".join(problems) if problems else None
 
 
 def _secret_problem(e: Entry) -> Optional[SecretProblem]:
@@ -426,7 +429,7 @@ def _secret_problem(e: Entry) -> Optional[SecretProblem]:
         return None
     shown = "; ".join(f.describe() for f in findings[:3]) + (" ..." if len(findings) > 3 else "")
     return SecretProblem(
-        f"entry {e.id[:12]} holds what looks like a credential ({shown}); rotate it, it is in the line's history"
+        f"entry {abbrev(e.id)} holds what looks like a credential ({shown}); rotate it, it is in the line's history"
     )
 
 

@@ -358,3 +358,19 @@ class CodeLog:
         if missing:
             self._save()
         return {q: self.sizes[k] for q, k in keys.items()}
+
+
+def unmatched_pathspecs(gr: GitRepo, specs: list[str]) -> list[str]:
+    """The pathspecs of `specs` that match no file of the work tree (tracked, or untracked and
+    not ignored), read as `code_changes` reads them: a `paths:` that matches nothing can never
+    make its decision stale. Empty without a work tree (nothing to compare with)."""
+    if gr.workdir is None:
+        return []
+    env = dict(os.environ, **_PATHSPEC_ENV)
+    unmatched = []
+    for spec in specs:
+        argv = ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", spec]
+        proc = gr.git(argv, check=False, env=env)
+        if proc.returncode == 0 and not proc.stdout:
+            unmatched.append(spec)
+    return unmatched

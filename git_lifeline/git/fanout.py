@@ -27,6 +27,7 @@ from typing import Any, Callable, ContextManager, Iterable, Iterator, Optional
 
 import pygit2
 
+from ..core.entry import abbrev
 from ..errors import ConflictError, InputError, IntegrityError, LifelineError, RepositoryError
 from .fs import file_lock
 from .names import NAME_RE, validate_name
@@ -336,7 +337,7 @@ class FanoutLog:
             return None, f"unreadable {self.ns.item}: {exc}"
         key = self.ns.key(rec)
         if key != path.replace("/", ""):
-            return None, f"stored id {key[:12]} differs from its path"
+            return None, f"stored id {abbrev(key)} differs from its path"
         return rec, None
 
     def load(self, commit_id: Optional[str] = None) -> Loaded:

@@ -20,6 +20,7 @@ from typing import Iterable
 
 import pygit2
 
+from ..core.entry import abbrev
 from ..errors import IntegrityError
 from .fanout import FanoutLog, clash_message, name_clashes
 from .names import NAME_RE
@@ -114,14 +115,14 @@ def check_update(gr: GitRepo, ref: str, old: str, new: str, where: str, pending:
         return [f"{label}: deleting a {ns.thing} on {where} is refused (the {ns.whole} is append-only)"]
     repo = gr.repo
     if repo.get(new) is None:
-        return [f"{label}: commit {new[:12]} is missing"]
+        return [f"{label}: commit {abbrev(new)} is missing"]
     hide = []
     if old != ZERO:
         if repo.get(old) is None:
-            return [f"{label}: {where} has {ns.whole} commits this clone lacks ({old[:12]}); run: git lifeline sync"]
+            return [f"{label}: {where} has {ns.whole} commits this clone lacks ({abbrev(old)}); run: git lifeline sync"]
         if old != new and not repo.descendant_of(pygit2.Oid(hex=new), pygit2.Oid(hex=old)):
             return [
-                f"{label}: not a fast-forward of what {where} has ({old[:12]}): {ns.items} would be lost; "
+                f"{label}: not a fast-forward of what {where} has ({abbrev(old)}): {ns.items} would be lost; "
                 "run: git lifeline sync"
             ]
         hide = [old]

@@ -22,7 +22,7 @@ from typing import Iterable, Optional
 
 import pygit2
 
-from ..core.entry import HEX64, MIN_PREFIX, Entry, new_entry
+from ..core.entry import HEX64, MIN_PREFIX, Entry, abbrev, new_entry
 from ..errors import InputError, LifelineError
 from .names import NAME_RE, validate_name
 from .repo import GitRepo
@@ -228,10 +228,10 @@ def resolve_ref(gr: GitRepo, local: LineStore, ref: str, index: Optional[LineInd
         raise InputError(f"no entry {part!r} in line {line!r}")
     if len(found) > 1:
         raise InputError(
-            f"ambiguous id prefix {part!r} in line {line!r}: matches " + ", ".join(f[:12] for f in found[:5])
+            f"ambiguous id prefix {part!r} in line {line!r}: matches " + ", ".join(abbrev(f) for f in found[:5])
         )
     if idx.get(line, found[0]) is None:
-        raise InputError(f"entry {found[0][:12]} in line {line!r} does not match its id (run: git lifeline verify)")
+        raise InputError(f"entry {abbrev(found[0])} in line {line!r} does not match its id (run: git lifeline verify)")
     return found[0]
 
 
@@ -297,11 +297,11 @@ def plan_promote(gr: GitRepo, src: str, dst: str, refs: list, parents: Optional[
         source = idx.get(src, sid)
         if source is None:
             raise InputError(
-                f"promote: entry {sid[:12]} in line {src!r} does not match its id (run: git lifeline verify)"
+                f"promote: entry {abbrev(sid)} in line {src!r} does not match its id (run: git lifeline verify)"
             )
         if source.kind == "correction":
             raise InputError(
-                f"promote: {sid[:12]} is a correction; it supersedes its parents and means "
+                f"promote: {abbrev(sid)} is a correction; it supersedes its parents and means "
                 "nothing without them; promote the entry that carries the truth instead"
             )
         if (src, sid) in existing:
@@ -376,9 +376,9 @@ def build_graph(gr: GitRepo, only: Optional[str] = None) -> Graph:
         key = _node_key(line, entry_id)
         if key not in g.nodes:
             if e is None:
-                g.nodes[key] = Node(key, line, f"missing {entry_id[:8]}", shape="missing")
+                g.nodes[key] = Node(key, line, f"missing {abbrev(entry_id)}", shape="missing")
             else:
-                g.nodes[key] = Node(key, line, f"{e.kind}: {_short(e.summary)} · {entry_id[:8]}", superseded)
+                g.nodes[key] = Node(key, line, f"{e.kind}: {_short(e.summary)} · {abbrev(entry_id)}", superseded)
         return key
 
     def foreign(entry_id: str, hint: Optional[str]) -> str:

@@ -21,6 +21,7 @@ from typing import Optional
 
 import pygit2
 
+from ..core.entry import abbrev
 from ..core.policy import MAX_POLICY_BYTES, PolicyError
 from .repo import GitRepo
 
@@ -119,7 +120,9 @@ def read_file_at(gr: GitRepo, commit: str, path: str) -> Optional[bytes]:
     if kind != pygit2.enums.ObjectType.BLOB:
         raise IsADirectoryError(path)
     if size > MAX_POLICY_BYTES:
-        raise PolicyError(f"policy {commit[:12]}:{path} is {size} bytes; a policy file is at most {MAX_POLICY_BYTES}")
+        raise PolicyError(
+            f"policy {abbrev(commit)}:{path} is {size} bytes; a policy file is at most {MAX_POLICY_BYTES}"
+        )
     blob = gr.repo[entry.id]
     assert isinstance(blob, pygit2.Blob)
     return blob.data

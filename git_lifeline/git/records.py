@@ -27,6 +27,7 @@ from ..core.entry import (
     MAX_BLOB_BYTES,
     MAX_FIELD_CHARS,
     Entry,
+    abbrev,
     entry_order_key,
     format_ts,
     new_entry,
@@ -236,7 +237,7 @@ class Record:
 
     @property
     def short(self) -> str:
-        return self.id[:8]
+        return abbrev(self.id)
 
     def to_json(self) -> bytes:
         return canonical_bytes(self.doc)
@@ -320,7 +321,7 @@ def check_record_blob(line: str, path: str, data: bytes) -> tuple[Optional[Recor
     except InputError as exc:
         return None, f"unreadable record: {exc}"
     if rec.id != path.replace("/", ""):
-        return None, f"content hashes to {rec.id[:12]}, not to its path (tampered)"
+        return None, f"content hashes to {abbrev(rec.id)}, not to its path (tampered)"
     if rec.line != line:
         return None, f"record of line {rec.line!r} in the trail of line {line!r}"
     return rec, None
@@ -391,11 +392,11 @@ def already_decided(p: Proposal) -> str:
     entry = d.entry or ""
     if d.type == "approved":
         return (
-            f"proposal {p.short} was already approved as entry {entry[:12]} by {d.by} on {when}; "
+            f"proposal {p.short} was already approved as entry {abbrev(entry)} by {d.by} on {when}; "
             "an approval is final (record a correction to change the ledger)"
         )
     if d.type == "duplicate":
-        return f"proposal {p.short} was already closed as a duplicate of entry {entry[:12]} by {d.by} on {when}"
+        return f"proposal {p.short} was already closed as a duplicate of entry {abbrev(entry)} by {d.by} on {when}"
     return (
         f"proposal {p.short} was already rejected by {d.by} on {when}; file it again with "
         "git lifeline propose to reconsider it"

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import pygit2
 
-from ..core.entry import MIN_PREFIX, entry_order_key
+from ..core.entry import MIN_PREFIX, abbrev, entry_order_key
 from ..errors import InputError
 from .fanout import AppendResult, FanoutLog
 from .names import DEFAULT_LINE
@@ -63,7 +63,7 @@ class LineStore(FanoutLog):
         if not matches:
             raise InputError(f"no entry {prefix!r} in line {self.line!r}")
         if len(matches) > 1:
-            shown = ", ".join(m[:12] for m in matches[:5])
+            shown = ", ".join(abbrev(m) for m in matches[:5])
             raise InputError(f"ambiguous id prefix {prefix!r} in line {self.line!r}: matches {shown}")
         return matches[0]
 
@@ -93,7 +93,7 @@ class LineStore(FanoutLog):
         lines = [
             f"lifeline: merge {source}/{self.line} into {self.line}",
             "",
-            f"{n(len(u.incoming))} from {source} ({theirs[:12]}), {n(u.local_only)} only here.",
+            f"{n(len(u.incoming))} from {source} ({abbrev(theirs)}), {n(u.local_only)} only here.",
         ]
         if u.picked:
             lines.append(

@@ -15,7 +15,7 @@ from typing import Callable, ContextManager, Optional
 
 import pygit2
 
-from ..core.entry import Entry
+from ..core.entry import Entry, abbrev
 from .fanout import FanoutLog
 from .namespaces import REVIEW
 from .records import (
@@ -86,7 +86,7 @@ class ReviewTrail(FanoutLog):
         if not matches:
             raise ReviewError(f"no proposal {ref!r} in the review trail of line {self.line!r}")
         if len(matches) > 1:
-            raise ReviewError(f"ambiguous proposal id {ref!r}: matches {', '.join(m[:12] for m in matches)}")
+            raise ReviewError(f"ambiguous proposal id {ref!r}: matches {', '.join(abbrev(m) for m in matches)}")
         return proposals[matches[0]]
 
     def propose(self, entry: Entry, by: str, via: str) -> Record:
@@ -106,11 +106,11 @@ class ReviewTrail(FanoutLog):
         def check(head: Optional[str]) -> None:
             current = build_proposals(self.load(head).records).get(pid) if head else None
             if current is None:
-                raise ReviewError(f"no proposal {pid[:12]} in the review trail of line {self.line!r}")
+                raise ReviewError(f"no proposal {abbrev(pid)} in the review trail of line {self.line!r}")
             if current.decision is not None:
                 raise ReviewError(already_decided(current))
 
-        what = f"{type_} {pid[:8]}" + (f" as {entry[:12]}" if entry else "")
+        what = f"{type_} {abbrev(pid)}" + (f" as {abbrev(entry)}" if entry else "")
         extra = f"Lifeline-Proposal: {pid}\n" + (f"Lifeline-Id: {entry}\n" if entry else "")
         self.append(rec, f"{what}\n\n{trailers(rec)}{extra}", check)
         return rec

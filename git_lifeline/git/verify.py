@@ -33,6 +33,7 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 
 import pygit2
 
+from ..core.entry import abbrev
 from ..errors import LifelineError
 from .checks import Checks, Problem, Report, added_from_changes, added_records, checks_for
 from .fanout import CorruptionError, FanoutLog, Progress, clash_message, name_clashes, no_progress
@@ -70,7 +71,7 @@ def verify_range(
     try:
         obj = repo.get(tip)
     except (pygit2.GitError, ValueError) as exc:  # a commit git cannot parse (a forged date, say)
-        report.problems.append(Problem("bad-commit", f"commit {tip[:12]} cannot be read: {exc}"))
+        report.problems.append(Problem("bad-commit", f"commit {abbrev(tip)} cannot be read: {exc}"))
         return report
     if obj is None:
         report.problems.append(_missing(KeyError(tip)))
@@ -92,7 +93,7 @@ def verify_range(
             report.problems.append(
                 Problem(
                     "shallow",
-                    f"commit {str(commit.id)[:12]} is where a shallow clone cut the history: the rest is "
+                    f"commit {abbrev(str(commit.id))} is where a shallow clone cut the history: the rest is "
                     f"missing, so the {log.ns.whole} cannot be vouched for (fetch it whole: git fetch "
                     f"--unshallow, or git fetch <remote> '+{log.ns.ref_prefix}*:{log.ns.ref_prefix}*' "
                     "without --depth)",
@@ -170,7 +171,7 @@ def _tree_name_problems(log: FanoutLog, changes: list, tip_tree: Optional[pygit2
             problems.append(
                 Problem(
                     "foreign-file",
-                    f"{path} is not where a reader finds {key[:12]} (a tree "
+                    f"{path} is not where a reader finds {abbrev(key)} (a tree "
                     "entry name holding a slash, or one name given twice)",
                 )
             )
@@ -237,7 +238,7 @@ def verify_log(log: FanoutLog, in_use: Optional[set] = None) -> Report:
             report.problems.append(
                 Problem(
                     "rewound",
-                    f"{log.ref_name} once pointed at {str(old)[:12]}, which the current head does not "
+                    f"{log.ref_name} once pointed at {abbrev(str(old))}, which the current head does not "
                     f"contain: the {log.ns.noun} was rewound or rewritten",
                 )
             )
@@ -285,7 +286,7 @@ def _check_change(
         if is_entry_path(rel):
             report.problems.append(
                 Problem(
-                    "removed", f"{log.ns.item} {rel.replace('/', '')[:12]} was removed (history must only grow)", cid
+                    "removed", f"{log.ns.item} {abbrev(rel.replace('/', ''))} was removed (history must only grow)", cid
                 )
             )
         return
@@ -301,7 +302,7 @@ def _check_change(
     if status != "A":
         if not _merge_pick_ok(log, commit, rel, oid):
             report.problems.append(
-                Problem("rewritten", f"{log.ns.item} {rel.replace('/', '')[:12]} was rewritten in place", cid)
+                Problem("rewritten", f"{log.ns.item} {abbrev(rel.replace('/', ''))} was rewritten in place", cid)
             )
         else:
             checks.changed(commit, rel, checks.record(oid), report)
@@ -392,7 +393,7 @@ def signature_problems(store: FanoutLog, head: Optional[str] = None) -> tuple:
             code, what = _SIGNATURE_VERDICTS.get(
                 verdict, ("unverifiable-signature", f"has signature status {verdict!r}")
             )
-            problems.append(Problem(code, f"commit {cid[:12]} {what}"))
+            problems.append(Problem(code, f"commit {abbrev(cid)} {what}"))
     return count, problems
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
-from ..app.text import fence_for, format_ts, md, one_line, who
+from ..app.text import abbrev, fence_for, format_ts, md, one_line, who
 from ..errors import InputError
 
 if TYPE_CHECKING:  # annotations only
@@ -26,28 +26,30 @@ def write_message(out: AgentWrite, replaced: Optional[str] = None) -> str:
     e = out.entry
     pid = out.proposal.short if out.proposal is not None else ""
     if out.mode == "unchanged":
-        return f"unchanged: the live checkpoint {e.id[:12]} of this thread already says exactly this; nothing recorded"
+        return (
+            f"unchanged: the live checkpoint {abbrev(e.id)} of this thread already says exactly this; nothing recorded"
+        )
     if out.already == "ledger":
-        return f"already in the ledger: {e.kind} {e.id[:12]} has exactly this content and parents; nothing written"
+        return f"already in the ledger: {e.kind} {abbrev(e.id)} has exactly this content and parents; nothing written"
     if out.mode == "propose":
         if out.already == "pending":
             return (
                 f"already proposed: proposal {pid} ({e.kind}: {md(e.summary)}) waits for a human with exactly this "
                 "content; nothing filed again (lifeline_pending lists what waits)."
             )
-        extra = f" It supersedes {e.parents[0][:12]} once approved." if e.kind == "correction" and e.parents else ""
+        extra = f" It supersedes {abbrev(e.parents[0])} once approved." if e.kind == "correction" and e.parents else ""
         return (
             f"proposal {pid} filed ({e.kind}: {md(e.summary)}). It enters the ledger when a human approves it "
             f"(git lifeline review; git lifeline approve {pid}).{extra} Policy: {out.rule} = propose."
         )
     text = (
-        f"{e.kind} recorded directly: id={e.id[:12]} (policy: {out.rule} = direct; audited in the review "
+        f"{e.kind} recorded directly: id={abbrev(e.id)} (policy: {out.rule} = direct; audited in the review "
         f"trail as {out.audit.short if out.audit is not None else '-'})."
     )
     if e.kind == "correction" and e.parents:
-        text += f" It supersedes {', '.join(p[:12] for p in e.parents)}."
+        text += f" It supersedes {', '.join(abbrev(p) for p in e.parents)}."
     if replaced:
-        text += f" It replaces checkpoint {replaced[:12]} as where work stopped on this thread."
+        text += f" It replaces checkpoint {abbrev(replaced)} as where work stopped on this thread."
     return text
 
 
@@ -98,7 +100,7 @@ def recall_answer(ledger: Ledger, query: str, k: int) -> tuple[str, dict[str, ob
         mark = "" if f.in_force else f" [{f.status.upper()}]"
         similarity = f", similarity={hit['similarity']:.2f}" if "similarity" in hit else ""
         return (
-            f"- [{hit['kind']}]{mark} {md(f.entry.summary)} (id={f.entry.id[:12]}, {strength_words(f)}, "
+            f"- [{hit['kind']}]{mark} {md(f.entry.summary)} (id={abbrev(f.entry.id)}, {strength_words(f)}, "
             f"coverage={hit['coverage']:.2f}{similarity})"
         )
 
@@ -150,14 +152,14 @@ def pending_answer(agents: Agents) -> tuple[str, dict[str, object]]:
 
 def _entry_row(r: Related | Link, note: str = "") -> str:
     if r.entry is None:
-        return f"`[{r.id[:8]}]` (not in this line)"
-    return f"`[{r.id[:8]}]` {r.entry.kind}: {md(one_line(r.entry.summary))}" + note
+        return f"`[{abbrev(r.id)}]` (not in this line)"
+    return f"`[{abbrev(r.id)}]` {r.entry.kind}: {md(one_line(r.entry.summary))}" + note
 
 
 def show_answer(view: EntryView) -> tuple[str, dict[str, object]]:
     e = view.entry
     lines = [
-        f"## {e.kind} `[{e.id[:8]}]` {md(one_line(e.summary))}",
+        f"## {e.kind} `[{abbrev(e.id)}]` {md(one_line(e.summary))}",
         f"- id: {e.id}",
         f"- recorded: {e.ts:%Y-%m-%d %H:%M} UTC by {who(e)}",
         f"- status: {view.status}",

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Optional
 
 from ..core import fold_text, truth
-from ..core.entry import Entry, entry_order_key
+from ..core.entry import Entry, abbrev, entry_order_key
 from ..git.blobs import tree_blobs
 from ..git.store import LineStore
 from ..git.trees import TreeGain, is_entry_path
@@ -410,7 +410,7 @@ class LineCache:
 
     def _damaged_row(self, entry_id: str) -> Optional[Entry]:
         self.warnings.append(
-            f"the cache's row for {entry_id[:8]} did not match the ledger; "
+            f"the cache's row for {abbrev(entry_id)} did not match the ledger; "
             "dropped the cache (the next command rebuilds it)"
         )
         if self.mode == "file":

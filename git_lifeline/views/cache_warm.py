@@ -22,7 +22,7 @@ import stat
 from typing import Optional
 
 from ..core import truth
-from ..core.entry import Entry
+from ..core.entry import Entry, abbrev
 from . import cache_check as check
 from . import cache_rows as cr
 
@@ -143,7 +143,7 @@ class Warm:
         except sqlite3.Error as exc:
             raise NotWarm(str(exc)) from None
         if not sound:
-            raise NotWarm(f"the row of {entry_id[:8]} does not match its id")
+            raise NotWarm(f"the row of {abbrev(entry_id)} does not match its id")
         return e
 
     def ids(self) -> list:

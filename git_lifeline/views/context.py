@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from ..core.entry import Entry
+from ..core.entry import Entry, abbrev
 from ..core.status import Status
 from ..core.truth import State
 from .context_pack import Packer, run
@@ -43,8 +43,9 @@ class ContextParts:
 def footer(inp: ContextInput, omitted: int, tier: int = 2) -> str:
     """tier 2: with the line and how to read an entry in full; 1: with the line; 0: shortest."""
     st = inp.state
-    head = st.fold.recent[-1][:8] if st.fold.recent else "none"
-    text = f"_{st.count} entries · head {head}"
+    # "latest" is the newest entry; "head" means a ledger commit everywhere (status, sync, html)
+    latest = abbrev(st.fold.recent[-1]) if st.fold.recent else "none"
+    text = f"_{st.count} {'entry' if st.count == 1 else 'entries'} · latest {latest}"
     if tier >= 1:
         text += f" · line {md(inp.line)}"
     if omitted:
@@ -57,7 +58,7 @@ def footer(inp: ContextInput, omitted: int, tier: int = 2) -> str:
 def _integrity_text(st: State) -> str:
     if not st.broken:
         return ""
-    ids = ", ".join(i[:8] for i in st.broken[:8])
+    ids = ", ".join(abbrev(i) for i in st.broken[:8])
     more = f" +{len(st.broken) - 8} more" if len(st.broken) > 8 else ""
     one = len(st.broken) == 1
     return (

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from ..core import blocks
-from ..core.entry import Entry
+from ..core.entry import Entry, abbrev
 from ..core.status import REPLACED, Status
 from ..core.truth import Checkpoint
 
@@ -72,12 +72,29 @@ def lesson(body: str, width: int) -> str:
     return "Lesson: " + md(cut(one_line(m.group(1)), width))
 
 
+# what `--provider`/`--model` hold when nobody said (the CLI's defaults): never shown
+_UNSAID = ("", "none", "human")
+
+
+def model_said(provider: str, model: str) -> str:
+    """A writer's `provider/model`, leaving out what says nothing (`none`, `human`, empty):
+    `openai/gpt-5`, `openai`, `gpt-5` or ``."""
+    return "/".join(part for part in (provider, model) if part.strip() not in _UNSAID)
+
+
+def agent_label(agent: str, provider: str, model: str) -> str:
+    """An agent as a human reads it: `codex`, or `claude-code (anthropic/claude-opus-4)`."""
+    said = model_said(provider, model)
+    return f"{agent} ({said})" if said else agent
+
+
 def who(e: Entry) -> str:
-    """Author name (without the email), and the model when an agent wrote it."""
+    """Author name (without the email), and the agent and its model when an agent wrote it."""
     name = md(e.author.split(" <", 1)[0])
     if e.agent == "human" and e.provider == "none":
         return name
-    return f"{name} ({md(e.agent)} via {md(e.provider)}/{md(e.model)})"
+    said = model_said(e.provider, e.model)
+    return f"{name} ({md(e.agent)} via {md(said)})" if said else f"{name} ({md(e.agent)})"
 
 
 def quote(text: str) -> str:
@@ -160,6 +177,6 @@ def worst_marker(noun: str, count: int) -> str:
 
 
 def _marker(noun: str, count: int, first: list) -> str:
-    shown = ", ".join(i[:8] for i in first)
+    shown = ", ".join(abbrev(i) for i in first)
     more = f" +{count - MARKER_IDS} more" if count > MARKER_IDS else ""
     return f"_[… {count} {noun} omitted for the budget: {shown}{more}; `git lifeline show <id>`]_\n"

@@ -23,6 +23,7 @@ from importlib import resources
 from typing import Iterable, Optional, Union
 
 from ..core import adr, blocks
+from ..core.entry import abbrev
 from ..core.status import Status
 from . import html_graph
 
@@ -145,7 +146,7 @@ def render(vm: ViewModel) -> str:
     )
     drawing = html_graph.render(list(vm.entries), labels)
     n = len(vm.entries)
-    head = f" · head {vm.head[:12]}" if vm.head else ""
+    head = f" · head {abbrev(vm.head)}" if vm.head else ""
     out = [
         "<!doctype html>",
         '<html lang="en" data-theme="auto">',
@@ -241,7 +242,8 @@ def _marks(e: EntryView) -> str:
 
 def _id_links(ids: Iterable[str], by_id: dict[str, EntryView]) -> str:
     return ", ".join(
-        f'<a class="id" href="#e-{i}">{i[:8]}</a>' if i in by_id else f'<span class="id">{i[:8]}</span>' for i in ids
+        f'<a class="id" href="#e-{i}">{abbrev(i)}</a>' if i in by_id else f'<span class="id">{abbrev(i)}</span>'
+        for i in ids
     )
 
 
@@ -293,7 +295,7 @@ def _decisions(vm: ViewModel, by_id: dict) -> list:
             extra += f'<div class="meta">re-affirmed by {_id_links(e.reaffirmed_by, by_id)}</div>'
         out.append(
             f'<article class="{classes}" id="d-{e.id}"><h3><a href="#e-{e.id}">{escape(e.summary)}</a>'
-            f'{_marks(e)}</h3><div class="meta">{meta} · <span class="id">{e.id[:8]}</span>'
+            f'{_marks(e)}</h3><div class="meta">{meta} · <span class="id">{abbrev(e.id)}</span>'
             f"{_source(e)}</div>"
             f"{extra}{_why(_prose(e.body))}</article>"
         )
@@ -321,7 +323,7 @@ def _opens(vm: ViewModel, by_id: dict) -> list:
             why = _prose(e.body)
             out.append(
                 f'<li id="o-{e.id}"><a href="#e-{e.id}">{escape(e.summary)}</a>'
-                f'<div class="meta">{escape(e.author)} · {e.ts[:10]} · <span class="id">{e.id[:8]}</span>'
+                f'<div class="meta">{escape(e.author)} · {e.ts[:10]} · <span class="id">{abbrev(e.id)}</span>'
                 f"{_source(e)}</div>" + (_why(why) if why else "") + "</li>"
             )
         out.append("</ul>")

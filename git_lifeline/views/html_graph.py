@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any, Optional, Protocol
 
+from ..core.entry import abbrev
+
 NODE_W, NODE_H = 210, 46
 GAP_X, GAP_Y = 46, 14
 SHELF_W = 1180
@@ -233,8 +235,8 @@ def _node_svg(n: _Node) -> str:
     else:
         status = e.status or "plain"
         classes = f"node k-{e.kind} st-{status}" + (" revert" if e.revert else "")
-        top = f"{e.kind} · {e.id[:8]}" + (" · revert" if e.revert else "")
-        title = f"{e.kind} {e.id[:12]} ({status}): {e.summary}"
+        top = f"{e.kind} · {abbrev(e.id)}" + (" · revert" if e.revert else "")
+        title = f"{e.kind} {abbrev(e.id)} ({status}): {e.summary}"
         data = f' data-id="{e.id}"'
     label = n.label if len(n.label) <= _LABEL_CHARS else n.label[: _LABEL_CHARS - 1] + "…"
     return (

@@ -43,7 +43,7 @@ def test_a_revised_decision_stays_a_decision_in_force_with_its_paths(repo):
     assert revision.summary == "Database: PostgreSQL 16"
     assert revision.body == "paths: db/**\n\nMERGE is in 16."  # carried over
     assert st.fold.facts[c].get("subject") is None and not st.conflicts  # the subject is inherited
-    assert f"{d[:12]} is superseded; in force now: {c[:8]}" in res.out
+    assert f"{d[:8]} is superseded; in force now: {c[:8]}" in res.out
 
 
 def test_revise_keeps_the_summary_when_none_is_given_and_needs_a_why(repo):
@@ -72,7 +72,7 @@ def test_revising_a_superseded_decision_names_the_one_to_revise(repo):
     ok(repo, "revise", d[:8], "--body", "v2")
     (c,) = state(repo).decision_ids
     res = cli(repo, "revise", d[:8], "--body", "v3")
-    assert res.code == 2 and f"already superseded by {c[:12]}; revise that one" in res.err, res
+    assert res.code == 2 and f"already superseded by {c[:8]}; revise that one" in res.err, res
 
 
 # ---- revert ------------------------------------------------------------------------------
@@ -126,14 +126,14 @@ def test_an_answer_that_decides_something_becomes_a_decision_in_force(repo):
     (d,) = st.decision_ids
     decision = st.by_id[d]
     assert decision.kind == "decision" and decision.parents == [o]
-    assert decision.summary == "RabbitMQ: the team runs it."
+    assert decision.summary == "Which queue? RabbitMQ: the team runs it."  # the question read with its answer
     assert decision.body.startswith("paths: queue/**\n\nRabbitMQ: the team runs it.")
     assert st.open_ids == []
     closing = next(e for e in open_ledger(repo).entries() if e.kind == "correction")
     assert closing.parents == [o] and f"Decided: {d}" in closing.body  # names only the open
     # one commit for both, naming what it closes
     message = last_message(repo)
-    assert message.startswith(f"close {o[:12]}: Which queue?")
+    assert message.startswith(f"close {o[:8]}: Which queue?")
     assert f"Lifeline-Revises: {o}" in message and f"Lifeline-Id: {d}" in message
     assert git(repo, "rev-list", "--count", "refs/lifeline/main") == "2"
     assert f"decision in force: {d[:8]}" in res.out
@@ -164,7 +164,7 @@ def test_resolve_keeps_one_decision_and_withdraws_the_others(repo):
     res = ok(repo, "resolve", a[:8], "--body", "PostgreSQL won the benchmark.")
     st = state(repo)
     assert st.decision_ids == [a] and not st.conflicts
-    assert f"kept {a[:12]}; withdrawn: {b[:12]}" in res.out
+    assert f"kept {a[:8]}; withdrawn: {b[:8]}" in res.out
     assert shown(repo, b[:8])["status"] == "withdrawn"
     assert "no conflicting decisions in force" in ok(repo, "conflicts").out
 
@@ -187,7 +187,7 @@ def test_resolve_refuses_a_plan_that_would_leave_a_conflict(repo):
     before = git(repo, "rev-parse", "refs/lifeline/main")
     res = cli(repo, "resolve", a[:8])
     assert res.code == 2, res
-    assert f"would leave {a[:12]} in conflict with {e[:12]}" in res.err and "--summary" in res.err
+    assert f"would leave {a[:8]} in conflict with {e[:8]}" in res.err and "--summary" in res.err
     assert git(repo, "rev-parse", "refs/lifeline/main") == before
     ok(repo, "resolve", a[:8], "--summary", "Database: PostgreSQL", "--body", "One database.")
     assert not state(repo).conflicts
@@ -205,9 +205,9 @@ def test_show_lists_what_superseded_an_entry_and_what_it_supersedes(repo):
     ok(repo, "revise", d[:8], "--summary", "Port: 9090", "--body", "Clash.")
     (c,) = state(repo).decision_ids
     old = ok(repo, "show", d[:8]).out
-    assert "status:   superseded" in old and f"revised by: {c[:12]} correction: Port: 9090" in old
+    assert "status:   superseded" in old and f"revised by: {c[:8]} correction: Port: 9090" in old
     new = ok(repo, "show", c[:8]).out
-    assert "status:   in force" in new and f"revises:  {d[:12]} decision: Port: 8080" in new
+    assert "status:   in force" in new and f"revises:  {d[:8]} decision: Port: 8080" in new
     ok(repo, "revert", c[:8])
     assert "(itself reverted: it does not act)" in ok(repo, "show", d[:8]).out
     assert "status:   in force" in ok(repo, "show", d[:8]).out
@@ -221,11 +221,11 @@ def test_a_corrections_ledger_commit_names_what_it_corrects(repo):
     c = write(repo, "correction", "Port: 9090", "Clash.", "--parents", d[:8])
     message = last_message(repo)
     assert message.startswith("correction: Port: 9090")
-    assert f"Revises {d[:12]} (decision: Port: 8080)." in message
+    assert f"Revises {d[:8]} (decision: Port: 8080)." in message
     assert f"Lifeline-Id: {c}\nLifeline-Revises: {d}" in message
     ok(repo, "revert", c[:8])
     message = last_message(repo)
-    assert message.startswith(f"revert {c[:12]}: Port: 9090")
+    assert message.startswith(f"revert {c[:8]}: Port: 9090")
     assert f"Lifeline-Reverts: {c}" in message
     trailer = git(repo, "log", "-1", "--format=%(trailers:key=Lifeline-Reverts,valueonly)", "refs/lifeline/main")
     assert trailer == c

@@ -168,7 +168,7 @@ def test_a_typo_header_is_warned_at_write_and_reported_by_verify_lint(repo):
     assert e.body == "path: src/**\n\nWhy."  # written as given: the id is the content's
     lint = cli(repo, "verify", "--lint")
     assert lint.code == 0, lint
-    assert f"warning: entry {e.id[:12]}: body line 1 'path:'" in lint.out
+    assert f"warning: entry {e.id[:8]}: body line 1 'path:'" in lint.out
     assert "path:" not in cli(repo, "verify").out  # without --lint, nothing
 
 

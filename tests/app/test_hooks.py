@@ -190,7 +190,7 @@ def test_pre_push_refuses_a_tampered_ledger_with_the_entry_named(pair):
     proc = git(a, "push", "origin", "refs/lifeline/main", check=False)
     err = proc.err
     assert proc.code != 0
-    assert "push refused" in err and e.id[:12] in err and "git lifeline verify" in err
+    assert "push refused" in err and e.id[:8] in err and "git lifeline verify" in err
     assert ref(remote, "refs/lifeline/main") != ref(a, "refs/lifeline/main")
 
 
@@ -228,7 +228,7 @@ def test_pre_push_under_pre_commit_framework_checks_lines_without_stdin(pair):
     tamper(a, e.id)
     env = dict(os.environ, PRE_COMMIT_REMOTE_NAME="origin")
     proc = cli(a, "hook", "pre-push", env=env, input=b"", expect=1, via=Via.GIT)
-    assert e.id[:12] in proc.err
+    assert e.id[:8] in proc.err
     assert "unknown hook" in cli(a, "hooks", "install", "pre-commitx", expect=2, via=Via.GIT).err
     # a healthy line and a code push: the framework run reminds about unpushed entries
     git(a, "update-ref", "refs/lifeline/main", "refs/lifeline/main~1")
@@ -321,7 +321,7 @@ def test_pre_receive_rejects_tampered_rewound_deleted_and_misnamed_ledger_update
     tamper(c, e1.id)  # a fast-forward that rewrites an entry
     proc = git(c, "push", "--no-verify", "origin", "refs/lifeline/main", check=False)
     err = proc.err
-    assert proc.code != 0 and "ledger update refused" in err and e1.id[:12] in err
+    assert proc.code != 0 and "ledger update refused" in err and e1.id[:8] in err
     assert ref(server, "refs/lifeline/main") == good
 
     git(c, "update-ref", "refs/lifeline/main", good)

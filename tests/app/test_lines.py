@@ -114,7 +114,7 @@ def test_stray_files_and_unrelated_refs_never_count_as_lines(repo, two_lines):
     git(repo, "update-ref", "refs/lifeline/blobref", blob_oid)
     assert [r["line"] for r in open_workspace(repo).lines()] == ["main"]
     out = cli(repo, "verify", "--line", "main")
-    assert out.code == 1 and "missing-parent" in out.out and paper.id[:12] in out.out
+    assert out.code == 1 and "missing-parent" in out.out and paper.id[:8] in out.out
     assert open_workspace(repo).where(paper.id[:10]) == []
 
 

@@ -113,14 +113,14 @@ def test_git_lifeline_tab_completes_through_gits_bash_completion(ledger_repo, tm
     assert got[1] == ["recall", "reject", "remote-setup", "render", "resolve", "resume", "revert", "review", "revise"]
     assert got[2] == ["--kind"]
     assert sorted(got[3]) == ["debt", "decision"]
-    assert got[4] == [d[:12]]
-    assert got[5] == [o[:12]]  # close offers only the open items
+    assert got[4] == [d[:8]]
+    assert got[5] == [o[:8]]  # close offers only the open items
     assert got[6] == ["research"]
     assert got[7] == ["infra"]
     assert got[8] == ["bash", "zsh", "fish"]
     assert got[9] == ["upstream"]
     assert got[10] == ["always"]  # readline completes after the '='
-    assert len(got[11]) == 1 and got[11][0] != d[:12]  # ids of the line named with --line
+    assert len(got[11]) == 1 and got[11][0] != d[:8]  # ids of the line named with --line
     assert got[12] == ["revert", "review", "revise"]
     assert got[13] == ["checkpoint"]
     assert sorted(got[1]) == got[1]
@@ -169,7 +169,7 @@ def test_git_lifeline_tab_completes_in_fish(ledger_repo, tmp_path, git_dispatch)
     replies = [r.strip().split("\n") for r in proc.stdout.decode().split("==")[:-1]]
     assert replies[0][0].startswith("show\tShow one entry")
     assert sorted(r.split("\t")[0] for r in replies[1]) == ["debt", "decision"]
-    assert replies[2] == [f"{d[:12]}\tdecision: Database: PostgreSQL"]
+    assert replies[2] == [f"{d[:8]}\tdecision: Database: PostgreSQL"]
 
 
 # ---- zsh --------------------------------------------------------------------------------------

@@ -92,7 +92,7 @@ def test_verify_reports_a_parent_held_only_outside_any_line(tmp_path, how):
     hold_outside_any_line(repo, parent, how)
     append(repo, "main", child)
     res = cli(repo, "--line", "main", "verify")
-    assert res.code == 1 and "missing-parent" in res.out and parent.id[:12] in res.out, res
+    assert res.code == 1 and "missing-parent" in res.out and parent.id[:8] in res.out, res
 
 
 @pytest.mark.parametrize("how", NOT_A_LINE)
@@ -105,7 +105,7 @@ def test_pull_refuses_a_parent_held_only_outside_any_line(tmp_path, remote, how)
     hold_outside_any_line(b, parent, how)
     res = cli(b, "pull", "origin")
     assert res.code == 1, res
-    assert "missing-parent" in res.err and parent.id[:12] in res.err, res
+    assert "missing-parent" in res.err and parent.id[:8] in res.err, res
     assert ref(b, "refs/lifeline/main") is None, "a refused pull moved the line"
 
 
@@ -117,7 +117,7 @@ def test_pre_receive_refuses_a_parent_held_only_outside_any_line(tmp_path, serve
     append(a, "main", child)
     code, err = git_push(a, "refs/lifeline/main", flags=("--no-verify",))
     assert code != 0 and "ledger update refused" in err, err
-    assert "missing-parent" in err and parent.id[:12] in err, err
+    assert "missing-parent" in err and parent.id[:8] in err, err
     assert ref(server, "refs/lifeline/main") is None
 
 
@@ -140,7 +140,7 @@ def test_verify_reports_a_forged_origin(tmp_path):
     append(repo, "research", source)
     append(repo, "main", copy)
     res = cli(repo, "--line", "main", "verify")
-    assert res.code == 1 and "bad-origin" in res.out and copy.id[:12] in res.out, res
+    assert res.code == 1 and "bad-origin" in res.out and copy.id[:8] in res.out, res
 
 
 def test_pull_refuses_a_forged_origin_whether_its_source_is_here_or_arrives_with_it(tmp_path, remote):
@@ -152,7 +152,7 @@ def test_pull_refuses_a_forged_origin_whether_its_source_is_here_or_arrives_with
     # both lines arrive in one pull: the source is judged where it is about to land
     b = client(tmp_path, "b", remote)
     res = cli(b, "pull", "origin")
-    assert res.code == 1 and "bad-origin" in res.err and copy.id[:12] in res.err, res
+    assert res.code == 1 and "bad-origin" in res.err and copy.id[:8] in res.err, res
     # the forged line is left out; the good line it names still comes in (one bad line
     # does not hold the others back, issue 14.11)
     assert ref(b, "refs/lifeline/main") is None and "--line" in res.err, res
@@ -172,7 +172,7 @@ def test_pre_receive_refuses_a_forged_origin(tmp_path, server):
     assert code == 0, err
     append(a, "main", copy)
     code, err = git_push(a, "refs/lifeline/main", flags=("--no-verify",))
-    assert code != 0 and "bad-origin" in err and copy.id[:12] in err, err
+    assert code != 0 and "bad-origin" in err and copy.id[:8] in err, err
     assert ref(server, "refs/lifeline/main") is None
 
 

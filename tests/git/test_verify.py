@@ -67,7 +67,7 @@ def test_an_edited_blob_in_a_rewritten_chain_is_reported(line, repo):
         return files
 
     rewrite_line(repo, edit)
-    assert_reported(repo, "bad-entry", f"content does not match its id {victim.id[:12]}")
+    assert_reported(repo, "bad-entry", f"content does not match its id {victim.id[:8]}")
 
 
 def test_a_blob_renamed_to_another_path_is_reported(line, repo):
@@ -85,7 +85,7 @@ def test_a_blob_renamed_to_another_path_is_reported(line, repo):
 def test_an_entry_dropped_in_a_later_commit_is_reported(line, repo):
     victim = line[0]
     add_commit(repo, lambda files: {p: v for p, v in files.items() if p != path_of(victim.id)})
-    assert_reported(repo, "removed", f"entry {victim.id[:12]} was removed")
+    assert_reported(repo, "removed", f"entry {victim.id[:8]} was removed")
 
 
 def test_an_entry_rewritten_in_place_by_a_later_commit_is_reported(line, repo):
@@ -96,7 +96,7 @@ def test_an_entry_rewritten_in_place_by_a_later_commit_is_reported(line, repo):
         return files
 
     add_commit(repo, restamp)
-    assert_reported(repo, "rewritten", f"entry {victim.id[:12]} was rewritten in place")
+    assert_reported(repo, "rewritten", f"entry {victim.id[:8]} was rewritten in place")
 
 
 def test_rewritten_history_with_valid_entries_is_caught_by_the_reflog(line, repo):
@@ -161,7 +161,7 @@ def test_an_invalid_kind_in_a_blob_is_reported(line, repo):
 def test_an_entry_whose_parent_no_line_holds_is_reported(line, repo):
     orphan = new_entry(kind="fix", author=AUTHOR, summary="Orphan", body="its parent is gone", parents=[FAKE_ID])
     add_commit(repo, lambda files: {**files, path_of(orphan.id): orphan.to_json()})
-    assert_reported(repo, "missing-parent", f"names parent {FAKE_ID[:12]}")
+    assert_reported(repo, "missing-parent", f"names parent {FAKE_ID[:8]}")
 
 
 def test_a_parent_in_a_sibling_line_is_an_external_anchor_not_a_problem(ledger, repo):

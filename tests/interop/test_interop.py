@@ -107,7 +107,7 @@ def test_import_never_silently_rewrites_a_mismatched_id(repo, tmp_path):
     path, victim = _tampered_copy(tmp_path)
     out = cli(repo, "import", "--from", str(path))
     assert out.code == 1, out.err
-    assert f"recorded id {victim['id'][:12]}" in out.err and "Logs: XML files" in out.err
+    assert f"recorded id {victim['id'][:8]}" in out.err and "Logs: XML files" in out.err
     ids = set(line_ids(repo))
     assert victim["id"] not in ids
     assert not any(e.summary == "Logs: XML files" for e in open_ledger(repo).entries())  # no rewritten id either
@@ -147,7 +147,7 @@ def test_files_the_seed_mangles_are_refused_by_name_and_nothing_is_written(repo,
     before = object_count(repo)
     out = cli(repo, "import", "--from", str(SEED / name))
     assert out.code == 2
-    assert needle in out.err and bad["id"][:12] in out.err and "nothing was written" in out.err
+    assert needle in out.err and bad["id"][:8] in out.err and "nothing was written" in out.err
     assert "Traceback" not in out.err
     assert_nothing_written(repo, before)
 
@@ -157,7 +157,7 @@ def test_body_with_the_seed_sentinel_survives_from_db_but_export_refuses_it(repo
     bad = seed_ids()["bad_body_sentinel"][1]
     assert "<!-- lifeline:end -->" in open_ledger(repo).show(bad["id"]).body
     out = cli(repo, "export", "--format", "lifeline-md", "-o", "out.md")
-    assert out.code == 2 and bad["id"][:12] in out.err
+    assert out.code == 2 and bad["id"][:8] in out.err
     assert not (repo / "out.md").exists()
 
 

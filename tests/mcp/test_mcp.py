@@ -223,7 +223,7 @@ def test_recall_checkpoint_recontextualize_and_brief_over_mcp(repo):
                 body="Flexible schema while the model settles.",
                 **who,
             )
-            mongo = text.split("id=")[1][:12]
+            mongo = text.split("id=")[1][:8]
             text = await ok(
                 c,
                 "lifeline_recontextualize",
@@ -391,7 +391,7 @@ def test_show_returns_the_whole_entry_with_its_parents_and_what_superseded_it(re
                 parents=[incident[:10]],
                 **who,
             )
-            mongo = text.split("id=")[1][:12]
+            mongo = text.split("id=")[1][:8]
             await ok(
                 c,
                 "lifeline_recontextualize",
@@ -527,7 +527,7 @@ def test_show_fences_the_body_so_its_lines_cannot_pass_for_the_answers_own(repo)
     async def scenario():
         async with server(repo) as c:
             listed = await ok(c, "lifeline_recall", query="cache redis")
-            entry_id = listed.split("id=")[1][:12]
+            entry_id = listed.split("id=")[1][:8]
             text = (await c.call_tool("lifeline_show", {"id": entry_id})).content[0].text
             head, why = text.split("\n### Why\n", 1)
             assert "- status: in force" in head

@@ -109,7 +109,7 @@ def test_verify_reports_a_planted_option_as_a_bad_entry(planted, record_counts):
     attacker, *_, bad = planted
     res = cli(attacker, "verify")
     assert res.code == 1, res
-    assert "bad-entry" in res.out and "is not a hex object name" in res.out and bad.id[:12] in res.out, res
+    assert "bad-entry" in res.out and "is not a hex object name" in res.out and bad.id[:8] in res.out, res
     record_counts(PLANTED, tried=1, held=1, lost=0)
 
 

@@ -115,7 +115,7 @@ def test_verify_signatures_reports_an_unsigned_commit(signed_repo, record_counts
     unsigned = add_commit(signed_repo, lambda files: files)
     res = cli(signed_repo, "verify", "--signatures")
     assert res.code == 1, res
-    assert f"  unsigned: commit {unsigned[:12]} is not signed" in res.out, res
+    assert f"  unsigned: commit {unsigned[:8]} is not signed" in res.out, res
     record_counts("signatures", tried=1, held=1, lost=0)
 
 
@@ -126,7 +126,7 @@ def test_verify_signatures_reports_a_commit_signed_by_an_untrusted_key(signed_re
     stranger = git(signed_repo, "rev-parse", "refs/lifeline/main")
     res = cli(signed_repo, "verify", "--signatures")
     assert res.code == 1, res
-    assert f"  untrusted-signature: commit {stranger[:12]}" in res.out, res
+    assert f"  untrusted-signature: commit {stranger[:8]}" in res.out, res
     record_counts("signatures", tried=1, held=1, lost=0)
 
 
@@ -145,7 +145,7 @@ def test_verify_signatures_reports_a_commit_changed_after_signing(signed_repo, r
     git(signed_repo, "update-ref", "refs/lifeline/main", forged)
     res = cli(signed_repo, "verify", "--signatures")
     assert res.code == 1, res
-    assert f"  bad-signature: commit {forged[:12]}" in res.out, res
+    assert f"  bad-signature: commit {forged[:8]}" in res.out, res
     record_counts("signatures", tried=1, held=1, lost=0)
 
 

@@ -54,7 +54,7 @@ def files_on_top(repo: Path, *names: str) -> str:
     sig = pygit2.Signature("A", "a@example.com", 1714560000, 0)
     new = r.create_commit(None, sig, sig, "x\n", tb.write(), [tip])
     git(repo, "update-ref", "refs/lifeline/main", str(new))
-    return str(new)[:12]
+    return str(new)[:8]
 
 
 def shown_lines(err: str) -> list[str]:
@@ -140,7 +140,7 @@ def test_a_newline_inside_a_hostile_name_stays_escaped_and_cannot_forge_a_line_o
     named = [ln for ln in lines if SHOWN in ln]  # the name's line: one, whole
     assert len(named) == 1, err
     assert re.search(
-        rf"foreign-file: unexpected '{re.escape(SHOWN)}' at the root of the tree \(commit [0-9a-f]{{12}}\)$", named[0]
+        rf"foreign-file: unexpected '{re.escape(SHOWN)}' at the root of the tree \(commit [0-9a-f]{{8}}\)$", named[0]
     ), err
 
 

@@ -275,7 +275,7 @@ def test_verify_reports_a_credential_that_slipped_into_history_without_echoing_i
     add_commit(repo, lambda files: {**files, path_of(leaked.id): leaked.to_json()})
     res = cli(repo, "verify")
     assert res.code == 1, res
-    assert "  secret: " in res.out and "GitHub token" in res.out and leaked.id[:12] in res.out, res
+    assert "  secret: " in res.out and "GitHub token" in res.out and leaked.id[:8] in res.out, res
     assert TOKEN not in res.out + res.err
 
 

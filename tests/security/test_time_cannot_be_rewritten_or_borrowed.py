@@ -102,7 +102,7 @@ def test_an_entry_dated_before_its_parent_is_refused_at_write(ledger, record_cou
     refused(
         ledger,
         ledger.gr.workdir,
-        f"before the ts of its parent {parent.id[:12]}",
+        f"before the ts of its parent {parent.id[:8]}",
         kind="correction",
         summary="Use Kafka",
         body="Replay.",
@@ -127,7 +127,7 @@ def test_a_write_from_a_clock_behind_its_parent_takes_the_parents_time(ledger):
         "--body",
         "Noted.",
         "--parents",
-        ahead.id[:12],
+        ahead.id[:8],
         "--json",
     )
     assert res.code == 0 and json.loads(res.out)["entry"]["ts"] == iso(ahead.ts), res
@@ -205,7 +205,7 @@ def test_an_entry_dated_far_before_its_parent_is_refused_by_verify_pull_and_pre_
             )
         ]
     )
-    assert_refused(verdicts(tmp_path, client, server, mirror), f"before the ts of its parent {parent.id[:12]}")
+    assert_refused(verdicts(tmp_path, client, server, mirror), f"before the ts of its parent {parent.id[:8]}")
     record_counts("time: entry dated before its parent (verify, pre-receive, pull)", tried=3, held=3, lost=0)
 
 
@@ -240,7 +240,7 @@ def test_a_merge_that_redates_an_entry_before_its_parent_is_refused(gates, tmp_p
     client, server, mirror = gates
     _cp1, cp2 = redating_merge(client, hours_before_parent=30)
     v = verdicts(tmp_path, client, server, mirror)
-    assert_refused(v, f"entry {cp2.id[:12]}: a merge keeps a copy whose ts")
+    assert_refused(v, f"entry {cp2.id[:8]}: a merge keeps a copy whose ts")
     record_counts(
         "time: merge re-dating an entry before its parent (verify, pre-receive, pull)", tried=3, held=3, lost=0
     )

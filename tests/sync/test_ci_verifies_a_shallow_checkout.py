@@ -113,7 +113,7 @@ def test_the_workflow_fails_when_the_hosted_ledger_was_tampered_with(hosted, git
     tamper(a, entry_id)  # a fast-forward rewriting an entry: a hosted remote takes it
     git(a, "push", "--quiet", "origin", "refs/lifeline/main")
     procs = run_job(github_commands(), shallow_clone(remote, gitenv / "gh"))
-    assert procs[-1].returncode == 1 and entry_id[:12] in procs[-1].stdout.decode()
+    assert procs[-1].returncode == 1 and entry_id[:8] in procs[-1].stdout.decode()
 
 
 def test_verify_refuses_a_ledger_history_cut_by_a_shallow_fetch(hosted, gitenv):

@@ -231,7 +231,7 @@ def test_pull_refuses_tampered_entry_and_names_it_without_moving_anything(trio):
     before = ref(a, "refs/lifeline/main")
     proc = cli(a, "pull", expect=1, via=Via.GIT)
     err = proc.err
-    assert victim.id[:12] in err and "tampered" in err and "nothing was changed" in err
+    assert victim.id[:8] in err and "tampered" in err and "nothing was changed" in err
     assert ref(a, "refs/lifeline/main") == before
     assert ref(a, "refs/remotes/origin/lifeline/main") is not None  # fetched, kept aside
 
@@ -289,7 +289,7 @@ def test_push_refuses_to_spread_a_tampered_line(trio):
     tamper(a, e.id)
     before = ref(remote, "refs/lifeline/main")
     proc = cli(a, "push", expect=1, via=Via.GIT)
-    assert e.id[:12] in proc.err and "nothing was pushed" in proc.err
+    assert e.id[:8] in proc.err and "nothing was pushed" in proc.err
     assert ref(remote, "refs/lifeline/main") == before
 
 

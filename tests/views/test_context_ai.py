@@ -54,7 +54,7 @@ def test_char_budget_is_never_exceeded_at_any_size(rich):
         text = ledger.context(budget=budget).text
         assert len(text) <= budget, budget
         if text:
-            assert text.endswith("_\n") and " entries · head " in text.splitlines()[-1], budget
+            assert text.endswith("_\n") and " · latest " in text.splitlines()[-1], budget
             assert anchors_exist(ledger, text)
 
 

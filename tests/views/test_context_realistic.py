@@ -130,7 +130,7 @@ def test_a_budget_at_every_size_is_a_hard_limit_and_anchors_are_real(tally):
         text = ledger.context(budget=budget).text
         assert len(text) <= budget, budget
         if text:
-            assert text.endswith("_\n") and " entries · head " in text.splitlines()[-1], budget
+            assert text.endswith("_\n") and " · latest " in text.splitlines()[-1], budget
             assert set(ANCHOR.findall(text)) <= ids, budget
 
 

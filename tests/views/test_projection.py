@@ -171,7 +171,7 @@ def test_migrate_strict_with_an_edited_entry_aborts_writing_nothing(ledger, repo
     before = snapshot(fresh)
     res = cli(fresh, "migrate", "--strict", "--from", str(source))
     assert res.code == 2, res
-    assert victim.id[:12] in res.err and "nothing was written" in res.err
+    assert victim.id[:8] in res.err and "nothing was written" in res.err
     assert snapshot(fresh) == before and head(fresh) is None
 
 
@@ -181,7 +181,7 @@ def test_migrate_without_strict_skips_mismatches_and_names_them(ledger, repo, tm
     fresh = init_repo(tmp_path / "fresh")
     res = cli(fresh, "migrate", "--from", str(source))
     assert res.code == 0, res
-    assert f"skipped {victim.id[:12]}" in res.err
+    assert f"skipped {victim.id[:8]}" in res.err
     assert "read 3 entries: 2 added" in res.out
     assert {e.id for e in open_ledger(fresh).entries()} == {e.id for e in ledger.entries()} - {victim.id}
 
