@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Iterable, Optional
 
 from ..errors import InputError
-from ..git.fs import write_atomic
+from ..git.fs import UnsafeFile, worktree_target, write_in_worktree
 from .integration import Launcher, our_arguments
 
 BEGIN = "<!-- git-lifeline:begin"
@@ -106,7 +106,11 @@ def _find(text: str) -> Optional[tuple]:
     return begins[0], end
 
 
-def _read(path: Path) -> str:
+def _read(root: Path, path: Path) -> str:
+    try:  # a committed directory link (`.claude -> ~/.claude`) is never read through
+        worktree_target(root, path)
+    except UnsafeFile as exc:
+        raise InputError(exc.strerror) from None
     if path.is_symlink():
         raise InputError("it is a symbolic link")
     if not path.is_file():
@@ -119,14 +123,17 @@ def _read(path: Path) -> str:
         raise InputError("it is not UTF-8 text") from None
 
 
-def upsert_section(path: Path, section: str, header: str = "") -> tuple:
-    """(status, detail): the section written into `path`, replacing only a previous one."""
-    if not path.exists() and not path.is_symlink():
-        write_atomic(path, header + section)
-        return "created", ""
+def upsert_section(root: Path, path: Path, section: str, header: str = "") -> tuple:
+    """(status, detail): the section written into `path` (in the work tree `root`),
+    replacing only a previous one."""
     try:
-        text = _read(path)
+        if not path.exists() and not path.is_symlink():
+            write_in_worktree(root, path, header + section)
+            return "created", ""
+        text = _read(root, path)
         span = _find(text)
+    except UnsafeFile as exc:
+        return "invalid", f"{exc.strerror}; left it untouched"
     except InputError as exc:
         return "invalid", f"{exc}; left it untouched"
     crlf = "\r\n" in text
@@ -134,21 +141,21 @@ def upsert_section(path: Path, section: str, header: str = "") -> tuple:
     if span is None:
         nl = "\r\n" if crlf else "\n"
         sep = "" if not text or text.endswith(nl * 2) else (nl if text.endswith(nl) else nl * 2)
-        write_atomic(path, text + sep + ours)
+        write_in_worktree(root, path, text + sep + ours)
         return "added", ""
     start, end = span
     if text[start:end] == ours:
         return "kept", ""
-    write_atomic(path, text[:start] + ours + text[end:])
+    write_in_worktree(root, path, text[:start] + ours + text[end:])
     return "updated", ""
 
 
-def section_state(path: Path) -> str:
+def section_state(root: Path, path: Path) -> str:
     """current | outdated | no section | absent | invalid (for status)."""
     if not path.exists() and not path.is_symlink():
         return "absent"
     try:
-        text = _read(path)
+        text = _read(root, path)
         span = _find(text)
     except InputError as exc:
         return f"invalid: {exc}"
@@ -163,7 +170,7 @@ def install_rules(workdir: Path, clients: list) -> list:
     for client in clients:
         path = workdir / CLIENT_FILES[client]
         header = CURSOR_HEADER if client == "cursor" else ""
-        status, detail = upsert_section(path, SECTION, header)
+        status, detail = upsert_section(workdir, path, SECTION, header)
         out.append(FileChange(client, path, status, detail))
     return out
 
@@ -173,12 +180,16 @@ def hook_commands(launcher: Launcher) -> dict:
     return {"SessionStart": launcher.shell("agent-hook", "session-start"), "Stop": launcher.shell("agent-hook", "stop")}
 
 
-def _read_settings(path: Path) -> tuple:
+def _read_settings(root: Path, path: Path) -> tuple:
     """(the settings document, a problem or None); a missing file is an empty document."""
+    try:
+        worktree_target(root, path)
+    except UnsafeFile as exc:
+        return None, f"{exc.strerror}; left it untouched"
     if not path.exists() and not path.is_symlink():
         return {}, None
     try:
-        text = _read(path)
+        text = _read(root, path)
     except InputError as exc:
         return None, f"{path}: {exc}; left it untouched"
     if not text.strip():
@@ -224,7 +235,7 @@ def install_claude_hooks(workdir: Path, launcher: Launcher) -> FileChange:
     """SessionStart (startup, resume, compact) prints the context; Stop asks once for a
     checkpoint when the session changed code. Merged into the settings, never replacing them."""
     path = workdir / CLAUDE_SETTINGS
-    doc, problem = _read_settings(path)
+    doc, problem = _read_settings(workdir, path)
     if problem is not None:
         return FileChange("claude-hooks", path, "invalid", problem)
     existed = bool(doc)
@@ -245,13 +256,16 @@ def install_claude_hooks(workdir: Path, launcher: Launcher) -> FileChange:
                 changed = True
     if not changed:
         return FileChange("claude-hooks", path, "kept")
-    write_atomic(path, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+    try:
+        write_in_worktree(workdir, path, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+    except UnsafeFile as exc:
+        return FileChange("claude-hooks", path, "invalid", f"{exc.strerror}; left it untouched")
     return FileChange("claude-hooks", path, "updated" if existed else "created")
 
 
 def claude_hooks_state(workdir: Path) -> dict:
     """{event: the command of ours or None}, or {"invalid": problem}."""
-    doc, problem = _read_settings(workdir / CLAUDE_SETTINGS)
+    doc, problem = _read_settings(workdir, workdir / CLAUDE_SETTINGS)
     if problem is not None:
         return {"invalid": problem}
     hooks = doc.get("hooks", {})
@@ -265,7 +279,7 @@ def claude_hooks_state(workdir: Path) -> dict:
 def lookalike_hooks(workdir: Path) -> list:
     """(event, command) of the hooks that name git-lifeline's agent-hook but are not a command
     init writes: init leaves them, and a reader of the settings would take them for ours."""
-    doc, problem = _read_settings(workdir / CLAUDE_SETTINGS)
+    doc, problem = _read_settings(workdir, workdir / CLAUDE_SETTINGS)
     if problem is not None:
         return []
     hooks = doc.get("hooks", {})

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from ..git.fs import write_atomic
+from ..git.fs import UnsafeFile, worktree_target, write_in_worktree
 from ..git.programs import Probe, probe
 
 SERVER_NAME = "lifeline"
@@ -209,6 +209,10 @@ class McpJsonResult:
 def read_mcp_json(workdir: Path) -> tuple:
     """(the document or None, a problem or None). A missing file is (None, None)."""
     path = workdir / MCP_JSON
+    try:  # never read (nor then write) through a link out of the work tree
+        worktree_target(workdir, path)
+    except UnsafeFile as exc:
+        return None, f"{exc.strerror}; left it untouched"
     if not path.exists() and not path.is_symlink():
         return None, None
     if path.is_symlink() or not path.is_file():
@@ -234,7 +238,7 @@ def install_mcp_json(workdir: Path, resolved: Resolved) -> McpJsonResult:
     if problem is not None:
         return McpJsonResult("invalid", problem)
     if doc is None:
-        _write(path, {"mcpServers": {SERVER_NAME: entry}})
+        _write(workdir, path, {"mcpServers": {SERVER_NAME: entry}})
         return McpJsonResult("created", str(path), entry, resolved.check)
     servers = doc.setdefault("mcpServers", {})
     current = servers.get(SERVER_NAME)
@@ -252,17 +256,17 @@ def install_mcp_json(workdir: Path, resolved: Resolved) -> McpJsonResult:
         if works.ok or not (resolved.check and resolved.check.ok):
             return McpJsonResult("kept", f"{path} already starts the server", current, works)
         servers[SERVER_NAME] = entry
-        _write(path, doc)
+        _write(workdir, path, doc)
         return McpJsonResult(
             "updated", f"{path} (its entry did not start: {works.output or 'no output'})", entry, resolved.check
         )
     servers[SERVER_NAME] = entry
-    _write(path, doc)
+    _write(workdir, path, doc)
     return McpJsonResult("added", str(path), entry, resolved.check)
 
 
-def _write(path: Path, doc: dict) -> None:
-    write_atomic(path, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+def _write(workdir: Path, path: Path, doc: dict) -> None:
+    write_in_worktree(workdir, path, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
 
 
 def snippets(repo: Path, launcher: Launcher) -> list:

@@ -160,7 +160,7 @@ def agents_state(ws: Workspace) -> dict:
             if not isinstance(entry, dict)
             else " ".join(entry_argv(entry)) + ("" if is_our_entry(entry) else f" (another program's: {FOREIGN})")
         )
-    rules = {rel: section_state(ws.workdir / rel) for rel in CLIENT_FILES.values()}
+    rules = {rel: section_state(ws.workdir, ws.workdir / rel) for rel in CLIENT_FILES.values()}
     return {"mcp": mcp, "rules": rules, "claude_hooks": claude_hooks_state(ws.workdir)}
 
 

@@ -185,6 +185,20 @@ def worktree_target(root: Path, path: Path) -> Path:
     return target
 
 
+def write_in_worktree(root: Path, path: Path, text: str) -> Path:
+    """THE writer of every file the tool keeps in a work tree (LIFELINE.md, the agents'
+    rules files, .mcp.json, .claude/settings.json, .lifeline/policy.json): held to
+    `worktree_target`, so never through a link of the file or of any directory above it
+    out of the work tree (a committed `.claude -> ~/.claude`) nor into a `.git` directory.
+    Checked again once the directories above exist, so one made or swapped meanwhile
+    cannot carry the write out. Returns the file written (UnsafeFile when refused)."""
+    worktree_target(root, path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    target = worktree_target(root, path)
+    write_atomic(target, text)
+    return target
+
+
 # ---- generated files in a work tree ----------------------------------------------------
 def relative_to_worktree(root: Path, path: Path) -> Optional[str]:
     """`path` as git names it (relative to the top of the work tree, with /), or None
