@@ -19,7 +19,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Optional
 
 from ..errors import InputError, LifelineError
-from ..git.fs import UnsafeFile, ensure_excluded, file_lock, is_tracked, read_bounded, worktree_target, write_atomic, write_in_worktree
+from ..git.fs import (
+    UnsafeFile,
+    ensure_excluded,
+    file_lock,
+    is_tracked,
+    read_bounded,
+    worktree_target,
+    write_atomic,
+    write_in_worktree,
+)
 from ..git.names import DEFAULT_LINE
 from ..git.repo import GitRepo
 from ..git.store import LineStore

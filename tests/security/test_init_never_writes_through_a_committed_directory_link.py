@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hermetic_home import hermetic, repo  # noqa: F401  (fixtures)
 from helpers import Via, cli, git
+from hermetic_home import hermetic, repo  # noqa: F401  (fixtures)
 
 
 def outside_dirs(tmp_path: Path) -> dict:
