@@ -279,7 +279,15 @@ class _Planner:
         latest = max((self.by_id[p].ts for p in parents), default=None)
         ts = max(start, latest + _TICK) if latest is not None else start
         try:
-            e = new_entry(kind=kind, summary=summary, body=body, author=self.author, parents=sorted(parents), ts=ts)
+            e = new_entry(
+                kind=kind,
+                summary=summary,
+                body=body,
+                author=self.author,
+                parents=sorted(parents),
+                ts=ts,
+                honour_override=False,
+            )
         except InputError as exc:
             raise InputError(f"{a.filename}: {exc}") from None
         self.by_id[e.id] = e

@@ -430,6 +430,7 @@ class Ledger:
         from ..core.entry import new_entry, parse_ts, utcnow
         from ..core.headers import refuse_bad_headers
 
+        draft.refuse_forged_arguments()
         body = draft.body
         parents: list[str] = list(draft.parents)
         if draft.thread:
@@ -482,6 +483,7 @@ class Ledger:
         """A checkpoint of a thread; not new when the live one already says exactly this."""
         from ..core import blocks
 
+        blocks.refuse_line_break("thread", thread)
         thread = (thread or truth.MAIN_THREAD).strip()
         st = self.state()
         key = truth.thread_key(thread, st.fold.opens)

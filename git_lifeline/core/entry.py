@@ -31,6 +31,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Iterable, Optional, Union
 
 from ..errors import InputError
+from .blocks import LINE_BREAKS
 
 KINDS: tuple = (
     "bootstrap",
@@ -75,8 +76,6 @@ MAX_BLOB_BYTES = 2 * MAX_BODY_BYTES + 16 * 1024
 MIN_TS = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _ZERO = timedelta(0)
 
-# Characters that end a line for some reader (str.splitlines, markdown, terminals).
-_LINE_BREAKS = frozenset("\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 _BODY_CONTROLS_ALLOWED = frozenset("\t\n\r")
 # Fast pre-checks: a value without any of these characters passes the per-character
 # scans below, so the scans (and their precise messages) run only for suspicious input.
@@ -165,7 +164,7 @@ def _bad_single_line(value: str) -> Optional[str]:
     if _SUSPECT_SINGLE_LINE.search(value) is None:
         return "has leading or trailing whitespace" if value != value.strip() else None
     for ch in value:
-        if ch in _LINE_BREAKS:
+        if ch in LINE_BREAKS:
             return "contains a line break"
         cat = unicodedata.category(ch)
         if cat == "Cc":
@@ -311,6 +310,7 @@ class Entry:
         ts: Optional[datetime] = None,
         id: Optional[str] = None,
         require_why: bool = True,
+        honour_override: bool = True,
     ) -> Entry:
         """New content as an Entry under every write rule, the secret scan included;
         raises EntryError (or SecretError) before anything can be written.
@@ -319,7 +319,9 @@ class Entry:
         representation per id); `ts` defaults to now and is stored in UTC. `id` is the
         id a source recorded (a projection's): kept as given, so `verify()` can tell a
         record that does not match it; None computes it. `require_why` False takes an
-        empty body of any kind: content another tool stored (an import), not a new write."""
+        empty body of any kind: content another tool stored (an import), not a new write.
+        `honour_override` False scans whatever the body's header says (an import, a
+        proposal): an `allow-secret:` override counts only where a human's flag wrote it."""
         return _build(
             kind=kind,
             summary=summary,
@@ -333,6 +335,7 @@ class Entry:
             ts=ts,
             id=id,
             require_why=require_why,
+            honour_override=honour_override,
         )
 
 
@@ -391,6 +394,7 @@ def _build(
     ts: Any,
     id: Any,
     require_why: bool = True,
+    honour_override: bool = True,
 ) -> Entry:
     for name, value in (
         ("kind", kind),
@@ -433,7 +437,7 @@ def _build(
     # Imported here: the scan's patterns are compiled on first use, and read paths never need them.
     from .secrets import refuse_credentials
 
-    refuse_credentials(e)
+    refuse_credentials(e, honour_override)
     return e
 
 

@@ -131,6 +131,7 @@ def _content_problem(content: dict[str, Any]) -> Optional[str]:
             provider=content["provider"],
             model=content["model"],
             parents=content["parents"],
+            honour_override=False,  # a proposal is an agent's: its header never overrides the scan
         )
     except InputError as exc:
         return str(exc)
@@ -190,6 +191,7 @@ def content_entry(content: Content, ts: Optional[datetime] = None) -> Entry:
         model=content.model,
         parents=list(content.parents),
         ts=ts,
+        honour_override=False,
     )
 
 
