@@ -74,7 +74,7 @@ def decision_notes(inp, entry_id: str) -> tuple:
         ids = ", ".join(f"[{o[:8]}]" for o in others)
         notes.append(f"⚠ conflicts with {ids} on '{tx.md(subject)}': both are in force; record a correction")
     if entry_id in inp.stale:
-        notes.append(inp.stale[entry_id])
+        notes.append(tx.stale_note(inp.stale[entry_id]))
     return tuple(notes)
 
 
