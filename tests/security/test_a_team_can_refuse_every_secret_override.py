@@ -44,7 +44,8 @@ def test_a_teammate_refusing_overrides_pulls_without_it_and_is_told(tmp_path, re
     assert ref(bob, "refs/lifeline/main") is None, r
     assert "allowSecretOverride" in r.out + r.err, r
     carol = configured(tmp_path, "carol", remote)  # a teammate who allows it
-    assert cli(carol, "pull").code == 0
+    pulled = cli(carol, "pull")
+    assert pulled.code == 0 and "overrides the secret scan" in pulled.err, pulled  # never silently
     git(carol, "config", "lifeline.allowSecretOverride", "false")
     v = cli(carol, "verify")
     assert v.code != 0 and "allowSecretOverride" in v.out + v.err, v
