@@ -24,22 +24,24 @@ def load_set() -> dict:
 
 def build(ledger, data: dict) -> dict:
     """Append the set's entries; returns summary -> id."""
+    from git_lifeline.app.draft import Draft
+
     ids = {}
     for e in data["entries"]:
         out = ledger.log(
-            kind=e["kind"], summary=e["summary"], body=e["body"], ts=(T0 + timedelta(days=e["days"])).isoformat()
+            Draft(kind=e["kind"], summary=e["summary"], body=e["body"], ts=(T0 + timedelta(days=e["days"])).isoformat())
         )
         ids[e["summary"]] = out.entry.id
     return ids
 
 
 def evaluate(ledger, data: dict, ids: dict, k: int = 5, recency: bool = True) -> dict:
-    from git_lifeline.views import recall
+    from git_lifeline.views import recall_answer
 
     db = ledger.cache().ensure(ledger.head())
 
     def ask(q):
-        return recall.search(db, q, k, recency=recency)
+        return recall_answer.search(db, q, k, recency=recency)
 
     answerable = [q for q in data["queries"] if q["expect"]]
     unanswerable = [q for q in data["queries"] if not q["expect"]]

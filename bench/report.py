@@ -93,6 +93,7 @@ def _realistic_table(sizes: list) -> list:
     row("`context` after a merge of older entries", [(fmt_s(r.get("context_merge_older")), "", "") for r in sizes])
     row("`context --query`", pair("query_warm", "seed_query"))
     row("`recall`", pair("recall_warm", "seed_recall"))
+    row("`verify`, first run of a clone (nothing remembered)", pair("verify_first", "seed_verify"))
     row("`verify`", pair("verify", "seed_verify"))
     row(
         "`verify`, entries/s",

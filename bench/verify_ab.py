@@ -1,7 +1,12 @@
-"""`git lifeline verify` of one commit against another's, on the same ledgers, in turn.
+"""`git lifeline verify` of one commit against another's, on the same ledgers, in turn,
+beside lifeline-context's `verify` of the same ledger (with `--seed`).
 
     python bench/verify_ab.py --before <commit> [--sizes 10000,30000,50000,100000]
-                              [--scenario realistic] [--runs 3] [--out verify-ab.json]
+                              [--scenario realistic] [--runs 3] [--seed-tool] [--out verify-ab.json]
+
+This checkout's verify is taken twice: as the first run of a clone (its remembered
+verdicts, git/verdicts.py, deleted just before: the timing includes that `rm`) and as a
+later run (they are kept).
 
 The before side is `git archive <commit> git_lifeline` unpacked in a temporary
 directory; the after side is this checkout. For each size, bench/gen.py writes a ledger,
@@ -25,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gen  # noqa: E402
-from harness import ROOT, git, hermetic_env, load_average, machine, measure_many  # noqa: E402
+from harness import ROOT, git, hermetic_env, load_average, machine, measure_many, seed_env, theirs  # noqa: E402
 
 
 def unpack(commit: str, dest: Path) -> Path:
@@ -48,6 +53,7 @@ def main() -> None:
     ap.add_argument("--scenario", default="realistic", choices=("realistic", "plain"))
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seed-tool", action="store_true", help="also lifeline-context's verify (LIFELINE_SEED_PYTHON)")
     ap.add_argument("--out", help="JSON results")
     a = ap.parse_args()
     results: dict = {"machine": machine(), "before": a.before, "scenario": a.scenario, "runs": a.runs, "sizes": {}}
@@ -69,18 +75,23 @@ def main() -> None:
                 capture_output=True,
             )
             git("-C", repo, "gc", "-q", env=env)
+            cmds = [
+                ["env", f"PYTHONPATH={before_env['PYTHONPATH']}", sys.executable, "-m", "git_lifeline", "verify"],
+                ["sh", "-c", f"rm -f .git/lifeline/verdicts-*.bin; exec {sys.executable} -m git_lifeline verify"],
+                [sys.executable, "-m", "git_lifeline", "verify"],
+            ]
+            sides = ["before", "after_first", "after"]
+            if a.seed_tool:
+                db = tmp / f"seed-{n}" / "ledger.db"
+                db.parent.mkdir()
+                subprocess.run(theirs(db, "migrate", "--from", src), env=seed_env(env), check=True, capture_output=True)
+                # lifeline-context runs without our PYTHONPATH
+                cmds.append(["env", "-u", "PYTHONPATH", *theirs(db, "verify")])
+                sides.append("lifeline_context")
             load = load_average()
-            timings = measure_many(
-                [
-                    ["env", f"PYTHONPATH={before_env['PYTHONPATH']}", sys.executable, "-m", "git_lifeline", "verify"],
-                    [sys.executable, "-m", "git_lifeline", "verify"],
-                ],
-                repo,
-                env,
-                a.runs,
-            )
+            timings = measure_many(cmds, repo, env, a.runs)
             row = {"load_before": load, "load_after": load_average()}
-            for side, t in zip(("before", "after"), timings, strict=True):
+            for side, t in zip(sides, timings, strict=True):
                 row[side] = {
                     **t.to_json(),
                     "entries_per_s_cpu": round(n / t.cpu) if t.cpu else None,
@@ -88,8 +99,9 @@ def main() -> None:
                 }
             results["sizes"][str(n)] = row
             print(
-                f"{n}: before {row['before']['cpu_s']} s CPU ({row['before']['s']} s wall), "
-                f"after {row['after']['cpu_s']} s CPU ({row['after']['s']} s wall), load {load}",
+                f"{n}: "
+                + ", ".join(f"{side} {row[side]['cpu_s']} s CPU ({row[side]['s']} s wall)" for side in sides)
+                + f", load {load}",
                 flush=True,
             )
     if a.out:

@@ -6,6 +6,19 @@ Exit codes are part of the CLI contract (documented in the man page):
 """
 
 
+# ---- how to install what is missing -------------------------------------------------------
+# git-lifeline is on no package index: every hint the tool prints names a command that works
+# from a checkout of it, on a stock Debian/Ubuntu Python too (whose pip refuses to install
+# into the system: "externally-managed-environment"). The one place that text is written.
+def install_hint(extra: str = "") -> str:
+    """The commands that install git-lifeline (with `extra`) from a checkout of it."""
+    target = f"'.[{extra}]'" if extra else "."
+    return (
+        f"from a checkout of git-lifeline: pipx install --force {target} "
+        f"(or: uv tool install --force {target}; inside a venv: pip install {target})"
+    )
+
+
 class LifelineError(Exception):
     """A failure the user can act on; `exit_code` is what the CLI returns.
 
@@ -50,6 +63,14 @@ class IntegrityError(LifelineError):
 
 class ConflictError(LifelineError):
     """A concurrent writer kept winning the compare-and-swap; nothing was lost."""
+
+
+class DedupKeyConflict(LifelineError):
+    """A new entry's dedup key is already held by an entry of other content: nothing was
+    written (the key says "this happened once"; dropping the write silently would report
+    an entry that is not in the line)."""
+
+    exit_code = 1
 
 
 class RepositoryError(LifelineError):

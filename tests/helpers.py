@@ -512,11 +512,11 @@ def entry_strategy():
 # ---- whole-ledger checks after faults -------------------------------------------------
 def cache_state_key(cache, head: Optional[str]) -> tuple:
     """What a line's cache answers: the entry rows, the broken ones, the fold, a recall."""
-    from git_lifeline.views import recall
+    from git_lifeline.views import recall_answer
 
     good, broken = cache.entries(head)
     fold = cache.state(head).fold.to_json()
-    hits = [h.id for h in recall.search(cache.ensure(head), "note decision", k=5)]
+    hits = [h.id for h in recall_answer.search(cache.ensure(head), "note decision", k=5)]
     return [r.id for r in good], sorted(broken), fold, hits
 
 

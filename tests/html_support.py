@@ -21,6 +21,7 @@ import pytest
 from helpers import DATA, git
 
 from git_lifeline.app.draft import Draft
+from git_lifeline.app.edits import pin
 
 ADR_DATA = DATA / "adr"
 FLAGS = [
@@ -333,7 +334,7 @@ def build_demo(repo: Path, hostile: bool = True) -> dict:
         "Deployed to production on a Tuesday morning.",
         "2024-05-14T07:00:00Z",
     )
-    led.pin(ids["retries2"])
+    pin(led, ids["retries2"])
     (repo / "src" / "api").mkdir(parents=True, exist_ok=True)
     (repo / "src" / "api" / "invoices.py").write_text("def list_invoices():\n    return []\n")
     git(repo, "add", "src/api/invoices.py")

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Optional
 
 from ..core import adr as core_adr
 from ..core import blocks
-from ..core.entry import MAX_PARENTS, MAX_SUMMARY_CHARS
+from ..core.entry import MAX_PARENTS, MAX_SUMMARY_CHARS, entry_order_key
 from ..core.supersession import acting, superseded_by
 from ..core.truth import is_revert
 from ..errors import InputError
@@ -92,10 +92,6 @@ def read_adr_dir(directory: Path) -> list:
 
 
 # ---- planning ----------------------------------------------------------------------------
-def _order(e: Entry) -> tuple[datetime, str]:
-    return (e.ts, e.id)
-
-
 def _is_closer(e: Entry) -> bool:
     return e.kind == "correction" and blocks.field(e.body, "action") == "revert"
 
@@ -118,7 +114,7 @@ class _Planner:
             self.by_key[a.key] = a
         self.by_id = {e.id: e for e in entries}
         self.groups: dict = {}
-        for e in sorted(entries, key=_order):
+        for e in sorted(entries, key=entry_order_key):
             name = core_adr.marker_of(e.body)
             ident = core_adr.adr_key(name) if name else None
             if ident is not None:
@@ -185,7 +181,7 @@ class _Planner:
     # -- the truth bookkeeping
     def _carriers(self, entries: list) -> set:
         carried: set = set()
-        for e in sorted(entries, key=_order):
+        for e in sorted(entries, key=entry_order_key):
             self._note_carrier(e, carried)
         return carried
 
@@ -256,7 +252,7 @@ class _Planner:
     ) -> bool:
         if _family(head.kind) != family or head.summary != summary or head.body != body:
             return False
-        older = [e for e in self.group(a.key) if _order(e) < _order(head)]
+        older = [e for e in self.group(a.key) if entry_order_key(e) < entry_order_key(head)]
         if not self.closure(older + pred_entries) <= set(head.parents):
             return False  # a predecessor changed, or a new one was named
         if withdrawn or head.id not in self.dead:
@@ -348,7 +344,7 @@ def export_madr(led: "Ledger", directory: Path) -> list:
     if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
         raise InputError(f"{directory}: not an empty directory; nothing was written")
     st = led.state()
-    decisions = [st.get(i) for i in st.decision_ids]
+    decisions = st.decisions
     numbers: dict = {}
     for e in decisions:
         name = core_adr.marker_of(e.body)

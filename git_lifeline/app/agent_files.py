@@ -18,9 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional
 
+from ..core.json_input import JSONInputError, read_json
 from ..errors import InputError
-from ..git.fs import UnsafeFile, worktree_target, write_in_worktree
-from .integration import Launcher, our_arguments
+from ..git.fs import UnsafeFile, ensure_excluded, worktree_target, write_in_worktree
+from ..git.repo import GitRepo
+from .integration import MAX_CONFIG_BYTES, Launcher, our_arguments
 
 BEGIN = "<!-- git-lifeline:begin"
 END = "<!-- git-lifeline:end -->"
@@ -36,8 +38,15 @@ CURSOR_HEADER = (
     "---\ndescription: git lifeline, the project's reasoning ledger: when to read it and when to "
     "write to it\nalwaysApply: true\n---\n\n"
 )
-CLAUDE_SETTINGS = ".claude/settings.json"
-SESSION_START_MATCHER = "startup|resume|compact"
+CLAUDE_SETTINGS = ".claude/settings.json"  # the project's settings, which teams commit
+# Claude Code's personal project settings (never committed): where a hook naming this
+# machine's interpreter goes when git-lifeline is not on PATH.
+CLAUDE_LOCAL_SETTINGS = ".claude/settings.local.json"
+# Every way a Claude Code session starts: a new one, --resume/--continue, /clear (the
+# conversation is empty again) and compaction (what the agent had read was summarized).
+SESSION_START_MATCHER = "startup|resume|clear|compact"
+EARLIER_MATCHERS = ("startup|resume|compact",)  # what an earlier init wrote: brought up to date
+LOCAL_NOTE = "this machine's command for an agent client (git-lifeline is not on PATH)"
 HOOK_TIMEOUT = 30  # seconds; Claude Code's default is longer than a context ever needs
 MAX_RULES_BYTES = 1024 * 1024
 # A command that names our hook: init's own when is_our_hook says so, else a lookalike doctor reports.
@@ -69,9 +78,9 @@ knows is in the ledger, and `git lifeline context` (MCP: `lifeline_context`) pri
 
 @dataclass
 class FileChange:
-    what: str  # the client, or "claude-hooks"
+    what: str  # the client (its rules file), or "<client>-hooks" / "<client>-mcp"
     path: Path
-    status: str  # created | added | updated | kept | invalid
+    status: str  # created | added | updated | kept | invalid | skipped (a tracked file, no machine path)
     detail: str = ""
 
 
@@ -106,11 +115,7 @@ def _find(text: str) -> Optional[tuple]:
     return begins[0], end
 
 
-def _read(root: Path, path: Path) -> str:
-    try:  # a committed directory link (`.claude -> ~/.claude`) is never read through
-        worktree_target(root, path)
-    except UnsafeFile as exc:
-        raise InputError(exc.strerror) from None
+def _read(path: Path) -> str:
     if path.is_symlink():
         raise InputError("it is a symbolic link")
     if not path.is_file():
@@ -124,16 +129,17 @@ def _read(root: Path, path: Path) -> str:
 
 
 def upsert_section(root: Path, path: Path, section: str, header: str = "") -> tuple:
-    """(status, detail): the section written into `path` (in the work tree `root`),
-    replacing only a previous one."""
-    try:
+    """(status, detail): the section written into `path`, replacing only a previous one."""
+    try:  # never through a committed directory link out of the tree (`.cursor -> ~/.cursor`)
         if not path.exists() and not path.is_symlink():
             write_in_worktree(root, path, header + section)
             return "created", ""
-        text = _read(root, path)
-        span = _find(text)
+        worktree_target(root, path)
     except UnsafeFile as exc:
         return "invalid", f"{exc.strerror}; left it untouched"
+    try:
+        text = _read(path)
+        span = _find(text)
     except InputError as exc:
         return "invalid", f"{exc}; left it untouched"
     crlf = "\r\n" in text
@@ -150,12 +156,12 @@ def upsert_section(root: Path, path: Path, section: str, header: str = "") -> tu
     return "updated", ""
 
 
-def section_state(root: Path, path: Path) -> str:
+def section_state(path: Path) -> str:
     """current | outdated | no section | absent | invalid (for status)."""
     if not path.exists() and not path.is_symlink():
         return "absent"
     try:
-        text = _read(root, path)
+        text = _read(path)
         span = _find(text)
     except InputError as exc:
         return f"invalid: {exc}"
@@ -180,24 +186,20 @@ def hook_commands(launcher: Launcher) -> dict:
     return {"SessionStart": launcher.shell("agent-hook", "session-start"), "Stop": launcher.shell("agent-hook", "stop")}
 
 
-def _read_settings(root: Path, path: Path) -> tuple:
+def _read_settings(path: Path) -> tuple:
     """(the settings document, a problem or None); a missing file is an empty document."""
-    try:
-        worktree_target(root, path)
-    except UnsafeFile as exc:
-        return None, f"{exc.strerror}; left it untouched"
     if not path.exists() and not path.is_symlink():
         return {}, None
     try:
-        text = _read(root, path)
+        text = _read(path)
     except InputError as exc:
         return None, f"{path}: {exc}; left it untouched"
     if not text.strip():
         return {}, None
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return None, f"{path} is not valid JSON ({exc.msg} at line {exc.lineno}); left it untouched"
+        doc = read_json(text, MAX_CONFIG_BYTES)
+    except JSONInputError as exc:
+        return None, f"{path}: {exc}; left it untouched"
     if not isinstance(doc, dict):
         return None, f"{path} is not a JSON object; left it untouched"
     hooks = doc.get("hooks", {})
@@ -206,7 +208,13 @@ def _read_settings(root: Path, path: Path) -> tuple:
     return doc, None
 
 
-def is_our_hook(command: object, wanted: str) -> bool:
+def hook_arguments(wanted: str, client: str = "claude") -> list[str]:
+    """git-lifeline's arguments in the hook command init writes for a client: Claude Code's
+    reads plain output, the others name their client (agent_hooks.for_client)."""
+    return ["agent-hook", wanted] + ([] if client == "claude" else ["--client", client])
+
+
+def is_our_hook(command: object, wanted: str, client: str = "claude") -> bool:
     """Whether a hook's command is the one init writes for `agent-hook <wanted>`, as a whole
     command line (integration.our_arguments: `git lifeline`, or a Python interpreter with
     `-m git_lifeline`); `evil; git lifeline agent-hook stop` merely mentions it."""
@@ -214,7 +222,7 @@ def is_our_hook(command: object, wanted: str) -> bool:
         argv = shlex.split(command) if isinstance(command, str) else []
     except ValueError:
         return False
-    return our_arguments(argv) == ["agent-hook", wanted]
+    return our_arguments(argv) == hook_arguments(wanted, client)
 
 
 def _hooks_of(groups: list) -> list:
@@ -231,11 +239,15 @@ def _our_hooks(groups: list, event: str) -> list:
     return [hook for hook in _hooks_of(groups) if is_our_hook(hook.get("command"), _HOOK_ARG[event])]
 
 
-def install_claude_hooks(workdir: Path, launcher: Launcher) -> FileChange:
-    """SessionStart (startup, resume, compact) prints the context; Stop asks once for a
-    checkpoint when the session changed code. Merged into the settings, never replacing them."""
-    path = workdir / CLAUDE_SETTINGS
-    doc, problem = _read_settings(workdir, path)
+def install_claude_hooks(workdir: Path, launcher: Launcher, gr: Optional[GitRepo] = None) -> FileChange:
+    """SessionStart (startup, resume, clear, compact) prints the context; Stop asks once for
+    a checkpoint when the session changed code. Merged into the settings, never replacing
+    them: the project's settings when the command is portable, else the personal
+    settings.local.json (kept out of commits), and an earlier init's machine-specific
+    hooks leave the project's file."""
+    shared = workdir / CLAUDE_SETTINGS
+    path = shared if launcher.portable else workdir / CLAUDE_LOCAL_SETTINGS
+    doc, problem = _read_settings(path)
     if problem is not None:
         return FileChange("claude-hooks", path, "invalid", problem)
     existed = bool(doc)
@@ -254,39 +266,101 @@ def install_claude_hooks(workdir: Path, launcher: Launcher) -> FileChange:
             if hook.get("command") != command:
                 hook["command"] = command
                 changed = True
+        if event == "SessionStart":
+            changed = _widen_matchers(groups) or changed
+    detail = ""
+    if not launcher.portable:
+        detail = _drop_machine_hooks(workdir, shared)
     if not changed:
-        return FileChange("claude-hooks", path, "kept")
+        return FileChange("claude-hooks", path, "kept", detail)
     try:
         write_in_worktree(workdir, path, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
     except UnsafeFile as exc:
-        return FileChange("claude-hooks", path, "invalid", f"{exc.strerror}; left it untouched")
-    return FileChange("claude-hooks", path, "updated" if existed else "created")
+        return FileChange("claude-hooks", path, "invalid", f"{exc.strerror}; nothing was written")
+    if not launcher.portable and gr is not None:
+        ensure_excluded(gr, path, LOCAL_NOTE)
+    return FileChange("claude-hooks", path, "updated" if existed else "created", detail)
+
+
+def _widen_matchers(groups: list) -> bool:
+    """The matcher an earlier init wrote on a group of ours, widened to every session start."""
+    changed = False
+    for group in groups:
+        if isinstance(group, dict) and group.get("matcher") in EARLIER_MATCHERS and _our_hooks([group], "SessionStart"):
+            group["matcher"] = SESSION_START_MATCHER
+            changed = True
+    return changed
+
+
+def _drop_machine_hooks(workdir: Path, shared: Path) -> str:
+    """Remove from the project's settings the hooks of ours that name an interpreter by its
+    path (an earlier init wrote them there); the rest of the file is kept as it is."""
+    doc, problem = _read_settings(shared)
+    if problem is not None:
+        return problem  # the team's file: not ours to repair, but worth saying
+    if not doc:
+        return ""
+    removed = 0
+    for event, wanted in _HOOK_ARG.items():
+        for group in doc.get("hooks", {}).get(event, []):
+            if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+                continue
+            keep = [
+                h
+                for h in group["hooks"]
+                if not (isinstance(h, dict) and is_our_hook(h.get("command"), wanted) and not _portable(h))
+            ]
+            removed += len(group["hooks"]) - len(keep)
+            group["hooks"] = keep
+        groups = doc.get("hooks", {}).get(event)
+        if isinstance(groups, list):
+            doc["hooks"][event] = [g for g in groups if not (isinstance(g, dict) and g.get("hooks") == [])]
+    if not removed:
+        return ""
+    try:
+        write_in_worktree(workdir, shared, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+    except UnsafeFile:
+        return ""
+    return f"moved its machine-specific hooks out of {CLAUDE_SETTINGS}"
+
+
+def _portable(hook: dict) -> bool:
+    try:
+        return shlex.split(str(hook.get("command")))[:2] == ["git", "lifeline"]
+    except ValueError:
+        return False
 
 
 def claude_hooks_state(workdir: Path) -> dict:
-    """{event: the command of ours or None}, or {"invalid": problem}."""
-    doc, problem = _read_settings(workdir, workdir / CLAUDE_SETTINGS)
-    if problem is not None:
-        return {"invalid": problem}
-    hooks = doc.get("hooks", {})
-    out = {}
-    for event in ("SessionStart", "Stop"):
-        ours = _our_hooks(hooks.get(event, []), event)
-        out[event] = ours[0].get("command") if ours else None
+    """{event: the command of ours or None} over the project's and the personal settings
+    (the personal one wins, as in Claude Code), or {"invalid": problem}."""
+    out: dict = {"SessionStart": None, "Stop": None}
+    for rel in (CLAUDE_SETTINGS, CLAUDE_LOCAL_SETTINGS):
+        doc, problem = _read_settings(workdir / rel)
+        if problem is not None:
+            return {"invalid": problem}
+        hooks = doc.get("hooks", {})
+        for event in ("SessionStart", "Stop"):
+            ours = _our_hooks(hooks.get(event, []), event)
+            if ours:
+                out[event] = ours[0].get("command")
     return out
 
 
 def lookalike_hooks(workdir: Path) -> list:
     """(event, command) of the hooks that name git-lifeline's agent-hook but are not a command
     init writes: init leaves them, and a reader of the settings would take them for ours."""
-    doc, problem = _read_settings(workdir, workdir / CLAUDE_SETTINGS)
-    if problem is not None:
-        return []
-    hooks = doc.get("hooks", {})
-    return [
-        (event, str(hook.get("command")))
-        for event in _HOOK_ARG
-        for hook in _hooks_of(hooks.get(event, []))
-        if _NAMES_OUR_HOOK.search(str(hook.get("command", "")))
-        and not is_our_hook(hook.get("command"), _HOOK_ARG[event])
-    ]
+    found = []
+    for rel in (CLAUDE_SETTINGS, CLAUDE_LOCAL_SETTINGS):
+        doc, problem = _read_settings(workdir / rel)
+        if problem is not None:
+            continue
+        hooks = doc.get("hooks", {})
+        found += [
+            (event, str(hook.get("command")))
+            for event in _HOOK_ARG
+            for hook in _hooks_of(hooks.get(event, []))
+            if _NAMES_OUR_HOOK.search(str(hook.get("command", "")))
+            and not is_our_hook(hook.get("command"), _HOOK_ARG[event])
+        ]
+    return found

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from ..core.entry import format_ts
+from ..core.json_input import JSONInputError, read_json, read_json_object
 from ..errors import LifelineError
 from ..git.fs import write_atomic
 from ..views.context_text import md
@@ -38,6 +39,7 @@ if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
 HOOK_BUDGET = 9000  # characters: Claude Code keeps a hook's output whole up to 10,000
 HOOK_LIMIT = 10000  # ... counted in UTF-16 units; beyond it the model gets a 2 KB preview
 MAX_PAYLOAD = 1024 * 1024  # what a client sends on stdin is a small JSON object
+MAX_NOTE_BYTES = 64 * 1024  # a session note we wrote is a few hundred bytes
 MARKER_DAYS = 14  # session notes older than this are removed
 _SESSION_ID = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 # What is not code: the ledger's own files (a projection refresh is not a code change).
@@ -49,14 +51,34 @@ def parse_payload(data: bytes) -> dict:
     if not data or len(data) > MAX_PAYLOAD:
         return {}
     try:
-        doc = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        doc = read_json(data, MAX_PAYLOAD)
+    except JSONInputError:
         return {}
     return doc if isinstance(doc, dict) else {}
 
 
+# The clients whose session-start hook init writes, and the channel each reads the text from.
+HOOK_CLIENTS = ("claude", "cursor", "codex", "gemini")
+
+
+def for_client(client: str, text: str) -> str:
+    """The session-start text in the channel the client's documentation gives: Claude Code adds
+    a SessionStart hook's plain stdout to the context; Cursor reads `additional_context`;
+    Codex and Gemini CLI read `hookSpecificOutput.additionalContext` (Gemini CLI takes stdout
+    as JSON only). Nothing to say is no output at all, for every client."""
+    if not text or client == "claude":
+        return text
+    if client == "cursor":
+        return json.dumps({"additional_context": text}, ensure_ascii=False) + "\n"
+    answer = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+    return json.dumps(answer, ensure_ascii=False) + "\n"
+
+
 def _open(payload: dict) -> Optional[Workspace]:
     cwd = payload.get("cwd")
+    roots = payload.get("workspace_roots")  # Cursor sends the project's folders, not a cwd
+    if not cwd and isinstance(roots, list) and roots:
+        cwd = roots[0]
     start = cwd if isinstance(cwd, str) and cwd and Path(cwd).is_dir() else None
     try:
         return Workspace.open(start)
@@ -65,7 +87,7 @@ def _open(payload: dict) -> Optional[Workspace]:
 
 
 def _session_key(payload: dict) -> str:
-    sid = payload.get("session_id")
+    sid = payload.get("session_id") or payload.get("conversation_id")  # Cursor: conversation_id
     if isinstance(sid, str) and _SESSION_ID.fullmatch(sid):
         return sid
     if isinstance(sid, str) and sid:
@@ -96,7 +118,7 @@ class SessionNote:
     @classmethod
     def load(cls, path: Path) -> Optional["SessionNote"]:
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
+            doc = read_json_object(path.read_bytes(), MAX_NOTE_BYTES)
             return cls(str(doc["started"]), doc.get("head"), str(doc["tree"]), str(doc["line"]), bool(doc.get("asked")))
         except (OSError, ValueError, KeyError, TypeError):
             return None

@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Optional
 
-from ..core.entry import KINDS
-from ..core.policy import MODES, POLICY_PATH, Policy, PolicyDenied, PolicyError, parse_policy
+from ..core.entry import KINDS, entry_order_key
+from ..core.policy import MAX_POLICY_BYTES, MODES, POLICY_PATH, Policy, PolicyDenied, PolicyError, parse_policy
 from ..errors import InputError, LifelineError
 from ..git.policy_ref import CONFIG_KEY as POLICY_REF_KEY
-from ..git.policy_ref import MAX_POLICY_BYTES, PolicyRef, find_policy_ref, read_file_at
+from ..git.policy_ref import PolicyRef, find_policy_ref, read_file_at
 from ..git.records import (
     DECISIONS,
     MAX_WHY_CHARS,
@@ -27,7 +27,6 @@ from ..git.records import (
     already_decided,
     build_proposals,
     entry_content,
-    order_key,
     parse_since,
 )
 from ..git.repo import GitRepo
@@ -283,9 +282,10 @@ class Agents:
         return policy_in_effect(self.gr)
 
     # ---- writes ------------------------------------------------------------------
-    def write(self, draft: Draft, via: str = "mcp") -> AgentWrite:
-        """An agent's append, routed by the policy (direct | propose | deny)."""
-        return self.route(self.led.plan_entry(draft), via)
+    def write(self, draft: Draft, via: str = "mcp", propose_only: bool = False) -> AgentWrite:
+        """An agent's append, routed by the policy (direct | propose | deny); `propose_only`
+        (a caller whose token may only propose) turns a direct write into a proposal."""
+        return self.route(self.led.plan_entry(draft), via, propose_only)
 
     def checkpoint(
         self,
@@ -295,6 +295,7 @@ class Agents:
         writer: Writer,
         via: str = "mcp",
         allow_secret: Optional[str] = None,
+        propose_only: bool = False,
     ) -> AgentWrite:
         """An agent's checkpoint: an unchanged one writes nothing; the rest are routed by the policy."""
         from ..core import blocks
@@ -303,13 +304,13 @@ class Agents:
         planned = self.led.plan_checkpoint(thread, sections, summary, writer, allow_secret)
         if not planned.new:
             return AgentWrite("unchanged", "", planned.entry, written=False)
-        out = self.route(planned.entry, via)
+        out = self.route(planned.entry, via, propose_only)
         if out.mode == "direct" and out.written:
             thread_key = blocks.field(out.entry.body, "thread")
             out.replaced = previous.get(thread_key) if thread_key is not None else None
         return out
 
-    def route(self, entry: Entry, via: str) -> AgentWrite:
+    def route(self, entry: Entry, via: str, propose_only: bool = False) -> AgentWrite:
         if entry.agent == "human":
             raise InputError(
                 "agent 'human' is kept for people writing without an agent name; pass your agent's "
@@ -324,6 +325,8 @@ class Agents:
             )
         if decision.mode == "propose":
             return self._propose_once(entry, decision.rule, via)
+        if propose_only:
+            return self._propose_once(entry, f"{decision.rule} (direct, but this caller may only propose)", via)
         result = self.led.append([entry])
         if not result.added:
             return AgentWrite("direct", decision.rule, result.existing[0], written=False, already="ledger")
@@ -358,7 +361,9 @@ class Agents:
     def proposals(self, everything: bool = False) -> list[Proposal]:
         """Pending proposals (or all of them), oldest first."""
         props = self.trail().proposals().values()
-        return sorted((p for p in props if everything or p.status == "pending"), key=lambda p: order_key(p.record))
+        return sorted(
+            (p for p in props if everything or p.status == "pending"), key=lambda p: entry_order_key(p.record)
+        )
 
     def _targets(
         self, trail: ReviewTrail, refs: list[str], props: dict[str, Proposal]
@@ -370,7 +375,9 @@ class Agents:
         if "all" in refs:
             if len(refs) > 1:
                 raise InputError("give proposal ids or all, not both")
-            pending = sorted((p for p in props.values() if p.status == "pending"), key=lambda p: order_key(p.record))
+            pending = sorted(
+                (p for p in props.values() if p.status == "pending"), key=lambda p: entry_order_key(p.record)
+            )
             return [(p.short, p, None) for p in pending]
         out: list[tuple[str, Optional[Proposal], Optional[ReviewError]]] = []
         seen = set()
@@ -455,7 +462,7 @@ class Agents:
         records = self.trail().load().records
         props = build_proposals(records)
         out = []
-        for r in sorted(records.values(), key=order_key):
+        for r in sorted(records.values(), key=entry_order_key):
             if r.type == "proposed" or (limit is not None and r.ts < limit):
                 continue
             p = props.get(r.proposal) if r.type in DECISIONS and r.proposal is not None else None

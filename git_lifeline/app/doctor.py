@@ -16,12 +16,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Optional
 
-from ..errors import InputError
+from ..errors import InputError, install_hint
 from .integration import FOREIGN
 from .workspace import Workspace
 
 OK, NOTE, PROBLEM = "ok", "note", "problem"
-MCP_EXTRA = "pip install 'git-lifeline[mcp]' (from a checkout of git-lifeline: pip install '.[mcp]')"
+MCP_EXTRA = install_hint("mcp")
 
 
 @dataclass
@@ -53,8 +53,10 @@ def _shallow(ws: Workspace) -> Check:
         return Check(
             "history",
             PROBLEM,
-            "this clone's history is shallow: `verify` cannot vouch for it and stale "
-            "marks miss the commits that were cut",
+            "this clone's history is shallow: `verify` cannot vouch for it, and a decision "
+            "whose code history reaches the cut reads 'staleness unknown (shallow clone)' "
+            "(nothing is counted across the cut, so no mark is invented); deepen it far "
+            "enough with git fetch --deepen=<n> or --shallow-since=<date>, or fetch it all",
             "git fetch --unshallow",
         )
     return Check("history", OK, "complete (not shallow)")
@@ -151,7 +153,7 @@ def _hooks(ws: Workspace) -> list:
                 "hooks",
                 PROBLEM,
                 "the hooks run `git-lifeline`, which is not on PATH: their checks are skipped",
-                "put git-lifeline on PATH (pipx install, or the venv's bin)",
+                f"put git-lifeline on PATH ({install_hint('mcp')}, or the venv's bin/)",
             )
         )
     if not idle and shutil.which("git-lifeline") is not None:
@@ -278,16 +280,7 @@ def _claude_hooks(ws: Workspace) -> list:
     commands = [c for c in state.values() if c]
     if not commands:
         return [Check("agent hooks", NOTE, "no Claude Code session hooks", "git lifeline init")]
-    broken = []
-    for command in commands:
-        try:
-            first = shlex.split(command)[0]
-        except (ValueError, IndexError):
-            first = ""
-        if not first or (shutil.which(first) is None and not Path(first).is_file()):
-            broken.append(command)
-        elif first == "git" and shutil.which("git-lifeline") is None:
-            broken.append(command)
+    broken = [command for command in commands if not _resolves(command)]
     if broken:
         return [
             Check(
@@ -298,6 +291,58 @@ def _claude_hooks(ws: Workspace) -> list:
             )
         ]
     return [Check("agent hooks", OK, "Claude Code's SessionStart and Stop hooks are set")]
+
+
+def _resolves(command: str) -> bool:
+    """Whether a hook command of ours would start here: its program exists (and git finds
+    git-lifeline for `git lifeline ...`)."""
+    try:
+        first = shlex.split(command)[0]
+    except (ValueError, IndexError):
+        return False
+    if shutil.which(first) is None and not Path(first).is_file():
+        return False
+    return first != "git" or shutil.which("git-lifeline") is not None
+
+
+def _other_clients(ws: Workspace) -> list:
+    """Cursor's, Codex's and Gemini CLI's files, for the clients init set up (or that are broken)."""
+    from .client_files import CLIENTS, HOOK_FILES, hook_state, mcp_state, our_hook_command
+
+    if ws.workdir is None:
+        return []
+    out = []
+    for client in CLIENTS:
+        hook, mcp = hook_state(ws.workdir, client), mcp_state(ws.workdir, client)
+        if hook == "absent" and mcp == "absent":
+            continue
+        where = HOOK_FILES[client].path
+        if hook.startswith("invalid"):
+            out.append(Check(f"{client} hook", PROBLEM, hook, "fix the file by hand, then: git lifeline init"))
+        elif hook == "absent":
+            out.append(
+                Check(
+                    f"{client} hook", NOTE, f"no session-start hook in {where}", f"git lifeline init --agents {client}"
+                )
+            )
+        elif not _resolves(our_hook_command(ws.workdir, client) or ""):
+            command = our_hook_command(ws.workdir, client)
+            out.append(
+                Check(
+                    f"{client} hook", PROBLEM, f"the hook in {where} does not resolve: {command}", "git lifeline init"
+                )
+            )
+        else:
+            out.append(Check(f"{client} hook", OK, f"the session-start hook is set in {where}"))
+        if mcp.startswith("invalid"):
+            out.append(Check(f"{client} mcp", PROBLEM, mcp, "fix the file by hand, then: git lifeline init"))
+        elif mcp == "another program's":
+            out.append(Check(f"{client} mcp", NOTE, f"its `lifeline` server is another program's: {NOT_OURS}", None))
+        elif mcp == "absent":
+            out.append(Check(f"{client} mcp", NOTE, "no `lifeline` server", f"git lifeline init --agents {client}"))
+        else:
+            out.append(Check(f"{client} mcp", OK, "the `lifeline` server is set"))
+    return out
 
 
 def _policy(ws: Workspace) -> Check:
@@ -321,6 +366,7 @@ def doctor(ws: Workspace) -> list:
     checks += _hooks(ws)
     checks += _mcp(ws)
     checks += _claude_hooks(ws)
+    checks += _other_clients(ws)
     checks.append(_policy(ws))
     return checks
 

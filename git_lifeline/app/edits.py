@@ -31,7 +31,8 @@ from ..core import blocks, truth
 from ..core.entry import MAX_SUMMARY_CHARS
 from ..errors import InputError
 from .draft import HUMAN, NO_HEADERS, Headers, Writer
-from .ledger import Ledger, with_headers
+from .entry_view import REAFFIRM_PREFIX, entry_view
+from .ledger import Ledger, LogOutcome, Planned, with_headers
 
 if TYPE_CHECKING:  # annotations only
     from ..core.entry import Entry
@@ -39,14 +40,13 @@ if TYPE_CHECKING:  # annotations only
 __all__ = [
     "Edit",
     "EditOutcome",
-    "EntryHistory",
-    "Link",
-    "history",
     "plan_revise",
     "plan_revert",
     "plan_close",
     "plan_resolve",
     "apply",
+    "plan_reaffirm",
+    "reaffirm",
 ]
 
 # What a revision carries over from what it revises, unless given anew.
@@ -75,69 +75,6 @@ class EditOutcome:
         return bool(self.added)
 
 
-@dataclass(frozen=True)
-class Link:
-    """A correction's edge as `show` tells it: the entry at the other end, how (revises or
-    reverts) and whether the correction acts (a reverted correction does not)."""
-
-    entry: Entry
-    how: str
-    acts: bool
-
-
-@dataclass
-class EntryHistory:
-    status: str  # in force | superseded | withdrawn | open | expired | pending | recorded
-    superseded_by: list[Link]  # corrections naming this entry
-    supersedes: list[Link]  # what this correction names
-    missing: list[str]  # parents this correction names that the line does not hold
-
-
-def _status(st: truth.State, entry_id: str) -> str:
-    if entry_id in st.superseded:
-        return "superseded"
-    if entry_id in st.decision_ids:
-        return "in force"
-    if entry_id in st.expired:
-        return "expired"
-    if entry_id in st.open_ids:
-        return "open"
-    if entry_id in set(st.fold.derived.live):
-        return "pending"  # a carrier whose validity window has not opened yet
-    return "recorded"
-
-
-def history(led: Ledger, entry_id: str) -> EntryHistory:
-    """Where an entry stands: its status (superseded by a revision, or withdrawn by a
-    revert), the corrections naming it and whether each acts, and what it corrects."""
-    from ..core.supersession import not_acting
-
-    st = led.state()
-    rows = st.fold.corrections
-    idle = not_acting(rows)
-    named_by = [(cid, revert, cid not in idle) for cid, parents, revert in rows if entry_id in parents]
-    own = next(((parents, revert) for cid, parents, revert in rows if cid == entry_id), None)
-    status = _status(st, entry_id)
-    if status == "superseded" and not any(acts and not revert for _, revert, acts in named_by):
-        status = "withdrawn"
-    parents = own[0] if own else []
-    how = "reverts" if own and own[1] else "revises"
-    superseded_by: list[Link] = []
-    supersedes: list[Link] = []
-    missing: list[str] = []
-    for c, r, acts in named_by:
-        corrector = led.store.read(c)
-        if corrector is not None:
-            superseded_by.append(Link(corrector, "reverts" if r else "revises", acts))
-    for p in parents:
-        parent = led.store.read(p)
-        if parent is None:
-            missing.append(p)
-        else:
-            supersedes.append(Link(parent, how, entry_id not in idle))
-    return EntryHistory(status=status, superseded_by=superseded_by, supersedes=supersedes, missing=missing)
-
-
 def _clip(text: str) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= MAX_SUMMARY_CHARS else flat[: MAX_SUMMARY_CHARS - 1].rstrip() + "…"
@@ -152,8 +89,8 @@ def _why(body: Optional[str], what: str) -> str:
 
 def _acting_corrections(led: Ledger, entry_id: str) -> list:
     """Corrections that act and name `entry_id`, as (id, is revert)."""
-    history_ = history(led, entry_id)
-    return [(link.entry.id, link.how == "reverts") for link in history_.superseded_by if link.acts]
+    view = entry_view(led, led.show(entry_id))
+    return [(link.id, link.how == "reverts") for link in view.superseded_by if link.acts]
 
 
 def _target(led: Ledger, ref: str) -> Entry:
@@ -307,3 +244,74 @@ def apply(led: Ledger, edit: Edit) -> EditOutcome:
     """Write the planned entries in one commit."""
     result = led.append(edit.entries, subject=edit.subject)
     return EditOutcome(edit, list(result.added), result.commit)
+
+
+# ---- pins: decisions the context keeps as its foundation ----------------------------
+def plan_pin(led: Ledger, ref: str, writer: Writer = HUMAN) -> Planned:
+    """A note that pins the decision in force `ref` names (unchanged when it is pinned already)."""
+    st = led.state()
+    target = led.store.resolve(ref)
+    if target not in set(st.decision_ids):
+        raise InputError(f"{ref!r} is not a decision in force; only those can be pinned")
+    if target in st.pinned:
+        return Planned(st.by_id[target], new=False)
+    d = st.by_id[target]
+    return Planned(
+        led.plan_entry(
+            writer.draft(
+                "note",
+                f"pin: {d.summary}"[:300],
+                f"pin: {target}\n\nPinned as a foundation of the context.",
+                [target],
+            )
+        )
+    )
+
+
+def plan_unpin(led: Ledger, ref: str, writer: Writer = HUMAN) -> Entry:
+    """A revert of the notes that pin `ref`."""
+    st = led.state()
+    target = led.store.resolve(ref)
+    notes = st.pin_notes_of(target)
+    if not notes:
+        raise InputError(f"{ref!r} is not pinned")
+    return led.plan_entry(
+        writer.draft("correction", f"unpin: {st.by_id[target].summary}"[:300], "action: revert\n\nUnpinned.", notes)
+    )
+
+
+def pin(led: Ledger, ref: str, writer: Writer = HUMAN) -> LogOutcome:
+    planned = plan_pin(led, ref, writer)
+    return led.persist(planned.entry) if planned.new else led.unchanged(planned)
+
+
+def unpin(led: Ledger, ref: str, writer: Writer = HUMAN) -> LogOutcome:
+    return led.persist(plan_unpin(led, ref, writer))
+
+
+# ---- re-affirmation: a decision re-read against the code, its why unchanged ----------
+def plan_reaffirm(
+    led: Ledger, ref: str, at: Optional[str] = None, body: Optional[str] = None, writer: Writer = HUMAN
+) -> Entry:
+    """A note naming the decision in force `ref` as its parent, with a `commit:` header (the
+    code it was re-read against: `at`, else HEAD): a re-check (FORMAT §9), so the code
+    that commit's history holds no longer makes it stale. The decision is not touched."""
+    st = led.state()
+    target = led.store.resolve(ref)
+    if target not in set(st.decision_ids):
+        raise InputError(f"{ref!r} is not a decision in force; only those can be re-affirmed")
+    rev = at if at is not None else "HEAD"
+    commit = None if rev.startswith("-") else led.gr.resolve_commit(rev)
+    if commit is None:
+        raise InputError(f"--at {rev!r}: not a commit" if at is not None else "HEAD has no commit to re-affirm against")
+    why = (body or "").strip() or f"Re-read against the code at {commit[:12]}; it still holds."
+    d = st.by_id[target]
+    return led.plan_entry(
+        writer.draft("note", _clip(REAFFIRM_PREFIX + d.summary), f"commit: {commit}\n\n{why}", [target])
+    )
+
+
+def reaffirm(
+    led: Ledger, ref: str, at: Optional[str] = None, body: Optional[str] = None, writer: Writer = HUMAN
+) -> LogOutcome:
+    return led.persist(plan_reaffirm(led, ref, at, body, writer))

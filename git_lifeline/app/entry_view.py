@@ -1,58 +1,117 @@
-"""One entry in full, with where it stands in the ledger: its parents, what it supersedes, what
-superseded it, and whether it is in force (the MCP door's `lifeline_show`)."""
+"""One entry in full, with where it stands in the ledger: its status, its parents, what it
+corrects and what corrected it. The one model both faces render: `git lifeline show`
+(cli/entries.py) and the MCP door's `lifeline_show` (mcp/text.py)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Optional
+from dataclasses import dataclass
+from typing import Literal, Optional
 
+from ..core.blocks import field
+from ..core.entry import Entry
+from ..core.status import REPLACED, Status, status_of
+from ..core.supersession import not_acting
+from ..core.truth import State
 from .ledger import Ledger
 
-if TYPE_CHECKING:  # annotations only
-    from ..core import truth
-    from ..core.entry import Entry
+How = Literal["revises", "reverts"]
+REAFFIRM_PREFIX = "reaffirm: "  # the summary of what `git lifeline reaffirm` writes (app/edits.py)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Related:
+    """An entry another one names, and where it stands."""
+
     id: str
-    kind: Optional[str]  # None: not in this line (another line's, or never seen)
-    summary: Optional[str]
-    acting: bool = True  # a correction that was itself withdrawn does not act
+    entry: Optional[Entry]  # None: not in this line (another line's, or never seen)
+    status: Optional[Status]  # None when the line does not hold it
+
+    @property
+    def replaced(self) -> bool:
+        """Superseded, withdrawn or closed by a correction that acts."""
+        return self.status in REPLACED
 
 
-@dataclass
+@dataclass(frozen=True)
+class Link:
+    """A correction's edge: the entry at the other end (None: not in this line), how the
+    correction treats it (revises or reverts) and whether the correction acts (a reverted
+    correction does not)."""
+
+    id: str
+    entry: Optional[Entry]
+    how: How
+    acts: bool
+
+
+@dataclass(frozen=True)
 class EntryView:
     entry: Entry
-    parents: list[Related] = field(default_factory=list)
-    supersedes: list[Related] = field(default_factory=list)  # what this correction replaces or withdraws
-    superseded_by: list[Related] = field(default_factory=list)  # the corrections that name this entry
-    superseded: bool = False  # an acting correction names it
-    in_force: Optional[bool] = None  # True: a decision in force; False: a decision no
-    # longer in force; None: not a decision
-    revert: bool = False  # a correction that withdraws, replacing nothing
+    status: Status  # core/status.py: the one answer every view gives
+    parents: tuple[Related, ...]
+    supersedes: tuple[Link, ...]  # a correction: each parent it revises or reverts
+    superseded_by: tuple[Link, ...]  # the corrections naming this entry, in (ts, id) order
+    reaffirmed_by: tuple[Entry, ...] = ()  # re-affirmations of a decision, oldest first
+
+    @property
+    def replaced(self) -> bool:
+        """Superseded, withdrawn or closed by a correction that acts: not to be acted on."""
+        return self.status in REPLACED
+
+    @property
+    def revert(self) -> bool:
+        """A correction that withdraws what it names, replacing nothing."""
+        return any(link.how == "reverts" for link in self.supersedes)
+
+    @property
+    def missing(self) -> list[str]:
+        """Parents this correction names that the line does not hold."""
+        return [link.id for link in self.supersedes if link.entry is None]
 
 
-def _related(st: truth.State, entry_id: str) -> Related:
-    e = st.by_id[entry_id] if entry_id in st.by_id else None
-    if e is None:
-        return Related(entry_id, None, None)
-    return Related(entry_id, e.kind, e.summary, acting=entry_id not in st.superseded)
+def _related(st: State, entry_id: str) -> Related:
+    e = st.get(entry_id)
+    return Related(entry_id, e, status_of(st, entry_id) if e is not None else None)
+
+
+def entry_view(led: Ledger, e: Entry) -> EntryView:
+    """Where the entry `e` of this line stands in its truth."""
+    st = led.state()
+    rows = st.fold.corrections
+    idle = not_acting(rows)
+    own = next(((parents, revert) for cid, parents, revert in rows if cid == e.id), None)
+    supersedes: tuple[Link, ...] = ()
+    if own is not None:
+        parents, revert = own
+        how: How = "reverts" if revert else "revises"
+        supersedes = tuple(Link(p, st.get(p), how, e.id not in idle) for p in parents)
+    superseded_by = tuple(
+        Link(cid, st.get(cid), "reverts" if revert else "revises", cid not in idle)
+        for cid, parents, revert in rows
+        if e.id in parents
+    )
+    return EntryView(
+        entry=e,
+        status=status_of(st, e.id),
+        parents=tuple(_related(st, p) for p in e.parents),
+        supersedes=supersedes,
+        superseded_by=superseded_by,
+        reaffirmed_by=tuple(reaffirmations(led, e.id)) if e.kind == "decision" else (),
+    )
+
+
+def is_reaffirmation(e: Entry) -> bool:
+    """Whether `e` is what `git lifeline reaffirm` writes: a note, its summary's prefix, a
+    `commit:` header (the code it was re-read against)."""
+    return e.kind == "note" and e.summary.startswith(REAFFIRM_PREFIX) and bool(field(e.body, "commit"))
+
+
+def reaffirmations(led: Ledger, decision_id: str) -> list[Entry]:
+    """The re-affirmations of a decision, oldest first."""
+    found = (e for e in led.entries(kind="note") if decision_id in e.parents and is_reaffirmation(e))
+    return sorted(found, key=lambda e: (e.ts, e.id))
 
 
 def view_entry(led: Ledger, ref: str) -> EntryView:
     """The entry `ref` names (an id or a unique prefix) and its place in the truth."""
-    e = led.show(ref)
-    st = led.state()
-    view = EntryView(e, parents=[_related(st, p) for p in e.parents])
-    corrections = {cid: (parents, revert) for cid, parents, revert in st.fold.corrections}
-    if e.id in corrections:
-        view.revert = bool(corrections[e.id][1])
-        view.supersedes = list(view.parents)
-    view.superseded_by = [_related(st, cid) for cid, (parents, _) in corrections.items() if e.id in parents]
-    view.superseded = e.id in st.superseded
-    if e.id in set(st.decision_ids):
-        view.in_force = True
-    elif e.kind == "decision":
-        view.in_force = False
-    return view
+    return entry_view(led, led.show(ref))

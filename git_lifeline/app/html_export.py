@@ -6,9 +6,11 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Optional
 
 from ..core import blocks
+from ..core.status import status_of
 from ..core.supersession import acting
 from ..core.truth import is_revert
-from ..views.html import EntryView, ThreadView, ViewModel, render
+from ..views.html import SHOWN_CONFLICTS, EntryView, ThreadView, ViewModel, render, status_token
+from .entry_view import is_reaffirmation
 
 if TYPE_CHECKING:
     from ..core import truth
@@ -27,8 +29,6 @@ def build_view_model(led: "Ledger", now: Optional[datetime] = None) -> ViewModel
     stale = {s.decision: s.mark() for s in led.stale(st=st)} if st.decision_ids else {}
     conflicting = st.conflicting()
     in_force = set(st.decision_ids)
-    expired = set(st.expired)
-    opens = set(st.open_ids)
     pinned = set(st.pinned)
     corrections = [(e.id, e.parents, is_revert(e.body)) for e in entries if e.kind == "correction"]
     active = acting(corrections)
@@ -37,21 +37,17 @@ def build_view_model(led: "Ledger", now: Optional[datetime] = None) -> ViewModel
         if cid in active:
             for p in parents:
                 replaced_by.setdefault(p, []).append(cid)
+    reaffirmed_by: dict = {}
+    for e in sorted(entries, key=lambda x: (x.ts, x.id)):
+        if is_reaffirmation(e):
+            for p in e.parents:
+                reaffirmed_by.setdefault(p, []).append(e.id)
     thread_of = {i: key for key, ids in st.threads.items() for i in ids}
     for key, cid in st.checkpoint_ids.items():
         thread_of.setdefault(cid, key)
     views = []
     for e in entries:
-        if e.id in in_force:
-            status = "in-force"
-        elif e.id in expired:
-            status = "expired"
-        elif e.id in st.superseded:
-            status = "superseded"
-        elif e.id in opens:
-            status = "open"
-        else:
-            status = ""
+        rivals = conflicting.get(e.id)
         views.append(
             EntryView(
                 id=e.id,
@@ -63,12 +59,14 @@ def build_view_model(led: "Ledger", now: Optional[datetime] = None) -> ViewModel
                 agent=e.agent,
                 parents=tuple(e.parents),
                 thread=thread_of.get(e.id),
-                status=status,
+                status=status_token(status_of(st, e.id)),
                 replaced_by=tuple(replaced_by.get(e.id, ())),
                 revert=e.kind == "correction" and blocks.field(e.body, "action") == "revert",
                 stale=stale.get(e.id),
-                conflicts=tuple(conflicting.get(e.id, ())),
+                conflicts=tuple(rivals.first(SHOWN_CONFLICTS)) if rivals else (),
+                conflict_count=rivals.count if rivals else 0,
                 pinned=e.id in pinned,
+                reaffirmed_by=tuple(reaffirmed_by.get(e.id, ())) if e.kind == "decision" else (),
             )
         )
     by_id = {v.id: v for v in views}

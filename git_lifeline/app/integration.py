@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from ..git.fs import UnsafeFile, worktree_target, write_in_worktree
+from ..core.json_input import JSONInputError, read_json
+from ..git.fs import write_in_worktree
 from ..git.programs import Probe, probe
 
 SERVER_NAME = "lifeline"
@@ -209,10 +210,6 @@ class McpJsonResult:
 def read_mcp_json(workdir: Path) -> tuple:
     """(the document or None, a problem or None). A missing file is (None, None)."""
     path = workdir / MCP_JSON
-    try:  # never read (nor then write) through a link out of the work tree
-        worktree_target(workdir, path)
-    except UnsafeFile as exc:
-        return None, f"{exc.strerror}; left it untouched"
     if not path.exists() and not path.is_symlink():
         return None, None
     if path.is_symlink() or not path.is_file():
@@ -220,8 +217,8 @@ def read_mcp_json(workdir: Path) -> tuple:
     if path.stat().st_size > MAX_CONFIG_BYTES:
         return None, f"{path} is larger than {MAX_CONFIG_BYTES} bytes; left it untouched"
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        doc = read_json(path.read_bytes(), MAX_CONFIG_BYTES)
+    except (OSError, JSONInputError) as exc:
         return None, f"{path} is not readable JSON ({exc}); left it untouched"
     servers = doc.get("mcpServers") if isinstance(doc, dict) else None
     if not isinstance(doc, dict) or (servers is not None and not isinstance(servers, dict)):

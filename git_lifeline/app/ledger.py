@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
 from ..core import truth
-from ..core.entry import KINDS
-from ..errors import InputError
+from ..core.entry import KINDS, entry_order_key
+from ..core.status import status_of
+from ..errors import DedupKeyConflict, InputError
 from ..git.fanout import AppendResult
 from ..git.names import DEFAULT_LINE
 from ..git.repo import GitRepo
@@ -27,11 +28,8 @@ from .projection_file import ProjectionFile
 from .write_checks import WriteChecks
 
 if TYPE_CHECKING:  # annotations only
-    from datetime import datetime
-
     from ..core.entry import Entry
-    from ..git.history import Staleness
-    from ..git.links import Link
+    from ..git.history import StaleFindings, Staleness
     from ..views.cache import LineCache
     from ..views.recall import Hit
     from ..views.semantic import Index
@@ -54,22 +52,6 @@ class Planned:
 
     entry: Entry
     new: bool = True
-
-
-@dataclass(frozen=True)
-class Found:
-    """A recall hit, with the entry and whether it is still in force."""
-
-    entry: Entry
-    score: float  # views.recall.Hit's: the ranking's, relative to one question
-    coverage: float  # the share of the question's weight it matches, in [0, 1]
-    in_force: bool
-    similarity: Optional[float] = None  # the cosine to the question (semantic recall only)
-    replaces: Optional[str] = None  # shown because it replaced this hit (whose numbers it carries)
-
-
-def order_key(e: Entry) -> tuple[datetime, str]:
-    return (e.ts, e.id)
 
 
 MESSAGE_IDS = 20  # a batch's commit message names at most this many entries (its tree holds them all)
@@ -101,7 +83,7 @@ def commit_message(
     or a batch's count; what a correction corrects (`describe(id)` says what that entry is);
     trailers naming the entries (a batch names its first MESSAGE_IDS, so an import of
     10,000 entries writes a message of a few kilobytes)."""
-    ordered = sorted(entries, key=order_key)
+    ordered = sorted(entries, key=entry_order_key)
     sentences, trailers = _correction_lines(ordered[:MESSAGE_IDS], describe)
     corrects = " ".join(sentences)
     if len(entries) == 1:
@@ -189,7 +171,7 @@ class Ledger:
         loaded = self.store.load(commit)
         if commit is None:
             self._note_if_empty(self.store.head())
-        return [e for e in sorted(loaded.entries.values(), key=order_key) if kind is None or e.kind == kind]
+        return [e for e in sorted(loaded.entries.values(), key=entry_order_key) if kind is None or e.kind == kind]
 
     def show(self, ref: str) -> Entry:
         """The entry `ref` names (an id or a unique prefix)."""
@@ -270,18 +252,27 @@ class Ledger:
             raise InputError(f"unknown thread {thread!r} in line {self.line!r} (threads: {known})")
         return key
 
-    def stale(self, since: Optional[str] = None, st: Optional[truth.State] = None) -> list[Staleness]:
-        """Decisions in force whose code (their `paths:`) changed after they were made."""
+    def stale(
+        self, since: Optional[str] = None, st: Optional[truth.State] = None, rev: str = "HEAD"
+    ) -> list[Staleness]:
+        """Decisions in force whose code (their `paths:`) changed after they were made, in
+        the history of `rev` (a full commit id or HEAD), strongest first."""
+        return self.staleness(since, st, rev).stale
+
+    def staleness(
+        self, since: Optional[str] = None, st: Optional[truth.State] = None, rev: str = "HEAD"
+    ) -> StaleFindings:
+        """`stale`, and the decisions whose staleness a shallow clone cannot tell."""
         from ..git.history import find_stale
 
         st = st or self.state()
         if since is not None and not self.gr.names_commit(since):
             raise InputError(f"--since {since!r}: not a commit")
         return find_stale(
-            self.gr, st.fold.facts, self.checks.rechecked(st), st.decision_ids, since_rev=since, store=self.store
+            self.gr, st.fold.facts, self.checks.rechecked(st), st.decision_ids, rev, since_rev=since, store=self.store
         )
 
-    def stale_since(self, since: Optional[str] = None, since_commit: Optional[str] = None) -> list[Staleness]:
+    def stale_since(self, since: Optional[str] = None, since_commit: Optional[str] = None) -> StaleFindings:
         """`stale` bounded by a date (`since`: any form of core/dates.py, the same meaning as
         every other --since) or by a code commit (`since_commit`). A `since` that is no date
         but names a commit is read as one, as before, with a warning."""
@@ -290,7 +281,7 @@ class Ledger:
         if since is not None and since_commit is not None:
             raise InputError("give --since or --since-commit, not both")
         if since is None:
-            return self.stale(since=since_commit)
+            return self.staleness(since=since_commit)
         try:
             when = parse_when(since, what="--since")
         except DateError:
@@ -300,32 +291,21 @@ class Ledger:
                 f"--since {since!r} names a commit: that form is deprecated, "
                 f"use --since-commit {since} (--since takes a date, as everywhere else)"
             )
-            return self.stale(since=since)
+            return self.staleness(since=since)
         # The newest commit on HEAD recorded before then: commits after it are "since".
-        return self.stale(since=self.gr.last_commit_before(int(when.start.timestamp())))
+        return self.staleness(since=self.gr.last_commit_before(int(when.start.timestamp())))
 
     def recall(self, query: str, k: int = 5) -> list[Hit]:
         """Search hits (views.recall.Hit), best first; empty when recall abstains."""
-        from ..views import recall
+        from .recall import answer
 
-        if k < 1:
-            raise InputError("-k must be at least 1")
-        size = recall.question_length(query)
-        if size > recall.MAX_QUESTION_CHARS:
-            raise InputError(
-                f"the question is {size} characters long as recall reads it (accents and compound "
-                f"characters spelled out); recall takes at most {recall.MAX_QUESTION_CHARS} "
-                "(ask about one thing at a time)"
-            )
-        st = self.state()
-        db = self.cache().ensure(self.store.head())
-        semantic = self.semantic_index()
-        hits = recall.search(db, query, k, truth=recall.truth_of(st), semantic=semantic)
-        if semantic is not None:
-            self.cache().restamp()  # the vectors it may have stored are ours, not damage
-        return hits
+        return answer(self, query, k).hits
 
-    recall_mode: tuple = ("lexical", "no model configured (git config lifeline.semantic.model DIR)")
+    recall_mode: tuple = (
+        "lexical",
+        "no model configured: semantic recall needs the [semantic] extra "
+        "(pip install '.[semantic]' from a checkout) and a model (git lifeline model fetch)",
+    )
 
     def semantic_index(self) -> Optional[Index]:
         """The semantic index when `lifeline.semantic.model` names a usable model, else None
@@ -336,20 +316,10 @@ class Ledger:
         self.recall_mode = mode or type(self).recall_mode
         return index
 
-    def find(self, query: str, k: int = 5) -> list[Found]:
-        """Recall hits with their entries and whether each is still in force."""
-        hits = self.recall(query, k=k)
-        st = self.state()
-        return [
-            Found(st.by_id[h.id], h.score, h.coverage, h.id not in st.superseded, h.similarity, h.replaces)
-            for h in hits
-            if h.id in st.by_id
-        ]
-
     def resume(self, thread: Optional[str] = None) -> list[truth.Checkpoint]:
         """The live checkpoint of each thread (truth.Checkpoint), newest first."""
         st = self.state()
-        cps = sorted(st.checkpoints.values(), key=lambda c: (c.entry.ts, c.entry.id), reverse=True)
+        cps = sorted(st.checkpoints.values(), key=lambda c: entry_order_key(c.entry), reverse=True)
         if thread is not None:
             key = self.thread_key(thread, st)
             cps = [c for c in cps if c.thread == key]
@@ -375,9 +345,8 @@ class Ledger:
             st = truth.for_thread(st, self.thread_key(thread, st))
         relevant = []
         if query:
-            relevant = [
-                (st.by_id[h.id], h.id not in st.superseded) for h in self.recall(query, k=k) if h.id in st.by_id
-            ]
+            relevant = [(st.by_id[h.id], status_of(st, h.id)) for h in self.recall(query, k=k) if h.id in st.by_id]
+        findings = self.staleness(st=st)
         inp = ctx.ContextInput(
             state=st,
             line=self.line,
@@ -386,27 +355,10 @@ class Ledger:
             query=query,
             thread=thread,
             conflicts=st.conflicting(),
-            stale={s.decision: s.mark() for s in self.stale(st=st)},
+            stale={s.decision: s.mark() for s in findings.stale},
+            stale_unknown=findings.unknown_note(),
         )
         return assembled(inp, budget, budget_tokens, self.gr.config_get)
-
-    def why(self, target: str) -> list[tuple[Optional[Entry], Link]]:
-        """Entries linked (by `Lifeline:` trailers) to the commits that touched `target`,
-        newest commit first, each entry once: [(Entry or None, Link)]."""
-        from ..git import links
-
-        out, seen = [], set()
-        for link in links.links_for(self.gr, target, self.line):
-            key = link.entry_id or link.value
-            if key in seen:
-                continue
-            seen.add(key)
-            entry = None
-            if link.entry_id:
-                store = self.store if link.line == self.line else LineStore(self.gr, link.line)
-                entry = store.read(link.entry_id)
-            out.append((entry, link))
-        return out
 
     # ---- planning: every write rule, nothing written ---------------------------------
     def resolve_parents(self, refs: list[str]) -> list[str]:
@@ -505,40 +457,22 @@ class Ledger:
         parents = [st.threads[key][-1]] if st.threads.get(key) else ([key] if key in st.by_id else [])
         return Planned(self.plan_entry(writer.draft("checkpoint", summary, body, parents, allow_secret)))
 
-    def plan_pin(self, ref: str, writer: Writer = HUMAN) -> Planned:
-        st = self.state()
-        target = self.store.resolve(ref)
-        if target not in set(st.decision_ids):
-            raise InputError(f"{ref!r} is not a decision in force; only those can be pinned")
-        if target in st.pinned:
-            return Planned(st.by_id[target], new=False)
-        d = st.by_id[target]
-        return Planned(
-            self.plan_entry(
-                writer.draft(
-                    "note",
-                    f"pin: {d.summary}"[:300],
-                    f"pin: {target}\n\nPinned as a foundation of the context.",
-                    [target],
-                )
-            )
-        )
-
-    def plan_unpin(self, ref: str, writer: Writer = HUMAN) -> Entry:
-        st = self.state()
-        target = self.store.resolve(ref)
-        notes = st.pin_notes_of(target)
-        if not notes:
-            raise InputError(f"{ref!r} is not pinned")
-        return self.plan_entry(
-            writer.draft("correction", f"unpin: {st.by_id[target].summary}"[:300], "action: revert\n\nUnpinned.", notes)
-        )
-
     # ---- persisting ----------------------------------------------------------------
     def _dedup_hit(self, e: Entry, head: Optional[str]) -> bool:
+        """Whether `e` is already in the line by its dedup key; DedupKeyConflict when
+        the key is held by an entry of other content."""
         if e.dedup_key is None or head is None:
             return False
-        return self.cache().has_dedup_key(head, e.dedup_key)
+        holder = self.cache().dedup_holder(head, e.dedup_key)
+        if holder is None or holder == e.id:
+            return holder is not None
+        held = self.store.read(holder)
+        raise DedupKeyConflict(
+            f"dedup key {e.dedup_key!r} is already held by {holder[:12]}"
+            + (f" ({held.kind}: {held.summary})" if held is not None else "")
+            + ", an entry with other content; nothing written",
+            "the same content again is a no-op; other content needs another key",
+        )
 
     def describe(self, entry_id: str) -> Optional[str]:
         """`kind: summary` of an entry of the line, or None (what a commit message names)."""
@@ -574,13 +508,6 @@ class Ledger:
     ) -> LogOutcome:
         planned = self.plan_checkpoint(thread, sections, summary, writer, allow_secret)
         return self.persist(planned.entry) if planned.new else self.unchanged(planned)
-
-    def pin(self, ref: str, writer: Writer = HUMAN) -> LogOutcome:
-        planned = self.plan_pin(ref, writer)
-        return self.persist(planned.entry) if planned.new else self.unchanged(planned)
-
-    def unpin(self, ref: str, writer: Writer = HUMAN) -> LogOutcome:
-        return self.persist(self.plan_unpin(ref, writer))
 
     def render(self) -> Path:
         """Rewrite the projection file from the ref."""

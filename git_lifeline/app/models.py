@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Callable, Optional
 
 from ..errors import InputError, LifelineError
-from ..views.minilm_files import PINNED_SHA256, file_sha256
+from ..views.minilm_files import PINNED_SHA256, PINNED_SIZE, file_sha256
 
 if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
     from ..git.repo import GitRepo
@@ -29,6 +29,7 @@ SOURCE = "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2/resolve/
 # Every file of the published model directory, checked against its pinned sha256.
 FILES = dict(PINNED_SHA256)
 _CHUNK = 1 << 16
+UNPINNED_MAX_BYTES = 1 << 30  # a file given without a pinned size (a test's own set) stops here
 Progress = Callable[[str, int, int], None]
 
 
@@ -63,7 +64,7 @@ def fetch(
         fd, tmp = tempfile.mkstemp(dir=str(target.parent), prefix=f".{target.name}.", suffix=".part")
         try:
             with os.fdopen(fd, "wb") as out:
-                _download(source + name, out, name, progress, timeout)
+                _download(source + name, out, name, progress, timeout, PINNED_SIZE.get(name, UNPINNED_MAX_BYTES))
             got = file_sha256(Path(tmp))
             if got != files[name]:
                 raise LifelineError(
@@ -77,7 +78,9 @@ def fetch(
     return dest
 
 
-def _download(url: str, out: BinaryIO, name: str, progress: Optional[Progress], timeout: float) -> None:
+def _download(url: str, out: BinaryIO, name: str, progress: Optional[Progress], timeout: float, limit: int) -> None:
+    """`url` into `out`, refused once it passes `limit` bytes: the hash is checked at the
+    end, and a server that never stops would otherwise fill the disk first."""
     if not url.startswith(("https://", "http://127.0.0.1", "http://localhost", "file:")):
         raise InputError(f"refusing to download from {url!r}: only https (or a local test server)")
     try:
@@ -85,9 +88,14 @@ def _download(url: str, out: BinaryIO, name: str, progress: Optional[Progress], 
             total = int(resp.headers.get("Content-Length") or 0)
             done = 0
             while True:
-                chunk = resp.read(_CHUNK)
+                chunk = resp.read(min(_CHUNK, limit + 1 - done))
                 if not chunk:
                     break
+                if done + len(chunk) > limit:
+                    raise LifelineError(
+                        f"{name}: the server sent more than its pinned {limit} bytes; "
+                        "the download was refused and nothing was kept"
+                    )
                 out.write(chunk)
                 done += len(chunk)
                 if progress is not None:

@@ -18,6 +18,7 @@ import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Optional
 
+from ..core.entry import entry_order_key
 from ..errors import InputError, LifelineError
 from ..git.fs import (
     UnsafeFile,
@@ -34,7 +35,6 @@ from ..git.repo import GitRepo
 from ..git.store import LineStore
 
 if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
-    from datetime import datetime
     from typing import ContextManager
 
     from ..core.entry import Entry
@@ -92,10 +92,6 @@ def max_bytes(gr: GitRepo) -> tuple[int, Optional[str]]:
     return value, None
 
 
-def _order_key(e: Entry) -> tuple[datetime, str]:
-    return (e.ts, e.id)
-
-
 class ProjectionFile:
     """One line's projection. `path` is None when there is none to keep (disabled, bare,
     or a confined face such as the MCP server, which never writes into the work tree)."""
@@ -112,7 +108,7 @@ class ProjectionFile:
         return file_lock(self.gr.git_dir / f"lifeline-{self.line}-projection.lock")
 
     def _entries(self, head: Optional[str]) -> list:
-        return sorted(self.store.load(head).entries.values(), key=_order_key)
+        return sorted(self.store.load(head).entries.values(), key=entry_order_key)
 
     def _warn(self, text: str) -> None:
         if text not in self._said:  # once per command, however many writes it makes

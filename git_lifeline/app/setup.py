@@ -30,6 +30,7 @@ class McpSetup:
     entry: Optional[dict] = None  # the server entry .mcp.json holds now
     check: Optional[Probe] = None  # integration's Probe of that entry (None: not run)
     launcher: Optional[Launcher] = None  # integration.Launcher chosen for this machine
+    local: str = ""  # what keeps a machine-specific .mcp.json out of commits ("" when portable)
 
 
 @dataclass
@@ -95,20 +96,28 @@ def connect_remote(ws: Workspace, pull: bool = True) -> RemoteReport:
 def setup_mcp(ws: Workspace) -> McpSetup:
     """Add the `lifeline` server to the work tree's .mcp.json (Claude Code's project file),
     with a command checked to start on this machine, and the snippets for other clients."""
-    from .integration import install_mcp_json, resolve_launcher, snippets
+    from .client_files import keep_local, machine_specific_refusal
+    from .integration import MCP_JSON, install_mcp_json, resolve_launcher, snippets
 
     if ws.workdir is None:
         return McpSetup("skipped", "a bare repository has no work tree for .mcp.json")
     resolved = resolve_launcher(ws.workdir)
+    found = snippets(ws.workdir, resolved.launcher)
+    refusal = machine_specific_refusal(ws.gr, ws.workdir, MCP_JSON, resolved.launcher)
+    if refusal is not None:  # the team's .mcp.json: nothing of this machine goes in
+        return McpSetup("skipped", refusal, found, None, resolved.check, resolved.launcher)
     result = install_mcp_json(ws.workdir, resolved)
-    return McpSetup(
-        result.status,
-        result.detail,
-        snippets(ws.workdir, resolved.launcher),
-        result.entry,
-        result.check,
-        resolved.launcher,
-    )
+    local = ""
+    if result.status in ("created", "added", "updated"):
+        local = keep_local(ws.gr, ws.workdir, MCP_JSON, resolved.launcher)
+    return McpSetup(result.status, result.detail, found, result.entry, result.check, resolved.launcher, local)
+
+
+def snippets_left(mcp: McpSetup, clients: list[str]) -> list:
+    """The other clients' snippets, but those init wrote the entry for itself."""
+    written = {"cursor": "Cursor", "gemini": "Gemini CLI", "codex": "Codex"}
+    done = {written[c] for c in clients if c in written}
+    return [s for s in mcp.snippets if s[0] not in done]
 
 
 def agent_launcher(ws: Workspace, mcp: Optional[McpSetup] = None) -> Launcher:
@@ -122,16 +131,21 @@ def agent_launcher(ws: Workspace, mcp: Optional[McpSetup] = None) -> Launcher:
     return resolve_launcher(ws.workdir, STARTS).launcher
 
 
-def setup_agents(ws: Workspace, clients: list[str], launcher: Launcher) -> list[FileChange]:
-    """The git-lifeline section in each client's rules file, and Claude Code's session hooks
-    when Claude Code is among the clients (agent_files.FileChange each)."""
+def setup_agents(ws: Workspace, clients: list[str], launcher: Launcher, mcp: bool = True) -> list[FileChange]:
+    """The git-lifeline section in each client's rules file, Claude Code's session hooks when
+    Claude Code is among the clients, and Cursor's, Codex's and Gemini CLI's session-start
+    hook and MCP server entry when they are (agent_files.FileChange each)."""
     from .agent_files import install_claude_hooks, install_rules
+    from .client_files import CLIENTS, setup_client
 
     if ws.workdir is None or not clients:
         return []
     changes = install_rules(ws.workdir, clients)
     if "claude" in clients:
-        changes.append(install_claude_hooks(ws.workdir, launcher))
+        changes.append(install_claude_hooks(ws.workdir, launcher, ws.gr))
+    for client in clients:
+        if client in CLIENTS:
+            changes += setup_client(ws.workdir, client, launcher, ws.gr, mcp)
     return changes
 
 

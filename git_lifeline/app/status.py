@@ -145,7 +145,7 @@ def agents_state(ws: Workspace) -> dict:
     from .integration import FOREIGN, SERVER_NAME, entry_argv, is_our_entry, read_mcp_json
 
     if ws.workdir is None:
-        return {"mcp": "bare repository", "rules": {}, "claude_hooks": {}}
+        return {"mcp": "bare repository", "rules": {}, "claude_hooks": {}, "clients": {}}
     doc, problem = read_mcp_json(ws.workdir)
     if problem is not None:
         mcp = f"invalid: {problem}"
@@ -160,8 +160,22 @@ def agents_state(ws: Workspace) -> dict:
             if not isinstance(entry, dict)
             else " ".join(entry_argv(entry)) + ("" if is_our_entry(entry) else f" (another program's: {FOREIGN})")
         )
-    rules = {rel: section_state(ws.workdir, ws.workdir / rel) for rel in CLIENT_FILES.values()}
-    return {"mcp": mcp, "rules": rules, "claude_hooks": claude_hooks_state(ws.workdir)}
+    rules = {rel: section_state(ws.workdir / rel) for rel in CLIENT_FILES.values()}
+    return {
+        "mcp": mcp,
+        "rules": rules,
+        "claude_hooks": claude_hooks_state(ws.workdir),
+        "clients": clients_state(ws.workdir),
+    }
+
+
+def clients_state(workdir: Path) -> dict:
+    """{client: {"hook": state, "mcp": state}} for Cursor, Codex and Gemini CLI, those with
+    either set up (or broken) only (client_files.hook_state and mcp_state)."""
+    from .client_files import CLIENTS, hook_state, mcp_state
+
+    found = {c: {"hook": hook_state(workdir, c), "mcp": mcp_state(workdir, c)} for c in CLIENTS}
+    return {c: states for c, states in found.items() if any(v != "absent" for v in states.values())}
 
 
 def semantic_state(ws: Workspace) -> dict:

@@ -165,8 +165,8 @@ _git-lifeline() {
 
 FISH = r"""# git-lifeline completion for fish: source it (e.g. from ~/.config/fish/config.fish):
 #   git lifeline completion fish | source
-function __git_lifeline_words
-    # the words after `lifeline` (or after the git-lifeline command), git's global options skipped
+function __git_lifeline_line
+    # the command line's words, `git` and its global options dropped when it starts with git
     set -l words (commandline -opc)
     if test "$words[1]" = git
         set -e words[1]
@@ -177,19 +177,18 @@ function __git_lifeline_words
             set -e words[1]
         end
     end
+    printf '%s\n' $words
+end
+function __git_lifeline_words
+    # the words after `lifeline` (or after the git-lifeline command)
+    set -l words (__git_lifeline_line)
     set -e words[1]
     printf '%s\n' $words
 end
 function __git_lifeline_in_git
-    set -l words (commandline -opc)
-    test "$words[1]" = git; or return 1
-    set -e words[1]
-    while set -q words[1]; and string match -q -- '-*' $words[1]
-        if contains -- $words[1] -C -c --git-dir --work-tree --namespace --exec-path
-            set -e words[1]
-        end
-        set -e words[1]
-    end
+    set -l typed (commandline -opc)
+    test "$typed[1]" = git; or return 1
+    set -l words (__git_lifeline_line)
     test "$words[1]" = lifeline
 end
 function __git_lifeline_complete

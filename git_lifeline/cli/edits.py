@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 import click
 
@@ -21,6 +21,7 @@ from .common import (
 from .terminal import info
 
 if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
+    from ..app.draft import Headers
     from ..app.edits import Edit
 
 
@@ -41,6 +42,37 @@ def _body(body: Optional[str], body_file: Optional[str]) -> Optional[str]:
     if body is not None and body_file is not None:
         raise InputError("give --body or --body-file, not both")
     return read_text(body_file) if body_file is not None else body
+
+
+def _replacing_options(func: Command) -> Command:
+    """What revise and resolve take besides their id, summary and body: each replaces
+    entries with a new text and may declare its headers."""
+    for option in reversed((_BODY_FILE, header_options, who_options, quiet_option, line_option, click.pass_context)):
+        func = option(func)
+    return func
+
+
+def _planned(
+    ctx: click.Context,
+    plan_of: Callable[..., Edit],
+    ref: str,
+    summary: Optional[str],
+    body: Optional[str],
+    body_file: Optional[str],
+    author: Optional[str],
+    headers: Headers,
+) -> Edit:
+    """The plan `plan_of` (plan_revise, plan_resolve) makes of the command's words."""
+    from ..app.draft import Writer
+
+    return plan_of(
+        open_ledger(ctx, existing=True),
+        ref,
+        _body(body, body_file),
+        summary=summary,
+        headers=headers,
+        writer=Writer(author=author),
+    )
 
 
 def _finish(ctx: click.Context, edit_plan: Edit, as_json: bool, done: str) -> None:
@@ -71,12 +103,7 @@ _BODY_FILE = click.option(
 @click.argument("ref", metavar="ID")
 @click.option("--summary", default=None, help="What holds now (default: the same summary).")
 @click.option("--body", default=None, help="Why it changed (required): the why of the decision as it now stands.")
-@_BODY_FILE
-@header_options
-@who_options
-@quiet_option
-@line_option
-@click.pass_context
+@_replacing_options
 def revise(
     ctx: click.Context,
     ref: str,
@@ -91,17 +118,10 @@ def revise(
     valid_until: Optional[str],
 ) -> None:
     """Replace an entry with a revision (a correction): a revised decision stays a decision in force."""
-    from ..app.draft import Writer
     from ..app.edits import plan_revise
 
-    led = open_ledger(ctx, existing=True)
-    plan = plan_revise(
-        led,
-        ref,
-        _body(body, body_file),
-        summary=summary,
-        headers=headers_from(paths, subject, valid_from, valid_until),
-        writer=Writer(author=author),
+    plan = _planned(
+        ctx, plan_revise, ref, summary, body, body_file, author, headers_from(paths, subject, valid_from, valid_until)
     )
     _finish(
         ctx, plan, as_json, f"{plan.correction.parents[0][:12]} is superseded; in force now: {plan.correction.short}"
@@ -198,12 +218,7 @@ def close(
     "--summary", default=None, help="Replace every decision of the conflict with one new decision saying this."
 )
 @click.option("--body", default=None, help="Why (required with --summary).")
-@_BODY_FILE
-@header_options
-@who_options
-@quiet_option
-@line_option
-@click.pass_context
+@_replacing_options
 def resolve(
     ctx: click.Context,
     ref: str,
@@ -218,17 +233,10 @@ def resolve(
     valid_until: Optional[str],
 ) -> None:
     """Resolve a conflict: keep ID and revert the others, or with --summary replace them all."""
-    from ..app.draft import Writer
     from ..app.edits import plan_resolve
 
-    led = open_ledger(ctx, existing=True)
-    plan = plan_resolve(
-        led,
-        ref,
-        _body(body, body_file),
-        summary=summary,
-        headers=headers_from(paths, subject, valid_from, valid_until),
-        writer=Writer(author=author),
+    plan = _planned(
+        ctx, plan_resolve, ref, summary, body, body_file, author, headers_from(paths, subject, valid_from, valid_until)
     )
     e = plan.correction
     done = (
@@ -237,3 +245,35 @@ def resolve(
         else f"in force now: {e.short}; replaced: {', '.join(p[:12] for p in e.parents)}"
     )
     _finish(ctx, plan, as_json, done)
+
+
+@click.command()
+@click.argument("ref", metavar="ID")
+@click.option("--at", "at", default=None, metavar="COMMIT", help="The code it was re-read against (default: HEAD).")
+@click.option("--body", default=None, help="Why it still holds (default: 'Re-read against the code at ...').")
+@_BODY_FILE
+@who_options
+@quiet_option
+@line_option
+@click.pass_context
+def reaffirm(
+    ctx: click.Context,
+    ref: str,
+    at: Optional[str],
+    body: Optional[str],
+    body_file: Optional[str],
+    author: Optional[str],
+    as_json: bool,
+) -> None:
+    """Record that you re-read the decision ID against the code at COMMIT and it still
+    holds: its stale mark clears (until its code changes again); its why is unchanged."""
+    from ..app.draft import Writer
+    from ..app.edits import reaffirm as reaffirm_decision
+
+    out = reaffirm_decision(
+        open_ledger(ctx, existing=True), ref, at, _body(body, body_file), writer=Writer(author=author)
+    )
+    if as_json:
+        echo_json({"entry": entry_dict(out.entry)})
+        return
+    info(f"re-affirmed {out.entry.parents[0][:12]} ({out.entry.short}): its stale mark is cleared")

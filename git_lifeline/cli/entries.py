@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import click
 
@@ -90,7 +90,18 @@ def log(
     elif out.written:
         info(f"recorded {out.entry.short} {out.entry.kind}: {out.entry.summary}")
     else:
-        info(f"already recorded {out.entry.short} (same content or dedup key); nothing written")
+        info(f"already recorded {out.entry.short} (same content); nothing written")
+
+
+# How `show` paints each status (core/status.py).
+_STATUS_STYLES = {
+    "in force": "good",
+    "open": "good",
+    "superseded": "bad",
+    "withdrawn": "bad",
+    "closed": "bad",
+    "expired": "bad",
+}
 
 
 @click.command()
@@ -101,17 +112,18 @@ def log(
 def show(ctx: click.Context, ref: str, as_json: bool) -> None:
     """Show one entry by id or unique prefix: every field, the whole body, and where it
     stands (what superseded it, what it supersedes)."""
-    from ..app.edits import history as history_of
+    from ..app.entry_view import view_entry
     from ..app.text import format_ts
+    from ..app.text import why_line as one_line_why
 
-    led = open_ledger(ctx, existing=True)
-    e = led.show(ref)
-    history = history_of(led, e.id)
+    view = view_entry(open_ledger(ctx, existing=True), ref)
+    e = view.entry
     if as_json:
         doc = entry_dict(e)
-        doc["status"] = history.status
-        doc["superseded_by"] = [{"id": x.entry.id, "how": x.how, "acts": x.acts} for x in history.superseded_by]
-        doc["supersedes"] = [{"id": x.entry.id, "how": x.how, "acts": x.acts} for x in history.supersedes]
+        doc["status"] = view.status
+        doc["superseded_by"] = [{"id": x.id, "how": x.how, "acts": x.acts} for x in view.superseded_by]
+        doc["supersedes"] = [{"id": x.id, "how": x.how, "acts": x.acts} for x in view.supersedes if x.entry]
+        doc["reaffirmed_by"] = [{"id": x.id, "ts": format_ts(x.ts), "author": x.author} for x in view.reaffirmed_by]
         echo_json(doc)
         return
     page(ctx)
@@ -133,27 +145,27 @@ def show(ctx: click.Context, ref: str, as_json: bool) -> None:
     field("parents", ", ".join(e.parents) if e.parents else "-")
     if e.dedup_key is not None:
         field("dedup", e.dedup_key)
-    field(
-        "status",
-        history.status,
-        {"in force": "good", "open": "good", "superseded": "bad", "withdrawn": "bad", "expired": "bad"}.get(
-            history.status, ""
-        ),
-    )
-    for link in history.supersedes:
+    field("status", view.status, _STATUS_STYLES.get(view.status, ""))
+    for link in view.supersedes:
+        if link.entry is None:
+            continue
         field(
             link.how,
-            f"{link.entry.id[:12]} {link.entry.kind}: {link.entry.summary}"
+            f"{link.id[:12]} {link.entry.kind}: {link.entry.summary}"
             + ("" if link.acts else "  (no longer: this correction was reverted)"),
         )
-    for missing in history.missing:
+    for missing in view.missing:
         field("names", f"{missing[:12]} (not in this line)")
-    for link in history.superseded_by:
+    for link in view.superseded_by:
+        if link.entry is None:
+            continue
         field(
             "reverted by" if link.how == "reverts" else "revised by",
-            f"{link.entry.id[:12]} {link.entry.kind}: {link.entry.summary}"
+            f"{link.id[:12]} {link.entry.kind}: {link.entry.summary}"
             + ("" if link.acts else "  (itself reverted: it does not act)"),
         )
+    for again in view.reaffirmed_by:
+        field("re-affirmed", f"{format_ts(again.ts)} by {again.author} ({again.short}): {one_line_why(again.body)}")
     if e.body:
         echo_painted("\n" + "\n".join(body_lines(e.body)))
 
@@ -311,33 +323,31 @@ def context(
 @click.pass_context
 def recall(ctx: click.Context, query: str, k: int, as_json: bool) -> None:
     """The entries a question is about (lexical, or semantic with a model); abstains when nothing is."""
-    from ..app.text import recall_hit, recall_mode_fields, why_line
+    from ..app.recall import answer_json, ask, strength_words
+    from ..app.text import why_line
 
     led = open_ledger(ctx, existing=True)
-    found = led.find(query, k=k)
+    recalled = ask(led, query, k=k)
     mode, detail = led.recall_mode
     if as_json:
-        echo_json(
-            {
-                **recall_mode_fields(led.recall_mode),
-                "hits": [{**recall_hit(f), "why": why_line(f.entry.body, 400)} for f in found],
-            }
-        )
+        echo_json(answer_json(recalled, led.recall_mode, why_chars=400))
         return
     page(ctx)
     o = output()
-    if not found:
-        say(
-            "no entry is about that (recall abstained)"
-            if mode == "semantic"
-            else f"no entry is about that (lexical recall abstained: {detail})"
-        )
-    for f in found:
-        mark = "" if f.in_force else "  " + o.paint("(superseded)", "bad")
+    if recalled.abstained:
+        which = "recall" if mode == "semantic" else "lexical recall"
+        say(f"no entry answers that ({which} abstained: {recalled.reason})")
+        if mode != "semantic":
+            say(f"recall was lexical: {detail}")
+        if recalled.nearest:
+            say("nearest entries, which do not answer it:")
+    for f in recalled.hits or recalled.nearest:
+        mark = "" if f.in_force else "  " + o.paint(f"({f.status})", "bad")
         echo_painted(
             f"{o.paint(f.entry.id[:8], 'id')}  {o.paint(f'{f.entry.kind:<11}', 'kind')} "
             f"{visible(f.entry.summary)}{mark}"
         )
+        echo_painted(f"          {strength_words(f)}")
         why = why_line(f.entry.body)
         if why:
             echo_painted(f"          {visible(why)}")
@@ -436,26 +446,30 @@ def resume(ctx: click.Context, thread: Optional[str], as_json: bool) -> None:
                 say(f"  {name}: {visible(item)}")
 
 
-@click.command()
-@click.argument("ref")
-@quiet_option
-@line_option
-@click.pass_context
+def _on_a_decision(func: Callable[[click.Context, str], None]) -> click.Command:
+    """A command taking one decision (REF) on one line, and nothing else: pin, unpin."""
+    return click.command()(click.argument("ref")(quiet_option(line_option(click.pass_context(func)))))
+
+
+@_on_a_decision
 def pin(ctx: click.Context, ref: str) -> None:
     """Pin a decision in force: always shown first in the context."""
-    out = open_ledger(ctx, existing=True).pin(ref)
+    from ..app.edits import pin as pin_decision
+
+    out = pin_decision(open_ledger(ctx, existing=True), ref)
     info(f"pinned {ref} ({out.entry.short})" if out.written else f"{ref} is already pinned")
 
 
-@click.command()
-@click.argument("ref")
-@quiet_option
-@line_option
-@click.pass_context
+@_on_a_decision
 def unpin(ctx: click.Context, ref: str) -> None:
     """Unpin a decision (a correction of its pin entry)."""
-    out = open_ledger(ctx, existing=True).unpin(ref)
+    from ..app.edits import unpin as unpin_decision
+
+    out = unpin_decision(open_ledger(ctx, existing=True), ref)
     info(f"unpinned {ref} ({out.entry.short})")
+
+
+STALE_SHOWN = 20  # stale decisions listed before "and N more"
 
 
 @click.command()
@@ -466,29 +480,58 @@ def unpin(ctx: click.Context, ref: str) -> None:
     help="Only code commits after DATE (YYYY-MM-DD, an ISO time, or git's forms: '2 weeks ago').",
 )
 @click.option("--since-commit", "since_commit", default=None, metavar="REV", help="Only code commits after REV.")
+@click.option("--all", "show_all", is_flag=True, help=f"Every stale decision (default: the {STALE_SHOWN} strongest).")
 @click.option("--json", "as_json", is_flag=True)
 @line_option
 @click.pass_context
-def stale(ctx: click.Context, since: Optional[str], since_commit: Optional[str], as_json: bool) -> None:
-    """Decisions in force whose code (their `paths:`) changed since they were made."""
+def stale(ctx: click.Context, since: Optional[str], since_commit: Optional[str], show_all: bool, as_json: bool) -> None:
+    """Decisions in force whose code (their `paths:`) changed since they were made,
+    strongest first: removed (its paths match no file now), rewritten (about half of its
+    lines or more changed), touched (some lines).
+
+    \b
+    To clear a mark, re-read the decision against the code, then either
+      git lifeline reaffirm ID [--at COMMIT] [--body WHY]
+    or name it in the trailer of the commit that changes its code:  Lifeline: ID
+    (a human's re-affirmation counts; an agent's once a human approves it)."""
     led = open_ledger(ctx, existing=True)
-    found = led.stale_since(since, since_commit)
+    findings = led.stale_since(since, since_commit)
+    found = findings.stale
     if as_json:
         echo_json(
             [
-                {"id": s.decision, "paths": s.paths, "commits": s.commits, "lines": s.lines, "where": s.where}
+                {
+                    "id": s.decision,
+                    "paths": s.paths,
+                    "commits": s.commits,
+                    "lines": s.lines,
+                    "where": s.where,
+                    "grade": s.grade,
+                    "files_now": s.files_now,
+                    "lines_now": s.lines_now,
+                }
                 for s in found
             ]
         )
         return
     page(ctx)
+    note = findings.unknown_note()
+    if note:
+        say(note)
     if not found:
         say("no decision in force has seen its code change since it was made")
     st = led.state()
-    for s in found:
+    for s in found if show_all else found[:STALE_SHOWN]:
         say(
-            f"{s.decision[:8]}  {visible(st.get(s.decision).summary)}\n  {visible(s.mark())} "
+            f"{s.decision[:8]}  {visible(st.by_id[s.decision].summary)}\n  {visible(s.mark())} "
             f"({', '.join(c[:8] for c in s.commits[:5])}{' …' if len(s.commits) > 5 else ''})"
+        )
+    if not show_all and len(found) > STALE_SHOWN:
+        say(f"… and {len(found) - STALE_SHOWN} more, weaker (git lifeline stale --all)")
+    if found:
+        say(
+            "clear a mark once you have re-read the decision against the code: git lifeline reaffirm <id> "
+            "(or name it in a commit's 'Lifeline: <id>' trailer)"
         )
 
 
@@ -502,7 +545,7 @@ def conflicts(ctx: click.Context, as_json: bool) -> None:
     groups = st.conflicts
     if as_json:
         echo_json(
-            [{"subject": subj, "ids": ids, "summaries": [st.get(i).summary for i in ids]} for subj, ids in groups]
+            [{"subject": subj, "ids": ids, "summaries": [st.by_id[i].summary for i in ids]} for subj, ids in groups]
         )
         return
     page(ctx)
@@ -511,7 +554,7 @@ def conflicts(ctx: click.Context, as_json: bool) -> None:
     for subj, ids in groups:
         say(f"'{visible(subj)}': {len(ids)} decisions in force")
         for i in ids:
-            say(f"  {i[:8]}  {visible(st.get(i).summary)}")
+            say(f"  {i[:8]}  {visible(st.by_id[i].summary)}")
     if groups:
         say(
             "resolve one: git lifeline resolve ID (keep ID, revert the others) "

@@ -15,9 +15,10 @@ from .common import echo_json, line_option, open_ledger
 @click.pass_context
 def why(ctx: click.Context, target: str, as_json: bool) -> None:
     """The entries linked (Lifeline: trailers) to the commits that touched PATH, newest first."""
+    from ..app.links import linked_entries
     from ..app.text import format_ts
 
-    rows = open_ledger(ctx, existing=True).why(target)
+    rows = linked_entries(open_ledger(ctx, existing=True), target)
     if as_json:
         echo_json(
             [

@@ -14,7 +14,7 @@ from typing import Optional
 import click
 
 from .. import __version__
-from . import completion, edits, entries, hooks, lines, links, model, review, setup, status, sync, verify, view
+from . import completion, edits, entries, hooks, lines, links, model, pr, review, setup, status, sync, verify, view
 from .common import CONTEXT_SETTINGS, set_line, set_quiet
 from .terminal import output, say_failure
 
@@ -96,6 +96,7 @@ for command in (
     edits.revert,
     edits.close,
     edits.resolve,
+    edits.reaffirm,
     verify.verify,
     lines.lines,
     lines.import_cmd,
@@ -112,6 +113,7 @@ for command in (
     hooks.hooks,
     hooks.hook,
     links.why,
+    pr.pr,
     review.propose,
     review.review,
     review.approve,

@@ -4,17 +4,28 @@ remote-setup (docs/SYNC.md). `--line NAME` limits each to one line."""
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 import click
 
-from .common import chosen_lines, line_option, open_workspace, plural, print_warnings, quiet_option, short
+from .common import Command, chosen_lines, line_option, open_workspace, plural, print_warnings, quiet_option, short
 from .terminal import info, say, say_line
 
 if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
     from contextlib import AbstractContextManager
 
-    from ..app.exchange import Progress, PushResult
+    from ..app.exchange import Progress, PushResult, SyncReport
+
+
+def _exchange_command(name: Optional[str] = None) -> Callable[[Command], click.Command]:
+    """A command that exchanges the ledger with REMOTE (default: the one git's configuration names)."""
+
+    def made(func: Command) -> click.Command:
+        for option in (line_option, quiet_option, click.argument("remote", required=False)):
+            func = option(click.pass_context(func) if option is line_option else func)
+        return click.command(name)(func)
+
+    return made
 
 
 def _progress() -> Optional[Progress]:
@@ -100,11 +111,7 @@ def _echo_push(result: PushResult) -> bool:
     return False
 
 
-@click.command()
-@click.argument("remote", required=False)
-@quiet_option
-@line_option
-@click.pass_context
+@_exchange_command()
 def fetch(ctx: click.Context, remote: Optional[str]) -> None:
     """Fetch the remote's ledger into refs/remotes/REMOTE/lifeline/* (changes no line)."""
     from ..app import exchange
@@ -127,11 +134,7 @@ def fetch(ctx: click.Context, remote: Optional[str]) -> None:
         info(f"line {r.line}: {words.get(r.state, r.state)}{moved}")
 
 
-@click.command()
-@click.argument("remote", required=False)
-@quiet_option
-@line_option
-@click.pass_context
+@_exchange_command()
 def pull(ctx: click.Context, remote: Optional[str]) -> None:
     """Fetch the remote's ledger and bring it in: create, fast-forward or merge each line."""
     from ..app import exchange
@@ -145,11 +148,7 @@ def pull(ctx: click.Context, remote: Optional[str]) -> None:
     _echo_pulls(report.remote, report.lines)
 
 
-@click.command()
-@click.argument("remote", required=False)
-@quiet_option
-@line_option
-@click.pass_context
+@_exchange_command()
 def push(ctx: click.Context, remote: Optional[str]) -> None:
     """Push every line to the remote (never forced). Exit 1 when the remote refuses."""
     from ..app import exchange
@@ -159,11 +158,7 @@ def push(ctx: click.Context, remote: Optional[str]) -> None:
         sys.exit(1)
 
 
-@click.command("sync")
-@click.argument("remote", required=False)
-@quiet_option
-@line_option
-@click.pass_context
+@_exchange_command("sync")
 def sync_cmd(ctx: click.Context, remote: Optional[str]) -> None:
     """Pull then push (again, a bounded number of times, if someone pushed in between)."""
     from ..app import exchange
@@ -171,14 +166,17 @@ def sync_cmd(ctx: click.Context, remote: Optional[str]) -> None:
     try:
         report = exchange.sync_with(open_workspace(ctx), remote, chosen_lines(ctx), _progress())
     except exchange.PartlyPulled as exc:  # what did come in and go out is shown before the error
-        if exc.report.pulls:
-            _echo_pulls(exc.report.remote, exc.report.pulls)
-        _echo_push(exc.report.push)
+        _echo_sync(exc.report)
         raise
+    if not _echo_sync(report):
+        sys.exit(1)
+
+
+def _echo_sync(report: SyncReport) -> bool:
+    """Print what a sync pulled and pushed; True when every line went through."""
     if report.pulls:
         _echo_pulls(report.remote, report.pulls)
-    if not _echo_push(report.push):
-        sys.exit(1)
+    return _echo_push(report.push)
 
 
 @click.command()

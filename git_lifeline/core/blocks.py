@@ -13,8 +13,9 @@ where they are defined to stand (docs/FORMAT.md, "Body blocks"):
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from difflib import get_close_matches
-from typing import Optional
+from typing import Iterable, Optional
 
 from ..errors import InputError
 
@@ -216,12 +217,12 @@ MAX_SUBJECT_CHARS = 200
 
 
 def header_from_options(
-    paths=(),
+    paths: Iterable[str] = (),
     subject: Optional[str] = None,
     valid_from: Optional[str] = None,
     valid_until: Optional[str] = None,
-    now=None,
-) -> dict:
+    now: Optional[datetime] = None,
+) -> dict[str, str]:
     """The header fields the writing commands' options ask for, checked and normalised:
     paths joined as `a, b`, dates as a UTC day or time (core/dates.py). Raises InputError
     naming the option."""

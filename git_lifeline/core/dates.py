@@ -84,7 +84,7 @@ _FROM_NOW = re.compile(_AMOUNT + r"\s*" + _UNIT + r"\s+from\s+now")
 _RELATIVE_DAY = re.compile(r"(?P<dir>last|next)\s+(?P<what>[a-z]+)")
 
 # What a stored `valid-from`/`valid-until` value may be: what the truth compares as a
-# UTC day or a UTC time (core/truth.py, `_window_bound`).
+# UTC day or a UTC time (`window_bound`).
 _HEADER_VALUE = re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?Z?)?")
 
 
@@ -225,3 +225,28 @@ def header_date_problem(value: str) -> Optional[str]:
     except ValueError:
         return f"{value!r} is not a real date"
     return None
+
+
+# ---- validity windows: when a decision with valid-from/valid-until is in force ----
+def utc_now_key() -> str:
+    """Now, as the key validity windows are compared with (UTC, microseconds)."""
+    return f"{datetime.now(timezone.utc):%Y-%m-%dT%H:%M:%S.%f}"
+
+
+def window_bound(text: str, end: bool) -> str:
+    """A `valid-from`/`valid-until` value as a comparable key; a bare date covers the whole day."""
+    t = text.strip().replace(" ", "T")
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", t):
+        return t + ("T23:59:59.999999" if end else "T00:00:00.000000")
+    return t.rstrip("Z")
+
+
+def window_state(facts: dict, now: str) -> str:
+    """'valid', 'expired' (past valid-until) or 'pending' (before valid-from)."""
+    until = facts.get("valid-until")
+    if until and now > window_bound(until, end=True):
+        return "expired"
+    start = facts.get("valid-from")
+    if start and now < window_bound(start, end=False):
+        return "pending"
+    return "valid"

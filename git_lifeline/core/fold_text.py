@@ -13,21 +13,63 @@ from __future__ import annotations
 import base64
 import json
 import re
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Optional, Protocol, TypeVar, Union
 
+from .json_input import read_json_object
 from .supersession import Derived
 
+
+class Stored(Protocol):
+    """What of a Fold (core/truth.py) its stored form holds."""
+
+    count: int
+    last: Optional[list]
+    recent: list
+    recent_meta: dict
+    decisions: list
+    corrections: list
+    opens: list
+    bootstraps: list
+    pins: list
+    checkpoints: list
+    threads: dict
+    keys: dict
+    links: dict
+    contributors: dict
+    kinds: dict
+    broken: list
+    facts: dict
+    touched: dict
+    agent_touched: dict
+    version: int
+    _derived: Optional[Derived]
+
+    @property
+    def derived(self) -> Derived: ...
+
+
+F = TypeVar("F", bound=Stored)
+F_co = TypeVar("F_co", covariant=True)
+
+
+class Loads(Protocol[F_co]):
+    """A class whose `from_json` makes one of it from a stored doc (the Fold)."""
+
+    def from_json(self, doc: dict) -> F_co: ...
+
+
+V = TypeVar("V")
 _HEX = re.compile(r"[0-9a-f]*")
 _COMPACT = json.JSONEncoder(separators=(",", ":"))  # one encoder for every section
 
 
-def text_of(f) -> str:
+def text_of(f: Stored) -> str:
     """A fold's doc as compact JSON text, made a section at a time: the whole doc is never
     held beside its text."""
     return "{" + ",".join(f"{_COMPACT.encode(key)}:{_COMPACT.encode(value)}" for key, value in sections(f)) + "}"
 
 
-def sections(f) -> Iterator[tuple[str, object]]:
+def sections(f: Stored) -> Iterator[tuple[str, object]]:
     """(key, value) of a fold's JSON doc, each value made when asked for."""
     derived = f.derived
     table = sorted(ids_held(f, derived))
@@ -67,7 +109,7 @@ def sections(f) -> Iterator[tuple[str, object]]:
     yield "derived", derived.to_json(at)
 
 
-def ids_held(f, derived: Derived) -> set:
+def ids_held(f: Stored, derived: Derived) -> set[str]:
     """Every id the fold (and its derived truth) names."""
     ids = set(f.recent)
     for group in (
@@ -108,12 +150,12 @@ def ids_held(f, derived: Derived) -> set:
     return ids
 
 
-def read(cls, text: str):
+def read(cls: Loads[F_co], text: str) -> F_co:
     """The `cls` (a Fold) `text_of` wrote; ValueError for anything else."""
-    return cls.from_json(json.loads(text))
+    return cls.from_json(read_json_object(text, len(text.encode("utf-8", "surrogatepass"))))
 
 
-def decoded(cls, doc: dict, version: int):
+def decoded(cls: Callable[..., F], doc: dict, version: int) -> F:
     """The `cls` (a Fold) of a doc of `version`; ValueError for another version or a
     malformed doc (the seal, views/cache_check.py, is what guards the text against damage)."""
     if not isinstance(doc, dict) or doc.get("version") != version:
@@ -124,7 +166,7 @@ def decoded(cls, doc: dict, version: int):
         raise ValueError(f"malformed fold ({exc.__class__.__name__})") from exc
 
 
-def _decoded(cls, doc: dict):
+def _decoded(cls: Callable[..., F], doc: dict) -> F:
     """Ids looked up by `map`, no Python call per id: this runs on every warm read."""
     table = unpacked(doc["ids"])
     at = table.__getitem__
@@ -162,7 +204,7 @@ def _decoded(cls, doc: dict):
     return f
 
 
-def packed(ids: list):
+def packed(ids: list[str]) -> Union[str, list[str]]:
     """A sorted table of ids as stored: entry ids are 64 lowercase hex characters, so the
     table is their 32 bytes each, concatenated, in base64 (a third of the text of a JSON
     list of hex strings: 5.4 MB -> 3.6 MB at 100k entries). Anything else (never made by
@@ -173,7 +215,7 @@ def packed(ids: list):
     return base64.b64encode(bytes.fromhex(joined)).decode("ascii")
 
 
-def unpacked(stored) -> list:
+def unpacked(stored: object) -> list[str]:
     if isinstance(stored, str):
         raw = base64.b64decode(stored.encode("ascii"), validate=True)
         if len(raw) % 32:
@@ -185,5 +227,5 @@ def unpacked(stored) -> list:
     return stored
 
 
-def _itself(value):
+def _itself(value: V) -> V:
     return value

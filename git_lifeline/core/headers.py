@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from . import blocks
+
+if TYPE_CHECKING:
+    from .entry import Entry
 
 # A hex object name as git reads one: an abbreviation of at least 4 digits, at most a
 # full SHA-256 name. Nothing else (no ref name, no `HEAD~2`, no option) is a commit here.
@@ -94,7 +97,7 @@ def valid_value(key: str, value: Optional[str]) -> Optional[str]:
     return value
 
 
-def refuse_bad_headers(entry) -> None:
+def refuse_bad_headers(entry: Entry) -> None:
     """Raise EntryError (an input error: exit 2, nothing written) when a typed header
     value of `entry` is not of its type."""
     problems = header_problems(entry.kind, entry.body)

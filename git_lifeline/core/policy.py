@@ -32,6 +32,9 @@ from typing import Any
 
 from ..errors import InputError
 from .entry import KINDS
+from .json_input import JSONInputError, read_json
+
+MAX_POLICY_BYTES = 256 * 1024  # a policy is a few hundred bytes; never load a huge blob to parse it
 
 MODES = ("direct", "propose", "deny")
 POLICY_PATH = ".lifeline/policy.json"
@@ -83,13 +86,13 @@ class Policy:
         }
 
 
-def _mode(value, where: str, source: str) -> str:
+def _mode(value: object, where: str, source: str) -> str:
     if not isinstance(value, str) or value not in MODES:
         raise PolicyError(f"policy {source}: invalid mode {value!r} at {where}; use one of: {', '.join(MODES)}")
     return value
 
 
-def _kind(name, where: str, source: str, allow_any: bool) -> str:
+def _kind(name: object, where: str, source: str, allow_any: bool) -> str:
     if name == ANY_KIND and allow_any:
         return name
     if not isinstance(name, str) or name not in KINDS:
@@ -101,11 +104,9 @@ def _kind(name, where: str, source: str, allow_any: bool) -> str:
 def parse_policy(text: str, source: str) -> Policy:
     """Parse and validate a policy document; every problem names the key it is at."""
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise PolicyError(
-            f"policy {source}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
-        ) from None
+        doc = read_json(text, MAX_POLICY_BYTES)
+    except JSONInputError as exc:
+        raise PolicyError(f"policy {source}: {exc}") from None
     if not isinstance(doc, dict):
         raise PolicyError(f"policy {source}: must be a JSON object with keys {', '.join(_TOP_KEYS)}")
     for key in doc:

@@ -18,23 +18,28 @@ drive it.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sqlite3
 import stat
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
 from ..errors import InputError, LifelineError
-from .entry import HEX64, MAX_BLOB_BYTES, Entry, NaiveTimestamp, compute_id, parse_ts
+from .entry import HEX64, MAX_BLOB_BYTES, Entry, NaiveTimestamp, compute_id, entry_order_key, parse_ts
+from .json_input import read_json
 
 SEED_SENTINEL = "<!-- lifeline:end -->"
 # Sizes checked before anything is parsed: a source file is read whole (a 10,000-entry
 # ledger is ~6 MB), a payload holds one entry (and what else the other tool stored).
 MAX_SOURCE_BYTES = 256 << 20
 MAX_PAYLOAD_BYTES = 2 * MAX_BLOB_BYTES
+# A SQLite file's size does not bound what a query over it yields (a view can be an
+# endless recursive query), so the rows and the time the read takes are bounded too.
+MAX_SEED_ROWS = 1_000_000
+MAX_SEED_SECONDS = 60.0
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 _HEADING = re.compile(r"### #(?P<n>\d+)\s+—\s+(?P<ts>\S+)\s+—\s+(?P<kind>\w+)[ \t]*")
@@ -345,6 +350,19 @@ def _computed_id(rec: SeedRecord) -> Optional[str]:
         return None
 
 
+def _require_plain_table(con: sqlite3.Connection, path: Path) -> None:
+    """`entries` must be a table that stores its rows: a view or a virtual table computes
+    them, and may compute them without end."""
+    row = con.execute("SELECT type, sql FROM sqlite_master WHERE name = 'entries' COLLATE NOCASE").fetchone()
+    if row is None or row[0] != "table" or re.match(r"\s*create\s+virtual\b", str(row[1] or ""), re.I):
+        what = (
+            "no entries table"
+            if row is None
+            else f"its entries is a {'virtual table' if row[0] == 'table' else row[0]}"
+        )
+        raise InputError(f"{path} is not a lifeline-context ledger ({what}; only a table is read)")
+
+
 def read_seed_db(path: Path) -> list:
     """Records of a lifeline-context SQLite ledger, in its insertion order (seq)."""
     uri = f"{Path(path).resolve().as_uri()}?mode=ro"
@@ -352,18 +370,25 @@ def read_seed_db(path: Path) -> list:
         con = sqlite3.connect(uri, uri=True)
     except sqlite3.Error as exc:
         raise InputError(f"{path}: cannot open the SQLite file: {exc}") from None
+    deadline = time.monotonic() + MAX_SEED_SECONDS
+    con.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)  # non-zero aborts the query
     try:
         try:
+            _require_plain_table(con, path)
             # a payload's size is known before it is fetched: no entry is larger than a blob
             rows = con.execute(
                 "SELECT seq, id, CASE WHEN length(CAST(payload AS BLOB)) <= ? THEN payload END, "
-                "length(CAST(payload AS BLOB)) FROM entries ORDER BY seq",
-                (MAX_PAYLOAD_BYTES,),
+                "length(CAST(payload AS BLOB)) FROM entries ORDER BY seq LIMIT ?",
+                (MAX_PAYLOAD_BYTES, MAX_SEED_ROWS + 1),
             ).fetchall()
         except sqlite3.Error as exc:
+            if time.monotonic() > deadline:
+                raise InputError(f"{path}: reading its entries took longer than {MAX_SEED_SECONDS:g} s") from None
             raise InputError(f"{path} is not a lifeline-context ledger (no readable entries table: {exc})") from None
     finally:
         con.close()
+    if len(rows) > MAX_SEED_ROWS:
+        raise InputError(f"{path} holds more than {MAX_SEED_ROWS} entries; nothing was imported")
     records = []
     for seq, row_id, payload, size in rows:
         rec = SeedRecord(where=f"seq {seq}", recorded_id=row_id)
@@ -372,7 +397,7 @@ def read_seed_db(path: Path) -> list:
             records.append(rec)
             continue
         try:
-            doc = json.loads(payload)
+            doc = read_json(payload, MAX_PAYLOAD_BYTES)
             if not isinstance(doc, dict):
                 raise ValueError("not an object")
         except (ValueError, TypeError) as exc:
@@ -516,7 +541,7 @@ def check_records(
             if owner != e.id:
                 plan.entries.remove(e)
                 plan.skipped.append((e, f"its dedup key is already used by {owner[:12]}"))
-    ordered = sorted(plan.entries, key=lambda x: (x.ts, x.id))
+    ordered = sorted(plan.entries, key=entry_order_key)
     plan.reordered = sum(1 for a, b in zip(plan.entries, ordered, strict=True) if a.id != b.id)
     return plan
 

@@ -13,7 +13,7 @@ ids never seen included.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterable
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ def derive(decisions: list, corrections: list, facts: dict) -> Derived:
     def ts_of(i: str) -> str:
         return facts[i]["ts"] if i in facts else ""
 
-    def in_order(ids) -> list:  # (ts, id) order: by id, then stably by ts (no tuple per id)
+    def in_order(ids: Iterable[str]) -> list[str]:  # (ts, id) order: by id, then stably by ts (no tuple per id)
         out = sorted(ids)
         out.sort(key=ts_of)
         return out

@@ -39,8 +39,11 @@ from typing import TYPE_CHECKING, Callable, Iterable, Optional
 
 from . import blocks, fold_text
 from .causal import causal_order
-from .conflicts import group_conflicts
+from .conflicts import group_conflicts, rivals
+from .dates import utc_now_key, window_state
+from .entry import Entry, Folded, entry_order_key
 from .headers import valid_value
+from .status import Standing
 from .subjects import display_subject, subject_key
 from .supersession import Derived, derive
 
@@ -52,31 +55,6 @@ RECENT_COUNT = 5
 FOLD_VERSION = 5  # 5: ids by index into a table (to_json)
 _IDLIKE = re.compile(r"[0-9a-f]{6,64}")
 _FIRST = itemgetter(0)  # the id of a [id, ...] row
-
-
-def _utc_now_key() -> str:
-    from datetime import datetime, timezone
-
-    return f"{datetime.now(timezone.utc):%Y-%m-%dT%H:%M:%S.%f}"
-
-
-def _window_bound(text: str, end: bool) -> str:
-    """A `valid-from`/`valid-until` value as a comparable key; a bare date covers the whole day."""
-    t = text.strip().replace(" ", "T")
-    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", t):
-        return t + ("T23:59:59.999999" if end else "T00:00:00.000000")
-    return t.rstrip("Z")
-
-
-def window_state(facts: dict, now: str) -> str:
-    """'valid', 'expired' (past valid-until) or 'pending' (before valid-from)."""
-    until = facts.get("valid-until")
-    if until and now > _window_bound(until, end=True):
-        return "expired"
-    start = facts.get("valid-from")
-    if start and now < _window_bound(start, end=False):
-        return "pending"
-    return "valid"
 
 
 def thread_key(ref: Optional[str], open_ids: Iterable[str]) -> str:
@@ -91,7 +69,7 @@ def thread_key(ref: Optional[str], open_ids: Iterable[str]) -> str:
     return ref
 
 
-def header_of(e) -> dict:
+def header_of(e: Entry) -> dict:
     """The body header fields the fold reads (a relation's body is data, never a header)."""
     return blocks.header_fields(e.body) if e.kind != "relation" else {}
 
@@ -146,7 +124,7 @@ class Fold:
     _named: Optional[set] = field(default=None, init=False, repr=False, compare=False)
     _opens_by_prefix: Optional[dict] = field(default=None, init=False, repr=False, compare=False)
 
-    def key_of(self, e) -> list:
+    def key_of(self, e: Entry) -> list:
         return [f"{e.ts:%Y-%m-%dT%H:%M:%S.%f}", e.id]
 
     def accepts_after(self, entries: list) -> bool:
@@ -165,11 +143,14 @@ class Fold:
                     return False
         return True
 
-    def add(self, e, header: Optional[dict] = None, key: Optional[list] = None) -> None:
+    def add(self, e: Folded, header: Optional[dict] = None, key: Optional[list] = None) -> None:
         """Fold one verified entry. A caller that already has its `header_of(e)` and its
         `key_of(e)` may pass them; then only id, kind, agent, provider, model, summary and
         parents are read from `e` (a cold cache build folds such slim records)."""
-        key = key if key is not None else self.key_of(e)
+        if key is None or header is None:
+            assert isinstance(e, Entry), "a slim record is folded with its key and header"
+            key = key if key is not None else self.key_of(e)
+            header = header if header is not None else header_of(e)
         ts, eid, kind, parents = key[0], e.id, e.kind, e.parents
         self.count += 1
         if self.last is None or key > self.last:
@@ -178,8 +159,6 @@ class Fold:
         who = f"{e.provider}/{e.model}"
         self.contributors[who] = self.contributors.get(who, 0) + 1
         self.kinds[kind] = self.kinds.get(kind, 0) + 1
-        if header is None:
-            header = header_of(e)
         named = self._decisions_and_revisions()
         for p in parents:
             if p in named:
@@ -234,7 +213,7 @@ class Fold:
         near = self._opens_by_prefix.get(ref[:6], ())
         return thread_key(ref, [o for o in near if o.startswith(ref) and [self.keys.get(o, ""), o] <= key])
 
-    def _remember_order(self, e, ts: str) -> None:
+    def _remember_order(self, e: Folded, ts: str) -> None:
         """Keep what causal order needs of a thread member or checkpoint: its ts and its
         parents. (Every parent: whether one will be dated after it, or be delayed by its own
         parents, is not known when it is folded.)"""
@@ -246,7 +225,9 @@ class Fold:
         """The ts key of an entry kept in one of the ordered lists ("" when not kept)."""
         return self.keys.get(entry_id) or self.facts.get(entry_id, {}).get("ts", "")
 
-    def _insert_sorted(self, rows: list, row, id_of: Optional[Callable], ts: str, row_id: str) -> None:
+    def _insert_sorted(
+        self, rows: list, row: object, id_of: Optional[Callable[[list], str]], ts: str, row_id: str
+    ) -> None:
         """Insert `row` (of the entry `row_id` at `ts`; rows are ids when `id_of` is None) into
         `rows`, kept in (ts, id) order: from the end, so an append is O(1)."""
         new = (ts, row_id)
@@ -258,7 +239,7 @@ class Fold:
             i -= 1
         rows.insert(i, row)
 
-    def _add_recent(self, e, ts: str) -> None:
+    def _add_recent(self, e: Folded, ts: str) -> None:
         meta, recent = self.recent_meta, self.recent
         new = (ts, e.id)
         if len(recent) >= RECENT_COUNT and new < (meta[recent[0]][0], recent[0]):
@@ -308,7 +289,7 @@ class Fold:
             self._named = set(self.decisions) | {c for c, _, revert in self.corrections if not revert}
         return self._named
 
-    def _remember_facts(self, e, header: dict, ts: str) -> None:
+    def _remember_facts(self, e: Folded, header: dict, ts: str) -> None:
         facts = {"ts": ts}
         if not header:  # nothing declared: the ts is all there is to remember
             self.facts[e.id] = facts
@@ -373,7 +354,7 @@ class Fold:
 
 def fold(entries: Iterable, broken: Iterable[str] = ()) -> Fold:
     f = Fold()
-    for e in sorted(entries, key=lambda e: (e.ts, e.id)):
+    for e in sorted(entries, key=entry_order_key):
         f.add(e)
     f.broken = sorted(broken)
     return f
@@ -405,7 +386,7 @@ class State:
         self.superseded: frozenset = derived.superseded
         # Validity windows are read at `now` (UTC, "YYYY-MM-DDTHH:MM:SS..."): the truth
         # changes when a window closes, without any new entry.
-        self.now = now or _utc_now_key()
+        self.now = now or utc_now_key()
         self.expired: list = []  # in force but outside their window, newest expiry first
         in_force_carriers = []
         for i in derived.live:
@@ -432,6 +413,7 @@ class State:
         boots = [b for b in f.bootstraps if b not in self.superseded]
         self.identity_id: Optional[str] = boots[-1] if boots else None
         self._threads: Optional[dict] = None
+        self._standing: Optional[Standing] = None
 
     def _latest_checkpoints(self) -> dict:
         """thread key -> its latest live checkpoint: the one that continues the thread
@@ -461,8 +443,18 @@ class State:
             self._threads = {k: self.fold.thread_order(k, skewed=self._skewed) for k in self.fold.threads}
         return self._threads
 
+    @property
+    def standing(self) -> Standing:
+        """What each entry's status is read from (core/status.py), computed once."""
+        if self._standing is None:
+            f = self.fold
+            self._standing = Standing.of(
+                self.superseded, f.corrections, f.opens, self.decision_ids, self.expired, f.derived.live
+            )
+        return self._standing
+
     # ---- entries, fetched on demand ---------------------------------------
-    def get(self, entry_id: str):
+    def get(self, entry_id: str) -> Optional[Entry]:
         if entry_id not in self._memo:
             self._memo[entry_id] = self._load(entry_id)
         return self._memo[entry_id]
@@ -471,33 +463,38 @@ class State:
     def by_id(self) -> "_Lookup":
         return _Lookup(self)
 
-    @property
-    def decisions(self) -> list:
-        return [self.get(i) for i in self.decision_ids]
+    def _held(self, ids: Iterable[str]) -> list[Entry]:
+        """The entries of `ids` (a fold names only entries the line holds)."""
+        return [e for e in map(self.get, ids) if e is not None]
 
     @property
-    def identity(self):
+    def decisions(self) -> list[Entry]:
+        return self._held(self.decision_ids)
+
+    @property
+    def identity(self) -> Optional[Entry]:
         return self.get(self.identity_id) if self.identity_id else None
 
     @property
-    def recent(self) -> list:
-        return [self.get(i) for i in self.recent_ids]
+    def recent(self) -> list[Entry]:
+        return self._held(self.recent_ids)
 
     @property
-    def head(self):
+    def head(self) -> Optional[Entry]:
         return self.get(self.recent_ids[-1]) if self.recent_ids else None
 
     @property
-    def entries(self) -> list:
+    def entries(self) -> list[Entry]:
         """Every entry, in order (loads them all: not for hot paths)."""
-        ids = self._all_ids() if self._all_ids else []
-        return [self.get(i) for i in ids]
+        return self._held(self._all_ids() if self._all_ids else [])
 
     @property
-    def checkpoints(self) -> dict:
+    def checkpoints(self) -> dict[str, Checkpoint]:
         out = {}
         for key, cid in self.checkpoint_ids.items():
             e = self.get(cid)
+            if e is None:
+                continue  # a fold names only entries the line holds
             sections = blocks.list_blocks(e.body)
             out[key] = Checkpoint(e, key, {s: sections.get(s, []) for s in blocks.CHECKPOINT_SECTIONS})
         return out
@@ -522,13 +519,9 @@ class State:
         return [g for g in self.conflict_groups if entry_id in g.ids]
 
     def conflicting(self) -> dict:
-        """decision id -> the other ids it conflicts with."""
-        out: dict = {}
-        for g in self.conflict_groups:
-            for i in g.ids:
-                others = out.setdefault(i, [])
-                others.extend(j for j in g.ids if j != i and j not in others)
-        return out
+        """decision id -> its Rivals (conflicts.py): the others it conflicts with, counted
+        and listed on demand, linear in the groups' members."""
+        return rivals(self.conflict_groups)
 
 
 class _Lookup:
@@ -537,13 +530,13 @@ class _Lookup:
     def __init__(self, st: State):
         self.st = st
 
-    def __getitem__(self, entry_id: str):
+    def __getitem__(self, entry_id: str) -> Entry:
         e = self.st.get(entry_id)
         if e is None:
             raise KeyError(entry_id)
         return e
 
-    def __contains__(self, entry_id) -> bool:
+    def __contains__(self, entry_id: object) -> bool:
         return isinstance(entry_id, str) and self.st.get(entry_id) is not None
 
 
@@ -558,7 +551,7 @@ def reduce(entries: Iterable, now: Optional[str] = None) -> State:
 
 def reduce_verified(valid: list, broken: list, now: Optional[str] = None) -> State:
     """State of entries already checked (e.g. by the cache, which checks each blob once)."""
-    ordered = sorted(valid, key=lambda e: (e.ts, e.id))
+    ordered = sorted(valid, key=entry_order_key)
     by_id = {e.id: e for e in ordered}
     return State(fold(ordered, broken), by_id.get, lambda: [e.id for e in ordered], now)
 

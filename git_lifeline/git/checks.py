@@ -35,6 +35,7 @@ from .command import GitCommandError
 from .fanout import FanoutLog
 from .namespaces import LEDGER, NAMESPACES, REVIEW
 from .trees import blob_data, diff_entry_trees, is_entry_path, lookup
+from .verdicts import VerdictMemo
 
 
 @dataclass
@@ -88,11 +89,12 @@ class Checks:
 
     bad_code = "bad-record"
 
-    def __init__(self, log: FanoutLog, hide: list, pending: Optional[dict] = None):
+    def __init__(self, log: FanoutLog, hide: list, pending: Optional[dict] = None, memo: Optional[VerdictMemo] = None):
         self.log = log
         self.repo = log.repo
         self.hide = hide  # commits already trusted: the walk starts after them
         self.pending = pending or {}
+        self.memo = memo  # verify's own verdicts of earlier runs (verdicts.py); never a gate's
         self._parsed: dict = {}  # blob oid -> record, for blobs that passed
 
     def blob(self, rel: str, oid: pygit2.Oid) -> Optional[tuple[str, str]]:
@@ -121,8 +123,8 @@ class Checks:
 class LedgerChecks(Checks):
     bad_code = "bad-entry"
 
-    def __init__(self, log: FanoutLog, hide: list, pending: Optional[dict] = None):
-        super().__init__(log, hide, pending)
+    def __init__(self, log: FanoutLog, hide: list, pending: Optional[dict] = None, memo: Optional[VerdictMemo] = None):
+        super().__init__(log, hide, pending, memo)
         self._blob_ok: dict = {}  # blob oid -> problem or None
         self._mistimed: set = set()  # ids already reported bad-time (at the merge that re-dated them)
         self._skew_value: Optional[timedelta] = None
@@ -135,7 +137,7 @@ class LedgerChecks(Checks):
         # (the same blob copied or moved under another id's path is a renamed entry).
         key = str(oid)
         if key not in self._blob_ok:
-            self._keep(key, *judge_entry_blob(blob_data(self.repo, oid), self._honour_override))
+            self._keep(key, *judge_entry_blob(blob_data(self.repo, oid), self.memo, self._honour_override))
         problem = self._blob_ok[key]
         parsed = self._parsed.get(key)
         if problem is None and parsed is not None and parsed.id != rel.replace("/", ""):
@@ -156,7 +158,7 @@ class LedgerChecks(Checks):
         try:
             for key, data in read_blobs(self.log.gr, [k for k in oids if k not in self._blob_ok]):
                 if data is not None:
-                    self._keep(key, *judge_entry_blob(data, self._honour_override))
+                    self._keep(key, *judge_entry_blob(data, self.memo, self._honour_override))
         except GitCommandError:
             pass  # git stopped (a corrupt object, say): the walk reads what is left, and names the fault
 
@@ -250,8 +252,8 @@ class LedgerChecks(Checks):
 
 
 class TrailChecks(Checks):
-    def __init__(self, log: FanoutLog, hide: list, pending: Optional[dict] = None):
-        super().__init__(log, hide, pending)
+    def __init__(self, log: FanoutLog, hide: list, pending: Optional[dict] = None, memo: Optional[VerdictMemo] = None):
+        super().__init__(log, hide, pending, memo)
         self._checked: dict = {}  # (blob oid, path) -> problem or None
         self._decisions: Optional[dict] = None  # pid -> decision ids of the hidden and walked history
 
@@ -327,8 +329,10 @@ if set(CHECKS) != {ns.name for ns in NAMESPACES}:  # pragma: no cover - caught b
     raise ImportError(f"namespaces without verification: {sorted({ns.name for ns in NAMESPACES} - set(CHECKS))}")
 
 
-def checks_for(log: FanoutLog, hide: list, pending: Optional[dict] = None) -> Checks:
-    return CHECKS[log.ns.name](log, hide, pending)
+def checks_for(
+    log: FanoutLog, hide: list, pending: Optional[dict] = None, memo: Optional[VerdictMemo] = None
+) -> Checks:
+    return CHECKS[log.ns.name](log, hide, pending, memo)
 
 
 def added_records(log: FanoutLog, checks: Checks, base: Optional[pygit2.Tree], tip: Optional[pygit2.Tree]) -> dict:
@@ -362,19 +366,21 @@ def added_from_changes(log: FanoutLog, checks: Checks, changes: list) -> dict:
     return added
 
 
-# From this many blobs on, a range's blobs are read by one `git cat-file --batch`. Below,
-# libgit2 reads them for less CPU: 10-11 µs a blob up to 30k entries of a gc'd line,
-# against git's 11-13 µs plus ~5 µs to take each from the pipe (at 30k the batch cost
-# 8% more in all). Past libgit2's 16 MB delta-base cache its reads in id order miss:
-# 33 µs at 50k (the batch saved 26% there), 54 µs at 100k (it halves verify's CPU).
-# docs/PERFORMANCE.md, "Verify at 100k", has the measurements.
-BATCH_READ_MIN = 40_000
+# From this many blobs on, a range's blobs are read by one `git cat-file --batch`, in a
+# process beside this one: git inflates the next blob on the other core while this one
+# judges. Per blob this process then spends ~8k instructions taking it from the pipe
+# instead of ~77k reading it through libgit2 (callgrind, a gc'd realistic 2k line); git's
+# own CPU is about what libgit2's was (whole verify at 10k: +0-5% CPU in all, less wall on
+# two cores). Past libgit2's 16 MB delta-base cache its reads in id order also miss
+# (54 µs a blob at 100k). Below ~1,000 blobs starting git costs more than it saves.
+# docs/PERFORMANCE.md, "Verify at 100k" and "Verify, issue 30", has the measurements.
+BATCH_READ_MIN = 1_000
 
 
 def batch_read_min() -> int:
     """BATCH_READ_MIN, or the whole number in GIT_LIFELINE_VERIFY_BATCH_FROM: a knob for
     measuring the crossover on other machines, and for tests that take the batch path
-    through git's hooks without a line of 40,000 entries."""
+    through git's hooks without a line of 1,000 entries."""
     value = os.environ.get("GIT_LIFELINE_VERIFY_BATCH_FROM", "")
     return int(value) if value.isascii() and value.isdigit() and int(value) > 0 else BATCH_READ_MIN
 
@@ -391,18 +397,25 @@ def _entry_blobs(log: FanoutLog, diffs: list) -> list:
     return list(seen)
 
 
-def judge_entry_blob(data: bytes, honour_override: bool = True) -> tuple:
+def judge_entry_blob(data: bytes, memo: Optional[VerdictMemo] = None, honour_override: bool = True) -> tuple:
     """(problem or None, the parsed entry or None) for one ledger blob's bytes: it parses
     under every rule, recomputes to its id, holds no credential (unless its body records
     a human's override, unless `honour_override` is False) and its typed header values are of their type. Where it is stored is
-    the caller's check (`LedgerChecks.blob`)."""
+    the caller's check (`LedgerChecks.blob`). With `memo` (verify's full pass only), the
+    last two are skipped for content an earlier verify found clean under the same rules:
+    the id, just recomputed from these bytes, proves it is that content."""
     try:
         e = parse_entry(data)
     except LifelineError as exc:
         return f"unreadable entry: {exc}", None
     if not e.verify():
         return f"content does not match its id {e.id[:12]} (tampered)", e
-    return _secret_problem(e, honour_override) or _header_problem(e), e
+    if memo is not None and honour_override and memo.known_clean(e):
+        return None, e
+    problem = _secret_problem(e, honour_override) or _header_problem(e)
+    if problem is None and memo is not None and honour_override:
+        memo.add(e)
+    return problem, e
 
 
 def _header_problem(e: Entry) -> Optional[str]:

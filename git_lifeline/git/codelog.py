@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
+from ..core.json_input import read_json
 from .fs import write_atomic
 from .repo import GitRepo
 
@@ -25,11 +26,17 @@ RENAME_ROUNDS = 3  # times a rename out of the pathspecs is followed
 RENAMED_LIMIT = 256  # new names added by following renames
 WORKERS = 4  # git processes at once
 CACHE_FILE = "code-changes.json"
-CACHE_VERSION = 1
+# each commit's id, time and the values of its `Lifeline:` trailers (a trailer re-affirms)
+LOG_FORMAT = "--format=%x00%H %ct %(trailers:key=Lifeline,valueonly,unfold,separator=%x20)"
+CACHE_VERSION = 2
 CACHE_MAX_BYTES = 16 << 20
 CACHE_MAX_COMMITS = 5000  # a longer answer is not remembered
+# commits one question reads at most (newest first): staleness says "N+ commits" past it, so
+# a `paths: *` decision dated 2001 costs this many commits, not the whole history
+WALK_LIMIT = 1000
 _FULL_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-_HEADER = re.compile(rb"([0-9a-f]{40,64}) (\d+)")
+_HEADER = re.compile(rb"([0-9a-f]{40,64}) (\d+)((?: [^ \n]*)*)")
+_LINK = re.compile(r"[0-9a-f]{6,64}")
 _NUMSTAT = re.compile(rb"(\d+|-)\t(\d+|-)\t(.*)", re.S)
 # git's pathspec settings from the environment (GIT_LITERAL_PATHSPECS and friends) must
 # not change what a ledger's `paths:` mean from one shell to the next
@@ -49,8 +56,19 @@ class Change:
     lines: int = 0
 
 
-def parse_log(raw: bytes) -> list:
-    """[(commit, commit time, [Change])] from `git log -z --raw --numstat --format=%x00%H %ct`."""
+@dataclass(frozen=True)
+class LoggedCommit:
+    """One commit of a `git log` over a decision's pathspecs."""
+
+    commit: str
+    when: int  # committer time
+    changes: tuple  # of Change, what it did under the pathspecs
+    links: tuple  # its `Lifeline:` trailer values that look like entry ids, lowercase
+
+
+def parse_log(raw: bytes) -> list[LoggedCommit]:
+    """[(commit, commit time, [Change], `Lifeline:` trailer values)] from `git log -z --raw
+    --numstat` with LOG_FORMAT (values that are no entry id prefix are left out)."""
     tokens = raw.split(b"\0")
     commits: list = []
     numstat: dict = {}
@@ -95,15 +113,16 @@ def parse_log(raw: bytes) -> list:
         if h:
             close()
             numstat = {}
-            current = [h.group(1).decode("ascii"), int(h.group(2)), []]
+            values = h.group(3).decode("utf-8", "replace").lower().split()
+            current = [h.group(1).decode("ascii"), int(h.group(2)), [], tuple(v for v in values if _LINK.fullmatch(v))]
             commits.append(current)
         i += 1
     close()
-    return [tuple(c) for c in commits]
+    return [LoggedCommit(c[0], c[1], tuple(c[2]), c[3]) for c in commits]
 
 
 def _log(gr: GitRepo, head: str, hide: Iterable, since: Optional[int], specs: list) -> Optional[list]:
-    args = ["log", "-z", "--raw", "--numstat", "-M", "--full-history", "--format=%x00%H %ct"]
+    args = ["log", "-z", "--raw", "--numstat", "-M", "--full-history", f"--max-count={WALK_LIMIT}", LOG_FORMAT]
     if since is not None:
         args.append(f"--since=@{since}")
     # only full object ids (checked) reach git as revisions; pathspecs only after `--`
@@ -147,12 +166,12 @@ def code_changes(gr: GitRepo, head: str, hide: Iterable, since: Optional[int], s
         if not log or round_ == RENAME_ROUNDS or added >= RENAMED_LIMIT:
             return log or []
         followed: set = set()
-        for commit, _when, changes in log:
-            gone = {c.old for c in changes if c.status == "D"}
+        for row in log:
+            gone = {c.old for c in row.changes if c.status == "D"}
             if gone:
-                if commit not in renames:
-                    renames[commit] = _renamed_away(gr, commit, gone)
-                followed.update(f":(top,literal){new}" for new in renames[commit])
+                if row.commit not in renames:
+                    renames[row.commit] = _renamed_away(gr, row.commit, gone)
+                followed.update(f":(top,literal){new}" for new in renames[row.commit])
         followed -= set(specs)
         if not followed:
             return log
@@ -162,12 +181,37 @@ def code_changes(gr: GitRepo, head: str, hide: Iterable, since: Optional[int], s
     return []
 
 
+@dataclass(frozen=True)
+class CodeSize:
+    """What a set of pathspecs holds at one commit: files, and their lines (text files)."""
+
+    files: int
+    lines: int
+
+
+def code_size(gr: GitRepo, commit: str, specs: list) -> CodeSize:
+    """The files and lines `specs` match in `commit`'s tree, as git matches them: the diff
+    from the empty tree, so every pathspec magic means what it means to `git log`."""
+    empty = gr.git(["hash-object", "-t", "tree", "--stdin"], input=b"", check=False).stdout.decode().strip()
+    argv = ["diff-tree", "-r", "-z", "--numstat", "--no-renames", "--end-of-options", empty, commit, "--", *specs]
+    proc = gr.git(argv, check=False, env=dict(os.environ, **_PATHSPEC_ENV))
+    if proc.returncode != 0:
+        return CodeSize(0, 0)
+    files = lines = 0
+    for tok in proc.stdout.split(b"\0"):
+        m = _NUMSTAT.fullmatch(tok.lstrip(b"\n"))
+        if m:
+            files += 1
+            lines += int(m.group(1)) if m.group(1).isdigit() else 0
+    return CodeSize(files, lines)
+
+
 def _key(specs: list, hide: Iterable, since: Optional[int]) -> str:
     return json.dumps([list(specs), sorted(hide), since], ensure_ascii=True)
 
 
 def _to_json(log: list) -> list:
-    return [[c, t, [[ch.status, ch.old, ch.new, ch.lines] for ch in changes]] for c, t, changes in log]
+    return [[c.commit, c.when, [[ch.status, ch.old, ch.new, ch.lines] for ch in c.changes], list(c.links)] for c in log]
 
 
 def _from_json(rows: object) -> Optional[list]:
@@ -178,11 +222,13 @@ def _from_json(rows: object) -> Optional[list]:
     for row in rows:
         if not (
             isinstance(row, list)
-            and len(row) == 3
+            and len(row) == 4
             and isinstance(row[0], str)
             and _FULL_OID.fullmatch(row[0])
             and isinstance(row[1], int)
             and isinstance(row[2], list)
+            and isinstance(row[3], list)
+            and all(isinstance(v, str) and _LINK.fullmatch(v) for v in row[3])
         ):
             return None
         changes = []
@@ -195,12 +241,13 @@ def _from_json(rows: object) -> Optional[list]:
             ):
                 return None
             changes.append(Change(ch[0], ch[1], ch[2], ch[3]))
-        out.append((row[0], row[1], changes))
+        out.append(LoggedCommit(row[0], row[1], tuple(changes), tuple(row[3])))
     return out
 
 
-def _digest(head: str, entries: dict) -> str:
-    return hashlib.sha256(json.dumps([head, entries], sort_keys=True, ensure_ascii=True).encode()).hexdigest()
+def _digest(head: str, entries: dict, sizes: dict) -> str:
+    doc = [head, entries, sizes]
+    return hashlib.sha256(json.dumps(doc, sort_keys=True, ensure_ascii=True).encode()).hexdigest()
 
 
 class CodeLog:
@@ -210,24 +257,37 @@ class CodeLog:
         self.gr, self.head = gr, head
         self.path = gr.lifeline_dir() / CACHE_FILE
         self.known: dict = {}
+        self.sizes: dict[str, CodeSize] = {}  # json of the pathspecs -> what they hold at HEAD
+        # the answers remembered for the HEAD before this one, extended by the commits
+        # since when that HEAD is in this one's history (a new commit, a fast-forward)
+        self.previous: Optional[tuple[str, dict]] = None
+        self.walks = 0  # `git log` runs this object started (what the cost test counts)
         self._load()
 
     def _load(self) -> None:
         try:
             if self.path.stat().st_size > CACHE_MAX_BYTES:
                 return
-            doc = json.loads(self.path.read_text(encoding="utf-8"))
+            doc = read_json(self.path.read_bytes(), CACHE_MAX_BYTES)
         except (OSError, ValueError):
             return
         # a cache for another HEAD, torn, or edited by hand is simply not used
         if not (
             isinstance(doc, dict)
             and doc.get("version") == CACHE_VERSION
-            and doc.get("head") == self.head
+            and isinstance(doc.get("head"), str)
+            and _FULL_OID.fullmatch(doc["head"])
             and isinstance(doc.get("entries"), dict)
-            and doc.get("digest") == _digest(self.head, doc["entries"])
+            and isinstance(doc.get("sizes"), dict)
+            and doc.get("digest") == _digest(doc["head"], doc["entries"], doc["sizes"])
         ):
             return
+        if doc["head"] != self.head:
+            self.previous = (doc["head"], doc["entries"])
+            return
+        for key, size in doc["sizes"].items():
+            if isinstance(size, list) and len(size) == 2 and all(isinstance(n, int) and n >= 0 for n in size):
+                self.sizes[key] = CodeSize(size[0], size[1])
         for key, rows in doc["entries"].items():
             log = _from_json(rows)
             if log is not None:
@@ -235,7 +295,14 @@ class CodeLog:
 
     def _save(self) -> None:
         entries = {k: _to_json(v) for k, v in self.known.items() if len(v) <= CACHE_MAX_COMMITS}
-        doc = {"version": CACHE_VERSION, "head": self.head, "entries": entries, "digest": _digest(self.head, entries)}
+        sizes = {k: [v.files, v.lines] for k, v in self.sizes.items()}
+        doc = {
+            "version": CACHE_VERSION,
+            "head": self.head,
+            "entries": entries,
+            "sizes": sizes,
+            "digest": _digest(self.head, entries, sizes),
+        }
         try:
             write_atomic(self.path, json.dumps(doc, ensure_ascii=True))
         except OSError:
@@ -246,8 +313,17 @@ class CodeLog:
         wanted = {q: _key(*q) for q in questions}
         missing = [q for q, k in wanted.items() if k not in self.known]
         if missing:
+            before = self._previous_answers()
 
             def one(q: tuple) -> list:
+                self.walks += 1
+                old = before.get(wanted[q])
+                if old is not None and self.previous is not None:
+                    # only what HEAD gained since the previous HEAD is read
+                    new = code_changes(self.gr, self.head, (*q[1], self.previous[0]), q[2], list(q[0]))
+                    if not any(ch.status == "D" for row in new for ch in row.changes):
+                        return (new + old)[:WALK_LIMIT]
+                    self.walks += 1  # a deletion may be a rename to follow: read it all again
                 return code_changes(self.gr, self.head, q[1], q[2], list(q[0]))
 
             with ThreadPoolExecutor(max_workers=min(WORKERS, len(missing))) as pool:
@@ -255,3 +331,30 @@ class CodeLog:
                     self.known[wanted[q]] = log
             self._save()
         return {q: self.known[k] for q, k in wanted.items()}
+
+    def _previous_answers(self) -> dict:
+        """{question key: log} remembered for the previous HEAD, when it is in this HEAD's
+        history (then the answer now is what HEAD gained since, then that); else empty."""
+        if self.previous is None:
+            return {}
+        old_head, entries = self.previous
+        proc = self.gr.git(["merge-base", "--is-ancestor", "--end-of-options", old_head, self.head], check=False)
+        if proc.returncode != 0:
+            self.previous = None
+            return {}
+        out = {}
+        for key, rows in entries.items():
+            log = _from_json(rows)
+            if log is not None:
+                out[key] = log
+        return out
+
+    def sizes_of(self, questions: list) -> dict:
+        """{specs tuple: CodeSize} at this HEAD (code_size), remembered with the logs."""
+        keys = {q: json.dumps(list(q), ensure_ascii=True) for q in questions}
+        missing = [q for q, k in keys.items() if k not in self.sizes]
+        for q in missing:
+            self.sizes[keys[q]] = code_size(self.gr, self.head, list(q))
+        if missing:
+            self._save()
+        return {q: self.sizes[k] for q, k in keys.items()}

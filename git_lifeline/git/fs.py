@@ -234,10 +234,13 @@ def exclude_pattern(rel: str) -> str:
     return "/" + "".join("\\" + ch if ch in _GLOB_SPECIAL else ch for ch in rel)
 
 
-def ensure_excluded(gr: GitRepo, path: Path) -> bool:
-    """Make git ignore the generated file `path` through the common git dir's
-    info/exclude (never a tracked .gitignore); True when a line was added. Nothing is
-    added when git already ignores it."""
+PROJECTION_NOTE = "generated projection, rebuilt by `git lifeline render`"
+
+
+def ensure_excluded(gr: GitRepo, path: Path, why: str = PROJECTION_NOTE) -> bool:
+    """Make git ignore the file `path` (generated, or this machine's own) through the
+    common git dir's info/exclude (never a tracked .gitignore), with a comment saying
+    `why`; True when a line was added. Nothing is added when git already ignores it."""
     if gr.workdir is None:
         return False
     rel = relative_to_worktree(gr.workdir, path)
@@ -253,7 +256,7 @@ def ensure_excluded(gr: GitRepo, path: Path) -> bool:
     line = exclude_pattern(rel)
     if line in current.splitlines():
         return False
-    note = "# git-lifeline: generated projection, rebuilt by `git lifeline render`\n"
+    note = f"# git-lifeline: {why}\n"
     sep = "" if not current or current.endswith("\n") else "\n"
     exclude.parent.mkdir(parents=True, exist_ok=True)
     with open(exclude, "a", encoding="utf-8") as f:

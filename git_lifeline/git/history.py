@@ -26,7 +26,10 @@ from typing import Optional
 
 import pygit2
 
-from .codelog import CodeLog
+from ..core.blocks import field as header_field
+from ..core.headers import valid_value
+from .code_range import commit_oid
+from .codelog import WALK_LIMIT, CodeLog, CodeSize
 from .repo import GitRepo
 from .store import CODE_TRAILER, LineStore
 
@@ -43,6 +46,18 @@ REPLAY_STATE = ("rebase-merge", "rebase-apply", "MERGE_HEAD", "CHERRY_PICK_HEAD"
 REPLAY_ACTIONS = ("rebase", "cherry-pick", "am", "merge", "pull", "revert")
 
 
+GRADES = ("removed", "rewritten", "touched")  # strongest first (docs/FORMAT.md §9)
+
+
+def grade_of(size: CodeSize, churn: int) -> str:
+    """How much of a decision's code changed: *removed* when its paths match no file now,
+    *rewritten* when the lines added and deleted reach the lines its files hold now (a
+    changed line counts twice, so about half of the code changed), else *touched*."""
+    if size.files == 0:
+        return "removed"
+    return "rewritten" if churn >= max(size.lines, 1) else "touched"
+
+
 @dataclass
 class Staleness:
     decision: str
@@ -50,22 +65,63 @@ class Staleness:
     commits: list = field(default_factory=list)  # commit ids, newest first
     lines: int = 0
     where: dict = field(default_factory=dict)  # directory -> lines changed
+    grade: str = "touched"  # one of GRADES
+    files_now: int = 0  # files its paths match at the code HEAD
+    lines_now: int = 0  # and their lines
 
     @property
     def top_dir(self) -> str:
         return max(self.where.items(), key=lambda kv: (kv[1], kv[0]))[0] if self.where else ""
 
+    def order_key(self) -> tuple:
+        """Strongest first: the grade, then the share of the code changed, then commits."""
+        share = self.lines / max(self.lines_now, 1)
+        return (GRADES.index(self.grade), -share, -len(self.commits), -self.lines, self.decision)
+
     def mark(self) -> str:
         n = len(self.commits)
-        return f"⚠ code changed since: {n} commit{'s' if n != 1 else ''}, {self.lines} lines in {self.top_dir}"
+        what = (
+            "no file matches its paths now"
+            if self.grade == "removed"
+            else f"{self.lines} lines changed, {self.lines_now} now in {self.files_now} file"
+            + ("s" if self.files_now != 1 else "")
+        )
+        return (
+            f"⚠ code changed since: {n}{'+' if n >= WALK_LIMIT else ''} commit{'s' if n != 1 else ''}, "
+            f"{self.lines} lines in {self.top_dir}"
+            f" — {self.grade} ({what})"
+        )
+
+
+@dataclass(frozen=True)
+class StaleFindings:
+    stale: list  # of Staleness, strongest first (Staleness.order_key)
+    unknown: list  # decisions whose code history crosses a shallow clone's cut
+
+    def unknown_note(self) -> Optional[str]:
+        """The one line that says so, for every decision at once (None: nothing unknown)."""
+        n = len(self.unknown)
+        if not n:
+            return None
+        return (
+            f"staleness unknown (shallow clone) for {n} decision{'s' if n != 1 else ''}: the code history "
+            "since they were made is cut; git fetch --deepen=<n> (or --shallow-since=<date>) brings it"
+        )
+
+
+def graft_commits(gr: GitRepo) -> frozenset:
+    """The commits a shallow clone was cut at (their parents are missing, so their diff
+    is their whole tree); empty in a complete clone."""
+    try:
+        text = (gr.common_dir / "shallow").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return frozenset()
+    return frozenset(t for t in text.split() if _FULL_OID.fullmatch(t))
 
 
 def split_pathspecs(value: str) -> list:
     """The pathspecs of a `paths:` header (comma or whitespace separated)."""
     return [g for g in re.split(r"[,\s]+", value.strip()) if g]
-
-
-split_globs = split_pathspecs  # the name the header had when it held home-made globs
 
 
 def pathspecs(value: str) -> list:
@@ -86,12 +142,6 @@ def _ts_seconds(key: str) -> int:
 
 def _ts_key(ts: datetime) -> str:
     return f"{ts:%Y-%m-%dT%H:%M:%S.%f}"  # the fold's key (truth.Fold.key_of)
-
-
-def _commit_oid(gr: GitRepo, rev: str) -> Optional[str]:
-    proc = gr.git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"], check=False)
-    out = proc.stdout.decode("ascii", "replace").strip()
-    return out if proc.returncode == 0 and _FULL_OID.fullmatch(out) else None
 
 
 def _present_commit(gr: GitRepo, value: Optional[str]) -> Optional[str]:
@@ -173,11 +223,13 @@ def recorded_code(store: LineStore, decisions: dict, rechecks: dict) -> tuple:
                 try:
                     e = store.read(eid, str(commit.id))
                     key, parents = _ts_key(e.ts), list(e.parents)
+                    # a re-affirmation says which code it was re-read against (`commit:`)
+                    against = valid_value("commit", header_field(e.body, "commit")) or code
                 except Exception:  # noqa: BLE001 - an unreadable entry records nothing
                     continue
                 for p in parents:
                     if want_re.get(p) == key:
-                        rechecked[p] = code
+                        rechecked[p] = against
                         del want_re[p]
     return made, rechecked
 
@@ -215,23 +267,24 @@ def find_stale(
     rev: str = "HEAD",
     since_rev: Optional[str] = None,
     store: Optional[LineStore] = None,
-) -> list:
-    """Staleness of every decision in `decision_ids` that names paths, most-changed first.
+) -> StaleFindings:
+    """Staleness of every decision in `decision_ids` that names paths, strongest first,
+    and the decisions whose staleness a shallow clone cannot tell.
 
     `store` is the line the decisions are in: its ledger commits say which code commit
     each entry was made against (without it, or for entries without that record, time
     decides). `since_rev` keeps only code commits not in the history of that revision."""
     wanted = [i for i in decision_ids if facts.get(i, {}).get("paths")]
     if not wanted:
-        return []
-    head = _commit_oid(gr, rev)
+        return StaleFindings([], [])
+    head = commit_oid(gr, rev)
     if head is None:
-        return []  # no code history yet
+        return StaleFindings([], [])  # no code history yet
     hide_also = []
     if since_rev is not None:
-        since = _commit_oid(gr, since_rev)
+        since = commit_oid(gr, since_rev)
         if since is None:
-            return []
+            return StaleFindings([], [])
         hide_also.append(since)
     seen = _seen_by(gr, facts, touched, wanted, store)
     asked = {}
@@ -239,26 +292,48 @@ def find_stale(
         anchors = tuple(sorted({c for s in seen[i] for c in s.code} | set(hide_also)))
         untimed = [s.ts for s in seen[i] if not s.code]
         asked[i] = (tuple(pathspecs(facts[i]["paths"])), anchors, max(untimed) if untimed else None)
-    answers = CodeLog(gr, head).changes([q for q in dict.fromkeys(asked.values()) if q[0]])
-    out = []
+    code = CodeLog(gr, head)
+    answers = code.changes([q for q in dict.fromkeys(asked.values()) if q[0]])
+    # a commit whose `Lifeline:` trailer names the decision re-affirms it at that commit:
+    # what that commit's history holds no longer counts (one more question, remembered)
+    for i in wanted:
+        linking = [r.commit for r in answers.get(asked[i], []) if any(i.startswith(v) for v in r.links)]
+        if linking:
+            specs, anchors, floor = asked[i]
+            asked[i] = (specs, tuple(sorted(set(anchors) | set(linking))), floor)
+    missing = [q for q in dict.fromkeys(asked.values()) if q[0] and q not in answers]
+    if missing:
+        answers.update(code.changes(missing))
+    shallow = graft_commits(gr)
+    out: list[Staleness] = []
+    unknown: list[str] = []
     for i in wanted:
         floor = asked[i][2]
-        st = Staleness(i, split_pathspecs(facts[i]["paths"]))
-        for commit, when, changes in answers.get(asked[i], []):
-            if floor is not None and when <= floor:
+        st, cut = Staleness(i, split_pathspecs(facts[i]["paths"])), False
+        for row in answers.get(asked[i], []):
+            if floor is not None and row.when <= floor:
                 continue  # by time: made no later than an entry that has no record of its code
-            if not changes:
+            if row.commit in shallow:
+                cut = True  # its diff is the whole tree a shallow clone was cut at
+                break
+            if not row.changes:
                 continue  # a merge: its sides are counted, not the merge
-            st.commits.append(commit)
-            for ch in changes:
+            st.commits.append(row.commit)
+            for ch in row.changes:
                 st.lines += ch.lines
                 path = ch.old if ch.status == "D" else ch.new
                 d = path.rsplit("/", 1)[0] + "/" if "/" in path else "./"
                 st.where[d] = st.where.get(d, 0) + ch.lines
-        if st.commits:
+        if cut:
+            unknown.append(i)
+        elif st.commits:
             out.append(st)
-    out.sort(key=lambda s: (-len(s.commits), -s.lines, s.decision))
-    return out
+    sizes = code.sizes_of([asked[s.decision][0] for s in out])
+    for st in out:
+        size = sizes[asked[st.decision][0]]
+        st.files_now, st.lines_now, st.grade = size.files, size.lines, grade_of(size, st.lines)
+    out.sort(key=Staleness.order_key)
+    return StaleFindings(out, unknown)
 
 
 def replaying(gr: GitRepo) -> bool:

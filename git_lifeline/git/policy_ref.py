@@ -21,11 +21,10 @@ from typing import Optional
 
 import pygit2
 
-from ..core.policy import PolicyError
+from ..core.policy import MAX_POLICY_BYTES, PolicyError
 from .repo import GitRepo
 
 CONFIG_KEY = "lifeline.policyRef"
-MAX_POLICY_BYTES = 256 * 1024  # a policy is a few hundred bytes; never load a huge blob to parse it
 _REVISION_SYNTAX = ("~", "^", ":", "@{", "..")
 
 

@@ -20,20 +20,27 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Optional, Union
+from typing import Any, Optional
 
-from ..core.entry import HEX64, MAX_BLOB_BYTES, MAX_FIELD_CHARS, Entry, format_ts, new_entry, parse_ts, utcnow
+from ..core.entry import (
+    HEX64,
+    MAX_BLOB_BYTES,
+    MAX_FIELD_CHARS,
+    Entry,
+    entry_order_key,
+    format_ts,
+    new_entry,
+    parse_ts,
+    utcnow,
+)
+from ..core.json_input import JSONInputError, read_json_object
 from ..errors import InputError
 
-# What a record's JSON document holds: the values json.loads gives.
-JsonValue = Union[str, int, float, bool, None, list["JsonValue"], dict[str, "JsonValue"]]
-
-RECORDS_DIR = "records"
 FORMAT_VERSION = 1
 MIN_PID_PREFIX = 4
 TYPES = ("proposed", "approved", "duplicate", "rejected", "direct")
 DECISIONS = ("approved", "duplicate", "rejected")
-VIAS = ("mcp", "cli")
+VIAS = ("mcp", "cli", "http")  # http: `git lifeline mcp --http`, the hosted agents' door
 MAX_WHY_CHARS = 2000
 # No valid record is larger: a proposal carries one entry's content (at most a blob's
 # size), and every other record field together stays far under 16 KiB.
@@ -179,22 +186,6 @@ class Content:
         }
 
 
-def content_entry(content: Content, ts: Optional[datetime] = None) -> Entry:
-    """The entry a proposal's content becomes (validated like every write)."""
-    return new_entry(
-        kind=content.kind,
-        summary=content.summary,
-        body=content.body,
-        author=content.author,
-        agent=content.agent,
-        provider=content.provider,
-        model=content.model,
-        parents=list(content.parents),
-        ts=ts,
-        honour_override=False,
-    )
-
-
 @dataclass(frozen=True)
 class Record:
     """One immutable review record; `id` is the sha256 of its canonical JSON bytes (`doc`).
@@ -258,9 +249,9 @@ class Record:
         if len(data) > MAX_RECORD_BYTES:  # before the JSON parser sees it
             raise InputError(f"larger than any record can be ({len(data)} bytes; at most {MAX_RECORD_BYTES})")
         try:
-            doc = json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InputError(f"not valid JSON: {exc}") from None
+            doc = read_json_object(data, MAX_RECORD_BYTES)
+        except JSONInputError as exc:
+            raise InputError(str(exc)) from None
         problems = doc_problems(doc)
         if problems:
             raise InputError("; ".join(problems))
@@ -381,14 +372,10 @@ class Proposal:
         return [x for x in self.decisions if x is not d]
 
 
-def order_key(r: Record) -> tuple[datetime, str]:
-    return (r.ts, r.id)
-
-
 def build_proposals(records: dict[str, Record]) -> dict[str, Proposal]:
     """pid -> Proposal, with the decisions that name it attached."""
     proposals = {rid: Proposal(r) for rid, r in records.items() if r.type == "proposed"}
-    for r in sorted(records.values(), key=order_key):
+    for r in sorted(records.values(), key=entry_order_key):
         if r.type in DECISIONS and r.proposal in proposals:
             proposals[r.proposal].decisions.append(r)
     return proposals

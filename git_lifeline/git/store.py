@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import pygit2
 
-from ..core.entry import MIN_PREFIX
+from ..core.entry import MIN_PREFIX, entry_order_key
 from ..errors import InputError
 from .fanout import AppendResult, FanoutLog
 from .names import DEFAULT_LINE
@@ -89,7 +89,7 @@ class LineStore(FanoutLog):
             return f"{k} {word if k == 1 else plural}"
 
         incoming = [e for e in (parsed.get(i) or self.read(i, theirs) for i in u.incoming) if e is not None]
-        summaries = [f"{e.short} {e.kind}: {e.summary}" for e in sorted(incoming, key=lambda e: (e.ts, e.id))]
+        summaries = [f"{e.short} {e.kind}: {e.summary}" for e in sorted(incoming, key=entry_order_key)]
         lines = [
             f"lifeline: merge {source}/{self.line} into {self.line}",
             "",

@@ -55,7 +55,6 @@ from .trees import Union
 from .verify import problem_lines, verified_incoming, verify_range
 
 ZERO = "0" * 40
-REVIEW_PREFIX = REVIEW.ref_prefix
 # git's words when a push lost because the remote's log moved: pull, then push again
 _MOVED_UNDER_US = (
     "fetch first",

@@ -36,10 +36,11 @@ import pygit2
 from ..errors import LifelineError
 from .checks import Checks, Problem, Report, added_from_changes, added_records, checks_for
 from .fanout import CorruptionError, FanoutLog, Progress, clash_message, name_clashes, no_progress
-from .namespaces import REVIEW, names_in_use
+from .namespaces import LEDGER, REVIEW, names_in_use
 from .refs import rewound_value
 from .repo import GitRepo
 from .trees import is_entry_path, lookup_all
+from .verdicts import VerdictMemo
 
 
 class _HistoryUnreadable(Exception):
@@ -52,6 +53,7 @@ def verify_range(
     hide: Iterable = (),
     progress: Optional[Callable[[int], Any]] = None,
     pending: Optional[dict] = None,
+    memo: Optional[VerdictMemo] = None,
 ) -> Report:
     """Verify what `tip` adds to the log on top of the `hide` commits (already trusted).
 
@@ -59,7 +61,8 @@ def verify_range(
     on every call. `pending` ({line: head}) names ledger heads that land by the same
     verification (the other lines of a pull or a push): a parent or an origin found there
     counts. `progress(total)`, when given, returns an object whose `update(n)` is called
-    per commit.
+    per commit. `memo` (only `verify_log`'s: a gate passes none) lets the secret scan and
+    the header check skip content an earlier verify found clean (verdicts.py).
     """
     repo = log.repo
     hide = [h for h in hide if h]
@@ -97,7 +100,7 @@ def verify_range(
             )
             return report
     report.commits = len(commits)
-    checks = checks_for(log, hide, pending)
+    checks = checks_for(log, hide, pending, memo)
     bar = progress(len(commits)) if progress is not None else None
     by_id = {str(c.id): c for c in commits}
     # What the range adds in all (base tree -> tip tree): the same git process diffs it,
@@ -224,7 +227,10 @@ def verify_log(log: FanoutLog, in_use: Optional[set] = None) -> Report:
     report = Report(log.name, head, namespace=log.ns.name)
     if head is None:
         return report
-    report = verify_range(log, head, ())
+    memo = VerdictMemo.open(log.gr) if log.ns is LEDGER else None  # a trail's records are not entries
+    report = verify_range(log, head, (), memo=memo)
+    if memo is not None:
+        memo.save()
     if not any(p.code == "bad-commit" for p in report.problems) and isinstance(log.repo.get(head), pygit2.Commit):
         old = rewound_value(log.repo, log.ref_name, pygit2.Oid(hex=head))
         if old is not None:

@@ -37,14 +37,15 @@ from ..app.empty_ledger import text_for_agents
 from ..app.entry_view import view_entry
 from ..app.visible import visible
 from ..app.workspace import Workspace
-from ..errors import InputError, LifelineError, describe_failure
+from ..errors import InputError, LifelineError, describe_failure, install_hint
+from .recall_schema import OUTPUT_SCHEMA as RECALL_OUTPUT_SCHEMA
 from .schema import NO_ITEMS, Agent, Budget, Items, Kind, Line, Model, OptionalInt, Provider, compact, readable
 from .text import pending_answer, recall_answer, resume_text, show_answer, with_warnings, write_data, write_message
 
 SERVER_NAME = "lifeline"
 CONTEXT_URI = "lifeline://project/context"
 RESOURCE_BUDGET = DEFAULT_BUDGET
-SDK_HINT = "pip install 'git-lifeline[mcp]'  (the MCP Python SDK 2.x)"
+SDK_HINT = install_hint("mcp")
 INTERNAL = 3  # describe_failure's exit code for a bug of ours
 log = logging.getLogger("git_lifeline.mcp")
 
@@ -79,6 +80,8 @@ the project is and why it exists, then propose one bootstrap entry, the decision
 open items, one entry each, with lifeline_append."""
 
 if TYPE_CHECKING:  # the SDK is imported only when the server starts (_require_sdk)
+    from mcp.server.auth.provider import TokenVerifier
+    from mcp.server.auth.settings import AuthSettings
     from mcp.server.mcpserver import MCPServer
     from mcp.types import CallToolResult as ToolResult
     from mcp.types import InputRequiredResult, Tool
@@ -90,6 +93,39 @@ Tool_ = Callable[..., Awaitable["ToolResult"]]  # a tool function, as the SDK re
 
 READ = {"readOnlyHint": True, "openWorldHint": False}
 WRITE = {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+
+
+class Gate:
+    """What a caller may do, and who it is. Over stdio the caller is the user's own agent:
+    every tool, the agent name it gives, direct writes where the policy allows. The HTTP face
+    (http.py) answers per request from the caller's token, refreshes the clone before a call
+    and publishes what a write recorded."""
+
+    via = "mcp"
+
+    def missing_scope(self, tool: str) -> Optional[str]:
+        """The scope the caller lacks for `tool`, or None when it may call it."""
+        return None
+
+    def agent(self, claimed: str) -> str:
+        return claimed
+
+    def propose_only(self) -> bool:
+        return False
+
+    def refresh(self) -> None:
+        """Before any call, on the worker thread."""
+
+    def recorded(self) -> None:
+        """A write recorded something (on the worker thread, right after it)."""
+
+    def publish(self) -> list[str]:
+        """After a write recorded something, on the worker thread: warnings, if any."""
+        return []
+
+    def shown(self, message: str) -> str:
+        """An error message as the caller may see it."""
+        return message
 
 
 class Door:
@@ -105,6 +141,11 @@ class Door:
 
     def agents(self, line: str = "") -> Agents:
         return Agents(self.ledger(line))
+
+
+def recorded(data: dict[str, object]) -> bool:
+    """Whether a write's answer says it recorded something (an entry, or a new proposal)."""
+    return bool(data.get("written") or (data.get("proposal") and not data.get("already")))
 
 
 # ---- answers --------------------------------------------------------------------------
@@ -151,7 +192,7 @@ def brief_text(ledger: "Ledger", task_or_thread: str, budget: int) -> str:
 
 
 # ---- the server -----------------------------------------------------------------------
-def _server_class() -> "type[MCPServer]":
+def _server_class(gate: Gate) -> "type[MCPServer]":
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
@@ -159,12 +200,13 @@ def _server_class() -> "type[MCPServer]":
         """Compact schemas for the client; argument and tool errors in one sentence."""
 
         async def list_tools(self) -> "list[Tool]":
-            tools = await super().list_tools()
+            tools = [t for t in await super().list_tools() if gate.missing_scope(t.name) is None]
             return [
                 t.model_copy(
                     update={
                         "input_schema": compact(t.input_schema),
                         "description": " ".join((t.description or "").split()),
+                        **({"output_schema": RECALL_OUTPUT_SCHEMA} if t.name == "lifeline_recall" else {}),
                     }
                 )
                 for t in tools
@@ -173,6 +215,9 @@ def _server_class() -> "type[MCPServer]":
         async def call_tool(
             self, name: str, arguments: dict[str, Any], context: Any = None
         ) -> "ToolResult | InputRequiredResult":
+            missing = gate.missing_scope(name)
+            if missing:
+                raise ToolError(f"{name} needs the scope {missing}, which this token does not have; nothing was done")
             try:
                 return await super().call_tool(name, arguments, context)
             except ToolError as exc:
@@ -186,26 +231,42 @@ def _server_class() -> "type[MCPServer]":
     return LifelineServer
 
 
-def build_server(door: Door) -> "MCPServer":
-    """The server with its nine tools and the context resource."""
+def build_server(
+    door: Door,
+    gate: Optional[Gate] = None,
+    auth: "Optional[AuthSettings]" = None,
+    token_verifier: "Optional[TokenVerifier]" = None,
+) -> "MCPServer":
+    """The server with its nine tools and the context resource; `gate` says what each caller
+    may do (default: everything, as over stdio), `auth` and `token_verifier` protect it as an
+    OAuth resource server (the HTTP face)."""
     from mcp.server.mcpserver.exceptions import ResourceError, ToolError
     from mcp.types import CallToolResult, ContentBlock, TextContent, ToolAnnotations
 
     from .. import __version__
 
-    server = _server_class()(SERVER_NAME, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+    gate = gate or Gate()
+    server = _server_class(gate)(
+        SERVER_NAME,
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        log_level="WARNING",
+        auth=auth,
+        token_verifier=token_verifier,
+    )
     # All ledger work runs on one worker thread: calls are served in order, the event loop
     # stays free for the protocol, and the warm SQLite cache stays on the thread that opened it.
     worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lifeline")
 
     def guarded(fn: Callable[[], Answer], error: type[Exception]) -> Answer:
         try:
+            gate.refresh()
             return fn()
         except Exception as exc:  # the one boundary; a bug of ours must not take the server down
             message, code = describe_failure(exc)
             if code == INTERNAL:
                 log.exception("internal error")
-            raise error(with_warnings(message, door.workspace.take_warnings())) from None
+            raise error(gate.shown(with_warnings(message, door.workspace.take_warnings()))) from None
 
     async def run(fn: Callable[[], Answer], error: type[Exception] = ToolError) -> Answer:
         return await asyncio.get_running_loop().run_in_executor(worker, guarded, fn, error)
@@ -219,10 +280,27 @@ def build_server(door: Door) -> "MCPServer":
             blocks.append(TextContent(type="text", text=with_warnings("", warnings)))
         return CallToolResult(content=blocks)
 
-    async def answer(fn: Callable[[], tuple[str, dict[str, object]]]) -> CallToolResult:
-        """A text answer with its data (structured content), the warnings in both."""
-        text, data = await run(fn)
+    def written(line: str, draft: Draft, propose_only: bool) -> tuple[str, dict[str, object]]:
+        """An agent's entry routed by the write policy (on the worker), and what the answer says of it."""
+        out = door.agents(line).write(draft, gate.via, propose_only)
+        text = write_message(out)
+        return text, write_data(out, text)
+
+    async def answer(fn: Callable[[], tuple[str, dict[str, object]]], writes: bool = False) -> CallToolResult:
+        """A text answer with its data (structured content), the warnings in both. After a write,
+        what it recorded is published (queued behind the writes already waiting, so one push
+        carries them all)."""
+
+        def job() -> tuple[str, dict[str, object]]:
+            text, data = fn()
+            if writes and recorded(data):
+                gate.recorded()
+            return text, data
+
+        text, data = await run(job)
         warnings = door.workspace.take_warnings()
+        if writes and recorded(data):
+            warnings += [gate.shown(w) for w in await run(gate.publish)]
         blocks: list[ContentBlock] = [TextContent(type="text", text=text)]
         if warnings:
             blocks.append(TextContent(type="text", text=with_warnings("", warnings)))
@@ -239,6 +317,9 @@ def build_server(door: Door) -> "MCPServer":
         f"waiting for review) within {RESOURCE_BUDGET} characters.",
     )
     async def project_context() -> str:
+        missing = gate.missing_scope("lifeline_context")
+        if missing:
+            raise ResourceError(f"reading the context needs the scope {missing}, which this token does not have")
         text = await run(lambda: context_text(door.ledger(), RESOURCE_BUDGET, None), ResourceError)
         for w in door.workspace.take_warnings():
             log.warning("%s", w)
@@ -286,7 +367,8 @@ def build_server(door: Door) -> "MCPServer":
         line: Line = "",
     ) -> CallToolResult:
         """Find the entries about a topic ("did we already decide X?"), by relevance, not recency.
-        Superseded entries are marked [SUPERSEDED]: do not act on them. Abstains when nothing is about it."""
+        Entries a correction replaced are marked [SUPERSEDED], [WITHDRAWN] or [CLOSED]: do not act
+        on them. Abstains when nothing answers it."""
         return await answer(lambda: recall_answer(door.ledger(line), query, k))
 
     @tool(READ)
@@ -321,22 +403,19 @@ def build_server(door: Door) -> "MCPServer":
         """Record a decision, feature, fix, incident or other entry. By the project's policy it is either
         written directly (audited) or filed as a proposal that a human approves; the answer says which."""
 
-        def write() -> tuple:
-            draft = Draft(
-                kind=kind,
-                summary=summary,
-                body=body,
-                parents=tuple(parents),
-                thread=thread or None,
-                agent=agent,
-                provider=provider,
-                model=model,
-            )
-            out = door.agents(line).write(draft)
-            text = write_message(out)
-            return text, write_data(out, text)
+        agent, propose_only = gate.agent(agent), gate.propose_only()  # per request: read here, not on the worker
 
-        return await answer(write)
+        draft = Draft(
+            kind=kind,
+            summary=summary,
+            body=body,
+            parents=tuple(parents),
+            thread=thread or None,
+            agent=agent,
+            provider=provider,
+            model=model,
+        )
+        return await answer(lambda: written(line, draft, propose_only), writes=True)
 
     @tool(WRITE)
     async def lifeline_recontextualize(
@@ -352,24 +431,21 @@ def build_server(door: Door) -> "MCPServer":
         """Supersede an earlier entry with a correction (a reversed decision, a closed open item, an updated
         fact). The ledger is append-only: this never edits, it adds. Routed by the policy like any write."""
 
-        def write() -> tuple:
-            text = body.strip()
-            if revert:
-                text = "action: revert\n\n" + text if text else ""
-            draft = Draft(
-                kind="correction",
-                summary=summary,
-                body=text,
-                parents=(parent_id,),
-                agent=agent,
-                provider=provider,
-                model=model,
-            )
-            out = door.agents(line).write(draft)
-            message = write_message(out)
-            return message, write_data(out, message)
+        agent, propose_only = gate.agent(agent), gate.propose_only()  # per request: read here, not on the worker
 
-        return await answer(write)
+        text = body.strip()
+        if revert:
+            text = "action: revert\n\n" + text if text else ""
+        draft = Draft(
+            kind="correction",
+            summary=summary,
+            body=text,
+            parents=(parent_id,),
+            agent=agent,
+            provider=provider,
+            model=model,
+        )
+        return await answer(lambda: written(line, draft, propose_only), writes=True)
 
     @tool(WRITE)
     async def lifeline_checkpoint(
@@ -389,6 +465,8 @@ def build_server(door: Door) -> "MCPServer":
         Call it when a step completes, when blocked, and before the session ends. It replaces the thread's
         previous checkpoint; the next session resumes from it."""
 
+        agent, propose_only = gate.agent(agent), gate.propose_only()  # per request: read here, not on the worker
+
         def write() -> tuple:
             sections = {
                 "goal": list(goal),
@@ -398,11 +476,13 @@ def build_server(door: Door) -> "MCPServer":
                 "tried": list(tried),
             }
             writer = Writer(agent=agent, provider=provider, model=model)
-            out = door.agents(line).checkpoint(thread or None, sections, summary or None, writer)
+            out = door.agents(line).checkpoint(
+                thread or None, sections, summary or None, writer, gate.via, propose_only=propose_only
+            )
             text = write_message(out, out.replaced)
             return text, write_data(out, text)
 
-        return await answer(write)
+        return await answer(write, writes=True)
 
     return server
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
-from ..app.text import fence_for, format_ts, md, one_line, recall_hit, recall_mode_fields, who
+from ..app.text import fence_for, format_ts, md, one_line, who
 from ..errors import InputError
 
 if TYPE_CHECKING:  # annotations only
     from ..app.agents import Agents, AgentWrite
-    from ..app.entry_view import EntryView, Related
+    from ..app.entry_view import EntryView, Link, Related
     from ..app.ledger import Ledger
+    from ..app.recall import Found
 
 PENDING_SHOWN = 20
 
@@ -84,20 +85,31 @@ def resume_text(ledger: Ledger, thread: str) -> str:
 
 
 def recall_answer(ledger: Ledger, query: str, k: int) -> tuple[str, dict[str, object]]:
+    """lifeline_recall's text and structured content (app/recall.py's answer_json; its schema is
+    mcp/recall_schema.py). An abstention's nearest entries are listed as not answering."""
+    from ..app.recall import answer_json, ask, hit_json, strength_words
+
     if k < 1:
         raise InputError("k must be at least 1")
-    found = ledger.find(query, k=k)
-    hits = [recall_hit(f) for f in found]
-    rows = []
-    for f, hit in zip(found, hits, strict=True):
-        mark = "" if f.in_force else " [SUPERSEDED]"
+    recalled = ask(ledger, query, k)
+    data = answer_json(recalled, ledger.recall_mode)
+
+    def row(f: Found, hit: dict[str, object]) -> str:
+        mark = "" if f.in_force else f" [{f.status.upper()}]"
         similarity = f", similarity={hit['similarity']:.2f}" if "similarity" in hit else ""
-        rows.append(
-            f"- [{hit['kind']}]{mark} {md(f.entry.summary)} (id={f.entry.id[:12]}, "
+        return (
+            f"- [{hit['kind']}]{mark} {md(f.entry.summary)} (id={f.entry.id[:12]}, {strength_words(f)}, "
             f"coverage={hit['coverage']:.2f}{similarity})"
         )
-    text = "\n".join(rows) + "\n" if rows else "Nothing in the ledger is about that (recall abstained)."
-    return text, {"hits": hits, "text": text, **recall_mode_fields(ledger.recall_mode)}
+
+    rows = [row(f, hit_json(f)) for f in recalled.hits]
+    if recalled.abstained:
+        rows = [f"Nothing in the ledger answers that (recall abstained: {md(recalled.reason)})."]
+        if recalled.nearest:
+            rows.append("Nearest entries, which do NOT answer it (do not act on them as decisions):")
+            rows += [row(f, hit_json(f)) for f in recalled.nearest]
+    text = "\n".join(rows) + "\n"
+    return text, {**data, "text": text}
 
 
 def pending_answer(agents: Agents) -> tuple[str, dict[str, object]]:
@@ -136,40 +148,50 @@ def pending_answer(agents: Agents) -> tuple[str, dict[str, object]]:
     return text, {"line": agents.line, "pending": items, "text": text}
 
 
-def _related_row(r: Related) -> str:
-    if r.kind is None:
+def _entry_row(r: Related | Link, note: str = "") -> str:
+    if r.entry is None:
         return f"`[{r.id[:8]}]` (not in this line)"
-    return f"`[{r.id[:8]}]` {r.kind}: {md(one_line(r.summary or ''))}" + ("" if r.acting else " (itself withdrawn)")
+    return f"`[{r.id[:8]}]` {r.entry.kind}: {md(one_line(r.entry.summary))}" + note
 
 
 def show_answer(view: EntryView) -> tuple[str, dict[str, object]]:
     e = view.entry
-    status = "superseded" if view.superseded else "current"
-    if view.in_force is True:
-        status = "a decision in force"
-    elif view.in_force is False:
-        status = "a decision no longer in force" + (" (superseded)" if view.superseded else " (its validity ended)")
     lines = [
         f"## {e.kind} `[{e.id[:8]}]` {md(one_line(e.summary))}",
         f"- id: {e.id}",
         f"- recorded: {e.ts:%Y-%m-%d %H:%M} UTC by {who(e)}",
-        f"- status: {status}",
+        f"- status: {view.status}",
     ]
     if view.parents:
-        lines.append("- parents: " + "; ".join(_related_row(r) for r in view.parents))
+        lines.append(
+            "- parents: " + "; ".join(_entry_row(r, f" ({r.status})" if r.replaced else "") for r in view.parents)
+        )
     if view.supersedes:
         verb = "withdraws" if view.revert else "supersedes"
-        lines.append(f"- {verb}: " + "; ".join(_related_row(r) for r in view.supersedes))
+        lines.append(
+            f"- {verb}: "
+            + "; ".join(
+                _entry_row(x, "" if x.acts else " (no longer: this correction was reverted)") for x in view.supersedes
+            )
+        )
     if view.superseded_by:
-        lines.append("- superseded by: " + "; ".join(_related_row(r) for r in view.superseded_by))
+        lines.append(
+            "- superseded by: "
+            + "; ".join(
+                _entry_row(x, "" if x.acts else " (itself reverted: it does not act)") for x in view.superseded_by
+            )
+        )
     # The body is fenced, as in LIFELINE.md: raw, a body line like '- status: a decision in
     # force' or 'warning: ...' would pass for this answer's own lines.
     body = e.body.strip()
     fence = fence_for(body)
     text = "\n".join(lines) + (f"\n\n### Why\n{fence}text\n{body}\n{fence}\n" if body else "\n\n(no body)\n")
 
-    def rel(rs: list[Related]) -> list[dict[str, object]]:
-        return [{"id": r.id, "kind": r.kind, "summary": r.summary, "acting": r.acting} for r in rs]
+    def row(r: Related | Link, acting: bool) -> dict[str, str | bool | None]:
+        kind, summary = (r.entry.kind, r.entry.summary) if r.entry is not None else (None, None)
+        return {"id": r.id, "kind": kind, "summary": summary, "acting": acting}
+
+    parents = [row(r, not r.replaced) for r in view.parents]
 
     data = {
         "id": e.id,
@@ -181,11 +203,12 @@ def show_answer(view: EntryView) -> tuple[str, dict[str, object]]:
         "agent": e.agent,
         "provider": e.provider,
         "model": e.model,
-        "parents": rel(view.parents),
-        "supersedes": rel(view.supersedes),
-        "superseded_by": rel(view.superseded_by),
-        "superseded": view.superseded,
-        "decision_in_force": view.in_force,
+        "status": view.status,
+        "parents": parents,
+        "supersedes": [row(x, x.acts) for x in view.supersedes],
+        "superseded_by": [row(x, x.acts) for x in view.superseded_by],
+        "superseded": view.replaced,
+        "decision_in_force": True if view.status == "in force" else (False if e.kind == "decision" else None),
         "text": text,
     }
     return text, data

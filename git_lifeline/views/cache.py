@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Optional
 
 from ..core import fold_text, truth
-from ..core.entry import Entry
+from ..core.entry import Entry, entry_order_key
 from ..git.blobs import tree_blobs
 from ..git.store import LineStore
 from ..git.trees import TreeGain, is_entry_path
@@ -326,7 +326,7 @@ class LineCache:
                     continue
                 entry_id = path.replace("/", "")
                 record, ok, row = cr.parse(entry_id, oid, data)
-                if ok:
+                if ok and record is not None:
                     slims.append(cr.Slim(record, row[2][:-1], names))
                 else:
                     broken.append(entry_id)
@@ -366,7 +366,7 @@ class LineCache:
         f = None if replaced else cr.fold_of(sealed.fold_text)
         good = [r for _, r, ok in added if ok and r is not None]
         if f is not None and f.accepts_after(good):
-            for r in sorted(good, key=lambda r: (r.ts, r.id)):
+            for r in sorted(good, key=entry_order_key):
                 f.add(r)
             f.broken = sorted(set(f.broken) | {i for i, _, ok in added if not ok})
         else:
@@ -424,9 +424,11 @@ class LineCache:
             return None
         return e if e is not None and e.verify() else None
 
-    def has_dedup_key(self, commit_id: Optional[str], key: str) -> bool:
+    def dedup_holder(self, commit_id: Optional[str], key: str) -> Optional[str]:
+        """The id of the first verified entry holding dedup key `key`, or None."""
         db = self.ensure(commit_id)
-        return db.execute("SELECT 1 FROM entries WHERE dedup=? AND ok=1 LIMIT 1", (key,)).fetchone() is not None
+        row = db.execute("SELECT id FROM entries WHERE dedup=? AND ok=1 ORDER BY ts, id LIMIT 1", (key,)).fetchone()
+        return row[0] if row is not None else None
 
     def all_ids(self) -> list:
         return warm.all_ids(self.open())

@@ -37,7 +37,9 @@ import sqlite3
 import stat
 import zlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional, Union
+from typing import TYPE_CHECKING, Iterable, Optional, Union
+
+from ..core.json_input import read_json
 
 if TYPE_CHECKING:  # annotations only: the warm `context` (cache_warm.py) starts without pathlib
     from pathlib import Path
@@ -57,7 +59,7 @@ def row_sum(row: tuple) -> int:
     return zlib.crc32(text.encode("utf-8", "surrogatepass"))
 
 
-def add_sums(digest: int, rows, sign: int = 1) -> int:
+def add_sums(digest: int, rows: Iterable[tuple], sign: int = 1) -> int:
     for row in rows:
         digest = (digest + sign * row_sum(row)) & _MASK
     return digest
@@ -142,8 +144,8 @@ def stamp_matches(path: Union[str, Path], seal: str) -> bool:
     this module last sealed."""
     data = read_small_file(os.fspath(stamp_path(path)), 4096)
     try:
-        doc = json.loads(data.decode("ascii")) if data is not None else None
-    except (ValueError, UnicodeDecodeError):
+        doc = read_json(data, 4096) if data is not None else None
+    except ValueError:
         return False
     now = _file_stamp(path)
     return isinstance(doc, dict) and now is not None and doc == {**now, "seal": seal}

@@ -8,7 +8,7 @@ import gc
 import sqlite3
 from contextlib import contextmanager
 from operator import attrgetter
-from typing import Optional
+from typing import Iterator, Optional
 
 from ..core import fold_text, truth
 from ..core.entry import Entry, compute_id
@@ -77,7 +77,7 @@ def fold_slims(slims: list, broken: list) -> truth.Fold:
     return f
 
 
-def parse(entry_id: str, blob_id: str, data: bytes):
+def parse(entry_id: str, blob_id: str, data: bytes) -> tuple[Optional[Entry], bool, tuple]:
     """(Entry or None, ok, row) for one blob (its oid and bytes) at an entry path.
 
     `ok` says the content hashes to its id and its path; content rules are
@@ -142,7 +142,7 @@ def refold(db: sqlite3.Connection) -> truth.Fold:
 
 
 @contextmanager
-def no_cycle_collection():
+def no_cycle_collection() -> Iterator[None]:
     """Python's cycle collector kept off while a cold build or a fold read allocates: they
     make millions of small containers that form no cycles (reference counting frees them),
     and each full collection walks every one of them again (~1 s of a 100k build, 8 full

@@ -15,13 +15,15 @@ what is left: a checkpoint or a note leaves the stable prefix byte-identical.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Optional
 
+from ..core.entry import Entry
+from ..core.status import Status
 from ..core.truth import State
 from .context_pack import Packer, run
-from .context_sections import Plan
-from .context_text import excerpt, md
+from .context_sections import ContextInput, Plan
+from .context_text import excerpt, md, replaced_mark
 
 Measure = Callable[[str], int]
 UNLIMITED = 10**12
@@ -36,18 +38,6 @@ class ContextParts:
     @property
     def text(self) -> str:
         return self.stable + self.volatile
-
-
-@dataclass
-class ContextInput:
-    state: State
-    line: str
-    head_commit: Optional[str]
-    relevant: list = field(default_factory=list)  # (entry, in_force)
-    query: Optional[str] = None
-    thread: Optional[str] = None
-    stale: dict = field(default_factory=dict)  # decision id -> staleness mark
-    conflicts: dict = field(default_factory=dict)  # decision id -> ids it conflicts with
 
 
 def footer(inp: ContextInput, omitted: int, tier: int = 2) -> str:
@@ -100,6 +90,12 @@ def assemble(inp: ContextInput, budget: Optional[int] = None, measure: Measure =
     integrity_p = take(integrity)
     if integrity and not integrity_p:  # never silently: at least the count
         integrity_p = take(f"_{len(st.broken)} entries failed verification._\n")
+    notes = []
+    if inp.stale_unknown:
+        notes.append(inp.stale_unknown)
+    if inp.stale:
+        notes.append("a code-changed mark clears when a human re-reads the decision: `git lifeline reaffirm <id>`")
+    stale_p = take("".join(f"_{n}_\n" for n in notes))  # our own text: nothing to escape
     title = f"# Lifeline context: {md(inp.line)}" + (f", thread {md(inp.thread)}" if inp.thread else "") + "\n"
     title_p = take(title)
     gap = take("\n") if title_p else ""
@@ -126,7 +122,7 @@ def assemble(inp: ContextInput, budget: Optional[int] = None, measure: Measure =
     stable_text = (
         title_p + empty + "".join(s.render() for s in stable[:1]) + gap + "".join(s.render() for s in stable[1:])
     )
-    volatile_text = integrity_p + "".join(s.render() for s in volatile) + footer(inp, omitted, tier)
+    volatile_text = integrity_p + stale_p + "".join(s.render() for s in volatile) + footer(inp, omitted, tier)
     parts = ContextParts(stable_text, volatile_text)
     if budget is not None and measure(parts.text) > limit:
         # Only non-additive measures (a real tokenizer) can land here; shrink and retry.
@@ -134,9 +130,9 @@ def assemble(inp: ContextInput, budget: Optional[int] = None, measure: Measure =
     return parts
 
 
-def recall_hit(e, in_force: bool, width: int = 240) -> str:
-    """A recall hit as the faces may print it: kind, summary, superseded mark and enough
-    of the why to act on (an excerpt of the body, escaped)."""
-    mark = "" if in_force else " _(superseded)_"
+def recall_hit(e: Entry, status: Status, width: int = 240) -> str:
+    """A recall hit as the faces may print it: kind, summary, the mark of a replaced
+    status and enough of the why to act on (an excerpt of the body, escaped)."""
+    mark = replaced_mark(status)
     why = excerpt(e.body, width)
     return f"- `[{e.short}]` {e.kind}: {md(e.summary)}{mark}\n" + (f"  > {why}\n" if why else "")

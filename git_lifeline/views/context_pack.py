@@ -17,12 +17,20 @@ Two rules keep detail from crowding out items:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Iterator, Optional, Protocol
 
 from .context_text import omission_marker, worst_marker
 
 Measure = Callable[[str], int]
 MAX_MISSES = 4
+
+
+class Items(Protocol):
+    """A section's items: a list, or the decisions made when first asked for
+    (context_sections._LazyItems)."""
+
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[Item]: ...
 
 
 class Item:
@@ -51,8 +59,15 @@ class Item:
 
 class Section:
     def __init__(
-        self, key: str, title: str, noun: str, items, stable: bool = False, essential: bool = False, header: bool = True
-    ):
+        self,
+        key: str,
+        title: str,
+        noun: str,
+        items: Items,
+        stable: bool = False,
+        essential: bool = False,
+        header: bool = True,
+    ) -> None:
         self.key, self.title, self.noun = key, title, noun
         self.items = items  # a list, or the lazily made decisions (len and iteration)
         self.stable, self.essential, self.header = stable, essential, header

@@ -13,13 +13,16 @@ longer whys.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from functools import partial
-from typing import Optional
+from typing import Callable, Iterator, Optional
 
 from ..core import blocks
-from ..core.truth import RECENT_COUNT
+from ..core.entry import Entry, entry_order_key
+from ..core.status import status_of
+from ..core.truth import RECENT_COUNT, Checkpoint, State
 from . import context_text as tx
-from .context_pack import Group, Item, Section
+from .context_pack import Group, Item, Items, Section
 
 FOUNDATION_SHARE = 0.4  # when decisions must be left out: share of the oldest among those kept
 CAPS = {"open": 0.2, "resume": 0.15, "relevant": 0.15}  # shares of the budget for naming them
@@ -28,14 +31,30 @@ NOTABLE_KINDS = {"requirement": "requirements", "incident": "incidents", "debt":
 NOTABLE_SCAN = 1000
 MIN_DECISION_LINE, MIN_OPEN_LINE = 40, 20  # typical shortest lines: a cheap bound on naming them all
 EXPIRED_IN_RECENT = 3
+CONFLICTS_FIRST = 8  # decisions in conflict named before the others: a pusher can make any number
 PLACEHOLDER_WORD = "xxxxx "
+
+
+@dataclass
+class ContextInput:
+    """What the context is made of (views/context.py assembles it)."""
+
+    state: State
+    line: str
+    head_commit: Optional[str]
+    relevant: list = field(default_factory=list)  # (entry, its core.status.Status)
+    query: Optional[str] = None
+    thread: Optional[str] = None
+    stale: dict = field(default_factory=dict)  # decision id -> staleness mark
+    stale_unknown: Optional[str] = None  # once, for all: a shallow clone cannot tell (history.StaleFindings)
+    conflicts: dict = field(default_factory=dict)  # decision id -> its Rivals (core/conflicts.py)
 
 
 def placeholder(chars: int) -> str:
     return (PLACEHOLDER_WORD * (chars // len(PLACEHOLDER_WORD) + 1))[:chars]
 
 
-def notable_ids(st, limit: int) -> dict:
+def notable_ids(st: State, limit: int) -> dict[str, list[str]]:
     """section key -> ids of live requirements, incidents and debt, newest first.
 
     The fold keeps no ids of these kinds (a State may offer them as `notable_ids`,
@@ -66,13 +85,12 @@ def notable_ids(st, limit: int) -> dict:
     return out
 
 
-def decision_notes(inp, entry_id: str) -> tuple:
+def decision_notes(inp: ContextInput, entry_id: str) -> tuple:
     notes = []
-    others = inp.conflicts.get(entry_id)
-    if others:
+    rivals = inp.conflicts.get(entry_id)
+    if rivals is not None:
         subject = inp.state.fold.facts.get(entry_id, {}).get("subject", "")
-        ids = ", ".join(f"[{o[:8]}]" for o in others)
-        notes.append(f"⚠ conflicts with {ids} on '{tx.md(subject)}': both are in force; record a correction")
+        notes.append(tx.conflict_note(rivals.first(tx.CONFLICT_NOTE_IDS), rivals.count, subject))
     if entry_id in inp.stale:
         notes.append(tx.stale_note(inp.stale[entry_id]))
     return tuple(notes)
@@ -98,7 +116,7 @@ def include_order(ids: list, first: list) -> list:
 class Plan:
     """Sections in output order and the ranked steps over their items."""
 
-    def __init__(self, inp, limit: int):
+    def __init__(self, inp: ContextInput, limit: int):
         self.inp, self.st, self.limit = inp, inp.state, limit
         self.groups: list = []
         self.what = self._what()
@@ -140,7 +158,7 @@ class Plan:
         items = [Item(e.id, lambda lv: tx.identity(e, lv), 2)] if e is not None else []
         return Section("what", "", "identity", items, stable=True, header=False)
 
-    def _decisions(self):
+    def _decisions(self) -> tuple[Section, _LazyItems]:
         st, inp = self.st, self.inp
         in_force = set(st.decision_ids)
         pinned = [i for i in st.pinned if i in in_force]
@@ -149,7 +167,7 @@ class Plan:
 
         def item(i: str) -> Item:
             notes = decision_notes(inp, i)
-            return Item(i, lambda lv: tx.decision(st.get(i), lv, i in pin_set, notes), 3)
+            return Item(i, lambda lv: tx.decision(st.by_id[i], lv, i in pin_set, notes), 3)
 
         # Items are made lazily: a ledger of 30,000 decisions renders only those considered.
         items = _LazyItems(ordered, item)
@@ -163,23 +181,22 @@ class Plan:
 
         def item(i: str) -> Item:
             cp_id = st.checkpoint_ids.get(i)
-            steps = blocks.list_blocks(st.get(cp_id).body).get("next") if cp_id else None
+            steps = blocks.list_blocks(st.by_id[cp_id].body).get("next") if cp_id else None
             nxt = steps[0] if steps else ""
-            estimate = (lambda lv: tx.open_item(st.get(i), lv, placeholder(60))) if cp_id else None
-            return Item(i, lambda lv: tx.open_item(st.get(i), lv, nxt), 1 if nxt else 0, estimate)
+            estimate = (lambda lv: tx.open_item(st.by_id[i], lv, placeholder(60))) if cp_id else None
+            return Item(i, lambda lv: tx.open_item(st.by_id[i], lv, nxt), 1 if nxt else 0, estimate)
 
         return Section("open", "Open", "open item(s)", [item(i) for i in st.open_ids], essential=True)
 
     def _resume(self) -> Section:
         st = self.st
-        cps = sorted(st.checkpoints.values(), key=lambda c: (c.entry.ts, c.entry.id), reverse=True)
+        cps = sorted(st.checkpoints.values(), key=lambda c: entry_order_key(c.entry), reverse=True)
 
-        def name_of(cp) -> str:
-            if len(cp.thread) == 64 and st.get(cp.thread) is not None:
-                return st.get(cp.thread).summary
-            return cp.thread
+        def name_of(cp: Checkpoint) -> str:
+            opened = st.get(cp.thread) if len(cp.thread) == 64 else None
+            return opened.summary if opened is not None else cp.thread
 
-        def estimate(cp, name: str):
+        def estimate(cp: Checkpoint, name: str) -> Callable[[int], str]:
             # A thread's name is structure, its steps change with every checkpoint. The
             # full form costs the compact line plus a fixed amount, so the estimate of the
             # whole section does not depend on which thread moved last.
@@ -192,10 +209,18 @@ class Plan:
 
     def _relevant(self) -> Section:
         title = f"Relevant to: {tx.md(tx.cut(tx.one_line(self.inp.query or ''), 80))}"
-        items = [Item(e.id, partial(tx.hit, e, in_force=in_force), 2) for e, in_force in self.inp.relevant]
+        items = [Item(e.id, partial(tx.hit, e, status=status), 2) for e, status in self.inp.relevant]
         return Section("relevant", title, "hit(s)", items, essential=True)
 
-    def _notables(self, key, title, noun, notable, render, top) -> Section:
+    def _notables(
+        self,
+        key: str,
+        title: str,
+        noun: str,
+        notable: dict[str, list[str]],
+        render: Callable[[Entry, int], str],
+        top: int,
+    ) -> Section:
         ids = notable.get(key, [])
         if key == "requirements":
             ids = list(reversed(ids))  # requirements read oldest first, like the decisions
@@ -217,14 +242,14 @@ class Plan:
             if i in expired:
                 mark = f" _(expired {tx.md(st.fold.facts[i]['valid-until'])})_"
             else:
-                mark = " _(superseded)_" if i in st.superseded else ""
-            return tx.recent(st.get(i), mark)
+                mark = tx.replaced_mark(status_of(st, i))
+            return tx.recent(st.by_id[i], mark)
 
         items = [Item(i, partial(render, i), 0, lambda lv: placeholder(72) + "\n") for i in ids]
         return Section("recent", "Recent", "entr(ies)", items)
 
-    def _render(self, render, entry_id: str, level: int) -> str:
-        return render(self.st.get(entry_id), level)
+    def _render(self, render: Callable[[Entry, int], str], entry_id: str, level: int) -> str:
+        return render(self.st.by_id[entry_id], level)
 
     # ---- ranking -------------------------------------------------------------
     def _rank(self) -> None:
@@ -233,7 +258,7 @@ class Plan:
         in_force = st.decision_ids
         live = set(in_force)
         pinned = [i for i in st.pinned if i in live]
-        flagged = [i for i in in_force if i in self.inp.conflicts or i in self.inp.stale]
+        flagged = _flagged(in_force, self.inp.conflicts, self.inp.stale)
         fixes = {row[0] for row in st.fold.corrections}
         corrections = [i for i in reversed(in_force) if i in fixes]
         changed = _unique(pinned + flagged + corrections)  # whose why is the current truth of a change
@@ -253,7 +278,7 @@ class Plan:
         add(self.what, what, 1)
         add(self.relevant, self.relevant.items, 1)
         dec(changed, 1)
-        add(self.resume, self.resume.items[:1], 1)
+        add(self.resume, list(self.resume.items)[:1], 1)
         add(self.open, self.open.items, 1)
         for key, sec in (("requirements", self.requirements), ("incidents", self.incidents), ("debt", self.debt)):
             add(sec, sec.items, 0, int(limit * NOTABLE_CAPS[key]))
@@ -263,7 +288,7 @@ class Plan:
             add(sec, sec.items, 0)
         # 4. who decided and when, older checkpoints, what else happened lately, longer whys
         dec(changed, 2)
-        add(self.resume, self.resume.items[1:], 1)
+        add(self.resume, list(self.resume.items)[1:], 1)
         add(self.recent_plan, self.recent_plan.items, 0)
         add(self.recent, self.recent.items, 0)
         dec(newest, 2)
@@ -275,7 +300,7 @@ class Plan:
         add(self.requirements, self.requirements.items, 2)
         add(self.debt, self.debt.items, 2)
 
-    def _add(self, sec: Section, items: list, level: int, cap: Optional[int] = None, by_thread: bool = False) -> None:
+    def _add(self, sec: Section, items: Items, level: int, cap: Optional[int] = None, by_thread: bool = False) -> None:
         if items:
             stable_order = sorted(items, key=lambda it: self.thread_of[it.anchor]) if by_thread else None
             self.groups.append(
@@ -287,6 +312,22 @@ class Plan:
             self.groups.append(Group(self.decisions, lambda: (self.by_id[i] for i in ids), level))
 
 
+def _flagged(in_force: list, conflicts: dict, stale: dict) -> list:
+    """The flagged decisions whose why is named first: every stale one, and at most
+    CONFLICTS_FIRST of those in conflict. Anyone who can push can record decisions that
+    conflict (docs/SECURITY.md); were they all named first, 150 of them on one subject
+    would leave no budget to name the team's other decisions in force."""
+    out: list = []
+    left = CONFLICTS_FIRST
+    for i in in_force:
+        if i in stale:
+            out.append(i)
+        elif i in conflicts and left > 0:
+            out.append(i)
+            left -= 1
+    return out
+
+
 def _unique(ids: list) -> list:
     return list(dict.fromkeys(ids))
 
@@ -295,7 +336,7 @@ class _LazyItems:
     """The decisions' items in display order, each made when first asked for by id;
     iterating yields a stand-in for each item never asked for (not shown)."""
 
-    def __init__(self, order: list, make):
+    def __init__(self, order: list[str], make: Callable[[str], Item]):
         self.order = order
         self._make = make
         self._made: dict = {}
@@ -308,16 +349,16 @@ class _LazyItems:
     def __len__(self) -> int:
         return len(self.order)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Item]:
         for i in self.order:
             yield self._made[i] if i in self._made else _Unmade(i)
 
 
-class _Unmade:
-    """An item never considered: not shown, named by the marker."""
+class _Unmade(Item):
+    """An item never considered: not shown, named by the marker (only its anchor is set)."""
 
-    __slots__ = ("anchor",)
-    level = -1
+    __slots__ = ()
+    level = -1  # read-only: an item never made is never shown
 
-    def __init__(self, anchor: str):
+    def __init__(self, anchor: str) -> None:
         self.anchor = anchor

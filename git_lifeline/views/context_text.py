@@ -14,12 +14,16 @@ from __future__ import annotations
 import re
 
 from ..core import blocks
+from ..core.entry import Entry
+from ..core.status import REPLACED, Status
+from ..core.truth import Checkpoint
 
 WHY_WIDTHS = (0, 96, 160, 320)  # decision levels 0..3: the why excerpt's width
 EXCERPT_WIDTHS = (0, 160, 320)  # relevant hits, requirements, debt, the identity
 LESSON_WIDTHS = (160, 400)  # incidents: the lesson is always shown with its incident
 NEXT_WIDTH = 100  # a compact checkpoint: its first next step
 MARKER_IDS = 8
+CONFLICT_NOTE_IDS = 3  # rivals a conflict note names before "and N more"
 
 # Structural blocks (an origin anchor, labels...) are not the why: the excerpt stops there.
 _STRUCTURE_BLOCK = re.compile(r"(?m)^(?:origin|labels|spec|status):[ \t]*$")
@@ -77,7 +81,7 @@ def lesson(body: str, width: int) -> str:
     return "Lesson: " + md(cut(one_line(m.group(1)), width))
 
 
-def who(e) -> str:
+def who(e: Entry) -> str:
     """Author name (without the email), and the model when an agent wrote it."""
     name = md(e.author.split(" <", 1)[0])
     if e.agent == "human" and e.provider == "none":
@@ -90,7 +94,7 @@ def quote(text: str) -> str:
 
 
 # ---- items --------------------------------------------------------------------------
-def decision(e, level: int, pinned: bool, notes: tuple) -> str:
+def decision(e: Entry, level: int, pinned: bool, notes: tuple) -> str:
     pin = " (pinned)" if pinned else ""
     meta = f" — {who(e)}, {e.ts:%Y-%m-%d}" if level >= 2 else ""
     text = f"- **{md(e.summary)}** `[{e.short}]`{pin}{meta}\n" + quote(excerpt(e.body, WHY_WIDTHS[level]))
@@ -99,12 +103,12 @@ def decision(e, level: int, pinned: bool, notes: tuple) -> str:
     return text
 
 
-def open_item(e, level: int, next_step: str) -> str:
+def open_item(e: Entry, level: int, next_step: str) -> str:
     nxt = f" — next: {md(cut(one_line(next_step), NEXT_WIDTH))}" if level >= 1 and next_step else ""
     return f"- `[{e.short}]` {md(e.summary)}{nxt}\n"
 
 
-def checkpoint(cp, name: str, level: int) -> str:
+def checkpoint(cp: Checkpoint, name: str, level: int) -> str:
     e = cp.entry
     if level == 0:
         steps = cp.sections.get("next") or cp.sections.get("goal") or [e.summary]
@@ -116,28 +120,41 @@ def checkpoint(cp, name: str, level: int) -> str:
     return text
 
 
-def hit(e, level: int, in_force: bool) -> str:
+def replaced_mark(status: Status) -> str:
+    """What follows an entry a correction replaced (core/status.py): ` _(withdrawn)_`."""
+    return f" _({status})_" if status in REPLACED else ""
+
+
+def hit(e: Entry, level: int, status: Status) -> str:
     """A recall hit: kind and summary, then an excerpt of its body to act on."""
-    mark = "" if in_force else " _(superseded)_"
+    mark = replaced_mark(status)
     return f"- `[{e.short}]` {e.kind}: {md(e.summary)}{mark}\n" + quote(excerpt(e.body, EXCERPT_WIDTHS[level]))
 
 
-def incident(e, level: int) -> str:
+def incident(e: Entry, level: int) -> str:
     return f"- `[{e.short}]` {md(e.summary)} ({e.ts:%Y-%m-%d})\n" + quote(lesson(e.body, LESSON_WIDTHS[level]))
 
 
-def plain(e, level: int) -> str:
+def plain(e: Entry, level: int) -> str:
     """A requirement or a debt: the summary, then its why."""
     return f"- `[{e.short}]` {md(e.summary)}\n" + quote(excerpt(e.body, EXCERPT_WIDTHS[level]))
 
 
-def recent(e, mark: str) -> str:
+def recent(e: Entry, mark: str) -> str:
     return f"- `[{e.short}]` {e.kind}: {md(e.summary)}{mark}\n"
 
 
-def identity(e, level: int) -> str:
+def identity(e: Entry, level: int) -> str:
     why = excerpt(e.body, EXCERPT_WIDTHS[level])
     return f"**What:** {md(e.summary)} `[{e.short}]`\n" + (f"> {why}\n" if why else "")
+
+
+def conflict_note(first: list, count: int, subject: str) -> str:
+    """The warning under a decision in conflict: its first rivals, then how many more, like
+    the omission marker, so a group of any size costs each of its decisions one short line."""
+    ids = ", ".join(f"[{i[:8]}]" for i in first)
+    more = f" and {count - len(first)} more" if count > len(first) else ""
+    return f"⚠ conflicts with {ids}{more} on '{md(subject)}': both are in force; record a correction"
 
 
 # ---- omissions ----------------------------------------------------------------------

@@ -20,13 +20,14 @@ import re
 from dataclasses import dataclass, field
 from html import escape
 from importlib import resources
-from typing import Optional
+from typing import Iterable, Optional, Union
 
 from ..core import adr, blocks
+from ..core.status import Status
 from . import html_graph
 
 _WHY_LEAD = 420  # characters of a decision's why shown before "full why"
-_SHOWN_CONFLICTS = 8
+SHOWN_CONFLICTS = 8
 _HEADING = re.compile(r"#{1,6}[ \t]+(.*?)[ \t]*#*")
 _BLOCK_START = re.compile(r"[ \t]*(?:[-*+][ \t]|\d+[.)][ \t]|>|```|\|)|[ \t]{4}")
 
@@ -44,12 +45,14 @@ class EntryView:
     agent: str = "human"
     parents: tuple = ()
     thread: Optional[str] = None  # thread key (a name, or an open item's id)
-    status: str = ""  # in-force | superseded | open | expired | ""
+    status: str = ""  # status_token of core.status.status_of: in-force, superseded, withdrawn, ...
     replaced_by: tuple = ()  # active corrections naming it
     revert: bool = False  # a correction whose header says `action: revert`
     stale: Optional[str] = None  # why its code changed since (Staleness.mark)
-    conflicts: tuple = ()  # decisions in force about the same subject
+    conflicts: tuple = ()  # the first SHOWN_CONFLICTS decisions in force about the same subject
+    conflict_count: int = 0  # how many there are
     pinned: bool = False
+    reaffirmed_by: tuple = ()  # ids of the re-affirmations of a decision (git lifeline reaffirm), oldest first
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,12 @@ class ViewModel:
     warnings: tuple = field(default_factory=tuple)
 
 
+def status_token(status: Status) -> str:
+    """An entry's status (core/status.py) as the page writes it: a CSS class word
+    (`st-in-force`), and nothing for an entry that is only recorded."""
+    return "" if status == "recorded" else status.replace(" ", "-")
+
+
 def _asset(name: str) -> str:
     return resources.files(__package__).joinpath("html_assets").joinpath(name).read_text(encoding="utf-8")
 
@@ -84,7 +93,7 @@ def _sha256(text: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
 
 
-def _island(value) -> str:
+def _island(value: object) -> str:
     """JSON that cannot end its <script> element or open a comment, whatever the entries hold."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     return (
@@ -99,7 +108,7 @@ def _island(value) -> str:
 def _row(e: EntryView, pos: dict) -> list:
     # the field order is page.js's (ID, TS, KIND, ...); links are positions in the array (an id
     # is 64 characters, a position a few), and a decision lists a few of its conflicts, and how many
-    def refs(ids) -> list:
+    def refs(ids: Iterable[str]) -> list[Union[int, str]]:
         return [pos.get(i, i) for i in ids]
 
     return [
@@ -115,9 +124,9 @@ def _row(e: EntryView, pos: dict) -> list:
         refs(e.replaced_by),
         1 if e.revert else 0,
         e.stale or "",
-        refs(e.conflicts[:_SHOWN_CONFLICTS]),
+        refs(e.conflicts[:SHOWN_CONFLICTS]),
         "" if e.agent == "human" else e.agent,
-        len(e.conflicts),
+        e.conflict_count,
     ]
 
 
@@ -230,7 +239,7 @@ def _marks(e: EntryView) -> str:
     return "".join(out)
 
 
-def _id_links(ids, by_id: dict) -> str:
+def _id_links(ids: Iterable[str], by_id: dict[str, EntryView]) -> str:
     return ", ".join(
         f'<a class="id" href="#e-{i}">{i[:8]}</a>' if i in by_id else f'<span class="id">{i[:8]}</span>' for i in ids
     )
@@ -272,14 +281,16 @@ def _decisions(vm: ViewModel, by_id: dict) -> list:
         if replaced:
             extra += f'<div class="meta">replaces {_id_links(replaced, by_id)}</div>'
         if e.conflicts:
-            more = len(e.conflicts) - _SHOWN_CONFLICTS
+            more = e.conflict_count - SHOWN_CONFLICTS
             extra += (
-                f'<div class="meta">conflicts with {_id_links(e.conflicts[:_SHOWN_CONFLICTS], by_id)}'
+                f'<div class="meta">conflicts with {_id_links(e.conflicts[:SHOWN_CONFLICTS], by_id)}'
                 + (f" and {more} more" if more > 0 else "")
                 + "</div>"
             )
         if e.stale:
             extra += f'<div class="meta">{escape(e.stale)}</div>'
+        if e.reaffirmed_by:
+            extra += f'<div class="meta">re-affirmed by {_id_links(e.reaffirmed_by, by_id)}</div>'
         out.append(
             f'<article class="{classes}" id="d-{e.id}"><h3><a href="#e-{e.id}">{escape(e.summary)}</a>'
             f'{_marks(e)}</h3><div class="meta">{meta} · <span class="id">{e.id[:8]}</span>'

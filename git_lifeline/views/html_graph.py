@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from html import escape
-from typing import Any, Optional
+from typing import Any, Optional, Protocol
 
 NODE_W, NODE_H = 210, 46
 GAP_X, GAP_Y = 46, 14
@@ -22,6 +22,15 @@ PART_GAP = 34
 THREAD_SHOWN = 8  # latest members of a thread drawn; the earlier ones are one node
 MAX_NODES = 420  # beyond this, older parts are counted, not drawn
 _LABEL_CHARS = 27
+
+
+class _Drawn(Protocol):
+    """An entry as the graph draws it (views/html.py EntryView)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def summary(self) -> str: ...
 
 
 @dataclass
@@ -55,7 +64,7 @@ def build(entries: list, thread_labels: dict) -> tuple:
     nodes: dict = {}
     edges: list = []
 
-    def node(e) -> str:
+    def node(e: _Drawn) -> str:
         if e.id not in nodes:
             nodes[e.id] = _Node(e.id, e, e.summary, (place[e.id], 0), f"#e-{e.id}")
         return e.id

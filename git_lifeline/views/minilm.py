@@ -30,7 +30,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from .minilm_files import REQUIRED_FILES, BertConfig, ModelDirError, check_sentence_transformers_files, read_json
+from .minilm_files import REQUIRED_FILES, BertConfig, ModelDirError, check_sentence_transformers_files, read_model_json
 
 FloatArray = npt.NDArray[np.float32]
 
@@ -452,7 +452,7 @@ def load(model_dir: str | Path, *, max_length: int | None = None) -> Embedder:
             hint = " (only pytorch_model.bin found: a pickle that needs torch; convert it to safetensors)"
         raise ModelDirError(f"model directory {root} is missing {', '.join(missing)}{hint}")
 
-    raw_cfg = read_json(root / "config.json")
+    raw_cfg = read_model_json(root / "config.json")
     if not isinstance(raw_cfg, dict):
         raise ModelDirError(f"{root / 'config.json'}: expected a JSON object")
     cfg = BertConfig.from_dict(raw_cfg, source=str(root / "config.json"))

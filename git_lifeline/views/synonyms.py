@@ -310,6 +310,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ),
     ("courier", "driver", "rider", "delivery person", "delivery people", "deliverer"),
     ("customer", "user", "client", "buyer", "sender", "recipient"),
+    ("cli", "command line argument", "command line", "argument parsing", "argparse", "argv", "subcommand"),
     ("route", "routing", "itinerary", "path", "optimi", "dispatch", "assign", "vrp", "vehicle routing", "solver"),
     (
         "error tracking",

@@ -35,7 +35,7 @@ def measure_for(name: str) -> Callable[[str], int]:
         return len
     if name == "tiktoken":
         try:
-            import tiktoken  # optional extra: pip install 'git-lifeline[tokens]'
+            import tiktoken  # optional: installed by hand (no extra names it)
 
             enc = tiktoken.get_encoding("cl100k_base")
             return lambda text: len(enc.encode(text))

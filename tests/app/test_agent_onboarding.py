@@ -19,12 +19,14 @@ from git_lifeline.app.draft import Draft
 TEAM_TEXT = "# Our conventions\n\nUse tabs. Never force-push main.\n"
 
 
-def settings(repo) -> dict:
-    return json.loads((repo / ".claude" / "settings.json").read_text())
+def settings(repo, name: str = "settings.json") -> dict:
+    return json.loads((repo / ".claude" / name).read_text())
 
 
 def hook_command(repo, event: str) -> str:
-    groups = settings(repo)["hooks"][event]
+    """The command init wrote: in the personal settings when it names this machine's interpreter."""
+    local = (repo / ".claude" / "settings.local.json").exists()
+    groups = settings(repo, "settings.local.json" if local else "settings.json")["hooks"][event]
     return next(h["command"] for g in groups for h in g["hooks"] if "agent-hook" in h["command"])
 
 
@@ -41,7 +43,13 @@ def run_hook(command: str, cwd, payload: dict) -> subprocess.CompletedProcess:
     )
 
 
-def test_init_adds_its_section_and_hooks_and_keeps_the_teams_text_and_settings(repo):
+def on_path(monkeypatch) -> None:
+    """git-lifeline on PATH, as after `pipx install .`: init writes the portable command."""
+    monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
+
+
+def test_init_adds_its_section_and_hooks_and_keeps_the_teams_text_and_settings(repo, monkeypatch):
+    on_path(monkeypatch)
     (repo / "CLAUDE.md").write_text(TEAM_TEXT)
     (repo / ".claude").mkdir()
     theirs = {
@@ -62,8 +70,8 @@ def test_init_adds_its_section_and_hooks_and_keeps_the_teams_text_and_settings(r
     starts = doc["hooks"]["SessionStart"]
     assert starts[0] == theirs["hooks"]["SessionStart"][0], "the team's own SessionStart hook is kept, first"
     assert (
-        starts[1]["matcher"] == "startup|resume|compact"
-        and "agent-hook session-start" in starts[1]["hooks"][0]["command"]
+        starts[1]["matcher"] == "startup|resume|clear|compact"
+        and starts[1]["hooks"][0]["command"] == "git lifeline agent-hook session-start"
     )
     assert "agent-hook stop" in doc["hooks"]["Stop"][0]["hooks"][0]["command"]
     before = {p: (repo / p).read_bytes() for p in ("CLAUDE.md", "AGENTS.md", ".claude/settings.json")}

@@ -107,7 +107,7 @@ def test_closing_an_open_with_a_correction_keeps_the_answer(repo):
     assert st.open_ids == [] and st.decision_ids == []
     (c,) = [e for e in open_ledger(repo).entries() if e.kind == "correction"]
     assert c.parents == [o] and c.body == "None: cron is enough."
-    assert shown(repo, o[:8])["status"] == "superseded"
+    assert shown(repo, o[:8])["status"] == "closed"
 
 
 def test_an_answer_that_decides_something_becomes_a_decision_in_force(repo):

@@ -159,6 +159,7 @@ LINE_COMMANDS = {
     "push",
     "sync",
     "why",
+    "pr",
     "propose",
     "review",
     "approve",
@@ -169,6 +170,7 @@ LINE_COMMANDS = {
     "revert",
     "close",
     "resolve",
+    "reaffirm",
 }
 REPOSITORY_COMMANDS = {
     "lines",
@@ -309,6 +311,7 @@ def _line_case_args(name: str, fixture: dict) -> list:
         "push": ["push"],
         "sync": ["sync"],
         "why": ["why", "app.py", "--json"],  # the trailer's id is in both lines: --line picks one
+        "pr": ["pr", "HEAD...HEAD", "--format", "json"],
         "propose": [
             "propose",
             "--kind",
@@ -329,6 +332,7 @@ def _line_case_args(name: str, fixture: dict) -> list:
         "revert": ["revert", fixture["ops_id"][:10]],
         "close": ["close", fixture["ops_open"][:10], "--answer", "Answered."],
         "resolve": ["resolve", fixture["ops_id"][:10]],
+        "reaffirm": ["reaffirm", fixture["ops_id"][:10]],
     }[name]
 
 

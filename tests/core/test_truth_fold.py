@@ -187,7 +187,7 @@ def test_two_decisions_declaring_one_subject_conflict():
     a, b = decision("a", "Use MongoDB", "Datastore"), decision("b", "Use PostgreSQL", "datastore", minute=1)
     st = state_of([a, b])
     assert st.conflicts == [("datastore", [a.id, b.id])]
-    assert st.conflicting() == {a.id: [b.id], b.id: [a.id]}
+    assert {i: (r.first(8), r.count) for i, r in st.conflicting().items()} == {a.id: ([b.id], 1), b.id: ([a.id], 1)}
     assert [g.subject for g in st.conflicts_of(a.id)] == ["datastore"]
 
 

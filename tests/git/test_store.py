@@ -47,7 +47,9 @@ def test_appending_the_same_content_twice_writes_one_commit_and_says_so(repo):
     assert commit_count(repo) == 1
 
 
-def test_a_second_entry_with_a_used_dedup_key_is_not_written(repo):
+def test_a_used_dedup_key_with_other_content_is_a_conflict_naming_the_holder(repo):
+    # issue 28, item 12: it exited 0 with "already recorded <id>", the id of the entry
+    # that was not written
     first = cli(repo, "log", "--kind", "note", "--summary", "Nightly run 1", "--body", "ok", "--dedup-key", "run-1")
     assert first.code == 0, first
     before = snapshot(repo)
@@ -63,10 +65,22 @@ def test_a_second_entry_with_a_used_dedup_key_is_not_written(repo):
         "--dedup-key",
         "run-1",
     )
-    assert second.code == 0, second
-    assert "already recorded" in second.out
+    holder = open_ledger(repo).entries()[0]
+    assert second.code == 1, second
+    assert "already recorded" not in second.out + second.err
+    assert f"already held by {holder.id[:12]} (note: Nightly run 1)" in second.err and "nothing written" in second.err
     assert snapshot(repo) == before
     assert [e.summary for e in open_ledger(repo).entries()] == ["Nightly run 1"]
+
+
+def test_the_same_entry_again_with_its_dedup_key_stays_a_no_op(repo):
+    args = ("log", "--kind", "release", "--summary", "Release 1.2", "--body", "Shipped.", "--dedup-key", "release-1.2")
+    first = cli(repo, *args)
+    assert first.code == 0, first
+    before = snapshot(repo)
+    again = cli(repo, *args)
+    assert again.code == 0 and "already recorded" in again.out, again
+    assert snapshot(repo) == before
 
 
 def test_in_process_append_of_known_entries_is_a_no_op(ledger):

@@ -57,3 +57,43 @@ def test_a_download_that_differs_from_its_pinned_sha256_is_refused_and_nothing_i
 def test_fetch_refuses_a_plain_http_source_that_is_not_this_machine(tmp_path):
     with pytest.raises(LifelineError, match="only https"):
         models.fetch(tmp_path / "cache", source="http://example.invalid/")
+
+
+ENDLESS_CAP = 64 << 20  # the test server's own bound: far past every pinned size but the model's
+
+
+class _Endless(http.server.BaseHTTPRequestHandler):
+    """A hub that answers every file with bytes until the client hangs up (or ENDLESS_CAP)."""
+
+    sent = 0
+
+    def do_GET(self):
+        self.send_response(200)
+        self.end_headers()
+        chunk = b"x" * 65536
+        try:
+            while _Endless.sent < ENDLESS_CAP:
+                self.wfile.write(chunk)
+                _Endless.sent += len(chunk)
+        except OSError:
+            pass
+
+    def log_message(self, *args):
+        pass
+
+
+def test_a_download_stops_at_its_pinned_size_whatever_the_server_sends(tmp_path):
+    # issue 28: it streamed until the server stopped and checked the hash only then
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Endless)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with pytest.raises(LifelineError, match="more than its pinned 612 bytes"):
+            models.fetch(
+                tmp_path / "cache",
+                source=f"http://127.0.0.1:{server.server_address[1]}/",
+                files={"config.json": models.FILES["config.json"]},
+            )
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert not [p for p in (tmp_path / "cache").rglob("*") if p.is_file()]

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from git_lifeline.core import blocks
-from git_lifeline.core.entry import Entry
+from git_lifeline.core.entry import Entry, entry_order_key
 from git_lifeline.errors import LifelineError
 from git_lifeline.views import projection
 
@@ -90,7 +90,7 @@ def test_a_mangled_projection_is_refused_clearly_or_yields_only_valid_entries(ca
 def test_every_valid_entry_round_trips_through_the_projection_and_its_blob(entries):
     ran("test_every_valid_entry_round_trips_through_the_projection_and_its_blob")
     text = projection.render("main", entries, None)
-    assert projection.parse(text) == sorted(entries, key=projection.order_key)
+    assert projection.parse(text) == sorted(entries, key=entry_order_key)
     for e in entries:
         assert Entry.from_json(e.to_json()) == e
         assert json.loads(e.to_json())["id"] == e.id == e.compute_id()

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from helpers import ROOT, cli, commit_file, git, init_repo, make_entry, open_ledger, snapshot, subprocess_env
 
+from git_lifeline.core.entry import entry_order_key
 from git_lifeline.views import projection
 
 SEED = ROOT / "tests" / "data" / "seed"
@@ -174,7 +175,7 @@ def test_the_projection_keeps_the_newest_entries_within_its_size_limit(capped):
     shown = projection.parse(text)
     left_out = projection.omitted(text)
     assert left_out > 0 and left_out + len(shown) == COUNT
-    ordered = sorted(open_ledger(capped).entries(), key=projection.order_key)
+    ordered = sorted(open_ledger(capped).entries(), key=entry_order_key)
     assert [e.id for e in shown] == [e.id for e in ordered[left_out:]]  # the newest, in order
     assert f"{left_out} earlier entries are not shown here" in text and "git lifeline show ID" in text
 

@@ -11,6 +11,7 @@ import pytest
 from helpers import cli
 
 from git_lifeline.app.draft import Draft
+from git_lifeline.app.edits import pin, unpin
 from git_lifeline.core import blocks
 from git_lifeline.errors import InputError
 from git_lifeline.views.tokens import estimate
@@ -107,7 +108,7 @@ def test_why_shrinks_before_any_decision_is_omitted(ledger):
 
 def test_pinned_decision_comes_first_and_survives_a_tight_budget(rich):
     ledger, decisions = rich
-    ledger.pin(decisions[17].id[:10])
+    pin(ledger, decisions[17].id[:10])
     text = ledger.context(budget=900).text
     section = text.split("## Decisions in force", 1)[1]
     first = ANCHOR.search(section).group(1)
@@ -260,9 +261,9 @@ def test_thread_line_in_the_middle_of_prose_is_not_a_thread(ledger):
 
 def test_unpin_removes_the_pin(ledger):
     d = add(ledger, "decision", "Use Postgres", "ACID.")
-    ledger.pin(d.id[:8])
+    pin(ledger, d.id[:8])
     assert ledger.state().pinned == [d.id]
-    ledger.unpin(d.id[:8])
+    unpin(ledger, d.id[:8])
     assert ledger.state().pinned == []
     assert [x.id for x in ledger.state().decisions] == [d.id]
 
@@ -359,7 +360,7 @@ def test_a_recall_hit_as_the_faces_print_it_carries_the_why(ledger):
     d = add(
         ledger, "decision", "Queue: SQS **managed**", "A Redis failover lost 214 emails; SQS has a dead-letter queue."
     )
-    text = recall_hit(d, in_force=False)
+    text = recall_hit(d, status="superseded")
     assert text.startswith(f"- `[{d.short}]` decision: Queue: SQS \\*\\*managed\\*\\* _(superseded)_\n")
     assert "  > A Redis failover lost 214 emails" in text
 
@@ -376,7 +377,7 @@ def test_a_recall_hit_carries_its_why_not_only_its_summary(ledger):
 def test_recall_json_says_it_is_lexical_and_why_so_an_agent_knows_paraphrases_may_be_refused(ledger):
     add(ledger, "decision", "Database: PostgreSQL", "Auditors need ACID across invoices.")
     doc = json.loads(cli(ledger.gr.workdir, "recall", "postgresql", "--json").out)
-    assert doc["mode"] == "lexical" and "no model configured" in doc["reason"]
+    assert doc["mode"] == "lexical" and "no model configured" in doc["mode_reason"]
     assert [h["summary"] for h in doc["hits"]] == ["Database: PostgreSQL"]
     refused = json.loads(cli(ledger.gr.workdir, "recall", "drone pilots", "--json").out)
     assert refused["hits"] == [] and refused["mode"] == "lexical"  # an abstention still says which recall
@@ -393,7 +394,7 @@ def test_recall_json_says_it_is_lexical_and_why_so_an_agent_knows_paraphrases_ma
     )
     broken = cli(ledger.gr.workdir, "recall", "postgresql", "--json")
     doc = json.loads(broken.out)
-    assert doc["mode"] == "lexical" and "no-such-model" in doc["reason"] and doc["hits"]
+    assert doc["mode"] == "lexical" and "no-such-model" in doc["mode_reason"] and doc["hits"]
     assert "recall is lexical" in broken.err
     said = cli(ledger.gr.workdir, "recall", "drone pilots").out
     assert "lexical recall abstained" in said

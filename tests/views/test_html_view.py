@@ -105,7 +105,7 @@ def test_view_model_marks_what_the_truth_says(demo):
     assert by[ids["retries"]].status == "superseded" and by[ids["retries"]].replaced_by == (ids["retries2"],)
     assert by[ids["retries2"]].status == "in-force" and by[ids["retries2"]].pinned
     assert vm.decisions[0] == ids["retries2"]  # pinned first
-    assert by[ids["flags"]].status == "superseded" and by[ids["flags-revert"]].revert
+    assert by[ids["flags"]].status == "withdrawn" and by[ids["flags-revert"]].revert
     assert by[ids["redis"]].conflicts == (ids["memcached"],)
     assert by[ids["api"]].stale and "src/api/" in by[ids["api"]].stale
     assert by[ids["recon-open"]].status == "open"
@@ -122,9 +122,9 @@ def test_browser_shows_decisions_in_force_and_not_the_superseded(demo, dom):
     st = open_ledger(repo).state()
     assert 'data-ready="1"' in dom  # the script ran under the CSP
     assert set(card_ids(dom)) == set(st.decision_ids)
-    for name in ("retries", "flags"):
+    for name, status in (("retries", "superseded"), ("flags", "withdrawn")):
         assert ids[name] not in card_ids(dom)
-        assert re.search(rf'<article class="entry k-decision st-superseded" id="e-{ids[name]}"', dom)
+        assert re.search(rf'<article class="entry k-decision st-{status}" id="e-{ids[name]}"', dom)
     assert re.search(rf'class="entry k-correction st-in-force" id="e-{ids["retries2"]}"', dom)
     assert 'class="mark conflict"' in dom and 'class="mark stale"' in dom
 

@@ -20,6 +20,7 @@ from helpers import (
 from hypothesis import given
 from hypothesis import strategies as st
 
+from git_lifeline.core.entry import entry_order_key
 from git_lifeline.errors import InputError
 from git_lifeline.views import projection
 
@@ -93,7 +94,7 @@ def test_bodies_that_look_like_markdown_or_our_markers_survive(ledger, repo, nam
 @given(st.lists(entry_strategy(), max_size=4, unique_by=lambda e: e.id))
 def test_parse_is_the_exact_inverse_of_render(entries):
     text = projection.render("main", entries, None)
-    assert projection.parse(text) == sorted(entries, key=projection.order_key)
+    assert projection.parse(text) == sorted(entries, key=entry_order_key)
 
 
 def test_incremental_projection_equals_a_full_render(ledger, repo):

@@ -5,6 +5,10 @@
       BY = 9, REVERT = 10, STALE = 11, CONFLICTS = 12, AGENT = 13, CONFLICT_COUNT = 14;
   /* PARENTS, BY and CONFLICTS hold positions in the array (or a full id outside it). */
   var FIRST = 120, STEP = 300;
+  /* Statuses (views/html.py, status_token) that "hide superseded" hides, and how each
+     names the corrections that replaced it. */
+  var REPLACED_OR_EXPIRED = ["superseded", "withdrawn", "closed", "expired"];
+  var BY_TITLES = { superseded: "replaced by", withdrawn: "withdrawn by", closed: "closed by" };
   var root = document.documentElement;
 
   /* ---- theme: auto (the system's), light, dark; remembered when storage is allowed ---- */
@@ -88,7 +92,7 @@
       if (f.kind && e[KIND] !== f.kind) { return false; }
       if (f.author && e[AUTHOR] !== f.author) { return false; }
       if (f.thread && e[THREAD] !== f.thread) { return false; }
-      if (f.live && (e[STATUS] === "superseded" || e[STATUS] === "expired")) { return false; }
+      if (f.live && REPLACED_OR_EXPIRED.indexOf(e[STATUS]) >= 0) { return false; }
       var day = e[TS].slice(0, 10);
       if (f.from && day < f.from) { return false; }
       if (f.to && day > f.to) { return false; }
@@ -134,7 +138,7 @@
         if (total > list.length) { m.appendChild(document.createTextNode(" and " + (total - list.length) + " more")); }
       }
       refs("parents", e[PARENTS], 0);
-      refs(e[STATUS] === "superseded" ? "replaced by" : "corrected by", e[BY], 0);
+      refs(BY_TITLES[e[STATUS]] || "corrected by", e[BY], 0);
       refs("conflicts with", e[CONFLICTS], e[CONFLICT_COUNT]);
       if (e[STALE]) { m.appendChild(document.createTextNode(" · " + e[STALE])); }
       art.appendChild(m);

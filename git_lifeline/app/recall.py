@@ -1,0 +1,177 @@
+"""Recall as both faces give it: the hits that answer a question with their entries, or an
+abstention with its reason and the nearest entries, which are never presented as answers.
+
+`answer_json` is the one shape of `recall --json` and of lifeline_recall's structured
+content (docs/RECALL.md, "The answer an agent reads"; mcp/recall_schema.py is its schema).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional, Protocol
+
+from ..core.entry import Entry
+from ..core.status import REPLACED, Status, status_of
+from ..errors import InputError
+from .text import why_line
+
+if TYPE_CHECKING:  # annotations only
+    from ..core.truth import State
+    from ..git.store import LineStore
+    from ..views.cache import LineCache
+    from ..views.recall import Hit
+    from ..views.recall_answer import Answer
+    from ..views.semantic import Index
+
+
+class Ledger(Protocol):
+    """What recall reads of app.ledger.Ledger (named here, not imported: the ledger imports
+    this module to answer `recall`)."""
+
+    store: LineStore
+    recall_mode: tuple[str, str]
+
+    def state(self) -> State: ...
+
+    def cache(self) -> LineCache: ...
+
+    def semantic_index(self) -> Optional[Index]: ...
+
+
+@dataclass(frozen=True)
+class Found:
+    """A recall hit, with the entry and whether it is still in force."""
+
+    entry: Entry
+    score: float  # views.recall.Hit's: the ranking's, relative to one question
+    coverage: float  # the share of the question's weight it matches, in [0, 1]
+    status: Status  # core/status.py
+    similarity: Optional[float] = None  # the cosine to the question (semantic recall only)
+    replaces: Optional[str] = None  # shown because it replaced this hit (whose numbers it carries)
+    strength: str = "weak"  # "strong": answers on its own; "weak": related; "none": nearest only
+    answer_score: float = 0.0  # the number the strength stands on (views/recall_answer.py)
+
+    @property
+    def in_force(self) -> bool:
+        """Not replaced by a correction (an entry superseded, withdrawn or closed is not)."""
+        return self.status not in REPLACED
+
+
+@dataclass(frozen=True)
+class Recalled:
+    """Recall's answer with its entries: `hits` answer the question; when it abstained,
+    `reason` says why and `nearest` holds the closest entries (strength "none")."""
+
+    hits: list[Found]
+    abstained: bool
+    reason: str
+    nearest: list[Found]
+    floor: float  # the answer score a strong hit reaches
+
+
+def answer(ledger: Ledger, query: str, k: int = 5) -> Answer:
+    """views.recall_answer.Answer for the question, in the ledger's cache."""
+    from ..views import recall, recall_answer
+
+    if k < 1:
+        raise InputError("-k must be at least 1")
+    size = recall.question_length(query)
+    if size > recall.MAX_QUESTION_CHARS:
+        raise InputError(
+            f"the question is {size} characters long as recall reads it (accents and compound "
+            f"characters spelled out); recall takes at most {recall.MAX_QUESTION_CHARS} "
+            "(ask about one thing at a time)"
+        )
+    st = ledger.state()
+    db = ledger.cache().ensure(ledger.store.head())
+    semantic = ledger.semantic_index()
+    answered = recall_answer.answer(db, query, k, truth=recall.truth_of(st), semantic=semantic)
+    if semantic is not None:
+        ledger.cache().restamp()  # the vectors it may have stored are ours, not damage
+    return answered
+
+
+def ask(ledger: Ledger, query: str, k: int = 5) -> Recalled:
+    """Recall's answer (views.recall_answer) with each hit's entry."""
+    answered = answer(ledger, query, k)
+    st = ledger.state()
+
+    def found(h: Hit, strength: str) -> Found:
+        return Found(
+            st.by_id[h.id],
+            h.score,
+            h.coverage,
+            status_of(st, h.id),
+            h.similarity,
+            h.replaces,
+            strength,
+            h.answer_score,
+        )
+
+    return Recalled(
+        [found(h, h.strength) for h in answered.hits if h.id in st.by_id],
+        answered.abstained,
+        answered.reason,
+        [found(h, "none") for h in answered.nearest if h.id in st.by_id],
+        answered.floor,
+    )
+
+
+def mode_fields(recall_mode: tuple[str, str]) -> dict[str, str]:
+    """What a structured recall answer says of the recall that answered (Ledger.recall_mode):
+    semantic with its model, or lexical with the reason (`mode_reason`: `reason` is why
+    recall abstained)."""
+    mode, detail = recall_mode
+    return {"mode": mode, ("model" if mode == "semantic" else "mode_reason"): detail}
+
+
+def hit_json(found: Found, why_chars: int = 0) -> dict[str, object]:
+    """One hit as a program reads it. `strength` and `answer_score` say how well it answers
+    (strong: at or above the answer floor on its own); `coverage` is the share of the
+    question's weight its words match and `similarity` its cosine (semantic recall only);
+    `rank_score` only orders this one answer (BM25's idf is about 0 in a ledger of one or two
+    entries: never a measure of relevance). `answers` is false for a nearest entry."""
+    e = found.entry
+    hit: dict[str, object] = {
+        "id": e.id,
+        "kind": e.kind,
+        "summary": e.summary,
+        "in_force": found.in_force,
+        "status": found.status,
+        "answers": found.strength != "none",
+        "strength": found.strength,
+        "answer_score": round(found.answer_score, 3),
+        "coverage": round(found.coverage, 3),
+    }
+    if found.similarity is not None:
+        hit["similarity"] = round(found.similarity, 3)
+    hit["rank_score"] = float(f"{found.score:.4g}")  # significant digits: a tiny ledger's are ~1e-6
+    if found.replaces:
+        hit["replaces"] = found.replaces  # shown for the superseded hit it replaced: those are its numbers
+    if why_chars:
+        hit["why"] = why_line(e.body, why_chars)
+    return hit
+
+
+def answer_json(recalled: Recalled, recall_mode: tuple[str, str], why_chars: int = 0) -> dict[str, object]:
+    """The whole answer: `abstained`, `hits` (what answers; empty when it abstained), and
+    when it abstained `reason` and `nearest` (at most 3, `answers: false`)."""
+    out: dict[str, object] = {
+        **mode_fields(recall_mode),
+        "abstained": recalled.abstained,
+        "answer_floor": round(recalled.floor, 3),
+        "hits": [hit_json(f, why_chars) for f in recalled.hits],
+    }
+    if recalled.abstained:
+        out["reason"] = recalled.reason
+        out["nearest"] = [hit_json(f, why_chars) for f in recalled.nearest]
+    return out
+
+
+def strength_words(found: Found) -> str:
+    """How a hit answers, in words: what the CLI and the MCP text show beside it."""
+    if found.strength == "strong":
+        return f"answers (score {found.answer_score:.2f})"
+    if found.strength == "weak":
+        return f"related, weak (score {found.answer_score:.2f})"
+    return f"does not answer (score {found.answer_score:.2f})"

@@ -1,0 +1,295 @@
+"""`git lifeline mcp --http [HOST:]PORT`: the same tools and resource over Streamable HTTP at
+`/mcp`, for hosted agents.
+
+What the MCP SDK does is used as it is: the Streamable HTTP transport, stateless (every
+request stands alone, so any instance can answer it; 2026-07-28 clients send one self-
+contained POST, 2025-11-25 clients an `initialize` then their calls, without a session id),
+JSON responses; the bearer middleware (401 with `WWW-Authenticate`, naming the RFC 9728
+metadata in OAuth mode, which the SDK also serves at `/.well-known/oauth-protected-resource
+/mcp`); the request-body bound; DNS-rebinding protection (Host and Origin checked).
+
+What is ours: the verifiers and scopes (auth.py), a per-token rate limit, what a caller is
+shown (no repository paths), and the replica (app/replica.py): refresh from the remote
+before reads, publish after writes, so instances in clones of one remote serve one ledger.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import json
+import logging
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional
+
+from ..app.replica import Replica
+from ..app.tokens import default_path
+from ..errors import InputError
+from .server import Door, Gate, build_server
+
+if TYPE_CHECKING:  # the SDK and starlette are imported when the server starts
+    from mcp.server.auth.provider import AccessToken, TokenVerifier
+    from mcp.server.auth.settings import AuthSettings
+    from starlette.applications import Starlette
+    from starlette.types import ASGIApp, Receive, Scope, Send
+
+    from .auth import Caller, JwtAccessTokens, TeamTokens
+
+log = logging.getLogger("git_lifeline.mcp")
+
+DEFAULT_PORT = 8808
+MAX_BODY_BYTES = 512 * 1024  # an entry's body is at most 64 KiB; JSON escaping may double it
+DEFAULT_RATE = 600  # calls per minute per token (a burst of as many)
+MAX_BUCKETS = 10_000
+LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
+LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+
+
+@dataclass
+class HttpOptions:
+    bind: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    token_file: Optional[str] = None
+    issuer: Optional[str] = None
+    audience: Optional[str] = None
+    jwks: Optional[str] = None
+    allow_origins: list[str] = field(default_factory=list)
+    allow_hosts: list[str] = field(default_factory=list)
+    remote: Optional[str] = None
+    refresh_seconds: float = 5.0
+    rate_per_minute: int = DEFAULT_RATE
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """`[HOST:]PORT` (an IPv6 host in brackets) -> (host, port)."""
+    host, _, port = text.rpartition(":")
+    host = host.strip("[]") or "127.0.0.1"
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise InputError(f"--http {text!r}: expected [HOST:]PORT with a port from 1 to 65535")
+    return host, int(port)
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class HttpGate(Gate):
+    via = "http"
+
+    def __init__(self, door: Door, replica: Replica):
+        self.replica = replica
+        here = [door.workspace.location, door.workspace.workdir]
+        self.hidden = sorted(
+            {str(p) for p in here if p is not None} | {str(Path(p).resolve()) for p in here if p}, key=len, reverse=True
+        )
+
+    def _caller(self) -> "Optional[Caller]":  # the request's caller, from the SDK's auth context
+        from .auth import caller
+
+        return caller()
+
+    def missing_scope(self, tool: str) -> Optional[str]:
+        who = self._caller()
+        return who.missing_scope(tool) if who is not None else None
+
+    def agent(self, claimed: str) -> str:
+        who = self._caller()
+        return who.agent if who is not None else claimed
+
+    def propose_only(self) -> bool:
+        who = self._caller()
+        return who.propose_only if who is not None else False
+
+    def refresh(self) -> None:
+        self.replica.refresh()
+
+    def recorded(self) -> None:
+        self.replica.recorded()
+
+    def publish(self) -> list[str]:
+        return self.replica.publish()
+
+    def shown(self, message: str) -> str:
+        for path in self.hidden:
+            message = message.replace(path, "<repository>")
+        return message
+
+
+class RateLimit:
+    """A token bucket per bearer token (per client address without one): `per_minute` calls a
+    minute, in bursts of as many. Past it: 429 with Retry-After, before any work is done."""
+
+    def __init__(self, app: "ASGIApp", per_minute: int):
+        self.app = app
+        self.rate = per_minute / 60.0
+        self.capacity = float(per_minute)
+        self.buckets: dict[str, tuple[float, float]] = {}
+
+    def _key(self, scope: "Scope") -> str:
+        for name, value in scope.get("headers", []):
+            if name == b"authorization":
+                return "t:" + hashlib.sha256(value).hexdigest()
+        client = scope.get("client") or ("?", 0)
+        return f"a:{client[0]}"
+
+    def _take(self, key: str) -> float:
+        """0 when a call may go, else the seconds until one may."""
+        now = time.monotonic()
+        level, then = self.buckets.get(key, (self.capacity, now))
+        level = min(self.capacity, level + (now - then) * self.rate)
+        if level < 1:
+            self.buckets[key] = (level, now)
+            return (1 - level) / self.rate
+        if len(self.buckets) >= MAX_BUCKETS and key not in self.buckets:
+            self.buckets = {k: v for k, v in self.buckets.items() if now - v[1] < 60}
+        self.buckets[key] = (level - 1, now)
+        return 0.0
+
+    async def __call__(self, scope: "Scope", receive: "Receive", send: "Send") -> None:
+        if scope["type"] == "http" and self.rate > 0:
+            wait = self._take(self._key(scope))
+            if wait:
+                body = json.dumps({"error": "rate_limited", "error_description": "too many requests"}).encode()
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 429,
+                        "headers": [
+                            (b"content-type", b"application/json"),
+                            (b"retry-after", str(int(wait) + 1).encode()),
+                            (b"content-length", str(len(body)).encode()),
+                        ],
+                    }
+                )
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
+def _verifier(door: Door, opts: HttpOptions) -> "Optional[TokenVerifier]":
+    """The token verifier the options ask for (team tokens, JWTs, or both), or None."""
+    from .auth import JwtAccessTokens, TeamTokens
+
+    team = None
+    path = Path(opts.token_file) if opts.token_file else default_path(door.workspace.location)
+    if opts.token_file or path.exists():  # tokens made with `mcp token add` protect the server
+        team = TeamTokens(path, opts.audience)
+    oauth = None
+    given = [opts.issuer, opts.audience, opts.jwks]
+    if any(given):
+        if not all(given):
+            raise InputError("OAuth mode needs all three of --issuer, --audience and --jwks")
+        assert opts.issuer and opts.audience and opts.jwks
+        oauth = JwtAccessTokens(opts.issuer, opts.audience, opts.jwks)
+    if team and oauth:
+        return _Either(team, oauth)
+    return team or oauth
+
+
+class _Either:
+    """Team tokens first (they carry our prefix), then JWTs."""
+
+    def __init__(self, team: "TeamTokens", oauth: "JwtAccessTokens"):
+        self.team, self.oauth = team, oauth
+
+    async def verify_token(self, token: str) -> "Optional[AccessToken]":
+        return await self.team.verify_token(token) or await self.oauth.verify_token(token)
+
+
+def build_app(door: Door, opts: HttpOptions) -> "tuple[RateLimit, Replica]":
+    """The ASGI application: the SDK's Streamable HTTP app, behind the rate limit."""
+    from mcp.server.auth.settings import AuthSettings
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    verifier = _verifier(door, opts)
+    if verifier is None and not is_loopback(opts.bind):
+        raise InputError(
+            f"refusing to serve on {opts.bind}, which is not a loopback address, without authentication: "
+            "give --token-file (git lifeline mcp token add) or --issuer, --audience and --jwks"
+        )
+    auth = None
+    if verifier is not None:
+        issuer = opts.issuer or f"http://{opts.bind}:{opts.port}"
+        auth = AuthSettings.model_validate(
+            {
+                "issuer_url": issuer,
+                "resource_server_url": opts.audience,
+                "validate_token_resource": False,  # the verifiers check the audience themselves
+            }
+        )
+    replica = Replica.of(door.workspace, opts.remote, opts.refresh_seconds)
+    gate = HttpGate(door, replica)
+    server = build_server(door, gate, auth, verifier)
+    hosts = list(LOOPBACK_HOSTS) + [
+        h if ":" in h.strip("[]") or h.endswith("]") else f"{h}:*" for h in opts.allow_hosts
+    ]
+    origins = list(LOOPBACK_ORIGINS) + opts.allow_origins
+    if opts.audience:
+        from urllib.parse import urlsplit
+
+        public = urlsplit(opts.audience)
+        hosts += [public.netloc, f"{public.hostname}:*"] if public.hostname else []
+        origins.append(f"{public.scheme}://{public.netloc}")
+    if not is_loopback(opts.bind):
+        hosts.append(f"{opts.bind}:*")
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+    )
+    app = server.streamable_http_app(
+        streamable_http_path="/mcp",
+        json_response=True,
+        stateless_http=True,
+        transport_security=security,
+        max_request_body_size=MAX_BODY_BYTES,
+        host=opts.bind,
+    )
+    if auth is not None and auth.resource_server_url is not None:
+        _advertise_scopes(app, auth)
+    return RateLimit(app, opts.rate_per_minute), replica
+
+
+def _advertise_scopes(app: "Starlette", auth: "AuthSettings") -> None:
+    """The RFC 9728 metadata names our scopes. The SDK fills `scopes_supported` from
+    `required_scopes`, which it also demands of every request; ours differ per tool, so
+    its metadata route is replaced by one made with the same SDK function and our scopes."""
+    from mcp.server.auth.routes import create_protected_resource_routes
+
+    from .auth import SCOPES
+
+    assert auth.resource_server_url is not None, "called in OAuth mode only"
+    [route] = create_protected_resource_routes(
+        resource_url=auth.resource_server_url, authorization_servers=[auth.issuer_url], scopes_supported=list(SCOPES)
+    )
+    app.router.routes[:] = [route if getattr(r, "path", None) == route.path else r for r in app.router.routes]
+
+
+def serve_http(start: Optional[str], line: Optional[str], opts: HttpOptions) -> None:
+    import uvicorn
+
+    door = Door(start, line)
+    app, replica = build_app(door, opts)
+    shown_host = f"[{opts.bind}]" if ":" in opts.bind else opts.bind
+    remote = f", publishing to remote {replica.remote!r}" if replica.remote else ""
+    print(
+        f"git-lifeline mcp: serving line '{door.default_line}' at http://{shown_host}:{opts.port}/mcp{remote}",
+        file=sys.stderr,
+        flush=True,
+    )
+    config = uvicorn.Config(
+        app,
+        host=opts.bind,
+        port=opts.port,
+        log_level="warning",
+        server_header=False,
+        limit_concurrency=512,
+        timeout_graceful_shutdown=5,
+    )
+    uvicorn.Server(config).run()
