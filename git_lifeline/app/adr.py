@@ -302,7 +302,15 @@ class _Planner:
             # their order to the ids, and re-import would read the closer as newer history
             ts = max(ts, after.ts + _TICK)
         try:
-            e = new_entry(kind=kind, summary=summary, body=body, author=self.author, parents=sorted(parents), ts=ts)
+            e = new_entry(
+                kind=kind,
+                summary=summary,
+                body=body,
+                author=self.author,
+                parents=sorted(parents),
+                ts=ts,
+                honour_override=False,
+            )
         except InputError as exc:
             raise InputError(f"{a.filename}: {exc}") from None
         self.by_id[e.id] = e

@@ -20,7 +20,7 @@ from typing import Iterable, Optional
 
 from ..core.json_input import JSONInputError, read_json
 from ..errors import InputError
-from ..git.fs import UnsafeFile, ensure_excluded, write_atomic, write_in_worktree
+from ..git.fs import UnsafeFile, ensure_excluded, worktree_target, write_in_worktree
 from ..git.repo import GitRepo
 from .integration import MAX_CONFIG_BYTES, Launcher, our_arguments
 
@@ -128,11 +128,15 @@ def _read(path: Path) -> str:
         raise InputError("it is not UTF-8 text") from None
 
 
-def upsert_section(path: Path, section: str, header: str = "") -> tuple:
+def upsert_section(root: Path, path: Path, section: str, header: str = "") -> tuple:
     """(status, detail): the section written into `path`, replacing only a previous one."""
-    if not path.exists() and not path.is_symlink():
-        write_atomic(path, header + section)
-        return "created", ""
+    try:  # never through a committed directory link out of the tree (`.cursor -> ~/.cursor`)
+        if not path.exists() and not path.is_symlink():
+            write_in_worktree(root, path, header + section)
+            return "created", ""
+        worktree_target(root, path)
+    except UnsafeFile as exc:
+        return "invalid", f"{exc.strerror}; left it untouched"
     try:
         text = _read(path)
         span = _find(text)
@@ -143,12 +147,12 @@ def upsert_section(path: Path, section: str, header: str = "") -> tuple:
     if span is None:
         nl = "\r\n" if crlf else "\n"
         sep = "" if not text or text.endswith(nl * 2) else (nl if text.endswith(nl) else nl * 2)
-        write_atomic(path, text + sep + ours)
+        write_in_worktree(root, path, text + sep + ours)
         return "added", ""
     start, end = span
     if text[start:end] == ours:
         return "kept", ""
-    write_atomic(path, text[:start] + ours + text[end:])
+    write_in_worktree(root, path, text[:start] + ours + text[end:])
     return "updated", ""
 
 
@@ -172,7 +176,7 @@ def install_rules(workdir: Path, clients: list) -> list:
     for client in clients:
         path = workdir / CLIENT_FILES[client]
         header = CURSOR_HEADER if client == "cursor" else ""
-        status, detail = upsert_section(path, SECTION, header)
+        status, detail = upsert_section(workdir, path, SECTION, header)
         out.append(FileChange(client, path, status, detail))
     return out
 

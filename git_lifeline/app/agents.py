@@ -71,6 +71,42 @@ class AgentWrite:
 
 
 @dataclass
+class ParentEffect:
+    """What a proposal does to one entry it names, shown before a human approves it."""
+
+    id: str  # the parent as named (full id when it resolves)
+    kind: str  # "" when the line does not hold it
+    summary: str
+    effect: str  # withdraws | replaces | builds on | (not in this line)
+
+
+def proposal_why(content: Content) -> str:
+    """A proposal's why without its header lines (`action: revert` is shown as what it
+    does to each parent, never in place of the reasons)."""
+    from ..core.blocks import strip_header
+
+    return strip_header(content.body)
+
+
+def parent_effects(led: Ledger, content: Content) -> list[ParentEffect]:
+    """For every parent of a proposal: its kind, summary and what approving does to it (a
+    correction with `action: revert` withdraws it, another correction replaces it)."""
+    from ..core.truth import is_revert
+
+    effect = "builds on"
+    if content.kind == "correction":
+        effect = "withdraws" if is_revert(content.body) else "replaces"
+    out = []
+    for pid in content.parents:
+        e = led.store.read(pid) if len(pid) == 64 else None
+        if e is None:
+            out.append(ParentEffect(pid, "", "", "(not in this line)"))
+        else:
+            out.append(ParentEffect(e.id, e.kind, e.summary, effect))
+    return out
+
+
+@dataclass
 class ReviewOutcome:
     """One proposal's result in an approve/reject batch."""
 

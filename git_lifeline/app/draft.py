@@ -3,13 +3,16 @@
 Every face (the CLI's options, the MCP tools' arguments, a proposal's content being
 approved) builds a `Draft`; the ledger plans it (app/ledger.py, `Ledger.plan_entry`:
 every write rule, the secret scan, parents, thread chaining) into the `Entry` it writes
-(core/entry.py). A draft is only what was asked: nothing in it is checked yet.
+(core/entry.py). A draft is only what was asked: nothing in it is checked yet, but
+`refuse_forged_arguments`, the first thing planning runs.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Iterable, Optional, Union
+
+from ..errors import InputError
 
 
 def _tuple(values: Union[str, Iterable[str], None]) -> tuple[str, ...]:
@@ -97,3 +100,33 @@ class Draft:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "parents", _tuple(self.parents))
+
+    def refuse_forged_arguments(self) -> None:
+        """What no face may ask, checked first when the draft is planned: a line break in a
+        single-line argument (it would add header lines to the body), an `allow-secret:`
+        header typed into the body, an override asked for by an agent. The secret scan's
+        override is honoured only where a human's `--allow-secret` wrote it."""
+        from ..core.blocks import refuse_line_break
+        from ..core.secrets import ALLOW_HEADER, HUMAN_AGENT, allowed
+
+        for name, value in self.single_line_values():
+            refuse_line_break(name, value)
+        if allowed(self.body) is not None:
+            raise InputError(f"the body's header has {ALLOW_HEADER}:, which a body cannot carry; nothing was written")
+        if self.allow_secret is not None and self.agent != HUMAN_AGENT:
+            raise InputError("an agent's write cannot override the secret scan; nothing was written")
+
+    def single_line_values(self) -> list[tuple[str, Optional[str]]]:
+        """(name, value) of every argument that must be one line, but the header options
+        (`Headers`: checked with their own messages, and by `render_header` again)."""
+        return [
+            ("summary", self.summary),
+            ("author", self.author),
+            ("agent", self.agent),
+            ("provider", self.provider),
+            ("model", self.model),
+            ("dedup key", self.dedup_key),
+            ("ts", self.ts),
+            ("thread", self.thread),
+            *(("a parent", p) for p in self.parents),
+        ]

@@ -76,6 +76,24 @@ def fetch(ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = N
     return FetchReport(name, sync.fetch(ws.gr, name, lines))
 
 
+def overrides_brought(pulls: list) -> list[tuple[str, str, str]]:
+    """(line, entry id, reason) of every pulled entry that overrides the secret scan: a
+    teammate's `--allow-secret`, which a pull names rather than bringing in silently
+    (`git config lifeline.allowSecretOverride false` refuses them)."""
+    from ..core.secrets import honoured_override
+
+    out = []
+    for pl in pulls:
+        if pl.namespace != "ledger":
+            continue
+        for entry_id in pl.incoming:
+            e = pl.parsed.get(entry_id)
+            reason = honoured_override(e) if e is not None else None
+            if reason is not None:
+                out.append((pl.line, entry_id, reason))
+    return out
+
+
 def pull(
     ws: Workspace,
     remote: Optional[str] = None,

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Optional
 
 from ..core.json_input import JSONInputError, read_json
-from ..git.fs import write_atomic
+from ..git.fs import write_in_worktree
 from ..git.programs import Probe, probe
 
 SERVER_NAME = "lifeline"
@@ -235,7 +235,7 @@ def install_mcp_json(workdir: Path, resolved: Resolved) -> McpJsonResult:
     if problem is not None:
         return McpJsonResult("invalid", problem)
     if doc is None:
-        _write(path, {"mcpServers": {SERVER_NAME: entry}})
+        _write(workdir, path, {"mcpServers": {SERVER_NAME: entry}})
         return McpJsonResult("created", str(path), entry, resolved.check)
     servers = doc.setdefault("mcpServers", {})
     current = servers.get(SERVER_NAME)
@@ -253,17 +253,17 @@ def install_mcp_json(workdir: Path, resolved: Resolved) -> McpJsonResult:
         if works.ok or not (resolved.check and resolved.check.ok):
             return McpJsonResult("kept", f"{path} already starts the server", current, works)
         servers[SERVER_NAME] = entry
-        _write(path, doc)
+        _write(workdir, path, doc)
         return McpJsonResult(
             "updated", f"{path} (its entry did not start: {works.output or 'no output'})", entry, resolved.check
         )
     servers[SERVER_NAME] = entry
-    _write(path, doc)
+    _write(workdir, path, doc)
     return McpJsonResult("added", str(path), entry, resolved.check)
 
 
-def _write(path: Path, doc: dict) -> None:
-    write_atomic(path, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+def _write(workdir: Path, path: Path, doc: dict) -> None:
+    write_in_worktree(workdir, path, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
 
 
 def snippets(repo: Path, launcher: Launcher) -> list:

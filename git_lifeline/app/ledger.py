@@ -416,6 +416,7 @@ class Ledger:
         from ..core.entry import new_entry, parse_ts, utcnow
         from ..core.headers import refuse_bad_headers
 
+        draft.refuse_forged_arguments()
         if draft.kind == "bootstrap":
             from . import empty_ledger
 
@@ -472,6 +473,7 @@ class Ledger:
         """A checkpoint of a thread; not new when the live one already says exactly this."""
         from ..core import blocks
 
+        blocks.refuse_line_break("thread", thread)
         thread = (thread or truth.MAIN_THREAD).strip()
         st = self.state()
         key = truth.thread_key(thread, st.fold.opens)

@@ -20,7 +20,16 @@ from typing import TYPE_CHECKING, Callable, Iterable, Optional
 
 from ..core.entry import entry_order_key
 from ..errors import InputError, LifelineError
-from ..git.fs import UnsafeFile, ensure_excluded, file_lock, is_tracked, read_bounded, worktree_target, write_atomic
+from ..git.fs import (
+    UnsafeFile,
+    ensure_excluded,
+    file_lock,
+    is_tracked,
+    read_bounded,
+    worktree_target,
+    write_atomic,
+    write_in_worktree,
+)
 from ..git.names import DEFAULT_LINE
 from ..git.repo import GitRepo
 from ..git.store import LineStore
@@ -168,7 +177,8 @@ class ProjectionFile:
     def _write(self, target: Path, text: str) -> None:
         created = not target.exists()
         data = text.encode("utf-8")
-        write_atomic(target, text)
+        assert self.gr.workdir is not None
+        write_in_worktree(self.gr.workdir, target, text)
         try:
             write_atomic(self._written_record(), self._digest(target, data))
         except OSError:

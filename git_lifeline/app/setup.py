@@ -148,7 +148,7 @@ def setup_agents(ws: Workspace, clients: list[str], launcher: Launcher, mcp: boo
 def init_policy(ws: Workspace, agents: tuple = ()) -> Path:
     """Write a starter .lifeline/policy.json; never overwrites one."""
     from ..core.policy import POLICY_PATH, render_policy, starter_policy
-    from ..git.fs import UnsafeFile, worktree_target, write_atomic
+    from ..git.fs import UnsafeFile, write_in_worktree
 
     if ws.workdir is None:
         raise InputError("a bare repository has no work tree to write .lifeline/policy.json into")
@@ -156,8 +156,7 @@ def init_policy(ws: Workspace, agents: tuple = ()) -> Path:
     if path.exists() or path.is_symlink():
         raise InputError(f"{path} already exists; edit it instead (nothing was written)")
     try:  # a tracked `.lifeline` link must not carry the write out of the work tree
-        target = worktree_target(ws.workdir, path)
+        write_in_worktree(ws.workdir, path, render_policy(starter_policy(tuple(agents))))
     except UnsafeFile as exc:
         raise InputError(f"{exc.strerror}; nothing was written") from None
-    write_atomic(target, render_policy(starter_policy(tuple(agents))))
     return path

@@ -84,7 +84,13 @@ __git_lifeline_reply() {
         type compopt >/dev/null 2>&1 && compopt -o filenames 2>/dev/null
         return 0
     fi
-    COMPREPLY=($candidates)
+    # each candidate quoted for the shell (a pusher names a thread `x;touch f;#`), never
+    # split on blanks nor globbed
+    COMPREPLY=()
+    local c
+    while IFS= read -r c; do
+        [ -n "$c" ] && COMPREPLY+=("$(printf '%q' "$c")")
+    done <<< "$candidates"
     # --opt=value: readline completes the part after '=' (a word break)
     if [[ "$cur" == --*=* && "$COMP_WORDBREAKS" == *=* ]]; then
         local i
@@ -143,8 +149,9 @@ _git-lifeline() {
             vals+=("$value"); shown+=("${line#*$'\t'}")
         fi
     done
-    (( ${#vals} )) && compadd -Q -l -d shown -- "${vals[@]}"
-    (( ${#nospace_vals} )) && compadd -Q -S '' -l -d nospace_shown -- "${nospace_vals[@]}"
+    # no -Q: compadd quotes each value as it inserts it (a pusher's thread `x;touch f;#`)
+    (( ${#vals} )) && compadd -l -d shown -- "${vals[@]}"
+    (( ${#nospace_vals} )) && compadd -S '' -l -d nospace_shown -- "${nospace_vals[@]}"
     return 0
 }
 # zsh's git completion lists external commands it is told about.
@@ -218,6 +225,8 @@ def answer(args: list, root: click.Group) -> int:
         click.echo(FILES)
         return 0
     for value, description in found:
+        if any(ch in value for ch in "\n\r\t"):  # one candidate a line, a tab before its description
+            continue
         if shell == "bash" or not description:
             click.echo(value)
         else:

@@ -112,6 +112,7 @@ def propose(
 @click.pass_context
 def review(ctx: click.Context, everything: bool, as_json: bool) -> None:
     """List the proposals waiting for a human (oldest first)."""
+    from ..app.agents import proposal_why
     from ..app.text import format_ts
 
     agents = _agents(ctx)
@@ -135,11 +136,10 @@ def review(ctx: click.Context, everything: bool, as_json: bool) -> None:
         status = "" if p.status == "pending" else f"  [{p.status}]"
         say(f"\n  {p.short}  {c.kind}: {c.summary}{status}")
         say(f"            by {_who(c)}, {format_ts(p.record.ts)[:16].replace('T', ' ')} via {p.record.via}")
-        why = _one_line(c.body, 160)
+        _say_parents(agents, c)
+        why = _one_line(proposal_why(c), 160)
         if why:
-            say(f"            why: {why}")
-        if c.parents:
-            say(f"            parents: {', '.join(short(x) for x in c.parents)}")
+            say(f"            why: {visible(why)}")
         for conflict in p.conflicts:
             say(f"            conflict: also {conflict.type} by {conflict.by} (merged from another clone)")
     if pending:
@@ -155,11 +155,22 @@ def _other_lines_hint(ctx: click.Context, line: str) -> None:
         say(f"also pending in other lines: {', '.join(waiting)} — git lifeline --line NAME review", err=True)
 
 
-def _report(results: list, verb: str) -> None:
+def _say_parents(agents: Agents, content: Content) -> None:
+    """Each entry a proposal names, with what approving it does to that entry."""
+    from ..app.agents import parent_effects
+
+    for parent in parent_effects(agents.led, content):
+        named = f"{parent.kind}: {visible(parent.summary)}" if parent.kind else ""
+        say(f"            {parent.effect} {parent.id[:12]} {named}".rstrip())
+
+
+def _report(results: list, verb: str, agents: Optional[Agents] = None) -> None:
     failed = [r for r in results if not r.ok]
     for r in results:
         if r.ok and r.status == "approved":
             say(f"approved {r.proposal.short} -> entry {r.entry.short} {r.entry.kind}: {r.entry.summary}")
+            if agents is not None:
+                _say_parents(agents, r.proposal.content)
         elif r.ok and r.status == "duplicate":
             say(f"duplicate {r.proposal.short}: entry {r.entry.short} was already in the line; closed as duplicate")
         elif r.ok:
@@ -180,7 +191,8 @@ def _report(results: list, verb: str) -> None:
 @click.pass_context
 def approve(ctx: click.Context, pids: str) -> None:
     """Approve proposals: each becomes an entry of the line. Exit 2 if any of them fails."""
-    _report(_agents(ctx).approve(list(pids)), "approve")
+    agents = _agents(ctx)
+    _report(agents.approve(list(pids)), "approve", agents)
 
 
 @click.command()

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 import click
 
 from .common import Command, chosen_lines, line_option, open_workspace, plural, print_warnings, quiet_option, short
-from .terminal import info, say
+from .terminal import info, say, say_line
 
 if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
     from contextlib import AbstractContextManager
@@ -66,6 +66,14 @@ def _echo_pulls(remote: str, pulls: list) -> None:
             info(f"line {p.line}: not on {remote} yet; push with: git lifeline push {remote}")
         else:
             info(f"line {p.line}: up to date")
+    from ..app.exchange import overrides_brought
+
+    for line, entry_id, reason in overrides_brought(pulls):
+        say_line(
+            f"warning: line {line}: entry {entry_id[:12]} overrides the secret scan ({reason!r}); "
+            "git config lifeline.allowSecretOverride false refuses such entries",
+            err=True,
+        )
 
 
 def _echo_push(result: PushResult) -> bool:

@@ -17,6 +17,8 @@ from datetime import datetime
 from difflib import get_close_matches
 from typing import Iterable, Optional
 
+from ..errors import InputError
+
 HEADER_KEYS = (
     "thread",
     "pin",
@@ -30,6 +32,9 @@ HEADER_KEYS = (
     "adr-status",  # the status an imported ADR's file gave, as written (app/adr.py)
 )
 CHECKPOINT_SECTIONS = ("goal", "done", "next", "blocked", "tried")
+
+# Characters that end a line for some reader (str.splitlines, markdown, terminals).
+LINE_BREAKS = frozenset("\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 
 _HEADER_LINE = re.compile(r"(?P<key>[a-z][a-z-]*):[ \t]+(?P<value>\S.*?)[ \t]*")
 _LIST_HEAD = re.compile(r"(?P<name>[a-z][a-z-]*):[ \t]*")
@@ -86,7 +91,18 @@ def list_blocks(body: str) -> dict:
     return out
 
 
+def refuse_line_break(name: str, value: Optional[str]) -> None:
+    """THE check of a single-line argument (a thread, a summary, an agent's name, a header
+    value), whichever face it came from: InputError when a line break is in it. A break
+    in a value written as a header line would add header lines of its own (`thread: x`
+    then `allow-secret: ...`), so nothing with one is ever written."""
+    if value and any(ch in LINE_BREAKS for ch in value):
+        raise InputError(f"{name} must be one line: it contains a line break; nothing was written")
+
+
 def render_header(fields: dict) -> str:
+    for key, value in fields.items():
+        refuse_line_break(key, value)
     return "".join(f"{k}: {v}\n" for k, v in fields.items() if v)
 
 

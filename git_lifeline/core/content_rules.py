@@ -9,6 +9,8 @@ import re
 import unicodedata
 from typing import Optional, Protocol
 
+from .blocks import LINE_BREAKS
+
 
 class Fields(Protocol):
     """What the rules read of an entry (core/entry.py's Entry, whose fields are read-only)."""
@@ -43,8 +45,6 @@ MAX_FIELD_CHARS = 200
 MAX_BODY_BYTES = 64 * 1024
 MAX_PARENTS = 64
 
-# Characters that end a line for some reader (str.splitlines, markdown, terminals).
-_LINE_BREAKS = frozenset("\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 _BODY_CONTROLS_ALLOWED = frozenset("\t\n\r")
 # Fast pre-checks: a value without any of these characters passes the per-character
 # scans below, so the scans (and their precise messages) run only for suspicious input.
@@ -58,7 +58,7 @@ def _bad_single_line(value: str) -> Optional[str]:
     if _SUSPECT_SINGLE_LINE.search(value) is None:
         return "has leading or trailing whitespace" if value != value.strip() else None
     for ch in value:
-        if ch in _LINE_BREAKS:
+        if ch in LINE_BREAKS:
             return "contains a line break"
         cat = unicodedata.category(ch)
         if cat == "Cc":

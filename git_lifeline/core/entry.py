@@ -276,6 +276,7 @@ class Entry:
         ts: Optional[datetime] = None,
         id: Optional[str] = None,
         require_why: bool = True,
+        honour_override: bool = True,
     ) -> Entry:
         """New content as an Entry under every write rule, the secret scan included;
         raises EntryError (or SecretError) before anything can be written.
@@ -284,7 +285,9 @@ class Entry:
         representation per id); `ts` defaults to now and is stored in UTC. `id` is the
         id a source recorded (a projection's): kept as given, so `verify()` can tell a
         record that does not match it; None computes it. `require_why` False takes an
-        empty body of any kind: content another tool stored (an import), not a new write."""
+        empty body of any kind: content another tool stored (an import), not a new write.
+        `honour_override` False scans whatever the body's header says (an import, a
+        proposal): an `allow-secret:` override counts only where a human's flag wrote it."""
         return _build(
             kind=kind,
             summary=summary,
@@ -298,6 +301,7 @@ class Entry:
             ts=ts,
             id=id,
             require_why=require_why,
+            honour_override=honour_override,
         )
 
 
@@ -356,6 +360,7 @@ def _build(
     ts: Any,
     id: Any,
     require_why: bool = True,
+    honour_override: bool = True,
 ) -> Entry:
     for name, value in (
         ("kind", kind),
@@ -398,7 +403,7 @@ def _build(
     # Imported here: the scan's patterns are compiled on first use, and read paths never need them.
     from .secrets import refuse_credentials
 
-    refuse_credentials(e)
+    refuse_credentials(e, honour_override)
     return e
 
 

@@ -479,8 +479,21 @@ def allowed(body: str) -> Optional[str]:
     return field(body, ALLOW_HEADER)
 
 
-def entry_findings(entry: Scanned) -> list[Finding]:
-    """Findings in an entry's text fields; empty when its body records an override."""
+HUMAN_AGENT = "human"  # the agent field of a person writing without an agent
+
+
+def honoured_override(entry: Scanned) -> Optional[str]:
+    """The reason of the override the scan honours: only on a human's own entry (agent
+    "human"), where `--allow-secret` wrote it. On an agent's entry (a direct write or an
+    approved proposal: the content is still the agent's) the header is text like any other."""
+    if getattr(entry, "agent", None) != HUMAN_AGENT:
+        return None
+    return allowed(getattr(entry, "body", ""))
+
+
+def entry_findings(entry: Scanned, honour_override: bool = True) -> list[Finding]:
+    """Findings in an entry's text fields; empty when a human's override is honoured
+    (`honour_override` False: an import, scanned whatever its header says)."""
     values = [
         (name, value) for name in SCANNED_FIELDS if isinstance(value := getattr(entry, name, None), str) and value
     ]
@@ -488,7 +501,7 @@ def entry_findings(entry: Scanned) -> list[Finding]:
     # finding, whatever their body's header says)
     joined = "\n\0\n".join([v for _, v in values])
     candidates = _candidates(joined, joined.lower())
-    if not candidates or allowed(getattr(entry, "body", "")) is not None:
+    if not candidates or (honour_override and honoured_override(entry) is not None):
         return []
     out: list = []
     for name, value in values:
@@ -496,12 +509,14 @@ def entry_findings(entry: Scanned) -> list[Finding]:
     return out
 
 
-def refuse_credentials(entry: Scanned) -> None:
+def refuse_credentials(entry: Scanned, honour_override: bool = True) -> None:
     """The gate every new entry passes (`Entry.new` calls it):
-    raises SecretError, naming kinds and positions, when the entry holds a credential."""
-    findings = entry_findings(entry)
+    raises SecretError, naming kinds and positions, when the entry holds a credential.
+    Only a human's own write is told how to record a false positive."""
+    findings = entry_findings(entry, honour_override)
     if findings:
-        raise refusal(findings)
+        human = honour_override and getattr(entry, "agent", None) == HUMAN_AGENT
+        raise refusal(findings, teach_override=human)
 
 
 MAX_REASON_CHARS = 200
@@ -520,9 +535,10 @@ def record_override(body: str, reason: str) -> str:
     return render_header({ALLOW_HEADER: why}) + (body or "")
 
 
-def refusal(findings: Iterable[Finding], subject: str = "the entry") -> SecretError:
+def refusal(findings: Iterable[Finding], subject: str = "the entry", teach_override: bool = False) -> SecretError:
     """The SecretError that refuses a write, one finding a line: kinds and positions,
-    never the secret."""
+    never the secret. `teach_override` names `--allow-secret`: only for a human's write
+    from the command line (an agent is never taught how to get past the gate)."""
     items = list(findings)
     shown = [f"  {f.describe()}" for f in items[:10]]
     more = [f"  ... and {len(items) - 10} more"] if len(items) > 10 else []
@@ -530,6 +546,10 @@ def refusal(findings: Iterable[Finding], subject: str = "the entry") -> SecretEr
         f"refused: {subject} holds what looks like a credential; nothing was written:",
         *shown,
         *more,
-        "Remove it (and rotate it if it was real). If it is not a secret, write the entry with "
-        "--allow-secret REASON (log, checkpoint), which records why in its body.",
+        (
+            "Remove it (and rotate it if it was real). If it is not a secret, write the entry with "
+            "--allow-secret REASON (log, checkpoint), which records why in its body."
+            if teach_override
+            else "Remove it (and rotate it if it was real); if it is not a secret, a human decides that."
+        ),
     )

@@ -467,6 +467,7 @@ def check_records(
                 ts=parse_ts(rec.ts, assume_utc),
                 dedup_key=rec.dedup_key,
                 require_why=False,
+                honour_override=False,
             )  # lifeline-context stores empty bodies; ids must not change
         except NaiveTimestamp as exc:
             refused.append((rec, f"{exc} (rerun with --assume-utc if the source wrote UTC)"))

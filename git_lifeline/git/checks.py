@@ -128,13 +128,16 @@ class LedgerChecks(Checks):
         self._blob_ok: dict = {}  # blob oid -> problem or None
         self._mistimed: set = set()  # ids already reported bad-time (at the merge that re-dated them)
         self._skew_value: Optional[timedelta] = None
+        # a server (pre-receive) or a team (pull, verify) may refuse every override of the
+        # secret scan: the repository's own config, which no push or clone can set
+        self._honour_override = log.gr.config_bool(ALLOW_OVERRIDE_KEY, True)
 
     def blob(self, rel: str, oid: pygit2.Oid) -> Optional[tuple[str, str]]:
         # What the blob holds is checked once per blob; where it is stored, at every path
         # (the same blob copied or moved under another id's path is a renamed entry).
         key = str(oid)
         if key not in self._blob_ok:
-            self._keep(key, *judge_entry_blob(blob_data(self.repo, oid), self.memo))
+            self._keep(key, *judge_entry_blob(blob_data(self.repo, oid), self.memo, self._honour_override))
         problem = self._blob_ok[key]
         parsed = self._parsed.get(key)
         if problem is None and parsed is not None and parsed.id != rel.replace("/", ""):
@@ -155,7 +158,7 @@ class LedgerChecks(Checks):
         try:
             for key, data in read_blobs(self.log.gr, [k for k in oids if k not in self._blob_ok]):
                 if data is not None:
-                    self._keep(key, *judge_entry_blob(data, self.memo))
+                    self._keep(key, *judge_entry_blob(data, self.memo, self._honour_override))
         except GitCommandError:
             pass  # git stopped (a corrupt object, say): the walk reads what is left, and names the fault
 
@@ -322,6 +325,8 @@ class TrailChecks(Checks):
                 )
 
 
+ALLOW_OVERRIDE_KEY = "lifeline.allowSecretOverride"
+
 CHECKS: dict[str, type[Checks]] = {LEDGER.name: LedgerChecks, REVIEW.name: TrailChecks}
 if set(CHECKS) != {ns.name for ns in NAMESPACES}:  # pragma: no cover - caught by any import
     raise ImportError(f"namespaces without verification: {sorted({ns.name for ns in NAMESPACES} - set(CHECKS))}")
@@ -395,10 +400,10 @@ def _entry_blobs(log: FanoutLog, diffs: list) -> list:
     return list(seen)
 
 
-def judge_entry_blob(data: bytes, memo: Optional[VerdictMemo] = None) -> tuple:
+def judge_entry_blob(data: bytes, memo: Optional[VerdictMemo] = None, honour_override: bool = True) -> tuple:
     """(problem or None, the parsed entry or None) for one ledger blob's bytes: it parses
     under every rule, recomputes to its id, holds no credential (unless its body records
-    the override) and its typed header values are of their type. Where it is stored is
+    a human's override, unless `honour_override` is False) and its typed header values are of their type. Where it is stored is
     the caller's check (`LedgerChecks.blob`). With `memo` (verify's full pass only), the
     last two are skipped for content an earlier verify found clean under the same rules:
     the id, just recomputed from these bytes, proves it is that content."""
@@ -408,10 +413,10 @@ def judge_entry_blob(data: bytes, memo: Optional[VerdictMemo] = None) -> tuple:
         return f"unreadable entry: {exc}", None
     if not e.verify():
         return f"content does not match its id {abbrev(e.id)} (tampered)", e
-    if memo is not None and memo.known_clean(e):
+    if memo is not None and honour_override and memo.known_clean(e):
         return None, e
-    problem = _secret_problem(e) or _header_problem(e)
-    if problem is None and memo is not None:
+    problem = _secret_problem(e, honour_override) or _header_problem(e)
+    if problem is None and memo is not None and honour_override:
         memo.add(e)
     return problem, e
 
@@ -421,12 +426,18 @@ def _header_problem(e: Entry) -> Optional[str]:
     return f"entry {abbrev(e.id)}: " + "; ".join(problems) if problems else None
 
 
-def _secret_problem(e: Entry) -> Optional[SecretProblem]:
-    from ..core.secrets import entry_findings
+def _secret_problem(e: Entry, honour_override: bool = True) -> Optional[SecretProblem]:
+    from ..core.secrets import entry_findings, honoured_override
 
-    findings = entry_findings(e)
+    findings = entry_findings(e, honour_override)
     if not findings:
         return None
+    if not honour_override and honoured_override(e) is not None:
+        shown = "; ".join(f.describe() for f in findings[:3]) + (" ..." if len(findings) > 3 else "")
+        return SecretProblem(
+            f"entry {e.id[:12]} overrides the secret scan ({shown}), which git config "
+            f"{ALLOW_OVERRIDE_KEY} false refuses here; rotate it if it is real"
+        )
     shown = "; ".join(f.describe() for f in findings[:3]) + (" ..." if len(findings) > 3 else "")
     return SecretProblem(
         f"entry {abbrev(e.id)} holds what looks like a credential ({shown}); rotate it, it is in the line's history"

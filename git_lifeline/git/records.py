@@ -139,6 +139,7 @@ def _content_problem(content: dict[str, Any]) -> Optional[str]:
             provider=content["provider"],
             model=content["model"],
             parents=content["parents"],
+            honour_override=False,  # a proposal is an agent's: its header never overrides the scan
         )
     except InputError as exc:
         return str(exc)

@@ -94,7 +94,7 @@ def decision_notes(inp: ContextInput, entry_id: str) -> tuple:
         subject = inp.state.fold.facts.get(entry_id, {}).get("subject", "")
         notes.append(tx.conflict_note(rivals.first(tx.CONFLICT_NOTE_IDS), rivals.count, subject))
     if entry_id in inp.stale:
-        notes.append(inp.stale[entry_id])
+        notes.append(tx.stale_note(inp.stale[entry_id]))
     return tuple(notes)
 
 

@@ -43,6 +43,15 @@ def md(text: str) -> str:
     return text.replace("⚠", "\\⚠")
 
 
+def stale_note(mark: str) -> str:
+    """A staleness mark (history.Staleness.mark) as one inert line: it names a directory
+    of the repository, which a pusher can name with a line break and a heading of its own;
+    our leading warning sign is kept."""
+    sign = "⚠ "
+    rest = mark[len(sign) :] if mark.startswith(sign) else mark
+    return sign + md(one_line(rest))
+
+
 def cut(text: str, width: int) -> str:
     """`text` within `width` characters, cut at a word boundary with an explicit ellipsis."""
     if width <= 0:

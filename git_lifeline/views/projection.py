@@ -245,6 +245,7 @@ def _entry_from_fields(fields: dict, body: str, source: str, lineno: int) -> "En
             body=body,
             dedup_key=fields.get("dedup_key"),
             require_why=False,
+            honour_override=False,
         )  # a stored entry's body may be empty (an import from lifeline-context)
     except LifelineError as exc:
         raise ParseError(f"{source}:{lineno}: {exc}") from None

@@ -298,11 +298,11 @@ def test_progress_is_reported_while_checking_and_writing(repo, tmp_path):
 def test_fast_validation_flags_exactly_what_the_character_scan_flags(text):
     import unicodedata
 
-    from git_lifeline.core import entry
+    from git_lifeline.core import blocks, entry
 
     def slow_single(value):
         for ch in value:
-            if ch in entry._LINE_BREAKS:
+            if ch in blocks.LINE_BREAKS:
                 return "contains a line break"
             cat = unicodedata.category(ch)
             if cat == "Cc":
