@@ -200,6 +200,27 @@ def client(tmp_path: Path, name: str, url: Path) -> Path:
     return repo
 
 
+def bare(tmp_path: Path, name: str = "server.git") -> Path:
+    """A bare repository `tmp_path/name`: the team's remote."""
+    path = tmp_path / name
+    git(tmp_path, "init", "-q", "--bare", str(path))
+    return path
+
+
+def configured_client(tmp_path: Path, name: str, url: Path) -> Path:
+    """`client`, with its own author."""
+    repo = client(tmp_path, name, url)
+    git(repo, "config", "user.name", "Test Author")
+    git(repo, "config", "user.email", "test@example.com")
+    return repo
+
+
+def log_decision(repo: Path, summary: str = "First decision", body: str = "Because.") -> None:
+    """A human's decision, through the CLI."""
+    r = cli(repo, "log", "--kind", "decision", "--summary", summary, "--body", body)
+    assert r.code == 0, r
+
+
 def git_push(repo: Path, *specs: str, flags: tuple = (), remote: str = "origin", timeout: float = TIMEOUT) -> tuple:
     """A real `git push [FLAGS] REMOTE SPECS...` (running whatever hooks are installed,
     `git lifeline` found on PATH): (exit code, stderr)."""

@@ -11,22 +11,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import Via, cli, client, git, init_repo
+from helpers import Via, bare, cli, configured_client, git, init_repo
 
 from git_lifeline.app.integration import SAFE_PATH, safe_path_flags
-
-
-def bare(tmp_path: Path, name: str = "server.git") -> Path:
-    path = tmp_path / name
-    git(tmp_path, "init", "-q", "--bare", str(path))
-    return path
-
-
-def configured_client(tmp_path: Path, name: str, url: Path) -> Path:
-    repo = client(tmp_path, name, url)
-    git(repo, "config", "user.name", "Test Author")
-    git(repo, "config", "user.email", "test@example.com")
-    return repo
 
 
 def planted(tmp_path: Path) -> tuple:
@@ -79,6 +66,8 @@ def test_init_checks_this_installation_without_importing_the_work_tree(tmp_path)
 
 def test_the_interpreter_form_init_writes_never_imports_the_work_tree_when_a_client_starts_it(tmp_path):
     repo, marker = planted(tmp_path)
+    # untracked: init writes this machine's interpreter only into a file git does not track
+    git(repo, "rm", "-q", "--cached", ".mcp.json")
     (repo / ".mcp.json").unlink()
     bindir = tmp_path / "bin"  # no git-lifeline on PATH: init writes `<python> -P -m git_lifeline mcp`
     bindir.mkdir()

@@ -4,23 +4,8 @@ and `policy init` never writes through a link out of the work tree.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from helpers import cli, client, git
-
-
-def bare(tmp_path: Path, name: str = "server.git") -> Path:
-    path = tmp_path / name
-    git(tmp_path, "init", "-q", "--bare", str(path))
-    return path
-
-
-def configured_client(tmp_path: Path, name: str, url: Path) -> Path:
-    repo = client(tmp_path, name, url)
-    git(repo, "config", "user.name", "Test Author")
-    git(repo, "config", "user.email", "test@example.com")
-    return repo
+from helpers import bare, cli, configured_client, git
 
 
 @pytest.mark.parametrize("target", ["outside", "huge", "device"])

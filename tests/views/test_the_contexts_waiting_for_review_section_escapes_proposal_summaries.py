@@ -2,28 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from helpers import cli, client, git
-
-
-def bare(tmp_path: Path, name: str = "server.git") -> Path:
-    path = tmp_path / name
-    git(tmp_path, "init", "-q", "--bare", str(path))
-    return path
-
-
-def configured_client(tmp_path: Path, name: str, url: Path) -> Path:
-    repo = client(tmp_path, name, url)
-    git(repo, "config", "user.name", "Test Author")
-    git(repo, "config", "user.email", "test@example.com")
-    return repo
-
-
-def log_decision(repo: Path, summary: str = "First decision", body: str = "Because.") -> None:
-    r = cli(repo, "log", "--kind", "decision", "--summary", summary, "--body", body)
-    assert r.code == 0, r
-
+from helpers import bare, configured_client, log_decision
 
 FAKE = "[SUPERSEDED] Keep `[0badc0de]` **Postgres**"
 
