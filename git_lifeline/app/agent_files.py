@@ -326,7 +326,7 @@ def _drop_machine_hooks(workdir: Path, shared: Path) -> str:
 
 def _portable(hook: dict) -> bool:
     try:
-        return shlex.split(str(hook.get("command")))[:2] == ["git", "lifeline"]
+        return " ".join(shlex.split(str(hook.get("command")))[:2]) == "git lifeline"  # runs through PATH
     except ValueError:
         return False
 

@@ -93,6 +93,12 @@ def paths_matching_nothing(gr: GitRepo, body: str) -> list[str]:
     ]
 
 
+def described(store: LineStore, entry_id: str) -> Optional[str]:
+    """`kind: summary` of an entry of the line, or None (what a commit message names)."""
+    e = store.read(entry_id)
+    return kind_and_summary(e) if e is not None else None
+
+
 def kind_and_summary(e: Entry) -> str:
     """`kind: summary`, what a commit subject and a correction's paragraph call an entry; a
     summary that already opens with its kind (a checkpoint's derived `checkpoint main: ...`)
@@ -417,10 +423,7 @@ class Ledger:
         from ..core.headers import refuse_bad_headers
 
         draft.refuse_forged_arguments()
-        if draft.kind == "bootstrap":
-            from . import empty_ledger
-
-            empty_ledger.refuse_second_history(self.gr, self.line, self.store.head())
+        self.checks.refuse_a_second_history(draft.kind)
         body = draft.body
         parents: list[str] = list(draft.parents)
         if draft.thread:
@@ -512,15 +515,12 @@ class Ledger:
             "the same content again is a no-op; other content needs another key",
         )
 
-    def describe(self, entry_id: str) -> Optional[str]:
-        """`kind: summary` of an entry of the line, or None (what a commit message names)."""
-        e = self.store.read(entry_id)
-        return kind_and_summary(e) if e is not None else None
-
     def append(self, entries: list[Entry], subject: Optional[str] = None) -> AppendResult:
         """Write planned entries in one commit (those already present are not written again).
         `subject` replaces the commit message's first line (a verb that writes several entries)."""
-        result = self.store.append(entries, lambda new: commit_message(new, self.describe, subject), self._dedup_hit)
+        result = self.store.append(
+            entries, lambda new: commit_message(new, lambda i: described(self.store, i), subject), self._dedup_hit
+        )
         if result.commit:
             self.projection.refresh(result.parent, result.added, result.commit)
         return result

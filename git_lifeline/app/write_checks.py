@@ -26,6 +26,14 @@ class WriteChecks:
         self.gr = gr
         self.store = store
 
+    def refuse_a_second_history(self, kind: str) -> None:
+        """A bootstrap while the remote's ledger is not in yet would start a second history
+        of the project (empty_ledger.py): refused, with the command that brings it in."""
+        if kind == "bootstrap":
+            from . import empty_ledger
+
+            empty_ledger.refuse_second_history(self.gr, self.store.line, self.store.head())
+
     def max_clock_skew(self) -> timedelta:
         from ..core import clock
 

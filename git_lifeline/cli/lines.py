@@ -240,3 +240,19 @@ def graph(ctx: click.Context, fmt: str, output: str) -> None:
     if chosen_line(ctx):
         open_ledger(ctx, existing=True)  # a mistyped --line is an error, not an empty graph
     write_output(output, open_workspace(ctx).graph(chosen_line(ctx), fmt))
+
+
+@click.command()
+@click.option("--from", "source", required=True, type=click.Path(dir_okay=False), help="A LIFELINE.md projection.")
+@click.option("--strict", is_flag=True, help="Abort, writing nothing, if any recorded id does not match.")
+@quiet_option
+@line_option
+@click.pass_context
+def migrate(ctx: click.Context, source: str, strict: bool) -> None:
+    """Rebuild the line from a LIFELINE.md projection (ids are checked)."""
+    from ..app.interop import migrate as migrate_file
+
+    report = migrate_file(open_ledger(ctx), Path(source), strict=strict)
+    info(f"read {report.read} entries: {report.added} added, {report.existing} already present")
+    for m in report.mismatched:
+        click.echo(f"skipped {short(m)}: content does not match its recorded id", err=True)

@@ -91,7 +91,7 @@ for command in (
     entries.stale,
     entries.conflicts,
     entries.render,
-    entries.migrate,
+    lines.migrate,
     edits.revise,
     edits.revert,
     edits.close,
