@@ -110,7 +110,18 @@ def test_git_lifeline_tab_completes_through_gits_bash_completion(ledger_repo, tm
         ["git-lifeline", "list", "--kind", "ch"],
     )
     assert got[0] == ["show"]
-    assert got[1] == ["recall", "reject", "remote-setup", "render", "resolve", "resume", "revert", "review", "revise"]
+    assert got[1] == [
+        "reaffirm",
+        "recall",
+        "reject",
+        "remote-setup",
+        "render",
+        "resolve",
+        "resume",
+        "revert",
+        "review",
+        "revise",
+    ]
     assert got[2] == ["--kind"]
     assert sorted(got[3]) == ["debt", "decision"]
     assert got[4] == [d[:8]]

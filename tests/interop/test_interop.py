@@ -298,7 +298,7 @@ def test_progress_is_reported_while_checking_and_writing(repo, tmp_path):
 def test_fast_validation_flags_exactly_what_the_character_scan_flags(text):
     import unicodedata
 
-    from git_lifeline.core import blocks, entry
+    from git_lifeline.core import blocks, content_rules
 
     def slow_single(value):
         for ch in value:
@@ -321,8 +321,8 @@ def test_fast_validation_flags_exactly_what_the_character_scan_flags(text):
         return None
 
     for value in (text, text + "\ud800", "a" + text + "b"):
-        assert entry._bad_single_line(value) == slow_single(value)
-        assert entry._bad_body(value) == slow_body(value)
+        assert content_rules._bad_single_line(value) == slow_single(value)
+        assert content_rules._bad_body(value) == slow_body(value)
 
 
 def test_progress_bar_is_drawn_on_a_terminal_and_not_in_a_pipe(repo, tmp_path):

@@ -100,8 +100,8 @@ def test_git_commands_take_a_hostile_revision_as_a_revision(planted, tmp_path):
     gr = open_repo(str(attacker))
     target = tmp_path / "second-wall"
     facts = {"d" * 64: {"ts": "2020-01-01T00:00:00.000000", "paths": "src"}}
-    assert find_stale(gr, facts, {}, ["d" * 64], rev=f"--output={target}") == []
-    assert find_stale(gr, facts, {}, ["d" * 64], since_rev=f"--output={target}") == []
+    assert find_stale(gr, facts, {}, ["d" * 64], rev=f"--output={target}").stale == []
+    assert find_stale(gr, facts, {}, ["d" * 64], since_rev=f"--output={target}").stale == []
     assert not target.exists()
 
 

@@ -140,8 +140,9 @@ def test_verify_signatures_reports_a_commit_changed_after_signing(signed_repo, r
         "commit",
         "-w",
         "--stdin",
-        input=raw.replace("decision: Decision number 1", "decision: Decision number 2").encode(),
+        input=raw.replace("Decision number 1", "Decision number 2", 1).encode(),  # the subject
     )
+    assert forged != git(signed_repo, "rev-parse", "refs/lifeline/main"), "the forgery changed nothing"
     git(signed_repo, "update-ref", "refs/lifeline/main", forged)
     res = cli(signed_repo, "verify", "--signatures")
     assert res.code == 1, res

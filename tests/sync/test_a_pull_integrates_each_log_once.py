@@ -10,6 +10,7 @@ from helpers import git, init_repo, open_ledger, open_workspace
 
 from git_lifeline.app import exchange
 from git_lifeline.app.agents import Agents
+from git_lifeline.app.draft import Draft
 from git_lifeline.git import integrate
 
 
@@ -19,7 +20,7 @@ def test_a_pull_integrates_every_line_and_every_review_trail_exactly_once(tmp_pa
     author = init_repo(tmp_path / "author")
     git(author, "remote", "add", "origin", str(server))
     review = Agents(open_ledger(author, "main"))
-    proposal = review.propose(dict(kind="decision", summary="Use a queue", body="Bursts overflow."), via="cli")
+    proposal = review.propose(Draft(kind="decision", summary="Use a queue", body="Bursts overflow."), via="cli")
     assert [o.ok for o in review.approve([proposal.short])] == [True]
     exchange.push(open_workspace(author), "origin")
 
