@@ -16,7 +16,6 @@ from helpers import ROOT, TESTS
 
 sys.path.insert(0, str(ROOT / "bench"))
 
-import eval_blind  # noqa: E402
 
 DATA = TESTS / "data"
 TEST_MODEL = os.environ.get("LIFELINE_TEST_MODEL") or str(TESTS / ".model" / "all-MiniLM-L6-v2")
@@ -29,13 +28,11 @@ MEASURED = {
 }
 
 
-def measured(domain: str, model: str | None, tmp_path_factory) -> dict:
-    entries, questions = eval_blind.load(DATA / f"blind_{domain}")
-    led = eval_blind.fresh_ledger(tmp_path_factory.mktemp(f"blind-{domain}") / "repo", model)
-    ids = eval_blind.build(led, entries)
+def measured(domain: str, model: str | None, blind_sets) -> dict:
+    found = blind_sets(DATA / f"blind_{domain}", model)
     if model:
-        assert led.recall("warm up", k=1) is not None and led.recall_mode[0] == "semantic"
-    return eval_blind.score(eval_blind.ours(led, questions), entries, ids, questions, "all")
+        assert found.ledger.recall("warm up", k=1) is not None and found.ledger.recall_mode[0] == "semantic"
+    return found.report()
 
 
 def held(report: dict, hits: int, abstentions: int) -> None:
@@ -45,8 +42,8 @@ def held(report: dict, hits: int, abstentions: int) -> None:
 
 
 @pytest.mark.parametrize("domain", sorted(MEASURED))
-def test_lexical_recall_holds_its_figures_in_each_blind_domain(domain, tmp_path_factory, hermetic_git):
-    held(measured(domain, None, tmp_path_factory), *MEASURED[domain]["lexical"])
+def test_lexical_recall_holds_its_figures_in_each_blind_domain(domain, blind_sets):
+    held(measured(domain, None, blind_sets), *MEASURED[domain]["lexical"])
 
 
 @pytest.mark.skipif(
@@ -54,6 +51,6 @@ def test_lexical_recall_holds_its_figures_in_each_blind_domain(domain, tmp_path_
     reason="no test model (tests/fetch_test_model.py makes one; CI always has it)",
 )
 @pytest.mark.parametrize("domain", sorted(MEASURED))
-def test_semantic_recall_holds_its_figures_in_each_blind_domain(domain, tmp_path_factory, hermetic_git):
+def test_semantic_recall_holds_its_figures_in_each_blind_domain(domain, blind_sets):
     assert HAVE_MODEL, "CI must provide the test model: run tests/fetch_test_model.py (see .ci/run)"
-    held(measured(domain, TEST_MODEL, tmp_path_factory), *MEASURED[domain]["semantic"])
+    held(measured(domain, TEST_MODEL, blind_sets), *MEASURED[domain]["semantic"])
