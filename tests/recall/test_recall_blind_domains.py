@@ -1,7 +1,8 @@
-"""Recall quality on three more domains' blind sets (tests/data/BLIND_DOMAINS.md): a ledger
+"""Recall quality on six more domains' blind sets (tests/data/BLIND_DOMAINS.md): a ledger
 and questions written apart by helpers who never saw the code. Each file is held to the
-figures docs/RECALL.md gives (measured once, after the rule was frozen, for gameengine and
-clinic; fintech was tuned on), one question of slack each, for lexical and semantic recall:
+figures docs/RECALL.md gives (measured once, after the rule was frozen: gameengine and clinic
+in the first pass of issue 29, since tuned on like fintech; compiler, logistics and newsroom
+in the second), one question of slack each, for lexical and semantic recall:
 a change that trades answers for false alarms in another domain than the one it was tuned
 on fails here."""
 
@@ -25,6 +26,11 @@ MEASURED = {
     "fintech": {"lexical": (43, 11), "semantic": (42, 17)},
     "gameengine": {"lexical": (39, 16), "semantic": (42, 16)},
     "clinic": {"lexical": (43, 16), "semantic": (40, 15)},
+    # issue 29's second pass: written meanwhile by helpers who saw neither code nor entries,
+    # opened once after the rule was committed and run once (docs/RECALL.md)
+    "compiler": {"lexical": (46, 12), "semantic": (45, 14)},
+    "logistics": {"lexical": (47, 14), "semantic": (48, 15)},
+    "newsroom": {"lexical": (50, 14), "semantic": (49, 15)},
 }
 
 
