@@ -137,17 +137,16 @@ def map_lines(hunks: list[Hunk], start: int, end: int) -> Optional[tuple[int, in
                 start_shift += delta
             elif h.old_start <= start:
                 # the first line of the range that survives, or the line after the hunk
-                new_start = h.new_start + min(start - h.old_start, h.new_count)
+                # (a hunk of no new lines starts at the line before it)
+                offset = start - h.old_start
+                new_start = h.new_start + min(offset, h.new_count) if h.new_count else h.new_start + 1
         if new_end is None:
             if old_last < end:
                 end_shift += delta
             elif h.old_start <= end:
                 # the last line of the range that survives, or the line before the hunk
-                new_end = (
-                    h.new_start + min(end - h.old_start, h.new_count) - (1 if end - h.old_start >= h.new_count else 0)
-                )
-                if h.new_count == 0:
-                    new_end = h.new_start
+                offset = end - h.old_start
+                new_end = h.new_start + min(offset, h.new_count - 1) if h.new_count else h.new_start
     first = new_start if new_start is not None else start + start_shift
     last = new_end if new_end is not None else end + end_shift
     return (first, last) if last >= first else None
