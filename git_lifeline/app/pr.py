@@ -178,9 +178,9 @@ def pr_report(led: Ledger, spec: Optional[str]) -> PrReport:
     rng = resolve_range(led.gr, spec)
     st = led.state()
     facts = st.fold.facts
-    specs = governed_code(led.gr, facts, led.checks.rechecked(st), st.decision_ids, rng.head, led.store)
-    governed = list(specs)
     code = CodeLog(led.gr, rng.head)
+    specs = governed_code(led.gr, code, facts, led.checks.rechecked(st), st.decision_ids, led.store)
+    governed = list(specs)
     answers = code.changes([(s, (rng.merge_base,), None) for s in dict.fromkeys(specs.values()) if s])
     commits = range_commits(led.gr, rng)
     linked = _linked_entries(led, commits)

@@ -29,7 +29,7 @@ WORKERS = 4  # git processes at once
 CACHE_FILE = "code-changes.json"
 # each commit's id, time and the values of its `Lifeline:` trailers (a trailer re-affirms)
 LOG_FORMAT = "--format=%x00%H %ct %(trailers:key=Lifeline,valueonly,unfold,separator=%x20)"
-CACHE_VERSION = 2
+CACHE_VERSION = 3  # 3: the anchors resolved at HEAD are remembered too
 CACHE_MAX_BYTES = 16 << 20
 CACHE_MAX_COMMITS = 5000  # a longer answer is not remembered
 # commits one question reads at most (newest first): staleness says "N+ commits" past it, so
@@ -423,8 +423,8 @@ def _from_json(rows: object) -> Optional[list]:
     return out
 
 
-def _digest(head: str, entries: dict, sizes: dict) -> str:
-    doc = [head, entries, sizes]
+def _digest(head: str, entries: dict, sizes: dict, anchors: dict) -> str:
+    doc = [head, entries, sizes, anchors]
     return hashlib.sha256(json.dumps(doc, sort_keys=True, ensure_ascii=True).encode()).hexdigest()
 
 
@@ -436,6 +436,7 @@ class CodeLog:
         self.path = gr.lifeline_dir() / CACHE_FILE
         self.known: dict = {}
         self.sizes: dict[str, CodeSize] = {}  # json of the pathspecs -> what they hold at HEAD
+        self.anchors: dict[str, str] = {}  # json of [item, base] -> resolve_anchor's answer at HEAD
         # the answers remembered for the HEAD before this one, extended by the commits
         # since when that HEAD is in this one's history (a new commit, a fast-forward)
         self.previous: Optional[tuple[str, dict]] = None
@@ -457,7 +458,8 @@ class CodeLog:
             and _FULL_OID.fullmatch(doc["head"])
             and isinstance(doc.get("entries"), dict)
             and isinstance(doc.get("sizes"), dict)
-            and doc.get("digest") == _digest(doc["head"], doc["entries"], doc["sizes"])
+            and isinstance(doc.get("anchors"), dict)
+            and doc.get("digest") == _digest(doc["head"], doc["entries"], doc["sizes"], doc["anchors"])
         ):
             return
         if doc["head"] != self.head:
@@ -466,6 +468,10 @@ class CodeLog:
         for key, size in doc["sizes"].items():
             if isinstance(size, list) and len(size) == 2 and all(isinstance(n, int) and n >= 0 for n in size):
                 self.sizes[key] = CodeSize(size[0], size[1])
+        for key, spec in doc["anchors"].items():
+            # only what resolve_anchor writes: an `-L`/`-D` spec (a pathspec is never remembered)
+            if isinstance(spec, str) and spec[:2] in ("-L", "-D"):
+                self.anchors[key] = spec
         for key, rows in doc["entries"].items():
             log = _from_json(rows)
             if log is not None:
@@ -479,7 +485,8 @@ class CodeLog:
             "head": self.head,
             "entries": entries,
             "sizes": sizes,
-            "digest": _digest(self.head, entries, sizes),
+            "anchors": self.anchors,
+            "digest": _digest(self.head, entries, sizes, self.anchors),
         }
         try:
             write_atomic(self.path, json.dumps(doc, ensure_ascii=True))
@@ -526,6 +533,16 @@ class CodeLog:
             if log is not None:
                 out[key] = log
         return out
+
+    def resolve(self, asks: list[tuple[str, Optional[str]]]) -> dict[tuple[str, Optional[str]], str]:
+        """{(anchor item, base): resolve_anchor at this HEAD}, remembered with the logs."""
+        keys = {a: json.dumps(list(a), ensure_ascii=True) for a in asks}
+        missing = [a for a, k in keys.items() if k not in self.anchors]
+        for item, base in missing:
+            self.anchors[keys[(item, base)]] = resolve_anchor(self.gr, self.head, base, item)
+        if missing:
+            self._save()
+        return {a: self.anchors[k] for a, k in keys.items()}
 
     def sizes_of(self, questions: list) -> dict:
         """{specs tuple: CodeSize} at this HEAD (code_size), remembered with the logs."""

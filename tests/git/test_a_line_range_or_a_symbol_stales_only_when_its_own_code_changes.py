@@ -136,3 +136,22 @@ def test_a_range_keeps_its_lines_across_hunks_that_straddle_its_edges():
     assert map_lines([Hunk(4, 6, 3, 0)], 5, 8) is None  # all deleted
     assert map_lines([Hunk(6, 1, 6, 3)], 5, 8) == (5, 10)  # grew inside
     assert map_lines([Hunk(9, 0, 10, 2)], 5, 8) == (5, 8)  # added just after
+
+
+def test_reading_again_at_the_same_head_asks_git_nothing_about_the_anchors(repo, tmp_path, monkeypatch):
+    commit(repo, {"a.py": numbered(), "auth.py": FUNCS}, "code")
+    lines = decision(repo, "Lines 5 to 8 hold the limits", "a.py#L5-8")
+    decision(repo, "Login issues one token", "auth.py#login")
+    edit(repo, "a.py", "x1 = 1\n", "# moved\nx1 = 1\n", "above the range")
+    edit(repo, "a.py", "x6 = 6\n", "x6 = 66\n", "inside")
+    assert list(stale(repo)) == [lines]
+    trace = tmp_path / "trace"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    assert list(stale(repo)) == [lines]
+    cli(repo, "context", via=FAST)
+    asked = [
+        line
+        for line in trace.read_text().splitlines()
+        if "built-in: git log" in line or "built-in: git diff" in line or "cat-file -e" in line
+    ]
+    assert asked == []  # the resolved anchors, their logs and sizes are remembered for this HEAD
