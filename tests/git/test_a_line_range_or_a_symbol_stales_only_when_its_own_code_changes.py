@@ -155,3 +155,16 @@ def test_reading_again_at_the_same_head_asks_git_nothing_about_the_anchors(repo,
         if "built-in: git log" in line or "built-in: git diff" in line or "cat-file -e" in line
     ]
     assert asked == []  # the resolved anchors, their logs and sizes are remembered for this HEAD
+
+
+def test_glob_and_top_magic_name_less_code_and_so_grade_sharper(repo):
+    commit(repo, {"src/core.py": numbered(200), "src/api/views.py": numbered(10)}, "code")
+    broad = decision(repo, "The source tree is one package", "src/")
+    top_level = decision(repo, "Top-level modules stay small", ":(glob)src/*.py")
+    api = decision(repo, "Views stay thin", ":(top)src/api/")
+    text = (repo / "src/api/views.py").read_text()
+    commit(repo, {"src/api/views.py": text.replace(" = ", " == ")}, "rewrite the views")
+    rows = stale(repo)
+    assert top_level not in rows  # `*` under :(glob) stops at `/`
+    assert (rows[broad]["grade"], rows[api]["grade"]) == ("touched", "rewritten")
+    assert list(rows) == [api, broad]  # strongest first
