@@ -313,7 +313,8 @@ def _anchor_changes(gr: GitRepo, head: str, hide: list, since: Optional[int], sp
     args += ["--end-of-options", head, *(f"^{h}" for h in hide)]
     proc = gr.git(args, check=False)
     if proc.returncode != 0:  # the symbol is gone, or the file has fewer lines now
-        path = spec.rsplit(":", 1)[-1] if spec.startswith("-L:") else spec.split(":", 1)[1]
+        # `-L:<regex>:<file>` (a symbol's regex holds no `:`) or `-L<start>,<end>:<file>`
+        path = spec[3:].split(":", 1)[1] if spec.startswith("-L:") else spec.split(":", 1)[1]
         return _path_changes(gr, head, hide, since, [f":(top,literal){path}"])
     return parse_line_log(proc.stdout)
 

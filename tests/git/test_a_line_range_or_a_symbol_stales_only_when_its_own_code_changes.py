@@ -168,3 +168,10 @@ def test_glob_and_top_magic_name_less_code_and_so_grade_sharper(repo):
     assert top_level not in rows  # `*` under :(glob) stops at `/`
     assert (rows[broad]["grade"], rows[api]["grade"]) == ("touched", "rewritten")
     assert list(rows) == [api, broad]  # strongest first
+
+
+def test_a_symbol_gone_from_a_file_whose_name_holds_a_colon_reads_removed(repo):
+    commit(repo, {"lib:auth.py": FUNCS}, "code")
+    login = decision(repo, "Login issues one token", "lib:auth.py#login")
+    commit(repo, {"lib:auth.py": FUNCS.split("\n\n\n", 1)[1]}, "drop login")
+    assert stale(repo)[login]["grade"] == "removed"
