@@ -165,7 +165,8 @@ def header_options(func: Command) -> Command:
             "paths",
             multiple=True,
             metavar="PATHSPEC",
-            help="The code this is about (a git pathspec, e.g. 'src/db/**'); repeatable. "
+            help="The code this is about (a git pathspec, e.g. 'src/db/**', or lines or a symbol of "
+            "one file: 'src/auth.py#L10-40', 'src/auth.py#login'); repeatable. "
             "Written as the body's `paths:` header (staleness).",
         ),
         click.option(

@@ -497,7 +497,9 @@ STALE_SHOWN = 20  # stale decisions listed before "and N more"
 def stale(ctx: click.Context, since: Optional[str], since_commit: Optional[str], show_all: bool, as_json: bool) -> None:
     """Decisions in force whose code (their `paths:`) changed since they were made,
     strongest first: removed (its paths match no file now), rewritten (about half of its
-    lines or more changed), touched (some lines).
+    lines or more changed), touched (some lines). A `paths:` item may name lines or a
+    symbol of one file (src/auth.py#L10-40, src/auth.py#login): only commits that touch
+    those lines or that body count.
 
     \b
     To clear a mark, re-read the decision against the code, then either

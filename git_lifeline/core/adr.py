@@ -125,6 +125,9 @@ _META = re.compile(r"(?:[*-][ \t]+)?(?P<key>[A-Za-z][A-Za-z -]{0,30}?)[ \t]*:[ \
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
 _DATE = re.compile(r"['\"]?(\d{4}-\d{2}-\d{2})(?:[T ][0-9:.]+Z?)?['\"]?")
+# adr-tools wrote `Date: 12/01/1992` (day, month, year) before its records moved to ISO 8601;
+# a directory never passed through `adr upgrade-repository` still has them
+_DAY_FIRST_DATE = re.compile(r"(\d{2})/(\d{2})/(\d{4})")
 _LINK = re.compile(r"\[(?P<text>[^\]]*)\]\((?P<target>[^)\s]*)[^)]*\)")
 # "superceded" and "superseeded" are how real ADRs (adr-tools' own among them) spell it too
 _SUPERSEDED_BY = re.compile(r"super[sc]ee?ded[ \t]+by\b[ \t:]*(?P<rest>.*)", re.IGNORECASE)
@@ -433,13 +436,15 @@ def _parse_date(filename: str, raw: Optional[str]) -> Optional[str]:
     if raw is None or not raw.strip():
         return None
     m = _DATE.fullmatch(raw.strip())
-    if not m:
-        raise InputError(f"{filename}: date {raw.strip()[:40]!r} is not YYYY-MM-DD")
+    old = _DAY_FIRST_DATE.fullmatch(raw.strip())
+    if not m and not old:
+        raise InputError(f"{filename}: date {raw.strip()[:40]!r} is not YYYY-MM-DD (or DD/MM/YYYY)")
+    day = m.group(1) if m else f"{old.group(3)}-{old.group(2)}-{old.group(1)}" if old else ""
     try:
-        date.fromisoformat(m.group(1))
+        date.fromisoformat(day)
     except ValueError:
-        raise InputError(f"{filename}: date {m.group(1)!r} does not exist") from None
-    return m.group(1)
+        raise InputError(f"{filename}: date {raw.strip()[:40]!r} does not exist") from None
+    return day
 
 
 def resolve_reference(ref: str, by_file: dict, by_number: dict) -> Optional[str]:

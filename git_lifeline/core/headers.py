@@ -17,6 +17,7 @@ import unicodedata
 from typing import TYPE_CHECKING, Optional
 
 from . import blocks
+from .anchors import anchor_problem
 
 if TYPE_CHECKING:
     from .entry import Entry
@@ -53,7 +54,8 @@ def path_problem(glob: str) -> Optional[str]:
             return f"header paths: {_shown(glob)} holds the invisible or control character U+{ord(ch):04X}"
     if len(glob) > _MAX_PATH_CHARS:
         return f"header paths: a glob is longer than {_MAX_PATH_CHARS} characters"
-    return None
+    why = anchor_problem(glob)  # `file#L10-40`, `file#symbol` (core/anchors.py)
+    return f"header paths: {why}" if why else None
 
 
 def paths_problem(value: str) -> Optional[str]:
