@@ -40,9 +40,9 @@ _HEADER_LINE = re.compile(r"(?P<key>[a-z][a-z-]*):[ \t]+(?P<value>\S.*?)[ \t]*")
 _LIST_HEAD = re.compile(r"(?P<name>[a-z][a-z-]*):[ \t]*")
 
 
-def header_fields(body: str) -> dict:
+def header_fields(body: str) -> dict[str, str]:
     """The known `key: value` lines at the top of the body (first value wins)."""
-    out: dict = {}
+    out: dict[str, str] = {}
     for line in body.split("\n"):
         m = _HEADER_LINE.fullmatch(line.rstrip("\r"))
         if not m or m.group("key") not in HEADER_KEYS:

@@ -12,7 +12,7 @@ import heapq
 from typing import Callable, Iterable
 
 
-def causal_order(ids: list, key_of: Callable[[str], str], parents_of: Callable[[str], Iterable]) -> list:
+def causal_order(ids: list[str], key_of: Callable[[str], str], parents_of: Callable[[str], Iterable[str]]) -> list[str]:
     """`ids` with every parent before its children (parents outside `ids` name nothing
     here), then by (ts, id): the smallest available first. A function of the set alone.
     A child dated before its parent (clocks skew) still comes after it, so "the latest"
