@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional
 
 import pygit2
 
@@ -457,25 +457,43 @@ def _mermaid_text(text: str) -> str:
     return out.replace("`", "#96;").replace("|", "#124;")
 
 
+def _clustered(g: Graph, opening: Callable[[str], list[str]], node: Callable[[Node], str], closing: str) -> list[str]:
+    """Both renderers' node lines: each line's nodes (by key) inside its cluster (`opening`
+    its first lines, `closing` its last), lines by name, then the nodes of no line."""
+    by_line: dict[Optional[str], list[Node]] = {}
+    for n in g.nodes.values():
+        by_line.setdefault(n.line, []).append(n)
+    out: list[str] = []
+    for line in sorted(by_line, key=lambda x: (x is None, x or "")):
+        nodes = sorted(by_line[line], key=lambda n: n.key)
+        if line is None:
+            out += [f"  {node(n)}" for n in nodes]
+            continue
+        out += opening(line) + [f"    {node(n)}" for n in nodes] + [closing]
+    return out
+
+
+def _mermaid_node(n: Node) -> str:
+    label = _mermaid_text(n.label)
+    return n.key + {"thread": f'(["{label}"])', "missing": f'{{{{"{label}"}}}}'}.get(n.shape, f'["{label}"]')
+
+
+def _dot_node(n: Node) -> str:
+    attrs = [f'label="{_dot_text(n.label)}"']
+    if n.shape == "thread":
+        attrs.append("shape=ellipse")
+    if n.shape == "missing":
+        attrs.append('color="#cc0000", fontcolor="#cc0000"')
+    if n.superseded:
+        attrs.append('style=dashed, fontcolor="#777777"')
+    return f'"{n.key}" [{", ".join(attrs)}];'
+
+
 def render_mermaid(g: Graph) -> str:
     """A fenced ```mermaid block: pasted into any markdown file, GitHub, GitLab, Gitea
     and Bitbucket draw it."""
     out = ["```mermaid", "flowchart LR"]
-    by_line: dict = {}
-    for n in g.nodes.values():
-        by_line.setdefault(n.line, []).append(n)
-    for line in sorted(by_line, key=lambda x: (x is None, x or "")):
-        nodes = sorted(by_line[line], key=lambda n: n.key)
-        indent = "  "
-        if line is not None:
-            out.append(f'  subgraph L_{_ident(line)}["line {line}"]')
-            indent = "    "
-        for n in nodes:
-            label = _mermaid_text(n.label)
-            shape = {"thread": f'(["{label}"])', "missing": f'{{{{"{label}"}}}}'}.get(n.shape, f'["{label}"]')
-            out.append(f"{indent}{n.key}{shape}")
-        if line is not None:
-            out.append("  end")
+    out += _clustered(g, lambda line: [f'  subgraph L_{_ident(line)}["line {line}"]'], _mermaid_node, "  end")
     arrows = {"solid": "-->", "dotted": "-.->", "thick": "==>"}
     for a, b, label, style in sorted(g.edges):
         out.append(f"  {a} {arrows[style]}|{_mermaid_text(label)}| {b}")
@@ -497,26 +515,9 @@ def _dot_text(text: str) -> str:
 
 def render_dot(g: Graph) -> str:
     out = ["digraph lifeline {", "  rankdir=LR;", '  node [shape=box, fontsize=10, fontname="Helvetica"];']
-    by_line: dict = {}
-    for n in g.nodes.values():
-        by_line.setdefault(n.line, []).append(n)
-    for line in sorted(by_line, key=lambda x: (x is None, x or "")):
-        indent = "  "
-        if line is not None:
-            out.append(f'  subgraph "cluster_{line}" {{')
-            out.append(f'    label="line {_dot_text(line)}";')
-            indent = "    "
-        for n in sorted(by_line[line], key=lambda n: n.key):
-            attrs = [f'label="{_dot_text(n.label)}"']
-            if n.shape == "thread":
-                attrs.append("shape=ellipse")
-            if n.shape == "missing":
-                attrs.append('color="#cc0000", fontcolor="#cc0000"')
-            if n.superseded:
-                attrs.append('style=dashed, fontcolor="#777777"')
-            out.append(f'{indent}"{n.key}" [{", ".join(attrs)}];')
-        if line is not None:
-            out.append("  }")
+    out += _clustered(
+        g, lambda line: [f'  subgraph "cluster_{line}" {{', f'    label="line {_dot_text(line)}";'], _dot_node, "  }"
+    )
     styles = {"solid": "solid", "dotted": "dotted", "thick": "bold"}
     for a, b, label, style in sorted(g.edges):
         out.append(f'  "{a}" -> "{b}" [label="{_dot_text(label)}", style={styles[style]}];')
