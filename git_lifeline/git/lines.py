@@ -42,7 +42,7 @@ def origin_block(line: str, entry_id: str) -> str:
     return f"origin:\n  line: {line}\n  id: {entry_id}"
 
 
-def origins(body: str) -> list:
+def origins(body: str) -> list[dict[str, str]]:
     """Every well-formed origin block of a body, in order, as {"line", "id"}.
 
     A block is a line exactly `origin:` followed by indented `line: NAME` and
@@ -56,7 +56,7 @@ def origins(body: str) -> list:
         if lines[i].rstrip("\r") != _ORIGIN_HEAD:
             i += 1
             continue
-        found: dict = {}
+        found: dict[str, str] = {}
         j = i + 1
         while j < len(lines):
             m = _ORIGIN_KEY.fullmatch(lines[j].rstrip("\r"))
@@ -70,7 +70,7 @@ def origins(body: str) -> list:
     return out
 
 
-def origin_of(body: str) -> Optional[dict]:
+def origin_of(body: str) -> Optional[dict[str, str]]:
     found = origins(body)
     return found[-1] if found else None
 
@@ -93,12 +93,12 @@ class LineIndex:
     verification refuses them all together when any fails."""
 
     gr: GitRepo
-    lines: dict = field(default_factory=dict)  # name -> LineRef
-    ignored: list = field(default_factory=list)  # (ref name, why it is not a line)
-    pending: dict = field(default_factory=dict)  # name -> LineRef of a head about to land
+    lines: dict[str, LineRef] = field(default_factory=dict)  # name -> LineRef
+    ignored: list[tuple[str, str]] = field(default_factory=list)  # (ref name, why it is not a line)
+    pending: dict[str, LineRef] = field(default_factory=dict)  # name -> LineRef of a head about to land
 
     @classmethod
-    def scan(cls, gr: GitRepo, pending: Optional[dict] = None) -> "LineIndex":
+    def scan(cls, gr: GitRepo, pending: Optional[dict[str, str]] = None) -> "LineIndex":
         idx = cls(gr)
         for name in list_lines(gr):
             ref_name = REF_PREFIX + name
@@ -121,7 +121,7 @@ class LineIndex:
                 idx.pending[name] = LineRef(name, store, head, store.tree(head))
         return idx
 
-    def names(self) -> list:
+    def names(self) -> list[str]:
         return sorted(self.lines)
 
     def get(self, line: str, entry_id: str) -> Optional[Entry]:
@@ -152,7 +152,7 @@ class LineIndex:
                 return name
         return None
 
-    def matches(self, line: str, prefix: str) -> list:
+    def matches(self, line: str, prefix: str) -> list[str]:
         """Full ids in `line` starting with `prefix` (at least MIN_PREFIX hex chars)."""
         ref = self.lines.get(line)
         return prefix_matches(self.gr.repo, ref.entries_tree if ref is not None else None, prefix)
@@ -202,7 +202,7 @@ def _count(repo: pygit2.Repository, tree: Optional[pygit2.Tree]) -> int:
 
 
 # ---- cross-line references -------------------------------------------------------
-def split_ref(ref: str) -> tuple:
+def split_ref(ref: str) -> tuple[Optional[str], str]:
     """`research:ab12cd` -> ("research", "ab12cd"); a plain id or prefix -> (None, ref)."""
     text = (ref or "").strip()
     m = _LINE_REF.fullmatch(text)
@@ -236,7 +236,7 @@ def resolve_ref(gr: GitRepo, local: LineStore, ref: str, index: Optional[LineInd
 
 
 # ---- where ------------------------------------------------------------------------
-def where(gr: GitRepo, prefix: str) -> list:
+def where(gr: GitRepo, prefix: str) -> list[dict[str, str]]:
     """Every real line holding an id that starts with `prefix`: [{line, id, kind, summary}]."""
     p = (prefix or "").strip().lower()
     if ":" in p:
@@ -256,11 +256,13 @@ def where(gr: GitRepo, prefix: str) -> list:
 # ---- promote ------------------------------------------------------------------------
 @dataclass
 class PromoteOutcome:
-    copies: list  # new entries for the destination line
-    already: list  # (source id, id of the copy already there)
+    copies: list[Entry]  # new entries for the destination line
+    already: list[tuple[str, str]]  # (source id, id of the copy already there)
 
 
-def plan_promote(gr: GitRepo, src: str, dst: str, refs: list, parents: Optional[list] = None) -> PromoteOutcome:
+def plan_promote(
+    gr: GitRepo, src: str, dst: str, refs: list[str], parents: Optional[list[str]] = None
+) -> PromoteOutcome:
     """Copies of source entries for the destination line, each ending with an origin block.
 
     A copy keeps kind, author, agent, provider, model, summary and ts; its body is the
@@ -280,7 +282,7 @@ def plan_promote(gr: GitRepo, src: str, dst: str, refs: list, parents: Optional[
     src_store = idx.lines[src].store
     dst_store = LineStore(gr, dst)
     new_parents = sorted({resolve_ref(gr, dst_store, r, idx) for r in (parents or [])})
-    existing: dict = {}
+    existing: dict[tuple[str, str], str] = {}
     if dst_store.head() is not None:
         for e in dst_store.load().entries.values():
             for o in origins(e.body):
@@ -338,8 +340,8 @@ class Node:
 
 @dataclass
 class Graph:
-    nodes: dict = field(default_factory=dict)  # key -> Node
-    edges: set = field(default_factory=set)  # (from key, to key, label, style)
+    nodes: dict[str, Node] = field(default_factory=dict)  # key -> Node
+    edges: set[tuple[str, str, str, str]] = field(default_factory=set)  # (from key, to key, label, style)
 
 
 def _ident(line: str) -> str:
@@ -394,7 +396,9 @@ def build_graph(gr: GitRepo, only: Optional[str] = None) -> Graph:
         st = reduce(entries.values())
         sup = st.superseded
 
-        def local(entry_id: str, name: str = name, entries: dict = entries, sup: frozenset | set = sup) -> str:
+        def local(
+            entry_id: str, name: str = name, entries: dict[str, Entry] = entries, sup: frozenset[str] = sup
+        ) -> str:
             return entry_node(name, entries.get(entry_id), entry_id, entry_id in sup)
 
         for e in st.entries:
@@ -525,7 +529,9 @@ def render_dot(g: Graph) -> str:
     return "\n".join(out) + "\n"
 
 
-def check_origins(index: LineIndex, entries: Iterable[Entry]) -> tuple:
+def check_origins(
+    index: LineIndex, entries: Iterable[Entry]
+) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]], list[tuple[str, str, str]]]:
     """(anchored, unresolved, forged) origin links of a line's entries.
 
     anchored: (copy id, source id, line) whose source exists in the named real line
@@ -534,7 +540,9 @@ def check_origins(index: LineIndex, entries: Iterable[Entry]) -> tuple:
     this repository or does not hold the id (e.g. a ledger imported from elsewhere).
     forged: the source exists but the copy does not agree with it.
     """
-    anchored, unresolved, forged = [], [], []
+    anchored: list[tuple[str, str, str]] = []
+    unresolved: list[tuple[str, str, str]] = []
+    forged: list[tuple[str, str, str]] = []
     for e in entries:
         o = origin_of(e.body)
         if o is None:
