@@ -33,7 +33,7 @@ _MAX_PATH_CHARS = 1024
 NO_HEADER_KINDS = frozenset({"relation"})
 
 
-def split_paths(value: str) -> list:
+def split_paths(value: str) -> list[str]:
     """The globs of a `paths:` value, in order."""
     return [g for g in _PATH_SPLIT.split(value.strip()) if g]
 
@@ -78,7 +78,7 @@ def value_problem(key: str, value: str) -> Optional[str]:
     return None
 
 
-def header_problems(kind: str, body: str) -> list:
+def header_problems(kind: str, body: str) -> list[str]:
     """Every typed header value of a body that is not of its type (empty when valid)."""
     if kind in NO_HEADER_KINDS:
         return []
