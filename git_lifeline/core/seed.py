@@ -25,7 +25,7 @@ import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Optional, Union
 
 from ..errors import InputError, LifelineError
 from .entry import HEX64, MAX_BLOB_BYTES, Entry, NaiveTimestamp, abbrev, compute_id, entry_order_key, parse_ts
@@ -41,6 +41,7 @@ MAX_PAYLOAD_BYTES = 2 * MAX_BLOB_BYTES
 MAX_SEED_ROWS = 1_000_000
 MAX_SEED_SECONDS = 60.0
 SQLITE_MAGIC = b"SQLite format 3\x00"
+DB_FORMAT = "lifeline-context db"  # the one source that also holds a review queue (core/seed_queue.py)
 
 _HEADING = re.compile(r"### #(?P<n>\d+)\s+—\s+(?P<ts>\S+)\s+—\s+(?P<kind>\w+)[ \t]*")
 _FIELD = re.compile(r"- \*\*(?P<name>[a-z_]+)\*\*:(?P<value>.*)")
@@ -58,7 +59,7 @@ _LEGACY_RULE = re.compile(r"\n*---\s*\Z")
 class ImportRefused(InputError):
     """The source holds records that cannot be imported faithfully; nothing was written."""
 
-    def __init__(self, source: str, refused: list):
+    def __init__(self, source: str, refused: list[tuple[SeedRecord, str]]):
         self.refused = refused
         shown = [f"  {r.label()}: {why}" for r, why in refused[:20]]
         more = [f"  … and {len(refused) - 20} more"] if len(refused) > 20 else []
@@ -81,7 +82,7 @@ class SeedRecord:
     model: str = "human"
     summary: str = ""
     body: str = ""
-    parents: list = field(default_factory=list)
+    parents: list[str] = field(default_factory=list)
     ts: str = ""
     dedup_key: Optional[str] = None
     recorded_id: Optional[str] = None
@@ -94,7 +95,7 @@ class SeedRecord:
 
 
 # ---- reading --------------------------------------------------------------------------
-def read_source(path: Path) -> tuple:
+def read_source(path: Path) -> tuple[str, list[SeedRecord]]:
     """(format name, records) for a lifeline-context ledger file (a regular file of at
     most MAX_SOURCE_BYTES, told before a byte of it is parsed)."""
     try:
@@ -115,7 +116,7 @@ def read_source(path: Path) -> tuple:
             raise InputError(f"{path} {what}; a ledger to import is a regular file of at most {MAX_SOURCE_BYTES} bytes")
         head = f.read(16)
         if head == SQLITE_MAGIC:
-            return "lifeline-context db", read_seed_db(path)
+            return DB_FORMAT, read_seed_db(path)
         data = head + f.read(MAX_SOURCE_BYTES + 1 - len(head))  # checked again: a file can grow
     if len(data) > MAX_SOURCE_BYTES:
         raise InputError(f"{path} grew past {MAX_SOURCE_BYTES} bytes while it was read")
@@ -133,9 +134,9 @@ def read_source(path: Path) -> tuple:
     )
 
 
-def _parse_fields(lines: list, start: int, where: str) -> tuple:
+def _parse_fields(lines: list[str], start: int, where: str) -> tuple[dict[str, str], int, Optional[str]]:
     """Field lines `- **name**: value` from `start`; returns (fields, next index, problem)."""
-    fields: dict = {}
+    fields: dict[str, str] = {}
     i = start
     n = len(lines)
     while i < n and lines[i] == "":
@@ -157,7 +158,7 @@ def _parse_fields(lines: list, start: int, where: str) -> tuple:
     return fields, i, None
 
 
-def _recorded_id_anywhere(lines: list) -> Optional[str]:
+def _recorded_id_anywhere(lines: list[str]) -> Optional[str]:
     """The recorded id of a block whose field list could not be read to the end (for naming it)."""
     for line in lines:
         m = _FIELD.fullmatch(line)
@@ -169,11 +170,11 @@ def _recorded_id_anywhere(lines: list) -> Optional[str]:
 def _record(
     where: str,
     heading: re.Match,
-    fields: dict,
+    fields: dict[str, str],
     body: str,
-    parents: list,
+    parents: list[str],
     problem: Optional[str],
-    lines: Optional[list] = None,
+    lines: Optional[list[str]] = None,
 ) -> SeedRecord:
     rec = SeedRecord(
         where=where, ts=heading.group("ts"), kind=heading.group("kind"), body=body, parents=parents, problem=problem
@@ -193,7 +194,7 @@ def _record(
     return rec
 
 
-def _parents_field(raw: Optional[str]) -> Optional[list]:
+def _parents_field(raw: Optional[str]) -> Optional[list[str]]:
     if raw is None or raw.strip() in _ROOT_MARKS:
         return None
     return [p.strip() for p in raw.split(",") if p.strip()]
@@ -215,7 +216,7 @@ def _find_heading(seg: str) -> int:
     return -1
 
 
-def parse_seed_markdown(text: str, source: str = "LIFELINE.md") -> list:
+def parse_seed_markdown(text: str, source: str = "LIFELINE.md") -> list[SeedRecord]:
     """Records of the sentinel format, strictly: anything the seed's own reader would
     silently misread becomes a record with a `problem` naming it.
 
@@ -299,7 +300,7 @@ def parse_seed_markdown(text: str, source: str = "LIFELINE.md") -> list:
     return records
 
 
-def parse_legacy_markdown(text: str, source: str = "LIFELINE.md") -> list:
+def parse_legacy_markdown(text: str, source: str = "LIFELINE.md") -> list[SeedRecord]:
     """Records of the heading-only format. An entry without a parents field (or with
     an empty one) has the previous entry as its parent, as the format defines; the
     previous entry's id is the one recomputed from its content."""
@@ -363,7 +364,7 @@ def _require_plain_table(con: sqlite3.Connection, path: Path) -> None:
         raise InputError(f"{path} is not a lifeline-context ledger ({what}; only a table is read)")
 
 
-def read_seed_db(path: Path) -> list:
+def read_seed_db(path: Path) -> list[SeedRecord]:
     """Records of a lifeline-context SQLite ledger, in its insertion order (seq)."""
     uri = f"{Path(path).resolve().as_uri()}?mode=ro"
     try:
@@ -419,13 +420,15 @@ def read_seed_db(path: Path) -> list:
 # ---- checking ---------------------------------------------------------------------------
 @dataclass
 class ImportPlan:
-    entries: list = field(default_factory=list)  # valid, matching, to write (source order)
-    mismatched: list = field(default_factory=list)  # (record, recomputed id): skipped
-    skipped: list = field(default_factory=list)  # (record or entry, why): skipped, not refused
+    entries: list[Entry] = field(default_factory=list)  # valid, matching, to write (source order)
+    mismatched: list[tuple[SeedRecord, str]] = field(default_factory=list)  # (record, recomputed id): skipped
+    skipped: list[tuple[Union[SeedRecord, Entry], str]] = field(
+        default_factory=list
+    )  # (record or entry, why): skipped, not refused
     duplicates: int = 0  # same id twice in the source
     unrecorded: int = 0  # records without a recorded id to compare
     reordered: int = 0  # source order differs from (ts, id) order
-    external: list = field(default_factory=list)  # (entry id, parent id, line)
+    external: list[tuple[str, str, Optional[str]]] = field(default_factory=list)  # (entry id, parent id, line)
 
 
 def check_records(
@@ -445,9 +448,9 @@ def check_records(
     the caller discards what the sink wrote when this raises.
     """
     plan = ImportPlan()
-    refused: list = []
-    by_id: dict = {}
-    bad_ids: set = set()
+    refused: list[tuple[SeedRecord, str]] = []
+    by_id: dict[str, Entry] = {}
+    bad_ids: set[str] = set()
     for rec in records:
         if rec.problem:
             refused.append((rec, rec.problem))
@@ -497,7 +500,7 @@ def check_records(
             f"their recorded id (first: {rec.label()} recomputes to {abbrev(got)}); --strict: nothing was written"
         )
     # parents: in the source, the line, or (external anchor) another real line
-    missing: list = []
+    missing: list[tuple[Entry, str]] = []
     changed = True
     while changed:
         changed = False
@@ -560,7 +563,7 @@ def export_problem(e: Entry) -> Optional[str]:
     return None
 
 
-def render_seed_markdown(entries: list, line: str) -> str:
+def render_seed_markdown(entries: Iterable[Entry], line: str) -> str:
     """The ledger in lifeline-context's markdown (sentinel format), oldest first."""
     head = (
         f"# LIFELINE — {line}\n\n"
@@ -581,7 +584,7 @@ def render_seed_markdown(entries: list, line: str) -> str:
     return head + "\n".join(blocks)
 
 
-def check_export(entries: list, line: str) -> None:
+def check_export(entries: Iterable[Entry], line: str) -> None:
     bad = [(e, why) for e in entries if (why := export_problem(e))]
     if bad:
         raise InputError(
