@@ -42,7 +42,9 @@ def read_json(data: Union[bytes, str], max_bytes: int, decoder: Optional[json.JS
         raise JSONInputError(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
     except RecursionError:
         raise JSONInputError(f"not valid JSON here: nested deeper than {MAX_DEPTH} levels") from None
-    if _deeper_than(doc, MAX_DEPTH):
+    # each level opens with a bracket, so a text with no more brackets than the limit
+    # cannot nest past it: two C counts instead of a walk of every value (~5 µs an entry blob)
+    if data.count("{") + data.count("[") > MAX_DEPTH and _deeper_than(doc, MAX_DEPTH):
         raise JSONInputError(f"not valid JSON here: nested deeper than {MAX_DEPTH} levels")
     return doc
 

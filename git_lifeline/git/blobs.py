@@ -40,11 +40,11 @@ def tree_blobs(gr: GitRepo, tree: str) -> Iterator[tuple[str, str, bytes]]:
     failed: list = []
     feeder = threading.Thread(target=_feed, args=(lister, reader, pending, failed), daemon=True)
     feeder.start()
-    out = cast(IO[bytes], reader.stdout)
+    out = _BatchOutput(cast(IO[bytes], reader.stdout))
     try:
         while True:
-            header = out.readline()
-            if not header:
+            header = out.header()
+            if header is None:
                 break
             fields = header.split()
             if len(fields) == 2 and fields[1] == b"missing":
@@ -52,10 +52,9 @@ def tree_blobs(gr: GitRepo, tree: str) -> Iterator[tuple[str, str, bytes]]:
             if len(fields) != 3 or fields[1] != b"blob":
                 raise GitCommandError(f"git cat-file --batch: unexpected {header[:80]!r}")
             size = int(fields[2])
-            data = out.read(size)
-            out.read(1)
+            data = out.body(size)
             path, oid = pending.popleft()
-            if oid != fields[0].decode("ascii") or len(data) != size:
+            if oid != fields[0].decode("ascii") or data is None:
                 raise GitCommandError(f"git cat-file --batch: {oid} came back out of order or short")
             yield path, oid, data
         feeder.join()
@@ -91,23 +90,70 @@ def read_blobs(gr: GitRepo, oids: Iterable[str]) -> Iterator[tuple[str, Optional
     )
     feeder = threading.Thread(target=_feed_ids, args=(reader, ids), daemon=True)
     feeder.start()
-    out = cast(IO[bytes], reader.stdout)
+    out = _BatchOutput(cast(IO[bytes], reader.stdout))
     try:
         for oid in ids:
-            header = out.readline()
+            header = out.header() or b""
             fields = header.split()
             if len(fields) == 2 and fields[1] in (b"missing", b"ambiguous") and fields[0] == oid.encode("ascii"):
                 yield oid, None
                 continue
             if len(fields) != 3 or fields[0] != oid.encode("ascii"):
                 raise GitCommandError(f"git cat-file --batch: unexpected {header[:80]!r} for {oid}")
-            size = int(fields[2])
-            data = out.read(size)
-            if len(data) != size or out.read(1) != b"\n":
+            data = out.body(int(fields[2]))
+            if data is None:
                 raise GitCommandError(f"git cat-file --batch stopped inside {oid}")
             yield oid, (data if fields[1] == b"blob" else None)
     finally:
         _close((reader,), feeder)
+
+
+class _BatchOutput:
+    """`git cat-file --batch`'s output, taken from the pipe in large reads: a header line,
+    then that many bytes and a newline, per object. Two buffered reads and a readline per
+    blob cost ~4 µs of this process's time, more than splitting a 256 KB chunk does."""
+
+    _CHUNK = 1 << 18
+
+    def __init__(self, out: IO[bytes]):
+        self._out = out
+        self._buf = b""
+        self._pos = 0
+
+    def _more(self) -> bool:
+        """Read the next chunk after what is left unread; False at the end of the output."""
+        chunk = self._out.read1(self._CHUNK) if hasattr(self._out, "read1") else self._out.read(self._CHUNK)
+        if not chunk:
+            return False
+        self._buf = self._buf[self._pos :] + chunk
+        self._pos = 0
+        return True
+
+    def header(self) -> Optional[bytes]:
+        """The next header line without its newline; None at the end of the output (a
+        header cut short by the end is returned as it is, for the caller to refuse)."""
+        while True:
+            end = self._buf.find(b"\n", self._pos)
+            if end >= 0:
+                line = self._buf[self._pos : end]
+                self._pos = end + 1
+                return line
+            if not self._more():
+                rest = self._buf[self._pos :]
+                self._pos = len(self._buf)
+                return rest or None
+
+    def body(self, size: int) -> Optional[bytes]:
+        """The next `size` bytes and the newline after them; None when the output ends
+        first or the newline is not there."""
+        while len(self._buf) - self._pos < size + 1:
+            if not self._more():
+                return None
+        start = self._pos
+        if self._buf[start + size : start + size + 1] != b"\n":
+            return None
+        self._pos = start + size + 1
+        return self._buf[start : start + size]
 
 
 @contextlib.contextmanager

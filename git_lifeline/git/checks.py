@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Optional
 
 import pygit2
@@ -33,6 +33,7 @@ from ..errors import InputError, LifelineError
 from .blobs import read_blobs
 from .command import GitCommandError
 from .fanout import FanoutLog
+from .lines import ORIGIN_HEAD
 from .namespaces import LEDGER, NAMESPACES, REVIEW
 from .trees import blob_data, diff_entry_trees, is_entry_path, lookup
 from .verdicts import VerdictMemo
@@ -80,6 +81,17 @@ class Report:
         return f"{noun} {self.line}"
 
 
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """What the cross-entry checks (`LedgerChecks.changed`, `finish`) read of a valid entry
+    without an origin block: kept in its place by verify's full pass, which returns no
+    records, so that a line of a million entries is verified in bounded memory."""
+
+    id: str
+    ts: datetime
+    parents: tuple[str, ...]
+
+
 class SecretProblem(str):
     """A blob problem that is a credential found in the entry (problem code `secret`)."""
 
@@ -89,12 +101,20 @@ class Checks:
 
     bad_code = "bad-record"
 
-    def __init__(self, log: FanoutLog, hide: list, pending: Optional[dict] = None, memo: Optional[VerdictMemo] = None):
+    def __init__(
+        self,
+        log: FanoutLog,
+        hide: list,
+        pending: Optional[dict] = None,
+        memo: Optional[VerdictMemo] = None,
+        keep_records: bool = True,
+    ):
         self.log = log
         self.repo = log.repo
         self.hide = hide  # commits already trusted: the walk starts after them
         self.pending = pending or {}
         self.memo = memo  # verify's own verdicts of earlier runs (verdicts.py); never a gate's
+        self.keep_records = keep_records  # False: only what the cross-entry checks read (Kept)
         self._parsed: dict = {}  # blob oid -> record, for blobs that passed
 
     def blob(self, rel: str, oid: pygit2.Oid) -> Optional[tuple[str, str]]:
@@ -123,8 +143,15 @@ class Checks:
 class LedgerChecks(Checks):
     bad_code = "bad-entry"
 
-    def __init__(self, log: FanoutLog, hide: list, pending: Optional[dict] = None, memo: Optional[VerdictMemo] = None):
-        super().__init__(log, hide, pending, memo)
+    def __init__(
+        self,
+        log: FanoutLog,
+        hide: list,
+        pending: Optional[dict] = None,
+        memo: Optional[VerdictMemo] = None,
+        keep_records: bool = True,
+    ):
+        super().__init__(log, hide, pending, memo, keep_records)
         self._blob_ok: dict = {}  # blob oid -> problem or None
         self._mistimed: set = set()  # ids already reported bad-time (at the merge that re-dated them)
         self._skew_value: Optional[timedelta] = None
@@ -162,9 +189,11 @@ class LedgerChecks(Checks):
         except GitCommandError:
             pass  # git stopped (a corrupt object, say): the walk reads what is left, and names the fault
 
-    def _keep(self, key: str, problem: Optional[str], entry: Any) -> None:
+    def _keep(self, key: str, problem: Optional[str], entry: Optional[Entry]) -> None:
         if entry is not None:
-            self._parsed[key] = entry
+            # an entry without an origin block is read again only for its id, ts and parents
+            slim = not self.keep_records and ORIGIN_HEAD not in entry.body
+            self._parsed[key] = Kept(entry.id, entry.ts, tuple(entry.parents)) if slim else entry
         self._blob_ok[key] = problem
 
     def changed(self, commit: pygit2.Commit, rel: str, rec: Any, report: Report) -> None:
@@ -233,7 +262,8 @@ class LedgerChecks(Checks):
             why = clock.stored_problem(e.ts, times, now, skew)
             if why and e.id not in self._mistimed:
                 report.problems.append(Problem("bad-time", f"entry {abbrev(e.id)}: {why}"))
-        anchored, unresolved, forged = check_origins(index, added.values())
+        # a Kept entry holds no origin block (LedgerChecks._keep): only the others can name one
+        anchored, unresolved, forged = check_origins(index, (e for e in added.values() if isinstance(e, Entry)))
         report.origins = anchored
         report.unresolved_origins = unresolved
         for copy, source, line in forged:
@@ -255,8 +285,15 @@ class LedgerChecks(Checks):
 
 
 class TrailChecks(Checks):
-    def __init__(self, log: FanoutLog, hide: list, pending: Optional[dict] = None, memo: Optional[VerdictMemo] = None):
-        super().__init__(log, hide, pending, memo)
+    def __init__(
+        self,
+        log: FanoutLog,
+        hide: list,
+        pending: Optional[dict] = None,
+        memo: Optional[VerdictMemo] = None,
+        keep_records: bool = True,
+    ):
+        super().__init__(log, hide, pending, memo, keep_records)  # a trail's records are few: all kept
         self._checked: dict = {}  # (blob oid, path) -> problem or None
         self._decisions: Optional[dict] = None  # pid -> decision ids of the hidden and walked history
 
@@ -333,9 +370,13 @@ if set(CHECKS) != {ns.name for ns in NAMESPACES}:  # pragma: no cover - caught b
 
 
 def checks_for(
-    log: FanoutLog, hide: list, pending: Optional[dict] = None, memo: Optional[VerdictMemo] = None
+    log: FanoutLog,
+    hide: list,
+    pending: Optional[dict] = None,
+    memo: Optional[VerdictMemo] = None,
+    keep_records: bool = True,
 ) -> Checks:
-    return CHECKS[log.ns.name](log, hide, pending, memo)
+    return CHECKS[log.ns.name](log, hide, pending, memo, keep_records)
 
 
 def added_records(log: FanoutLog, checks: Checks, base: Optional[pygit2.Tree], tip: Optional[pygit2.Tree]) -> dict:

@@ -31,7 +31,7 @@ from .trees import lookup, prefix_matches
 
 _LINE_REF = re.compile(r"(?P<line>[A-Za-z0-9][A-Za-z0-9_-]{0,62}):(?P<ref>[0-9a-fA-F]+)")
 _HEX = re.compile(r"[0-9a-f]+")
-_ORIGIN_HEAD = "origin:"
+ORIGIN_HEAD = "origin:"
 _ORIGIN_KEY = re.compile(r"[ \t]+(?P<key>line|id):[ \t]*(?P<value>\S+)[ \t]*")
 _REL = re.compile(r"(?m)^rel:[ \t]*(\S+)[ \t]*$")
 
@@ -53,7 +53,7 @@ def origins(body: str) -> list[dict[str, str]]:
     lines = body.split("\n")
     i = 0
     while i < len(lines):
-        if lines[i].rstrip("\r") != _ORIGIN_HEAD:
+        if lines[i].rstrip("\r") != ORIGIN_HEAD:
             i += 1
             continue
         found: dict[str, str] = {}

@@ -81,25 +81,26 @@ def lookup(tree: Optional[pygit2.Tree], key: str) -> Optional[pygit2.Oid]:
 
 
 def lookup_all(repo: pygit2.Repository, tree: Optional[pygit2.Tree], keys: Iterable[str]) -> dict:
-    """{key: lookup(tree, key)} for many 64-hex ids, each fan-out subtree read once.
+    """{key: lookup(tree, key)} for many 64-hex ids; in path order, each fan-out subtree is read once.
 
     One `lookup` per id reads both subtrees on its path again: at 100k entries a
     first-level tree (256 names, ~7 KB) is past what libgit2 keeps in its object cache
     (4 KB for a tree), so verify spent ~100 µs an id re-reading them. Each step resolves
     one name in one tree, as the path lookup does, so both find the same blob."""
     out: dict = {}
-    trees: dict = {}  # "ab" and "abcd" -> the subtree there, or None
+    # the subtrees on the last key's path: keys in path order (a diff's) read each subtree
+    # once, and the ~65,000 second-level trees of a 100k line are not all held at once
+    first_name, first, second_name, second = None, None, None, None
     for key in keys:
         a, b, rest = entry_path(key)
-        if a not in trees:
-            trees[a] = _child_tree(repo, tree, a)
-        if a + b not in trees:
-            trees[a + b] = _child_tree(repo, trees[a], b)
-        leaf = trees[a + b]
+        if a != first_name:
+            first_name, first, second_name = a, _child_tree(repo, tree, a), None
+        if a + b != second_name:
+            second_name, second = a + b, _child_tree(repo, first, b)
         item = None
-        if leaf is not None:
+        if second is not None:
             try:
-                item = leaf[rest]
+                item = second[rest]
             except KeyError:
                 item = None
         out[key] = item.id if item is not None and item.type_str == "blob" else None
