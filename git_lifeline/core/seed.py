@@ -25,7 +25,7 @@ import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Optional, Union
 
 from ..errors import InputError, LifelineError
 from .entry import HEX64, MAX_BLOB_BYTES, Entry, NaiveTimestamp, abbrev, compute_id, entry_order_key, parse_ts
@@ -41,6 +41,7 @@ MAX_PAYLOAD_BYTES = 2 * MAX_BLOB_BYTES
 MAX_SEED_ROWS = 1_000_000
 MAX_SEED_SECONDS = 60.0
 SQLITE_MAGIC = b"SQLite format 3\x00"
+SqlValue = Union[str, int, float, bytes, None]  # what a SQLite column of another tool's file holds
 DB_FORMAT = "lifeline-context db"  # the one source that also holds a review queue (core/seed_queue.py)
 
 _HEADING = re.compile(r"### #(?P<n>\d+)\s+—\s+(?P<ts>\S+)\s+—\s+(?P<kind>\w+)[ \t]*")
@@ -364,6 +365,12 @@ def _require_plain_table(con: sqlite3.Connection, path: Path) -> None:
         raise InputError(f"{path} is not a lifeline-context ledger ({what}; only a table is read)")
 
 
+def row_label(prefix: str, value: SqlValue) -> str:
+    """Where a row of another tool's SQLite file sits ("seq 3"): a value no integer (a hostile
+    table's TEXT column) is quoted and escaped, so a line break in it never forges a line."""
+    return f"{prefix}{value}" if type(value) is int else f"{prefix}{ascii(value)[:60]}"
+
+
 def read_seed_db(path: Path) -> list:
     """Records of a lifeline-context SQLite ledger, in its insertion order (seq)."""
     uri = f"{Path(path).resolve().as_uri()}?mode=ro"
@@ -392,7 +399,7 @@ def read_seed_db(path: Path) -> list:
         raise InputError(f"{path} holds more than {MAX_SEED_ROWS} entries; nothing was imported")
     records = []
     for seq, row_id, payload, size in rows:
-        rec = SeedRecord(where=f"seq {seq}", recorded_id=row_id)
+        rec = SeedRecord(where=row_label("seq ", seq), recorded_id=row_id)
         if payload is None and size is not None:
             rec.problem = f"its payload is larger than any entry can be ({size} bytes; at most {MAX_PAYLOAD_BYTES})"
             records.append(rec)
