@@ -544,7 +544,7 @@ def cache_state_key(cache, head: Optional[str]) -> tuple:
 
     good, broken = cache.entries(head)
     fold = cache.state(head).fold.to_json()
-    hits = [h.id for h in recall_answer.search(cache.ensure(head), "note decision", k=5)]
+    hits = [h.id for h in recall_answer.answer(cache.ensure(head), "note decision", k=5).hits]
     return [r.id for r in good], sorted(broken), fold, hits
 
 

@@ -51,17 +51,17 @@ class AdrImport:
 
     line: str
     read: int  # ADR files read
-    added: list  # entries written
+    added: list[Entry]  # entries written
     existing: int  # planned entries already in the line
     commit: Optional[str]
-    warnings: list = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
 # ---- reading the directory ----------------------------------------------------------------
 MAX_ADR_BYTES = 1 << 20  # an entry's body holds at most 64 KiB; a file 16 times that is no ADR
 
 
-def read_adr_dir(directory: Path) -> list:
+def read_adr_dir(directory: Path) -> list[core_adr.Adr]:
     """Every ADR file directly in `directory`, read and parsed (InputError names the bad file)."""
     if not directory.exists():
         raise InputError(f"{directory}: no such directory")
@@ -107,17 +107,17 @@ def _family(kind: str) -> str:
 class _Planner:
     """Plans the entries one import writes, from the ADRs and the line as it is."""
 
-    def __init__(self, adrs: list, entries: list, author: str, now: datetime):
+    def __init__(self, adrs: list[core_adr.Adr], entries: list[Entry], author: str, now: datetime):
         self.author = author
         self.now = now
-        self.warnings: list = []
-        self.by_key: dict = {}
+        self.warnings: list[str] = []
+        self.by_key: dict[str, core_adr.Adr] = {}
         for a in adrs:
             if a.key in self.by_key:
                 raise InputError(f"{self.by_key[a.key].filename} and {a.filename} are both {a.label}")
             self.by_key[a.key] = a
         self.by_id = {e.id: e for e in entries}
-        self.groups: dict = {}
+        self.groups: dict[str, list[Entry]] = {}
         for e in sorted(entries, key=entry_order_key):
             name = core_adr.marker_of(e.body)
             ident = core_adr.adr_key(name) if name else None
@@ -125,7 +125,7 @@ class _Planner:
                 self.groups.setdefault(ident[0], []).append(e)
         corrections = [(e.id, e.parents, is_revert(e.body)) for e in entries if e.kind == "correction"]
         self.dead = set(superseded_by(corrections))  # grows with what the plan supersedes
-        self.killers: dict = {}  # id -> acting corrections naming it
+        self.killers: dict[str, list[str]] = {}  # id -> acting corrections naming it
         live = acting(corrections)
         for cid, parents, _ in corrections:
             if cid in live:
@@ -134,7 +134,7 @@ class _Planner:
         self.carriers = self._carriers(entries)
         self.key_of = {e.id: k for k, group in self.groups.items() for e in group}
         self.preds = self._predecessors()
-        self.planned: list = []
+        self.planned: list[Entry] = []
         for a in adrs:
             if not a.status_known:
                 self.warnings.append(
@@ -144,10 +144,10 @@ class _Planner:
         self.relations = {_relation_key(e) for e in entries if e.kind == "relation"}
 
     # -- the links between ADRs
-    def _predecessors(self) -> dict:
+    def _predecessors(self) -> dict[str, set[str]]:
         by_file = {a.filename: a.key for a in self.by_key.values()}
         by_number = {a.number: a.key for a in self.by_key.values() if a.number is not None}
-        preds: dict = {k: set() for k in self.by_key}
+        preds: dict[str, set[str]] = {k: set() for k in self.by_key}
         for a in self.by_key.values():
             for ref in a.supersedes:
                 k = core_adr.resolve_reference(ref, by_file, by_number)
@@ -165,18 +165,18 @@ class _Planner:
         # its predecessor in force.
         return {k: (v if self.by_key[k].status in _DECISIONISH else set()) for k, v in preds.items()}
 
-    def successors(self, key: str) -> set:
+    def successors(self, key: str) -> set[str]:
         return {s for s, ps in self.preds.items() if key in ps}
 
-    def order(self) -> list:
+    def order(self) -> list[str]:
         """ADR keys, every predecessor before its successors (then by number, key)."""
 
-        def rank(k: str) -> tuple:
+        def rank(k: str) -> tuple[int, str]:
             a = self.by_key[k]
             return (a.number if a.number is not None else 10**9, k)
 
         pending = {k: set(ps) for k, ps in self.preds.items()}
-        out: list = []
+        out: list[str] = []
         while pending:
             ready = sorted((k for k, ps in pending.items() if not ps), key=rank)
             if not ready:
@@ -190,8 +190,8 @@ class _Planner:
         return out
 
     # -- the truth bookkeeping
-    def _carriers(self, entries: list) -> set:
-        carried: set = set()
+    def _carriers(self, entries: list[Entry]) -> set[str]:
+        carried: set[str] = set()
         for e in sorted(entries, key=entry_order_key):
             self._note_carrier(e, carried)
         return carried
@@ -203,9 +203,9 @@ class _Planner:
         elif e.kind == "correction" and not _is_closer(e) and any(p in carried for p in e.parents):
             carried.add(e.id)
 
-    def closure(self, seeds: list) -> set:
+    def closure(self, seeds: list[Entry]) -> set[str]:
         """The seeds and, through every correction among them, what it replaces."""
-        out: set = set()
+        out: set[str] = set()
         stack = [s.id for s in seeds]
         while stack:
             i = stack.pop()
@@ -217,7 +217,7 @@ class _Planner:
                 stack.extend(p for p in e.parents if p in self.by_id)
         return out
 
-    def group(self, key: str) -> list:
+    def group(self, key: str) -> list[Entry]:
         return self.groups.setdefault(key, [])
 
     # -- one ADR
@@ -260,7 +260,14 @@ class _Planner:
             )
 
     def _up_to_date(
-        self, head: Entry, a: core_adr.Adr, family: str, summary: str, body: str, pred_entries: list, withdrawn: bool
+        self,
+        head: Entry,
+        a: core_adr.Adr,
+        family: str,
+        summary: str,
+        body: str,
+        pred_entries: list[Entry],
+        withdrawn: bool,
     ) -> bool:
         if _family(head.kind) != family or head.summary != summary:
             return False
@@ -328,7 +335,7 @@ class _Planner:
         `Amends` in one file and `Amended by` in the other give one."""
         by_file = {a.filename: a.key for a in self.by_key.values()}
         by_number = {a.number: a.key for a in self.by_key.values() if a.number is not None}
-        wanted: list = []
+        wanted: list[tuple[str, tuple[str, str]]] = []
         for a in sorted(self.by_key.values(), key=lambda x: (x.number if x.number is not None else 10**9, x.key)):
             for link in a.links:
                 other = core_adr.resolve_reference(link.target, by_file, by_number)
@@ -339,7 +346,7 @@ class _Planner:
                     continue
                 ends = (other, a.key) if link.inward else (a.key, other)
                 if link.rel in core_adr.SYMMETRIC_LINKS:
-                    ends = tuple(sorted(ends))
+                    ends = (min(ends), max(ends))
                 if (link.rel, ends) not in wanted:
                     wanted.append((link.rel, ends))
         for rel, (frm, to) in wanted:
@@ -376,7 +383,7 @@ class _Planner:
         self.planned.append(e)
 
 
-def _relation_key(e: Entry) -> tuple:
+def _relation_key(e: Entry) -> tuple[Optional[str], Optional[str], Optional[str]]:
     """(rel, from, to) of a relation entry's body."""
     fields = dict(
         line.split(": ", 1)
@@ -405,7 +412,9 @@ def _day(text: str) -> datetime:
     return datetime.fromisoformat(text).replace(tzinfo=timezone.utc)
 
 
-def plan_import(adrs: list, entries: list, author: str, now: datetime) -> tuple:
+def plan_import(
+    adrs: list[core_adr.Adr], entries: list[Entry], author: str, now: datetime
+) -> tuple[list[Entry], list[str]]:
     """(entries to write, warnings): what importing `adrs` into a line holding `entries` adds."""
     planner = _Planner(adrs, entries, author, now)
     for key in planner.order():
@@ -427,7 +436,7 @@ def import_adrs(led: "Ledger", directory: Path) -> AdrImport:
     return AdrImport(led.line, len(adrs), list(result.added), len(result.existing), result.commit, warnings)
 
 
-def export_madr(led: "Ledger", directory: Path) -> list:
+def export_madr(led: "Ledger", directory: Path) -> list[Path]:
     """Write each decision in force as a MADR file in `directory` (missing or empty); returns
     the paths written. An ADR imported before keeps its number; the others follow."""
     from ..git.fs import write_atomic
@@ -436,7 +445,7 @@ def export_madr(led: "Ledger", directory: Path) -> list:
         raise InputError(f"{directory}: not an empty directory; nothing was written")
     st = led.state()
     decisions = st.decisions
-    numbers: dict = {}
+    numbers: dict[str, int] = {}
     for e in decisions:
         name = core_adr.marker_of(e.body)
         ident = core_adr.adr_key(name) if name else None

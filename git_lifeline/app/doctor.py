@@ -62,7 +62,7 @@ def _shallow(ws: Workspace) -> Check:
     return Check("history", OK, "complete (not shallow)")
 
 
-def _remote(ws: Workspace) -> list:
+def _remote(ws: Workspace) -> list[Check]:
     from ..git.namespaces import LEDGER
     from .status import shared_remote
 
@@ -76,18 +76,17 @@ def _remote(ws: Workspace) -> list:
                 "git remote add origin URL && git lifeline push",
             )
         ]
-    out = []
-    if LEDGER.fetch_refspec(remote) in ws.gr.config_all(f"remote.{remote}.fetch"):
-        out.append(Check("remote", OK, f"{remote}: a plain `git fetch` brings the ledger"))
-    else:
-        out.append(
-            Check(
-                "remote",
-                NOTE,
-                f"{remote}: a plain `git fetch` does not bring the ledger",
-                f"git lifeline remote-setup {remote}",
-            )
+    fetches = LEDGER.fetch_refspec(remote) in ws.gr.config_all(f"remote.{remote}.fetch")
+    out = [
+        Check("remote", OK, f"{remote}: a plain `git fetch` brings the ledger")
+        if fetches
+        else Check(
+            "remote",
+            NOTE,
+            f"{remote}: a plain `git fetch` does not bring the ledger",
+            f"git lifeline remote-setup {remote}",
         )
+    ]
     tracking = LEDGER.tracking_heads(ws.gr, remote)
     missing = sorted(set(tracking) - set(ws.line_names()))
     if missing:
@@ -111,7 +110,7 @@ def _remote(ws: Workspace) -> list:
     return out
 
 
-def _hooks(ws: Workspace) -> list:
+def _hooks(ws: Workspace) -> list[Check]:
     from . import hook_files
 
     rows = hook_files.status(ws.gr)
@@ -167,7 +166,7 @@ def _written_by_us(path: Path) -> bool:
     return ours(path, path.name)
 
 
-def _mcp(ws: Workspace) -> list:
+def _mcp(ws: Workspace) -> list[Check]:
     from .integration import SERVER_NAME, check_entry, entry_argv, is_our_entry, read_mcp_json
 
     sdk = importlib.util.find_spec("mcp") is not None and _has_server_api()
@@ -191,28 +190,24 @@ def _mcp(ws: Workspace) -> list:
         return [_foreign_mcp(entry)]
     result = check_entry(entry, ws.workdir)
     argv = " ".join(entry_argv(entry))
-    out = []
-    if result.ok:
-        out.append(Check("mcp", OK, f".mcp.json starts `{argv}` (checked: it starts)"))
-    else:
-        out.append(
-            Check(
-                "mcp",
-                PROBLEM,
-                f".mcp.json starts `{argv}`, which fails: {result.output or 'no output'}",
-                "git lifeline init (it rewrites its own entry with a command that starts)"
-                + ("" if sdk else f"; the MCP SDK: {MCP_EXTRA}"),
-            )
-        )
-    out.append(
-        Check(
-            "mcp extra",
-            OK if sdk else PROBLEM,
-            "the MCP SDK 2.x is importable" if sdk else "the MCP SDK 2.x is not importable by this interpreter",
-            None if sdk else MCP_EXTRA,
+    starts = (
+        Check("mcp", OK, f".mcp.json starts `{argv}` (checked: it starts)")
+        if result.ok
+        else Check(
+            "mcp",
+            PROBLEM,
+            f".mcp.json starts `{argv}`, which fails: {result.output or 'no output'}",
+            "git lifeline init (it rewrites its own entry with a command that starts)"
+            + ("" if sdk else f"; the MCP SDK: {MCP_EXTRA}"),
         )
     )
-    return out
+    importable = Check(
+        "mcp extra",
+        OK if sdk else PROBLEM,
+        "the MCP SDK 2.x is importable" if sdk else "the MCP SDK 2.x is not importable by this interpreter",
+        None if sdk else MCP_EXTRA,
+    )
+    return [starts, importable]
 
 
 NOT_OURS = f"{FOREIGN}, so doctor does not start it and init leaves it as it is"
@@ -256,7 +251,7 @@ def _has_server_api() -> bool:
         return False
 
 
-def _claude_hooks(ws: Workspace) -> list:
+def _claude_hooks(ws: Workspace) -> list[Check]:
     from .agent_files import CLAUDE_SETTINGS, claude_hooks_state, lookalike_hooks
 
     if ws.workdir is None:
@@ -305,7 +300,7 @@ def _resolves(command: str) -> bool:
     return first != "git" or shutil.which("git-lifeline") is not None
 
 
-def _other_clients(ws: Workspace) -> list:
+def _other_clients(ws: Workspace) -> list[Check]:
     """Cursor's, Codex's and Gemini CLI's files, for the clients init set up (or that are broken)."""
     from .client_files import CLIENTS, HOOK_FILES, hook_state, mcp_state, our_hook_command
 
@@ -380,7 +375,7 @@ def _policy(ws: Workspace) -> Check:
     return Check("policy", OK, source)
 
 
-def doctor(ws: Workspace) -> list:
+def doctor(ws: Workspace) -> list[Check]:
     checks = [_identity(ws), _shallow(ws)]
     checks += _remote(ws)
     checks += _hooks(ws)
@@ -392,5 +387,5 @@ def doctor(ws: Workspace) -> list:
     return checks
 
 
-def problems(checks: list) -> list:
+def problems(checks: list[Check]) -> list[Check]:
     return [c for c in checks if c.level == PROBLEM]

@@ -5,10 +5,10 @@ corrects and what corrected it. The one model both faces render: `git lifeline s
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Optional
+from typing import Iterable, Literal, Optional
 
 from ..core.blocks import field
-from ..core.entry import Entry
+from ..core.entry import Entry, entry_order_key
 from ..core.status import REPLACED, Status, status_of
 from ..core.supersession import not_acting
 from ..core.truth import State
@@ -106,10 +106,19 @@ def is_reaffirmation(e: Entry) -> bool:
     return e.kind == "note" and e.summary.startswith(REAFFIRM_PREFIX) and bool(field(e.body, "commit"))
 
 
+def reaffirmations_by_decision(entries: Iterable[Entry]) -> dict[str, list[Entry]]:
+    """{entry id: its re-affirmations among `entries`, oldest first}: the one answer `show`,
+    `lifeline_show` (through EntryView) and the HTML view (app/html_export.py) give."""
+    out: dict[str, list[Entry]] = {}
+    for e in sorted((e for e in entries if is_reaffirmation(e)), key=entry_order_key):
+        for p in e.parents:
+            out.setdefault(p, []).append(e)
+    return out
+
+
 def reaffirmations(led: Ledger, decision_id: str) -> list[Entry]:
     """The re-affirmations of a decision, oldest first."""
-    found = (e for e in led.entries(kind="note") if decision_id in e.parents and is_reaffirmation(e))
-    return sorted(found, key=lambda e: (e.ts, e.id))
+    return reaffirmations_by_decision(led.entries(kind="note")).get(decision_id, [])
 
 
 def view_entry(led: Ledger, ref: str) -> EntryView:

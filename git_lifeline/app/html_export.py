@@ -11,7 +11,7 @@ from ..core.status import status_of
 from ..core.supersession import acting
 from ..core.truth import is_revert
 from ..views.html import SHOWN_CONFLICTS, EntryView, ThreadView, ViewModel, render, status_token
-from .entry_view import is_reaffirmation
+from .entry_view import reaffirmations_by_decision
 
 if TYPE_CHECKING:
     from ..core import truth
@@ -38,11 +38,7 @@ def build_view_model(led: "Ledger", now: Optional[datetime] = None) -> ViewModel
         if cid in active:
             for p in parents:
                 replaced_by.setdefault(p, []).append(cid)
-    reaffirmed_by: dict = {}
-    for e in sorted(entries, key=lambda x: (x.ts, x.id)):
-        if is_reaffirmation(e):
-            for p in e.parents:
-                reaffirmed_by.setdefault(p, []).append(e.id)
+    reaffirmed_by = {d: [x.id for x in found] for d, found in reaffirmations_by_decision(entries).items()}
     thread_of = {i: key for key, ids in st.threads.items() for i in ids}
     for key, cid in st.checkpoint_ids.items():
         thread_of.setdefault(cid, key)

@@ -19,7 +19,7 @@ import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Union
 
 from ..core.json_input import JSONInputError, read_json
 from ..git.fs import write_in_worktree
@@ -33,23 +33,27 @@ CLIENT_DROPS = ("PYTHONPATH",)
 MAX_CONFIG_BYTES = 1024 * 1024  # a client's configuration; never read a hostile file unbounded
 
 
+# a stdio server's entry under "mcpServers": its command and arguments
+ServerEntry = dict[str, Union[str, list[str]]]
+
+
 @dataclass(frozen=True)
 class Launcher:
     """How a client starts git-lifeline: `prefix` + the command's own arguments."""
 
-    prefix: tuple
+    prefix: tuple[str, ...]
 
     @property
     def portable(self) -> bool:
         return self.prefix == PORTABLE
 
-    def argv(self, *args: str) -> list:
+    def argv(self, *args: str) -> list[str]:
         return [*self.prefix, *args]
 
     def shell(self, *args: str) -> str:
         return shlex.join(self.argv(*args))
 
-    def server_entry(self, repo: Optional[Path] = None) -> dict:
+    def server_entry(self, repo: Optional[Path] = None) -> ServerEntry:
         """The stdio server entry. Without `repo` the client must start it in the repository
         (Claude Code and Cursor do, for a project file); with it, the server is pointed there."""
         if self.portable:
@@ -58,7 +62,7 @@ class Launcher:
         return {"command": self.prefix[0], "args": args}
 
 
-def safe_path_flags(version: tuple) -> tuple:
+def safe_path_flags(version: tuple[int, ...]) -> tuple[str, ...]:
     """-m puts the current directory first on sys.path, and a client starts the server (and
     a hook) in the repository: a work tree holding a git_lifeline/ package would be what ran.
     -P (Python 3.11+) leaves it off. Python 3.10 has no -P; its isolated mode (-I) leaves it
@@ -77,7 +81,7 @@ def interpreter() -> Launcher:
     return Launcher((os.path.abspath(sys.executable), *SAFE_PATH, "-m", "git_lifeline"))
 
 
-def candidates() -> list:
+def candidates() -> list[Launcher]:
     """The launchers to try, portable first when git would find git-lifeline at all."""
     found = shutil.which("git") and shutil.which("git-lifeline")
     return ([Launcher(PORTABLE)] if found else []) + [interpreter()]
@@ -87,7 +91,7 @@ MCP_CHECK = ("mcp", "--check")  # the server answers whether it could serve, and
 STARTS = ("--version",)  # enough for a hook's command
 
 
-def check_launcher(launcher: Launcher, cwd: Path, args: tuple = MCP_CHECK) -> Probe:
+def check_launcher(launcher: Launcher, cwd: Path, args: tuple[str, ...] = MCP_CHECK) -> Probe:
     """Run the launcher the way a client would (for `cwd`, without what it would not pass on).
     `<python> -m git_lifeline` is run from its interpreter's directory, pointed at `cwd` with
     --repo: -m puts the current directory first on sys.path, and a work tree holding a
@@ -104,7 +108,7 @@ class Resolved:
     check: Optional[Probe]  # None: not checked
 
 
-def resolve_launcher(workdir: Path, args: Optional[tuple] = MCP_CHECK) -> Resolved:
+def resolve_launcher(workdir: Path, args: Optional[tuple[str, ...]] = MCP_CHECK) -> Resolved:
     """The first launcher that passes the check (`args`: default, the MCP server's) from
     `workdir`; when none does, the first one, with the failed check (its output says what
     to fix). `args` None: not checked."""
@@ -266,7 +270,7 @@ def _write(workdir: Path, path: Path, doc: dict) -> None:
     write_in_worktree(workdir, path, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
 
 
-def snippets(repo: Path, launcher: Launcher) -> list:
+def snippets(repo: Path, launcher: Launcher) -> list[tuple[str, str, ServerEntry]]:
     """(client, where its configuration goes, the server entry under "mcpServers") for the
     clients configured by hand. Project files keep the entry free of machine paths when
     the launcher allows it."""

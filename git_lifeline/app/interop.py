@@ -247,7 +247,8 @@ def import_from(
         existing=len(result.existing),
         commit=result.commit,
         line=led.line,
-        mismatched=[Mismatch(r.where, r.summary, r.recorded_id, c) for r, c in plan.mismatched],
+        # a record mismatches only its recorded id: it always has one
+        mismatched=[Mismatch(r.where, r.summary, r.recorded_id or "", c) for r, c in plan.mismatched],
         skipped=list(plan.skipped),
         duplicates=plan.duplicates,
         unrecorded=plan.unrecorded,

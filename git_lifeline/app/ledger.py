@@ -80,6 +80,7 @@ def paths_matching_nothing(gr: GitRepo, body: str) -> list[str]:
     """A warning per pathspec of the `paths:` header that matches no file: recorded as
     given (the code may come later), but such a decision can never be marked stale."""
     from ..core import blocks
+    from ..core.anchors import anchor_file
     from ..git.codelog import unmatched_pathspecs
     from ..git.history import pathspecs
 
@@ -89,7 +90,7 @@ def paths_matching_nothing(gr: GitRepo, body: str) -> list[str]:
     return [
         f"paths: {spec!r} matches no file in the work tree; the decision is recorded, but no code "
         "change can mark it stale until a file matches (check the pathspec)"
-        for spec in unmatched_pathspecs(gr, pathspecs(value))
+        for spec in unmatched_pathspecs(gr, [anchor_file(item) for item in pathspecs(value)])
     ]
 
 

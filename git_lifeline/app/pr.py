@@ -18,7 +18,7 @@ from ..core import truth
 from ..errors import InputError
 from ..git.code_range import CodeRange, RangeCommit, range_commits, resolve_range
 from ..git.codelog import CodeLog
-from ..git.history import GRADES, grade_of, pathspecs, split_pathspecs
+from ..git.history import GRADES, governed_code, grade_of, split_pathspecs
 from ..git.links import resolve
 from ..git.store import LineStore
 from .ledger import Ledger
@@ -178,9 +178,9 @@ def pr_report(led: Ledger, spec: Optional[str]) -> PrReport:
     rng = resolve_range(led.gr, spec)
     st = led.state()
     facts = st.fold.facts
-    governed = [i for i in st.decision_ids if facts.get(i, {}).get("paths")]
-    specs = {i: tuple(pathspecs(facts[i]["paths"])) for i in governed}
     code = CodeLog(led.gr, rng.head)
+    specs = governed_code(led.gr, code, facts, led.checks.rechecked(st), st.decision_ids, led.store)
+    governed = list(specs)
     answers = code.changes([(s, (rng.merge_base,), None) for s in dict.fromkeys(specs.values()) if s])
     commits = range_commits(led.gr, rng)
     linked = _linked_entries(led, commits)

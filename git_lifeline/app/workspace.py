@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 from ..git.names import DEFAULT_LINE, chosen_line, validate_name
 from ..git.repo import GitRepo, open_repo
@@ -20,6 +20,7 @@ from .ledger import Ledger
 from .projection_file import projection_path
 
 if TYPE_CHECKING:
+    from ..core.entry import Entry
     from ..git.checks import Report
 
 __all__ = ["Workspace", "validate_name", "LineCheck", "TrailCheck", "VerifyRun"]
@@ -36,8 +37,10 @@ class LineCheck:
     name: str
     report: Report
     signatures: Optional[int] = None
-    conflicts: list = field(default_factory=list)
-    headers: list = field(default_factory=list)  # (entry id, what is wrong with its body header), with lint
+    conflicts: list[tuple[str, Sequence[str]]] = field(default_factory=list)  # (label, decision ids)
+    headers: list[tuple[str, str]] = field(
+        default_factory=list
+    )  # (entry id, what is wrong with its body header), with lint
 
 
 @dataclass
@@ -48,8 +51,8 @@ class TrailCheck:
 
 @dataclass
 class VerifyRun:
-    lines: list
-    trails: list
+    lines: list[LineCheck]
+    trails: list[TrailCheck]
 
     @property
     def ok(self) -> bool:
@@ -60,8 +63,8 @@ class Workspace:
     def __init__(self, gr: GitRepo, confined: bool = False):
         self.gr = gr
         self.confined = confined  # a long-running face: never write outside the git dir
-        self.warnings: list = []
-        self._ledgers: dict = {}
+        self.warnings: list[str] = []
+        self._ledgers: dict[str, Ledger] = {}
 
     @classmethod
     def open(cls, start: Optional[str] = None, confined: bool = False) -> "Workspace":
@@ -92,14 +95,14 @@ class Workspace:
             self._ledgers[name] = led
         return self._ledgers[name]
 
-    def take_warnings(self) -> list:
+    def take_warnings(self) -> list[str]:
         """The warnings so far, emptying the sink (a face that serves many calls)."""
         taken = list(self.warnings)
         self.warnings.clear()
         return taken
 
     # ---- across lines ------------------------------------------------------------
-    def line_names(self) -> list:
+    def line_names(self) -> list[str]:
         from ..git.store import list_lines
 
         return list_lines(self.gr)
@@ -121,7 +124,7 @@ class Workspace:
             row["projection"] = str(path) if path else None
         return rows
 
-    def where(self, prefix: str) -> list:
+    def where(self, prefix: str) -> list[dict[str, str]]:
         """Every line holding an id that starts with `prefix`: [{line, id, kind, summary}]."""
         from ..git.lines import where
 
@@ -166,7 +169,7 @@ class Workspace:
         return VerifyRun(checks, trails)
 
 
-def header_findings(entries: list) -> list:
+def header_findings(entries: Iterable[Entry]) -> list[tuple[str, str]]:
     """(entry id, sentence) for each body line that looks like a header but is not read as
     one, and each header value the truth cannot read (core/blocks.py)."""
     from ..core import blocks

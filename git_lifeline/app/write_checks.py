@@ -84,7 +84,7 @@ class WriteChecks:
             if why:
                 raise InputError(f"entry {abbrev(e.id)} ('{e.summary[:40]}'): {why}; nothing was written")
 
-    def rechecked(self, st: truth.State) -> dict[str, datetime]:
+    def rechecked(self, st: truth.State) -> dict[str, str]:
         """decision id -> ts of its latest re-check: a human's entry naming it, or an agent's
         that a human approved through review (the trail is read only when that matters)."""
         facts = st.fold.facts

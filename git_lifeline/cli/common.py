@@ -5,6 +5,7 @@ their functions, so that `git lifeline --help` and the hooks start fast.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sys
@@ -15,7 +16,7 @@ import click
 
 if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
     from ..app.catch_up import CatchUp
-    from ..app.draft import Draft, Headers
+    from ..app.draft import Headers
     from ..app.ledger import Entry, Ledger
     from ..app.terminal import ConfigReader
     from ..app.workspace import Workspace
@@ -158,14 +159,32 @@ def line_option(func: Command) -> Command:
 
 # ---- entries -------------------------------------------------------------------------------
 def header_options(func: Command) -> Command:
-    """The header fields an entry can carry, as options (written on top of its body)."""
+    """The header fields an entry can carry, as options (written on top of its body); the
+    command takes them as one `headers: Headers`."""
+
+    @functools.wraps(func)
+    def with_headers(
+        *args: object,
+        paths: tuple[str, ...],
+        subject: Optional[str],
+        valid_from: Optional[str],
+        valid_until: Optional[str],
+        **rest: object,
+    ) -> None:
+        from ..app.draft import Headers
+
+        func(
+            *args, headers=Headers(paths=paths, subject=subject, valid_from=valid_from, valid_until=valid_until), **rest
+        )
+
     options = [
         click.option(
             "--paths",
             "paths",
             multiple=True,
             metavar="PATHSPEC",
-            help="The code this is about (a git pathspec, e.g. 'src/db/**'); repeatable. "
+            help="The code this is about (a git pathspec, e.g. 'src/db/**', or lines or a symbol of "
+            "one file: 'src/auth.py#L10-40', 'src/auth.py#login'); repeatable. "
             "Written as the body's `paths:` header (staleness).",
         ),
         click.option(
@@ -190,22 +209,58 @@ def header_options(func: Command) -> Command:
             help="In force until DATE (same forms); a bare date covers the whole UTC day.",
         ),
     ]
+    decorated: Command = with_headers
     for option in reversed(options):
-        func = option(func)
-    return func
-
-
-def headers_from(
-    paths: tuple[str, ...], subject: Optional[str], valid_from: Optional[str], valid_until: Optional[str]
-) -> Headers:
-    """The header fields the header options ask for."""
-    from ..app.draft import Headers
-
-    return Headers(paths=paths, subject=subject, valid_from=valid_from, valid_until=valid_until)
+        decorated = option(decorated)
+    return decorated
 
 
 def entry_options(func: Command) -> Command:
-    """The options that describe an entry, shared by `log` and `propose`."""
+    """The options that describe an entry, shared by `log` and `propose`; the command takes
+    them as one `draft: Draft`, with the --thread, --dedup-key and --allow-secret it
+    declares besides."""
+
+    @functools.wraps(func)
+    def with_draft(
+        *args: object,
+        kind: str,
+        summary: str,
+        body: Optional[str],
+        body_file: Optional[str],
+        parents: tuple[str, ...],
+        author: Optional[str],
+        agent: str,
+        provider: str,
+        model: str,
+        headers: Headers,
+        thread: Optional[str] = None,
+        dedup_key: Optional[str] = None,
+        allow_secret: Optional[str] = None,
+        **rest: object,
+    ) -> None:
+        from ..app.draft import Draft
+        from ..errors import InputError
+
+        if body is not None and body_file is not None:
+            raise InputError("give --body or --body-file, not both")
+        if body_file is not None:
+            body = read_text(body_file)
+        draft = Draft(
+            kind=kind,
+            summary=summary,
+            body=body or "",
+            parents=tuple(split_ids(parents)),
+            author=author,
+            agent=agent,
+            provider=provider,
+            model=model,
+            headers=headers,
+            thread=thread,
+            dedup_key=dedup_key,
+            allow_secret=allow_secret,
+        )
+        func(*args, draft=draft, **rest)
+
     options = [
         click.option(
             "--kind", required=True, metavar="KIND", help=f"One of: {KIND_HELP}.", shell_complete=complete_kinds
@@ -229,48 +284,10 @@ def entry_options(func: Command) -> Command:
         click.option("--provider", default="none", show_default=True),
         click.option("--model", default="human", show_default=True),
     ]
+    decorated: Command = with_draft
     for option in reversed(options):
-        func = option(func)
-    return header_options(func)
-
-
-def entry_draft(
-    kind: str,
-    summary: str,
-    body: Optional[str],
-    body_file: Optional[str],
-    parents: tuple[str, ...],
-    author: Optional[str],
-    agent: str,
-    provider: str,
-    model: str,
-    headers: Headers,
-    thread: Optional[str] = None,
-    dedup_key: Optional[str] = None,
-    allow_secret: Optional[str] = None,
-) -> Draft:
-    """The draft the shared options describe (the body read from its file)."""
-    from ..app.draft import Draft
-    from ..errors import InputError
-
-    if body is not None and body_file is not None:
-        raise InputError("give --body or --body-file, not both")
-    if body_file is not None:
-        body = read_text(body_file)
-    return Draft(
-        kind=kind,
-        summary=summary,
-        body=body or "",
-        parents=tuple(split_ids(parents)),
-        author=author,
-        agent=agent,
-        provider=provider,
-        model=model,
-        headers=headers,
-        thread=thread,
-        dedup_key=dedup_key,
-        allow_secret=allow_secret,
-    )
+        decorated = option(decorated)
+    return header_options(decorated)
 
 
 def complete_kinds(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:

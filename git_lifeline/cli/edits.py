@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Optional
 
 import click
@@ -12,7 +14,6 @@ from .common import (
     echo_json,
     entry_dict,
     header_options,
-    headers_from,
     line_option,
     open_ledger,
     quiet_option,
@@ -45,34 +46,52 @@ def _body(body: Optional[str], body_file: Optional[str]) -> Optional[str]:
     return read_text(body_file) if body_file is not None else body
 
 
+@dataclass(frozen=True)
+class _Replacement:
+    """What revise and resolve are told besides the id: the new text (its body read from
+    --body-file once the ledger is open), its headers and who writes it."""
+
+    summary: Optional[str]
+    body: Optional[str]
+    body_file: Optional[str]
+    author: Optional[str]
+    headers: Headers
+
+
 def _replacing_options(func: Command) -> Command:
     """What revise and resolve take besides their id, summary and body: each replaces
-    entries with a new text and may declare its headers."""
+    entries with a new text and may declare its headers. The command takes them as one
+    `replacement: _Replacement`."""
+
+    @functools.wraps(func)
+    def with_replacement(
+        ctx: click.Context,
+        summary: Optional[str],
+        body: Optional[str],
+        body_file: Optional[str],
+        author: Optional[str],
+        headers: Headers,
+        **rest: object,
+    ) -> None:
+        func(ctx, replacement=_Replacement(summary, body, body_file, author, headers), **rest)
+
+    decorated: Command = with_replacement
     for option in reversed((_BODY_FILE, header_options, who_options, quiet_option, line_option, click.pass_context)):
-        func = option(func)
-    return func
+        decorated = option(decorated)
+    return decorated
 
 
-def _planned(
-    ctx: click.Context,
-    plan_of: Callable[..., Edit],
-    ref: str,
-    summary: Optional[str],
-    body: Optional[str],
-    body_file: Optional[str],
-    author: Optional[str],
-    headers: Headers,
-) -> Edit:
+def _planned(ctx: click.Context, plan_of: Callable[..., Edit], ref: str, replacement: _Replacement) -> Edit:
     """The plan `plan_of` (plan_revise, plan_resolve) makes of the command's words."""
     from ..app.draft import Writer
 
     return plan_of(
         open_ledger(ctx, existing=True),
         ref,
-        _body(body, body_file),
-        summary=summary,
-        headers=headers,
-        writer=Writer(author=author),
+        _body(replacement.body, replacement.body_file),
+        summary=replacement.summary,
+        headers=replacement.headers,
+        writer=Writer(author=replacement.author),
     )
 
 
@@ -105,25 +124,11 @@ _BODY_FILE = click.option(
 @click.option("--summary", default=None, help="What holds now (default: the same summary).")
 @click.option("--body", default=None, help="Why it changed (required): the why of the decision as it now stands.")
 @_replacing_options
-def revise(
-    ctx: click.Context,
-    ref: str,
-    summary: Optional[str],
-    body: Optional[str],
-    body_file: Optional[str],
-    author: Optional[str],
-    as_json: bool,
-    paths: tuple[str, ...],
-    subject: Optional[str],
-    valid_from: Optional[str],
-    valid_until: Optional[str],
-) -> None:
+def revise(ctx: click.Context, ref: str, replacement: _Replacement, as_json: bool) -> None:
     """Replace an entry with a revision (a correction): a revised decision stays a decision in force."""
     from ..app.edits import plan_revise
 
-    plan = _planned(
-        ctx, plan_revise, ref, summary, body, body_file, author, headers_from(paths, subject, valid_from, valid_until)
-    )
+    plan = _planned(ctx, plan_revise, ref, replacement)
     _finish(
         ctx, plan, as_json, f"{short(plan.correction.parents[0])} is superseded; in force now: {plan.correction.short}"
     )
@@ -180,10 +185,7 @@ def close(
     summary: Optional[str],
     author: Optional[str],
     as_json: bool,
-    paths: tuple[str, ...],
-    subject: Optional[str],
-    valid_from: Optional[str],
-    valid_until: Optional[str],
+    headers: Headers,
 ) -> None:
     """Close an open item with its answer (kept in the closing correction, and with --decision
     also as a decision in force)."""
@@ -201,7 +203,7 @@ def close(
         text or "",
         decision=decision,
         summary=summary,
-        headers=headers_from(paths, subject, valid_from, valid_until),
+        headers=headers,
         writer=Writer(author=author),
     )
     target = short(plan.correction.parents[0])
@@ -220,29 +222,15 @@ def close(
 )
 @click.option("--body", default=None, help="Why (required with --summary).")
 @_replacing_options
-def resolve(
-    ctx: click.Context,
-    ref: str,
-    summary: Optional[str],
-    body: Optional[str],
-    body_file: Optional[str],
-    author: Optional[str],
-    as_json: bool,
-    paths: tuple[str, ...],
-    subject: Optional[str],
-    valid_from: Optional[str],
-    valid_until: Optional[str],
-) -> None:
+def resolve(ctx: click.Context, ref: str, replacement: _Replacement, as_json: bool) -> None:
     """Resolve a conflict: keep ID and revert the others, or with --summary replace them all."""
     from ..app.edits import plan_resolve
 
-    plan = _planned(
-        ctx, plan_resolve, ref, summary, body, body_file, author, headers_from(paths, subject, valid_from, valid_until)
-    )
+    plan = _planned(ctx, plan_resolve, ref, replacement)
     e = plan.correction
     done = (
         f"kept {short(plan.kept or '')}; withdrawn: {', '.join(short(p) for p in e.parents)}"
-        if summary is None
+        if replacement.summary is None
         else f"in force now: {e.short}; replaced: {', '.join(short(p) for p in e.parents)}"
     )
     _finish(ctx, plan, as_json, done)

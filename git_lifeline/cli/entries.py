@@ -6,7 +6,7 @@ visible); JSON is printed exact."""
 from __future__ import annotations
 
 import sys
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 import click
 
@@ -15,9 +15,7 @@ from .common import (
     complete_kinds,
     echo_json,
     entry_dict,
-    entry_draft,
     entry_options,
-    headers_from,
     line_option,
     open_ledger,
     open_reading,
@@ -28,6 +26,9 @@ from .common import (
 )
 from .listing import ONELINE
 from .terminal import echo_painted, info, output, say
+
+if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
+    from ..app.draft import Draft
 
 
 @click.command()
@@ -47,42 +48,11 @@ from .terminal import echo_painted, info, output, say
 @click.pass_context
 def log(
     ctx: click.Context,
-    kind: str,
-    summary: str,
-    body: Optional[str],
-    body_file: Optional[str],
-    parents: tuple[str, ...],
-    author: Optional[str],
-    agent: str,
-    provider: str,
-    model: str,
-    dedup_key: Optional[str],
-    thread: Optional[str],
-    allow_secret: Optional[str],
+    draft: Draft,
     as_json: bool,
-    paths: tuple[str, ...],
-    subject: Optional[str],
-    valid_from: Optional[str],
-    valid_until: Optional[str],
 ) -> None:
     """Append an entry to the line (a human's write: direct; with --agent, routed by the write policy)."""
-    headers = headers_from(paths, subject, valid_from, valid_until)
-    draft = entry_draft(
-        kind,
-        summary,
-        body,
-        body_file,
-        parents,
-        author,
-        agent,
-        provider,
-        model,
-        headers,
-        thread,
-        dedup_key,
-        allow_secret,
-    )
-    if agent != "human":
+    if draft.agent != "human":
         from .review import agent_log
 
         return agent_log(ctx, draft, as_json)
@@ -497,7 +467,9 @@ STALE_SHOWN = 20  # stale decisions listed before "and N more"
 def stale(ctx: click.Context, since: Optional[str], since_commit: Optional[str], show_all: bool, as_json: bool) -> None:
     """Decisions in force whose code (their `paths:`) changed since they were made,
     strongest first: removed (its paths match no file now), rewritten (about half of its
-    lines or more changed), touched (some lines).
+    lines or more changed), touched (some lines). A `paths:` item may name lines or a
+    symbol of one file (src/auth.py#L10-40, src/auth.py#login): only commits that touch
+    those lines or that body count.
 
     \b
     To clear a mark, re-read the decision against the code, then either

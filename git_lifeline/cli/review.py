@@ -12,9 +12,7 @@ from ..errors import LifelineError
 from .common import (
     echo_json,
     entry_dict,
-    entry_draft,
     entry_options,
-    headers_from,
     line_option,
     open_ledger,
     open_workspace,
@@ -73,27 +71,8 @@ def _proposal_json(p: Proposal) -> dict[str, object]:
 @click.option("--json", "as_json", is_flag=True, help="Print the proposal as JSON.")
 @line_option
 @click.pass_context
-def propose(
-    ctx: click.Context,
-    kind: str,
-    summary: str,
-    body: Optional[str],
-    body_file: Optional[str],
-    parents: tuple[str, ...],
-    thread: Optional[str],
-    author: Optional[str],
-    agent: str,
-    provider: str,
-    model: str,
-    as_json: bool,
-    paths: tuple[str, ...],
-    subject: Optional[str],
-    valid_from: Optional[str],
-    valid_until: Optional[str],
-) -> None:
+def propose(ctx: click.Context, draft: Draft, as_json: bool) -> None:
     """File a proposal: the entry waits in the review trail until someone approves it."""
-    headers = headers_from(paths, subject, valid_from, valid_until)
-    draft = entry_draft(kind, summary, body, body_file, parents, author, agent, provider, model, headers, thread)
     from ..app.text import format_ts
 
     rec = _agents(ctx, existing=False).propose(draft, via="cli")
@@ -101,7 +80,7 @@ def propose(
     if as_json:
         echo_json({"proposal": rec.id, "content": rec.content.to_doc(), "ts": format_ts(rec.ts)})
         return
-    say(f"proposal {rec.short} filed ({kind}: {rec.content.summary})")
+    say(f"proposal {rec.short} filed ({draft.kind}: {rec.content.summary})")
     say(f"approve it with: git lifeline approve {rec.short}")
 
 

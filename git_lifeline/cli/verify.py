@@ -92,12 +92,14 @@ def verify(ctx: click.Context, lint: bool, signatures: bool, as_json: bool) -> N
             click.echo(f"  warning: conflict on '{visible(subj)}': {', '.join(short(i) for i in ids)} are all in force")
         for entry_id, why in check.headers:
             click.echo(f"  warning: entry {short(entry_id)}: {visible(why)}")
-    for check in run.trails:
-        trail = check.report
+    for trail_check in run.trails:
+        trail = trail_check.report
         if trail.ok:
-            click.echo(f"ok: review trail {check.name}: {trail.records} records, {trail.commits} commits verified")
+            click.echo(
+                f"ok: review trail {trail_check.name}: {trail.records} records, {trail.commits} commits verified"
+            )
         else:
-            click.echo(f"FAILED: review trail {check.name}: {len(trail.problems)} problem(s)")
+            click.echo(f"FAILED: review trail {trail_check.name}: {len(trail.problems)} problem(s)")
             _problems(trail.problems)
         for w in trail.warnings:
             click.echo(f"  warning: {visible(str(w))}")

@@ -125,6 +125,9 @@ _META = re.compile(r"(?:[*-][ \t]+)?(?P<key>[A-Za-z][A-Za-z -]{0,30}?)[ \t]*:[ \
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
 _DATE = re.compile(r"['\"]?(\d{4}-\d{2}-\d{2})(?:[T ][0-9:.]+Z?)?['\"]?")
+# adr-tools wrote `Date: 12/01/1992` (day, month, year) before its records moved to ISO 8601;
+# a directory never passed through `adr upgrade-repository` still has them
+_DAY_FIRST_DATE = re.compile(r"(\d{2})/(\d{2})/(\d{4})")
 _LINK = re.compile(r"\[(?P<text>[^\]]*)\]\((?P<target>[^)\s]*)[^)]*\)")
 # "superceded" and "superseeded" are how real ADRs (adr-tools' own among them) spell it too
 _SUPERSEDED_BY = re.compile(r"super[sc]ee?ded[ \t]+by\b[ \t:]*(?P<rest>.*)", re.IGNORECASE)
@@ -180,9 +183,9 @@ class Adr:
     status_text: str  # as written, for messages
     date: Optional[str]  # YYYY-MM-DD
     body: str
-    header: dict = field(default_factory=dict)
-    supersedes: tuple = ()  # references as written: file names or numbers
-    superseded_by: tuple = ()
+    header: dict[str, str] = field(default_factory=dict)
+    supersedes: tuple[str, ...] = ()  # references as written: file names or numbers
+    superseded_by: tuple[str, ...] = ()
     status_known: bool = True  # False: a status word not in _STATUS_WORDS, read as proposed
     links: tuple[AdrLink, ...] = ()  # links to other ADRs but supersession
 
@@ -191,7 +194,7 @@ class Adr:
         return f"ADR {self.number:04d}" if self.number is not None else f"ADR {self.key}"
 
 
-def adr_key(filename: str) -> Optional[tuple]:
+def adr_key(filename: str) -> Optional[tuple[str, Optional[int]]]:
     """(key, number) of an ADR file name, or None when the name is not one.
 
     A short numeric prefix (`0002-use-postgres.md`) is the ADR's number, which stays when a
@@ -229,9 +232,9 @@ def parse_adr(filename: str, text: str) -> Adr:
     rest = lines[title_at + 1 :]
     status_raw = front.get("status")
     date_raw = front.get("date")
-    kept: list = []
-    status_notes: list = []
-    link_lines: list = []  # the lines of a `## Links` section (MADR 2), kept in the body too
+    kept: list[str] = []
+    status_notes: list[str] = []
+    link_lines: list[str] = []  # the lines of a `## Links` section (MADR 2), kept in the body too
     in_status = in_links = False
     seen_section = False
     fence: Optional[str] = None  # inside a fenced code block nothing is a section or a status
@@ -306,7 +309,7 @@ def parse_adr(filename: str, text: str) -> Adr:
     )
 
 
-def _front_matter(filename: str, lines: list) -> tuple:
+def _front_matter(filename: str, lines: list[str]) -> tuple[dict[str, str], list[str]]:
     """A YAML front matter block's scalar keys (a small subset of YAML: `key: value`, lists
     as `key: [a, b]` or `- item` lines, quotes), and the lines after it."""
     if not lines or lines[0].strip() != "---":
@@ -314,7 +317,7 @@ def _front_matter(filename: str, lines: list) -> tuple:
     end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
     if end is None:
         raise InputError(f"{filename}: the front matter (---) is not closed")
-    out: dict = {}
+    out: dict[str, str] = {}
     current: Optional[str] = None
     for raw in lines[1:end]:
         if not raw.strip() or raw.lstrip().startswith("#"):
@@ -364,12 +367,12 @@ def _status_class(text: str) -> tuple[str, bool]:
     return "proposed", False
 
 
-def _links(lines: list) -> list:
+def _links(lines: list[str]) -> list[AdrLink]:
     """The links to other ADRs that status lines and `## Links` items name, supersession aside
     (that is _references'). Each reference takes the words before it ("Amends [5. X](…)");
     a reference after `and` or a comma with no words of its own takes the previous words. A
     link to something that is no ADR (a web page) is prose, not a link."""
-    out: list = []
+    out: list[AdrLink] = []
     for line in lines:
         words: Optional[str] = None
         at = 0
@@ -403,9 +406,10 @@ def _reference_target(m: re.Match) -> Optional[str]:
     return text if not target and _ADR_NUMBER.fullmatch(text) else None
 
 
-def _references(texts: list) -> tuple:
+def _references(texts: list[str]) -> tuple[list[str], list[str]]:
     """The ADRs named after `Superseded by` and after `Supersedes`, as written."""
-    by, sup = [], []
+    by: list[str] = []
+    sup: list[str] = []
     for text in texts:
         m = _SUPERSEDED_BY.search(text)
         if m:
@@ -417,7 +421,7 @@ def _references(texts: list) -> tuple:
     return by, sup
 
 
-def _refs_in(text: str) -> list:
+def _refs_in(text: str) -> list[str]:
     links = list(_LINK.finditer(text))
     if links:
         out = []
@@ -433,16 +437,18 @@ def _parse_date(filename: str, raw: Optional[str]) -> Optional[str]:
     if raw is None or not raw.strip():
         return None
     m = _DATE.fullmatch(raw.strip())
-    if not m:
-        raise InputError(f"{filename}: date {raw.strip()[:40]!r} is not YYYY-MM-DD")
+    old = _DAY_FIRST_DATE.fullmatch(raw.strip())
+    if not m and not old:
+        raise InputError(f"{filename}: date {raw.strip()[:40]!r} is not YYYY-MM-DD (or DD/MM/YYYY)")
+    day = m.group(1) if m else f"{old.group(3)}-{old.group(2)}-{old.group(1)}" if old else ""
     try:
-        date.fromisoformat(m.group(1))
+        date.fromisoformat(day)
     except ValueError:
-        raise InputError(f"{filename}: date {m.group(1)!r} does not exist") from None
-    return m.group(1)
+        raise InputError(f"{filename}: date {raw.strip()[:40]!r} does not exist") from None
+    return day
 
 
-def resolve_reference(ref: str, by_file: dict, by_number: dict) -> Optional[str]:
+def resolve_reference(ref: str, by_file: dict[str, str], by_number: dict[int, str]) -> Optional[str]:
     """The key of the ADR a reference names: a file name in the directory, else a number."""
     if ref in by_file:
         return by_file[ref]
@@ -508,7 +514,9 @@ def madr_filename(number: int, title: str) -> str:
     return f"{number:04d}-{slug(title)}.md"
 
 
-def render_madr(title: str, date_text: str, body: str, meta: Optional[dict] = None, status: str = "accepted") -> str:
+def render_madr(
+    title: str, date_text: str, body: str, meta: Optional[dict[str, str]] = None, status: str = "accepted"
+) -> str:
     """One MADR file (front matter, title, sections). A body that has its own `## ` sections
     (an imported ADR) is written as it is; a plain why becomes the context, and the title the
     outcome."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from difflib import get_close_matches
-from typing import Iterable, Optional
+from typing import Iterable, Mapping, Optional
 
 from ..errors import InputError
 
@@ -40,9 +40,9 @@ _HEADER_LINE = re.compile(r"(?P<key>[a-z][a-z-]*):[ \t]+(?P<value>\S.*?)[ \t]*")
 _LIST_HEAD = re.compile(r"(?P<name>[a-z][a-z-]*):[ \t]*")
 
 
-def header_fields(body: str) -> dict:
+def header_fields(body: str) -> dict[str, str]:
     """The known `key: value` lines at the top of the body (first value wins)."""
-    out: dict = {}
+    out: dict[str, str] = {}
     for line in body.split("\n"):
         m = _HEADER_LINE.fullmatch(line.rstrip("\r"))
         if not m or m.group("key") not in HEADER_KEYS:
@@ -67,10 +67,10 @@ def strip_header(body: str) -> str:
     return "\n".join(lines[i:]).strip()
 
 
-def list_blocks(body: str) -> dict:
+def list_blocks(body: str) -> dict[str, list[str]]:
     """`name:` + indented `- item` blocks, anywhere a line starts unindented."""
-    out: dict = {}
-    current: Optional[list] = None
+    out: dict[str, list[str]] = {}
+    current: Optional[list[str]] = None
     for raw in body.split("\n"):
         line = raw.rstrip("\r")
         if not line.strip():
@@ -100,13 +100,13 @@ def refuse_line_break(name: str, value: Optional[str]) -> None:
         raise InputError(f"{name} must be one line: it contains a line break; nothing was written")
 
 
-def render_header(fields: dict) -> str:
+def render_header(fields: Mapping[str, Optional[str]]) -> str:
     for key, value in fields.items():
         refuse_line_break(key, value)
     return "".join(f"{k}: {v}\n" for k, v in fields.items() if v)
 
 
-def render_list_block(name: str, items: list) -> str:
+def render_list_block(name: str, items: list[str]) -> str:
     if not items:
         return ""
     return f"{name}:\n" + "".join(f"  - {item}\n" for item in items)
@@ -121,7 +121,7 @@ FLAG_KEYS = ("subject", "paths", "valid-from", "valid-until")  # the keys the wr
 _FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
 
 
-def header_warnings(body: str, kind: str = "") -> list:
+def header_warnings(body: str, kind: str = "") -> list[str]:
     """Lines that look like header fields but are not read as such, one sentence each."""
     if kind == "relation":  # a relation's body is its own `rel:`/`from:`/`to:` record
         return []
@@ -129,7 +129,7 @@ def header_warnings(body: str, kind: str = "") -> list:
     i = 0
     while i < len(lines) and _is_header(lines[i]):  # the header: known fields at the very top
         i += 1
-    out: list = []
+    out: list[str] = []
     top = True  # every line since the header ended looks like a header line
     blank = False  # the header ended at a blank line, and only blank or header-like lines followed
     fence = None
@@ -179,12 +179,12 @@ def _is_header(line: str) -> bool:
     return m is not None and m.group("key") in HEADER_KEYS
 
 
-def header_value_problems(fields: dict) -> list:
+def header_value_problems(fields: Mapping[str, str]) -> list[str]:
     """Header values the truth cannot read (a validity window that is not a UTC date or time,
     or that closes before it opens), one sentence each. `fields` is header_fields(body)."""
     from .dates import header_date_problem
 
-    out: list = []
+    out: list[str] = []
     for key in ("valid-from", "valid-until"):
         value = fields.get(key)
         if value is not None:
@@ -200,13 +200,13 @@ def header_value_problems(fields: dict) -> list:
     return out
 
 
-def with_header(body: str, fields: dict) -> str:
+def with_header(body: str, fields: Mapping[str, Optional[str]]) -> str:
     """`fields` (key -> value, in order) as header lines on top of `body`. A body that
     already starts with header fields keeps them right below (one header); prose is
     separated by a blank line. A key the body's header already gives is refused unless
     the values agree (then it is written once)."""
     own = header_fields(body)
-    fresh: dict = {}
+    fresh: dict[str, str] = {}
     for key, value in fields.items():
         if not value:
             continue
@@ -240,7 +240,7 @@ def header_from_options(
     from ..errors import InputError
     from .dates import parse_when
 
-    out: dict = {}
+    out: dict[str, str] = {}
     if subject is not None:
         text = subject.strip()
         if not text or any(ch in text for ch in "\r\n") or any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in text):
@@ -248,7 +248,7 @@ def header_from_options(
         if len(text) > MAX_SUBJECT_CHARS:
             raise InputError(f"--subject is longer than {MAX_SUBJECT_CHARS} characters")
         out["subject"] = text
-    specs: list = []
+    specs: list[str] = []
     for raw in paths or ():
         spec = raw.strip()
         if not spec:

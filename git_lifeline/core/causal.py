@@ -12,7 +12,7 @@ import heapq
 from typing import Callable, Iterable
 
 
-def causal_order(ids: list, key_of: Callable[[str], str], parents_of: Callable[[str], Iterable]) -> list:
+def causal_order(ids: list[str], key_of: Callable[[str], str], parents_of: Callable[[str], Iterable[str]]) -> list[str]:
     """`ids` with every parent before its children (parents outside `ids` name nothing
     here), then by (ts, id): the smallest available first. A function of the set alone.
     A child dated before its parent (clocks skew) still comes after it, so "the latest"
@@ -22,7 +22,7 @@ def causal_order(ids: list, key_of: Callable[[str], str], parents_of: Callable[[
     pos = {i: n for n, i in enumerate(by_key)}
     if all(pos[p] < pos[i] for i in by_key for p in parents_of(i) if p in members):
         return by_key  # the usual case: the clocks already agree with the graph
-    children: dict = {}
+    children: dict[str, list[str]] = {}
     waiting = dict.fromkeys(by_key, 0)
     for i in by_key:
         for p in set(parents_of(i)):
@@ -31,7 +31,7 @@ def causal_order(ids: list, key_of: Callable[[str], str], parents_of: Callable[[
                 children.setdefault(p, []).append(i)
     ready = [((key_of(i), i), i) for i in by_key if waiting[i] == 0]
     heapq.heapify(ready)
-    out: list = []
+    out: list[str] = []
     while ready:
         _, i = heapq.heappop(ready)
         out.append(i)

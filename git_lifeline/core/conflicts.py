@@ -19,7 +19,7 @@ from .supersession import Derived
 class Conflict:
     """Decisions in force about the same thing, which the ledger does not rank."""
 
-    ids: tuple  # in (ts, id) order
+    ids: tuple[str, ...]  # in (ts, id) order
     subject: Optional[str] = None  # the subject they declare or inherit, as shown
     versions_of: Optional[str] = None  # the decision they all are or revise
 
@@ -37,12 +37,12 @@ class Rivals:
     N² (and the notes that printed them pushed every other decision out of the context)."""
 
     of: str
-    groups: tuple  # the Conflicts `of` belongs to, in group order
+    groups: tuple[Conflict, ...]  # the Conflicts `of` belongs to, in group order
 
-    def first(self, limit: int) -> list:
+    def first(self, limit: int) -> list[str]:
         """Up to `limit` rivals, in group order, each once: the cost is bounded by `limit`
         (plus the rivals skipped as already seen), not by the size of the groups."""
-        out: list = []
+        out: list[str] = []
         seen = {self.of}
         for i in chain.from_iterable(g.ids for g in self.groups):
             if len(out) >= limit:
@@ -60,26 +60,26 @@ class Rivals:
         return len({i for g in self.groups for i in g.ids}) - 1
 
 
-def rivals(groups: list) -> dict:
+def rivals(groups: list[Conflict]) -> dict[str, Rivals]:
     """decision id -> its Rivals, in one pass over the groups' members."""
-    of: dict = {}
+    of: dict[str, list[Conflict]] = {}
     for g in groups:
         for i in g.ids:
             of.setdefault(i, []).append(g)
     return {i: Rivals(i, tuple(gs)) for i, gs in of.items()}
 
 
-def group_conflicts(derived: Derived, facts: dict, decision_ids: Iterable[str]) -> list:
+def group_conflicts(derived: Derived, facts: dict, decision_ids: Iterable[str]) -> list[Conflict]:
     """The conflict groups among `decision_ids` (the decisions in force): subject groups
     first, by subject; then version groups not already told. Near-linear in the members:
     a version group is compared only with the groups told that hold its first member."""
     valid = set(decision_ids)
-    groups: list = []
+    groups: list[Conflict] = []
     for _, (shown, ids) in sorted(derived.subjects.items(), key=lambda kv: (kv[1][0], kv[0])):
         members = tuple(i for i in ids if i in valid)
         if len(members) > 1:
             groups.append(Conflict(members, subject=shown))
-    told_with: dict = {}  # id -> the member sets of the groups told that hold it
+    told_with: dict[str, list[frozenset[str]]] = {}  # id -> the member sets of the groups told that hold it
     for g in groups:
         told = frozenset(g.ids)
         for i in g.ids:

@@ -7,18 +7,17 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Optional, Protocol
+from typing import Optional, Protocol, Sequence
 
 from .blocks import LINE_BREAKS
 
 
-class Fields(Protocol):
-    """What the rules read of an entry (core/entry.py's Entry, whose fields are read-only)."""
+class Attributed(Protocol):
+    """What an entry says of itself and who wrote it, read alike by the content rules here
+    and by the fold (core/entry.py's Folded): an Entry, or a cache's slim record."""
 
     @property
     def summary(self) -> str: ...
-    @property
-    def author(self) -> str: ...
     @property
     def agent(self) -> str: ...
     @property
@@ -26,9 +25,16 @@ class Fields(Protocol):
     @property
     def model(self) -> str: ...
     @property
-    def body(self) -> str: ...
+    def parents(self) -> Sequence[str]: ...
+
+
+class Fields(Attributed, Protocol):
+    """What the rules read of an entry (core/entry.py's Entry, whose fields are read-only)."""
+
     @property
-    def parents(self) -> list[str]: ...
+    def author(self) -> str: ...
+    @property
+    def body(self) -> str: ...
     @property
     def dedup_key(self) -> Optional[str]: ...
 

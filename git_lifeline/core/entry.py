@@ -27,7 +27,7 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any, Iterable, Optional, Protocol, Sequence, Union
+from typing import Any, Iterable, Optional, Protocol, Union
 
 from ..errors import InputError
 from .content_rules import (  # MAX_* are read from here by the layers above
@@ -36,6 +36,7 @@ from .content_rules import (  # MAX_* are read from here by the layers above
     MAX_FIELD_CHARS,  # noqa: F401
     MAX_PARENTS,  # noqa: F401
     MAX_SUMMARY_CHARS,  # noqa: F401
+    Attributed,
     content_problems,
     missing_why,
 )
@@ -138,7 +139,7 @@ class Ordered(Protocol):
     def id(self) -> str: ...
 
 
-class Folded(Protocol):
+class Folded(Attributed, Protocol):
     """What `Fold.add` reads of an entry given its key and header: an Entry, or a cache's
     slim record (views/cache_rows.Slim, which keeps no body): core/truth.py."""
 
@@ -146,16 +147,6 @@ class Folded(Protocol):
     def id(self) -> str: ...
     @property
     def kind(self) -> str: ...
-    @property
-    def agent(self) -> str: ...
-    @property
-    def provider(self) -> str: ...
-    @property
-    def model(self) -> str: ...
-    @property
-    def summary(self) -> str: ...
-    @property
-    def parents(self) -> Sequence[str]: ...
 
 
 def entry_order_key(e: Ordered) -> tuple[datetime, str]:

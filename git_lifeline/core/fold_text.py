@@ -23,24 +23,24 @@ class Stored(Protocol):
     """What of a Fold (core/truth.py) its stored form holds."""
 
     count: int
-    last: Optional[list]
-    recent: list
+    last: Optional[list[str]]
+    recent: list[str]
     recent_meta: dict
-    decisions: list
+    decisions: list[str]
     corrections: list
-    opens: list
-    bootstraps: list
-    pins: list
-    checkpoints: list
-    threads: dict
-    keys: dict
-    links: dict
-    contributors: dict
-    kinds: dict
-    broken: list
+    opens: list[str]
+    bootstraps: list[str]
+    pins: list[list[str]]
+    checkpoints: list[list[str]]
+    threads: dict[str, list[str]]
+    keys: dict[str, str]
+    links: dict[str, list[str]]
+    contributors: dict[str, int]
+    kinds: dict[str, int]
+    broken: list[str]
     facts: dict
-    touched: dict
-    agent_touched: dict
+    touched: dict[str, str]
+    agent_touched: dict[str, list[list[str]]]
     version: int
     _derived: Optional[Derived]
 

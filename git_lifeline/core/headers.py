@@ -17,6 +17,7 @@ import unicodedata
 from typing import TYPE_CHECKING, Optional
 
 from . import blocks
+from .anchors import anchor_problem
 
 if TYPE_CHECKING:
     from .entry import Entry
@@ -32,7 +33,7 @@ _MAX_PATH_CHARS = 1024
 NO_HEADER_KINDS = frozenset({"relation"})
 
 
-def split_paths(value: str) -> list:
+def split_paths(value: str) -> list[str]:
     """The globs of a `paths:` value, in order."""
     return [g for g in _PATH_SPLIT.split(value.strip()) if g]
 
@@ -53,7 +54,8 @@ def path_problem(glob: str) -> Optional[str]:
             return f"header paths: {_shown(glob)} holds the invisible or control character U+{ord(ch):04X}"
     if len(glob) > _MAX_PATH_CHARS:
         return f"header paths: a glob is longer than {_MAX_PATH_CHARS} characters"
-    return None
+    why = anchor_problem(glob)  # `file#L10-40`, `file#symbol` (core/anchors.py)
+    return f"header paths: {why}" if why else None
 
 
 def paths_problem(value: str) -> Optional[str]:
@@ -76,7 +78,7 @@ def value_problem(key: str, value: str) -> Optional[str]:
     return None
 
 
-def header_problems(kind: str, body: str) -> list:
+def header_problems(kind: str, body: str) -> list[str]:
     """Every typed header value of a body that is not of its type (empty when valid)."""
     if kind in NO_HEADER_KINDS:
         return []

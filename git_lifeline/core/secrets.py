@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Optional, Protocol
 
 from ..errors import InputError, SecretError
@@ -57,12 +57,13 @@ def _article(word: str) -> str:
 class Rule:
     name: str
     kind: str
-    needles: tuple  # literal strings, one of which a match must contain ("" entries mean: always run)
+    needles: tuple[str, ...]  # literal strings, one of which a match must contain ("" entries mean: always run)
     pattern: _Lazy
     group: int = 0  # the group that is the secret itself (its span is what is reported)
     accept: Optional[Callable[[str], bool]] = None  # further test on that group (default: not a placeholder)
     fold: bool = False  # case-insensitive: needles and pattern are lower case, matched on the lower-cased text
     bounded: bool = True  # a match must not continue a word (checked here: a leading look-behind is ~10x slower)
+    _pattern_ci: _Lazy = field(init=False, repr=False, compare=False)  # set by __post_init__
 
     def __post_init__(self) -> None:
         # Matching lower-cased text is ~6x faster than re.IGNORECASE; the twin is for the
@@ -79,7 +80,7 @@ def entropy(value: str) -> float:
     """Shannon entropy in bits per character."""
     if not value:
         return 0.0
-    counts: dict = {}
+    counts: dict[str, int] = {}
     for ch in value:
         counts[ch] = counts.get(ch, 0) + 1
     n = len(value)
@@ -159,7 +160,7 @@ def _r(pattern: str, flags: int = 0) -> _Lazy:
 _E = r"(?![A-Za-z0-9_])"  # a token ends at a word boundary (its start is checked by `bounded`)
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
-RULES: tuple = (
+RULES: tuple[Rule, ...] = (
     # Private keys and signed tokens
     Rule(
         "private-key",
@@ -369,8 +370,8 @@ RULES: tuple = (
 )
 
 
-def _needle_index(fold: bool) -> tuple:
-    index: dict = {}
+def _needle_index(fold: bool) -> tuple[tuple[str, list[int]], ...]:
+    index: dict[str, list[int]] = {}
     for i, rule in enumerate(RULES):
         if rule.fold == fold:
             for needle in rule.needles:
@@ -401,7 +402,7 @@ def _any_needle(needles: Iterable[str]) -> re.Pattern:
 
     # Alternatives that start at the same character share one branch: at a position that
     # holds it, the engine tries that branch's few needles, not every needle's first character.
-    by_start: dict = {}
+    by_start: dict[str, list[str]] = {}
     for needle in sorted(set(needles)):
         k = max(range(len(needle)), key=lambda i: rank(needle[i]))
         behind = f"(?<={re.escape(needle[: k + 1])})" if k else ""
@@ -413,7 +414,7 @@ _ANY_CASED = _any_needle(needle for needle, _ in _CASED_NEEDLES)
 _ANY_FOLDED = _any_needle(needle for needle, _ in _FOLDED_NEEDLES)
 
 
-def _candidates(text: str, folded: str) -> set:
+def _candidates(text: str, folded: str) -> set[int]:
     """The rules whose literals occur in the text (the only ones whose regex can match)."""
     if _ANY_CASED.search(text) is None and _ANY_FOLDED.search(folded) is None:
         return set()  # most text: no literal at all
@@ -422,7 +423,7 @@ def _candidates(text: str, folded: str) -> set:
     return found
 
 
-def scan(text: str, field: str = "text", candidates: Optional[set] = None) -> list:
+def scan(text: str, field: str = "text", candidates: Optional[set[int]] = None) -> list[Finding]:
     """Every credential-shaped span in `text`, as findings (specific rules before generic).
     `candidates`, when given, are the rules to try (those whose literals occur somewhere)."""
     if not text:
@@ -435,8 +436,8 @@ def scan(text: str, field: str = "text", candidates: Optional[set] = None) -> li
     if not candidates:
         return []
     aligned = len(folded) == len(text)
-    found: list = []
-    taken: list = []
+    found: list[Finding] = []
+    taken: list[tuple[int, int]] = []
     for i in sorted(candidates):  # rule order: specific rules claim a span before generic ones
         rule = RULES[i]
         if rule.fold:
@@ -503,7 +504,7 @@ def entry_findings(entry: Scanned, honour_override: bool = True) -> list[Finding
     candidates = _candidates(joined, joined.lower())
     if not candidates or (honour_override and honoured_override(entry) is not None):
         return []
-    out: list = []
+    out: list[Finding] = []
     for name, value in values:
         out.extend(scan(value, name, candidates))
     return out

@@ -60,7 +60,7 @@ _LEGACY_RULE = re.compile(r"\n*---\s*\Z")
 class ImportRefused(InputError):
     """The source holds records that cannot be imported faithfully; nothing was written."""
 
-    def __init__(self, source: str, refused: list):
+    def __init__(self, source: str, refused: list[tuple[SeedRecord, str]]):
         self.refused = refused
         shown = [f"  {r.label()}: {why}" for r, why in refused[:20]]
         more = [f"  … and {len(refused) - 20} more"] if len(refused) > 20 else []
@@ -83,7 +83,7 @@ class SeedRecord:
     model: str = "human"
     summary: str = ""
     body: str = ""
-    parents: list = field(default_factory=list)
+    parents: list[str] = field(default_factory=list)
     ts: str = ""
     dedup_key: Optional[str] = None
     recorded_id: Optional[str] = None
@@ -96,7 +96,7 @@ class SeedRecord:
 
 
 # ---- reading --------------------------------------------------------------------------
-def read_source(path: Path) -> tuple:
+def read_source(path: Path) -> tuple[str, list[SeedRecord]]:
     """(format name, records) for a lifeline-context ledger file (a regular file of at
     most MAX_SOURCE_BYTES, told before a byte of it is parsed)."""
     try:
@@ -135,9 +135,9 @@ def read_source(path: Path) -> tuple:
     )
 
 
-def _parse_fields(lines: list, start: int, where: str) -> tuple:
+def _parse_fields(lines: list[str], start: int, where: str) -> tuple[dict[str, str], int, Optional[str]]:
     """Field lines `- **name**: value` from `start`; returns (fields, next index, problem)."""
-    fields: dict = {}
+    fields: dict[str, str] = {}
     i = start
     n = len(lines)
     while i < n and lines[i] == "":
@@ -159,7 +159,7 @@ def _parse_fields(lines: list, start: int, where: str) -> tuple:
     return fields, i, None
 
 
-def _recorded_id_anywhere(lines: list) -> Optional[str]:
+def _recorded_id_anywhere(lines: list[str]) -> Optional[str]:
     """The recorded id of a block whose field list could not be read to the end (for naming it)."""
     for line in lines:
         m = _FIELD.fullmatch(line)
@@ -171,11 +171,11 @@ def _recorded_id_anywhere(lines: list) -> Optional[str]:
 def _record(
     where: str,
     heading: re.Match,
-    fields: dict,
+    fields: dict[str, str],
     body: str,
-    parents: list,
+    parents: list[str],
     problem: Optional[str],
-    lines: Optional[list] = None,
+    lines: Optional[list[str]] = None,
 ) -> SeedRecord:
     rec = SeedRecord(
         where=where, ts=heading.group("ts"), kind=heading.group("kind"), body=body, parents=parents, problem=problem
@@ -195,7 +195,7 @@ def _record(
     return rec
 
 
-def _parents_field(raw: Optional[str]) -> Optional[list]:
+def _parents_field(raw: Optional[str]) -> Optional[list[str]]:
     if raw is None or raw.strip() in _ROOT_MARKS:
         return None
     return [p.strip() for p in raw.split(",") if p.strip()]
@@ -217,7 +217,7 @@ def _find_heading(seg: str) -> int:
     return -1
 
 
-def parse_seed_markdown(text: str, source: str = "LIFELINE.md") -> list:
+def parse_seed_markdown(text: str, source: str = "LIFELINE.md") -> list[SeedRecord]:
     """Records of the sentinel format, strictly: anything the seed's own reader would
     silently misread becomes a record with a `problem` naming it.
 
@@ -301,7 +301,7 @@ def parse_seed_markdown(text: str, source: str = "LIFELINE.md") -> list:
     return records
 
 
-def parse_legacy_markdown(text: str, source: str = "LIFELINE.md") -> list:
+def parse_legacy_markdown(text: str, source: str = "LIFELINE.md") -> list[SeedRecord]:
     """Records of the heading-only format. An entry without a parents field (or with
     an empty one) has the previous entry as its parent, as the format defines; the
     previous entry's id is the one recomputed from its content."""
@@ -371,7 +371,7 @@ def row_label(prefix: str, value: SqlValue) -> str:
     return f"{prefix}{value}" if type(value) is int else f"{prefix}{ascii(value)[:60]}"
 
 
-def read_seed_db(path: Path) -> list:
+def read_seed_db(path: Path) -> list[SeedRecord]:
     """Records of a lifeline-context SQLite ledger, in its insertion order (seq)."""
     uri = f"{Path(path).resolve().as_uri()}?mode=ro"
     try:
@@ -427,13 +427,15 @@ def read_seed_db(path: Path) -> list:
 # ---- checking ---------------------------------------------------------------------------
 @dataclass
 class ImportPlan:
-    entries: list = field(default_factory=list)  # valid, matching, to write (source order)
-    mismatched: list = field(default_factory=list)  # (record, recomputed id): skipped
-    skipped: list = field(default_factory=list)  # (record or entry, why): skipped, not refused
+    entries: list[Entry] = field(default_factory=list)  # valid, matching, to write (source order)
+    mismatched: list[tuple[SeedRecord, str]] = field(default_factory=list)  # (record, recomputed id): skipped
+    skipped: list[tuple[Union[SeedRecord, Entry], str]] = field(
+        default_factory=list
+    )  # (record or entry, why): skipped, not refused
     duplicates: int = 0  # same id twice in the source
     unrecorded: int = 0  # records without a recorded id to compare
     reordered: int = 0  # source order differs from (ts, id) order
-    external: list = field(default_factory=list)  # (entry id, parent id, line)
+    external: list[tuple[str, str, Optional[str]]] = field(default_factory=list)  # (entry id, parent id, line)
 
 
 def check_records(
@@ -453,9 +455,9 @@ def check_records(
     the caller discards what the sink wrote when this raises.
     """
     plan = ImportPlan()
-    refused: list = []
-    by_id: dict = {}
-    bad_ids: set = set()
+    refused: list[tuple[SeedRecord, str]] = []
+    by_id: dict[str, Entry] = {}
+    bad_ids: set[str] = set()
     for rec in records:
         if rec.problem:
             refused.append((rec, rec.problem))
@@ -505,7 +507,7 @@ def check_records(
             f"their recorded id (first: {rec.label()} recomputes to {abbrev(got)}); --strict: nothing was written"
         )
     # parents: in the source, the line, or (external anchor) another real line
-    missing: list = []
+    missing: list[tuple[Entry, str]] = []
     changed = True
     while changed:
         changed = False
@@ -568,7 +570,7 @@ def export_problem(e: Entry) -> Optional[str]:
     return None
 
 
-def render_seed_markdown(entries: list, line: str) -> str:
+def render_seed_markdown(entries: Iterable[Entry], line: str) -> str:
     """The ledger in lifeline-context's markdown (sentinel format), oldest first."""
     head = (
         f"# LIFELINE — {line}\n\n"
@@ -589,7 +591,7 @@ def render_seed_markdown(entries: list, line: str) -> str:
     return head + "\n".join(blocks)
 
 
-def check_export(entries: list, line: str) -> None:
+def check_export(entries: Iterable[Entry], line: str) -> None:
     bad = [(e, why) for e in entries if (why := export_problem(e))]
     if bad:
         raise InputError(

@@ -15,15 +15,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+# correction id -> (the ids it names, whether it is a revert)
+_Graph = dict[str, tuple[list[str], bool]]
+
 
 @dataclass(frozen=True)
 class Derived:
     """What the correction graph of a Fold says, computed in one pass (`derive`)."""
 
-    superseded: frozenset  # ids named by an acting correction
-    live: tuple  # carriers not superseded, in (ts, id) order (windows not applied)
+    superseded: frozenset[str]  # ids named by an acting correction
+    live: tuple[str, ...]  # carriers not superseded, in (ts, id) order (windows not applied)
     subjects: dict  # subject key -> [subject as shown, live carrier ids]; 2+ ids only
-    lineages: dict  # decision id -> live carrier ids that are or revise it; 2+ ids only
+    lineages: dict[str, list[str]]  # decision id -> live carrier ids that are or revise it; 2+ ids only
 
     def to_json(self, ref: Callable[[str], int]) -> dict:
         """As JSON, each id named by `ref` (a fold's index into its table of ids; an
@@ -54,20 +57,20 @@ def derive(decisions: list, corrections: list, facts: dict) -> Derived:
 
     `decisions` are decision ids, `corrections` [id, parents, is revert] rows, `facts`
     per carrier (its `ts`, and its declared subject). Parents may name ids never seen."""
-    graph: dict = {}
-    reverts: list = []
+    graph: _Graph = {}
+    reverts: list[str] = []
     for cid, parents, revert in corrections:
         if cid not in graph:
             graph[cid] = (parents if len(parents) < 2 else sorted(set(parents)), bool(revert))
             if revert:
                 reverts.append(cid)
     idle = _not_acting(graph, reverts)
-    superseded: set = set()
+    superseded: set[str] = set()
     for cid, (parents, _) in graph.items():
         if cid not in idle:
             superseded.update(parents)
     decided = set(decisions)
-    revisions_of: dict = {}
+    revisions_of: dict[str, list[str]] = {}
     for cid, (parents, revert) in graph.items():
         if not revert and cid not in decided:
             for p in parents:
@@ -99,7 +102,7 @@ def derive(decisions: list, corrections: list, facts: dict) -> Derived:
     subjects, roots = _lineage(live, decided, graph, carriers, declared, forked)
     by_subject = _shared(live, subjects)
     by_root = _shared(live, roots)
-    shown: dict = {}
+    shown: dict[str, str] = {}
     for i in in_order(i for i, k in declared.items() if k in by_subject):
         shown.setdefault(declared[i], facts[i]["subject"])
     return Derived(
@@ -110,14 +113,14 @@ def derive(decisions: list, corrections: list, facts: dict) -> Derived:
     )
 
 
-def _shared(live: tuple, groups: dict) -> dict:
+def _shared(live: tuple[str, ...], groups: dict[str, tuple[str, ...]]) -> dict[str, list[str]]:
     """group -> the live carriers in it (in live's order), for groups of two or more: counted
     first, so the many groups of one carrier get no list."""
-    count: dict = {}
+    count: dict[str, int] = {}
     for i in live:
         for g in groups.get(i, ()):
             count[g] = count.get(g, 0) + 1
-    out: dict = {}
+    out: dict[str, list[str]] = {}
     for i in live:
         for g in groups.get(i, ()):
             if count[g] > 1:
@@ -125,23 +128,23 @@ def _shared(live: tuple, groups: dict) -> dict:
     return out
 
 
-def not_acting(corrections: list) -> set:
+def not_acting(corrections: list) -> set[str]:
     """The corrections (`[id, parents, is revert]` rows) that do not act: each reverted by
     a revert that acts (what `show` says of a correction)."""
-    graph: dict = {}
+    graph: _Graph = {}
     for cid, parents, revert in corrections:
         graph.setdefault(cid, (list(parents), bool(revert)))
     return _not_acting(graph, [cid for cid, (_, revert) in graph.items() if revert])
 
 
-def _not_acting(graph: dict, reverts: list) -> set:
+def _not_acting(graph: _Graph, reverts: list[str]) -> set[str]:
     """The corrections that do not act. A correction is undone when an acting revert
     names it, and acts when every revert naming it is undone (or none does). Decided
     outward from the reverts no revert names, each edge once. A correction still
     undecided then stands on a cycle of reverts — which content addressing rules out,
     so only a forged or damaged entry set holds one — and does not act: the result
     depends only on the graph, never on the order entries came in."""
-    reverted_by: dict = {}
+    reverted_by: dict[str, list[str]] = {}
     for r in reverts:
         for p in graph[r][0]:
             if p in graph:
@@ -168,17 +171,19 @@ def _not_acting(graph: dict, reverts: list) -> set:
     return {cid for cid in reverted_by if not acts.get(cid, False)}
 
 
-def _lineage(live: tuple, decided: set, graph: dict, carriers: set, declared: dict, forked: bool) -> tuple:
+def _lineage(
+    live: tuple[str, ...], decided: set[str], graph: _Graph, carriers: set[str], declared: dict[str, str], forked: bool
+) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
     """Per live carrier, walking up through what it revises: its subject keys (its own
     declaration, else those of what it revises) and, when `forked`, its roots (the
     decisions it is or revises). A carrier on a cycle of revisions, or revising one (a
     forged entry set), keeps only its own subject and is its own root."""
     if not declared and not forked:
         return {}, {}
-    subjects: dict = {}
-    roots: dict = {}
-    open_: set = set()  # on the current walk
-    tainted: set = set()  # on or below a cycle
+    subjects: dict[str, tuple[str, ...]] = {}
+    roots: dict[str, tuple[str, ...]] = {}
+    open_: set[str] = set()  # on the current walk
+    tainted: set[str] = set()  # on or below a cycle
     for start in live:
         stack = [start]
         while stack:
@@ -213,17 +218,17 @@ def _lineage(live: tuple, decided: set, graph: dict, carriers: set, declared: di
     return subjects, roots
 
 
-def _union(groups: list) -> tuple:
+def _union(groups: list[tuple[str, ...]]) -> tuple[str, ...]:
     """The keys of several tuples of keys, once each (sorted: the same whatever the order)."""
     if len(groups) == 1:
         return groups[0]  # shared, so a chain of N revisions holds one tuple, not N
     return tuple(sorted(set().union(*groups)))
 
 
-def acting(corrections: list) -> frozenset:
+def acting(corrections: list) -> frozenset[str]:
     """The corrections (rows [id, parents, is revert]) that act: not undone by an acting revert."""
-    graph: dict = {}
-    reverts: list = []
+    graph: _Graph = {}
+    reverts: list[str] = []
     for cid, parents, revert in corrections:
         if cid not in graph:
             graph[cid] = (list(parents), bool(revert))
@@ -232,7 +237,7 @@ def acting(corrections: list) -> frozenset:
     return frozenset(graph) - _not_acting(graph, reverts)
 
 
-def superseded_by(corrections: list) -> frozenset:
+def superseded_by(corrections: list) -> frozenset[str]:
     """The ids named by an acting correction (rows [id, parents, is revert])."""
     live = acting(corrections)
     return frozenset(p for cid, parents, _ in corrections if cid in live for p in parents)

@@ -35,11 +35,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import TYPE_CHECKING, Callable, Iterable, Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Optional
 
 from . import blocks, fold_text
 from .causal import causal_order
-from .conflicts import group_conflicts, rivals
+from .conflicts import Conflict, Rivals, group_conflicts, rivals
 from .dates import utc_now_key, window_state
 from .entry import Entry, Folded, entry_order_key
 from .headers import valid_value
@@ -69,12 +69,12 @@ def thread_key(ref: Optional[str], open_ids: Iterable[str]) -> str:
     return ref
 
 
-def header_of(e: Entry) -> dict:
+def header_of(e: Entry) -> dict[str, str]:
     """The body header fields the fold reads (a relation's body is data, never a header)."""
     return blocks.header_fields(e.body) if e.kind != "relation" else {}
 
 
-def subject_of(summary: str, header: dict) -> Optional[str]:
+def subject_of(summary: str, header: Mapping[str, str]) -> Optional[str]:
     """What a decision declares it is about: its `subject:` header as shown, or None.
     The summary is not read: a word before a colon in it declares nothing."""
     return display_subject(header.get("subject"))
@@ -98,36 +98,36 @@ class Fold:
     folded does (they change how entries already folded read)."""
 
     count: int = 0
-    last: Optional[list] = None  # [ts iso, id] of the largest (ts, id) folded
-    recent: list = field(default_factory=list)  # the RECENT_COUNT largest (ts, id), in that order
+    last: Optional[list[str]] = None  # [ts iso, id] of the largest (ts, id) folded
+    recent: list[str] = field(default_factory=list)  # the RECENT_COUNT largest (ts, id), in that order
     recent_meta: dict = field(default_factory=dict)  # recent id -> [ts iso, parents]
-    decisions: list = field(default_factory=list)  # decision ids, in (ts, id) order
+    decisions: list[str] = field(default_factory=list)  # decision ids, in (ts, id) order
     corrections: list = field(default_factory=list)  # [id, parents, is revert], in (ts, id) order
-    opens: list = field(default_factory=list)
-    bootstraps: list = field(default_factory=list)
-    pins: list = field(default_factory=list)  # [note id, target id]
-    checkpoints: list = field(default_factory=list)  # [id, thread key], in (ts, id) order
-    threads: dict = field(default_factory=dict)  # key -> ids, in (ts, id) order
-    keys: dict = field(default_factory=dict)  # ts iso of opens, reverts, checkpoints, thread members
-    links: dict = field(default_factory=dict)  # parents of checkpoints and thread members
-    contributors: dict = field(default_factory=dict)
-    kinds: dict = field(default_factory=dict)
-    broken: list = field(default_factory=list)
+    opens: list[str] = field(default_factory=list)
+    bootstraps: list[str] = field(default_factory=list)
+    pins: list[list[str]] = field(default_factory=list)  # [note id, target id]
+    checkpoints: list[list[str]] = field(default_factory=list)  # [id, thread key], in (ts, id) order
+    threads: dict[str, list[str]] = field(default_factory=dict)  # key -> ids, in (ts, id) order
+    keys: dict[str, str] = field(default_factory=dict)  # ts iso of opens, reverts, checkpoints, thread members
+    links: dict[str, list[str]] = field(default_factory=dict)  # parents of checkpoints and thread members
+    contributors: dict[str, int] = field(default_factory=dict)
+    kinds: dict[str, int] = field(default_factory=dict)
+    broken: list[str] = field(default_factory=list)
     facts: dict = field(default_factory=dict)  # decision/revision id -> {ts, subject, subject_key, paths, ...}
     # decision/revision id -> ts of the latest *human* entry naming it (a re-check)
-    touched: dict = field(default_factory=dict)
+    touched: dict[str, str] = field(default_factory=dict)
     # decision/revision id -> [[ts, entry id]] of agents' entries naming it after that:
     # a re-check only once a human approved the entry through review (`rechecked`)
-    agent_touched: dict = field(default_factory=dict)
+    agent_touched: dict[str, list[list[str]]] = field(default_factory=dict)
     version: int = FOLD_VERSION
     _derived: Optional[Derived] = field(default=None, init=False, repr=False, compare=False)
-    _named: Optional[set] = field(default=None, init=False, repr=False, compare=False)
-    _opens_by_prefix: Optional[dict] = field(default=None, init=False, repr=False, compare=False)
+    _named: Optional[set[str]] = field(default=None, init=False, repr=False, compare=False)
+    _opens_by_prefix: Optional[dict[str, list[str]]] = field(default=None, init=False, repr=False, compare=False)
 
-    def key_of(self, e: Entry) -> list:
+    def key_of(self, e: Entry) -> list[str]:
         return [f"{e.ts:%Y-%m-%dT%H:%M:%S.%f}", e.id]
 
-    def accepts_after(self, entries: list) -> bool:
+    def accepts_after(self, entries: Iterable[Entry]) -> bool:
         """True when these entries can be folded onto what was folded (an ordinary
         append, or entries that sort earlier but change nothing already folded)."""
         if self.last is None:
@@ -143,7 +143,7 @@ class Fold:
                     return False
         return True
 
-    def add(self, e: Folded, header: Optional[dict] = None, key: Optional[list] = None) -> None:
+    def add(self, e: Folded, header: Optional[Mapping[str, str]] = None, key: Optional[list[str]] = None) -> None:
         """Fold one verified entry. A caller that already has its `header_of(e)` and its
         `key_of(e)` may pass them; then only id, kind, agent, provider, model, summary and
         parents are read from `e` (a cold cache build folds such slim records)."""
@@ -198,7 +198,7 @@ class Fold:
             self._remember_order(e, ts)
             self._insert_sorted(self.checkpoints, [eid, thread], _FIRST, ts, eid)
 
-    def _thread_of(self, ref: Optional[str], key: list) -> str:
+    def _thread_of(self, ref: Optional[str], key: list[str]) -> str:
         """The thread an entry names, as a fold in (ts, id) order resolves it: a prefix
         resolves among the opens that sort before the entry."""
         ref = (ref or "").strip()
@@ -271,7 +271,7 @@ class Fold:
                 rows.append([ts, by])
                 rows.sort()
 
-    def rechecked(self, approved: Iterable[str] = ()) -> dict:
+    def rechecked(self, approved: Iterable[str] = ()) -> dict[str, str]:
         """decision/revision id -> ts of its latest re-check: a human's entry naming it,
         or an agent's entry naming it that a human approved through review."""
         approved = set(approved)
@@ -284,12 +284,12 @@ class Fold:
                     break
         return out
 
-    def _decisions_and_revisions(self) -> set:
+    def _decisions_and_revisions(self) -> set[str]:
         if self._named is None:
             self._named = set(self.decisions) | {c for c, _, revert in self.corrections if not revert}
         return self._named
 
-    def _remember_facts(self, e: Folded, header: dict, ts: str) -> None:
+    def _remember_facts(self, e: Folded, header: Mapping[str, str], ts: str) -> None:
         facts = {"ts": ts}
         if not header:  # nothing declared: the ts is all there is to remember
             self.facts[e.id] = facts
@@ -306,7 +306,7 @@ class Fold:
                 facts[key] = value
         self.facts[e.id] = facts
 
-    def dated_before_a_parent(self) -> set:
+    def dated_before_a_parent(self) -> set[str]:
         """Checkpoints and thread members dated before one of their parents (the only ones
         for which causal order differs from (ts, id) order; usually none)."""
         keys = self.keys
@@ -314,7 +314,7 @@ class Fold:
             i for i, parents in self.links.items() if any(p in keys and (keys[p], p) > (keys[i], i) for p in parents)
         }
 
-    def thread_order(self, key: str, extra: Iterable[str] = (), skewed: Optional[set] = None) -> list:
+    def thread_order(self, key: str, extra: Iterable[str] = (), skewed: Optional[set[str]] = None) -> list[str]:
         """The entries of a thread (and `extra` ids), parents before children, then (ts, id).
         `skewed` is `dated_before_a_parent()` when the caller has it: a thread holding none
         of those is already in that order."""
@@ -324,7 +324,7 @@ class Fold:
             return ids if not extra else sorted(ids, key=lambda i: (self.ts_of(i), i))
         return causal_order(ids, self.ts_of, lambda i: self.links.get(i, ()))
 
-    def recent_order(self) -> list:
+    def recent_order(self) -> list[str]:
         """The recent entries, parents before children, then (ts, id)."""
         meta = self.recent_meta
         return causal_order(
@@ -339,7 +339,7 @@ class Fold:
         return self._derived
 
     @property
-    def superseded(self) -> frozenset:
+    def superseded(self) -> frozenset[str]:
         return self.derived.superseded
 
     def to_json(self) -> dict:
@@ -352,7 +352,7 @@ class Fold:
         return fold_text.decoded(cls, doc, FOLD_VERSION)
 
 
-def fold(entries: Iterable, broken: Iterable[str] = ()) -> Fold:
+def fold(entries: Iterable[Entry], broken: Iterable[str] = ()) -> Fold:
     f = Fold()
     for e in sorted(entries, key=entry_order_key):
         f.add(e)
@@ -374,20 +374,20 @@ class State:
         self,
         f: Fold,
         load: Callable[[str], object],
-        all_ids: Optional[Callable[[], list]] = None,
+        all_ids: Optional[Callable[[], list[str]]] = None,
         now: Optional[str] = None,
     ):
         self.fold = f
         self._load = load
         self._all_ids = all_ids
         self._memo: dict = {}
-        self._conflicts: Optional[list] = None
+        self._conflicts: Optional[list[Conflict]] = None
         derived = f.derived
-        self.superseded: frozenset = derived.superseded
+        self.superseded: frozenset[str] = derived.superseded
         # Validity windows are read at `now` (UTC, "YYYY-MM-DDTHH:MM:SS..."): the truth
         # changes when a window closes, without any new entry.
         self.now = now or utc_now_key()
-        self.expired: list = []  # in force but outside their window, newest expiry first
+        self.expired: list[str] = []  # in force but outside their window, newest expiry first
         in_force_carriers = []
         for i in derived.live:
             window = window_state(f.facts.get(i, {}), self.now)
@@ -396,33 +396,33 @@ class State:
             elif window == "expired":
                 self.expired.append(i)
         self.expired.sort(key=lambda i: f.facts[i].get("valid-until", ""), reverse=True)
-        self.decision_ids: list = in_force_carriers
-        self.open_ids: list = [i for i in f.opens if i not in self.superseded]
-        self.contributors: dict = f.contributors
-        self.kinds: dict = f.kinds
-        self.broken: list = f.broken
+        self.decision_ids: list[str] = in_force_carriers
+        self.open_ids: list[str] = [i for i in f.opens if i not in self.superseded]
+        self.contributors: dict[str, int] = f.contributors
+        self.kinds: dict[str, int] = f.kinds
+        self.broken: list[str] = f.broken
         self.count: int = f.count
-        self.recent_ids: list = f.recent_order()
+        self.recent_ids: list[str] = f.recent_order()
         live_pins = [t for n, t in f.pins if n not in self.superseded]
-        self.pinned: list = []
+        self.pinned: list[str] = []
         for t in live_pins:
             if t not in self.superseded and t not in self.pinned:
                 self.pinned.append(t)
-        self._skewed: set = f.dated_before_a_parent()
-        self.checkpoint_ids: dict = self._latest_checkpoints()
+        self._skewed: set[str] = f.dated_before_a_parent()
+        self.checkpoint_ids: dict[str, str] = self._latest_checkpoints()
         boots = [b for b in f.bootstraps if b not in self.superseded]
         # Two bootstraps in force (a clone bootstrapped before pulling the project's ledger):
         # the What is the latest, shown as a conflict with the others (docs/FORMAT.md).
-        self.identities: list = boots
+        self.identities: list[str] = boots
         self.identity_id: Optional[str] = boots[-1] if boots else None
-        self._threads: Optional[dict] = None
+        self._threads: Optional[dict[str, list[str]]] = None
         self._standing: Optional[Standing] = None
 
-    def _latest_checkpoints(self) -> dict:
+    def _latest_checkpoints(self) -> dict[str, str]:
         """thread key -> its latest live checkpoint: the one that continues the thread
         (causality first), then the latest by (ts, id)."""
         f = self.fold
-        live: dict = {}
+        live: dict[str, list[str]] = {}
         for cid, key in f.checkpoints:
             if cid in self.superseded:
                 continue
@@ -439,7 +439,7 @@ class State:
         return out
 
     @property
-    def threads(self) -> dict:
+    def threads(self) -> dict[str, list[str]]:
         """thread key -> its entries, parents before children, then (ts, id): the last is
         the thread's head."""
         if self._threads is None:
@@ -502,26 +502,26 @@ class State:
             out[key] = Checkpoint(e, key, {s: sections.get(s, []) for s in blocks.CHECKPOINT_SECTIONS})
         return out
 
-    def pin_notes_of(self, target: str) -> list:
+    def pin_notes_of(self, target: str) -> list[str]:
         return [n for n, t in self.fold.pins if t == target and n not in self.superseded]
 
     @property
-    def conflict_groups(self) -> list:
+    def conflict_groups(self) -> list[Conflict]:
         """Decisions in force that the ledger says are about the same thing (conflicts.py)."""
         if self._conflicts is None:
             self._conflicts = group_conflicts(self.fold.derived, self.fold.facts, self.decision_ids)
         return self._conflicts
 
     @property
-    def conflicts(self) -> list:
+    def conflicts(self) -> list[tuple[str, list[str]]]:
         """(label, ids) per conflict group: the subject, or "versions of <id8>"."""
         return [(g.label, list(g.ids)) for g in self.conflict_groups]
 
-    def conflicts_of(self, entry_id: str) -> list:
+    def conflicts_of(self, entry_id: str) -> list[Conflict]:
         """The conflict groups a decision in force belongs to."""
         return [g for g in self.conflict_groups if entry_id in g.ids]
 
-    def conflicting(self) -> dict:
+    def conflicting(self) -> dict[str, Rivals]:
         """decision id -> its Rivals (conflicts.py): the others it conflicts with, counted
         and listed on demand, linear in the groups' members."""
         return rivals(self.conflict_groups)
@@ -543,16 +543,16 @@ class _Lookup:
         return isinstance(entry_id, str) and self.st.get(entry_id) is not None
 
 
-def reduce(entries: Iterable, now: Optional[str] = None) -> State:
+def reduce(entries: Iterable[Entry], now: Optional[str] = None) -> State:
     """State of an entry set; each entry's id is checked against its content."""
-    valid: list = []
-    broken: list = []
+    valid: list[Entry] = []
+    broken: list[Entry] = []
     for e in entries:
         (valid if e.verify() else broken).append(e)
     return reduce_verified(valid, [e.id for e in broken], now)
 
 
-def reduce_verified(valid: list, broken: list, now: Optional[str] = None) -> State:
+def reduce_verified(valid: Iterable[Entry], broken: Iterable[str], now: Optional[str] = None) -> State:
     """State of entries already checked (e.g. by the cache, which checks each blob once)."""
     ordered = sorted(valid, key=entry_order_key)
     by_id = {e.id: e for e in ordered}

@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
+from ..core.anchors import LineAnchor, map_lines, parse_anchor, parse_hunks
 from ..core.json_input import read_json
 from .fs import write_atomic
 from .repo import GitRepo
@@ -28,7 +29,7 @@ WORKERS = 4  # git processes at once
 CACHE_FILE = "code-changes.json"
 # each commit's id, time and the values of its `Lifeline:` trailers (a trailer re-affirms)
 LOG_FORMAT = "--format=%x00%H %ct %(trailers:key=Lifeline,valueonly,unfold,separator=%x20)"
-CACHE_VERSION = 2
+CACHE_VERSION = 3  # 3: the anchors resolved at HEAD are remembered too
 CACHE_MAX_BYTES = 16 << 20
 CACHE_MAX_COMMITS = 5000  # a longer answer is not remembered
 # commits one question reads at most (newest first): staleness says "N+ commits" past it, so
@@ -157,8 +158,29 @@ def _renamed_away(gr: GitRepo, commit: str, gone: set) -> list:
 
 def code_changes(gr: GitRepo, head: str, hide: Iterable, since: Optional[int], specs: list) -> list:
     """Commits on `head`, not in the history of `hide`, made after `since` (when given),
-    that touched the pathspecs, following renames; [(commit, time, [Change])], newest first."""
+    that touched the pathspecs (or the lines of an anchor, `resolve_anchor`), following
+    renames; [LoggedCommit], newest first."""
     hide, specs = list(hide), list(specs)
+    anchored = [s for s in specs if s.startswith("-")]  # a pathspec never starts with `-`
+    if not anchored:
+        return _path_changes(gr, head, hide, since, specs)
+    logs = (
+        [_path_changes(gr, head, hide, since, [s for s in specs if not s.startswith("-")])]
+        if len(anchored) < len(specs)
+        else []
+    )
+    logs += [_anchor_changes(gr, head, hide, since, s) for s in anchored]
+    by_commit: dict[str, LoggedCommit] = {}
+    for log in logs:
+        for row in log:
+            seen = by_commit.get(row.commit)
+            by_commit[row.commit] = (
+                row if seen is None else LoggedCommit(seen.commit, seen.when, seen.changes + row.changes, seen.links)
+            )
+    return sorted(by_commit.values(), key=lambda r: -r.when)[:WALK_LIMIT]
+
+
+def _path_changes(gr: GitRepo, head: str, hide: list, since: Optional[int], specs: list) -> list:
     renames: dict = {}  # commit -> new names of what it deleted, diffed once
     added = 0
     for round_ in range(RENAME_ROUNDS + 1):
@@ -191,7 +213,15 @@ class CodeSize:
 
 def code_size(gr: GitRepo, commit: str, specs: list) -> CodeSize:
     """The files and lines `specs` match in `commit`'s tree, as git matches them: the diff
-    from the empty tree, so every pathspec magic means what it means to `git log`."""
+    from the empty tree, so every pathspec magic means what it means to `git log`; an
+    anchor's lines (`resolve_anchor`) count as one file."""
+    anchored = [_anchor_size(gr, commit, s) for s in specs if s.startswith("-")]
+    specs = [s for s in specs if not s.startswith("-")]
+    plain = _path_size(gr, commit, specs) if specs else CodeSize(0, 0)
+    return CodeSize(plain.files + sum(a.files for a in anchored), plain.lines + sum(a.lines for a in anchored))
+
+
+def _path_size(gr: GitRepo, commit: str, specs: list) -> CodeSize:
     empty = gr.git(["hash-object", "-t", "tree", "--stdin"], input=b"", check=False).stdout.decode().strip()
     argv = ["diff-tree", "-r", "-z", "--numstat", "--no-renames", "--end-of-options", empty, commit, "--", *specs]
     proc = gr.git(argv, check=False, env=dict(os.environ, **_PATHSPEC_ENV))
@@ -204,6 +234,155 @@ def code_size(gr: GitRepo, commit: str, specs: list) -> CodeSize:
             files += 1
             lines += int(m.group(1)) if m.group(1).isdigit() else 0
     return CodeSize(files, lines)
+
+
+# ---- anchors: lines of one file, or a symbol (core/anchors.py) ------------------------
+# What an anchor of a `paths:` header becomes for one code HEAD (never a pathspec: those
+# never start with `-`): `-L<start>,<end>:<file>` (its lines as they are at HEAD) or
+# `-L:<regex>:<file>` (a symbol, found by git at HEAD), both handed to `git log -L`; or
+# `-D<file>` when the file or every line of the range is gone (the file's log counts).
+_L_HUNK = re.compile(rb"@@ -\d+(?:,\d+)? \+\d+(?:,(\d+))? @@")
+
+
+def _symbol_regex(symbol: str) -> str:
+    # the name as a whole word (`login`, not `login_helper`), in the basic regular
+    # expressions git compiles an `-L :<funcname>:` with; a symbol holds no `:` or metacharacter
+    return rf"\(^\|[^A-Za-z0-9_]\){symbol}\($\|[^A-Za-z0-9_]\)"
+
+
+def _exists(gr: GitRepo, commit: str, path: str) -> bool:
+    return gr.git(["cat-file", "-e", f"{commit}:{path}"], check=False).returncode == 0
+
+
+def _renamed_to(gr: GitRepo, base: str, head: str, path: str) -> Optional[str]:
+    """The name `path` of `base` has in `head` when a rename took it there (git's -M)."""
+    argv = ["diff", "-z", "--name-status", "-M", "--diff-filter=R", "--no-ext-diff", "--end-of-options", base, head]
+    proc = gr.git(argv, check=False, env=dict(os.environ, **_PATHSPEC_ENV))
+    tokens = proc.stdout.split(b"\0") if proc.returncode == 0 else []
+    for i in range(0, len(tokens) - 2, 3):
+        if tokens[i].startswith(b"R") and tokens[i + 1].decode("utf-8", "surrogateescape") == path:
+            return tokens[i + 2].decode("utf-8", "surrogateescape")
+    return None
+
+
+def resolve_anchor(gr: GitRepo, head: str, base: Optional[str], item: str) -> str:
+    """What `item` of a `paths:` header asks of git at `head`: the item itself when it is a
+    pathspec; for an anchor, its file followed from `base` (the code the decision was made
+    against) to `head` across a rename, and a line range mapped through the diff between
+    them (`git diff -U0`), so the range names the same code at HEAD as `git log -L` would
+    follow it. Without `base` (or when the file was not in it) the lines are HEAD's."""
+    anchor = parse_anchor(item)
+    if anchor is None:
+        return item
+    path = anchor.path
+    if base is not None and base != head and _exists(gr, base, path) and not _exists(gr, head, path):
+        new = _renamed_to(gr, base, head, path)
+        if new is None:
+            return f"-D{path}"
+        path = new
+    elif not _exists(gr, head, path):
+        return f"-D{path}"
+    if not isinstance(anchor, LineAnchor):
+        return f"-L:{_symbol_regex(anchor.symbol)}:{path}"
+    start, end = anchor.start, anchor.end
+    if base is not None and base != head and _exists(gr, base, anchor.path):
+        argv = ["diff", "-U0", "-M", "--no-color", "--no-ext-diff", "--no-textconv", "--end-of-options"]
+        argv += [base, head, "--", f":(top,literal){anchor.path}", f":(top,literal){path}"]
+        proc = gr.git(argv, check=False, env=dict(os.environ, **_PATHSPEC_ENV))
+        if proc.returncode == 0:
+            mapped = map_lines(parse_hunks(proc.stdout.decode("utf-8", "replace")), start, end)
+            if mapped is None:
+                return f"-D{path}"
+            start, end = mapped
+    return f"-L{start},{end}:{path}"
+
+
+def _line_log_argv(spec: str) -> list[str]:
+    return ["log", spec, "--no-color", "--no-ext-diff", "--no-textconv"]
+
+
+def _anchor_changes(gr: GitRepo, head: str, hide: list, since: Optional[int], spec: str) -> list:
+    """The commits that touched an anchor's lines (`git log -L`, which follows them back
+    across renames), with the lines each added or deleted there; for a `-D` anchor (or a
+    symbol git no longer finds), the commits that touched its file."""
+    if spec.startswith("-D"):
+        return _path_changes(gr, head, hide, since, [f":(top,literal){spec[2:]}"])
+    args = [*_line_log_argv(spec), f"--max-count={WALK_LIMIT}", LOG_FORMAT]
+    if since is not None:
+        args.append(f"--since=@{since}")
+    args += ["--end-of-options", head, *(f"^{h}" for h in hide)]
+    proc = gr.git(args, check=False)
+    if proc.returncode != 0:  # the symbol is gone, or the file has fewer lines now
+        # `-L:<regex>:<file>` (a symbol's regex holds no `:`) or `-L<start>,<end>:<file>`
+        path = spec[3:].split(":", 1)[1] if spec.startswith("-L:") else spec.split(":", 1)[1]
+        return _path_changes(gr, head, hide, since, [f":(top,literal){path}"])
+    return parse_line_log(proc.stdout)
+
+
+def parse_line_log(raw: bytes) -> list[LoggedCommit]:
+    """[LoggedCommit] from `git log -L` with LOG_FORMAT: each commit's patch of the range
+    is one Change per file, its lines the lines added and deleted there."""
+    out = []
+    for chunk in raw.split(b"\0")[1:]:
+        head_line, _, patch = chunk.partition(b"\n")
+        h = _HEADER.fullmatch(head_line)
+        if h is None:
+            continue
+        values = h.group(3).decode("utf-8", "replace").lower().split()
+        changes: list[Change] = []
+        old = new = ""
+        in_hunk = False
+        for line in patch.split(b"\n"):
+            if line.startswith(b"diff --git "):
+                in_hunk, old, new = False, "", ""
+            elif not in_hunk and line.startswith(b"--- "):
+                old = _patch_path(line[4:])
+            elif not in_hunk and line.startswith(b"+++ "):
+                new = _patch_path(line[4:])
+                status = "A" if not old else "D" if not new else "M"
+                changes.append(Change(status, old or new, new or old))
+            elif line.startswith(b"@@"):
+                in_hunk = True
+            elif in_hunk and changes and line[:1] in (b"+", b"-"):
+                changes[-1].lines += 1
+        links = tuple(v for v in values if _LINK.fullmatch(v))
+        out.append(LoggedCommit(h.group(1).decode("ascii"), int(h.group(2)), tuple(changes), links))
+    return out
+
+
+def _patch_path(raw: bytes) -> str:
+    """A path of a patch's `---`/`+++` line, without its `a/`/`b/`; "" for /dev/null.
+    A path git quoted (C-style, for a `"`, a backslash or a control character) is unquoted."""
+    if raw.startswith(b'"') and raw.endswith(b'"') and len(raw) >= 2:
+        raw = _C_ESCAPE.sub(lambda m: _unescape(m.group(1)), raw[1:-1])
+    text = raw.decode("utf-8", "surrogateescape")
+    if text == "/dev/null":
+        return ""
+    return text[2:] if text[:2] in ("a/", "b/") else text
+
+
+_C_ESCAPE = re.compile(rb"\\([0-7]{3}|.)", re.S)
+_C_NAMED = {b"n": b"\n", b"t": b"\t", b"a": b"\a", b"b": b"\b", b"f": b"\f", b"r": b"\r", b"v": b"\v"}
+
+
+def _unescape(code: bytes) -> bytes:
+    if len(code) == 3:
+        return bytes([int(code, 8) & 0xFF])
+    return _C_NAMED.get(code, code)
+
+
+def _anchor_size(gr: GitRepo, commit: str, spec: str) -> CodeSize:
+    """The lines an anchor names at `commit`: the length of the range at the newest commit
+    that touched it (`git log -L -n1`), which is its length now; nothing for a `-D` anchor
+    or a symbol git no longer finds."""
+    if spec.startswith("-D"):
+        return CodeSize(0, 0)
+    proc = gr.git([*_line_log_argv(spec), "--max-count=1", "--format=", "--end-of-options", commit], check=False)
+    m = _L_HUNK.search(proc.stdout) if proc.returncode == 0 else None
+    if m is None:
+        return CodeSize(0, 0)
+    lines = int(m.group(1)) if m.group(1) is not None else 1
+    return CodeSize(1 if lines else 0, lines)
 
 
 def _key(specs: list, hide: Iterable, since: Optional[int]) -> str:
@@ -245,8 +424,8 @@ def _from_json(rows: object) -> Optional[list]:
     return out
 
 
-def _digest(head: str, entries: dict, sizes: dict) -> str:
-    doc = [head, entries, sizes]
+def _digest(head: str, entries: dict, sizes: dict, anchors: dict) -> str:
+    doc = [head, entries, sizes, anchors]
     return hashlib.sha256(json.dumps(doc, sort_keys=True, ensure_ascii=True).encode()).hexdigest()
 
 
@@ -258,6 +437,7 @@ class CodeLog:
         self.path = gr.lifeline_dir() / CACHE_FILE
         self.known: dict = {}
         self.sizes: dict[str, CodeSize] = {}  # json of the pathspecs -> what they hold at HEAD
+        self.anchors: dict[str, str] = {}  # json of [item, base] -> resolve_anchor's answer at HEAD
         # the answers remembered for the HEAD before this one, extended by the commits
         # since when that HEAD is in this one's history (a new commit, a fast-forward)
         self.previous: Optional[tuple[str, dict]] = None
@@ -279,7 +459,8 @@ class CodeLog:
             and _FULL_OID.fullmatch(doc["head"])
             and isinstance(doc.get("entries"), dict)
             and isinstance(doc.get("sizes"), dict)
-            and doc.get("digest") == _digest(doc["head"], doc["entries"], doc["sizes"])
+            and isinstance(doc.get("anchors"), dict)
+            and doc.get("digest") == _digest(doc["head"], doc["entries"], doc["sizes"], doc["anchors"])
         ):
             return
         if doc["head"] != self.head:
@@ -288,6 +469,10 @@ class CodeLog:
         for key, size in doc["sizes"].items():
             if isinstance(size, list) and len(size) == 2 and all(isinstance(n, int) and n >= 0 for n in size):
                 self.sizes[key] = CodeSize(size[0], size[1])
+        for key, spec in doc["anchors"].items():
+            # only what resolve_anchor writes: an `-L`/`-D` spec (a pathspec is never remembered)
+            if isinstance(spec, str) and spec[:2] in ("-L", "-D"):
+                self.anchors[key] = spec
         for key, rows in doc["entries"].items():
             log = _from_json(rows)
             if log is not None:
@@ -301,7 +486,8 @@ class CodeLog:
             "head": self.head,
             "entries": entries,
             "sizes": sizes,
-            "digest": _digest(self.head, entries, sizes),
+            "anchors": self.anchors,
+            "digest": _digest(self.head, entries, sizes, self.anchors),
         }
         try:
             write_atomic(self.path, json.dumps(doc, ensure_ascii=True))
@@ -348,6 +534,16 @@ class CodeLog:
             if log is not None:
                 out[key] = log
         return out
+
+    def resolve(self, asks: list[tuple[str, Optional[str]]]) -> dict[tuple[str, Optional[str]], str]:
+        """{(anchor item, base): resolve_anchor at this HEAD}, remembered with the logs."""
+        keys = {a: json.dumps(list(a), ensure_ascii=True) for a in asks}
+        missing = [a for a, k in keys.items() if k not in self.anchors]
+        for item, base in missing:
+            self.anchors[keys[(item, base)]] = resolve_anchor(self.gr, self.head, base, item)
+        if missing:
+            self._save()
+        return {a: self.anchors[k] for a, k in keys.items()}
 
     def sizes_of(self, questions: list) -> dict:
         """{specs tuple: CodeSize} at this HEAD (code_size), remembered with the logs."""

@@ -41,7 +41,7 @@ def run_git(
     cwd: Optional[str] = None,
     check: bool = True,
     input: Optional[bytes] = None,
-    env: Optional[dict] = None,
+    env: Optional[dict[str, str]] = None,
     timeout: Optional[float] = None,
 ) -> subprocess.CompletedProcess:
     """git with `args`; GitCommandError when it fails (with `check`) or outlives `timeout`
@@ -62,18 +62,22 @@ def run_git(
     return proc
 
 
+# git's config as `git config --list` shows it: lowercased key -> its values, the last holding
+GitConfig = dict[str, list[str]]
+
+
 def git_cwd(git_dir: str, workdir: Optional[str]) -> str:
     """Where git runs for a repository: its work tree, else (bare) its git dir."""
     return workdir if workdir else git_dir
 
 
-def read_config(git_dir: str, workdir: Optional[str]) -> dict:
+def read_config(git_dir: str, workdir: Optional[str]) -> GitConfig:
     """All of git's config as `git config --list` shows it: {lowercased key: [values]}
     (the last value is the one that holds; what git could list when it fails)."""
     return _listed(git_dir, workdir)[2]
 
 
-def read_config_strictly(git_dir: str, workdir: Optional[str]) -> Optional[dict]:
+def read_config_strictly(git_dir: str, workdir: Optional[str]) -> Optional[GitConfig]:
     """read_config, or None when git failed or warned while listing it (a repository
     extension it does not know makes it skip the repository's own config with a warning;
     a broken include): a reader that must be sure of every setting takes None as "not sure"."""
@@ -81,7 +85,7 @@ def read_config_strictly(git_dir: str, workdir: Optional[str]) -> Optional[dict]
     return values if code == 0 and not err else None
 
 
-def _listed(git_dir: str, workdir: Optional[str]) -> tuple:
+def _listed(git_dir: str, workdir: Optional[str]) -> tuple[int, bytes, GitConfig]:
     """(exit code, stderr, values) of `git config -z --list` run for the repository."""
     args = ["--git-dir", git_dir, "config", "-z", "--list"]
     if hasattr(os, "posix_spawnp"):
@@ -89,7 +93,7 @@ def _listed(git_dir: str, workdir: Optional[str]) -> tuple:
     else:
         proc = run_git(args, cwd=git_cwd(git_dir, workdir), check=False)
         code, out, err = proc.returncode, proc.stdout, proc.stderr
-    values: dict = {}
+    values: GitConfig = {}
     for item in out.decode("utf-8", "replace").split("\0"):
         if not item:
             continue
@@ -98,7 +102,7 @@ def _listed(git_dir: str, workdir: Optional[str]) -> tuple:
     return code, err, values
 
 
-def _spawned(argv: list) -> tuple:
+def _spawned(argv: list[str]) -> tuple[int, bytes, bytes]:
     """(exit code, stdout, stderr) of a program run to its end. Every command lists git's
     config as it starts (the warm `context` included), so this one call is spawned without
     the subprocess module: ~8 ms less CPU per process here (its imports and its fork)."""
@@ -119,7 +123,7 @@ def _spawned(argv: list) -> tuple:
     finally:
         os.close(w_out)
         os.close(w_err)
-    chunks: dict = {r_out: [], r_err: []}
+    chunks: dict[int, list[bytes]] = {r_out: [], r_err: []}
     pending = [r_out, r_err]
     while pending:  # both pipes at once: a full one must never stall the other
         ready, _, _ = select.select(pending, [], [])
@@ -134,12 +138,12 @@ def _spawned(argv: list) -> tuple:
     return os.waitstatus_to_exitcode(status), b"".join(chunks[r_out]), b"".join(chunks[r_err])
 
 
-def config_get(values: dict, key: str, default: Optional[str] = None) -> Optional[str]:
+def config_get(values: GitConfig, key: str, default: Optional[str] = None) -> Optional[str]:
     found = values.get(key.lower())
     return found[-1] if found else default
 
 
-def config_bool(values: dict, key: str, default: bool) -> bool:
+def config_bool(values: GitConfig, key: str, default: bool) -> bool:
     value = config_get(values, key)
     if value is None:
         return default
@@ -151,7 +155,7 @@ def config_bool(values: dict, key: str, default: bool) -> bool:
     raise InputError(f"git config {key} has a value that is not a boolean: {value!r}")
 
 
-def config_int(values: dict, key: str, default: int) -> int:
+def config_int(values: GitConfig, key: str, default: int) -> int:
     value = config_get(values, key)
     if value is None:
         return default

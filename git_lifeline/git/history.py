@@ -26,6 +26,7 @@ from typing import Optional
 
 import pygit2
 
+from ..core.anchors import AnchorError, parse_anchor
 from ..core.blocks import field as header_field
 from ..core.headers import valid_value
 from .code_range import commit_oid
@@ -133,6 +134,44 @@ def pathspecs(value: str) -> list:
             spec = spec.lstrip("/") or "."
         out.append(spec)
     return out
+
+
+def _anchored(item: str) -> bool:
+    try:
+        return parse_anchor(item) is not None
+    except AnchorError:
+        return False  # the fold keeps no malformed value; read as git would, a pathspec
+
+
+def _commit_at(gr: GitRepo, head: str, ts: int) -> Optional[str]:
+    """The newest commit of `head`'s history made no later than `ts` (seconds)."""
+    proc = gr.git(["rev-list", "-1", f"--before=@{ts}", "--end-of-options", head, "--"], check=False)
+    out = proc.stdout.decode("ascii", "replace").strip() if proc.returncode == 0 else ""
+    return out if _FULL_OID.fullmatch(out) else None
+
+
+def code_specs(gr: GitRepo, code: CodeLog, value: str, seen: list) -> tuple[str, ...]:
+    """What a decision's `paths:` asks of git at `code.head` (git/codelog.py): its
+    pathspecs, and its anchors (a file's lines, a symbol) followed from the code the
+    decision was made against (`seen[0]`: its recorded commit, else the commit of its time)
+    to that HEAD. The one answer `stale`, the context, MCP, the HTML view and `pr` use."""
+    items = pathspecs(value)
+    anchored = [item for item in items if _anchored(item)]
+    if not anchored:
+        return tuple(items)
+    made: Seen = seen[0]
+    base = made.code[0] if made.code else _commit_at(gr, code.head, made.ts)
+    resolved = code.resolve([(item, base) for item in anchored])
+    return tuple(resolved[(item, base)] if _anchored(item) else item for item in items)
+
+
+def governed_code(
+    gr: GitRepo, code: CodeLog, facts: dict, touched: dict, decision_ids: list, store: Optional[LineStore]
+) -> dict[str, tuple[str, ...]]:
+    """{decision id: code_specs} for the decisions of `decision_ids` that name paths."""
+    wanted = [i for i in decision_ids if facts.get(i, {}).get("paths")]
+    seen = _seen_by(gr, facts, touched, wanted, store) if wanted else {}
+    return {i: code_specs(gr, code, facts[i]["paths"], seen[i]) for i in wanted}
 
 
 def _ts_seconds(key: str) -> int:
@@ -287,12 +326,12 @@ def find_stale(
             return StaleFindings([], [])
         hide_also.append(since)
     seen = _seen_by(gr, facts, touched, wanted, store)
+    code = CodeLog(gr, head)
     asked = {}
     for i in wanted:
         anchors = tuple(sorted({c for s in seen[i] for c in s.code} | set(hide_also)))
         untimed = [s.ts for s in seen[i] if not s.code]
-        asked[i] = (tuple(pathspecs(facts[i]["paths"])), anchors, max(untimed) if untimed else None)
-    code = CodeLog(gr, head)
+        asked[i] = (code_specs(gr, code, facts[i]["paths"], seen[i]), anchors, max(untimed) if untimed else None)
     answers = code.changes([q for q in dict.fromkeys(asked.values()) if q[0]])
     # a commit whose `Lifeline:` trailer names the decision re-affirms it at that commit:
     # what that commit's history holds no longer counts (one more question, remembered)

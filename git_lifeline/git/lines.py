@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional
 
 import pygit2
 
@@ -42,7 +42,7 @@ def origin_block(line: str, entry_id: str) -> str:
     return f"origin:\n  line: {line}\n  id: {entry_id}"
 
 
-def origins(body: str) -> list:
+def origins(body: str) -> list[dict[str, str]]:
     """Every well-formed origin block of a body, in order, as {"line", "id"}.
 
     A block is a line exactly `origin:` followed by indented `line: NAME` and
@@ -56,7 +56,7 @@ def origins(body: str) -> list:
         if lines[i].rstrip("\r") != _ORIGIN_HEAD:
             i += 1
             continue
-        found: dict = {}
+        found: dict[str, str] = {}
         j = i + 1
         while j < len(lines):
             m = _ORIGIN_KEY.fullmatch(lines[j].rstrip("\r"))
@@ -70,7 +70,7 @@ def origins(body: str) -> list:
     return out
 
 
-def origin_of(body: str) -> Optional[dict]:
+def origin_of(body: str) -> Optional[dict[str, str]]:
     found = origins(body)
     return found[-1] if found else None
 
@@ -93,12 +93,12 @@ class LineIndex:
     verification refuses them all together when any fails."""
 
     gr: GitRepo
-    lines: dict = field(default_factory=dict)  # name -> LineRef
-    ignored: list = field(default_factory=list)  # (ref name, why it is not a line)
-    pending: dict = field(default_factory=dict)  # name -> LineRef of a head about to land
+    lines: dict[str, LineRef] = field(default_factory=dict)  # name -> LineRef
+    ignored: list[tuple[str, str]] = field(default_factory=list)  # (ref name, why it is not a line)
+    pending: dict[str, LineRef] = field(default_factory=dict)  # name -> LineRef of a head about to land
 
     @classmethod
-    def scan(cls, gr: GitRepo, pending: Optional[dict] = None) -> "LineIndex":
+    def scan(cls, gr: GitRepo, pending: Optional[dict[str, str]] = None) -> "LineIndex":
         idx = cls(gr)
         for name in list_lines(gr):
             ref_name = REF_PREFIX + name
@@ -121,7 +121,7 @@ class LineIndex:
                 idx.pending[name] = LineRef(name, store, head, store.tree(head))
         return idx
 
-    def names(self) -> list:
+    def names(self) -> list[str]:
         return sorted(self.lines)
 
     def get(self, line: str, entry_id: str) -> Optional[Entry]:
@@ -152,7 +152,7 @@ class LineIndex:
                 return name
         return None
 
-    def matches(self, line: str, prefix: str) -> list:
+    def matches(self, line: str, prefix: str) -> list[str]:
         """Full ids in `line` starting with `prefix` (at least MIN_PREFIX hex chars)."""
         ref = self.lines.get(line)
         return prefix_matches(self.gr.repo, ref.entries_tree if ref is not None else None, prefix)
@@ -202,7 +202,7 @@ def _count(repo: pygit2.Repository, tree: Optional[pygit2.Tree]) -> int:
 
 
 # ---- cross-line references -------------------------------------------------------
-def split_ref(ref: str) -> tuple:
+def split_ref(ref: str) -> tuple[Optional[str], str]:
     """`research:ab12cd` -> ("research", "ab12cd"); a plain id or prefix -> (None, ref)."""
     text = (ref or "").strip()
     m = _LINE_REF.fullmatch(text)
@@ -236,7 +236,7 @@ def resolve_ref(gr: GitRepo, local: LineStore, ref: str, index: Optional[LineInd
 
 
 # ---- where ------------------------------------------------------------------------
-def where(gr: GitRepo, prefix: str) -> list:
+def where(gr: GitRepo, prefix: str) -> list[dict[str, str]]:
     """Every real line holding an id that starts with `prefix`: [{line, id, kind, summary}]."""
     p = (prefix or "").strip().lower()
     if ":" in p:
@@ -256,11 +256,13 @@ def where(gr: GitRepo, prefix: str) -> list:
 # ---- promote ------------------------------------------------------------------------
 @dataclass
 class PromoteOutcome:
-    copies: list  # new entries for the destination line
-    already: list  # (source id, id of the copy already there)
+    copies: list[Entry]  # new entries for the destination line
+    already: list[tuple[str, str]]  # (source id, id of the copy already there)
 
 
-def plan_promote(gr: GitRepo, src: str, dst: str, refs: list, parents: Optional[list] = None) -> PromoteOutcome:
+def plan_promote(
+    gr: GitRepo, src: str, dst: str, refs: list[str], parents: Optional[list[str]] = None
+) -> PromoteOutcome:
     """Copies of source entries for the destination line, each ending with an origin block.
 
     A copy keeps kind, author, agent, provider, model, summary and ts; its body is the
@@ -280,7 +282,7 @@ def plan_promote(gr: GitRepo, src: str, dst: str, refs: list, parents: Optional[
     src_store = idx.lines[src].store
     dst_store = LineStore(gr, dst)
     new_parents = sorted({resolve_ref(gr, dst_store, r, idx) for r in (parents or [])})
-    existing: dict = {}
+    existing: dict[tuple[str, str], str] = {}
     if dst_store.head() is not None:
         for e in dst_store.load().entries.values():
             for o in origins(e.body):
@@ -338,8 +340,8 @@ class Node:
 
 @dataclass
 class Graph:
-    nodes: dict = field(default_factory=dict)  # key -> Node
-    edges: set = field(default_factory=set)  # (from key, to key, label, style)
+    nodes: dict[str, Node] = field(default_factory=dict)  # key -> Node
+    edges: set[tuple[str, str, str, str]] = field(default_factory=set)  # (from key, to key, label, style)
 
 
 def _ident(line: str) -> str:
@@ -394,7 +396,9 @@ def build_graph(gr: GitRepo, only: Optional[str] = None) -> Graph:
         st = reduce(entries.values())
         sup = st.superseded
 
-        def local(entry_id: str, name: str = name, entries: dict = entries, sup: frozenset | set = sup) -> str:
+        def local(
+            entry_id: str, name: str = name, entries: dict[str, Entry] = entries, sup: frozenset[str] = sup
+        ) -> str:
             return entry_node(name, entries.get(entry_id), entry_id, entry_id in sup)
 
         for e in st.entries:
@@ -457,25 +461,43 @@ def _mermaid_text(text: str) -> str:
     return out.replace("`", "#96;").replace("|", "#124;")
 
 
+def _clustered(g: Graph, opening: Callable[[str], list[str]], node: Callable[[Node], str], closing: str) -> list[str]:
+    """Both renderers' node lines: each line's nodes (by key) inside its cluster (`opening`
+    its first lines, `closing` its last), lines by name, then the nodes of no line."""
+    by_line: dict[Optional[str], list[Node]] = {}
+    for n in g.nodes.values():
+        by_line.setdefault(n.line, []).append(n)
+    out: list[str] = []
+    for line in sorted(by_line, key=lambda x: (x is None, x or "")):
+        nodes = sorted(by_line[line], key=lambda n: n.key)
+        if line is None:
+            out += [f"  {node(n)}" for n in nodes]
+            continue
+        out += opening(line) + [f"    {node(n)}" for n in nodes] + [closing]
+    return out
+
+
+def _mermaid_node(n: Node) -> str:
+    label = _mermaid_text(n.label)
+    return n.key + {"thread": f'(["{label}"])', "missing": f'{{{{"{label}"}}}}'}.get(n.shape, f'["{label}"]')
+
+
+def _dot_node(n: Node) -> str:
+    attrs = [f'label="{_dot_text(n.label)}"']
+    if n.shape == "thread":
+        attrs.append("shape=ellipse")
+    if n.shape == "missing":
+        attrs.append('color="#cc0000", fontcolor="#cc0000"')
+    if n.superseded:
+        attrs.append('style=dashed, fontcolor="#777777"')
+    return f'"{n.key}" [{", ".join(attrs)}];'
+
+
 def render_mermaid(g: Graph) -> str:
     """A fenced ```mermaid block: pasted into any markdown file, GitHub, GitLab, Gitea
     and Bitbucket draw it."""
     out = ["```mermaid", "flowchart LR"]
-    by_line: dict = {}
-    for n in g.nodes.values():
-        by_line.setdefault(n.line, []).append(n)
-    for line in sorted(by_line, key=lambda x: (x is None, x or "")):
-        nodes = sorted(by_line[line], key=lambda n: n.key)
-        indent = "  "
-        if line is not None:
-            out.append(f'  subgraph L_{_ident(line)}["line {line}"]')
-            indent = "    "
-        for n in nodes:
-            label = _mermaid_text(n.label)
-            shape = {"thread": f'(["{label}"])', "missing": f'{{{{"{label}"}}}}'}.get(n.shape, f'["{label}"]')
-            out.append(f"{indent}{n.key}{shape}")
-        if line is not None:
-            out.append("  end")
+    out += _clustered(g, lambda line: [f'  subgraph L_{_ident(line)}["line {line}"]'], _mermaid_node, "  end")
     arrows = {"solid": "-->", "dotted": "-.->", "thick": "==>"}
     for a, b, label, style in sorted(g.edges):
         out.append(f"  {a} {arrows[style]}|{_mermaid_text(label)}| {b}")
@@ -497,26 +519,9 @@ def _dot_text(text: str) -> str:
 
 def render_dot(g: Graph) -> str:
     out = ["digraph lifeline {", "  rankdir=LR;", '  node [shape=box, fontsize=10, fontname="Helvetica"];']
-    by_line: dict = {}
-    for n in g.nodes.values():
-        by_line.setdefault(n.line, []).append(n)
-    for line in sorted(by_line, key=lambda x: (x is None, x or "")):
-        indent = "  "
-        if line is not None:
-            out.append(f'  subgraph "cluster_{line}" {{')
-            out.append(f'    label="line {_dot_text(line)}";')
-            indent = "    "
-        for n in sorted(by_line[line], key=lambda n: n.key):
-            attrs = [f'label="{_dot_text(n.label)}"']
-            if n.shape == "thread":
-                attrs.append("shape=ellipse")
-            if n.shape == "missing":
-                attrs.append('color="#cc0000", fontcolor="#cc0000"')
-            if n.superseded:
-                attrs.append('style=dashed, fontcolor="#777777"')
-            out.append(f'{indent}"{n.key}" [{", ".join(attrs)}];')
-        if line is not None:
-            out.append("  }")
+    out += _clustered(
+        g, lambda line: [f'  subgraph "cluster_{line}" {{', f'    label="line {_dot_text(line)}";'], _dot_node, "  }"
+    )
     styles = {"solid": "solid", "dotted": "dotted", "thick": "bold"}
     for a, b, label, style in sorted(g.edges):
         out.append(f'  "{a}" -> "{b}" [label="{_dot_text(label)}", style={styles[style]}];')
@@ -524,7 +529,9 @@ def render_dot(g: Graph) -> str:
     return "\n".join(out) + "\n"
 
 
-def check_origins(index: LineIndex, entries: Iterable[Entry]) -> tuple:
+def check_origins(
+    index: LineIndex, entries: Iterable[Entry]
+) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]], list[tuple[str, str, str]]]:
     """(anchored, unresolved, forged) origin links of a line's entries.
 
     anchored: (copy id, source id, line) whose source exists in the named real line
@@ -533,7 +540,9 @@ def check_origins(index: LineIndex, entries: Iterable[Entry]) -> tuple:
     this repository or does not hold the id (e.g. a ledger imported from elsewhere).
     forged: the source exists but the copy does not agree with it.
     """
-    anchored, unresolved, forged = [], [], []
+    anchored: list[tuple[str, str, str]] = []
+    unresolved: list[tuple[str, str, str]] = []
+    forged: list[tuple[str, str, str]] = []
     for e in entries:
         o = origin_of(e.body)
         if o is None:

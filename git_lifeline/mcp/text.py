@@ -183,6 +183,11 @@ def show_answer(view: EntryView) -> tuple[str, dict[str, object]]:
                 _entry_row(x, "" if x.acts else " (itself reverted: it does not act)") for x in view.superseded_by
             )
         )
+    for again in view.reaffirmed_by:
+        lines.append(
+            f"- re-affirmed: {format_ts(again.ts)} by {md(one_line(again.author))} `[{abbrev(again.id)}]`"
+            f" {md(one_line(again.summary))}"
+        )
     # The body is fenced, as in LIFELINE.md: raw, a body line like '- status: a decision in
     # force' or 'warning: ...' would pass for this answer's own lines.
     body = e.body.strip()
@@ -210,6 +215,7 @@ def show_answer(view: EntryView) -> tuple[str, dict[str, object]]:
         "supersedes": [row(x, x.acts) for x in view.supersedes],
         "superseded_by": [row(x, x.acts) for x in view.superseded_by],
         "superseded": view.replaced,
+        "reaffirmed_by": [{"id": x.id, "ts": format_ts(x.ts), "author": x.author} for x in view.reaffirmed_by],
         "decision_in_force": True if view.status == "in force" else (False if e.kind == "decision" else None),
         "text": text,
     }

@@ -96,7 +96,10 @@ def assemble(inp: ContextInput, budget: Optional[int] = None, measure: Measure =
     if inp.stale_unknown:
         notes.append(inp.stale_unknown)
     if inp.stale:
-        notes.append("a code-changed mark clears when a human re-reads the decision: `git lifeline reaffirm <id>`")
+        notes.append(
+            "a code-changed mark clears when a human re-reads the decision: `git lifeline reaffirm <id>`, "
+            "or a commit whose `Lifeline: <id>` trailer names it"
+        )
     stale_p = take("".join(f"_{n}_\n" for n in notes))  # our own text: nothing to escape
     title = f"# Lifeline context: {md(inp.line)}" + (f", thread {md(inp.thread)}" if inp.thread else "") + "\n"
     title_p = take(title)

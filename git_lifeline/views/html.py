@@ -44,16 +44,18 @@ class EntryView:
     summary: str
     body: str
     agent: str = "human"
-    parents: tuple = ()
+    parents: tuple[str, ...] = ()
     thread: Optional[str] = None  # thread key (a name, or an open item's id)
     status: str = ""  # status_token of core.status.status_of: in-force, superseded, withdrawn, ...
-    replaced_by: tuple = ()  # active corrections naming it
+    replaced_by: tuple[str, ...] = ()  # active corrections naming it
     revert: bool = False  # a correction whose header says `action: revert`
     stale: Optional[str] = None  # why its code changed since (Staleness.mark)
-    conflicts: tuple = ()  # the first SHOWN_CONFLICTS decisions in force about the same subject
+    conflicts: tuple[str, ...] = ()  # the first SHOWN_CONFLICTS decisions in force about the same subject
     conflict_count: int = 0  # how many there are
     pinned: bool = False
-    reaffirmed_by: tuple = ()  # ids of the re-affirmations of a decision (git lifeline reaffirm), oldest first
+    reaffirmed_by: tuple[
+        str, ...
+    ] = ()  # ids of the re-affirmations of a decision (git lifeline reaffirm), oldest first
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ class ThreadView:
     label: str
     entries: int
     checkpoint: Optional[str] = None  # id of the thread's live checkpoint (Resume)
-    sections: tuple = ()  # ((name, (item, ...)), ...) of that checkpoint
+    sections: tuple[tuple[str, tuple[str, ...]], ...] = ()  # ((name, (item, ...)), ...) of that checkpoint
     last_ts: str = ""
 
 
@@ -71,13 +73,13 @@ class ViewModel:
     line: str
     generated: str  # UTC, "YYYY-MM-DDTHH:MM:SSZ"
     head: Optional[str]
-    entries: tuple  # EntryView, in (ts, id) order
-    decisions: tuple = ()  # ids in force (pinned first)
-    opens: tuple = ()
-    expired: tuple = ()
-    threads: tuple = ()  # ThreadView, latest checkpoint first
+    entries: tuple[EntryView, ...]  # EntryView, in (ts, id) order
+    decisions: tuple[str, ...] = ()  # ids in force (pinned first)
+    opens: tuple[str, ...] = ()
+    expired: tuple[str, ...] = ()
+    threads: tuple[ThreadView, ...] = ()  # ThreadView, latest checkpoint first
     identity: Optional[str] = None
-    warnings: tuple = field(default_factory=tuple)
+    warnings: tuple[str, ...] = field(default_factory=tuple)
 
 
 def status_token(status: Status) -> str:
@@ -106,7 +108,7 @@ def _island(value: object) -> str:
     )
 
 
-def _row(e: EntryView, pos: dict) -> list:
+def _row(e: EntryView, pos: dict[str, int]) -> list[object]:
     # the field order is page.js's (ID, TS, KIND, ...); links are positions in the array (an id
     # is 64 characters, a position a few), and a decision lists a few of its conflicts, and how many
     def refs(ids: Iterable[str]) -> list[Union[int, str]]:
@@ -204,7 +206,7 @@ def _prose(body: str) -> str:
 def _rich(text: str) -> str:
     """Escaped text read as light markdown: headings bold, the lines of a paragraph joined
     (ADRs are wrapped at 80 columns), list items and indented lines kept as they are."""
-    parts: list = []  # [kind, text]: h(eading), p(aragraph line), b(lank)
+    parts: list[list[str]] = []  # [kind, text]: h(eading), p(aragraph line), b(lank)
     for line in text.split("\n"):
         stripped = line.strip()
         heading = _HEADING.fullmatch(stripped)
@@ -267,7 +269,7 @@ def _source(e: EntryView) -> str:
     return f' · from <span class="mono">{escape(name)}</span>' if name else ""
 
 
-def _decisions(vm: ViewModel, by_id: dict) -> list:
+def _decisions(vm: ViewModel, by_id: dict[str, EntryView]) -> list[str]:
     out = [f'<section id="decisions"><h2>Decisions in force <span class="count">({len(vm.decisions)})</span></h2>']
     if not vm.decisions:
         out.append('<p class="note">No decision in force.</p>')
@@ -312,7 +314,7 @@ def _decisions(vm: ViewModel, by_id: dict) -> list:
     return out
 
 
-def _opens(vm: ViewModel, by_id: dict) -> list:
+def _opens(vm: ViewModel, by_id: dict[str, EntryView]) -> list[str]:
     out = [f'<section id="open"><h2>Open items <span class="count">({len(vm.opens)})</span></h2>']
     if not vm.opens:
         out.append('<p class="note">Nothing open.</p>')
@@ -331,7 +333,7 @@ def _opens(vm: ViewModel, by_id: dict) -> list:
     return out
 
 
-def _threads(vm: ViewModel, by_id: dict) -> list:
+def _threads(vm: ViewModel, by_id: dict[str, EntryView]) -> list[str]:
     out = [
         f'<section id="threads"><h2>Threads and where each stands <span class="count">({len(vm.threads)})</span></h2>'
     ]
@@ -364,7 +366,7 @@ def _threads(vm: ViewModel, by_id: dict) -> list:
     return out
 
 
-def _graph(d: html_graph.Drawing) -> list:
+def _graph(d: html_graph.Drawing) -> list[str]:
     out = [
         '<section id="graph"><h2>What replaced what, reverts and threads '
         f'<span class="count">({d.nodes} entries)</span></h2>'
@@ -387,7 +389,7 @@ def _graph(d: html_graph.Drawing) -> list:
     return out
 
 
-def _timeline(n: int) -> list:
+def _timeline(n: int) -> list[str]:
     return [
         '<section id="timeline"><h2>Timeline <span class="count">(every entry)</span></h2>',
         '<form id="filters" class="filters" autocomplete="off">',

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from html import escape
-from typing import Any, Optional, Protocol
+from typing import Optional, Protocol, Sequence
 
 from ..core.entry import abbrev
 
@@ -33,14 +33,24 @@ class _Drawn(Protocol):
     def id(self) -> str: ...
     @property
     def summary(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def parents(self) -> tuple[str, ...]: ...
+    @property
+    def revert(self) -> bool: ...
+    @property
+    def thread(self) -> Optional[str]: ...
+    @property
+    def status(self) -> str: ...
 
 
 @dataclass
 class _Node:
     key: str
-    entry: Any  # the EntryView (views/html.py), or None for a thread's own node
+    entry: Optional[_Drawn]  # the EntryView (views/html.py), or None for a thread's own node
     label: str
-    order: tuple
+    order: tuple[int, int]
     anchor: str
     top: str = ""  # the small first line of a node that is not an entry
     layer: int = 0
@@ -56,15 +66,17 @@ class Drawing:
     parts: int
     left_out_parts: int = 0
     left_out_nodes: int = 0
-    edges: dict = field(default_factory=dict)  # kind -> count
+    edges: dict[str, int] = field(default_factory=dict)  # kind -> count
 
 
-def build(entries: list, thread_labels: dict) -> tuple:
+def build(
+    entries: Sequence[_Drawn], thread_labels: dict[str, str]
+) -> tuple[dict[str, _Node], list[tuple[str, str, str]]]:
     """(nodes by key, edges [(from, to, kind)]) of the entries' links."""
     by_id = {e.id: e for e in entries}
     place = {e.id: n for n, e in enumerate(entries)}  # entries come in (ts, id) order, to the microsecond
-    nodes: dict = {}
-    edges: list = []
+    nodes: dict[str, _Node] = {}
+    edges: list[tuple[str, str, str]] = []
 
     def node(e: _Drawn) -> str:
         if e.id not in nodes:
@@ -77,7 +89,7 @@ def build(entries: list, thread_labels: dict) -> tuple:
         for p in e.parents:
             if p in by_id:
                 edges.append((node(by_id[p]), node(e), "revert" if e.revert else "replace"))
-    threads: dict = {}
+    threads: dict[str, list[_Drawn]] = {}
     for e in entries:
         if e.thread:
             threads.setdefault(e.thread, []).append(e)
@@ -112,7 +124,7 @@ def build(entries: list, thread_labels: dict) -> tuple:
     return nodes, list(dict.fromkeys(edges))
 
 
-def _parts(nodes: dict, edges: list) -> list:
+def _parts(nodes: dict[str, _Node], edges: list[tuple[str, str, str]]) -> list[list[str]]:
     parent = {k: k for k in nodes}
 
     def find(k: str) -> str:
@@ -125,7 +137,7 @@ def _parts(nodes: dict, edges: list) -> list:
         ra, rb = find(a), find(b)
         if ra != rb:
             parent[ra] = rb
-    groups: dict = {}
+    groups: dict[str, list[str]] = {}
     for k in nodes:
         groups.setdefault(find(k), []).append(k)
     parts = [sorted(g, key=lambda k: nodes[k].order) for g in groups.values()]
@@ -133,12 +145,12 @@ def _parts(nodes: dict, edges: list) -> list:
     return parts
 
 
-def _layout_part(keys: list, nodes: dict, preds: dict) -> tuple:
+def _layout_part(keys: list[str], nodes: dict[str, _Node], preds: dict[str, list[str]]) -> tuple[int, int]:
     """Layers and rows of one part (`preds`: key -> the keys linking to it); returns (columns, rows)."""
     for k in keys:  # keys are in time order, and links go forward in time
         ps = [nodes[p].layer for p in preds.get(k, ()) if nodes[p].order < nodes[k].order]
         nodes[k].layer = max(ps) + 1 if ps else 0
-    columns: dict = {}
+    columns: dict[int, list[str]] = {}
     for k in keys:
         columns.setdefault(nodes[k].layer, []).append(k)
     rows = 0
@@ -156,13 +168,13 @@ def _layout_part(keys: list, nodes: dict, preds: dict) -> tuple:
     return len(columns), rows
 
 
-def render(entries: list, thread_labels: dict) -> Drawing:
+def render(entries: Sequence[_Drawn], thread_labels: dict[str, str]) -> Drawing:
     nodes, edges = build(entries, thread_labels)
     if not nodes:
         return Drawing("", 0, 0)
     edge_sets = {(a, b): kind for a, b, kind in edges}
     parts = _parts(nodes, edges)
-    drawn: list = []
+    drawn: list[list[str]] = []
     left_parts = left_nodes = count = 0
     for part in parts:
         if count + len(part) > MAX_NODES and drawn:
@@ -174,7 +186,7 @@ def render(entries: list, thread_labels: dict) -> Drawing:
     x0 = y0 = 0.0
     shelf_h = 0.0
     width = 0.0
-    preds: dict = {}
+    preds: dict[str, list[str]] = {}
     for a, b, _ in edges:
         preds.setdefault(b, []).append(a)
     for part in drawn:
@@ -204,7 +216,7 @@ def render(entries: list, thread_labels: dict) -> Drawing:
         )
         + "</defs>",
     ]
-    counts: dict = {}
+    counts: dict[str, int] = {}
     for (a, b), kind in edge_sets.items():
         if a not in shown or b not in shown:
             continue

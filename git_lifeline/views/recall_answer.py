@@ -175,15 +175,3 @@ def answer(
     # hit@5 on the blind set (a right answer often matches fewer of the question's words).
     shown = [h for h in ranked if h.answer_score >= weak_floor]
     return Answer(in_truth_order(shown, truth, k), False, floor=floor)
-
-
-def search(
-    db: sqlite3.Connection,
-    query: str,
-    k: int = 5,
-    recency: bool = True,
-    truth: Optional[Truth] = None,
-    semantic: Optional[Dense] = None,
-) -> list[Hit]:
-    """The k entries the question is about, best first; [] when none is (abstention)."""
-    return answer(db, query, k, recency=recency, truth=truth, semantic=semantic).hits

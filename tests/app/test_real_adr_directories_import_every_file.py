@@ -134,3 +134,34 @@ def test_a_link_to_an_adr_missing_from_the_directory_is_a_warning_naming_both(re
     out = imp(repo, d)
     assert out["warnings"] == ["0001-a.md: amends '0007-b.md', which is not in the directory"]
     assert in_force(repo) == {"Use A"} and relations(repo) == set()
+
+
+def test_adr_tools_own_link_forms_and_its_older_dates_import_whole(repo):
+    # the shapes adr-tools' `adr new -s` and `adr link` write (tests/data/adr/adr-tools-links):
+    # "Supercedes"/"Superceded by" spelt its way, one record superseding two, a made-up
+    # "Clarifies"/"Clarified by" pair beside "Amends", and a `Date: 04/03/2019` (day first)
+    # from before its records moved to ISO 8601, which used to refuse the directory
+    out = imp(repo, ADR / "adr-tools-links")
+    assert (out["read"], out["warnings"]) == (5, [])
+    entries = by_summary(repo)
+    assert entries["Log in plain text"].ts.date().isoformat() == "2019-03-04"
+    collector = entries["Ship logs to a collector"]
+    assert set(collector.parents) == {entries["Log to files"].id, entries["Log in plain text"].id}
+    assert in_force(repo) == {"Ship logs to a collector", "Keep thirty days of logs", "Count retention from ingestion"}
+    assert relations(repo) == {
+        ("Count retention from ingestion", "amends", "Keep thirty days of logs"),
+        ("Count retention from ingestion", "clarifies", "Keep thirty days of logs"),
+    }
+    assert imp(repo, ADR / "adr-tools-links")["added"] == 0
+
+
+def test_the_madr_projects_directory_imports_whole_beside_its_images_and_lint_config(repo, tmp_path):
+    # MADR's own docs/decisions holds record-numbered images (0008-example-badge.png) and a
+    # .markdownlint.yml beside the records: neither is a record, none refuses the directory
+    d = tmp_path / "decisions"
+    shutil.copytree(ADR / "madr-project", d)
+    (d / "0008-example-badge.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    (d / "0013-example.png").write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
+    (d / ".markdownlint.yml").write_text("default: true\nMD013: false\n")
+    out = imp(repo, d)
+    assert (out["read"], out["added"], out["warnings"]) == (19, 19, [])
