@@ -366,8 +366,7 @@ def _require_plain_table(con: sqlite3.Connection, path: Path) -> None:
 
 
 def row_label(prefix: str, value: SqlValue) -> str:
-    """Where a row of another tool's SQLite file sits ("seq 3"): a value no integer (a hostile
-    table's TEXT column) is quoted and escaped, so a line break in it never forges a line."""
+    """Where a SQLite row sits ("seq 3"); a non-integer (a hostile TEXT column) shown escaped."""
     return f"{prefix}{value}" if type(value) is int else f"{prefix}{ascii(value)[:60]}"
 
 
