@@ -19,6 +19,7 @@ from ..git.fs import UnsafeFile, read_text_exact, write_atomic
 from .ledger import Ledger, commit_message
 
 if TYPE_CHECKING:
+    from ..core.seed_queue import SeedProposal
     from ..git.lines import LineIndex
 
 
@@ -188,10 +189,13 @@ def import_from(
     skipped and listed (or abort with `strict`). One commit, written as a pack.
     `progress(stage, done, total)` is called while checking and writing.
     """
-    from ..core import seed
+    from ..core import seed, seed_queue
     from ..git.lines import LineIndex
 
     fmt, records = seed.read_source(Path(source))
+    # the review queue is read before anything is written: a .db whose proposals cannot be
+    # read (a view, no status column) is refused whole, its entries not half imported
+    waiting = seed_queue.read_seed_proposals(Path(source)) if fmt == seed.DB_FORMAT else None
     total = len(records)
     store = led.store
     head = store.head()
@@ -235,7 +239,7 @@ def import_from(
             led.projection.write_entries(result.added, result.commit)
         else:
             led.projection.refresh(result.parent, result.added, result.commit)
-    pending = _import_proposals(led, Path(source), index) if fmt == seed.DB_FORMAT else _beside(Path(source))
+    pending = _import_proposals(led, Path(source), index, waiting) if waiting is not None else _beside(Path(source))
     return ImportReport(
         format=fmt,
         read=total,
@@ -271,27 +275,34 @@ def _beside(source: Path) -> Optional[ProposalsImport]:
     return found if found.elsewhere else None
 
 
-def _import_proposals(led: Ledger, source: Path, index: LineIndex) -> ProposalsImport:
+def _import_proposals(led: Ledger, source: Path, index: LineIndex, waiting: list[SeedProposal]) -> ProposalsImport:
     """File a lifeline-context ledger's pending proposals in the line's review trail, in one
     commit, after its entries are in (a proposal may name one as its parent). A proposal whose
     content is already in the line or in the trail is not filed again (importing twice files
-    nothing); one that is no valid entry, or names a parent found nowhere, is left out with why."""
-    from ..core import seed_queue
+    nothing); one that is no valid entry, is dated in the future beyond the clock's tolerance
+    (its record would sort as the newest for ever), or names a parent found nowhere, is left
+    out with why."""
+    from ..core import clock, seed_queue
+    from ..core.entry import utcnow
     from ..git.records import entry_content
     from ..git.trails import ReviewTrail
 
     out = ProposalsImport()
-    waiting = seed_queue.read_seed_proposals(source)
     if not waiting:
         return out
     trail = ReviewTrail(led.gr, led.line)
     known = {p.content for p in trail.proposals().values()}
     to_file: list = []
+    now, skew = utcnow(), led.checks.max_clock_skew()
     for p in waiting:
         try:
             entry = seed_queue.proposal_entry(p)
         except InputError as exc:
             out.left_out.append((p.where, str(exc)))
+            continue
+        late = clock.future_problem(entry.ts, now, skew)
+        if late:
+            out.left_out.append((p.where, late))
             continue
         content = entry_content(entry)
         if led.store.has(entry.id) or content in known:

@@ -41,6 +41,7 @@ MAX_PAYLOAD_BYTES = 2 * MAX_BLOB_BYTES
 MAX_SEED_ROWS = 1_000_000
 MAX_SEED_SECONDS = 60.0
 SQLITE_MAGIC = b"SQLite format 3\x00"
+SqlValue = Union[str, int, float, bytes, None]  # what a SQLite column of another tool's file holds
 DB_FORMAT = "lifeline-context db"  # the one source that also holds a review queue (core/seed_queue.py)
 
 _HEADING = re.compile(r"### #(?P<n>\d+)\s+—\s+(?P<ts>\S+)\s+—\s+(?P<kind>\w+)[ \t]*")
@@ -364,6 +365,11 @@ def _require_plain_table(con: sqlite3.Connection, path: Path) -> None:
         raise InputError(f"{path} is not a lifeline-context ledger ({what}; only a table is read)")
 
 
+def row_label(prefix: str, value: SqlValue) -> str:
+    """Where a SQLite row sits ("seq 3"); a non-integer (a hostile TEXT column) shown escaped."""
+    return f"{prefix}{value}" if type(value) is int else f"{prefix}{ascii(value)[:60]}"
+
+
 def read_seed_db(path: Path) -> list[SeedRecord]:
     """Records of a lifeline-context SQLite ledger, in its insertion order (seq)."""
     uri = f"{Path(path).resolve().as_uri()}?mode=ro"
@@ -392,7 +398,7 @@ def read_seed_db(path: Path) -> list[SeedRecord]:
         raise InputError(f"{path} holds more than {MAX_SEED_ROWS} entries; nothing was imported")
     records = []
     for seq, row_id, payload, size in rows:
-        rec = SeedRecord(where=f"seq {seq}", recorded_id=row_id)
+        rec = SeedRecord(where=row_label("seq ", seq), recorded_id=row_id)
         if payload is None and size is not None:
             rec.problem = f"its payload is larger than any entry can be ({size} bytes; at most {MAX_PAYLOAD_BYTES})"
             records.append(rec)

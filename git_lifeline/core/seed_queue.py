@@ -10,14 +10,11 @@ import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Union
 
 from ..errors import InputError
 from .entry import Entry, parse_ts
 from .json_input import read_json
-from .seed import MAX_PAYLOAD_BYTES, MAX_SEED_SECONDS
-
-SqlValue = Union[str, int, float, bytes, None]  # what a SQLite column of another tool's file holds
+from .seed import MAX_PAYLOAD_BYTES, MAX_SEED_SECONDS, SqlValue, row_label
 
 
 @dataclass
@@ -74,7 +71,7 @@ def read_seed_proposals(path: Path) -> list[SeedProposal]:
         con.close()
     if len(rows) > MAX_SEED_PROPOSALS:
         raise InputError(f"{path} holds more than {MAX_SEED_PROPOSALS} pending proposals; nothing was imported")
-    return [SeedProposal(f"proposal #{r[0]}", *r[1:]) for r in rows]
+    return [SeedProposal(row_label("proposal #", r[0]), *r[1:]) for r in rows]
 
 
 def proposal_entry(p: SeedProposal) -> Entry:

@@ -22,6 +22,7 @@ import logging
 import re
 import sys
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
@@ -142,7 +143,9 @@ class RateLimit:
         self.app = app
         self.rate = per_minute / 60.0
         self.capacity = float(per_minute)
-        self.buckets: dict[str, tuple[float, float]] = {}
+        # least recently used first: a bucket past the bound is dropped in O(1); one idle a
+        # minute is full again, so dropping it forgets nothing
+        self.buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
 
     def _key(self, scope: "Scope") -> str:
         for name, value in scope.get("headers", []):
@@ -156,13 +159,14 @@ class RateLimit:
         now = time.monotonic()
         level, then = self.buckets.get(key, (self.capacity, now))
         level = min(self.capacity, level + (now - then) * self.rate)
-        if level < 1:
-            self.buckets[key] = (level, now)
-            return (1 - level) / self.rate
-        if len(self.buckets) >= MAX_BUCKETS and key not in self.buckets:
-            self.buckets = {k: v for k, v in self.buckets.items() if now - v[1] < 60}
-        self.buckets[key] = (level - 1, now)
-        return 0.0
+        wait = (1 - level) / self.rate if level < 1 else 0.0
+        self.buckets[key] = (level, now) if wait else (level - 1, now)
+        self.buckets.move_to_end(key)
+        # every call may bring a new key (a made-up token each): never more than the bound,
+        # and never a pass over all of them per call
+        while len(self.buckets) > MAX_BUCKETS:
+            self.buckets.popitem(last=False)
+        return wait
 
     async def __call__(self, scope: "Scope", receive: "Receive", send: "Send") -> None:
         if scope["type"] == "http" and self.rate > 0:
