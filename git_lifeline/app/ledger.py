@@ -525,7 +525,9 @@ class Ledger:
             "the same content again is a no-op; other content needs another key",
         )
 
-    def append(self, entries: list[Entry], subject: Optional[str] = None, imported: Optional[str] = None) -> AppendResult:
+    def append(
+        self, entries: list[Entry], subject: Optional[str] = None, imported: Optional[str] = None
+    ) -> AppendResult:
         """Write planned entries in one commit (those already present are not written again).
         `subject` replaces the commit message's first line (a verb that writes several entries);
         `imported` names an import's source (commit_message)."""

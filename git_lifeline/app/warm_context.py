@@ -70,9 +70,7 @@ def warm_context(
             return None  # (staleness of decisions naming code paths reads git's history: git/history.py)
         if len(st.identities) > 1:
             return None  # two histories met: the normal path shows it first (ledger.with_history_notes)
-        inp = ctx.ContextInput(
-            state=st, line=name, head_commit=head, conflicts=st.conflicting(), provenance=provenance
-        )
+        inp = ctx.ContextInput(state=st, line=name, head_commit=head, conflicts=st.conflicting(), provenance=provenance)
         parts = assembled(inp, budget, budget_tokens, lambda key: command.config_get(config, key))
     except cache_warm.NotWarm:
         return None

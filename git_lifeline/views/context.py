@@ -20,10 +20,10 @@ from typing import Callable, Optional
 
 from ..core.entry import Entry, abbrev
 from ..core.status import Status
+from ..core.trust import TAGS
 from ..core.truth import State
 from .context_pack import Packer, run
 from .context_sections import ContextInput, Plan
-from ..core.trust import TAGS
 from .context_text import TRUST_LEGEND, excerpt, md, replaced_mark
 
 Measure = Callable[[str], int]

@@ -210,7 +210,12 @@ class Plan:
             return lambda lv: line if lv == 0 else line + placeholder(240) + "\n"
 
         items = [
-            Item(cp.entry.id, partial(tx.checkpoint, cp, name_of(cp), tag=self.tag(cp.entry)), 1, estimate(cp, name_of(cp)))
+            Item(
+                cp.entry.id,
+                partial(tx.checkpoint, cp, name_of(cp), tag=self.tag(cp.entry)),
+                1,
+                estimate(cp, name_of(cp)),
+            )
             for cp in cps
         ]
         self.thread_of = {cp.entry.id: cp.thread for cp in cps}
