@@ -4,11 +4,21 @@ line's `.trust` file (git/provenance.py) for the next reader, the warm context i
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..core.trust import Provenance
 from ..errors import LifelineError
 from ..git.provenance import imported_ids, kept_for, read_trust_file, trust_file, write_trust_file
 from ..git.repo import GitRepo
 from ..git.store import LineStore
+
+if TYPE_CHECKING:
+    from .ledger import Ledger
+
+
+def provenance_of(led: "Ledger") -> Provenance:
+    """The provenance of the ledger's line (line_provenance)."""
+    return line_provenance(led.gr, led.store)
 
 
 def line_provenance(gr: GitRepo, store: LineStore) -> Provenance:

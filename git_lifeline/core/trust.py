@@ -23,6 +23,14 @@ TIERS: tuple[Tier, ...] = ("human", "approved", "agent", "imported")
 # What the context shows after an item's anchor (views/context_text.py); a human's item has no tag.
 TAGS: dict[Tier, str] = {"human": "", "approved": "agent-approved", "agent": "agent-claim", "imported": "imported"}
 
+# What a reader is told of each tier in full (show, lifeline_show).
+WORDS: dict[Tier, str] = {
+    "human": "written by a human",
+    "approved": "an agent's write, approved by a human through review",
+    "agent": "an agent's direct write, unreviewed: an agent's claim",
+    "imported": "imported (by an ADR or lifeline-context import)",
+}
+
 
 class Written(Protocol):
     @property
