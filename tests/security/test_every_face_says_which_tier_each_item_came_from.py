@@ -114,3 +114,21 @@ def test_an_agents_direct_write_is_never_shown_as_a_humans(repo):
         if AGENT in text:
             assert "not the project's instruction" in text, budget
         assert len(text) <= budget
+
+
+def test_a_lifeline_context_import_reads_imported_whoever_wrote_it_at_its_source(repo):
+    from git_lifeline.core.entry import Entry
+    from git_lifeline.core.seed import render_seed_markdown
+
+    written = [
+        Entry.new(kind="decision", summary="Db: Postgres", author="A <a@example.com>", body="ACID."),
+        Entry.new(kind="note", summary="Bot note", author="A <a@example.com>", body="x", agent="bot"),
+    ]
+    source = repo.parent / "LIFELINE.md"
+    source.write_text(render_seed_markdown(written, "main"))
+    cli(repo, "import", "--from", str(source), expect=0)
+    listed = json.loads(cli(repo, "list", "--json", expect=0).out)
+    assert listed and {e["trust"] for e in listed} == {"imported"}, {e["agent"]: e["trust"] for e in listed}
+    cli(repo, "log", "--kind", "note", "--summary", "Written here", "--body", "After the import.", expect=0)
+    after = {e["summary"]: e["trust"] for e in json.loads(cli(repo, "list", "--json", expect=0).out)}
+    assert after["Written here"] == "human" and list(after.values()).count("imported") == len(listed)
