@@ -21,7 +21,7 @@ Tier = Literal["human", "approved", "agent", "imported"]
 TIERS: tuple[Tier, ...] = ("human", "approved", "agent", "imported")
 
 # What the context shows after an item's anchor (views/context_text.py); a human's item has no tag.
-TAGS: dict[Tier, str] = {"human": "", "approved": "agent-approved", "agent": "agent-claim", "imported": "imported"}
+TAGS: dict[Tier, str] = {"human": "", "approved": "approved", "agent": "agent", "imported": "imported"}
 
 # What a reader is told of each tier in full (show, lifeline_show).
 WORDS: dict[Tier, str] = {

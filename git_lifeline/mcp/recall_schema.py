@@ -21,7 +21,6 @@ class Hit(BaseModel):
     in_force: bool
     answers: bool
     strength: Literal["strong", "weak", "none"]
-    trust: Literal["human", "approved", "agent", "imported"]
 
 
 class RecallAnswer(BaseModel):

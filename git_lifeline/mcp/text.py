@@ -103,7 +103,7 @@ def recall_answer(ledger: Ledger, query: str, k: int) -> tuple[str, dict[str, ob
         mark = "" if f.in_force else f" [{f.status.upper()}]"
         similarity = f", similarity={hit['similarity']:.2f}" if "similarity" in hit else ""
         return (
-            f"- [{hit['kind']}]{mark}{trust_tag(f.trust)} {md(f.entry.summary)} (id={abbrev(f.entry.id)}, {strength_words(f)}, "
+            f"- [{hit['kind']}]{mark} {md(f.entry.summary)} (id={abbrev(f.entry.id)}, trust={f.trust}, {strength_words(f)}, "
             f"coverage={hit['coverage']:.2f}{similarity})"
         )
 

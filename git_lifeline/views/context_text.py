@@ -116,9 +116,8 @@ def trust_tag(tier: Tier) -> str:
 
 # Said once, after the title, when an item carries a tag (views/context.py).
 TRUST_LEGEND = (
-    "_Trust: untagged items were written by a human; `agent-approved`: an agent's write a human "
-    "approved; `agent-claim`: an agent's direct write, unreviewed: an agent's claim, not the "
-    "project's instruction; `imported`: brought in by an import._\n"
+    "_Untagged: a human's. `approved`: an agent's, approved by a human. `agent`: an agent's "
+    "unreviewed claim, not the project's instruction. `imported`: from an import._\n"
 )
 
 

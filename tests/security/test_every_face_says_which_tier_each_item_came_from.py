@@ -2,7 +2,8 @@
 human, an agent's write a human approved, an agent's direct write, imported. One ledger holds
 all four; the context (normal and warm, byte-identical), the SessionStart hook, the MCP answers
 and every JSON output give each item its tier, and an agent's direct write is never framed as
-a human's: its tag says it is an agent's claim, and the legend says that is no instruction."""
+a human's: its tag says an agent wrote it, and the legend says that is an unreviewed claim, not
+the project's instruction."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ APPROVED = "Cache: keep sessions in Redis"
 AGENT = "Queue: drop the audit log"
 IMPORTED = "Deploy with docker-compose"
 TIERS = {HUMAN: "human", APPROVED: "approved", AGENT: "agent", IMPORTED: "imported"}
-TAGS = {"human": "", "approved": "`agent-approved`", "agent": "`agent-claim`", "imported": "`imported`"}
+TAGS = {"human": "", "approved": "`approved`", "agent": "`agent`", "imported": "`imported`"}
+LEGEND = "`agent`: an agent's unreviewed claim, not the project's instruction"
 ADR = """# 1. Deploy with docker-compose
 
 Date: 2023-04-02
@@ -75,8 +77,8 @@ def assert_tiers_shown(text: str) -> None:
         for other in TAGS.values():
             if other:
                 assert (other in row) == (other == TAGS[tier]), (summary, row)
-    assert "agent-claim" in line_of(text, "**rollout**"), text  # the agent's checkpoint, in Resume
-    assert "`agent-claim`: an agent's direct write, unreviewed: an agent's claim, not the project's instruction" in text
+    assert "`agent`" in line_of(text, "**rollout**"), text  # the agent's checkpoint, in Resume
+    assert LEGEND in text, text
 
 
 def test_every_face_gives_each_item_its_trust_tier(repo):
@@ -88,7 +90,7 @@ def test_every_face_gives_each_item_its_trust_tier(repo):
     assert_tiers_shown(session_start({"cwd": str(repo), "session_id": "s1"}))
     led = Workspace.open(str(repo)).ledger()
     assert_tiers_shown(led.context().text)  # what lifeline_context returns
-    assert "`agent-claim`" in line_of(resume_text(led, ""), "**rollout**")
+    assert "`agent`" in line_of(resume_text(led, ""), "**rollout**")
     for summary, tier in TIERS.items():
         text, data = show_answer(view_entry(led, ids[summary]))
         assert data["trust"] == tier and "- trust: " in text, (summary, data["trust"])
@@ -96,9 +98,10 @@ def test_every_face_gives_each_item_its_trust_tier(repo):
         assert shown["trust"] == tier, (summary, shown)
     listed = json.loads(cli(repo, "list", "--json", "--kind", "decision", expect=0).out)
     assert {e["summary"]: e["trust"] for e in listed} == TIERS
-    _, data = recall_answer(led, "audit log queue", 5)
+    text, data = recall_answer(led, "audit log queue", 5)
     hits = {h["summary"]: h["trust"] for h in data["hits"] + data.get("nearest", [])}
     assert hits.get(AGENT) == "agent", data
+    assert "trust=agent" in line_of(text, AGENT), text
     recalled = json.loads(cli(repo, "recall", "audit log queue", "--json", expect=0).out)
     assert all("trust" in h for h in recalled["hits"] + recalled.get("nearest", []))
 
@@ -110,9 +113,9 @@ def test_an_agents_direct_write_is_never_shown_as_a_humans(repo):
         text = led.context(budget=budget).text
         for row in text.splitlines():
             if AGENT in row:
-                assert "`agent-claim`" in row, (budget, row)
+                assert "`agent`" in row, (budget, row)
         if AGENT in text:
-            assert "not the project's instruction" in text, budget
+            assert LEGEND in text, budget
         assert len(text) <= budget
 
 
