@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..core.trust import Provenance
 from ..errors import LifelineError
-from ..git.provenance import imported_ids, kept_for, read_trust_file, trust_file, write_trust_file
+from ..git.provenance import approved_ids, imported_ids, kept_for, read_trust_file, trust_file, write_trust_file
 from ..git.repo import GitRepo
 from ..git.store import LineStore
 
@@ -36,11 +36,11 @@ def line_provenance(gr: GitRepo, store: LineStore) -> Provenance:
     older = read_trust_file(path)
     approved: frozenset[str] = frozenset()
     if trail_head is not None:
+        known = (older[1], older[2].approved) if older is not None and older[1] is not None else None
         try:
-            records = list(trail.load(trail_head).records.values())
-        except LifelineError:
-            records = []  # a damaged trail approves nothing: its entries read as agents' claims
-        approved = frozenset(r.entry for r in records if r.type in ("approved", "duplicate") and r.entry)
+            approved = approved_ids(trail, trail_head, known)
+        except (LifelineError, KeyError, ValueError):
+            approved = frozenset()  # a damaged trail approves nothing: its entries read as agents' claims
     imported = imported_ids(store, head, (older[0], older[2].imported) if older is not None else None)
     found = Provenance(approved, imported)
     write_trust_file(path, head, trail_head, found)

@@ -19,6 +19,7 @@ from .fs import write_atomic
 
 if TYPE_CHECKING:
     from .store import LineStore
+    from .trails import ReviewTrail
 
 IMPORT_TRAILER = "Lifeline-Import"
 _MAX_TRUST_FILE = 64 << 20  # 2 x 66 bytes per id: about 500,000 approved or imported entries
@@ -88,4 +89,35 @@ def imported_ids(store: "LineStore", head: str, known: Optional[tuple[str, froze
         after = store.tree(str(commit.id))
         gain = store.gain(str(before.id) if before is not None else None, str(after.id) if after is not None else None)
         found.update(g.entry_id for g in gain.entries)
+    return frozenset(found)
+
+
+def approved_ids(trail: "ReviewTrail", head: str, known: Optional[tuple[str, frozenset[str]]] = None) -> frozenset[str]:
+    """Ids an `approved` or `duplicate` record of the trail at `head` names. `known` (an older
+    head, what it named) limits the read to the records added since, when that head is still
+    in the history: a direct record is written for every agent's direct write, so the trail
+    grows with every checkpoint and is not read whole each time. A record that cannot be read
+    approves nothing."""
+    from .records import check_record_blob
+
+    repo = trail.repo
+    found: set[str] = set()
+    base: Optional[str] = None
+    if known is not None and known[0] in repo and (known[0] == head or repo.descendant_of(head, known[0])):
+        if known[0] == head:
+            return known[1]
+        base = known[0]
+        found |= known[1]
+    before = trail.tree(base) if base is not None else None
+    after = trail.tree(head)
+    if after is None:
+        return frozenset(found)
+    gain = trail.gain(str(before.id) if before is not None else None, str(after.id))
+    for g in gain.entries:
+        if g.kind != "blob":
+            continue
+        rid = g.entry_id
+        rec, _problem = check_record_blob(trail.line, f"{rid[:2]}/{rid[2:4]}/{rid[4:]}", repo[g.oid].read_raw())
+        if rec is not None and rec.type in ("approved", "duplicate") and rec.entry:
+            found.add(rec.entry)
     return frozenset(found)

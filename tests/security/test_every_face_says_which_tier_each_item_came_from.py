@@ -135,3 +135,30 @@ def test_a_lifeline_context_import_reads_imported_whoever_wrote_it_at_its_source
     cli(repo, "log", "--kind", "note", "--summary", "Written here", "--body", "After the import.", expect=0)
     after = {e["summary"]: e["trust"] for e in json.loads(cli(repo, "list", "--json", expect=0).out)}
     assert after["Written here"] == "human" and list(after.values()).count("imported") == len(listed)
+
+
+def test_what_was_approved_or_imported_after_a_read_is_seen_by_the_next_read(repo):
+    """The tiers are kept per (ledger head, trail head): a later approval, direct write or
+    import is read from what the heads gained since, never missed."""
+    four_tiers(repo)
+    led = Workspace.open(str(repo)).ledger()
+    assert "`agent`" in line_of(led.context().text, AGENT)
+    agents = Agents(led)
+    later = agents.write(Draft("decision", "Search: use the database's own index", "One less service.", agent="codex"))
+    agents.write(Draft("note", "Bot: measured the index", "It is fast enough.", agent="bot"))
+    text = led.context().text
+    assert "`agent`" in line_of(text, "Bot: measured the index"), text
+    cli(repo, "approve", later.proposal.short, via=Via.THIS_PROCESS, expect=0)
+    second = repo.parent / "adr2"
+    second.mkdir()
+    (second / "0002-use-sqlite-for-tests.md").write_text(
+        ADR.replace("1. Deploy with docker-compose", "2. Use SQLite for tests")
+    )
+    cli(repo, "import", "--from", str(second), expect=0)
+    text = Workspace.open(str(repo)).ledger().context().text
+    assert "`approved`" in line_of(text, "Search: use the database's own index"), text
+    assert "`approved`" in line_of(text, APPROVED) and "`imported`" in line_of(text, "Use SQLite for tests"), text
+    assert (
+        warm_context(None, None, None, "generic", str(repo), dict(os.environ))
+        == cli(repo, "context", via=Via.THIS_PROCESS).out
+    )
