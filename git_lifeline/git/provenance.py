@@ -10,12 +10,11 @@ What was found is kept in `<line>.trust` beside the line's cache (FORMAT §10) f
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from ..core.trust import Provenance
-from .fs import write_atomic
+from .fs import UnsafeFile, read_bounded, write_atomic
 
 if TYPE_CHECKING:
     from .store import LineStore
@@ -32,11 +31,9 @@ def trust_file(lifeline_dir: str, line: str) -> Path:
 def read_trust_file(path: Path) -> Optional[tuple[str, Optional[str], Provenance]]:
     """(ledger head, trail head or None, what was found for them) as the file keeps them, or
     None for a missing or malformed file."""
-    try:
-        if path.is_symlink() or os.path.getsize(path) > _MAX_TRUST_FILE:
-            return None
-        text = path.read_text(encoding="ascii")
-    except (OSError, UnicodeDecodeError):
+    try:  # never through a link, never a FIFO or a device (read_bounded opens it non-blocking)
+        text = read_bounded(path, _MAX_TRUST_FILE, follow=False).decode("ascii")
+    except (OSError, UnsafeFile, UnicodeDecodeError):
         return None
     lines = text.split("\n")
     heads = lines[0].split(" ")
