@@ -528,9 +528,8 @@ class Ledger:
     def append(
         self, entries: list[Entry], subject: Optional[str] = None, imported: Optional[str] = None
     ) -> AppendResult:
-        """Write planned entries in one commit (those already present are not written again).
-        `subject` replaces the commit message's first line (a verb that writes several entries);
-        `imported` names an import's source (commit_message)."""
+        """Write planned entries in one commit (those already present are not written again);
+        `subject` and `imported` go to commit_message (a verb's first line, an import's source)."""
         message = lambda new: commit_message(new, lambda i: described(self.store, i), subject, imported)  # noqa: E731
         result = self.store.append(entries, message, self._dedup_hit)
         if result.commit:

@@ -4,7 +4,7 @@ line's `.trust` file (git/provenance.py) for the next reader, the warm context i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..core.trust import Provenance
 from ..errors import LifelineError
@@ -12,11 +12,15 @@ from ..git.provenance import approved_ids, imported_ids, kept_for, read_trust_fi
 from ..git.repo import GitRepo
 from ..git.store import LineStore
 
-if TYPE_CHECKING:
-    from .ledger import Ledger
+
+class OneLine(Protocol):
+    """What is read of app.ledger.Ledger (named here, not imported: the ledger imports this)."""
+
+    gr: GitRepo
+    store: LineStore
 
 
-def provenance_of(led: "Ledger") -> Provenance:
+def provenance_of(led: OneLine) -> Provenance:
     """The provenance of the ledger's line (line_provenance)."""
     return line_provenance(led.gr, led.store)
 
