@@ -432,7 +432,7 @@ def import_adrs(led: "Ledger", directory: Path) -> AdrImport:
     planned, warnings = plan_import(adrs, led.entries(), led.default_author(), utcnow())
     if not planned:
         return AdrImport(led.line, len(adrs), [], 0, None, warnings)
-    result = led.append(planned)
+    result = led.append(planned, imported="adr")
     return AdrImport(led.line, len(adrs), list(result.added), len(result.existing), result.commit, warnings)
 
 

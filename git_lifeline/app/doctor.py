@@ -3,7 +3,9 @@ when something is wrong, the command that fixes it.
 
 A `problem` is something that does not work as set up (a configured MCP server that does not
 start, hooks git never runs, a shallow history, an invalid policy); a `note` is something not
-set up yet. `doctor` exits non-zero when it finds a problem.
+set up yet; a `warning` is something that works but that a human should look at (an agent
+client's file that sets PATH or other environment). `doctor` exits non-zero when it finds a
+problem.
 """
 
 from __future__ import annotations
@@ -20,14 +22,14 @@ from ..errors import InputError, install_hint
 from .integration import FOREIGN
 from .workspace import Workspace
 
-OK, NOTE, PROBLEM = "ok", "note", "problem"
+OK, NOTE, WARNING, PROBLEM = "ok", "note", "warning", "problem"
 MCP_EXTRA = install_hint("mcp")
 
 
 @dataclass
 class Check:
     name: str
-    level: str  # ok | note | problem
+    level: str  # ok | note | warning | problem
     detail: str
     fix: Optional[str] = None
 
@@ -375,6 +377,23 @@ def _policy(ws: Workspace) -> Check:
     return Check("policy", OK, source)
 
 
+def _client_env(ws: Workspace) -> list[Check]:
+    """A warning per place an agent client's file sets environment (app/client_env.py)."""
+    from .client_env import env_overrides
+
+    if ws.workdir is None:
+        return []
+    return [
+        Check(
+            "agent environment",
+            WARNING,
+            found.message(),
+            f"remove `{found.key}` from {found.file} unless the team meant it",
+        )
+        for found in env_overrides(ws.workdir)
+    ]
+
+
 def doctor(ws: Workspace) -> list[Check]:
     checks = [_identity(ws), _shallow(ws)]
     checks += _remote(ws)
@@ -382,6 +401,7 @@ def doctor(ws: Workspace) -> list[Check]:
     checks += _mcp(ws)
     checks += _claude_hooks(ws)
     checks += _other_clients(ws)
+    checks += _client_env(ws)
     checks += _project_history(ws)
     checks.append(_policy(ws))
     return checks

@@ -11,8 +11,10 @@ from ..core.blocks import field
 from ..core.entry import Entry, entry_order_key
 from ..core.status import REPLACED, Status, status_of
 from ..core.supersession import not_acting
+from ..core.trust import Tier
 from ..core.truth import State
 from .ledger import Ledger
+from .provenance import provenance_of
 
 How = Literal["revises", "reverts"]
 REAFFIRM_PREFIX = "reaffirm: "  # the summary of what `git lifeline reaffirm` writes (app/edits.py)
@@ -52,6 +54,7 @@ class EntryView:
     supersedes: tuple[Link, ...]  # a correction: each parent it revises or reverts
     superseded_by: tuple[Link, ...]  # the corrections naming this entry, in (ts, id) order
     reaffirmed_by: tuple[Entry, ...] = ()  # re-affirmations of a decision, oldest first
+    trust: Tier = "agent"  # core/trust.py: where it came from (never `human` unless it says so)
 
     @property
     def replaced(self) -> bool:
@@ -97,6 +100,7 @@ def entry_view(led: Ledger, e: Entry) -> EntryView:
         supersedes=supersedes,
         superseded_by=superseded_by,
         reaffirmed_by=tuple(reaffirmations(led, e.id)) if e.kind == "decision" else (),
+        trust=provenance_of(led).tier(e),
     )
 
 

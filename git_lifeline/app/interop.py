@@ -230,7 +230,9 @@ def import_from(
         )
         led.checks.check_batch(plan.entries)  # what verify would refuse is never written
         write_progress = (lambda done, n: progress("writing", done, n)) if progress is not None else None
-        result = writer.publish(plan.entries, commit_message, write_progress)
+        result = writer.publish(
+            plan.entries, lambda new: commit_message(new, imported="lifeline-context"), write_progress
+        )
     except BaseException:
         writer.abort()
         raise

@@ -19,12 +19,14 @@ from ..core.status import status_of
 from ..errors import DedupKeyConflict, InputError
 from ..git.fanout import AppendResult
 from ..git.names import DEFAULT_LINE
+from ..git.provenance import IMPORT_TRAILER
 from ..git.repo import GitRepo
 from ..git.store import LineStore
 from ..views import context as ctx
 from .context_run import assembled, checked_budget
 from .draft import HUMAN, Draft, Headers, Writer
 from .projection_file import ProjectionFile
+from .provenance import line_provenance
 from .write_checks import WriteChecks
 
 if TYPE_CHECKING:  # annotations only
@@ -109,14 +111,21 @@ def kind_and_summary(e: Entry) -> str:
 
 
 def commit_message(
-    entries: list[Entry], describe: Optional[Callable[[str], Optional[str]]] = None, subject: Optional[str] = None
+    entries: list[Entry],
+    describe: Optional[Callable[[str], Optional[str]]] = None,
+    subject: Optional[str] = None,
+    imported: Optional[str] = None,
 ) -> str:
     """The ledger commit's message (docs/FORMAT.md §4): one entry's kind, summary and body,
     or a batch's count; what a correction corrects (`describe(id)` says what that entry is);
     trailers naming the entries (a batch names its first MESSAGE_IDS, so an import of
-    10,000 entries writes a message of a few kilobytes)."""
+    10,000 entries writes a message of a few kilobytes). `imported` names the source of an
+    import (`adr`, `lifeline-context`): its trailer marks the entries it adds as imported
+    (core/trust.py)."""
     ordered = sorted(entries, key=entry_order_key)
     sentences, trailers = _correction_lines(ordered[:MESSAGE_IDS], describe)
+    if imported is not None:
+        trailers.append(f"{IMPORT_TRAILER}: {imported}\n")
     corrects = " ".join(sentences)
     if len(entries) == 1:
         e = entries[0]
@@ -397,6 +406,7 @@ class Ledger:
             conflicts=st.conflicting(),
             stale={s.decision: s.mark() for s in findings.stale},
             stale_unknown=findings.unknown_note(),
+            provenance=line_provenance(self.gr, self.store),
         )
         with_history_notes(inp, self.gr, notice)
         return assembled(inp, budget, budget_tokens, self.gr.config_get)
@@ -516,12 +526,13 @@ class Ledger:
             "the same content again is a no-op; other content needs another key",
         )
 
-    def append(self, entries: list[Entry], subject: Optional[str] = None) -> AppendResult:
-        """Write planned entries in one commit (those already present are not written again).
-        `subject` replaces the commit message's first line (a verb that writes several entries)."""
-        result = self.store.append(
-            entries, lambda new: commit_message(new, lambda i: described(self.store, i), subject), self._dedup_hit
-        )
+    def append(
+        self, entries: list[Entry], subject: Optional[str] = None, imported: Optional[str] = None
+    ) -> AppendResult:
+        """Write planned entries in one commit (those already present are not written again);
+        `subject` and `imported` go to commit_message (a verb's first line, an import's source)."""
+        message = lambda new: commit_message(new, lambda i: described(self.store, i), subject, imported)  # noqa: E731
+        result = self.store.append(entries, message, self._dedup_hit)
         if result.commit:
             self.projection.refresh(result.parent, result.added, result.commit)
         return result

@@ -12,11 +12,13 @@ from typing import TYPE_CHECKING, Optional, Protocol
 
 from ..core.entry import Entry
 from ..core.status import REPLACED, Status, status_of
+from ..core.trust import Tier
 from ..errors import InputError
 from .text import why_line
 
 if TYPE_CHECKING:  # annotations only
     from ..core.truth import State
+    from ..git.repo import GitRepo
     from ..git.store import LineStore
     from ..views.cache import LineCache
     from ..views.recall import Hit
@@ -28,6 +30,7 @@ class Ledger(Protocol):
     """What recall reads of app.ledger.Ledger (named here, not imported: the ledger imports
     this module to answer `recall`)."""
 
+    gr: GitRepo
     store: LineStore
     recall_mode: tuple[str, str]
 
@@ -50,6 +53,7 @@ class Found:
     replaces: Optional[str] = None  # shown because it replaced this hit (whose numbers it carries)
     strength: str = "weak"  # "strong": answers on its own; "weak": related; "none": nearest only
     answer_score: float = 0.0  # the number the strength stands on (views/recall_answer.py)
+    trust: Tier = "agent"  # core/trust.py: where it came from (never `human` unless it says so)
 
     @property
     def in_force(self) -> bool:
@@ -93,8 +97,11 @@ def answer(ledger: Ledger, query: str, k: int = 5) -> Answer:
 
 def ask(ledger: Ledger, query: str, k: int = 5) -> Recalled:
     """Recall's answer (views.recall_answer) with each hit's entry."""
+    from .provenance import line_provenance
+
     answered = answer(ledger, query, k)
     st = ledger.state()
+    provenance = line_provenance(ledger.gr, ledger.store)
 
     def found(h: Hit, strength: str) -> Found:
         return Found(
@@ -106,6 +113,7 @@ def ask(ledger: Ledger, query: str, k: int = 5) -> Recalled:
             h.replaces,
             strength,
             h.answer_score,
+            provenance.tier(st.by_id[h.id]),
         )
 
     return Recalled(
@@ -142,6 +150,7 @@ def hit_json(found: Found, why_chars: int = 0) -> dict[str, object]:
         "strength": found.strength,
         "answer_score": round(found.answer_score, 3),
         "coverage": round(found.coverage, 3),
+        "trust": found.trust,
     }
     if found.similarity is not None:
         hit["similarity"] = round(found.similarity, 3)

@@ -142,10 +142,11 @@ def line_status(ws: Workspace, name: str, remote: Optional[str], tracking: dict,
 
 def agents_state(ws: Workspace) -> dict:
     from .agent_files import CLIENT_FILES, claude_hooks_state, section_state
+    from .client_env import env_overrides
     from .integration import FOREIGN, SERVER_NAME, entry_argv, is_our_entry, read_mcp_json
 
     if ws.workdir is None:
-        return {"mcp": "bare repository", "rules": {}, "claude_hooks": {}, "clients": {}}
+        return {"mcp": "bare repository", "rules": {}, "claude_hooks": {}, "clients": {}, "env_overrides": []}
     doc, problem = read_mcp_json(ws.workdir)
     if problem is not None:
         mcp = f"invalid: {problem}"
@@ -166,6 +167,7 @@ def agents_state(ws: Workspace) -> dict:
         "rules": rules,
         "claude_hooks": claude_hooks_state(ws.workdir),
         "clients": clients_state(ws.workdir),
+        "env_overrides": [found.message() for found in env_overrides(ws.workdir)],
     }
 
 

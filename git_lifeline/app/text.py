@@ -5,10 +5,22 @@ from __future__ import annotations
 
 from ..core.blocks import strip_header
 from ..core.entry import abbrev, format_ts
-from ..views.context_text import agent_label, md, one_line, who
+from ..core.trust import WORDS as TRUST_WORDS
+from ..views.context_text import agent_label, md, one_line, trust_tag, who
 from ..views.projection import fence_for
 
-__all__ = ["abbrev", "agent_label", "fence_for", "format_ts", "md", "one_line", "who", "why_line"]
+__all__ = [
+    "TRUST_WORDS",
+    "abbrev",
+    "agent_label",
+    "fence_for",
+    "format_ts",
+    "md",
+    "one_line",
+    "trust_tag",
+    "who",
+    "why_line",
+]
 
 
 def why_line(body: str, width: int = 200) -> str:

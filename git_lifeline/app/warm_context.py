@@ -10,7 +10,9 @@ paths (staleness reads git's history), a damaged row met while rendering, an emp
 answer (the normal path says why on stderr). The repository's objects are not read: the
 cache and its tip stand for them, as they do for the normal path's warm reads. A remote's
 head of the line in the tracking refs (a plain `git fetch` brought it) that the line is not
-known to contain answers None too: the normal path brings it in first (app/catch_up.py).
+known to contain answers None too: the normal path brings it in first (app/catch_up.py). So does
+a line whose trust tiers (core/trust.py) were not kept for exactly its ledger and trail heads
+(git/provenance.py): the normal path finds them from git and keeps them.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Optional
 from ..errors import LifelineError
 from ..git import command, reffiles
 from ..git.names import chosen_line, validate_name
+from ..git.provenance import kept_for, trust_file
 from ..views import cache_warm
 from ..views import context as ctx
 from .context_run import assembled, checked_budget, delivered
@@ -49,7 +52,12 @@ def warm_context(
     head = reffiles.read_ref(where.common_dir, f"refs/lifeline/{name}")
     if head is None:
         return None
-    cache_path = cache_warm.cache_file(reffiles.lifeline_dir_of(where.common_dir), name)
+    lifeline_dir = reffiles.lifeline_dir_of(where.common_dir)
+    trail_head = reffiles.read_ref(where.common_dir, f"refs/lifeline-review/{name}")
+    provenance = kept_for(trust_file(lifeline_dir, name), head, trail_head)
+    if provenance is None:
+        return None  # who approved or imported what is found from git by the normal path, and kept
+    cache_path = cache_warm.cache_file(lifeline_dir, name)
     fetched = reffiles.tracking_commits(where.common_dir, name)
     if fetched is None or not cache_warm.holds_fetched(cache_path, head, fetched):
         return None  # a `git fetch` brought what the line may lack: the normal path brings it in
@@ -62,7 +70,7 @@ def warm_context(
             return None  # (staleness of decisions naming code paths reads git's history: git/history.py)
         if len(st.identities) > 1:
             return None  # two histories met: the normal path shows it first (ledger.with_history_notes)
-        inp = ctx.ContextInput(state=st, line=name, head_commit=head, conflicts=st.conflicting())
+        inp = ctx.ContextInput(state=st, line=name, head_commit=head, conflicts=st.conflicting(), provenance=provenance)
         parts = assembled(inp, budget, budget_tokens, lambda key: command.config_get(config, key))
     except cache_warm.NotWarm:
         return None

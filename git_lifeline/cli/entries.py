@@ -85,7 +85,7 @@ def show(ctx: click.Context, ref: str, as_json: bool) -> None:
     """Show one entry by id or unique prefix: every field, the whole body, and where it
     stands (what superseded it, what it supersedes)."""
     from ..app.entry_view import view_entry
-    from ..app.text import format_ts
+    from ..app.text import TRUST_WORDS, format_ts
     from ..app.text import why_line as one_line_why
 
     led, caught = open_reading(ctx)
@@ -95,6 +95,7 @@ def show(ctx: click.Context, ref: str, as_json: bool) -> None:
     if as_json:
         doc = entry_dict(e)
         doc["status"] = view.status
+        doc["trust"] = view.trust
         doc["superseded_by"] = [{"id": x.id, "how": x.how, "acts": x.acts} for x in view.superseded_by]
         doc["supersedes"] = [{"id": x.id, "how": x.how, "acts": x.acts} for x in view.supersedes if x.entry]
         doc["reaffirmed_by"] = [{"id": x.id, "ts": format_ts(x.ts), "author": x.author} for x in view.reaffirmed_by]
@@ -120,6 +121,7 @@ def show(ctx: click.Context, ref: str, as_json: bool) -> None:
     if e.dedup_key is not None:
         field("dedup", e.dedup_key)
     field("status", view.status, _STATUS_STYLES.get(view.status, ""))
+    field("trust", TRUST_WORDS[view.trust])
     for link in view.supersedes:
         if link.entry is None:
             continue
@@ -227,7 +229,10 @@ def list_cmd(
     say_behind(caught)
     entries = select(led, kind=kind, since=since, until=until, author=author, limit=limit)
     if as_json:
-        echo_json([entry_dict(e) for e in entries])
+        from ..app.provenance import provenance_of
+
+        provenance = provenance_of(led)
+        echo_json([{**entry_dict(e), "trust": provenance.tier(e)} for e in entries])
         return
     page(ctx)
     o, now = output(), now_utc()

@@ -53,6 +53,8 @@ def status(ctx: click.Context, as_json: bool, quick: bool) -> None:
         say_line(f"agents: Claude Code hooks: {', '.join(set_) if set_ else 'none (git lifeline init)'}")
     for client, states in agents.get("clients", {}).items():
         say_line(f"agents: {client}: session-start hook {states['hook']}; mcp server {states['mcp']}")
+    for override in agents.get("env_overrides", []):
+        say_line(f"agents: warning: {override}")
     say_line(f"policy: {st.policy}")
     say_line(
         f"semantic model: {st.semantic['configured'] + ' — ' if st.semantic['configured'] else ''}"

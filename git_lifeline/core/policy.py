@@ -40,7 +40,8 @@ MODES = ("direct", "propose", "deny")
 POLICY_PATH = ".lifeline/policy.json"
 ANY_KIND = "*"
 FORMAT_VERSION = 1
-_TOP_KEYS = ("version", "default", "kinds", "agents")
+OVERRIDE_KEY = "allow_secret_override"  # false: no entry's `allow-secret:` header is honoured
+_TOP_KEYS = ("version", "default", "kinds", "agents", OVERRIDE_KEY)
 BUILTIN: dict[str, Any] = {"default": "propose", "kinds": {"checkpoint": "direct"}, "agents": {}}
 
 
@@ -65,6 +66,7 @@ class Policy:
     agents: dict = field(default_factory=dict)
     source: str = "built-in default"  # where it was read from, for messages
     builtin: bool = True  # no policy file: the built-in default applies
+    allow_secret_override: bool = True  # false: gates and verify refuse every override (overrides_refused)
 
     def decide(self, agent: str, kind: str) -> Decision:
         rules = self.agents.get(agent)
@@ -83,6 +85,7 @@ class Policy:
             "default": self.default,
             "kinds": dict(self.kinds),
             "agents": {a: dict(r) for a, r in self.agents.items()},
+            **({} if self.allow_secret_override else {OVERRIDE_KEY: False}),
         }
 
 
@@ -138,7 +141,24 @@ def parse_policy(text: str, source: str) -> Policy:
             _kind(k, f"agents.{agent}.{k}", source, allow_any=True): _mode(v, f"agents.{agent}.{k}", source)
             for k, v in rules.items()
         }
-    return Policy(default=default, kinds=kinds, agents=agents, source=source, builtin=False)
+    allow = doc.get(OVERRIDE_KEY, True)
+    if not isinstance(allow, bool):
+        raise PolicyError(f"policy {source}: {OVERRIDE_KEY} must be true or false, not {allow!r}")
+    return Policy(
+        default=default, kinds=kinds, agents=agents, source=source, builtin=False, allow_secret_override=allow
+    )
+
+
+def overrides_refused(text: str) -> bool:
+    """Whether a policy document refuses every override of the secret scan: its
+    `allow_secret_override` is anything but true. Read apart from the rest of the document, so
+    that a mistake elsewhere in the file (which stops agents' writes) never lets overrides in
+    that the team meant to refuse; a document that is no JSON object refuses nothing."""
+    try:
+        doc = read_json(text, MAX_POLICY_BYTES)
+    except JSONInputError:
+        return False
+    return isinstance(doc, dict) and OVERRIDE_KEY in doc and doc[OVERRIDE_KEY] is not True
 
 
 def render_policy(policy: Policy) -> str:

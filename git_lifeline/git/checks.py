@@ -29,12 +29,14 @@ import pygit2
 from ..core import clock
 from ..core.entry import Entry, abbrev, parse_entry, utcnow
 from ..core.headers import header_problems
+from ..core.policy import OVERRIDE_KEY
 from ..errors import InputError, LifelineError
 from .blobs import read_blobs
 from .command import GitCommandError
 from .fanout import FanoutLog
 from .lines import ORIGIN_HEAD
 from .namespaces import LEDGER, NAMESPACES, REVIEW
+from .policy_ref import ALLOW_OVERRIDE_KEY, overrides_allowed
 from .trees import blob_data, diff_entry_trees, is_entry_path, lookup
 from .verdicts import VerdictMemo
 
@@ -156,8 +158,8 @@ class LedgerChecks(Checks):
         self._mistimed: set = set()  # ids already reported bad-time (at the merge that re-dated them)
         self._skew_value: Optional[timedelta] = None
         # a server (pre-receive) or a team (pull, verify) may refuse every override of the
-        # secret scan: the repository's own config, which no push or clone can set
-        self._honour_override = log.gr.config_bool(ALLOW_OVERRIDE_KEY, True)
+        # secret scan: the repository's own config, or the policy on the trusted ref
+        self._honour_override = overrides_allowed(log.gr)
 
     def blob(self, rel: str, oid: pygit2.Oid) -> Optional[tuple[str, str]]:
         # What the blob holds is checked once per blob; where it is stored, at every path
@@ -362,8 +364,6 @@ class TrailChecks(Checks):
                 )
 
 
-ALLOW_OVERRIDE_KEY = "lifeline.allowSecretOverride"
-
 CHECKS: dict[str, type[Checks]] = {LEDGER.name: LedgerChecks, REVIEW.name: TrailChecks}
 if set(CHECKS) != {ns.name for ns in NAMESPACES}:  # pragma: no cover - caught by any import
     raise ImportError(f"namespaces without verification: {sorted({ns.name for ns in NAMESPACES} - set(CHECKS))}")
@@ -477,7 +477,8 @@ def _secret_problem(e: Entry, honour_override: bool = True) -> Optional[SecretPr
         shown = "; ".join(f.describe() for f in findings[:3]) + (" ..." if len(findings) > 3 else "")
         return SecretProblem(
             f"entry {e.id[:12]} overrides the secret scan ({shown}), which git config "
-            f"{ALLOW_OVERRIDE_KEY} false refuses here; rotate it if it is real"
+            f"{ALLOW_OVERRIDE_KEY} false or the policy's {OVERRIDE_KEY} false refuses here; "
+            "rotate it if it is real"
         )
     shown = "; ".join(f.describe() for f in findings[:3]) + (" ..." if len(findings) > 3 else "")
     return SecretProblem(

@@ -22,10 +22,11 @@ from typing import Optional
 import pygit2
 
 from ..core.entry import abbrev
-from ..core.policy import MAX_POLICY_BYTES, PolicyError
+from ..core.policy import MAX_POLICY_BYTES, POLICY_PATH, PolicyError, overrides_refused
 from .repo import GitRepo
 
 CONFIG_KEY = "lifeline.policyRef"
+ALLOW_OVERRIDE_KEY = "lifeline.allowSecretOverride"
 _REVISION_SYNTAX = ("~", "^", ":", "@{", "..")
 
 
@@ -126,3 +127,26 @@ def read_file_at(gr: GitRepo, commit: str, path: str) -> Optional[bytes]:
     blob = gr.repo[entry.id]
     assert isinstance(blob, pygit2.Blob)
     return blob.data
+
+
+def overrides_allowed(gr: GitRepo) -> bool:
+    """Whether an entry's `allow-secret:` header is honoured here (verify, pull, both hooks).
+    Either source may refuse, and a refusal wins: the repository's own config
+    (`lifeline.allowSecretOverride false`, which no push or clone can set) and the policy file
+    on the trusted ref (`"allow_secret_override": false`, what the team committed; a server's
+    pre-receive reads its own default branch). A policy that cannot be found or read refuses
+    nothing: doctor and `git lifeline policy` report it."""
+    if not gr.config_bool(ALLOW_OVERRIDE_KEY, True):
+        return False
+    try:
+        ref = find_policy_ref(gr)
+        data = read_file_at(gr, ref.commit, POLICY_PATH) if ref is not None else None
+    except (PolicyError, IsADirectoryError):
+        return True
+    if data is None:
+        return True
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return not overrides_refused(text)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
-from ..app.text import abbrev, fence_for, format_ts, md, one_line, who
+from ..app.text import TRUST_WORDS, abbrev, fence_for, format_ts, md, one_line, trust_tag, who
 from ..errors import InputError
 
 if TYPE_CHECKING:  # annotations only
@@ -74,11 +74,14 @@ def resume_text(ledger: Ledger, thread: str) -> str:
             "No checkpoint recorded yet: nothing to resume. When you stop, record where you are with "
             "lifeline_checkpoint."
         )
+    from ..app.provenance import provenance_of
+
+    provenance = provenance_of(ledger)
     lines = ["## Resume (where work stopped)"]
     for cp in cps:
         name = ledger.thread_name(cp.thread)
         lines.append(
-            f"- **{md(name)}** `[{cp.entry.short}]` — {who(cp.entry)}, {cp.entry.ts:%Y-%m-%d %H:%M}: "
+            f"- **{md(name)}** `[{cp.entry.short}]`{trust_tag(provenance.tier(cp.entry))} — {who(cp.entry)}, {cp.entry.ts:%Y-%m-%d %H:%M}: "
             f"{md(cp.entry.summary)}"
         )
         for section, items in cp.sections.items():
@@ -100,7 +103,7 @@ def recall_answer(ledger: Ledger, query: str, k: int) -> tuple[str, dict[str, ob
         mark = "" if f.in_force else f" [{f.status.upper()}]"
         similarity = f", similarity={hit['similarity']:.2f}" if "similarity" in hit else ""
         return (
-            f"- [{hit['kind']}]{mark} {md(f.entry.summary)} (id={abbrev(f.entry.id)}, {strength_words(f)}, "
+            f"- [{hit['kind']}]{mark} {md(f.entry.summary)} (id={abbrev(f.entry.id)}, trust={f.trust}, {strength_words(f)}, "
             f"coverage={hit['coverage']:.2f}{similarity})"
         )
 
@@ -163,6 +166,7 @@ def show_answer(view: EntryView) -> tuple[str, dict[str, object]]:
         f"- id: {e.id}",
         f"- recorded: {e.ts:%Y-%m-%d %H:%M} UTC by {who(e)}",
         f"- status: {view.status}",
+        f"- trust: {TRUST_WORDS[view.trust]}",
     ]
     if view.parents:
         lines.append(
@@ -211,6 +215,7 @@ def show_answer(view: EntryView) -> tuple[str, dict[str, object]]:
         "provider": e.provider,
         "model": e.model,
         "status": view.status,
+        "trust": view.trust,
         "parents": parents,
         "supersedes": [row(x, x.acts) for x in view.supersedes],
         "superseded_by": [row(x, x.acts) for x in view.superseded_by],

@@ -20,10 +20,11 @@ from typing import Callable, Optional
 
 from ..core.entry import Entry, abbrev
 from ..core.status import Status
+from ..core.trust import TAGS
 from ..core.truth import State
 from .context_pack import Packer, run
 from .context_sections import ContextInput, Plan
-from .context_text import excerpt, md, replaced_mark
+from .context_text import TRUST_LEGEND, excerpt, md, replaced_mark
 
 Measure = Callable[[str], int]
 UNLIMITED = 10**12
@@ -69,6 +70,16 @@ def _integrity_text(st: State) -> str:
 
 
 def assemble(inp: ContextInput, budget: Optional[int] = None, measure: Measure = len) -> ContextParts:
+    """The context; when an item carries a trust tag (an agent's or an import's), packed again
+    with the legend that says what the tags mean, so that an agent's claim is never read as
+    the project's instruction. A ledger written by humans alone packs as before."""
+    parts = _assemble(inp, budget, measure, "")
+    if not any(f" `{word}`" in parts.text for word in TAGS.values() if word):
+        return parts
+    return _assemble(inp, budget, measure, TRUST_LEGEND)
+
+
+def _assemble(inp: ContextInput, budget: Optional[int], measure: Measure, legend: str) -> ContextParts:
     st = inp.state
     limit = budget if budget is not None else UNLIMITED
     plan = Plan(inp, limit)
@@ -103,6 +114,7 @@ def assemble(inp: ContextInput, budget: Optional[int] = None, measure: Measure =
     stale_p = take("".join(f"_{n}_\n" for n in notes))  # our own text: nothing to escape
     title = f"# Lifeline context: {md(inp.line)}" + (f", thread {md(inp.thread)}" if inp.thread else "") + "\n"
     title_p = take(title)
+    legend_p = take(legend) if title_p else ""
     gap = take("\n") if title_p else ""
     empty = ""
     if st.identity is None and not st.count:
@@ -128,6 +140,7 @@ def assemble(inp: ContextInput, budget: Optional[int] = None, measure: Measure =
     stable_text = (
         notice_p
         + title_p
+        + legend_p
         + empty
         + "".join(s.render() for s in stable[:1])
         + gap
@@ -137,7 +150,7 @@ def assemble(inp: ContextInput, budget: Optional[int] = None, measure: Measure =
     parts = ContextParts(stable_text, volatile_text)
     if budget is not None and measure(parts.text) > limit:
         # Only non-additive measures (a real tokenizer) can land here; shrink and retry.
-        return assemble(inp, budget - max(1, measure(parts.text) - limit), measure)
+        return _assemble(inp, budget - max(1, measure(parts.text) - limit), measure, legend)
     return parts
 
 

@@ -20,6 +20,7 @@ from typing import Callable, Iterator, Optional
 from ..core import blocks
 from ..core.entry import Entry, entry_order_key
 from ..core.status import status_of
+from ..core.trust import Provenance
 from ..core.truth import RECENT_COUNT, Checkpoint, State
 from . import context_text as tx
 from .context_pack import Group, Item, Items, Section
@@ -50,6 +51,7 @@ class ContextInput:
     conflicts: dict = field(default_factory=dict)  # decision id -> its Rivals (core/conflicts.py)
     empty_text: Optional[str] = None  # what an empty ledger says instead of asking for a bootstrap
     notice: str = ""  # first lines: what the reader must know before trusting the rest (the line is behind)
+    provenance: Provenance = field(default_factory=Provenance)  # each item's trust tier (core/trust.py)
 
 
 def placeholder(chars: int) -> str:
@@ -120,6 +122,7 @@ class Plan:
 
     def __init__(self, inp: ContextInput, limit: int):
         self.inp, self.st, self.limit = inp, inp.state, limit
+        self.tag: Callable[[Entry], str] = lambda e: tx.trust_tag(inp.provenance.tier(e))
         self.groups: list = []
         self.what = self._what()
         self.decisions, self.by_id = self._decisions()
@@ -157,7 +160,7 @@ class Plan:
     # ---- sections ------------------------------------------------------------
     def _what(self) -> Section:
         e = self.st.identity
-        items = [Item(e.id, lambda lv: tx.identity(e, lv), 2)] if e is not None else []
+        items = [Item(e.id, lambda lv: tx.identity(e, lv, self.tag(e)), 2)] if e is not None else []
         return Section("what", "", "identity", items, stable=True, header=False)
 
     def _decisions(self) -> tuple[Section, _LazyItems]:
@@ -169,7 +172,7 @@ class Plan:
 
         def item(i: str) -> Item:
             notes = decision_notes(inp, i)
-            return Item(i, lambda lv: tx.decision(st.by_id[i], lv, i in pin_set, notes), 3)
+            return Item(i, lambda lv: tx.decision(st.by_id[i], lv, i in pin_set, notes, self.tag(st.by_id[i])), 3)
 
         # Items are made lazily: a ledger of 30,000 decisions renders only those considered.
         items = _LazyItems(ordered, item)
@@ -185,8 +188,9 @@ class Plan:
             cp_id = st.checkpoint_ids.get(i)
             steps = blocks.list_blocks(st.by_id[cp_id].body).get("next") if cp_id else None
             nxt = steps[0] if steps else ""
-            estimate = (lambda lv: tx.open_item(st.by_id[i], lv, placeholder(60))) if cp_id else None
-            return Item(i, lambda lv: tx.open_item(st.by_id[i], lv, nxt), 1 if nxt else 0, estimate)
+            tag = self.tag(st.by_id[i])
+            estimate = (lambda lv: tx.open_item(st.by_id[i], lv, placeholder(60), tag)) if cp_id else None
+            return Item(i, lambda lv: tx.open_item(st.by_id[i], lv, nxt, tag), 1 if nxt else 0, estimate)
 
         return Section("open", "Open", "open item(s)", [item(i) for i in st.open_ids], essential=True)
 
@@ -202,16 +206,24 @@ class Plan:
             # A thread's name is structure, its steps change with every checkpoint. The
             # full form costs the compact line plus a fixed amount, so the estimate of the
             # whole section does not depend on which thread moved last.
-            line = f"- **{tx.md(name)}** `[{cp.entry.short}]` next: {placeholder(tx.NEXT_WIDTH)}\n"
+            line = f"- **{tx.md(name)}** `[{cp.entry.short}]`{self.tag(cp.entry)} next: {placeholder(tx.NEXT_WIDTH)}\n"
             return lambda lv: line if lv == 0 else line + placeholder(240) + "\n"
 
-        items = [Item(cp.entry.id, partial(tx.checkpoint, cp, name_of(cp)), 1, estimate(cp, name_of(cp))) for cp in cps]
+        items = [
+            Item(
+                cp.entry.id,
+                partial(tx.checkpoint, cp, name_of(cp), tag=self.tag(cp.entry)),
+                1,
+                estimate(cp, name_of(cp)),
+            )
+            for cp in cps
+        ]
         self.thread_of = {cp.entry.id: cp.thread for cp in cps}
         return Section("resume", "Resume", "checkpoint(s)", items, essential=True)
 
     def _relevant(self) -> Section:
         title = f"Relevant to: {tx.md(tx.cut(tx.one_line(self.inp.query or ''), 80))}"
-        items = [Item(e.id, partial(tx.hit, e, status=status), 2) for e, status in self.inp.relevant]
+        items = [Item(e.id, partial(tx.hit, e, status=status, tag=self.tag(e)), 2) for e, status in self.inp.relevant]
         return Section("relevant", title, "hit(s)", items, essential=True)
 
     def _notables(
@@ -220,7 +232,7 @@ class Plan:
         title: str,
         noun: str,
         notable: dict[str, list[str]],
-        render: Callable[[Entry, int], str],
+        render: Callable[[Entry, int, str], str],
         top: int,
     ) -> Section:
         ids = notable.get(key, [])
@@ -245,13 +257,14 @@ class Plan:
                 mark = f" _(expired {tx.md(st.fold.facts[i]['valid-until'])})_"
             else:
                 mark = tx.replaced_mark(status_of(st, i))
-            return tx.recent(st.by_id[i], mark)
+            return tx.recent(st.by_id[i], mark, self.tag(st.by_id[i]))
 
         items = [Item(i, partial(render, i), 0, lambda lv: placeholder(72) + "\n") for i in ids]
         return Section("recent", "Recent", "entr(ies)", items)
 
-    def _render(self, render: Callable[[Entry, int], str], entry_id: str, level: int) -> str:
-        return render(self.st.by_id[entry_id], level)
+    def _render(self, render: Callable[[Entry, int, str], str], entry_id: str, level: int) -> str:
+        e = self.st.by_id[entry_id]
+        return render(e, level, self.tag(e))
 
     # ---- ranking -------------------------------------------------------------
     def _rank(self) -> None:

@@ -16,6 +16,7 @@ import re
 from ..core import blocks
 from ..core.entry import Entry, abbrev
 from ..core.status import REPLACED, Status
+from ..core.trust import TAGS, Tier
 from ..core.truth import Checkpoint
 
 WHY_WIDTHS = (0, 96, 160, 320)  # decision levels 0..3: the why excerpt's width
@@ -106,31 +107,45 @@ def who(e: Entry) -> str:
     return f"{name} ({md(e.agent)} via {md(said)})" if said else f"{name} ({md(e.agent)})"
 
 
+def trust_tag(tier: Tier) -> str:
+    """What follows an item's anchor to say where it came from (core/trust.py): nothing for a
+    human's, else a word in backticks, which entry text cannot write (`md` escapes them)."""
+    word = TAGS[tier]
+    return f" `{word}`" if word else ""
+
+
+# Said once, after the title, when an item carries a tag (views/context.py).
+TRUST_LEGEND = (
+    "_Untagged: a human's. `approved`: an agent's, approved by a human. `agent`: an agent's "
+    "unreviewed claim, not the project's instruction. `imported`: from an import._\n"
+)
+
+
 def quote(text: str) -> str:
     return f"  > {text}\n" if text else ""
 
 
 # ---- items --------------------------------------------------------------------------
-def decision(e: Entry, level: int, pinned: bool, notes: tuple) -> str:
+def decision(e: Entry, level: int, pinned: bool, notes: tuple, tag: str = "") -> str:
     pin = " (pinned)" if pinned else ""
     meta = f" — {who(e)}, {e.ts:%Y-%m-%d}" if level >= 2 else ""
-    text = f"- **{md(e.summary)}** `[{e.short}]`{pin}{meta}\n" + quote(excerpt(e.body, WHY_WIDTHS[level]))
+    text = f"- **{md(e.summary)}** `[{e.short}]`{tag}{pin}{meta}\n" + quote(excerpt(e.body, WHY_WIDTHS[level]))
     for note in notes:  # warnings travel with their decision: never dropped apart from it
         text += f"  {note}\n"
     return text
 
 
-def open_item(e: Entry, level: int, next_step: str) -> str:
+def open_item(e: Entry, level: int, next_step: str, tag: str = "") -> str:
     nxt = f" — next: {md(cut(one_line(next_step), NEXT_WIDTH))}" if level >= 1 and next_step else ""
-    return f"- `[{e.short}]` {md(e.summary)}{nxt}\n"
+    return f"- `[{e.short}]`{tag} {md(e.summary)}{nxt}\n"
 
 
-def checkpoint(cp: Checkpoint, name: str, level: int) -> str:
+def checkpoint(cp: Checkpoint, name: str, level: int, tag: str = "") -> str:
     e = cp.entry
     if level == 0:
         steps = cp.sections.get("next") or cp.sections.get("goal") or [e.summary]
-        return f"- **{md(name)}** `[{e.short}]` next: {md(cut(one_line(steps[0]), NEXT_WIDTH))}\n"
-    text = f"- **{md(name)}** `[{e.short}]` — {who(e)}, {e.ts:%Y-%m-%d}: {md(e.summary)}\n"
+        return f"- **{md(name)}** `[{e.short}]`{tag} next: {md(cut(one_line(steps[0]), NEXT_WIDTH))}\n"
+    text = f"- **{md(name)}** `[{e.short}]`{tag} — {who(e)}, {e.ts:%Y-%m-%d}: {md(e.summary)}\n"
     for section in blocks.CHECKPOINT_SECTIONS:
         for item in cp.sections.get(section, []):
             text += f"  - {section}: {md(one_line(item))}\n"
@@ -142,28 +157,28 @@ def replaced_mark(status: Status) -> str:
     return f" _({status})_" if status in REPLACED else ""
 
 
-def hit(e: Entry, level: int, status: Status) -> str:
+def hit(e: Entry, level: int, status: Status, tag: str = "") -> str:
     """A recall hit: kind and summary, then an excerpt of its body to act on."""
     mark = replaced_mark(status)
-    return f"- `[{e.short}]` {e.kind}: {md(e.summary)}{mark}\n" + quote(excerpt(e.body, EXCERPT_WIDTHS[level]))
+    return f"- `[{e.short}]`{tag} {e.kind}: {md(e.summary)}{mark}\n" + quote(excerpt(e.body, EXCERPT_WIDTHS[level]))
 
 
-def incident(e: Entry, level: int) -> str:
-    return f"- `[{e.short}]` {md(e.summary)} ({e.ts:%Y-%m-%d})\n" + quote(lesson(e.body, LESSON_WIDTHS[level]))
+def incident(e: Entry, level: int, tag: str = "") -> str:
+    return f"- `[{e.short}]`{tag} {md(e.summary)} ({e.ts:%Y-%m-%d})\n" + quote(lesson(e.body, LESSON_WIDTHS[level]))
 
 
-def plain(e: Entry, level: int) -> str:
+def plain(e: Entry, level: int, tag: str = "") -> str:
     """A requirement or a debt: the summary, then its why."""
-    return f"- `[{e.short}]` {md(e.summary)}\n" + quote(excerpt(e.body, EXCERPT_WIDTHS[level]))
+    return f"- `[{e.short}]`{tag} {md(e.summary)}\n" + quote(excerpt(e.body, EXCERPT_WIDTHS[level]))
 
 
-def recent(e: Entry, mark: str) -> str:
-    return f"- `[{e.short}]` {e.kind}: {md(e.summary)}{mark}\n"
+def recent(e: Entry, mark: str, tag: str = "") -> str:
+    return f"- `[{e.short}]`{tag} {e.kind}: {md(e.summary)}{mark}\n"
 
 
-def identity(e: Entry, level: int) -> str:
+def identity(e: Entry, level: int, tag: str = "") -> str:
     why = excerpt(e.body, EXCERPT_WIDTHS[level])
-    return f"**What:** {md(e.summary)} `[{e.short}]`\n" + (f"> {why}\n" if why else "")
+    return f"**What:** {md(e.summary)} `[{e.short}]`{tag}\n" + (f"> {why}\n" if why else "")
 
 
 def conflict_note(first: list, count: int, subject: str) -> str:

@@ -49,3 +49,65 @@ def test_a_teammate_refusing_overrides_pulls_without_it_and_is_told(tmp_path, re
     git(carol, "config", "lifeline.allowSecretOverride", "false")
     v = cli(carol, "verify")
     assert v.code != 0 and "allowSecretOverride" in v.out + v.err, v
+
+
+# ---- the policy on the trusted ref refuses them too (issue 28) -------------------------------
+REFUSING_POLICY = '{"version": 1, "allow_secret_override": false}\n'
+
+
+def commit_refusing_policy(repo: Path) -> None:
+    (repo / ".lifeline").mkdir(exist_ok=True)
+    (repo / ".lifeline" / "policy.json").write_text(REFUSING_POLICY)
+    git(repo, "add", ".lifeline/policy.json")
+    git(repo, "commit", "-q", "-m", "Refuse secret overrides")
+
+
+def test_a_server_whose_policy_refuses_overrides_rejects_the_push_whatever_its_config(tmp_path, server):
+    alice = configured(tmp_path, "alice", server)
+    commit_refusing_policy(alice)
+    git(alice, "push", "-q", "origin", "HEAD:refs/heads/main")
+    git(server, "config", "lifeline.allowSecretOverride", "true")  # the policy's refusal wins
+    log_override(alice)
+    r = cli(alice, "push")
+    assert r.code != 0, r
+    assert ref(server, "refs/lifeline/main") is None
+    assert "allow_secret_override" in r.out + r.err, r
+
+
+def test_a_teammate_reading_a_refusing_policy_from_the_remote_pulls_without_the_override(tmp_path, remote):
+    alice = configured(tmp_path, "alice", remote)
+    log_override(alice)
+    assert cli(alice, "push").code == 0
+    commit_refusing_policy(alice)
+    git(alice, "push", "-q", "origin", "HEAD:refs/heads/main")
+    bob = configured(tmp_path, "bob", remote)
+    git(bob, "fetch", "-q", "origin")
+    git(bob, "remote", "set-head", "origin", "main")  # what a clone sets: the trusted ref
+    r = cli(bob, "pull")
+    assert ref(bob, "refs/lifeline/main") is None, r
+    assert "allow_secret_override" in r.out + r.err, r
+    v = cli(alice, "verify")  # alice's own default branch holds the policy now
+    assert v.code != 0 and "overrides the secret scan" in v.out + v.err, v
+
+
+def test_a_policy_that_allows_overrides_never_outvotes_a_refusing_config(tmp_path, remote):
+    alice = configured(tmp_path, "alice", remote)
+    (alice / ".lifeline").mkdir()
+    (alice / ".lifeline" / "policy.json").write_text('{"version": 1, "allow_secret_override": true}\n')
+    git(alice, "add", ".")
+    git(alice, "commit", "-q", "-m", "policy")
+    log_override(alice)
+    assert cli(alice, "verify").code == 0
+    git(alice, "config", "lifeline.allowSecretOverride", "false")
+    assert cli(alice, "verify").code != 0
+
+
+def test_a_policy_refusing_overrides_with_a_mistake_elsewhere_still_refuses(tmp_path, remote):
+    alice = configured(tmp_path, "alice", remote)
+    log_override(alice)
+    (alice / ".lifeline").mkdir()
+    (alice / ".lifeline" / "policy.json").write_text('{"version": 1, "allow_secret_override": false, "typo": 1}\n')
+    git(alice, "add", ".")
+    git(alice, "commit", "-q", "-m", "policy")
+    v = cli(alice, "verify")
+    assert v.code != 0 and "overrides the secret scan" in v.out + v.err, v

@@ -1,4 +1,4 @@
-"""The cache's side files (its stamp, the warm path's tip) are read only when they are
+"""The cache's side files (its stamp, the warm path's tip, the trust tiers' file) are read only when they are
 regular files. A FIFO planted at the stamp's path held `context` forever: the stamp was
 opened with a plain open(), which waits for a writer that never comes."""
 
@@ -12,7 +12,7 @@ import pytest
 from helpers import init_repo, make_entry, open_ledger, subprocess_env
 
 
-@pytest.mark.parametrize("side", ["main.sqlite3.stamp", "main.sqlite3.tip"])
+@pytest.mark.parametrize("side", ["main.sqlite3.stamp", "main.sqlite3.tip", "main.trust"])
 def test_a_fifo_at_a_cache_side_file_never_holds_context(tmp_path, side):
     repo = init_repo(tmp_path / "repo")
     open_ledger(repo).append([make_entry(1)])
