@@ -24,8 +24,6 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Optional
 
-import pygit2
-
 from ..core import clock
 from ..core.entry import Entry, abbrev, parse_entry, utcnow
 from ..core.headers import header_problems
@@ -33,6 +31,7 @@ from ..errors import InputError, LifelineError
 from .blobs import read_blobs
 from .command import GitCommandError
 from .fanout import FanoutLog
+from .libgit2 import pygit2
 from .namespaces import LEDGER, NAMESPACES, REVIEW
 from .trees import blob_data, diff_entry_trees, is_entry_path, lookup
 from .verdicts import VerdictMemo
