@@ -32,20 +32,21 @@ led = Workspace.open(sys.argv[1]).ledger()
 hits = led.recall(sys.argv[2], k=5)
 print(time.perf_counter() - t, len(hits), led.recall_mode[0])
 """
-# The same, in parts: import, the state, the model (numpy and the weights), the question.
+# The same, in parts: import, the state, the model (numpy and the weights), the question;
+# wall time, then CPU time (the machine is shared: CPU time is what the process itself cost).
 _PARTS = r"""
 import sys, time
-t = time.perf_counter()
+c, t = time.process_time(), time.perf_counter()
 from git_lifeline.app.workspace import Workspace
-t1 = time.perf_counter()
+c1, t1 = time.process_time(), time.perf_counter()
 led = Workspace.open(sys.argv[1]).ledger()
 led.state()
-t2 = time.perf_counter()
+c2, t2 = time.process_time(), time.perf_counter()
 led.semantic_index()
-t3 = time.perf_counter()
+c3, t3 = time.process_time(), time.perf_counter()
 led.recall(sys.argv[2], k=5)
-t4 = time.perf_counter()
-print(t1 - t, t2 - t1, t3 - t2, t4 - t3)
+c4, t4 = time.process_time(), time.perf_counter()
+print(t1 - t, t2 - t1, t3 - t2, t4 - t3, c1 - c, c2 - c1, c3 - c2, c4 - c3)
 """
 
 
@@ -153,6 +154,14 @@ def main() -> None:
                             strict=True,
                         )
                     ),
+                    "parts_median_cpu_s": dict(
+                        zip(
+                            ("import", "state", "model", "question"),
+                            (round(statistics.median(p[i] for p in parts), 3) for i in range(4, 8)),
+                            strict=True,
+                        )
+                    ),
+                    "first_question_cpu_s": round(statistics.median(sum(p[4:8]) for p in parts), 3),
                     "load_average": os.getloadavg()[0],
                 },
                 indent=1,

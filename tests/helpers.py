@@ -157,18 +157,25 @@ def cli(
     git_args: tuple = (),
     expect: Optional[int] = None,
     timeout: float = TIMEOUT,
+    under: tuple = (),
 ) -> Result:
     """Run git-lifeline ARGS in `cwd` (argv may hold raw bytes; `env` adds to this process's
-    environment; `git_args` go before `lifeline` with Via.GIT). With `expect`, fails the
+    environment; `git_args` go before `lifeline` with Via.GIT; `under` is a program the process
+    runs under, e.g. sync_fixtures.read_only's mount namespace). With `expect`, fails the
     test unless it exits with that code. A traceback on stderr always fails it."""
     if via is Via.THIS_PROCESS:
-        if input is not None or env is not None or git_args:
-            raise ValueError("a run in this process takes no stdin, environment or git options")
+        if input is not None or env is not None or git_args or under:
+            raise ValueError("a run in this process takes no stdin, environment, git options or wrapper")
         res = _run_in_this_process(cwd, args)
     else:
         argv = ["git", *git_args, "lifeline"] if via is Via.GIT else _ENTRY_POINT[via]
         proc = subprocess.run(
-            [*argv, *args], cwd=str(cwd), input=input, capture_output=True, env=subprocess_env(env), timeout=timeout
+            [*under, *argv, *args],
+            cwd=str(cwd),
+            input=input,
+            capture_output=True,
+            env=subprocess_env(env),
+            timeout=timeout,
         )
         res = Result(proc.returncode, proc.stdout, proc.stderr)
     if expect is not None and res.code != expect:

@@ -19,6 +19,28 @@ import pytest
 from helpers import ROOT, git
 
 WAIT_SECONDS = 15
+_MOUNT_READ_ONLY = 'mount --bind -o ro "$0" "$0" && exec "$@"'
+_CHMOD_READ_ONLY = 'chmod -R a-w "$0" && "$@"; code=$?; chmod -R u+w "$0"; exit $code'
+
+
+def read_only(path: Path) -> tuple:
+    """The argv prefix that runs a program with `path` read-only: on a read-only mount in its own
+    mount namespace (the test's view stays writable; chmod does not stop root, a read-only mount
+    does), else, for a user other than root, with its write bits off for the run. Skips only as
+    root where no mount namespace may be made."""
+    attempts = [("unshare", "-m"), ("unshare", "-r", "-m")] if os.geteuid() == 0 else [("unshare", "-r", "-m")]
+    probe = path / ".read-only-probe"
+    for unshare in attempts:
+        prefix = (*unshare, "sh", "-c", _MOUNT_READ_ONLY, str(path))
+        try:
+            r = subprocess.run([*prefix, "sh", "-c", f"! touch '{probe}' 2>/dev/null"], capture_output=True, timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if r.returncode == 0 and not probe.exists():
+            return prefix
+    if os.geteuid() != 0:
+        return ("sh", "-c", _CHMOD_READ_ONLY, str(path))
+    pytest.skip("running as root, where chmod does not stop writes, and no mount namespace may be made here")
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""What a coding agent's session hooks say (Claude Code's SessionStart and Stop; any client
+"""What a coding agent's session hooks say (SessionStart and Stop, in each client's own form; any client
 that runs a command at those moments can use them).
 
 session-start prints what the agent should know, most important first: what is wrong with
@@ -195,9 +195,19 @@ def session_start(payload: dict, line: Optional[str] = None, budget: int = HOOK_
     return text + pending
 
 
-def stop(payload: dict, line: Optional[str] = None) -> Optional[str]:
+def stop_answer(client: str, reason: str) -> str:
+    """The request for a checkpoint in the form the client's documentation gives for its
+    end-of-turn hook: Cursor's `stop` submits `followup_message` as the next user message;
+    Gemini CLI's `AfterAgent` sends `reason` to the agent as a new prompt on `deny`; Claude
+    Code's and Codex's `Stop` continue the turn with `reason` on `block`."""
+    if client == "cursor":
+        return json.dumps({"followup_message": reason})
+    return json.dumps({"decision": "deny" if client == "gemini" else "block", "reason": reason})
+
+
+def stop(payload: dict, line: Optional[str] = None, client: str = "claude") -> Optional[str]:
     """The client's JSON answer asking for a checkpoint, or None to let the agent stop."""
-    if payload.get("stop_hook_active"):
+    if payload.get("stop_hook_active") or payload.get("loop_count"):  # Cursor counts its follow-ups
         return None
     ws = _open(payload)
     if ws is None:
@@ -225,7 +235,7 @@ def stop(payload: dict, line: Optional[str] = None) -> Optional[str]:
         "recording, say so and stop. This asks for a checkpoint only: it does not ask you to commit, push "
         "or change any code."
     )
-    return json.dumps({"decision": "block", "reason": reason})
+    return stop_answer(client, reason)
 
 
 def _checkpointed_since(ws: Workspace, led: Ledger, started: str) -> bool:

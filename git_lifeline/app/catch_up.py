@@ -17,6 +17,7 @@ from ref files alone that nothing was fetched since.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
 
@@ -88,6 +89,11 @@ def catch_up(ws: Workspace, line: Optional[str] = None) -> CatchUp:
             why = "another git-lifeline process is writing the line (or read again in a moment)"
         except (LifelineError, OSError) as exc:
             why = f"they could not be brought in: {describe_failure(exc)[0]}"
+            if not os.access(ws.gr.common_dir, os.W_OK):  # a read-only mount says so even to root
+                why = (
+                    "this repository cannot be written here (read-only: a mount, a CI cache, another "
+                    "user's tree), so they could not be brought in; run the command where it can be"
+                )
         out.behind.append(Behind(remote, _entries_behind(ws, led.line, theirs), why, command))
     _note_contained(ws, led.line)
     return out

@@ -39,6 +39,7 @@ class HookFile:
     matcher: Optional[str] = None
     hook_keys: dict = field(default_factory=dict)  # besides type and command (a timeout in the client's unit)
     top_keys: dict = field(default_factory=dict)  # what the file needs at its top (Cursor's schema version)
+    wanted: str = "session-start"  # the `git lifeline agent-hook` event it runs
 
 
 HOOK_FILES = {
@@ -51,6 +52,31 @@ HOOK_FILES = {
     # Gemini CLI: .gemini/settings.json; a lifecycle matcher is an exact string, so none (every start)
     "gemini": HookFile(
         "gemini", ".gemini/settings.json", "SessionStart", True, None, {"name": "git-lifeline", "timeout": 30000}
+    ),
+}
+# The end-of-turn hook that asks, once, for a checkpoint (agent_hooks.stop), where each client's
+# documentation gives one (docs/INTEGRATION.md cites the pages): Cursor's `stop` (its follow-up
+# bounded by loop_limit), Codex's `Stop`, Gemini CLI's `AfterAgent` (its SessionEnd cannot ask:
+# the CLI does not wait for it and ignores its decision).
+STOP_HOOK_FILES = {
+    "cursor": HookFile(
+        "cursor",
+        ".cursor/hooks.json",
+        "stop",
+        False,
+        hook_keys={"loop_limit": 1},
+        top_keys={"version": 1},
+        wanted="stop",
+    ),
+    "codex": HookFile("codex", ".codex/hooks.json", "Stop", True, None, {"timeout": 30}, wanted="stop"),
+    "gemini": HookFile(
+        "gemini",
+        ".gemini/settings.json",
+        "AfterAgent",
+        True,
+        None,
+        {"name": "git-lifeline-checkpoint", "timeout": 30000},
+        wanted="stop",
     ),
 }
 MCP_JSON_FILES = {"cursor": ".cursor/mcp.json", "gemini": ".gemini/settings.json"}  # under "mcpServers"
@@ -89,8 +115,8 @@ def _write_json(workdir: Path, path: Path, doc: dict) -> Optional[str]:
 
 
 # ---- the session-start hook ------------------------------------------------------------------
-def hook_command(launcher: Launcher, client: str) -> str:
-    return launcher.shell(*hook_arguments("session-start", client))
+def hook_command(launcher: Launcher, client: str, wanted: str = "session-start") -> str:
+    return launcher.shell(*hook_arguments(wanted, client))
 
 
 def _our_hook_entries(spec: HookFile, entries: list) -> list:
@@ -99,24 +125,40 @@ def _our_hook_entries(spec: HookFile, entries: list) -> list:
         hooks = [h for g in entries if isinstance(g, dict) for h in (g.get("hooks") or []) if isinstance(h, dict)]
     else:
         hooks = [h for h in entries if isinstance(h, dict)]
-    return [h for h in hooks if is_our_hook(h.get("command"), "session-start", spec.client)]
+    return [h for h in hooks if is_our_hook(h.get("command"), spec.wanted, spec.client)]
 
 
 def install_hook(workdir: Path, client: str, launcher: Launcher, gr: Optional[GitRepo] = None) -> FileChange:
-    spec = HOOK_FILES[client]
-    what, path = f"{client}-hooks", workdir / spec.path
-    refusal = machine_specific_refusal(gr, workdir, spec.path, launcher)
+    """The client's session-start hook and its end-of-turn (checkpoint) hook, one file, one write."""
+    specs = [HOOK_FILES[client], STOP_HOOK_FILES[client]]
+    rel = specs[0].path
+    what, path = f"{client}-hooks", workdir / rel
+    refusal = machine_specific_refusal(gr, workdir, rel, launcher)
     if refusal is not None:
         return FileChange(what, path, "skipped", refusal)
     doc, problem = _read_settings(path)
     if problem is None and not isinstance(doc.get("hooks", {}), dict):
         problem = f"{path}: its hooks are not an object; left it untouched"
-    if problem is None and not isinstance(doc.get("hooks", {}).get(spec.event, []), list):
-        problem = f"{path}: its {spec.event} hooks are not a list; left it untouched"
+    for spec in specs:
+        if problem is None and not isinstance(doc.get("hooks", {}).get(spec.event, []), list):
+            problem = f"{path}: its {spec.event} hooks are not a list; left it untouched"
     if problem is not None:
         return FileChange(what, path, "invalid", problem)
     existed = bool(doc)
-    command = hook_command(launcher, client)
+    changed = False
+    for spec in specs:
+        changed = _merge_hook(doc, spec, hook_command(launcher, client, spec.wanted)) or changed
+    if not changed:
+        return FileChange(what, path, "kept")
+    failed = _write_json(workdir, path, doc)
+    if failed is not None:
+        return FileChange(what, path, "invalid", failed)
+    return FileChange(what, path, "updated" if existed else "created", keep_local(gr, workdir, spec.path, launcher))
+
+
+def _merge_hook(doc: dict, spec: HookFile, command: str) -> bool:
+    """Our hook of `spec` in `doc` with `command` (added, or its command brought up to date);
+    whether anything changed."""
     changed = False
     for key, value in spec.top_keys.items():
         if key not in doc:
@@ -129,18 +171,13 @@ def install_hook(workdir: Path, client: str, launcher: Launcher, gr: Optional[Gi
             hook: dict = {"type": "command", "command": command, **spec.hook_keys}
             entries.append(({"matcher": spec.matcher} if spec.matcher else {}) | {"hooks": [hook]})
         else:
-            entries.append({"command": command})
-        changed = True
+            entries.append({"command": command, **spec.hook_keys})
+        return True
     for hook in ours:
         if hook.get("command") != command:
             hook["command"] = command
             changed = True
-    if not changed:
-        return FileChange(what, path, "kept")
-    failed = _write_json(workdir, path, doc)
-    if failed is not None:
-        return FileChange(what, path, "invalid", failed)
-    return FileChange(what, path, "updated" if existed else "created", keep_local(gr, workdir, spec.path, launcher))
+    return changed
 
 
 def our_hook_command(workdir: Path, client: str) -> Optional[str]:

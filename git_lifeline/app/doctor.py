@@ -345,6 +345,26 @@ def _other_clients(ws: Workspace) -> list:
     return out
 
 
+def _project_history(ws: Workspace) -> list:
+    """Two bootstraps in force on a line (two histories of the project met): the same finding
+    `verify --lint` makes, the conflict the context shows first (docs/FORMAT.md, Identity)."""
+    from .empty_ledger import identity_conflict
+
+    out = []
+    for line in ws.line_names():
+        identities = ws.ledger(line).state().identities
+        if len(identities) > 1:
+            out.append(
+                Check(
+                    "project history",
+                    PROBLEM,
+                    f"line {line}: {identity_conflict(identities)}",
+                    f"git lifeline --line {line} revise <id of the one that no longer holds> --body <why>",
+                )
+            )
+    return out
+
+
 def _policy(ws: Workspace) -> Check:
     from .agents import policy_in_effect
 
@@ -367,6 +387,7 @@ def doctor(ws: Workspace) -> list:
     checks += _mcp(ws)
     checks += _claude_hooks(ws)
     checks += _other_clients(ws)
+    checks += _project_history(ws)
     checks.append(_policy(ws))
     return checks
 

@@ -12,6 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Optional, Union
 
+# The most a draft's fields can be and still be written (the ledger's rules), read from
+# here by the faces, which bound what they take in by them (mcp/schema.py ARGUMENT_BOUNDS).
+from ..core.entry import MAX_BODY_BYTES, MAX_FIELD_CHARS, MAX_PARENTS, MAX_SUMMARY_CHARS  # noqa: F401
 from ..errors import InputError
 
 

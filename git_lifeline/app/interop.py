@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 
 from ..core.entry import abbrev
 from ..errors import InputError
@@ -17,6 +17,9 @@ from ..git.bulk import BulkWriter
 from ..git.fanout import AppendResult
 from ..git.fs import UnsafeFile, read_text_exact, write_atomic
 from .ledger import Ledger, commit_message
+
+if TYPE_CHECKING:
+    from ..git.lines import LineIndex
 
 
 @dataclass
@@ -41,6 +44,7 @@ class ImportReport:
     unrecorded: int = 0  # records with no id to compare
     reordered: int = 0  # recorded out of time order in the source
     external: list = field(default_factory=list)  # (entry id, parent id, line): parents in other lines
+    proposals: Optional[ProposalsImport] = None  # the source's pending proposals (a .db only)
 
     def to_json(self) -> dict:
         return {
@@ -59,6 +63,26 @@ class ImportReport:
             "unrecorded": self.unrecorded,
             "reordered": self.reordered,
             "external": [{"id": i, "parent": p, "line": ln} for i, p, ln in self.external],
+            "proposals": self.proposals.to_json() if self.proposals is not None else None,
+        }
+
+
+@dataclass
+class ProposalsImport:
+    """What became of the source's pending proposals: filed in the line's review trail (a human
+    approves or rejects them there, as any proposal), already there, or left out with why."""
+
+    filed: list = field(default_factory=list)  # review records (git.records.Record)
+    already: int = 0  # the same content already in the line or in its review trail
+    left_out: list = field(default_factory=list)  # (where in the source, why)
+    elsewhere: list = field(default_factory=list)  # (a .db beside the markdown, its pending count): not read
+
+    def to_json(self) -> dict:
+        return {
+            "filed": [r.id for r in self.filed],
+            "already": self.already,
+            "left_out": [{"where": where, "why": why} for where, why in self.left_out],
+            "elsewhere": [{"file": str(db), "pending": n} for db, n in self.elsewhere],
         }
 
 
@@ -211,6 +235,7 @@ def import_from(
             led.projection.write_entries(result.added, result.commit)
         else:
             led.projection.refresh(result.parent, result.added, result.commit)
+    pending = _import_proposals(led, Path(source), index) if fmt == seed.DB_FORMAT else _beside(Path(source))
     return ImportReport(
         format=fmt,
         read=total,
@@ -224,7 +249,64 @@ def import_from(
         unrecorded=plan.unrecorded,
         reordered=plan.reordered,
         external=list(plan.external),
+        proposals=pending,
     )
+
+
+def _beside(source: Path) -> Optional[ProposalsImport]:
+    """A LIFELINE.md holds no proposals: its ledger's .db beside it (`.lifeline/*.db`) may. Say
+    how many wait there, so an import from the markdown drops none without a word."""
+    from ..core import seed_queue
+
+    found = ProposalsImport()
+    home = source.parent / ".lifeline"
+    for db in sorted(home.glob("*.db"))[:8] if home.is_dir() else []:
+        try:
+            waiting = len(seed_queue.read_seed_proposals(db)) if db.is_file() and not db.is_symlink() else 0
+        except InputError:
+            continue  # only a hint: the import itself read the markdown
+        if waiting:
+            found.elsewhere.append((db, waiting))
+    return found if found.elsewhere else None
+
+
+def _import_proposals(led: Ledger, source: Path, index: LineIndex) -> ProposalsImport:
+    """File a lifeline-context ledger's pending proposals in the line's review trail, in one
+    commit, after its entries are in (a proposal may name one as its parent). A proposal whose
+    content is already in the line or in the trail is not filed again (importing twice files
+    nothing); one that is no valid entry, or names a parent found nowhere, is left out with why."""
+    from ..core import seed_queue
+    from ..git.records import entry_content
+    from ..git.trails import ReviewTrail
+
+    out = ProposalsImport()
+    waiting = seed_queue.read_seed_proposals(source)
+    if not waiting:
+        return out
+    trail = ReviewTrail(led.gr, led.line)
+    known = {p.content for p in trail.proposals().values()}
+    to_file: list = []
+    for p in waiting:
+        try:
+            entry = seed_queue.proposal_entry(p)
+        except InputError as exc:
+            out.left_out.append((p.where, str(exc)))
+            continue
+        content = entry_content(entry)
+        if led.store.has(entry.id) or content in known:
+            out.already += 1
+            continue
+        missing = [x for x in entry.parents if not led.store.has(x) and index.locate(x, exclude=led.line) is None]
+        if missing:
+            out.left_out.append((p.where, f"its parent {abbrev(missing[0])} is in no line of this repository"))
+            continue
+        known.add(content)
+        to_file.append(entry)
+    if to_file:
+        out.filed = trail.propose_all(
+            to_file, by=led.default_author(), via="cli", source=f"{source.name} (lifeline-context)"
+        )
+    return out
 
 
 def export_seed(led: Ledger) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import click
 
@@ -22,6 +22,9 @@ from .common import (
     write_output,
 )
 from .terminal import info, say
+
+if TYPE_CHECKING:
+    from ..app.interop import ProposalsImport
 
 
 class _Progress:
@@ -123,8 +126,31 @@ def import_cmd(ctx: click.Context, source: str, strict: bool, assume_utc: bool, 
             )
         for e, why in out.skipped:
             say(f"skipped {short(e.id)} '{e.summary[:50]}': {why}", err=True)
-    if out.mismatched:
+        _say_proposals(out.proposals)
+    if out.mismatched or (out.proposals is not None and out.proposals.left_out):
         sys.exit(1)
+
+
+def _say_proposals(found: Optional[ProposalsImport]) -> None:
+    """What became of a lifeline-context ledger's pending proposals (its review queue)."""
+    if found is None:
+        return
+    for db, waiting in found.elsewhere:
+        info(
+            f"note: {waiting} pending proposal(s) wait in {db}, which a LIFELINE.md does not hold: "
+            f"git lifeline import --from {db} files them in the review trail"
+        )
+    if found.filed:
+        info(
+            f"{len(found.filed)} pending proposal(s) filed in the review trail "
+            "(git lifeline review; approve or reject them there)"
+        )
+    if found.already:
+        info(f"{found.already} pending proposal(s) already in the line or its review trail")
+    if found.left_out:
+        say(f"{len(found.left_out)} pending proposal(s) left out (nothing of them was written):", err=True)
+        for where, why in found.left_out:
+            say(f"  {where}: {why}", err=True)
 
 
 @click.command("export")

@@ -381,7 +381,8 @@ def token_revoke(ctx: click.Context, name: str, token_file: Optional[str]) -> No
     "--client",
     type=click.Choice(["claude", "cursor", "codex", "gemini"]),
     default="claude",
-    help="session-start: the client, whose documented channel the text goes out in (default claude: plain text).",
+    help="The client, whose documented channel the answer goes out in (default claude: plain text at "
+    "session-start, Claude Code's Stop answer at stop).",
 )
 @click.pass_context
 def agent_hook(ctx: click.Context, event: str, budget: Optional[int], client: str) -> None:
@@ -401,7 +402,7 @@ def agent_hook(ctx: click.Context, event: str, budget: Optional[int], client: st
             text = agent_hooks.session_start(payload, line, budget if budget is not None else agent_hooks.HOOK_BUDGET)
             click.echo(agent_hooks.for_client(client, text), nl=False)
         else:
-            answer = agent_hooks.stop(payload, line)
+            answer = agent_hooks.stop(payload, line, client)
             if answer:
                 click.echo(answer)
     except Exception as exc:  # a hook never fails the agent's session

@@ -41,6 +41,7 @@ MAX_PAYLOAD_BYTES = 2 * MAX_BLOB_BYTES
 MAX_SEED_ROWS = 1_000_000
 MAX_SEED_SECONDS = 60.0
 SQLITE_MAGIC = b"SQLite format 3\x00"
+DB_FORMAT = "lifeline-context db"  # the one source that also holds a review queue (core/seed_queue.py)
 
 _HEADING = re.compile(r"### #(?P<n>\d+)\s+—\s+(?P<ts>\S+)\s+—\s+(?P<kind>\w+)[ \t]*")
 _FIELD = re.compile(r"- \*\*(?P<name>[a-z_]+)\*\*:(?P<value>.*)")
@@ -115,7 +116,7 @@ def read_source(path: Path) -> tuple:
             raise InputError(f"{path} {what}; a ledger to import is a regular file of at most {MAX_SOURCE_BYTES} bytes")
         head = f.read(16)
         if head == SQLITE_MAGIC:
-            return "lifeline-context db", read_seed_db(path)
+            return DB_FORMAT, read_seed_db(path)
         data = head + f.read(MAX_SOURCE_BYTES + 1 - len(head))  # checked again: a file can grow
     if len(data) > MAX_SOURCE_BYTES:
         raise InputError(f"{path} grew past {MAX_SOURCE_BYTES} bytes while it was read")

@@ -93,6 +93,19 @@ class ReviewTrail(FanoutLog):
         self.append(rec, f"proposed {entry.kind}: {entry.summary}\n\n{trailers(rec)}")
         return rec
 
+    def propose_all(self, entries: list[Entry], by: str, via: str, source: str) -> list[Record]:
+        """File several proposals in one commit (an import of another tool's review queue);
+        each proposal's ts is its entry's, as for `propose`."""
+        recs = [make_proposed(self.line, by, e.ts, entry_content(e), via) for e in entries]
+
+        def message(new: list) -> str:
+            return f"proposed {len(new)} entr{'y' if len(new) == 1 else 'ies'} from {source}\n\n" + "".join(
+                trailers(r) for r in new[:10]
+            )
+
+        self.add(recs, message, reflog=lambda new: f"{REVIEW.label}: {len(new)} proposed")
+        return recs
+
     def record_direct(self, entry: Entry, rule: str, by: str, via: str) -> Record:
         rec = make_direct(self.line, by, entry, rule, via)
         self.append(rec, f"direct {entry.kind}: {entry.summary}\n\n{trailers(rec)}Lifeline-Id: {entry.id}\n")

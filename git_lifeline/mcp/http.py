@@ -19,6 +19,7 @@ import hashlib
 import ipaddress
 import json
 import logging
+import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ DEFAULT_PORT = 8808
 MAX_BODY_BYTES = 512 * 1024  # an entry's body is at most 64 KiB; JSON escaping may double it
 DEFAULT_RATE = 600  # calls per minute per token (a burst of as many)
 MAX_BUCKETS = 10_000
+TRUSTED_PROXIES = ("127.0.0.1", "::1")
 LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
 LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
 
@@ -79,6 +81,15 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def host_patterns(host: str) -> list[str]:
+    """The Host headers `--allow-host HOST` accepts: HOST as given, and a name (or a bracketed
+    IPv6 address) given without a port also on any port. Without a port too, because a proxy's
+    `proxy_set_header Host $host` forwards the name alone (docs/nginx-lifeline.conf)."""
+    if re.fullmatch(r"[^:\[\]]+|\[[^\]]*\]", host):
+        return [host, f"{host}:*"]
+    return [host]  # with its port, or an IPv6 address without brackets (never a Host header)
 
 
 class HttpGate(Gate):
@@ -228,9 +239,7 @@ def build_app(door: Door, opts: HttpOptions) -> "tuple[RateLimit, Replica]":
     replica = Replica.of(door.workspace, opts.remote, opts.refresh_seconds)
     gate = HttpGate(door, replica)
     server = build_server(door, gate, auth, verifier)
-    hosts = list(LOOPBACK_HOSTS) + [
-        h if ":" in h.strip("[]") or h.endswith("]") else f"{h}:*" for h in opts.allow_hosts
-    ]
+    hosts = list(LOOPBACK_HOSTS) + [allowed for h in opts.allow_hosts for allowed in host_patterns(h)]
     origins = list(LOOPBACK_ORIGINS) + opts.allow_origins
     if opts.audience:
         from urllib.parse import urlsplit
@@ -289,6 +298,10 @@ def serve_http(start: Optional[str], line: Optional[str], opts: HttpOptions) -> 
         port=opts.port,
         log_level="warning",
         server_header=False,
+        # X-Forwarded-For and -Proto are believed from a proxy on this host only (the
+        # documented setup, docs/nginx-lifeline.conf), whatever the environment says.
+        proxy_headers=True,
+        forwarded_allow_ips=list(TRUSTED_PROXIES),
         limit_concurrency=512,
         timeout_graceful_shutdown=5,
     )

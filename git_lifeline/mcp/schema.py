@@ -5,16 +5,21 @@ in one sentence.
 * what a write needs is required in the schema (the why, `body`, included);
 * lists are lists of strings, and a string where a list belongs is named as such;
 * the schema the client sees is compact: no generated titles, no `null` alternatives, one-line
-  descriptions (every tool's schema is sent to the model on every turn).
+  descriptions (every tool's schema is sent to the model on every turn);
+* every argument is bounded (ARGUMENT_BOUNDS, one table for stdio and HTTP): a value over
+  its bound is refused by name before any work, whatever the transport let through.
 
 No MCP SDK import here: pydantic only, so the schema can be built and measured without it.
 """
 
+import json
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Optional
 
 from pydantic import BeforeValidator, Field, ValidationError
 
 from ..app.agents import KINDS
+from ..app.draft import MAX_BODY_BYTES, MAX_FIELD_CHARS, MAX_PARENTS, MAX_SUMMARY_CHARS
 
 # Checkpoints have their own tool (sections, replacing the previous one); every other kind is appended.
 APPEND_KINDS = tuple(k for k in KINDS if k != "checkpoint")
@@ -37,6 +42,61 @@ Items = Annotated[list[str], Field(description="One string per item.")]
 # A fresh empty list per call, and the schema tells agents the default is [].
 NO_ITEMS: Any = Field(default_factory=list, json_schema_extra={"default": []})
 Budget = Annotated[int, Field(description="Hard limit on the answer, in characters.")]
+
+
+@dataclass(frozen=True)
+class Bound:
+    """The most an argument may be: `chars` characters (a list: all its items together) and,
+    for a list, `items` items."""
+
+    chars: int
+    items: int = 0
+
+
+QUERY_CHARS = 4000  # a task or a question in a few sentences; recall reads no further anyway
+SECTION = Bound(MAX_BODY_BYTES, 1000)  # a checkpoint's sections all go into one body
+NAME = Bound(MAX_FIELD_CHARS)  # a line, a thread, an entry id, a date or commit, a kind
+# What an entry can hold is the ledger's rule (core/content_rules.py); the entry's fields are
+# bounded by it here, so a value that could never be written costs nothing to refuse.
+ARGUMENT_BOUNDS: dict[str, Bound] = {
+    "summary": Bound(MAX_SUMMARY_CHARS),
+    "body": Bound(MAX_BODY_BYTES),
+    "agent": Bound(MAX_FIELD_CHARS),
+    "provider": Bound(MAX_FIELD_CHARS),
+    "model": Bound(MAX_FIELD_CHARS),
+    "parents": Bound(MAX_PARENTS * MAX_FIELD_CHARS, MAX_PARENTS),
+    "query": Bound(QUERY_CHARS),
+    "task_or_thread": Bound(QUERY_CHARS),
+    **{name: SECTION for name in ("next", "done", "blocked", "tried", "goal")},
+    **{name: NAME for name in ("kind", "line", "thread", "id", "parent_id", "as_of")},
+}
+UNKNOWN_BOUND = Bound(MAX_BODY_BYTES)  # an argument no tool takes (ignored): no larger than the largest
+
+
+def _measure(value: object) -> tuple[int, int]:
+    """(characters, items) of an argument's value; numbers and booleans count as nothing."""
+    if isinstance(value, str):
+        return len(value), 0
+    if isinstance(value, list):
+        return sum(len(v) if isinstance(v, str) else len(json.dumps(v)) for v in value), len(value)
+    if isinstance(value, dict):
+        return len(json.dumps(value)), 0
+    return 0, 0
+
+
+def oversized(tool: str, arguments: dict[str, Any]) -> Optional[str]:
+    """The sentence refusing the arguments over their bound (ARGUMENT_BOUNDS), or None."""
+    parts = []
+    for name, value in arguments.items():
+        bound = ARGUMENT_BOUNDS.get(name, UNKNOWN_BOUND)
+        chars, items = _measure(value)
+        if bound.items and items > bound.items:
+            parts.append(f"{name} has {items} items, over its limit of {bound.items}")
+        elif chars > bound.chars:
+            parts.append(f"{name} is {chars} characters long, over its limit of {bound.chars}")
+    if not parts:
+        return None
+    return f"{tool}: invalid arguments: {'; '.join(parts)}; nothing was done."
 
 
 def readable(tool: str, exc: ValidationError) -> str:

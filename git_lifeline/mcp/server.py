@@ -220,6 +220,8 @@ def _server_class(gate: Gate) -> "type[MCPServer]":
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
+    from .schema import oversized
+
     class LifelineServer(MCPServer):
         """Compact schemas for the client; argument and tool errors in one sentence."""
 
@@ -242,6 +244,9 @@ def _server_class(gate: Gate) -> "type[MCPServer]":
             missing = gate.missing_scope(name)
             if missing:
                 raise ToolError(f"{name} needs the scope {missing}, which this token does not have; nothing was done")
+            too_large = oversized(name, arguments or {})
+            if too_large:
+                raise ToolError(too_large)
             try:
                 return await super().call_tool(name, arguments, context)
             except ToolError as exc:

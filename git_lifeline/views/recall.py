@@ -33,6 +33,7 @@ import unicodedata
 from bisect import bisect_left
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Callable, Optional, Protocol
 
 from .synonyms import GROUPS
@@ -162,8 +163,11 @@ def question_length(query: str) -> int:
     return len(query) if len(query) > MAX_QUESTION_CHARS else len(fold(query))
 
 
+@lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
-    """A light suffix strip, so that a prefix match finds the word's relatives."""
+    """A light suffix strip, so that a prefix match finds the word's relatives. Kept per word:
+    a first question stems every word of its 200 candidates, a few hundred distinct words
+    thousands of times (6,248 calls at 10,000 entries)."""
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= PREFIX_FROM:
             base = word[: -len(suffix)]

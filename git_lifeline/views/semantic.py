@@ -135,14 +135,15 @@ class Index:
         self.refresh(db)
         if self._matrix is not None and not self._has_table(db):
             return self._matrix
-        rows = db.execute(
-            "SELECT v.id, v.v FROM vectors v JOIN entries e ON e.id = v.id "
-            "WHERE e.ok = 1 AND v.model = ? ORDER BY v.id",
-            (self.model,),
-        ).fetchall()
+        stored = "FROM vectors v JOIN entries e ON e.id = v.id WHERE e.ok = 1 AND v.model = ? ORDER BY v.id"
+        if self._matrix is not None:
+            # A vector never changes under its (id, model): the same ids are the same matrix.
+            # Reading only the ids spares every later question the blobs (15 MB at 10,000
+            # entries: 50 ms a question).
+            if [r[0] for r in db.execute(f"SELECT v.id {stored}", (self.model,))] == self._matrix[0]:
+                return self._matrix
+        rows = db.execute(f"SELECT v.id, v.v {stored}", (self.model,)).fetchall()
         ids = [r[0] for r in rows]
-        if self._matrix is not None and self._matrix[0] == ids:
-            return self._matrix
         matrix = (
             np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
             if rows

@@ -1,4 +1,5 @@
-"""`git lifeline init` gives Cursor, Codex and Gemini CLI their session-start hook and MCP server
+"""`git lifeline init` gives Cursor, Codex and Gemini CLI their session-start hook, their end-of-turn
+hook (it asks once for a checkpoint) and MCP server
 in the form each client's documentation gives (the schemas below are taken from those pages,
 cited in docs/INTEGRATION.md), merged into what the user has, and the hook answers in the
 channel the client reads. A command naming this machine's interpreter never lands in a file
@@ -58,12 +59,21 @@ CURSOR_HOOKS = {
         "version": {"const": 1},
         "hooks": {
             "type": "object",
-            "required": ["sessionStart"],
+            "required": ["sessionStart", "stop"],
             "properties": {
                 "sessionStart": {
                     "type": "array",
                     "items": {"type": "object", "required": ["command"], "properties": {"command": COMMAND}},
-                }
+                },
+                # the stop hook may cap the follow-ups it causes (loop_limit)
+                "stop": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["command"],
+                        "properties": {"command": COMMAND, "loop_limit": {"type": "integer", "minimum": 1}},
+                    },
+                },
             },
         },
     },
@@ -72,14 +82,24 @@ CURSOR_HOOKS = {
 CODEX_HOOKS = {
     "type": "object",
     "required": ["hooks"],
-    "properties": {"hooks": {"type": "object", "required": ["SessionStart"], "properties": {"SessionStart": GROUPS}}},
+    "properties": {
+        "hooks": {
+            "type": "object",
+            "required": ["SessionStart", "Stop"],
+            "properties": {"SessionStart": GROUPS, "Stop": GROUPS},
+        }
+    },
 }
 # geminicli.com/docs/hooks/reference: hooks by event (timeout in ms) and mcpServers, one settings.json
 GEMINI_SETTINGS = {
     "type": "object",
     "required": ["hooks", "mcpServers"],
     "properties": {
-        "hooks": {"type": "object", "required": ["SessionStart"], "properties": {"SessionStart": GROUPS}},
+        "hooks": {
+            "type": "object",
+            "required": ["SessionStart", "AfterAgent"],
+            "properties": {"SessionStart": GROUPS, "AfterAgent": GROUPS},
+        },
         "mcpServers": SERVERS,
     },
 }
@@ -97,6 +117,34 @@ HOOK_SPECIFIC_OUTPUT = {
             "properties": {"hookEventName": {"const": "SessionStart"}, "additionalContext": {"type": "string"}},
         }
     },
+}
+# Codex's published stop.command.output schema (codex-rs/hooks/schema/generated): these keys only;
+# a `block` needs a reason that is not blank
+CODEX_STOP_OUTPUT = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["decision", "reason"],
+    "properties": {
+        "continue": {"type": "boolean"},
+        "decision": {"const": "block"},
+        "reason": {"type": "string", "pattern": ".*\\S.*"},
+        "stopReason": {"type": ["string", "null"]},
+        "suppressOutput": {"type": "boolean"},
+        "systemMessage": {"type": ["string", "null"]},
+    },
+}
+# cursor.com/docs/agent/hooks: stop answers with followup_message, sent as the next user message
+CURSOR_STOP_OUTPUT = {
+    "type": "object",
+    "required": ["followup_message"],
+    "additionalProperties": False,
+    "properties": {"followup_message": {"type": "string", "minLength": 1}},
+}
+# geminicli.com/docs/hooks/reference, AfterAgent: "deny" (alias "block") sends `reason` as a new prompt
+GEMINI_AFTER_AGENT_OUTPUT = {
+    "type": "object",
+    "required": ["decision", "reason"],
+    "properties": {"decision": {"enum": ["deny", "block"]}, "reason": {"type": "string", "minLength": 1}},
 }
 CURSOR_OUTPUT = {
     "type": "object",
@@ -288,3 +336,41 @@ def test_a_client_folder_that_links_out_of_the_work_tree_is_never_written_throug
     written = {p.name for p in outside.iterdir()}
     assert not written & {"hooks.json", "mcp.json", "settings.json"}, "never through a link out of the work tree"
     assert "nothing was written" in r.err or "left it untouched" in r.err, r
+
+
+def test_each_clients_end_of_turn_hook_asks_once_for_a_checkpoint_in_its_documented_form(repo, monkeypatch):
+    on_path(monkeypatch)
+    cli(repo, "log", "--kind", "decision", "--summary", "Database: PostgreSQL", "--body", "ACID.", via=Via.THIS_PROCESS)
+    assert cli(repo, "init", "--agents", "cursor,codex,gemini", "--no-hooks", via=Via.THIS_PROCESS).code == 0
+    cursor = load(repo / ".cursor" / "hooks.json")["hooks"]
+    codex = load(repo / ".codex" / "hooks.json")["hooks"]
+    gemini = load(repo / ".gemini" / "settings.json")["hooks"]
+    assert cursor["stop"][0]["loop_limit"] == 1, "one follow-up at most: the hook asks once"
+    clients = {
+        "cursor": (cursor["sessionStart"][0]["command"], cursor["stop"][0]["command"], CURSOR_STOP_OUTPUT),
+        "codex": (
+            codex["SessionStart"][0]["hooks"][0]["command"],
+            codex["Stop"][0]["hooks"][0]["command"],
+            CODEX_STOP_OUTPUT,
+        ),
+        "gemini": (
+            gemini["SessionStart"][0]["hooks"][0]["command"],
+            gemini["AfterAgent"][0]["hooks"][0]["command"],
+            GEMINI_AFTER_AGENT_OUTPUT,
+        ),
+    }
+    for n, (client, (start, stop, shape)) in enumerate(clients.items()):
+        # each client's own payload: Cursor names a conversation and the workspace's folders
+        if client == "cursor":
+            payload = {"conversation_id": f"c{n}", "workspace_roots": [str(repo)], "status": "completed"}
+        else:
+            payload = {"session_id": f"s{n}", "cwd": str(repo), "hook_event_name": "Stop"}
+        assert run_hook(start, repo, payload).returncode == 0
+        (repo / f"work-{client}.txt").write_text("changed\n")  # the session changed code
+        out = run_hook(stop, repo, payload)
+        assert out.returncode == 0, out
+        answer = json.loads(out.stdout)
+        jsonschema.validate(answer, shape)
+        assert "lifeline_checkpoint" in json.dumps(answer), answer
+        again = run_hook(stop, repo, payload | ({"loop_count": 1} if client == "cursor" else {}))
+        assert again.returncode == 0 and again.stdout == b"", f"{client}: asked once, never twice"

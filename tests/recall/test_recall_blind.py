@@ -23,18 +23,16 @@ def report_questions(questions: list) -> list:
     return [q for q in questions if eval_blind.split_of(q) == "report"]
 
 
-@pytest.fixture(scope="module")
-def blind(tmp_path_factory, hermetic_git):
-    entries, questions = eval_blind.load()
-    led = eval_blind.fresh_ledger(tmp_path_factory.mktemp("blind") / "repo")
-    ids = eval_blind.build(led, entries)
-    return led, entries, questions, ids
+@pytest.fixture
+def blind(blind_sets):
+    """The blind set's lexical ledger (built once per session, tests/recall/conftest.py)."""
+    found = blind_sets(eval_blind.DATA, None)
+    return found.ledger, found.entries, found.questions, found.ids
 
 
-def test_lexical_recall_answers_paraphrases_and_refuses_what_the_ledger_never_covered(blind):
-    led, entries, questions, ids = blind
-    results = eval_blind.ours(led, report_questions(questions))
-    report = eval_blind.score(results, entries, ids, questions, "report")
+def test_lexical_recall_answers_paraphrases_and_refuses_what_the_ledger_never_covered(blind_sets):
+    found = blind_sets(eval_blind.DATA, None)
+    report = found.report(report_questions(found.questions), "report")
     assert report["hit@5"] >= 0.819, report["misses"]  # measured 0.823 (214/260)
     assert report["abstention"] >= 0.87, report["false_alarms"]  # measured 0.88 (88/100)
 
@@ -78,14 +76,10 @@ HAVE_MODEL = (Path(TEST_MODEL) / "model.safetensors").is_file()
     not HAVE_MODEL and os.environ.get("CI") != "true",
     reason="no test model (tests/fetch_test_model.py makes one; CI always has it)",
 )
-def test_semantic_recall_answers_paraphrases_and_refuses_uncovered_topics(tmp_path_factory, hermetic_git):
+def test_semantic_recall_answers_paraphrases_and_refuses_uncovered_topics(blind_sets):
     assert HAVE_MODEL, "CI must provide the test model: run tests/fetch_test_model.py (see .ci/run)"
-    model = TEST_MODEL
-    entries, questions = eval_blind.load()
-    led = eval_blind.fresh_ledger(tmp_path_factory.mktemp("blind-sem") / "repo", model)
-    ids = eval_blind.build(led, entries)
-    results = eval_blind.ours(led, report_questions(questions))
-    report = eval_blind.score(results, entries, ids, questions, "report")
-    assert led.recall_mode[0] == "semantic"
+    found = blind_sets(eval_blind.DATA, TEST_MODEL)
+    report = found.report(report_questions(found.questions), "report")
+    assert found.ledger.recall_mode[0] == "semantic"
     assert report["hit@5"] >= 0.823, report["misses"]  # measured 0.827 (215/260)
     assert report["abstention"] >= 0.92, report["false_alarms"]  # measured 0.93 (93/100)

@@ -1,7 +1,8 @@
-"""Recall quality on three more domains' blind sets (tests/data/BLIND_DOMAINS.md): a ledger
+"""Recall quality on six more domains' blind sets (tests/data/BLIND_DOMAINS.md): a ledger
 and questions written apart by helpers who never saw the code. Each file is held to the
-figures docs/RECALL.md gives (measured once, after the rule was frozen, for gameengine and
-clinic; fintech was tuned on), one question of slack each, for lexical and semantic recall:
+figures docs/RECALL.md gives (measured once, after the rule was frozen: gameengine and clinic
+in the first pass of issue 29, since tuned on like fintech; compiler, logistics and newsroom
+in the second), one question of slack each, for lexical and semantic recall:
 a change that trades answers for false alarms in another domain than the one it was tuned
 on fails here."""
 
@@ -16,7 +17,6 @@ from helpers import ROOT, TESTS
 
 sys.path.insert(0, str(ROOT / "bench"))
 
-import eval_blind  # noqa: E402
 
 DATA = TESTS / "data"
 TEST_MODEL = os.environ.get("LIFELINE_TEST_MODEL") or str(TESTS / ".model" / "all-MiniLM-L6-v2")
@@ -26,16 +26,19 @@ MEASURED = {
     "fintech": {"lexical": (43, 11), "semantic": (42, 17)},
     "gameengine": {"lexical": (39, 16), "semantic": (42, 16)},
     "clinic": {"lexical": (43, 16), "semantic": (40, 15)},
+    # issue 29's second pass: written meanwhile by helpers who saw neither code nor entries,
+    # opened once after the rule was committed and run once (docs/RECALL.md)
+    "compiler": {"lexical": (46, 12), "semantic": (45, 14)},
+    "logistics": {"lexical": (47, 14), "semantic": (48, 15)},
+    "newsroom": {"lexical": (50, 14), "semantic": (49, 15)},
 }
 
 
-def measured(domain: str, model: str | None, tmp_path_factory) -> dict:
-    entries, questions = eval_blind.load(DATA / f"blind_{domain}")
-    led = eval_blind.fresh_ledger(tmp_path_factory.mktemp(f"blind-{domain}") / "repo", model)
-    ids = eval_blind.build(led, entries)
+def measured(domain: str, model: str | None, blind_sets) -> dict:
+    found = blind_sets(DATA / f"blind_{domain}", model)
     if model:
-        assert led.recall("warm up", k=1) is not None and led.recall_mode[0] == "semantic"
-    return eval_blind.score(eval_blind.ours(led, questions), entries, ids, questions, "all")
+        assert found.ledger.recall("warm up", k=1) is not None and found.ledger.recall_mode[0] == "semantic"
+    return found.report()
 
 
 def held(report: dict, hits: int, abstentions: int) -> None:
@@ -45,8 +48,8 @@ def held(report: dict, hits: int, abstentions: int) -> None:
 
 
 @pytest.mark.parametrize("domain", sorted(MEASURED))
-def test_lexical_recall_holds_its_figures_in_each_blind_domain(domain, tmp_path_factory, hermetic_git):
-    held(measured(domain, None, tmp_path_factory), *MEASURED[domain]["lexical"])
+def test_lexical_recall_holds_its_figures_in_each_blind_domain(domain, blind_sets):
+    held(measured(domain, None, blind_sets), *MEASURED[domain]["lexical"])
 
 
 @pytest.mark.skipif(
@@ -54,6 +57,6 @@ def test_lexical_recall_holds_its_figures_in_each_blind_domain(domain, tmp_path_
     reason="no test model (tests/fetch_test_model.py makes one; CI always has it)",
 )
 @pytest.mark.parametrize("domain", sorted(MEASURED))
-def test_semantic_recall_holds_its_figures_in_each_blind_domain(domain, tmp_path_factory, hermetic_git):
+def test_semantic_recall_holds_its_figures_in_each_blind_domain(domain, blind_sets):
     assert HAVE_MODEL, "CI must provide the test model: run tests/fetch_test_model.py (see .ci/run)"
-    held(measured(domain, TEST_MODEL, tmp_path_factory), *MEASURED[domain]["semantic"])
+    held(measured(domain, TEST_MODEL, blind_sets), *MEASURED[domain]["semantic"])

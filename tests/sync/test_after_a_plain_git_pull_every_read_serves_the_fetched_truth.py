@@ -2,7 +2,8 @@
 runs a plain `git pull`. Its `context`, its MCP context (the SDK's stdio client) and its
 SessionStart hook must carry the correction, not the replaced decision; and when the fetched
 entries cannot be brought in (a tip that fails verification, another writer holding the line's
-lock) the first lines say how far behind the line is and the command that fixes it."""
+lock, a repository this process cannot write) the first lines say how far behind the line is and
+the command that fixes it."""
 
 from __future__ import annotations
 
@@ -59,19 +60,18 @@ def correct(a, summary: str) -> None:
 
 
 @contextlib.asynccontextmanager
-async def mcp_server(cwd):
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "git_lifeline", "mcp"], cwd=str(cwd), env=dict(os.environ)
-    )
+async def mcp_server(cwd, under: tuple = ()):
+    argv = [*under, sys.executable, "-m", "git_lifeline", "mcp"]
+    params = StdioServerParameters(command=argv[0], args=argv[1:], cwd=str(cwd), env=dict(os.environ))
     async with Client(params, read_timeout_seconds=30) as client:
         yield client
 
 
-def mcp_context(cwd) -> str:
+def mcp_context(cwd, under: tuple = ()) -> str:
     got: list = []
 
     async def scenario():
-        async with mcp_server(cwd) as c:
+        async with mcp_server(cwd, under) as c:
             result = await c.call_tool("lifeline_context", {})
             got.append(result.content[0].text)
 
@@ -83,9 +83,9 @@ def mcp_context(cwd) -> str:
     return got[0]
 
 
-def session_start(cwd) -> str:
+def session_start(cwd, under: tuple = ()) -> str:
     payload = json.dumps({"session_id": "s1", "cwd": str(cwd), "source": "startup"}).encode()
-    r = cli(cwd, "agent-hook", "session-start", input=payload, via=Via.PYTHON)
+    r = cli(cwd, "agent-hook", "session-start", input=payload, via=Via.PYTHON, under=under)
     assert r.code == 0, r
     return r.out
 
@@ -125,7 +125,10 @@ def test_a_fetched_tip_that_fails_verification_is_never_read_and_the_context_say
     assert "1 entry behind" in first, first
     assert "Oracle" not in r.out and "PostgreSQL" not in r.out, "nothing of an unverified tip is read"
     assert ref(b, "refs/lifeline/main") == before
-    assert "behind origin" in mcp_context(b).splitlines()[0]
+    for text in (mcp_context(b), session_start(b)):
+        first = text.splitlines()[0]
+        assert "1 entry behind origin" in first and "git lifeline pull origin" in first, text
+        assert "Oracle" not in text and "PostgreSQL" not in text, text
 
 
 def test_a_line_another_process_is_writing_is_read_as_it_stands_with_how_far_behind(tmp_path):
@@ -138,8 +141,31 @@ def test_a_line_another_process_is_writing_is_read_as_it_stands_with_how_far_beh
         fcntl.flock(held.fileno(), fcntl.LOCK_EX)
         r = cli(b, "context", via=Via.PYTHON)
         hook = session_start(b)
-    for text in (r.out, hook):
+        served = mcp_context(b)
+    for text in (r.out, hook, served):
         first = text.splitlines()[0]
         assert "1 entry behind origin" in first and "git lifeline pull origin" in first, text
         assert "Database: MySQL" in text
     assert "Database: PostgreSQL" in cli(b, "context", via=Via.PYTHON).out, "the next read brings it in"
+
+
+def test_a_clone_this_process_cannot_write_is_read_as_it_stands_with_how_far_behind(tmp_path):
+    from sync_fixtures import read_only
+
+    a, b = two_clones(tmp_path)
+    correct(a, "Database: PostgreSQL")
+    git(b, "fetch", "-q")
+    before = ref(b, "refs/lifeline/main")
+    under = read_only(b / ".git")  # a mount, a CI cache, another user's tree
+    r = cli(b, "context", via=Via.PYTHON, under=under)
+    assert r.code == 0, r
+    for text in (r.out, mcp_context(b, under), session_start(b, under)):
+        first = text.splitlines()[0]
+        assert "1 entry behind origin" in first and "git lifeline pull origin" in first, text
+        assert "this repository cannot be written here" in first, first
+        assert "Database: MySQL" in text and "PostgreSQL" not in text, text
+    listed = cli(b, "list", "--json", via=Via.PYTHON, under=under)
+    assert listed.code == 0 and "1 entry behind origin" in listed.err, listed
+    json.loads(listed.out)  # the sentence goes to stderr: --json stays JSON
+    assert ref(b, "refs/lifeline/main") == before, "nothing was written"
+    assert "Database: PostgreSQL" in cli(b, "context", via=Via.PYTHON).out, "writable again, the read brings it in"

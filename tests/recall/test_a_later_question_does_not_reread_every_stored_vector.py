@@ -1,0 +1,38 @@
+"""Semantic recall keeps the matrix of entry vectors between questions: a later question
+over an unchanged ledger reads only the ids to see that nothing changed, not every vector
+again (15 MB at 10,000 entries, 50 ms a question); an entry logged since is still seen."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from helpers import TESTS, git, init_repo, log_decision, open_ledger
+
+TEST_MODEL = os.environ.get("LIFELINE_TEST_MODEL") or str(TESTS / ".model" / "all-MiniLM-L6-v2")
+HAVE_MODEL = (Path(TEST_MODEL) / "model.safetensors").is_file()
+
+
+@pytest.mark.skipif(
+    not HAVE_MODEL and os.environ.get("CI") != "true",
+    reason="no test model (tests/fetch_test_model.py makes one; CI always has it)",
+)
+def test_a_later_question_does_not_reread_every_stored_vector(tmp_path):
+    assert HAVE_MODEL, "CI must provide the test model: run tests/fetch_test_model.py (see .ci/run)"
+    repo = init_repo(tmp_path / "repo")
+    git(repo, "config", "lifeline.semantic.model", TEST_MODEL)
+    log_decision(repo, "Use PostgreSQL for orders", "Transactions across tables.")
+    log_decision(repo, "Couriers sign in with a one-time code", "No passwords on shared phones.")
+    led = open_ledger(repo)
+    assert led.recall("which database holds the orders")
+    assert led.recall_mode[0] == "semantic"
+    statements: list[str] = []
+    led.cache().ensure(led.store.head()).set_trace_callback(statements.append)
+    assert led.recall("how do couriers log in")
+    assert not [s for s in statements if "v.v" in s], statements  # no vector read again
+
+    log_decision(repo, "Refunds go back to the original card", "Chargebacks cost more.")
+    led = open_ledger(repo)
+    hits = led.recall("how are refunds paid back")
+    assert hits and led.state().by_id[hits[0].id].summary == "Refunds go back to the original card"
