@@ -21,6 +21,8 @@ if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
     from ..app.terminal import ConfigReader
     from ..app.workspace import Workspace
 
+# the hidden entry point the completion scripts of cli/completion.py call
+COMPLETE_COMMAND = "__complete"
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 KIND_HELP = (
     "bootstrap decision feature fix incident milestone release note open correction "
@@ -362,3 +364,10 @@ def write_output(output: str, text: str) -> None:
 
     write_file(Path(output), text)
     say_line(f"wrote {output}", err=True)
+
+
+def all_commands(group: click.Group) -> dict[str, click.Command]:
+    """Every command of `group` by name, loading those not loaded yet (completion, tests)."""
+    ctx = click.Context(group)
+    found = {name: group.get_command(ctx, name) for name in group.list_commands(ctx)}
+    return {name: command for name, command in found.items() if command is not None}

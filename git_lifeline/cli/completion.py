@@ -19,12 +19,11 @@ from typing import TYPE_CHECKING, Optional, Union
 
 import click
 
-from .common import short
+from .common import all_commands, short
 
 if TYPE_CHECKING:  # annotations only: completion opens the workspace only when asked
     from ..app.workspace import Workspace
 
-COMPLETE_COMMAND = "__complete"
 SHELLS = ("bash", "zsh", "fish")
 FILES = ":files"
 # (value, description) pairs, or FILES: let the shell complete file names
@@ -259,7 +258,7 @@ class _Words:
             if word.startswith("--line="):
                 self.line = word.split("=", 1)[1]
             elif self.command is None and not word.startswith("-"):
-                found = self.group.commands.get(word)
+                found = self.group.get_command(click.Context(self.group), word)
                 if found is None:
                     break
                 if isinstance(found, click.Group):
@@ -312,7 +311,7 @@ def candidates(root: click.Group, before: list[str], current: str) -> Candidates
             return [(o, d) for o, d in _options(params) + [("--help", "Show help.")] if o.startswith(current)]
         return [
             (name, (cmd.get_short_help_str(60) or ""))
-            for name, cmd in sorted(w.group.commands.items())
+            for name, cmd in sorted(all_commands(w.group).items())
             if name.startswith(current) and not cmd.hidden
         ]
     if current.startswith("-"):

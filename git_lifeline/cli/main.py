@@ -7,6 +7,7 @@ Exit codes: 0 ok, 1 integrity failure, 2 usage or input error, 3 internal error,
 
 from __future__ import annotations
 
+import importlib
 import signal
 import sys
 from typing import Optional
@@ -14,12 +15,85 @@ from typing import Optional
 import click
 
 from .. import __version__
-from . import completion, edits, entries, hooks, lines, links, model, pr, review, setup, status, sync, verify, view
-from .common import CONTEXT_SETTINGS, set_line, set_quiet
+from .common import COMPLETE_COMMAND, CONTEXT_SETTINGS, set_line, set_quiet
 from .terminal import output, say_failure
 
+# Every command: its name -> (the module of cli/ it is written in, its attribute there). A
+# new command is written in the module of its concern (or a new one) with @line_option when
+# it works on one line, and added here. A module is imported when one of its commands is
+# looked up (to run it, or when `--help` and completion list them all), so a process pays
+# the start-up of the command it runs, not of all of them.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "init": ("setup", "init"),
+    "mcp": ("setup", "mcp"),
+    "agent-hook": ("setup", "agent_hook"),
+    "status": ("status", "status"),
+    "doctor": ("status", "doctor"),
+    "log": ("entries", "log"),
+    "show": ("entries", "show"),
+    "list": ("entries", "list_cmd"),
+    "context": ("entries", "context"),
+    "recall": ("entries", "recall"),
+    "checkpoint": ("entries", "checkpoint"),
+    "resume": ("entries", "resume"),
+    "pin": ("entries", "pin"),
+    "unpin": ("entries", "unpin"),
+    "stale": ("entries", "stale"),
+    "conflicts": ("entries", "conflicts"),
+    "render": ("entries", "render"),
+    "migrate": ("lines", "migrate"),
+    "revise": ("edits", "revise"),
+    "revert": ("edits", "revert"),
+    "close": ("edits", "close"),
+    "resolve": ("edits", "resolve"),
+    "reaffirm": ("edits", "reaffirm"),
+    "verify": ("verify", "verify"),
+    "lines": ("lines", "lines"),
+    "import": ("lines", "import_cmd"),
+    "export": ("lines", "export_cmd"),
+    "promote": ("lines", "promote"),
+    "where": ("lines", "where"),
+    "graph": ("lines", "graph"),
+    "fetch": ("sync", "fetch"),
+    "pull": ("sync", "pull"),
+    "push": ("sync", "push"),
+    "sync": ("sync", "sync_cmd"),
+    "clone": ("sync", "clone"),
+    "remote-setup": ("sync", "remote_setup"),
+    "hooks": ("hooks", "hooks"),
+    "hook": ("hooks", "hook"),
+    "why": ("links", "why"),
+    "pr": ("pr", "pr"),
+    "propose": ("review", "propose"),
+    "review": ("review", "review"),
+    "approve": ("review", "approve"),
+    "reject": ("review", "reject"),
+    "audit": ("review", "audit"),
+    "policy": ("review", "policy"),
+    "view": ("view", "view"),
+    "model": ("model", "model"),
+    "completion": ("completion", "completion"),
+}
 
-@click.group(context_settings=CONTEXT_SETTINGS)
+
+class LazyGroup(click.Group):
+    """The group of COMMANDS, each command's module imported when it is first looked up
+    (click's documented lazy-loading pattern: list_commands and get_command)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> Optional[click.Command]:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            module, attribute = COMMANDS[cmd_name]
+            command = getattr(importlib.import_module(f"{__package__}.{module}"), attribute)
+            if command.name != cmd_name:  # a renamed command must be renamed here too
+                raise RuntimeError(f"cli/{module}.py's {attribute} is named {command.name!r}, not {cmd_name!r}")
+            self.add_command(command)
+        return self.commands.get(cmd_name)
+
+
+@click.group(cls=LazyGroup, context_settings=CONTEXT_SETTINGS)
 @click.option(
     "--line",
     "line",
@@ -71,62 +145,6 @@ def main(
         out.start_pager(config_reader(ctx), by_default=True)
 
 
-# Every command, by module. A new command is written in the module of its concern
-# (or a new one) with @line_option when it works on one line, and added here.
-for command in (
-    setup.init,
-    setup.mcp,
-    setup.agent_hook,
-    status.status,
-    status.doctor,
-    entries.log,
-    entries.show,
-    entries.list_cmd,
-    entries.context,
-    entries.recall,
-    entries.checkpoint,
-    entries.resume,
-    entries.pin,
-    entries.unpin,
-    entries.stale,
-    entries.conflicts,
-    entries.render,
-    lines.migrate,
-    edits.revise,
-    edits.revert,
-    edits.close,
-    edits.resolve,
-    edits.reaffirm,
-    verify.verify,
-    lines.lines,
-    lines.import_cmd,
-    lines.export_cmd,
-    lines.promote,
-    lines.where,
-    lines.graph,
-    sync.fetch,
-    sync.pull,
-    sync.push,
-    sync.sync_cmd,
-    sync.clone,
-    sync.remote_setup,
-    hooks.hooks,
-    hooks.hook,
-    links.why,
-    pr.pr,
-    review.propose,
-    review.review,
-    review.approve,
-    review.reject,
-    review.audit,
-    review.policy,
-    view.view,
-    model.model,
-    completion.completion,
-):
-    main.add_command(command)
-
-
 def _argv(args: list) -> list:
     """git's `--color` without a value means always (click's options take one)."""
     out: list = []
@@ -143,7 +161,9 @@ def run() -> None:
     if hasattr(signal, "SIGPIPE"):
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends us quietly, like git
     args = sys.argv[1:]
-    if args[:1] == [completion.COMPLETE_COMMAND]:  # the shells' hidden entry point
+    if args[:1] == [COMPLETE_COMMAND]:  # the shells' hidden entry point
+        from . import completion
+
         sys.exit(completion.answer(args[1:], main))
     code = 0
     try:

@@ -13,10 +13,9 @@ import time
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Callable, Optional
 
-import pygit2
-
 from ..errors import LifelineError
 from .fanout import CAS_ATTEMPTS, CAS_SECONDS, AppendResult, FanoutLog
+from .libgit2 import pygit2
 from .trees import entry_path
 
 if TYPE_CHECKING:  # annotations only

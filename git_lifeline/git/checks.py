@@ -24,8 +24,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Optional
 
-import pygit2
-
 from ..core import clock
 from ..core.entry import Entry, abbrev, parse_entry, utcnow
 from ..core.headers import header_problems
@@ -34,6 +32,7 @@ from ..errors import InputError, LifelineError
 from .blobs import read_blobs
 from .command import GitCommandError
 from .fanout import FanoutLog
+from .libgit2 import pygit2
 from .lines import ORIGIN_HEAD
 from .namespaces import LEDGER, NAMESPACES, REVIEW
 from .policy_ref import ALLOW_OVERRIDE_KEY, overrides_allowed

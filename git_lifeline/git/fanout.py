@@ -25,11 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, ContextManager, Iterable, Iterator, Optional
 
-import pygit2
-
 from ..core.entry import abbrev
 from ..errors import ConflictError, InputError, IntegrityError, LifelineError, RepositoryError
 from .fs import file_lock
+from .libgit2 import pygit2
 from .names import NAME_RE, validate_name
 from .refs import HEX40, cas_ref, drop_phantom_reflog, ensure_reflog, make_commit
 from .repo import GitRepo

@@ -18,11 +18,10 @@ import os
 from dataclasses import dataclass
 from typing import Iterable
 
-import pygit2
-
 from ..core.entry import abbrev
 from ..errors import IntegrityError
 from .fanout import FanoutLog, clash_message, name_clashes
+from .libgit2 import pygit2
 from .names import NAME_RE
 from .namespaces import LEDGER, NAMESPACES, namespace_of
 from .repo import GitRepo

@@ -24,13 +24,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Optional
 
-import pygit2
-
 from ..core.anchors import AnchorError, parse_anchor
 from ..core.blocks import field as header_field
 from ..core.headers import valid_value
 from .code_range import commit_oid
 from .codelog import WALK_LIMIT, CodeLog, CodeSize
+from .libgit2 import pygit2
 from .repo import GitRepo
 from .store import CODE_TRAILER, LineStore
 

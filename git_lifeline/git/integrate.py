@@ -12,10 +12,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Callable, Optional
 
-import pygit2
-
 from ..errors import LifelineError
 from .fanout import CAS_SECONDS, CorruptionError, FanoutLog, Progress, no_progress
+from .libgit2 import pygit2
 from .trees import lookup
 
 # verify(local head or None, incoming head) -> {id: record} the incoming range adds; raises when it fails

@@ -20,10 +20,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
-import pygit2
-
 from ..core.entry import HEX64, MIN_PREFIX, Entry, abbrev, new_entry
 from ..errors import InputError, LifelineError
+from .libgit2 import pygit2
 from .names import NAME_RE, validate_name
 from .repo import GitRepo
 from .store import ENTRIES_DIR, REF_PREFIX, LineStore, list_lines

@@ -12,9 +12,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-import pygit2
-
 from .fanout import Namespace
+from .libgit2 import pygit2
 from .names import NAME_RE
 from .repo import GitRepo
 from .trees import blob_data

@@ -19,10 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-import pygit2
-
 from ..core.entry import abbrev
 from ..core.policy import MAX_POLICY_BYTES, POLICY_PATH, PolicyError, overrides_refused
+from .libgit2 import pygit2
 from .repo import GitRepo
 
 CONFIG_KEY = "lifeline.policyRef"

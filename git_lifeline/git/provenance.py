@@ -68,7 +68,7 @@ def write_trust_file(path: Path, ledger_head: str, trail_head: Optional[str], fo
 def imported_ids(store: "LineStore", head: str, known: Optional[tuple[str, frozenset[str]]] = None) -> frozenset[str]:
     """Ids the import commits reachable from `head` added. `known` (an older head, what it
     held) limits the walk to the commits since, when that head is still in the history."""
-    import pygit2
+    from .libgit2 import pygit2
 
     if known is not None and known[0] == head:
         return known[1]

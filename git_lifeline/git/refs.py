@@ -8,9 +8,8 @@ import os
 import re
 from typing import Optional
 
-import pygit2
-
 from ..errors import LifelineError, RepositoryError
+from .libgit2 import pygit2
 from .repo import GitRepo
 
 HEX40 = re.compile(r"[0-9a-f]{40}")

@@ -13,11 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
-import pygit2
-
 from ..errors import InputError, LifelineError, NotARepoError, explain_with
 from . import command
 from .command import run_git
+from .libgit2 import pygit2
 from .reffiles import common_dir_of, lifeline_dir_of
 
 

@@ -15,11 +15,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
-import pygit2
-
 from ..core.entry import MIN_PREFIX, abbrev, entry_order_key
 from ..errors import InputError
 from .fanout import AppendResult, FanoutLog
+from .libgit2 import pygit2
 from .names import DEFAULT_LINE
 from .namespaces import LEDGER
 from .repo import GitRepo

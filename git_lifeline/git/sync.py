@@ -32,8 +32,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-import pygit2
-
 from ..errors import InputError, LifelineError
 from .command import GitCommandError, git_lines, run_git
 from .fanout import (
@@ -47,6 +45,7 @@ from .fanout import (
     union_of,
 )
 from .integrate import PullLine, integrate_head, relation
+from .libgit2 import pygit2
 from .names import NAME_RE
 from .namespaces import LEDGER, NAMESPACES, REVIEW, names_in_use, namespace_of, tracking_names
 from .repo import GitRepo

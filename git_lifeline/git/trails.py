@@ -13,10 +13,9 @@ from __future__ import annotations
 import re
 from typing import Callable, ContextManager, Optional
 
-import pygit2
-
 from ..core.entry import Entry, abbrev
 from .fanout import FanoutLog
+from .libgit2 import pygit2
 from .namespaces import REVIEW
 from .records import (
     MIN_PID_PREFIX,

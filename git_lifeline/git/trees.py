@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Optional
 
-import pygit2
+from .libgit2 import pygit2
 
 _ENTRY_PATH = re.compile(r"[0-9a-f]{2}/[0-9a-f]{2}/[0-9a-f]{60}")
 _HEX = re.compile(r"[0-9a-f]+")

@@ -31,12 +31,11 @@ import contextlib
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Optional
 
-import pygit2
-
 from ..core.entry import abbrev
 from ..errors import LifelineError
 from .checks import Checks, Problem, Report, added_from_changes, added_records, checks_for
 from .fanout import CorruptionError, FanoutLog, Progress, clash_message, name_clashes, no_progress
+from .libgit2 import pygit2
 from .namespaces import LEDGER, REVIEW, names_in_use
 from .refs import rewound_value
 from .repo import GitRepo

@@ -307,10 +307,11 @@ def test_every_argument_shape_gives_the_normal_paths_answer(warm, args, answered
 
 def test_every_option_of_context_and_of_the_group_is_answered_alike(warm):
     """Options added later are covered too: each is tried with a value of its type."""
+    from git_lifeline.cli.common import all_commands
     from git_lifeline.cli.main import main
 
     group = [p for p in main.params if p.name not in ("version",)]
-    command = main.commands["context"].params
+    command = all_commands(main)["context"].params
     tried = []
     for where, params in (("before", group), ("after", command)):
         for p in params:

@@ -14,11 +14,13 @@ import pytest
 from helpers import ROOT, Via, cli, git, make_entry, subprocess_env
 
 from git_lifeline import __version__
+from git_lifeline.cli.common import all_commands
 from git_lifeline.cli.main import main
 
 MAN_PAGE = ROOT / "man" / "git-lifeline.1"
-COMMANDS = sorted(main.commands)
-VISIBLE = sorted(name for name, cmd in main.commands.items() if not cmd.hidden)  # what -h lists
+EVERY_COMMAND = all_commands(main)  # the group loads each command's module when it is asked for
+COMMANDS = sorted(EVERY_COMMAND)
+VISIBLE = sorted(name for name, cmd in EVERY_COMMAND.items() if not cmd.hidden)  # what -h lists
 
 
 def man_page_commands(text: str) -> set:
@@ -195,7 +197,7 @@ def takes_line_after_its_name(command) -> bool:
 
 def test_every_command_is_classified_as_taking_a_line_or_spanning_the_repository():
     assert LINE_COMMANDS | REPOSITORY_COMMANDS == set(COMMANDS)
-    taking = {name for name, cmd in main.commands.items() if takes_line_after_its_name(cmd)}
+    taking = {name for name, cmd in EVERY_COMMAND.items() if takes_line_after_its_name(cmd)}
     assert taking == LINE_COMMANDS
 
 

@@ -1,0 +1,49 @@
+"""Start-up pays for the command that runs, not for all of them: the group loads a command's
+module of cli/ when it is asked for it (cli/main.py's COMMANDS), so `log` never imports the
+modules of `review`, `sync` or `mcp`, and `--version` opens no repository library at all.
+`--help` and completion still list every command (tests/cli/test_cli.py, test_completion.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from helpers import subprocess_env
+
+from git_lifeline.cli.main import COMMANDS
+
+# Runs the real CLI in this process and writes, on exit, every module it imported.
+PROBE = """
+import atexit, sys
+atexit.register(lambda: sys.stderr.write("\\nloaded: " + " ".join(sorted(sys.modules)) + "\\n"))
+sys.argv = ["git-lifeline", *sys.argv[1:]]
+from git_lifeline.cli import run
+run()
+"""
+
+
+def loaded(cwd, *args: str) -> set:
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, *args], cwd=str(cwd), capture_output=True, text=True, env=subprocess_env()
+    )
+    assert proc.returncode == 0, proc.stderr
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("loaded: "), proc.stderr
+    return set(last[len("loaded: ") :].split())
+
+
+def command_modules(names: set) -> set:
+    return {f"git_lifeline.cli.{COMMANDS[name][0]}" for name in names}
+
+
+def test_log_imports_the_module_of_log_and_of_no_other_command(repo):
+    got = loaded(repo, "log", "--kind", "note", "--summary", "Lazy commands", "--body", "Because.")
+    assert command_modules({"log"}) <= got
+    others = command_modules(set(COMMANDS)) - command_modules({"log"})
+    assert not others & got, sorted(others & got)
+
+
+def test_version_imports_no_command_module_and_no_repository_library(tmp_path):
+    got = loaded(tmp_path, "--version")
+    assert not command_modules(set(COMMANDS)) & got, sorted(command_modules(set(COMMANDS)) & got)
+    assert "pygit2" not in got
