@@ -34,7 +34,7 @@ import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -250,17 +250,83 @@ class GenEntry:
         return self
 
 
+class _Live:
+    """Ids in the order they were added, some later removed: `random.choice` and
+    indexing see only the live ones, in that order, exactly as a list would, but
+    removing one costs O(log n) instead of a scan of the list (a Fenwick tree over
+    the positions). At 1,000,000 entries the list scans of `remove` and `in` were
+    what kept the generator from finishing."""
+
+    def __init__(self) -> None:
+        self._items: list = []  # every id ever added, by position
+        self._tree: list = [0]  # Fenwick tree of live counts, 1-based
+        self._where: dict = {}  # id -> its live positions, oldest first
+        self._live = 0
+
+    def __len__(self) -> int:
+        return self._live
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._where
+
+    def append(self, key: str) -> None:
+        self._items.append(key)
+        i = len(self._items)
+        low = i & -i
+        count, j = 1, i - 1
+        while j > i - low:
+            count += self._tree[j]
+            j -= j & -j
+        self._tree.append(count)
+        self._where.setdefault(key, []).append(i)
+        self._live += 1
+
+    def remove(self, key: str) -> None:
+        places = self._where[key]
+        i = places.pop(0)
+        if not places:
+            del self._where[key]
+        self._live -= 1
+        while i < len(self._tree):
+            self._tree[i] -= 1
+            i += i & -i
+
+    def __getitem__(self, k: int) -> str:
+        """The k-th live id (0-based, negative from the end)."""
+        if k < 0:
+            k += self._live
+        if not 0 <= k < self._live:
+            raise IndexError(k)
+        pos, step, size = 0, 1 << (len(self._items).bit_length()), len(self._items)
+        while step:
+            if pos + step <= size and self._tree[pos + step] <= k:
+                pos += step
+                k -= self._tree[pos]
+            step >>= 1
+        return self._items[pos]
+
+    def pop(self, k: int) -> str:
+        key = self[k]
+        self.remove(key)
+        return key
+
+    def tail(self, n: int) -> list:
+        """The newest `n` live ids, oldest first (a list's `[-n:]`)."""
+        return [self[k] for k in range(max(0, self._live - n), self._live)]
+
+
 @dataclass
 class _Book:
     """What the generator remembers to pick realistic targets."""
 
     head: Optional[str] = None
-    carriers: list = field(default_factory=list)  # decisions/revisions in force (ids)
+    carriers: _Live = field(default_factory=_Live)  # decisions/revisions in force (ids)
     revised: list = field(default_factory=list)  # carriers that are revisions (recent last)
     replaced: dict = field(default_factory=dict)  # revision id -> the carrier it replaced
     subject: dict = field(default_factory=dict)  # carrier id -> its subject text
     depth: dict = field(default_factory=dict)  # revision id -> revisions since the decision
-    opens: list = field(default_factory=list)  # open items still open
+    opens: _Live = field(default_factory=_Live)  # open items still open
+    opens_by_thread: dict = field(default_factory=dict)  # id[:12] -> open items of that prefix
     pins: list = field(default_factory=list)  # live pin notes
     checkpoints: list = field(default_factory=list)  # live checkpoints
     others: list = field(default_factory=list)  # incidents and fixes (correctable)
@@ -273,11 +339,15 @@ class _Book:
 
 
 class Generator:
-    def __init__(self, seed: int = 0, salt: str = "", start: datetime = T0):
+    def __init__(
+        self, seed: int = 0, salt: str = "", start: datetime = T0, sink: Optional[Callable[[GenEntry], None]] = None
+    ):
         self.rng = random.Random(seed)
         self.salt = salt
         self.start = start
-        self.entries: list = []
+        self.entries: list = []  # what was written, oldest first (empty when a sink takes them)
+        self.written = 0
+        self.sink = sink if sink is not None else self.entries.append
         self.book = _Book()
 
     # ---- building blocks -------------------------------------------------------------
@@ -290,13 +360,14 @@ class Generator:
     def _ts(self) -> datetime:
         # strictly increasing, one entry every ~10 minutes (100k entries end before 2025),
         # never on a whole second
-        i = len(self.entries)
+        i = self.written
         return self.start + timedelta(seconds=i * 600 + self.rng.randint(0, 500), microseconds=1 + i % 999_983)
 
     def _emit(self, kind: str, summary: str, body: str, parents: list) -> GenEntry:
         author, agent, provider, model = self._who()
         e = GenEntry(kind, author, agent, provider, model, summary + self.salt, body, parents, self._ts()).seal()
-        self.entries.append(e)
+        self.sink(e)
+        self.written += 1
         self.book.head = e.id
         self.book.count(kind)
         return e
@@ -316,7 +387,7 @@ class Generator:
     def _subject(self) -> str:
         # most decisions are about something new; some come back to a subject already
         # decided (a conflict, until a revision settles it)
-        k = self.rng.randrange(max(40, len(self.entries) // 2))
+        k = self.rng.randrange(max(40, self.written // 2))
         comp = COMPONENTS[k % len(COMPONENTS)]
         aspect = ASPECTS[(k // len(COMPONENTS)) % len(ASPECTS)]
         round_ = k // (len(COMPONENTS) * len(ASPECTS))
@@ -326,7 +397,7 @@ class Generator:
         if self.rng.random() >= THREAD_SHARE:
             return None
         if self.book.opens and self.rng.random() < 0.3:
-            return self.rng.choice(self.book.opens[-20:])[:12]  # work on an open item's thread
+            return self.rng.choice(self.book.opens.tail(20))[:12]  # work on an open item's thread
         return self.rng.choice(THREADS)
 
     def _on_thread(self, thread: Optional[str], kind: str, summary: str, body: str) -> GenEntry:
@@ -334,7 +405,8 @@ class Generator:
             return self._emit(kind, summary, body, self._head())
         head = self.book.thread_heads.get(thread)
         if head is None:
-            opened = [o for o in self.book.opens if o.startswith(thread)]
+            # a thread named by an open item: its 12-character prefix (names never are hex)
+            opened = [o for o in self.book.opens_by_thread.get(thread, ()) if o in self.book.opens]
             head = opened[0] if opened else self.book.head
         e = self._emit(kind, summary, f"thread: {thread}\n\n{body}", [head] if head else [])
         self.book.thread_heads[thread] = e.id
@@ -375,13 +447,14 @@ class Generator:
             self._head(),
         )
         self.book.opens.append(e.id)
+        self.book.opens_by_thread.setdefault(e.id[:12], []).append(e.id)
 
     def checkpoint(self) -> None:
         r = self.rng
         if r.random() < 0.15:
             thread = None  # the main thread
         elif self.book.opens and r.random() < 0.3:
-            thread = r.choice(self.book.opens[-20:])[:12]  # an open item's thread
+            thread = r.choice(self.book.opens.tail(20))[:12]  # an open item's thread
         else:
             thread = r.choice(THREADS)
         comp = r.choice(COMPONENTS)
@@ -496,7 +569,7 @@ class Generator:
         b, r = self.book, self.rng
         if not b.opens:
             return False
-        target = b.opens.pop(r.randrange(len(b.opens)))
+        target = b.opens.pop(r.randrange(len(b.opens)))  # the same draw as on a list
         self._emit(
             "correction",
             "Closed: the open question is answered",
