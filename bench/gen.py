@@ -4,6 +4,7 @@
     python bench/gen.py --scenario chain --size 1000 --out chain.md    # one decision revised 1,000 times
     python bench/gen.py --scenario pairs --size 1000 --out pairs.md    # 1,000 decision+correction pairs
     python bench/gen.py --scenario plain --size 10000 --out plain.md   # the earlier benchmarks' ledger shape
+    python bench/gen.py --size 1000000 --seed 1 --repo REPO --line bench  # straight into git, in packs
 
 Both tools import the same file (`git lifeline import --from`, `lifeline migrate
 --from`), so every measurement compares the same content. Everything is drawn from
@@ -728,14 +729,107 @@ def make(path: Path, scenario: str, size: int, seed: int = 0, salt: str = "", st
     return stats(entries, shapes)
 
 
+def stats_of_counts(counts: dict, total: int) -> dict:
+    """`stats` from the generator's counts, for a ledger streamed to a repository (no list
+    of its entries is kept)."""
+    kinds = {k: v for k, v in counts.items() if k in SHARES or k == "bootstrap"}
+    ordered = sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))
+    n = total or 1
+    return {
+        "entries": total,
+        "kinds": dict(ordered),
+        "shares": {k: round(v / n, 4) for k, v in ordered},
+        "shapes": {k: v for k, v in sorted(counts.items()) if k not in kinds},
+    }
+
+
+def write_repo(
+    repo: Path,
+    scenario: str,
+    size: int,
+    seed: int = 0,
+    line: str = "bench",
+    batch: int = 125_000,
+    salt: str = "",
+    start: datetime = T0,
+) -> dict:
+    """Write the ledger straight into line `line` of the git repository at `repo`, through
+    the importer's own door (git/bulk.py: git fast-import, one pack and one commit per
+    `batch` entries, the ref moved by compare-and-swap), without a LIFELINE.md in between
+    and without holding more than one batch: a 1,000,000-entry markdown file would be
+    ~600 MB, above what `import` reads whole. Every entry is held to every rule on the
+    way (the Entry constructor), as `import` would. Returns the stats and the seconds
+    each stage took."""
+    import time
+
+    from git_lifeline.app.ledger import commit_message
+    from git_lifeline.app.workspace import Workspace
+    from git_lifeline.core.entry import Entry
+    from git_lifeline.git.bulk import BulkWriter
+
+    if scenario not in SCENARIOS:
+        raise ValueError(f"unknown scenario {scenario!r}; known: {', '.join(SCENARIOS)}")
+    if batch < 1:
+        raise ValueError("--batch must be at least 1")
+    led = Workspace.open(str(repo)).ledger(line)
+    pending: list = []
+    commits: list = []
+    t0 = time.perf_counter()
+
+    def flush() -> None:
+        writer = BulkWriter(led.store)
+        try:
+            for e in pending:
+                writer.add(e)
+            result = writer.publish(pending, commit_message)
+        except BaseException:
+            writer.abort()
+            raise
+        commits.append(result.commit)
+        pending.clear()
+
+    def sink(g: GenEntry) -> None:
+        pending.append(
+            Entry(
+                id=g.id,
+                ts=g.ts,
+                kind=g.kind,
+                author=g.author,
+                agent=g.agent,
+                provider=g.provider,
+                model=g.model,
+                summary=g.summary,
+                body=g.body,
+                parents=g.parents,
+            )
+        )
+        if len(pending) >= batch:
+            flush()
+
+    gen = Generator(seed, salt, start, sink=sink)
+    getattr(gen, scenario)(size)
+    if pending:
+        flush()
+    out = stats_of_counts(gen.book.counts, gen.written)
+    out["repository"] = {"line": line, "commits": len(commits), "seconds": round(time.perf_counter() - t0, 1)}
+    return out
+
+
 def main(argv: Optional[list] = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scenario", choices=SCENARIOS, default="realistic")
     ap.add_argument("--size", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", type=Path, required=True)
+    where = ap.add_mutually_exclusive_group(required=True)
+    where.add_argument("--out", type=Path, help="write a LIFELINE.md (both tools import it)")
+    where.add_argument("--repo", type=Path, help="write the entries into this git repository's line")
+    ap.add_argument("--line", default="bench", help="with --repo: the line to write (default: bench)")
+    ap.add_argument("--batch", type=int, default=125_000, help="with --repo: entries per pack and commit")
     args = ap.parse_args(argv)
-    print(json.dumps(make(args.out, args.scenario, args.size, args.seed), indent=1))
+    if args.repo is not None:
+        print(json.dumps(write_repo(args.repo, args.scenario, args.size, args.seed, args.line, args.batch), indent=1))
+    else:
+        print(json.dumps(make(args.out, args.scenario, args.size, args.seed), indent=1))
 
 
 if __name__ == "__main__":
