@@ -165,9 +165,10 @@ def import_from(
     `progress(stage, done, total)` is called while checking and writing.
     """
     from ..core import seed
+    from ..core.seed_check import check_records
     from ..git.lines import LineIndex
 
-    fmt, records = seed.read_source(Path(source))
+    fmt, records = seed.read_source(Path(source))  # a SQLite ledger streams: rows are read as checked
     total = len(records)
     store = led.store
     head = store.head()
@@ -190,7 +191,7 @@ def import_from(
 
     writer = BulkWriter(store)
     try:
-        plan = seed.check_records(
+        plan = check_records(
             counted(records),
             str(source),
             strict=strict,
