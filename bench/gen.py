@@ -5,6 +5,7 @@
     python bench/gen.py --scenario pairs --size 1000 --out pairs.md    # 1,000 decision+correction pairs
     python bench/gen.py --scenario plain --size 10000 --out plain.md   # the earlier benchmarks' ledger shape
     python bench/gen.py --size 1000000 --seed 1 --repo REPO --line bench  # straight into git, in packs
+    python bench/gen.py --size 125000 --seed 2 --salt " (b)" --db part.db  # a lifeline-context SQLite ledger
 
 Both tools import the same file (`git lifeline import --from`, `lifeline migrate
 --from`), so every measurement compares the same content. Everything is drawn from
@@ -815,6 +816,68 @@ def write_repo(
     return out
 
 
+def write_db(path: Path, scenario: str, size: int, seed: int = 0, salt: str = "", start: datetime = T0) -> dict:
+    """Write the ledger as a lifeline-context SQLite ledger (the `entries` and `edges`
+    tables its files hold), streamed: the seed tool's own API takes hours to write a
+    million entries, and its markdown of them is above what `import` reads whole."""
+    import sqlite3
+
+    if scenario not in SCENARIOS:
+        raise ValueError(f"unknown scenario {scenario!r}; known: {', '.join(SCENARIOS)}")
+    path = Path(path)
+    if path.exists():
+        path.unlink()
+    con = sqlite3.connect(path)
+    con.executescript(
+        "CREATE TABLE entries (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT UNIQUE NOT NULL, "
+        "ts TEXT NOT NULL, kind TEXT NOT NULL, dedup_key TEXT, parents TEXT NOT NULL, payload TEXT NOT NULL);"
+        "CREATE TABLE edges (parent_id TEXT NOT NULL, child_id TEXT NOT NULL, PRIMARY KEY (parent_id, child_id));"
+        "CREATE UNIQUE INDEX idx_dedup ON entries(dedup_key) WHERE dedup_key IS NOT NULL;"
+        "CREATE INDEX idx_edges_child ON edges(child_id);"
+    )
+    rows: list = []
+    edges: list = []
+    seen: set = set()
+
+    def flush() -> None:
+        con.executemany(
+            "INSERT INTO entries (id, ts, kind, dedup_key, parents, payload) VALUES (?, ?, ?, NULL, ?, ?)", rows
+        )
+        con.executemany("INSERT OR IGNORE INTO edges VALUES (?, ?)", edges)
+        rows.clear()
+        edges.clear()
+
+    def sink(g: GenEntry) -> None:
+        if g.id in seen:  # the same content twice is one entry in both tools
+            return
+        seen.add(g.id)
+        ts = g.ts.isoformat()
+        doc = {
+            "id": g.id,
+            "ts": ts.replace("+00:00", "Z"),
+            "kind": g.kind,
+            "author": g.author,
+            "agent": g.agent,
+            "provider": g.provider,
+            "model": g.model,
+            "summary": g.summary,
+            "body": g.body,
+            "parents": g.parents,
+            "dedup_key": None,
+        }
+        rows.append((g.id, ts, g.kind, json.dumps(g.parents), json.dumps(doc, separators=(",", ":"))))
+        edges.extend((p, g.id) for p in g.parents)
+        if len(rows) >= 10_000:
+            flush()
+
+    gen = Generator(seed, salt, start, sink=sink)
+    getattr(gen, scenario)(size)
+    flush()
+    con.commit()
+    con.close()
+    return stats_of_counts(gen.book.counts, gen.written)
+
+
 def main(argv: Optional[list] = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scenario", choices=SCENARIOS, default="realistic")
@@ -823,13 +886,18 @@ def main(argv: Optional[list] = None) -> None:
     where = ap.add_mutually_exclusive_group(required=True)
     where.add_argument("--out", type=Path, help="write a LIFELINE.md (both tools import it)")
     where.add_argument("--repo", type=Path, help="write the entries into this git repository's line")
+    where.add_argument("--db", type=Path, help="write a lifeline-context SQLite ledger (both tools read it)")
+    ap.add_argument("--salt", default="", help="appended to every summary: the same shapes, other ids")
     ap.add_argument("--line", default="bench", help="with --repo: the line to write (default: bench)")
     ap.add_argument("--batch", type=int, default=125_000, help="with --repo: entries per pack and commit")
     args = ap.parse_args(argv)
     if args.repo is not None:
-        print(json.dumps(write_repo(args.repo, args.scenario, args.size, args.seed, args.line, args.batch), indent=1))
+        out = write_repo(args.repo, args.scenario, args.size, args.seed, args.line, args.batch, args.salt)
+    elif args.db is not None:
+        out = write_db(args.db, args.scenario, args.size, args.seed, args.salt)
     else:
-        print(json.dumps(make(args.out, args.scenario, args.size, args.seed), indent=1))
+        out = make(args.out, args.scenario, args.size, args.seed, args.salt)
+    print(json.dumps(out, indent=1))
 
 
 if __name__ == "__main__":
