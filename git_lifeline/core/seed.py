@@ -459,10 +459,13 @@ def read_seed_db(path: Path) -> list:
     return list(SeedDb(path))
 
 
-def _db_record(seq: int, row_id: Optional[str], payload: Optional[str], size: Optional[int]) -> SeedRecord:
+def _db_record(seq: int, row_id: str, payload: Optional[str], size: Optional[int]) -> SeedRecord:
     rec = SeedRecord(where=f"seq {seq}", recorded_id=row_id)
     if payload is None and size is not None:
         rec.problem = f"its payload is larger than any entry can be ({size} bytes; at most {MAX_PAYLOAD_BYTES})"
+        return rec
+    if payload is None:
+        rec.problem = "its payload is not JSON (it is NULL)"
         return rec
     try:
         doc = read_json(payload, MAX_PAYLOAD_BYTES)
