@@ -421,9 +421,7 @@ class SeedDb:
             return step()
         except sqlite3.Error as exc:
             if time.monotonic() > self._deadline:
-                raise InputError(
-                    f"{self.path}: reading its entries took longer than {MAX_SEED_SECONDS:g} s"
-                ) from None
+                raise InputError(f"{self.path}: reading its entries took longer than {MAX_SEED_SECONDS:g} s") from None
             raise InputError(
                 f"{self.path} is not a lifeline-context ledger (no readable entries table: {exc})"
             ) from None
