@@ -4,6 +4,8 @@
     python bench/gen.py --scenario chain --size 1000 --out chain.md    # one decision revised 1,000 times
     python bench/gen.py --scenario pairs --size 1000 --out pairs.md    # 1,000 decision+correction pairs
     python bench/gen.py --scenario plain --size 10000 --out plain.md   # the earlier benchmarks' ledger shape
+    python bench/gen.py --size 1000000 --seed 1 --repo REPO --line bench  # straight into git, in packs
+    python bench/gen.py --size 125000 --seed 2 --salt " (b)" --db part.db  # a lifeline-context SQLite ledger
 
 Both tools import the same file (`git lifeline import --from`, `lifeline migrate
 --from`), so every measurement compares the same content. Everything is drawn from
@@ -34,7 +36,7 @@ import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -250,17 +252,83 @@ class GenEntry:
         return self
 
 
+class _Live:
+    """Ids in the order they were added, some later removed: `random.choice` and
+    indexing see only the live ones, in that order, exactly as a list would, but
+    removing one costs O(log n) instead of a scan of the list (a Fenwick tree over
+    the positions). At 1,000,000 entries the list scans of `remove` and `in` were
+    what kept the generator from finishing."""
+
+    def __init__(self) -> None:
+        self._items: list = []  # every id ever added, by position
+        self._tree: list = [0]  # Fenwick tree of live counts, 1-based
+        self._where: dict = {}  # id -> its live positions, oldest first
+        self._live = 0
+
+    def __len__(self) -> int:
+        return self._live
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._where
+
+    def append(self, key: str) -> None:
+        self._items.append(key)
+        i = len(self._items)
+        low = i & -i
+        count, j = 1, i - 1
+        while j > i - low:
+            count += self._tree[j]
+            j -= j & -j
+        self._tree.append(count)
+        self._where.setdefault(key, []).append(i)
+        self._live += 1
+
+    def remove(self, key: str) -> None:
+        places = self._where[key]
+        i = places.pop(0)
+        if not places:
+            del self._where[key]
+        self._live -= 1
+        while i < len(self._tree):
+            self._tree[i] -= 1
+            i += i & -i
+
+    def __getitem__(self, k: int) -> str:
+        """The k-th live id (0-based, negative from the end)."""
+        if k < 0:
+            k += self._live
+        if not 0 <= k < self._live:
+            raise IndexError(k)
+        pos, step, size = 0, 1 << (len(self._items).bit_length()), len(self._items)
+        while step:
+            if pos + step <= size and self._tree[pos + step] <= k:
+                pos += step
+                k -= self._tree[pos]
+            step >>= 1
+        return self._items[pos]
+
+    def pop(self, k: int) -> str:
+        key = self[k]
+        self.remove(key)
+        return key
+
+    def tail(self, n: int) -> list:
+        """The newest `n` live ids, oldest first (a list's `[-n:]`)."""
+        return [self[k] for k in range(max(0, self._live - n), self._live)]
+
+
 @dataclass
 class _Book:
     """What the generator remembers to pick realistic targets."""
 
     head: Optional[str] = None
-    carriers: list = field(default_factory=list)  # decisions/revisions in force (ids)
+    carriers: _Live = field(default_factory=_Live)  # decisions/revisions in force (ids)
     revised: list = field(default_factory=list)  # carriers that are revisions (recent last)
     replaced: dict = field(default_factory=dict)  # revision id -> the carrier it replaced
     subject: dict = field(default_factory=dict)  # carrier id -> its subject text
     depth: dict = field(default_factory=dict)  # revision id -> revisions since the decision
-    opens: list = field(default_factory=list)  # open items still open
+    opens: _Live = field(default_factory=_Live)  # open items still open
+    opens_by_thread: dict = field(default_factory=dict)  # id[:12] -> open items of that prefix
     pins: list = field(default_factory=list)  # live pin notes
     checkpoints: list = field(default_factory=list)  # live checkpoints
     others: list = field(default_factory=list)  # incidents and fixes (correctable)
@@ -273,11 +341,15 @@ class _Book:
 
 
 class Generator:
-    def __init__(self, seed: int = 0, salt: str = "", start: datetime = T0):
+    def __init__(
+        self, seed: int = 0, salt: str = "", start: datetime = T0, sink: Optional[Callable[[GenEntry], None]] = None
+    ):
         self.rng = random.Random(seed)
         self.salt = salt
         self.start = start
-        self.entries: list = []
+        self.entries: list = []  # what was written, oldest first (empty when a sink takes them)
+        self.written = 0
+        self.sink = sink if sink is not None else self.entries.append
         self.book = _Book()
 
     # ---- building blocks -------------------------------------------------------------
@@ -290,13 +362,14 @@ class Generator:
     def _ts(self) -> datetime:
         # strictly increasing, one entry every ~10 minutes (100k entries end before 2025),
         # never on a whole second
-        i = len(self.entries)
+        i = self.written
         return self.start + timedelta(seconds=i * 600 + self.rng.randint(0, 500), microseconds=1 + i % 999_983)
 
     def _emit(self, kind: str, summary: str, body: str, parents: list) -> GenEntry:
         author, agent, provider, model = self._who()
         e = GenEntry(kind, author, agent, provider, model, summary + self.salt, body, parents, self._ts()).seal()
-        self.entries.append(e)
+        self.sink(e)
+        self.written += 1
         self.book.head = e.id
         self.book.count(kind)
         return e
@@ -316,7 +389,7 @@ class Generator:
     def _subject(self) -> str:
         # most decisions are about something new; some come back to a subject already
         # decided (a conflict, until a revision settles it)
-        k = self.rng.randrange(max(40, len(self.entries) // 2))
+        k = self.rng.randrange(max(40, self.written // 2))
         comp = COMPONENTS[k % len(COMPONENTS)]
         aspect = ASPECTS[(k // len(COMPONENTS)) % len(ASPECTS)]
         round_ = k // (len(COMPONENTS) * len(ASPECTS))
@@ -326,7 +399,7 @@ class Generator:
         if self.rng.random() >= THREAD_SHARE:
             return None
         if self.book.opens and self.rng.random() < 0.3:
-            return self.rng.choice(self.book.opens[-20:])[:12]  # work on an open item's thread
+            return self.rng.choice(self.book.opens.tail(20))[:12]  # work on an open item's thread
         return self.rng.choice(THREADS)
 
     def _on_thread(self, thread: Optional[str], kind: str, summary: str, body: str) -> GenEntry:
@@ -334,7 +407,8 @@ class Generator:
             return self._emit(kind, summary, body, self._head())
         head = self.book.thread_heads.get(thread)
         if head is None:
-            opened = [o for o in self.book.opens if o.startswith(thread)]
+            # a thread named by an open item: its 12-character prefix (names never are hex)
+            opened = [o for o in self.book.opens_by_thread.get(thread, ()) if o in self.book.opens]
             head = opened[0] if opened else self.book.head
         e = self._emit(kind, summary, f"thread: {thread}\n\n{body}", [head] if head else [])
         self.book.thread_heads[thread] = e.id
@@ -375,13 +449,14 @@ class Generator:
             self._head(),
         )
         self.book.opens.append(e.id)
+        self.book.opens_by_thread.setdefault(e.id[:12], []).append(e.id)
 
     def checkpoint(self) -> None:
         r = self.rng
         if r.random() < 0.15:
             thread = None  # the main thread
         elif self.book.opens and r.random() < 0.3:
-            thread = r.choice(self.book.opens[-20:])[:12]  # an open item's thread
+            thread = r.choice(self.book.opens.tail(20))[:12]  # an open item's thread
         else:
             thread = r.choice(THREADS)
         comp = r.choice(COMPONENTS)
@@ -496,7 +571,7 @@ class Generator:
         b, r = self.book, self.rng
         if not b.opens:
             return False
-        target = b.opens.pop(r.randrange(len(b.opens)))
+        target = b.opens.pop(r.randrange(len(b.opens)))  # the same draw as on a list
         self._emit(
             "correction",
             "Closed: the open question is answered",
@@ -655,14 +730,174 @@ def make(path: Path, scenario: str, size: int, seed: int = 0, salt: str = "", st
     return stats(entries, shapes)
 
 
+def stats_of_counts(counts: dict, total: int) -> dict:
+    """`stats` from the generator's counts, for a ledger streamed to a repository (no list
+    of its entries is kept)."""
+    kinds = {k: v for k, v in counts.items() if k in SHARES or k == "bootstrap"}
+    ordered = sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))
+    n = total or 1
+    return {
+        "entries": total,
+        "kinds": dict(ordered),
+        "shares": {k: round(v / n, 4) for k, v in ordered},
+        "shapes": {k: v for k, v in sorted(counts.items()) if k not in kinds},
+    }
+
+
+def write_repo(
+    repo: Path,
+    scenario: str,
+    size: int,
+    seed: int = 0,
+    line: str = "bench",
+    batch: int = 125_000,
+    salt: str = "",
+    start: datetime = T0,
+) -> dict:
+    """Write the ledger straight into line `line` of the git repository at `repo`, through
+    the importer's own door (git/bulk.py: git fast-import, one pack and one commit per
+    `batch` entries, the ref moved by compare-and-swap), without a LIFELINE.md in between
+    and without holding more than one batch: a 1,000,000-entry markdown file would be
+    ~600 MB, above what `import` reads whole. Every entry is held to every rule on the
+    way (the Entry constructor), as `import` would. Returns the stats and the seconds
+    each stage took."""
+    import time
+
+    from git_lifeline.app.ledger import commit_message
+    from git_lifeline.app.workspace import Workspace
+    from git_lifeline.core.entry import Entry
+    from git_lifeline.git.bulk import BulkWriter
+
+    if scenario not in SCENARIOS:
+        raise ValueError(f"unknown scenario {scenario!r}; known: {', '.join(SCENARIOS)}")
+    if batch < 1:
+        raise ValueError("--batch must be at least 1")
+    led = Workspace.open(str(repo)).ledger(line)
+    pending: list = []
+    commits: list = []
+    t0 = time.perf_counter()
+
+    def flush() -> None:
+        writer = BulkWriter(led.store)
+        try:
+            for e in pending:
+                writer.add(e)
+            result = writer.publish(pending, commit_message)
+        except BaseException:
+            writer.abort()
+            raise
+        commits.append(result.commit)
+        pending.clear()
+
+    def sink(g: GenEntry) -> None:
+        pending.append(
+            Entry(
+                id=g.id,
+                ts=g.ts,
+                kind=g.kind,
+                author=g.author,
+                agent=g.agent,
+                provider=g.provider,
+                model=g.model,
+                summary=g.summary,
+                body=g.body,
+                parents=g.parents,
+            )
+        )
+        if len(pending) >= batch:
+            flush()
+
+    gen = Generator(seed, salt, start, sink=sink)
+    getattr(gen, scenario)(size)
+    if pending:
+        flush()
+    out = stats_of_counts(gen.book.counts, gen.written)
+    out["repository"] = {"line": line, "commits": len(commits), "seconds": round(time.perf_counter() - t0, 1)}
+    return out
+
+
+def write_db(path: Path, scenario: str, size: int, seed: int = 0, salt: str = "", start: datetime = T0) -> dict:
+    """Write the ledger as a lifeline-context SQLite ledger (the `entries` and `edges`
+    tables its files hold), streamed: the seed tool's own API takes hours to write a
+    million entries, and its markdown of them is above what `import` reads whole."""
+    import sqlite3
+
+    if scenario not in SCENARIOS:
+        raise ValueError(f"unknown scenario {scenario!r}; known: {', '.join(SCENARIOS)}")
+    path = Path(path)
+    if path.exists():
+        path.unlink()
+    con = sqlite3.connect(path)
+    con.executescript(
+        "CREATE TABLE entries (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT UNIQUE NOT NULL, "
+        "ts TEXT NOT NULL, kind TEXT NOT NULL, dedup_key TEXT, parents TEXT NOT NULL, payload TEXT NOT NULL);"
+        "CREATE TABLE edges (parent_id TEXT NOT NULL, child_id TEXT NOT NULL, PRIMARY KEY (parent_id, child_id));"
+        "CREATE UNIQUE INDEX idx_dedup ON entries(dedup_key) WHERE dedup_key IS NOT NULL;"
+        "CREATE INDEX idx_edges_child ON edges(child_id);"
+    )
+    rows: list = []
+    edges: list = []
+    seen: set = set()
+
+    def flush() -> None:
+        con.executemany(
+            "INSERT INTO entries (id, ts, kind, dedup_key, parents, payload) VALUES (?, ?, ?, NULL, ?, ?)", rows
+        )
+        con.executemany("INSERT OR IGNORE INTO edges VALUES (?, ?)", edges)
+        rows.clear()
+        edges.clear()
+
+    def sink(g: GenEntry) -> None:
+        if g.id in seen:  # the same content twice is one entry in both tools
+            return
+        seen.add(g.id)
+        ts = g.ts.isoformat()
+        doc = {
+            "id": g.id,
+            "ts": ts.replace("+00:00", "Z"),
+            "kind": g.kind,
+            "author": g.author,
+            "agent": g.agent,
+            "provider": g.provider,
+            "model": g.model,
+            "summary": g.summary,
+            "body": g.body,
+            "parents": g.parents,
+            "dedup_key": None,
+        }
+        rows.append((g.id, ts, g.kind, json.dumps(g.parents), json.dumps(doc, separators=(",", ":"))))
+        edges.extend((p, g.id) for p in g.parents)
+        if len(rows) >= 10_000:
+            flush()
+
+    gen = Generator(seed, salt, start, sink=sink)
+    getattr(gen, scenario)(size)
+    flush()
+    con.commit()
+    con.close()
+    return stats_of_counts(gen.book.counts, gen.written)
+
+
 def main(argv: Optional[list] = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scenario", choices=SCENARIOS, default="realistic")
     ap.add_argument("--size", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", type=Path, required=True)
+    where = ap.add_mutually_exclusive_group(required=True)
+    where.add_argument("--out", type=Path, help="write a LIFELINE.md (both tools import it)")
+    where.add_argument("--repo", type=Path, help="write the entries into this git repository's line")
+    where.add_argument("--db", type=Path, help="write a lifeline-context SQLite ledger (both tools read it)")
+    ap.add_argument("--salt", default="", help="appended to every summary: the same shapes, other ids")
+    ap.add_argument("--line", default="bench", help="with --repo: the line to write (default: bench)")
+    ap.add_argument("--batch", type=int, default=125_000, help="with --repo: entries per pack and commit")
     args = ap.parse_args(argv)
-    print(json.dumps(make(args.out, args.scenario, args.size, args.seed), indent=1))
+    if args.repo is not None:
+        out = write_repo(args.repo, args.scenario, args.size, args.seed, args.line, args.batch, args.salt)
+    elif args.db is not None:
+        out = write_db(args.db, args.scenario, args.size, args.seed, args.salt)
+    else:
+        out = make(args.out, args.scenario, args.size, args.seed, args.salt)
+    print(json.dumps(out, indent=1))
 
 
 if __name__ == "__main__":

@@ -190,9 +190,10 @@ def import_from(
     `progress(stage, done, total)` is called while checking and writing.
     """
     from ..core import seed, seed_queue
+    from ..core.seed_check import check_records
     from ..git.lines import LineIndex
 
-    fmt, records = seed.read_source(Path(source))
+    fmt, records = seed.read_source(Path(source))  # a SQLite ledger streams: rows are read as checked
     # the review queue is read before anything is written: a .db whose proposals cannot be
     # read (a view, no status column) is refused whole, its entries not half imported
     waiting = seed_queue.read_seed_proposals(Path(source)) if fmt == seed.DB_FORMAT else None
@@ -218,7 +219,7 @@ def import_from(
 
     writer = BulkWriter(store)
     try:
-        plan = seed.check_records(
+        plan = check_records(
             counted(records),
             str(source),
             strict=strict,

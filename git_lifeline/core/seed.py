@@ -25,13 +25,14 @@ import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Optional, Union
+from typing import Callable, Iterable, Iterator, Optional, TypeVar, Union
 
-from ..errors import InputError, LifelineError
-from .entry import HEX64, MAX_BLOB_BYTES, Entry, NaiveTimestamp, abbrev, compute_id, entry_order_key, parse_ts
+from ..errors import InputError
+from .entry import HEX64, MAX_BLOB_BYTES, Entry, abbrev, compute_id
 from .json_input import read_json
 
 SEED_SENTINEL = "<!-- lifeline:end -->"
+T = TypeVar("T")
 # Sizes checked before anything is parsed: a source file is read whole (a 10,000-entry
 # ledger is ~6 MB), a payload holds one entry (and what else the other tool stored).
 MAX_SOURCE_BYTES = 256 << 20
@@ -60,7 +61,7 @@ _LEGACY_RULE = re.compile(r"\n*---\s*\Z")
 class ImportRefused(InputError):
     """The source holds records that cannot be imported faithfully; nothing was written."""
 
-    def __init__(self, source: str, refused: list[tuple[SeedRecord, str]]):
+    def __init__(self, source: str, refused: "list[tuple[SeedRecord, str]]"):
         self.refused = refused
         shown = [f"  {r.label()}: {why}" for r, why in refused[:20]]
         more = [f"  … and {len(refused) - 20} more"] if len(refused) > 20 else []
@@ -96,9 +97,10 @@ class SeedRecord:
 
 
 # ---- reading --------------------------------------------------------------------------
-def read_source(path: Path) -> tuple[str, list[SeedRecord]]:
-    """(format name, records) for a lifeline-context ledger file (a regular file of at
-    most MAX_SOURCE_BYTES, told before a byte of it is parsed)."""
+def read_source(path: Path) -> "tuple[str, Union[list[SeedRecord], SeedDb]]":
+    """(format name, records) for a lifeline-context ledger file: a SQLite ledger is
+    streamed (SeedDb: bounded by rows and time), a markdown one is a regular file of at
+    most MAX_SOURCE_BYTES, told before a byte of it is parsed, read whole."""
     try:
         # non-blocking: opening a FIFO must not wait for a writer (it is refused below)
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -112,12 +114,19 @@ def read_source(path: Path) -> tuple[str, list[SeedRecord]]:
         st = os.fstat(fd)
         if stat.S_ISDIR(st.st_mode):
             raise InputError(f"{path} is a directory: give a LIFELINE.md or a .lifeline/<line>.db file")
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_SOURCE_BYTES:
-            what = "is not a regular file" if not stat.S_ISREG(st.st_mode) else f"has {st.st_size} bytes"
-            raise InputError(f"{path} {what}; a ledger to import is a regular file of at most {MAX_SOURCE_BYTES} bytes")
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(
+                f"{path} is not a regular file; a ledger to import is a regular file of at most "
+                f"{MAX_SOURCE_BYTES} bytes"
+            )
         head = f.read(16)
-        if head == SQLITE_MAGIC:
-            return DB_FORMAT, read_seed_db(path)
+        if head == SQLITE_MAGIC:  # bounded by rows and time, not by size (SeedDb), and streamed
+            return DB_FORMAT, SeedDb(path)
+        if st.st_size > MAX_SOURCE_BYTES:
+            raise InputError(
+                f"{path} has {st.st_size} bytes; a ledger to import is a regular file of at most "
+                f"{MAX_SOURCE_BYTES} bytes"
+            )
         data = head + f.read(MAX_SOURCE_BYTES + 1 - len(head))  # checked again: a file can grow
     if len(data) > MAX_SOURCE_BYTES:
         raise InputError(f"{path} grew past {MAX_SOURCE_BYTES} bytes while it was read")
@@ -365,194 +374,120 @@ def _require_plain_table(con: sqlite3.Connection, path: Path) -> None:
         raise InputError(f"{path} is not a lifeline-context ledger ({what}; only a table is read)")
 
 
+class SeedDb:
+    """The records of a lifeline-context SQLite ledger, in its insertion order (seq), read
+    from the file as they are iterated (a 1,000,000-entry ledger is ~1.5 GB: fetched whole,
+    its rows alone held more than a gigabyte).
+
+    The file's size bounds nothing here (a query's yield is not the file's size), so what
+    is bounded is what the reading can cost: `entries` must be a table that stores its rows
+    (a view or a virtual table computes them, and may compute them without end), at most
+    MAX_SEED_ROWS rows (counted before the first is read, and again while reading), no
+    payload larger than any entry (measured before it is fetched), and at most
+    MAX_SEED_SECONDS spent inside SQLite (the time the caller takes between rows is its
+    own: validating and writing a million entries takes longer than reading them)."""
+
+    BATCH = 1000  # rows fetched at a time
+
+    def __init__(self, path: Path):
+        self.path = path
+        uri = f"{Path(path).resolve().as_uri()}?mode=ro"
+        try:
+            self._con = sqlite3.connect(uri, uri=True)
+        except sqlite3.Error as exc:
+            raise InputError(f"{path}: cannot open the SQLite file: {exc}") from None
+        self._spent = 0.0  # seconds spent inside SQLite so far
+        self._deadline = 0.0
+        self._con.set_progress_handler(lambda: int(time.monotonic() > self._deadline), 10_000)  # non-zero aborts
+        try:
+            self.rows = self._timed(self._count)
+        except BaseException:
+            self._con.close()
+            raise
+        if self.rows > MAX_SEED_ROWS:
+            self._con.close()
+            raise InputError(f"{path} holds more than {MAX_SEED_ROWS} entries; nothing was imported")
+
+    def __len__(self) -> int:
+        return self.rows
+
+    def _count(self) -> int:
+        _require_plain_table(self._con, self.path)
+        return int(self._con.execute("SELECT count(*) FROM entries").fetchone()[0])
+
+    def _timed(self, step: Callable[[], T]) -> T:
+        """One step of SQLite's work, within what is left of the time bound."""
+        start = time.monotonic()
+        self._deadline = start + MAX_SEED_SECONDS - self._spent
+        try:
+            return step()
+        except sqlite3.Error as exc:
+            if time.monotonic() > self._deadline:
+                raise InputError(f"{self.path}: reading its entries took longer than {MAX_SEED_SECONDS:g} s") from None
+            raise InputError(
+                f"{self.path} is not a lifeline-context ledger (no readable entries table: {exc})"
+            ) from None
+        finally:
+            self._spent += time.monotonic() - start
+
+    def __iter__(self) -> Iterator[SeedRecord]:
+        try:
+            # a payload's size is known before it is fetched: no entry is larger than a blob
+            cursor = self._timed(
+                lambda: self._con.execute(
+                    "SELECT seq, id, CASE WHEN length(CAST(payload AS BLOB)) <= ? THEN payload END, "
+                    "length(CAST(payload AS BLOB)) FROM entries ORDER BY seq LIMIT ?",
+                    (MAX_PAYLOAD_BYTES, MAX_SEED_ROWS + 1),
+                )
+            )
+            read = 0
+            while True:
+                rows = self._timed(lambda: cursor.fetchmany(self.BATCH))
+                if not rows:
+                    return
+                read += len(rows)
+                if read > MAX_SEED_ROWS:  # the file grew since it was counted
+                    raise InputError(f"{self.path} holds more than {MAX_SEED_ROWS} entries; nothing was imported")
+                for seq, row_id, payload, size in rows:
+                    yield _db_record(seq, row_id, payload, size)
+        finally:
+            self._con.close()
+
+
 def row_label(prefix: str, value: SqlValue) -> str:
     """Where a SQLite row sits ("seq 3"); a non-integer (a hostile TEXT column) shown escaped."""
     return f"{prefix}{value}" if type(value) is int else f"{prefix}{ascii(value)[:60]}"
 
 
 def read_seed_db(path: Path) -> list[SeedRecord]:
-    """Records of a lifeline-context SQLite ledger, in its insertion order (seq)."""
-    uri = f"{Path(path).resolve().as_uri()}?mode=ro"
+    """Every record of a lifeline-context SQLite ledger (SeedDb, read whole)."""
+    return list(SeedDb(path))
+
+
+def _db_record(seq: SqlValue, row_id: str, payload: Optional[str], size: Optional[int]) -> SeedRecord:
+    rec = SeedRecord(where=row_label("seq ", seq), recorded_id=row_id)
+    if payload is None and size is not None:
+        rec.problem = f"its payload is larger than any entry can be ({size} bytes; at most {MAX_PAYLOAD_BYTES})"
+        return rec
+    if payload is None:
+        rec.problem = "its payload is not JSON (it is NULL)"
+        return rec
     try:
-        con = sqlite3.connect(uri, uri=True)
-    except sqlite3.Error as exc:
-        raise InputError(f"{path}: cannot open the SQLite file: {exc}") from None
-    deadline = time.monotonic() + MAX_SEED_SECONDS
-    con.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)  # non-zero aborts the query
-    try:
-        try:
-            _require_plain_table(con, path)
-            # a payload's size is known before it is fetched: no entry is larger than a blob
-            rows = con.execute(
-                "SELECT seq, id, CASE WHEN length(CAST(payload AS BLOB)) <= ? THEN payload END, "
-                "length(CAST(payload AS BLOB)) FROM entries ORDER BY seq LIMIT ?",
-                (MAX_PAYLOAD_BYTES, MAX_SEED_ROWS + 1),
-            ).fetchall()
-        except sqlite3.Error as exc:
-            if time.monotonic() > deadline:
-                raise InputError(f"{path}: reading its entries took longer than {MAX_SEED_SECONDS:g} s") from None
-            raise InputError(f"{path} is not a lifeline-context ledger (no readable entries table: {exc})") from None
-    finally:
-        con.close()
-    if len(rows) > MAX_SEED_ROWS:
-        raise InputError(f"{path} holds more than {MAX_SEED_ROWS} entries; nothing was imported")
-    records = []
-    for seq, row_id, payload, size in rows:
-        rec = SeedRecord(where=row_label("seq ", seq), recorded_id=row_id)
-        if payload is None and size is not None:
-            rec.problem = f"its payload is larger than any entry can be ({size} bytes; at most {MAX_PAYLOAD_BYTES})"
-            records.append(rec)
-            continue
-        try:
-            doc = read_json(payload, MAX_PAYLOAD_BYTES)
-            if not isinstance(doc, dict):
-                raise ValueError("not an object")
-        except (ValueError, TypeError) as exc:
-            rec.problem = f"its payload is not JSON ({exc})"
-            records.append(rec)
-            continue
-        for name in ("kind", "author", "agent", "provider", "model", "summary", "body", "ts"):
-            value = doc.get(name)
-            if value is not None:
-                setattr(rec, name, value)
-        rec.parents = doc.get("parents") or []
-        rec.dedup_key = doc.get("dedup_key")
-        if doc.get("id") and doc.get("id") != row_id:
-            rec.problem = f"its row id {abbrev(row_id)} differs from its payload id {abbrev(str(doc['id']))}"
-        records.append(rec)
-    return records
-
-
-# ---- checking ---------------------------------------------------------------------------
-@dataclass
-class ImportPlan:
-    entries: list[Entry] = field(default_factory=list)  # valid, matching, to write (source order)
-    mismatched: list[tuple[SeedRecord, str]] = field(default_factory=list)  # (record, recomputed id): skipped
-    skipped: list[tuple[Union[SeedRecord, Entry], str]] = field(
-        default_factory=list
-    )  # (record or entry, why): skipped, not refused
-    duplicates: int = 0  # same id twice in the source
-    unrecorded: int = 0  # records without a recorded id to compare
-    reordered: int = 0  # source order differs from (ts, id) order
-    external: list[tuple[str, str, Optional[str]]] = field(default_factory=list)  # (entry id, parent id, line)
-
-
-def check_records(
-    records: Iterable[SeedRecord],
-    source: str,
-    *,
-    strict: bool,
-    assume_utc: bool,
-    in_line: Callable[[str], bool],
-    elsewhere: Callable[[str], Optional[str]],
-    dedup_used: Optional[Callable[[], dict]] = None,
-    sink: Optional[Callable[[Entry], None]] = None,
-) -> ImportPlan:
-    """Validate every record; raise ImportRefused (nothing written) or return the plan.
-
-    `sink` receives each entry as soon as it is valid (the bulk writer streams it);
-    the caller discards what the sink wrote when this raises.
-    """
-    plan = ImportPlan()
-    refused: list[tuple[SeedRecord, str]] = []
-    by_id: dict[str, Entry] = {}
-    bad_ids: set[str] = set()
-    for rec in records:
-        if rec.problem:
-            refused.append((rec, rec.problem))
-            continue
-        try:
-            # The one builder checks every field's type (naming the first bad one) and every rule;
-            # pydantic's model on top of it cost a third of an import's time and checked nothing more.
-            e = Entry.new(
-                kind=rec.kind,
-                author=rec.author,
-                agent=rec.agent,
-                provider=rec.provider,
-                model=rec.model,
-                summary=rec.summary,
-                body=rec.body,
-                parents=rec.parents,
-                ts=parse_ts(rec.ts, assume_utc),
-                dedup_key=rec.dedup_key,
-                require_why=False,
-                honour_override=False,
-            )  # lifeline-context stores empty bodies; ids must not change
-        except NaiveTimestamp as exc:
-            refused.append((rec, f"{exc} (rerun with --assume-utc if the source wrote UTC)"))
-            continue
-        except LifelineError as exc:
-            refused.append((rec, str(exc)))
-            continue
-        if rec.recorded_id is None:
-            plan.unrecorded += 1
-        elif rec.recorded_id != e.id:
-            plan.mismatched.append((rec, e.id))
-            bad_ids.update({rec.recorded_id, e.id})
-            continue
-        if e.id in by_id:
-            plan.duplicates += 1
-            continue
-        by_id[e.id] = e
-        plan.entries.append(e)
-        if sink is not None and not refused:
-            sink(e)
-    if refused:
-        raise ImportRefused(source, refused)
-    if plan.mismatched and strict:
-        rec, got = plan.mismatched[0]
-        raise InputError(
-            f"{source}: {len(plan.mismatched)} entr{'y' if len(plan.mismatched) == 1 else 'ies'} do not match "
-            f"their recorded id (first: {rec.label()} recomputes to {abbrev(got)}); --strict: nothing was written"
-        )
-    # parents: in the source, the line, or (external anchor) another real line
-    missing: list[tuple[Entry, str]] = []
-    changed = True
-    while changed:
-        changed = False
-        for e in list(plan.entries):
-            for p in e.parents:
-                if p in by_id or in_line(p):
-                    continue
-                home = elsewhere(p)
-                if home is not None:
-                    continue
-                if p in bad_ids:
-                    plan.entries.remove(e)
-                    del by_id[e.id]
-                    bad_ids.add(e.id)
-                    plan.skipped.append((e, f"its parent {abbrev(p)} was skipped"))
-                    changed = True
-                    break
-                missing.append((e, p))
-        if missing:
-            break
-    if missing:
-        refused = [
-            (
-                SeedRecord(where=abbrev(e.id), summary=e.summary),
-                f"its parent {abbrev(p)} is in neither the source, this line, nor another line of this "
-                "repository (import the line that holds it first)",
-            )
-            for e, p in missing
-        ]
-        raise ImportRefused(source, refused)
-    for e in plan.entries:
-        for p in e.parents:
-            if p not in by_id and not in_line(p):
-                plan.external.append((e.id, p, elsewhere(p)))
-    if dedup_used is not None and any(e.dedup_key for e in plan.entries):
-        used = dict(dedup_used())
-        for e in list(plan.entries):
-            if e.dedup_key is None:
-                continue
-            owner = used.setdefault(e.dedup_key, e.id)
-            if owner != e.id:
-                plan.entries.remove(e)
-                plan.skipped.append((e, f"its dedup key is already used by {abbrev(owner)}"))
-    ordered = sorted(plan.entries, key=entry_order_key)
-    plan.reordered = sum(1 for a, b in zip(plan.entries, ordered, strict=True) if a.id != b.id)
-    return plan
+        doc = read_json(payload, MAX_PAYLOAD_BYTES)
+        if not isinstance(doc, dict):
+            raise ValueError("not an object")
+    except (ValueError, TypeError) as exc:
+        rec.problem = f"its payload is not JSON ({exc})"
+        return rec
+    for name in ("kind", "author", "agent", "provider", "model", "summary", "body", "ts"):
+        value = doc.get(name)
+        if value is not None:
+            setattr(rec, name, value)
+    rec.parents = doc.get("parents") or []
+    rec.dedup_key = doc.get("dedup_key")
+    if doc.get("id") and doc.get("id") != row_id:
+        rec.problem = f"its row id {abbrev(row_id)} differs from its payload id {abbrev(str(doc['id']))}"
+    return rec
 
 
 # ---- writing a file lifeline-context reads -----------------------------------------------

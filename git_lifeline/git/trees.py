@@ -73,11 +73,32 @@ def lookup(tree: Optional[pygit2.Tree], key: str) -> Optional[pygit2.Oid]:
     if tree is None:
         return None
     a, b, rest = entry_path(key)
-    try:
-        item = tree[f"{a}/{b}/{rest}"]
-    except KeyError:
-        return None
-    return item.id if item.type_str == "blob" else None
+    first, second = _FANOUT_NAMES.get(a), _FANOUT_NAMES.get(b)
+    if first is None or second is None:  # not a hex id: the plain path lookup
+        try:
+            item = tree[f"{a}/{b}/{rest}"]
+        except KeyError:
+            return None
+        return item.id if item.type_str == "blob" else None
+    # pygit2 (1.21) keeps a reference to every name a Tree is indexed with, and a path
+    # lookup ("a/b/c") leaks native memory too: ~240 bytes per lookup, a gigabyte over an
+    # import into a million-entry line. The fan-out levels are indexed with the 256 shared
+    # names below (a leaked reference to one of them costs nothing); the leaf is scanned.
+    node: pygit2.Tree = tree
+    for name in (first, second):
+        if name not in node:
+            return None
+        child = node[name]
+        if not isinstance(child, pygit2.Tree):
+            return None
+        node = child
+    for stored in node:
+        if stored.name == rest:
+            return stored.id if stored.type_str == "blob" else None
+    return None
+
+
+_FANOUT_NAMES = {f"{i:02x}": f"{i:02x}" for i in range(256)}  # the names of both fan-out levels
 
 
 def lookup_all(repo: pygit2.Repository, tree: Optional[pygit2.Tree], keys: Iterable[str]) -> dict:
