@@ -45,6 +45,7 @@ log = logging.getLogger("git_lifeline.mcp")
 DEFAULT_PORT = 8808
 MAX_BODY_BYTES = 512 * 1024  # an entry's body is at most 64 KiB; JSON escaping may double it
 DEFAULT_RATE = 600  # calls per minute per token (a burst of as many)
+ADDRESS_FACTOR = 4  # an address may spend this many tokens' worth: a team behind one NAT
 MAX_BUCKETS = 10_000
 TRUSTED_PROXIES = ("127.0.0.1", "::1")
 LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
@@ -136,8 +137,11 @@ class HttpGate(Gate):
 
 
 class RateLimit:
-    """A token bucket per bearer token (per client address without one): `per_minute` calls a
-    minute, in bursts of as many. Past it: 429 with Retry-After, before any work is done."""
+    """A token bucket per bearer token and one per client address: `per_minute` calls a minute
+    for a token (in bursts of as many), ADDRESS_FACTOR times that for an address, which every
+    call from it spends, with a token or without. A token is only read here, not verified, so
+    the address bucket is what stops one caller who makes up a new token for every call.
+    Past either: 429 with Retry-After, before any work is done."""
 
     def __init__(self, app: "ASGIApp", per_minute: int):
         self.app = app
@@ -147,19 +151,23 @@ class RateLimit:
         # minute is full again, so dropping it forgets nothing
         self.buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
 
-    def _key(self, scope: "Scope") -> str:
+    def _keys(self, scope: "Scope") -> list[str]:
+        client = scope.get("client") or ("?", 0)  # the real peer behind a trusted proxy (uvicorn)
+        keys = [f"a:{client[0]}"]
         for name, value in scope.get("headers", []):
             if name == b"authorization":
-                return "t:" + hashlib.sha256(value).hexdigest()
-        client = scope.get("client") or ("?", 0)
-        return f"a:{client[0]}"
+                keys.insert(0, "t:" + hashlib.sha256(value).hexdigest())
+                break
+        return keys
 
     def _take(self, key: str) -> float:
         """0 when a call may go, else the seconds until one may."""
+        scale = ADDRESS_FACTOR if key.startswith("a:") else 1
+        rate, capacity = self.rate * scale, self.capacity * scale
         now = time.monotonic()
-        level, then = self.buckets.get(key, (self.capacity, now))
-        level = min(self.capacity, level + (now - then) * self.rate)
-        wait = (1 - level) / self.rate if level < 1 else 0.0
+        level, then = self.buckets.get(key, (capacity, now))
+        level = min(capacity, level + (now - then) * rate)
+        wait = (1 - level) / rate if level < 1 else 0.0
         self.buckets[key] = (level, now) if wait else (level - 1, now)
         self.buckets.move_to_end(key)
         # every call may bring a new key (a made-up token each): never more than the bound,
@@ -168,9 +176,13 @@ class RateLimit:
             self.buckets.popitem(last=False)
         return wait
 
+    def _wait(self, scope: "Scope") -> float:
+        """The longest wait any of the call's buckets asks (each is spent when it lets it go)."""
+        return max(self._take(key) for key in self._keys(scope))
+
     async def __call__(self, scope: "Scope", receive: "Receive", send: "Send") -> None:
         if scope["type"] == "http" and self.rate > 0:
-            wait = self._take(self._key(scope))
+            wait = self._wait(scope)
             if wait:
                 body = json.dumps({"error": "rate_limited", "error_description": "too many requests"}).encode()
                 await send(

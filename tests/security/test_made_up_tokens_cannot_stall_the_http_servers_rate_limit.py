@@ -31,3 +31,36 @@ def test_a_busy_token_is_still_limited_among_many_made_up_ones():
         limit._take(f"t:made-up-{n}")
         waits.append(limit._take("t:busy"))
     assert waits[:60] == [0.0] * 60 and all(w > 0 for w in waits[61:]), "the busy token's 61st call waits"
+
+
+def test_a_new_made_up_token_per_call_is_still_limited_by_its_address():
+    """A token is only read by the rate limit, not verified: a caller who sent a new made-up
+    token with every call got a fresh bucket each time and was never limited at all."""
+    import asyncio
+
+    from git_lifeline.mcp.http import ADDRESS_FACTOR
+
+    async def app(scope, receive, send):
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    limit = RateLimit(app=app, per_minute=10)
+
+    async def call(n: int, address: str) -> int:
+        sent: list = []
+
+        async def send(message):
+            sent.append(message)
+
+        scope = {"type": "http", "client": (address, 40000), "headers": [(b"authorization", f"Bearer x{n}".encode())]}
+        await limit(scope, None, send)
+        return sent[0]["status"]
+
+    async def run() -> tuple[list[int], int]:
+        statuses = [await call(n, "192.0.2.7") for n in range(10 * ADDRESS_FACTOR + 5)]
+        return statuses, await call(9999, "192.0.2.8")
+
+    statuses, other = asyncio.run(run())
+    assert statuses[: 10 * ADDRESS_FACTOR] == [200] * (10 * ADDRESS_FACTOR)
+    assert set(statuses[10 * ADDRESS_FACTOR :]) == {429}, "made-up tokens from one address are limited"
+    assert other == 200, "another address keeps its own bucket"
