@@ -60,10 +60,16 @@ class Writer:
     model: str = "human"
 
     def draft(
-        self, kind: str, summary: str, body: str = "", parents: Iterable[str] = (), allow_secret: Optional[str] = None
+        self,
+        kind: str,
+        summary: str,
+        body: str = "",
+        parents: Iterable[str] = (),
+        allow_secret: Optional[str] = None,
+        thread: Optional[str] = None,
     ) -> Draft:
         """A draft this writer writes (what the verbs that derive an entry build: checkpoint,
-        pin, revise, close...)."""
+        pin, revise, close...; an MCP agent's log and correction)."""
         return Draft(
             kind=kind,
             summary=summary,
@@ -74,6 +80,7 @@ class Writer:
             provider=self.provider,
             model=self.model,
             allow_secret=allow_secret,
+            thread=thread,
         )
 
 

@@ -466,16 +466,8 @@ def build_server(
 
         agent, propose_only = gate.agent(agent), gate.propose_only()  # per request: read here, not on the worker
 
-        draft = Draft(
-            kind=kind,
-            summary=summary,
-            body=body,
-            parents=tuple(parents),
-            thread=thread or None,
-            agent=agent,
-            provider=provider,
-            model=model,
-        )
+        writer = Writer(agent=agent, provider=provider, model=model)
+        draft = writer.draft(kind, summary, body, parents, thread=thread or None)
         return await answer(lambda: written(line, draft, propose_only), writes=True)
 
     @tool(WRITE)
@@ -497,15 +489,7 @@ def build_server(
         text = body.strip()
         if revert:
             text = "action: revert\n\n" + text if text else ""
-        draft = Draft(
-            kind="correction",
-            summary=summary,
-            body=text,
-            parents=(parent_id,),
-            agent=agent,
-            provider=provider,
-            model=model,
-        )
+        draft = Writer(agent=agent, provider=provider, model=model).draft("correction", summary, text, (parent_id,))
         return await answer(lambda: written(line, draft, propose_only), writes=True)
 
     @tool(WRITE)
