@@ -126,6 +126,11 @@ class Checks:
         self.memo = memo  # verify's own verdicts of earlier runs (verdicts.py); never a gate's
         self.keep_records = keep_records  # False: only what the cross-entry checks read (Kept)
         self._parsed: dict[str, Any] = {}  # blob oid -> record (Checks.record), for blobs that passed
+        self._start()
+
+    def _start(self) -> None:
+        """The namespace's own state, set up once the common one is (a hook, so that one
+        constructor takes the arguments)."""
 
     def blob(self, rel: str, oid: pygit2.Oid) -> Optional[tuple[str, str]]:
         """(code, why) when the blob stored at `rel` (below the tree dir) is not a valid record."""
@@ -153,21 +158,13 @@ class Checks:
 class LedgerChecks(Checks):
     bad_code = "bad-entry"
 
-    def __init__(
-        self,
-        log: FanoutLog,
-        hide: list[str],
-        pending: Optional[dict[str, str]] = None,
-        memo: Optional[VerdictMemo] = None,
-        keep_records: bool = True,
-    ):
-        super().__init__(log, hide, pending, memo, keep_records)
+    def _start(self) -> None:
         self._blob_ok: dict[str, Optional[str]] = {}  # blob oid -> problem or None
         self._mistimed: set[str] = set()  # ids already reported bad-time (at the merge that re-dated them)
         self._skew_value: Optional[timedelta] = None
         # a server (pre-receive) or a team (pull, verify) may refuse every override of the
         # secret scan: the repository's own config, or the policy on the trusted ref
-        self._honour_override = overrides_allowed(log.gr)
+        self._honour_override = overrides_allowed(self.log.gr)
 
     def blob(self, rel: str, oid: pygit2.Oid) -> Optional[tuple[str, str]]:
         # What the blob holds is checked once per blob; where it is stored, at every path
@@ -295,15 +292,7 @@ class LedgerChecks(Checks):
 
 
 class TrailChecks(Checks):
-    def __init__(
-        self,
-        log: FanoutLog,
-        hide: list[str],
-        pending: Optional[dict[str, str]] = None,
-        memo: Optional[VerdictMemo] = None,
-        keep_records: bool = True,
-    ):
-        super().__init__(log, hide, pending, memo, keep_records)  # a trail's records are few: all kept
+    def _start(self) -> None:  # a trail's records are few: all kept
         self._checked: dict[tuple[str, str], Optional[str]] = {}  # (blob oid, path) -> problem or None
         self._decisions: Optional[dict[str, list[str]]] = None  # pid -> decision ids of the hidden and walked history
 
