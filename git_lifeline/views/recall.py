@@ -321,6 +321,8 @@ class Hit:
     similarity: Optional[float] = None  # the cosine to the question (semantic recall only)
     answer_score: float = 0.0  # what the answer/refuse decision reads (views/recall_answer.py)
     strength: str = "weak"  # "strong": it answers the question on its own; "weak": related
+    summary_coverage: float = 0.0  # the share of the question's weight matched in its summary
+    specific: bool = False  # it matches the question's rarest concept the ledger uses
 
 
 @dataclass
@@ -456,16 +458,24 @@ def lexical_evidence(db: sqlite3.Connection, query: str, recency: bool = True) -
         (SUMMARY_WEIGHT, BODY_WEIGHT, " OR ".join(f"({c.match_expression()})" for c in cs), CANDIDATES),
     ).fetchall()
     newest = db.execute("SELECT MAX(ts) FROM entries WHERE ok = 1").fetchone()[0]
+    # The question's most specific concept the ledger uses (highest idf among those it has):
+    # a near miss shares the common words of an entry, not this one.
+    used = [n for n, df in enumerate(dfs) if df]
+    rarest = max(used, key=lambda n: (weights[n], -n)) if used else -1
     hits = []
     for entry_id, summary, body, ts, score in rows:
         head, words = _stemmed(entry_id, summary, body)
-        matched = sum(_matched(c, w, head, words) for c, w in zip(cs, weights, strict=True))
+        parts = [_matched(c, w, head, words) for c, w in zip(cs, weights, strict=True)]
+        matched = sum(parts)
+        in_summary = sum(w for c, w, part in zip(cs, weights, parts, strict=True) if part and _matched(c, w, head, head))
         coverage = matched / whole if whole else 0.0
         relevance = -score * (COVERAGE_BASE + coverage) ** 2  # FTS5's bm25() is negative: smaller is better
         if recency and newest:
             age = max(0.0, _days(newest) - _days(ts))
             relevance *= 1.0 + RECENCY_WEIGHT * 2.0 ** (-age / HALF_LIFE_DAYS)
-        hits.append(Hit(entry_id, relevance, coverage))
+        hit = Hit(entry_id, relevance, coverage, summary_coverage=in_summary / whole if whole else 0.0)
+        hit.specific = rarest >= 0 and parts[rarest] > 0.0
+        hits.append(hit)
     hits.sort(key=lambda h: (-h.score, h.id))
     return Lexical(hits, unseen, tuple(c.text for c, df in zip(cs, dfs, strict=True) if not df), total)
 
