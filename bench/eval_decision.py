@@ -27,7 +27,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import eval_blind  # noqa: E402
 
 TESTS_DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
-DOMAINS = ("blind", "blind_fintech", "blind_gameengine", "blind_clinic", "blind_compiler", "blind_logistics", "blind_newsroom")
+DOMAINS = (
+    "blind",
+    "blind_fintech",
+    "blind_gameengine",
+    "blind_clinic",
+    "blind_compiler",
+    "blind_logistics",
+    "blind_newsroom",
+)
 KEEP = 40  # candidates kept per question, in the ranking's order (the decision reads the best few)
 
 
@@ -145,7 +153,9 @@ def weigh(questions: list) -> list:
     return questions
 
 
-def cross_validate(data: dict, engine: str, use: list[int], depth: int, aim: float, weak: float | None, l2: float) -> None:
+def cross_validate(
+    data: dict, engine: str, use: list[int], depth: int, aim: float, weak: float | None, l2: float
+) -> None:
     domains = [d for d, e in data if e == engine]
     by_domain = {d: weigh(data[(d, engine)]) for d in domains}
     print(f"{engine}: features {use}, depth {depth}, aim {aim}, weak {weak}, l2 {l2}")
@@ -158,8 +168,10 @@ def cross_validate(data: dict, engine: str, use: list[int], depth: int, aim: flo
         h5, ab, _, _ = evaluate(by_domain[held], beta, use, floor, weak)
         totals.append((h5, ab))
         print(f"  held out {held:18} hit@5 {h5:.3f} abstention {ab:.3f} (floor {floor:.2f})")
-    print(f"  mean over held-out domains: hit@5 {np.mean([t[0] for t in totals]):.3f} "
-          f"abstention {np.mean([t[1] for t in totals]):.3f}")
+    print(
+        f"  mean over held-out domains: hit@5 {np.mean([t[0] for t in totals]):.3f} "
+        f"abstention {np.mean([t[1] for t in totals]):.3f}"
+    )
     x, y, w = training_rows([q for qs in by_domain.values() for q in qs], use, depth)
     beta = fit_logistic(x, y, w, l2)
     floor = choose_floor(by_domain, beta, use, weak, aim)
@@ -184,6 +196,8 @@ def main() -> None:
     f.add_argument("--aim", type=float, default=0.88)
     f.add_argument("--weak", type=float, default=None)
     f.add_argument("--l2", type=float, default=1.0)
+    f.add_argument("--beta", help="evaluate these coefficients (comma separated) at --floor instead of fitting")
+    f.add_argument("--floor", type=float, default=0.5)
     args = ap.parse_args()
     if args.cmd == "dump":
         for k, v in (("GIT_AUTHOR_NAME", "Eval"), ("GIT_AUTHOR_EMAIL", "eval@example.com")):
@@ -194,6 +208,13 @@ def main() -> None:
     else:
         data = pickle.loads(args.features.read_bytes())
         use = [int(c) for c in args.use.split(",")]
+        if args.beta:
+            beta = np.array([float(b) for b in args.beta.split(",")])
+            for (domain, engine), qs in data.items():
+                if engine == args.engine:
+                    h5, ab, hit, ok = evaluate(qs, beta, use, args.floor, args.weak)
+                    print(f"{domain:18} hit@5 {h5:.3f} ({hit}) abstention {ab:.3f} ({ok})")
+            return
         cross_validate(data, args.engine, use, args.depth, args.aim, args.weak, args.l2)
 
 

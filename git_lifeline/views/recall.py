@@ -78,7 +78,7 @@ UNSEEN_HALF = 10
 ABBREVIATION_FROM = 4  # a word the ledger never uses matches a ledger word it starts with, from 4 letters
 ABBREVIATED = 0.8  # ... and counts for less than the word itself
 COVERAGE_BASE = 0.25  # ranking: -bm25 * (COVERAGE_BASE + coverage)^2 (tune half: hit@1 up, hit@5 equal)
-SEMANTIC_FLOOR = 0.43  # with a model: answered when the best entry's semantic score reaches this
+SEMANTIC_FLOOR = 0.60  # with a model: answered when the best entry's answer probability reaches this
 SEMANTIC_WEIGHT = 0.7  # the fused score: w * cosine + (1 - w) * normalised lexical score
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 # Generic English function words, and the words a question is framed with ("what happens
@@ -467,7 +467,9 @@ def lexical_evidence(db: sqlite3.Connection, query: str, recency: bool = True) -
         head, words = _stemmed(entry_id, summary, body)
         parts = [_matched(c, w, head, words) for c, w in zip(cs, weights, strict=True)]
         matched = sum(parts)
-        in_summary = sum(w for c, w, part in zip(cs, weights, parts, strict=True) if part and _matched(c, w, head, head))
+        in_summary = sum(
+            w for c, w, part in zip(cs, weights, parts, strict=True) if part and _matched(c, w, head, head)
+        )
         coverage = matched / whole if whole else 0.0
         relevance = -score * (COVERAGE_BASE + coverage) ** 2  # FTS5's bm25() is negative: smaller is better
         if recency and newest:

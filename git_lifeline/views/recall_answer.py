@@ -6,9 +6,11 @@ One number per entry decides, per engine (`Answer.floor` is the bar):
 
 - lexical: the entry's coverage (the share of the question's weight its words match) less
   UNSEEN_PENALTY times the share carried by words the ledger never uses (views/recall.py);
-- semantic: its cosine to the question plus SEMANTIC_LEXICAL times that same lexical
-  difference, less SEMANTIC_UNSEEN times the unseen share. One sum, so that neither a word
-  the ledger never uses nor a low cosine vetoes the rest of the evidence.
+- semantic: a logistic model's probability that the entry answers (SEMANTIC_COEFFICIENTS
+  over SEMANTIC_FEATURES: coverage, unseen share, summary share, rarest concept matched,
+  lead over the next coverage, cosine, its z-score among the ledger's cosines, its lead over
+  the fifth cosine), fitted leaving one blind domain out at a time (bench/eval_decision.py).
+  One sum, so that neither a word the ledger never uses nor a low cosine vetoes the rest.
 
 The question is answered when its best entry reaches the floor. A hit at the floor or above
 is `strong` (it answers on its own); one below it but within WEAK_MARGIN (lexical: sharing
@@ -43,9 +45,10 @@ WEAK = "weak"
 NEAREST = 3  # an abstention shows at most this many entries, as not answering
 # The decision's logistic models (intercept, then one coefficient per feature), fitted with
 # bench/eval_decision.py on the seven tuning sets (docs/RECALL.md gives the derivation).
-LEXICAL_COEFFICIENTS: tuple[float, ...] = (-3.0, 8.0, -4.0, 0.0, 0.0, 0.0)
-SEMANTIC_COEFFICIENTS: tuple[float, ...] = (-3.0, 4.0, -4.0, 0.0, 0.0, 0.0, 6.0, 0.0, 0.0)
-WEAK_MARGIN = 0.15  # semantic: a hit within this of the floor is shown as weak
+# Semantic only: the lexical rule (coverage - UNSEEN_PENALTY * unseen >= ANSWER_FLOOR) stayed,
+# no fit of the lexical features beat it leaving one domain out.
+SEMANTIC_COEFFICIENTS: tuple[float, ...] = (-6.385, 5.956, -2.072, 0.742, 0.049, -5.066, 6.498, 0.751, -2.388)
+WEAK_MARGIN = 0.30  # semantic: a hit within this of the floor (in probability) is shown as weak
 
 
 @dataclass
@@ -162,23 +165,21 @@ class Ranked:
     floor: float
 
 
-def ranked(
-    db: sqlite3.Connection, query: str, recency: bool = True, semantic: Optional[Dense] = None
-) -> Ranked:
+def ranked(db: sqlite3.Connection, query: str, recency: bool = True, semantic: Optional[Dense] = None) -> Ranked:
     """The candidates of `query` with their features and answer scores (the decision's
     probability that the entry answers it), before any floor is applied."""
     found = lexical_evidence(db, query, recency)
     if semantic is not None and query.strip() and found.total:
         hits, sims = _fused(db, query, semantic, found)
         rows = semantic_features(found, hits, sims)
-        coefficients, floor = SEMANTIC_COEFFICIENTS, semantic.floor
-    else:
-        hits = list(found.hits)
-        rows = lexical_features(found, hits)
-        coefficients, floor = LEXICAL_COEFFICIENTS, ANSWER_FLOOR
-    for h, row in zip(hits, rows, strict=True):
-        h.answer_score = probability(coefficients, row)
-    return Ranked(found, hits, rows, coefficients is SEMANTIC_COEFFICIENTS, floor)
+        floor = semantic.floor
+        for h, row in zip(hits, rows, strict=True):
+            h.answer_score = probability(SEMANTIC_COEFFICIENTS, row)
+        return Ranked(found, hits, rows, True, floor)
+    hits = list(found.hits)
+    for h in hits:
+        h.answer_score = h.coverage - UNSEEN_PENALTY * found.unseen
+    return Ranked(found, hits, lexical_features(found, hits), False, ANSWER_FLOOR)
 
 
 def _why_not(query: str, found: Lexical, best: Optional[Hit], floor: float, semantic: bool) -> str:
