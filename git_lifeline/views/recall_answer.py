@@ -49,6 +49,15 @@ NEAREST = 3  # an abstention shows at most this many entries, as not answering
 # no fit of the lexical features beat it leaving one domain out.
 SEMANTIC_COEFFICIENTS: tuple[float, ...] = (-6.385, 5.956, -2.072, 0.742, 0.049, -5.066, 6.498, 0.751, -2.388)
 WEAK_MARGIN = 0.30  # semantic: a hit within this of the floor (in probability) is shown as weak
+# A ledger of fewer entries than this has no distribution of cosines to rank a hit against
+# (in two entries the z-score is +-1 and the lead over the "fifth" is over the other entry):
+# there the one-sum rule decides: cosine + SMALL_LEXICAL * (coverage - UNSEEN_PENALTY *
+# unseen) - SMALL_UNSEEN * unseen must reach SMALL_FLOOR, hits within SMALL_WEAK_MARGIN shown.
+RELATIVE_FROM = 20
+SMALL_LEXICAL = 0.5
+SMALL_UNSEEN = 0.4
+SMALL_FLOOR = 0.43
+SMALL_WEAK_MARGIN = 0.15
 
 
 @dataclass
@@ -163,6 +172,7 @@ class Ranked:
     rows: list[list[float]]
     semantic: bool
     floor: float
+    weak_margin: float = WEAK_MARGIN  # semantic: a hit within this of the floor is shown as weak
 
 
 def ranked(db: sqlite3.Connection, query: str, recency: bool = True, semantic: Optional[Dense] = None) -> Ranked:
@@ -173,6 +183,13 @@ def ranked(db: sqlite3.Connection, query: str, recency: bool = True, semantic: O
         hits, sims = _fused(db, query, semantic, found)
         rows = semantic_features(found, hits, sims)
         floor = semantic.floor
+        if found.total < RELATIVE_FROM:
+            for h in hits:
+                lexical_difference = h.coverage - UNSEEN_PENALTY * found.unseen
+                h.answer_score = (
+                    (h.similarity or 0.0) + SMALL_LEXICAL * lexical_difference - SMALL_UNSEEN * found.unseen
+                )
+            return Ranked(found, hits, rows, True, SMALL_FLOOR, SMALL_WEAK_MARGIN)
         for h, row in zip(hits, rows, strict=True):
             h.answer_score = probability(SEMANTIC_COEFFICIENTS, row)
         return Ranked(found, hits, rows, True, floor)
@@ -221,7 +238,7 @@ def answer(
     candidates = ranked(db, query, recency, semantic)
     found, floor, use_semantic = candidates.found, candidates.floor, candidates.semantic
     # semantic: a hit well below the floor is not shown; lexical: every hit shares a word
-    weak_floor = floor - WEAK_MARGIN if use_semantic else float("-inf")
+    weak_floor = floor - candidates.weak_margin if use_semantic else float("-inf")
     ranked_hits = candidates.hits
     for h in ranked_hits:
         h.strength = STRONG if h.answer_score + 1e-9 >= floor else WEAK
