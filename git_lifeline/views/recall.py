@@ -16,8 +16,7 @@ matches everywhere; a paraphrase whose rare words are found by synonyms is answe
 
 Semantic recall (the `[semantic]` extra with a local model, views/semantic.py) adds cosine
 similarity of sentence embeddings: the two scores are fused, and a question is answered when
-its best cosine passes its floor or the lexical rule answers it at a stricter floor (chosen on the blind set,
-docs/RECALL.md).
+its best entry's answer probability (views/recall_answer.py, docs/RECALL.md) reaches its floor.
 
 The decision, each hit's strength and the truth's order (an entry in force ranks above a
 superseded one, and a superseded hit brings the entry that replaced it in front of it) are
@@ -59,11 +58,9 @@ PREFIX_FROM = 4
 # by words the ledger never uses reaches ANSWER_FLOOR: "what is the smartwatch app built
 # with" matches the app and its framework, but "watch" is a word the ledger never uses and
 # pulls it below the floor; "what do we use for async jobs, celery or bullmq?" keeps enough
-# of its weight in the entries to be answered. With a model, one score per entry decides
-# (views/recall_answer.py): cosine + SEMANTIC_LEXICAL * that difference - SEMANTIC_UNSEEN *
-# the unseen share must reach SEMANTIC_FLOOR. Chosen on held-out questions of two domains
-# (the blind set's sixteen files and a second domain's questions, docs/RECALL.md): the highest
-# hit@5 whose abstention stays >= 0.85 on each.
+# of its weight in the entries to be answered. With a model, a logistic model's probability
+# per entry decides (views/recall_answer.py) and must reach SEMANTIC_FLOOR; it was fitted
+# leaving one blind domain out at a time (bench/eval_decision.py, docs/RECALL.md).
 ANSWER_FLOOR = 0.20  # coverage - UNSEEN_PENALTY * unseen share must reach this
 UNSEEN_PENALTY = 0.5  # how much of an unseen word's weight counts against the question
 BODY_ONLY = 0.9  # a concept found only in the why counts for less than one in the summary
