@@ -22,6 +22,7 @@ held-out questions (docs/RECALL.md); the truth decides the order last.
 
 from __future__ import annotations
 
+import heapq
 import math
 import sqlite3
 from dataclasses import dataclass, field
@@ -96,7 +97,7 @@ def semantic_features(found: Lexical, hits: list[Hit], sims: dict[str, float]) -
     values = list(sims.values()) or [0.0]
     mean = sum(values) / len(values)
     spread = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)) or 1.0
-    fifth = sorted(values, reverse=True)[min(4, len(values) - 1)]
+    fifth = heapq.nlargest(5, values)[-1]  # the fifth best, or the last of fewer
     rows = lexical_features(found, hits)
     for row, h in zip(rows, hits, strict=True):
         cosine = h.similarity or 0.0
