@@ -22,6 +22,14 @@ if TYPE_CHECKING:  # annotations only
 PENDING_SHOWN = 20
 
 
+def needs_scope(tool: str, missing: str, resource: bool = False) -> str:
+    """What a token without the scope `tool` needs is told: by the tool's MCP error, the
+    resource's, and the HTTP 403 of the scope challenge (http_scope.py) alike."""
+    if resource:
+        return f"reading the context needs the scope {missing}, which this token does not have"
+    return f"{tool} needs the scope {missing}, which this token does not have; nothing was done"
+
+
 def write_message(out: AgentWrite, replaced: Optional[str] = None) -> str:
     e = out.entry
     pid = out.proposal.short if out.proposal is not None else ""
