@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
-from ..app.text import TRUST_WORDS, abbrev, fence_for, format_ts, md, one_line, trust_tag, who
+from ..app.text import TRUST_WORDS, abbrev, fence_for, format_ts, md, one_line, trust_tag, waiting_tier, who
 from ..errors import InputError
 
 if TYPE_CHECKING:  # annotations only
@@ -135,6 +135,7 @@ def pending_answer(agents: Agents) -> tuple[str, dict[str, object]]:
             "agent": p.content.agent,
             "ts": format_ts(p.record.ts),
             "parents": list(p.content.parents),
+            "trust": waiting_tier(p.content.agent),
         }
         for p in pending
     ]
@@ -145,7 +146,8 @@ def pending_answer(agents: Agents) -> tuple[str, dict[str, object]]:
         )
     else:
         rows = [
-            f"- `[{p.short}]` {p.content.kind}: {md(one_line(p.content.summary))} — by "
+            f"- `[{p.short}]`{trust_tag(waiting_tier(p.content.agent))} {p.content.kind}: "
+            f"{md(one_line(p.content.summary))} — by "
             f"{md(p.content.agent)}, {format_ts(p.record.ts)[:16].replace('T', ' ')}"
             for p in pending[:PENDING_SHOWN]
         ]
