@@ -41,7 +41,7 @@ def evaluate(ledger, data: dict, ids: dict, k: int = 5, recency: bool = True) ->
     db = ledger.cache().ensure(ledger.head())
 
     def ask(q):
-        return recall_answer.search(db, q, k, recency=recency)
+        return recall_answer.answer(db, q, k, recency=recency).hits
 
     answerable = [q for q in data["queries"] if q["expect"]]
     unanswerable = [q for q in data["queries"] if not q["expect"]]

@@ -46,6 +46,12 @@ from git_lifeline.core.entry import compute_id  # noqa: E402
 
 SCENARIOS = ("realistic", "chain", "pairs", "plain")
 T0 = datetime(2023, 1, 1, tzinfo=timezone.utc)
+# Every ledger fits in two years from its start, whatever its size: at one entry every 10
+# minutes a million entries would run to 2042, and verify rightly refuses entries dated in
+# the future of its clock (core/clock.py). Up to ~105k entries the spacing stays 600 s, so
+# those sizes give the same bytes as before.
+SPAN_SECONDS = 2 * 365 * 24 * 3600
+STEP_SECONDS = 600
 
 # Shares of the realistic scenario (bootstrap: the first entry only).
 SHARES = {
@@ -342,9 +348,16 @@ class _Book:
 
 class Generator:
     def __init__(
-        self, seed: int = 0, salt: str = "", start: datetime = T0, sink: Optional[Callable[[GenEntry], None]] = None
+        self,
+        seed: int = 0,
+        salt: str = "",
+        start: datetime = T0,
+        sink: Optional[Callable[[GenEntry], None]] = None,
+        expected: int = 0,
     ):
         self.rng = random.Random(seed)
+        # seconds between entries: `expected` entries end within SPAN_SECONDS of `start`
+        self.step = max(1, min(STEP_SECONDS, SPAN_SECONDS // max(expected, 1)))
         self.salt = salt
         self.start = start
         self.entries: list = []  # what was written, oldest first (empty when a sink takes them)
@@ -360,10 +373,11 @@ class Generator:
         return f"{person} <{email}>", agent, provider, model
 
     def _ts(self) -> datetime:
-        # strictly increasing, one entry every ~10 minutes (100k entries end before 2025),
-        # never on a whole second
+        # strictly increasing (the jitter stays within 5/6 of a step), one entry every
+        # `step` seconds (~10 minutes up to ~105k entries), never on a whole second
         i = self.written
-        return self.start + timedelta(seconds=i * 600 + self.rng.randint(0, 500), microseconds=1 + i % 999_983)
+        jitter = self.rng.randint(0, self.step * 5 // 6)
+        return self.start + timedelta(seconds=i * self.step + jitter, microseconds=1 + i % 999_983)
 
     def _emit(self, kind: str, summary: str, body: str, parents: list) -> GenEntry:
         author, agent, provider, model = self._who()
@@ -692,6 +706,11 @@ class Generator:
         return self.entries
 
 
+def expected_entries(scenario: str, size: int) -> int:
+    """About how many entries `scenario` writes for `size` (pairs: two each)."""
+    return 2 * size if scenario == "pairs" else size + 1
+
+
 def generate(scenario: str, size: int, seed: int = 0, salt: str = "", start: datetime = T0) -> tuple:
     """(entries oldest first, counts of the shapes written) of `scenario`.
 
@@ -700,7 +719,7 @@ def generate(scenario: str, size: int, seed: int = 0, salt: str = "", start: dat
     of the same shape with other ids); `start` is the time of the first entry."""
     if scenario not in SCENARIOS:
         raise ValueError(f"unknown scenario {scenario!r}; known: {', '.join(SCENARIOS)}")
-    g = Generator(seed, salt, start)
+    g = Generator(seed, salt, start, expected=expected_entries(scenario, size))
     entries = getattr(g, scenario)(size)
     return entries, dict(sorted(g.book.counts.items()))
 
@@ -807,7 +826,7 @@ def write_repo(
         if len(pending) >= batch:
             flush()
 
-    gen = Generator(seed, salt, start, sink=sink)
+    gen = Generator(seed, salt, start, sink=sink, expected=expected_entries(scenario, size))
     getattr(gen, scenario)(size)
     if pending:
         flush()
@@ -870,7 +889,7 @@ def write_db(path: Path, scenario: str, size: int, seed: int = 0, salt: str = ""
         if len(rows) >= 10_000:
             flush()
 
-    gen = Generator(seed, salt, start, sink=sink)
+    gen = Generator(seed, salt, start, sink=sink, expected=expected_entries(scenario, size))
     getattr(gen, scenario)(size)
     flush()
     con.commit()

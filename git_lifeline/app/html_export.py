@@ -12,6 +12,7 @@ from ..core.supersession import acting
 from ..core.truth import is_revert
 from ..views.html import SHOWN_CONFLICTS, EntryView, ThreadView, ViewModel, render, status_token
 from .entry_view import reaffirmations_by_decision
+from .provenance import provenance_of
 
 if TYPE_CHECKING:
     from ..core import truth
@@ -42,6 +43,7 @@ def build_view_model(led: "Ledger", now: Optional[datetime] = None) -> ViewModel
     thread_of = {i: key for key, ids in st.threads.items() for i in ids}
     for key, cid in st.checkpoint_ids.items():
         thread_of.setdefault(cid, key)
+    provenance = provenance_of(led)
     views = []
     for e in entries:
         rivals = conflicting.get(e.id)
@@ -54,6 +56,7 @@ def build_view_model(led: "Ledger", now: Optional[datetime] = None) -> ViewModel
                 summary=e.summary,
                 body=e.body,
                 agent=e.agent,
+                trust=provenance.tier(e),
                 parents=tuple(e.parents),
                 thread=thread_of.get(e.id),
                 status=status_token(status_of(st, e.id)),

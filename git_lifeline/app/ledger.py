@@ -9,11 +9,11 @@ write policy choose where the entry goes (agents.py).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
 from ..core import truth
+from ..core.dates import as_of_date
 from ..core.entry import KINDS, abbrev, entry_order_key
 from ..core.status import status_of
 from ..errors import DedupKeyConflict, InputError
@@ -262,13 +262,10 @@ class Ledger:
     def state_as_of(self, when: str) -> truth.State:
         """The truth as the ledger stood then: a date in any form the other date flags take
         (core/dates.py; a bare day means its end), or a ledger commit."""
-        from ..core.dates import FORMS_HELP, DateError, parse_when
+        from ..core.dates import FORMS_HELP
 
         text = when.strip()
-        try:
-            limit: Optional[datetime] = parse_when(text, what="--as-of").end
-        except DateError:
-            limit = None
+        limit = as_of_date(text)
         if limit is not None:
             # Bitemporal: entries recorded by then, with validity windows read at then.
             return truth.reduce(
@@ -406,7 +403,8 @@ class Ledger:
             conflicts=st.conflicting(),
             stale={s.decision: s.mark() for s in findings.stale},
             stale_unknown=findings.unknown_note(),
-            provenance=line_provenance(self.gr, self.store),
+            # as of a date, as the team had reviewed by then: a later approval does not count
+            provenance=line_provenance(self.gr, self.store, as_of_date(as_of) if as_of else None),
         )
         with_history_notes(inp, self.gr, notice)
         return assembled(inp, budget, budget_tokens, self.gr.config_get)

@@ -4,7 +4,8 @@ line's `.trust` file (git/provenance.py) for the next reader, the warm context i
 
 from __future__ import annotations
 
-from typing import Protocol
+from datetime import datetime
+from typing import Optional, Protocol
 
 from ..core.trust import Provenance
 from ..errors import LifelineError
@@ -25,7 +26,9 @@ def provenance_of(led: OneLine) -> Provenance:
     return line_provenance(led.gr, led.store)
 
 
-def line_provenance(gr: GitRepo, store: LineStore) -> Provenance:
+def line_provenance(gr: GitRepo, store: LineStore, until: Optional[datetime] = None) -> Provenance:
+    """`until`: as the line stood then, counting only the approvals recorded by then (read
+    from the whole trail, not kept: a question about the past is asked rarely)."""
     from ..git.trails import ReviewTrail
 
     head = store.head()
@@ -33,6 +36,15 @@ def line_provenance(gr: GitRepo, store: LineStore) -> Provenance:
         return Provenance()
     trail = ReviewTrail(gr, store.name)
     trail_head = trail.head()
+    if until is not None:
+        now = line_provenance(gr, store)
+        if trail_head is None or not now.approved:
+            return now
+        try:
+            by_then = approved_ids(trail, trail_head, until=until)
+        except (LifelineError, KeyError, ValueError):
+            by_then = frozenset()  # as below: a damaged trail approves nothing
+        return Provenance(by_then, now.imported)
     path = trust_file(str(gr.lifeline_dir()), store.name)
     kept = kept_for(path, head, trail_head)
     if kept is not None:

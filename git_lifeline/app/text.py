@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..core.blocks import strip_header
 from ..core.entry import abbrev, format_ts
 from ..core.trust import WORDS as TRUST_WORDS
+from ..core.trust import waiting_tier
 from ..views.context_text import agent_label, md, one_line, trust_tag, who
 from ..views.projection import fence_for
 
@@ -18,6 +19,7 @@ __all__ = [
     "md",
     "one_line",
     "trust_tag",
+    "waiting_tier",
     "who",
     "why_line",
 ]

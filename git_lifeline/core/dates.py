@@ -228,6 +228,15 @@ def header_date_problem(value: str) -> Optional[str]:
 
 
 # ---- validity windows: when a decision with valid-from/valid-until is in force ----
+def as_of_date(when: str) -> Optional[datetime]:
+    """The moment an `--as-of` date names (a bare day: its end), None for what is no date
+    (a commit, which the caller resolves)."""
+    try:
+        return parse_when(when.strip(), what="--as-of").end
+    except DateError:
+        return None
+
+
 def utc_now_key() -> str:
     """Now, as the key validity windows are compared with (UTC, microseconds)."""
     return f"{datetime.now(timezone.utc):%Y-%m-%dT%H:%M:%S.%f}"

@@ -32,6 +32,11 @@ WORDS: dict[Tier, str] = {
 }
 
 
+def waiting_tier(agent: str) -> Tier:
+    """A proposal waiting for review: nobody approved it yet, so an agent's is an agent's claim."""
+    return "human" if agent == "human" else "agent"
+
+
 class Written(Protocol):
     @property
     def id(self) -> str: ...

@@ -10,6 +10,7 @@ What was found is kept in `<line>.trust` beside the line's cache (FORMAT §10) f
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
@@ -89,12 +90,17 @@ def imported_ids(store: "LineStore", head: str, known: Optional[tuple[str, froze
     return frozenset(found)
 
 
-def approved_ids(trail: "ReviewTrail", head: str, known: Optional[tuple[str, frozenset[str]]] = None) -> frozenset[str]:
+def approved_ids(
+    trail: "ReviewTrail",
+    head: str,
+    known: Optional[tuple[str, frozenset[str]]] = None,
+    until: Optional[datetime] = None,
+) -> frozenset[str]:
     """Ids an `approved` or `duplicate` record of the trail at `head` names. `known` (an older
     head, what it named) limits the read to the records added since, when that head is still
     in the history: a direct record is written for every agent's direct write, so the trail
     grows with every checkpoint and is not read whole each time. A record that cannot be read
-    approves nothing."""
+    approves nothing. `until`: only the records dated by then (the whole trail is read)."""
     from .records import check_record_blob
 
     repo = trail.repo
@@ -116,5 +122,6 @@ def approved_ids(trail: "ReviewTrail", head: str, known: Optional[tuple[str, fro
         rid = g.entry_id
         rec, _problem = check_record_blob(trail.line, f"{rid[:2]}/{rid[2:4]}/{rid[4:]}", repo[g.oid].read_raw())
         if rec is not None and rec.type in ("approved", "duplicate") and rec.entry:
-            found.add(rec.entry)
+            if until is None or rec.ts <= until:
+                found.add(rec.entry)
     return frozenset(found)

@@ -61,7 +61,7 @@ class VerdictMemo:
     def __init__(self, path: Optional[Path], known: set):
         self.path = path
         self.known = known
-        self.new: list = []
+        self.added = 0  # verdicts this run added (the keys themselves are in `known` only)
 
     @classmethod
     def open(cls, gr: GitRepo) -> VerdictMemo:
@@ -83,13 +83,13 @@ class VerdictMemo:
         key = verdict_key(e)
         if key not in self.known:
             self.known.add(key)
-            self.new.append(key)
+            self.added += 1
 
     def save(self) -> None:
         """Write the verdicts when this run added any, and drop files of other versions of
         the rules; a directory that cannot be written to keeps nothing, silently (verify
         then judges everything next time, as it did before)."""
-        if not self.new or self.path is None:
+        if not self.added or self.path is None:
             return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -106,4 +106,4 @@ class VerdictMemo:
                     old.unlink(missing_ok=True)
         except OSError:
             return
-        self.new = []
+        self.added = 0

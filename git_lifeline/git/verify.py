@@ -39,12 +39,9 @@ from .libgit2 import pygit2
 from .namespaces import LEDGER, REVIEW, names_in_use
 from .refs import rewound_value
 from .repo import GitRepo
-from .trees import is_entry_path, lookup_all
+from .trees import entry_path, is_entry_path
 from .verdicts import VerdictMemo
-
-
-class _HistoryUnreadable(Exception):
-    """git could not read part of the history (a missing object)."""
+from .verify_diff import HistoryUnreadable, diff_commits
 
 
 def verify_range(
@@ -113,8 +110,8 @@ def verify_range(
     pair = None if one_step else _tree_pair(repo, hide, obj)
     whole: Optional[list] = None
     try:
-        diffs = list(_diff_commits(log.gr, commits, pair))
-    except _HistoryUnreadable as exc:
+        diffs = list(diff_commits(log.gr, commits, pair))
+    except HistoryUnreadable as exc:
         diffs = []
         report.problems.append(
             Problem(
@@ -123,7 +120,9 @@ def verify_range(
             )
         )
     checks.preload(diffs)
-    for cid, changes in diffs:
+    diffs.reverse()  # each commit's changes are dropped once walked: popped from the end
+    while diffs:
+        cid, changes = diffs.pop()
         if cid == pair:
             whole = changes
             continue
@@ -158,28 +157,88 @@ def _tree_name_problems(log: FanoutLog, changes: list, tip_tree: Optional[pygit2
     twice in one tree. git's own fsck refuses such trees, but receive-pack does not run it
     by default; judged by path alone, the copy readers see could carry what the copy
     checked did not (a date, a secret)."""
-    problems = []
+    problems: list = []
     prefix = log.ns.tree_dir + "/"
     named = [
-        (path, new, path[len(prefix) :].replace("/", ""))
+        (path, new)
         for status, _mode, new, path in changes
         if status != "D" and path.startswith(prefix) and is_entry_path(path[len(prefix) :])
     ]
-    found = lookup_all(log.repo, tip_tree, [key for _path, _new, key in named])
+    keys = (path[len(prefix) :].replace("/", "") for path, _new in named)
     seen: set = set()
-    for path, new, key in named:
-        if path in seen:
-            problems.append(Problem("foreign-file", f"{path} is named twice in one tree"))
-        elif found[key] != pygit2.Oid(hex=new):
-            problems.append(
-                Problem(
-                    "foreign-file",
-                    f"{path} is not where a reader finds {abbrev(key)} (a tree "
-                    "entry name holding a slash, or one name given twice)",
-                )
-            )
-        seen.add(path)
+    with _small_object_cache():
+        for (path, new), (key, found) in zip(named, _stored_under(tip_tree, keys), strict=True):
+            _name_problem(path, new, key, found, seen, problems)
     return problems
+
+
+def _name_problem(path: str, new: str, key: str, found: Optional[pygit2.Oid], seen: set, problems: list) -> None:
+    if path in seen:
+        problems.append(Problem("foreign-file", f"{path} is named twice in one tree"))
+    elif found != pygit2.Oid(hex=new):
+        problems.append(
+            Problem(
+                "foreign-file",
+                f"{path} is not where a reader finds {abbrev(key)} (a tree "
+                "entry name holding a slash, or one name given twice)",
+            )
+        )
+    seen.add(path)
+
+
+@contextlib.contextmanager
+def _small_object_cache() -> Iterator[None]:
+    """libgit2's object cache held to 16 MB while every fan-out tree of a line is read once:
+    each is read once, so caching them gains nothing, and libgit2 would keep up to 256 MB
+    of them (~440 bytes an entry: 44 MB at 100k)."""
+    _used, allowed = pygit2.settings.cached_memory
+    pygit2.settings.cache_max_size(min(allowed, 16 << 20))
+    try:
+        yield
+    finally:
+        pygit2.settings.cache_max_size(allowed)
+
+
+# The names of both fan-out levels, one str each: pygit2 (1.21) keeps a reference to every
+# name a Tree is indexed with (see trees.lookup), so only these shared ones index a Tree here.
+_FANOUT_NAMES = {f"{i:02x}": f"{i:02x}" for i in range(256)}
+
+
+def _stored_under(tree: Optional[pygit2.Tree], keys: Iterable[str]) -> Iterator[tuple[str, Optional[pygit2.Oid]]]:
+    """(key, the blob a reader finds under that entry id in `tree`, or None), for ids in
+    path order: each fan-out subtree is read once and its names scanned once, the first of
+    a name winning as in trees.lookup. lookup_all indexed each leaf by its id, and pygit2
+    kept every such name and ~240 bytes of native memory: 1.3 KB an entry at 100k."""
+    first_name: Optional[str] = None
+    second_name: Optional[str] = None
+    first: Optional[pygit2.Tree] = None
+    leaf: dict = {}
+    for key in keys:
+        a, b, rest = entry_path(key)
+        if a != first_name:
+            first_name, first, second_name = a, _fanout_child(tree, a), None
+        if a + b != second_name:
+            second_name, leaf = a + b, {}
+            try:
+                for stored in _fanout_child(first, b) or ():
+                    leaf.setdefault(stored.name, stored.id if stored.type_str == "blob" else None)
+            except (KeyError, ValueError, pygit2.GitError):
+                leaf = {}  # a missing subtree: nothing is found in it
+        yield key, leaf.get(rest)
+
+
+def _fanout_child(tree: Optional[pygit2.Tree], name: str) -> Optional[pygit2.Tree]:
+    """The fan-out subtree `tree` names `name` (two hex digits), or None."""
+    shared = _FANOUT_NAMES.get(name)
+    if tree is None or shared is None:
+        return None
+    try:
+        if shared not in tree:
+            return None
+        child = tree[shared]
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+    return child if isinstance(child, pygit2.Tree) else None
 
 
 def verified_incoming(
@@ -421,68 +480,3 @@ def _tree_pair(repo: pygit2.Repository, hide: list, tip: pygit2.Commit) -> Optio
         return _EMPTY_TREE, str(tip.tree_id)
     base = repo.get(hide[0])
     return (str(base.tree_id), str(tip.tree_id)) if isinstance(base, pygit2.Commit) else None
-
-
-def _diff_commits(gr: GitRepo, commits: list, pair: Optional[tuple] = None) -> Iterator[tuple[Any, list]]:
-    """(commit id, [(status, new mode, new oid, path)]) for each commit against each parent,
-    then, when `pair` (old tree, new tree) is given, (`pair`, its changes).
-
-    One `git diff-tree --stdin` process diffs the whole range: in C, skipping equal
-    subtrees, it is ~6x faster than walking the trees from Python one commit at a
-    time, which made a first pull of a 10k-entry line take tens of seconds.
-    """
-    if not commits:
-        return
-    lines = "".join(f"{c.id}\n" for c in commits) + (f"{pair[0]} {pair[1]}\n" if pair else "")
-    # the objects the refs name, not what refs/replace/* (a pusher can create them on a
-    # server) or a .gitmodules `ignore` rule (a checked-out file) would show in their place
-    proc = gr.git(
-        [
-            "--no-replace-objects",
-            "diff-tree",
-            "--stdin",
-            "-r",
-            "-m",
-            "--root",
-            "--no-renames",
-            "--ignore-submodules=none",
-            "-z",
-        ],
-        input=lines.encode("ascii"),
-        check=False,
-    )
-    if proc.returncode != 0:
-        reason = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise _HistoryUnreadable(reason[-1] if reason else "git diff-tree failed")
-    tokens = proc.stdout.split(b"\0")
-    current, changes, seen = None, [], set()
-    i, n = 0, len(tokens)
-    while i < n:
-        tok = tokens[i]
-        if tok.startswith(b":"):
-            meta = tok[1:].split(b" ")
-            path = tokens[i + 1].decode("utf-8", "surrogateescape") if i + 1 < n else ""
-            changes.append((meta[4].decode()[:1], meta[1].decode(), meta[3].decode(), path))
-            i += 2
-            continue
-        if tok:
-            if current is not None:
-                yield current, changes
-            # a commit's header is its id (then "(from <parent>)" at a merge), ended by NUL; the
-            # pair's is both trees, ended by a newline even under -z
-            head, newline, rest = tok.partition(b"\n")
-            header = head.decode("ascii")
-            current = pair if pair and header == f"{pair[0]} {pair[1]}" else header.split(" ", 1)[0]
-            changes = []
-            seen.add(current)
-            if newline and rest:
-                tokens[i] = rest  # the first change's status line follows the newline
-                continue
-        i += 1
-    if current is not None:
-        yield current, changes
-    for c in commits:  # commits whose tree equals their parents' print nothing
-        if str(c.id) not in seen:
-            yield str(c.id), []
-    if pair and pair not in seen:  # two equal trees
-        yield pair, []

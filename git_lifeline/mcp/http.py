@@ -278,6 +278,8 @@ def build_app(door: Door, opts: HttpOptions) -> "tuple[RateLimit, Replica]":
     )
     if auth is not None and auth.resource_server_url is not None:
         _advertise_scopes(app, auth)
+    if verifier is not None:
+        _challenge_scopes(app)
     return RateLimit(app, opts.rate_per_minute), replica
 
 
@@ -294,6 +296,23 @@ def _advertise_scopes(app: "Starlette", auth: "AuthSettings") -> None:
         resource_url=auth.resource_server_url, authorization_servers=[auth.issuer_url], scopes_supported=list(SCOPES)
     )
     app.router.routes[:] = [route if getattr(r, "path", None) == route.path else r for r in app.router.routes]
+
+
+def _challenge_scopes(app: "Starlette") -> None:
+    """A call the token's scopes do not allow gets the spec's 403 scope challenge
+    (http_scope.py): placed inside the SDK's RequireAuthMiddleware of `/mcp`, where the
+    caller is known, naming the metadata URL that middleware names in its 401."""
+    from mcp.server.auth.middleware.bearer_auth import RequireAuthMiddleware
+
+    from .http_scope import ScopeChallenge
+
+    for route in app.router.routes:
+        endpoint = getattr(route, "endpoint", None)
+        if getattr(route, "path", None) == "/mcp" and isinstance(endpoint, RequireAuthMiddleware):
+            metadata = endpoint.resource_metadata_url
+            endpoint.app = ScopeChallenge(endpoint.app, str(metadata) if metadata else None, MAX_BODY_BYTES)
+            return
+    raise AssertionError("the SDK's /mcp route is not behind its RequireAuthMiddleware")
 
 
 def serve_http(start: Optional[str], line: Optional[str], opts: HttpOptions) -> None:

@@ -221,6 +221,7 @@ def _server_class(gate: Gate) -> "type[MCPServer]":
     from mcp.server.mcpserver.exceptions import ToolError
 
     from .schema import oversized
+    from .text import needs_scope
 
     class LifelineServer(MCPServer):
         """Compact schemas for the client; argument and tool errors in one sentence."""
@@ -243,7 +244,7 @@ def _server_class(gate: Gate) -> "type[MCPServer]":
         ) -> "ToolResult | InputRequiredResult":
             missing = gate.missing_scope(name)
             if missing:
-                raise ToolError(f"{name} needs the scope {missing}, which this token does not have; nothing was done")
+                raise ToolError(needs_scope(name, missing))
             too_large = oversized(name, arguments or {})
             if too_large:
                 raise ToolError(too_large)
@@ -273,6 +274,7 @@ def build_server(
     from mcp.types import CallToolResult, ContentBlock, TextContent, ToolAnnotations
 
     from .. import __version__
+    from .text import needs_scope
 
     gate = gate or Gate()
     server = _server_class(gate)(
@@ -348,7 +350,7 @@ def build_server(
     async def project_context() -> str:
         missing = gate.missing_scope("lifeline_context")
         if missing:
-            raise ResourceError(f"reading the context needs the scope {missing}, which this token does not have")
+            raise ResourceError(needs_scope("lifeline_context", missing, resource=True))
 
         def read() -> str:
             led, notice = door.reading()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
-from ..app.text import TRUST_WORDS, abbrev, fence_for, format_ts, md, one_line, trust_tag, who
+from ..app.text import TRUST_WORDS, abbrev, fence_for, format_ts, md, one_line, trust_tag, waiting_tier, who
 from ..errors import InputError
 
 if TYPE_CHECKING:  # annotations only
@@ -20,6 +20,14 @@ if TYPE_CHECKING:  # annotations only
     from ..app.recall import Found
 
 PENDING_SHOWN = 20
+
+
+def needs_scope(tool: str, missing: str, resource: bool = False) -> str:
+    """What a token without the scope `tool` needs is told: by the tool's MCP error, the
+    resource's, and the HTTP 403 of the scope challenge (http_scope.py) alike."""
+    if resource:
+        return f"reading the context needs the scope {missing}, which this token does not have"
+    return f"{tool} needs the scope {missing}, which this token does not have; nothing was done"
 
 
 def write_message(out: AgentWrite, replaced: Optional[str] = None) -> str:
@@ -127,6 +135,7 @@ def pending_answer(agents: Agents) -> tuple[str, dict[str, object]]:
             "agent": p.content.agent,
             "ts": format_ts(p.record.ts),
             "parents": list(p.content.parents),
+            "trust": waiting_tier(p.content.agent),
         }
         for p in pending
     ]
@@ -137,7 +146,8 @@ def pending_answer(agents: Agents) -> tuple[str, dict[str, object]]:
         )
     else:
         rows = [
-            f"- `[{p.short}]` {p.content.kind}: {md(one_line(p.content.summary))} — by "
+            f"- `[{p.short}]`{trust_tag(waiting_tier(p.content.agent))} {p.content.kind}: "
+            f"{md(one_line(p.content.summary))} — by "
             f"{md(p.content.agent)}, {format_ts(p.record.ts)[:16].replace('T', ' ')}"
             for p in pending[:PENDING_SHOWN]
         ]

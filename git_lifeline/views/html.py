@@ -25,6 +25,7 @@ from typing import Iterable, Optional, Union
 from ..core import adr, blocks
 from ..core.entry import abbrev
 from ..core.status import Status
+from ..core.trust import TAGS, WORDS, Tier
 from . import html_graph
 
 _WHY_LEAD = 420  # characters of a decision's why shown before "full why"
@@ -44,6 +45,7 @@ class EntryView:
     summary: str
     body: str
     agent: str = "human"
+    trust: Tier = "human"  # where it came from (core/trust.py): a mark unless a human wrote it
     parents: tuple[str, ...] = ()
     thread: Optional[str] = None  # thread key (a name, or an open item's id)
     status: str = ""  # status_token of core.status.status_of: in-force, superseded, withdrawn, ...
@@ -130,6 +132,7 @@ def _row(e: EntryView, pos: dict[str, int]) -> list[object]:
         refs(e.conflicts[:SHOWN_CONFLICTS]),
         "" if e.agent == "human" else e.agent,
         e.conflict_count,
+        TAGS[e.trust],
     ]
 
 
@@ -239,6 +242,8 @@ def _marks(e: EntryView) -> str:
         out.append(f'<span class="mark stale" title="{escape(e.stale)}">stale</span>')
     if e.conflicts:
         out.append('<span class="mark conflict">conflict</span>')
+    if TAGS[e.trust]:
+        out.append(f'<span class="mark trust" title="{escape(WORDS[e.trust])}">{TAGS[e.trust]}</span>')
     return "".join(out)
 
 

@@ -16,8 +16,7 @@ matches everywhere; a paraphrase whose rare words are found by synonyms is answe
 
 Semantic recall (the `[semantic]` extra with a local model, views/semantic.py) adds cosine
 similarity of sentence embeddings: the two scores are fused, and a question is answered when
-its best cosine passes its floor or the lexical rule answers it at a stricter floor (chosen on the blind set,
-docs/RECALL.md).
+its best entry's answer probability (views/recall_answer.py, docs/RECALL.md) reaches its floor.
 
 The decision, each hit's strength and the truth's order (an entry in force ranks above a
 superseded one, and a superseded hit brings the entry that replaced it in front of it) are
@@ -59,11 +58,9 @@ PREFIX_FROM = 4
 # by words the ledger never uses reaches ANSWER_FLOOR: "what is the smartwatch app built
 # with" matches the app and its framework, but "watch" is a word the ledger never uses and
 # pulls it below the floor; "what do we use for async jobs, celery or bullmq?" keeps enough
-# of its weight in the entries to be answered. With a model, one score per entry decides
-# (views/recall_answer.py): cosine + SEMANTIC_LEXICAL * that difference - SEMANTIC_UNSEEN *
-# the unseen share must reach SEMANTIC_FLOOR. Chosen on held-out questions of two domains
-# (the blind set's sixteen files and a second domain's questions, docs/RECALL.md): the highest
-# hit@5 whose abstention stays >= 0.85 on each.
+# of its weight in the entries to be answered. With a model, a logistic model's probability
+# per entry decides (views/recall_answer.py) and must reach SEMANTIC_FLOOR; it was fitted
+# leaving one blind domain out at a time (bench/eval_decision.py, docs/RECALL.md).
 ANSWER_FLOOR = 0.20  # coverage - UNSEEN_PENALTY * unseen share must reach this
 UNSEEN_PENALTY = 0.5  # how much of an unseen word's weight counts against the question
 BODY_ONLY = 0.9  # a concept found only in the why counts for less than one in the summary
@@ -78,7 +75,7 @@ UNSEEN_HALF = 10
 ABBREVIATION_FROM = 4  # a word the ledger never uses matches a ledger word it starts with, from 4 letters
 ABBREVIATED = 0.8  # ... and counts for less than the word itself
 COVERAGE_BASE = 0.25  # ranking: -bm25 * (COVERAGE_BASE + coverage)^2 (tune half: hit@1 up, hit@5 equal)
-SEMANTIC_FLOOR = 0.43  # with a model: answered when the best entry's semantic score reaches this
+SEMANTIC_FLOOR = 0.60  # with a model: answered when the best entry's answer probability reaches this
 SEMANTIC_WEIGHT = 0.7  # the fused score: w * cosine + (1 - w) * normalised lexical score
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 # Generic English function words, and the words a question is framed with ("what happens
@@ -321,6 +318,8 @@ class Hit:
     similarity: Optional[float] = None  # the cosine to the question (semantic recall only)
     answer_score: float = 0.0  # what the answer/refuse decision reads (views/recall_answer.py)
     strength: str = "weak"  # "strong": it answers the question on its own; "weak": related
+    summary_coverage: float = 0.0  # the share of the question's weight matched in its summary
+    specific: bool = False  # it matches the question's rarest concept the ledger uses
 
 
 @dataclass
@@ -456,16 +455,26 @@ def lexical_evidence(db: sqlite3.Connection, query: str, recency: bool = True) -
         (SUMMARY_WEIGHT, BODY_WEIGHT, " OR ".join(f"({c.match_expression()})" for c in cs), CANDIDATES),
     ).fetchall()
     newest = db.execute("SELECT MAX(ts) FROM entries WHERE ok = 1").fetchone()[0]
+    # The question's most specific concept the ledger uses (highest idf among those it has):
+    # a near miss shares the common words of an entry, not this one.
+    used = [n for n, df in enumerate(dfs) if df]
+    rarest = max(used, key=lambda n: (weights[n], -n)) if used else -1
     hits = []
     for entry_id, summary, body, ts, score in rows:
         head, words = _stemmed(entry_id, summary, body)
-        matched = sum(_matched(c, w, head, words) for c, w in zip(cs, weights, strict=True))
+        parts = [_matched(c, w, head, words) for c, w in zip(cs, weights, strict=True)]
+        matched = sum(parts)
+        in_summary = sum(
+            w for c, w, part in zip(cs, weights, parts, strict=True) if part and _matched(c, w, head, head)
+        )
         coverage = matched / whole if whole else 0.0
         relevance = -score * (COVERAGE_BASE + coverage) ** 2  # FTS5's bm25() is negative: smaller is better
         if recency and newest:
             age = max(0.0, _days(newest) - _days(ts))
             relevance *= 1.0 + RECENCY_WEIGHT * 2.0 ** (-age / HALF_LIFE_DAYS)
-        hits.append(Hit(entry_id, relevance, coverage))
+        hit = Hit(entry_id, relevance, coverage, summary_coverage=in_summary / whole if whole else 0.0)
+        hit.specific = rarest >= 0 and parts[rarest] > 0.0
+        hits.append(hit)
     hits.sort(key=lambda h: (-h.score, h.id))
     return Lexical(hits, unseen, tuple(c.text for c, df in zip(cs, dfs, strict=True) if not df), total)
 

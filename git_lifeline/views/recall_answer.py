@@ -6,9 +6,11 @@ One number per entry decides, per engine (`Answer.floor` is the bar):
 
 - lexical: the entry's coverage (the share of the question's weight its words match) less
   UNSEEN_PENALTY times the share carried by words the ledger never uses (views/recall.py);
-- semantic: its cosine to the question plus SEMANTIC_LEXICAL times that same lexical
-  difference, less SEMANTIC_UNSEEN times the unseen share. One sum, so that neither a word
-  the ledger never uses nor a low cosine vetoes the rest of the evidence.
+- semantic: a logistic model's probability that the entry answers (SEMANTIC_COEFFICIENTS
+  over SEMANTIC_FEATURES: coverage, unseen share, summary share, rarest concept matched,
+  lead over the next coverage, cosine, its z-score among the ledger's cosines, its lead over
+  the fifth cosine), fitted leaving one blind domain out at a time (bench/eval_decision.py).
+  One sum, so that neither a word the ledger never uses nor a low cosine vetoes the rest.
 
 The question is answered when its best entry reaches the floor. A hit at the floor or above
 is `strong` (it answers on its own); one below it but within WEAK_MARGIN (lexical: sharing
@@ -20,6 +22,8 @@ held-out questions (docs/RECALL.md); the truth decides the order last.
 
 from __future__ import annotations
 
+import heapq
+import math
 import sqlite3
 from dataclasses import dataclass, field
 from typing import Optional
@@ -40,9 +44,21 @@ from .recall import (
 STRONG = "strong"
 WEAK = "weak"
 NEAREST = 3  # an abstention shows at most this many entries, as not answering
-SEMANTIC_LEXICAL = 0.5  # semantic answer score: cosine + this * lexical difference ...
-SEMANTIC_UNSEEN = 0.4  # ... - this * the unseen share
-WEAK_MARGIN = 0.15  # semantic: a hit within this of the floor is shown as weak
+# The decision's logistic models (intercept, then one coefficient per feature), fitted with
+# bench/eval_decision.py on the seven tuning sets (docs/RECALL.md gives the derivation).
+# Semantic only: the lexical rule (coverage - UNSEEN_PENALTY * unseen >= ANSWER_FLOOR) stayed,
+# no fit of the lexical features beat it leaving one domain out.
+SEMANTIC_COEFFICIENTS: tuple[float, ...] = (-6.385, 5.956, -2.072, 0.742, 0.049, -5.066, 6.498, 0.751, -2.388)
+WEAK_MARGIN = 0.30  # semantic: a hit within this of the floor (in probability) is shown as weak
+# A ledger of fewer entries than this has no distribution of cosines to rank a hit against
+# (in two entries the z-score is +-1 and the lead over the "fifth" is over the other entry):
+# there the one-sum rule decides: cosine + SMALL_LEXICAL * (coverage - UNSEEN_PENALTY *
+# unseen) - SMALL_UNSEEN * unseen must reach SMALL_FLOOR, hits within SMALL_WEAK_MARGIN shown.
+RELATIVE_FROM = 20
+SMALL_LEXICAL = 0.5
+SMALL_UNSEEN = 0.4
+SMALL_FLOOR = 0.43
+SMALL_WEAK_MARGIN = 0.15
 
 
 @dataclass
@@ -58,12 +74,41 @@ class Answer:
     floor: float = ANSWER_FLOOR  # the answer score a strong hit reaches
 
 
-def lexical_score(found: Lexical, hit: Hit) -> float:
-    return hit.coverage - UNSEEN_PENALTY * found.unseen
+LEXICAL_FEATURES = ("coverage", "unseen", "summary", "specific", "lead")
+SEMANTIC_FEATURES = LEXICAL_FEATURES + ("cosine", "z", "over_fifth")
 
 
-def semantic_score(found: Lexical, hit: Hit) -> float:
-    return (hit.similarity or 0.0) + SEMANTIC_LEXICAL * lexical_score(found, hit) - SEMANTIC_UNSEEN * found.unseen
+def lexical_features(found: Lexical, hits: list[Hit]) -> list[list[float]]:
+    """Per hit, what the lexical decision reads (LEXICAL_FEATURES): its coverage, the unseen
+    share, the share matched in its summary, whether it matches the question's rarest concept
+    the ledger uses, and its coverage's lead over the best other hit's."""
+    order = sorted((h.coverage for h in hits), reverse=True)
+    first, second = (order + [0.0, 0.0])[:2]
+    rows = []
+    for h in hits:
+        other = second if h.coverage == first else first
+        rows.append([h.coverage, found.unseen, h.summary_coverage, 1.0 if h.specific else 0.0, h.coverage - other])
+    return rows
+
+
+def semantic_features(found: Lexical, hits: list[Hit], sims: dict[str, float]) -> list[list[float]]:
+    """LEXICAL_FEATURES and, per hit, its cosine, that cosine's z-score against the cosines of
+    every entry to this question, and its lead over the fifth best cosine."""
+    values = list(sims.values()) or [0.0]
+    mean = sum(values) / len(values)
+    spread = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)) or 1.0
+    fifth = heapq.nlargest(5, values)[-1]  # the fifth best, or the last of fewer
+    rows = lexical_features(found, hits)
+    for row, h in zip(rows, hits, strict=True):
+        cosine = h.similarity or 0.0
+        row += [cosine, (cosine - mean) / spread, cosine - fifth]
+    return rows
+
+
+def probability(coefficients: tuple[float, ...], row: list[float]) -> float:
+    """The decision's logistic model: coefficients[0] + the rest times the features."""
+    logit = coefficients[0] + sum(c * x for c, x in zip(coefficients[1:], row, strict=True))
+    return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, logit))))
 
 
 def in_truth_order(hits: list[Hit], truth: Optional[Truth], k: int) -> list[Hit]:
@@ -99,9 +144,9 @@ def in_truth_order(hits: list[Hit], truth: Optional[Truth], k: int) -> list[Hit]
     return out[:k]
 
 
-def _fused(db: sqlite3.Connection, query: str, semantic: Dense, found: Lexical) -> list[Hit]:
+def _fused(db: sqlite3.Connection, query: str, semantic: Dense, found: Lexical) -> tuple[list[Hit], dict[str, float]]:
     """The lexical hits (any coverage) and the nearest entries by cosine, ranked by
-    w * cosine + (1 - w) * lexical / best lexical, each with its semantic answer score."""
+    w * cosine + (1 - w) * lexical / best lexical; and every entry's cosine to the question."""
     sims = semantic.similarities(db, query)
     lex = {h.id: h for h in found.hits}
     top = max((h.score for h in lex.values()), default=0.0) or 1.0
@@ -110,11 +155,49 @@ def _fused(db: sqlite3.Connection, query: str, semantic: Dense, found: Lexical) 
     for entry_id in ids:
         h = lex.get(entry_id)
         hit = Hit(entry_id, 0.0, h.coverage if h else 0.0, similarity=sims.get(entry_id, 0.0))
+        if h:
+            hit.summary_coverage, hit.specific = h.summary_coverage, h.specific
         hit.score = SEMANTIC_WEIGHT * (hit.similarity or 0.0) + (1 - SEMANTIC_WEIGHT) * ((h.score / top) if h else 0.0)
-        hit.answer_score = semantic_score(found, hit)
         hits.append(hit)
     hits.sort(key=lambda h: (-h.score, h.id))
-    return hits
+    return hits, sims
+
+
+@dataclass
+class Ranked:
+    """One question's candidates in the ranking's order, each with the features its decision
+    reads (`rows`, in LEXICAL_FEATURES or SEMANTIC_FEATURES order) and its answer score."""
+
+    found: Lexical
+    hits: list[Hit]
+    rows: list[list[float]]
+    semantic: bool
+    floor: float
+    weak_margin: float = WEAK_MARGIN  # semantic: a hit within this of the floor is shown as weak
+
+
+def ranked(db: sqlite3.Connection, query: str, recency: bool = True, semantic: Optional[Dense] = None) -> Ranked:
+    """The candidates of `query` with their features and answer scores (the decision's
+    probability that the entry answers it), before any floor is applied."""
+    found = lexical_evidence(db, query, recency)
+    if semantic is not None and query.strip() and found.total:
+        hits, sims = _fused(db, query, semantic, found)
+        rows = semantic_features(found, hits, sims)
+        floor = semantic.floor
+        if found.total < RELATIVE_FROM:
+            for h in hits:
+                lexical_difference = h.coverage - UNSEEN_PENALTY * found.unseen
+                h.answer_score = (
+                    (h.similarity or 0.0) + SMALL_LEXICAL * lexical_difference - SMALL_UNSEEN * found.unseen
+                )
+            return Ranked(found, hits, rows, True, SMALL_FLOOR, SMALL_WEAK_MARGIN)
+        for h, row in zip(hits, rows, strict=True):
+            h.answer_score = probability(SEMANTIC_COEFFICIENTS, row)
+        return Ranked(found, hits, rows, True, floor)
+    hits = list(found.hits)
+    for h in hits:
+        h.answer_score = h.coverage - UNSEEN_PENALTY * found.unseen
+    return Ranked(found, hits, lexical_features(found, hits), False, ANSWER_FLOOR)
 
 
 def _why_not(query: str, found: Lexical, best: Optional[Hit], floor: float, semantic: bool) -> str:
@@ -153,25 +236,18 @@ def answer(
     lexical."""
     if k <= 0:
         return Answer([], False)
-    found = lexical_evidence(db, query, recency)
-    use_semantic = semantic is not None and bool(query.strip()) and bool(found.total)
-    if semantic is not None and use_semantic:
-        floor = semantic.floor
-        ranked = _fused(db, query, semantic, found)
-        weak_floor = floor - WEAK_MARGIN
-    else:
-        floor = ANSWER_FLOOR
-        ranked = list(found.hits)
-        for h in ranked:
-            h.answer_score = lexical_score(found, h)
-        weak_floor = float("-inf")  # a lexical hit shares at least one of the question's words
-    for h in ranked:
+    candidates = ranked(db, query, recency, semantic)
+    found, floor, use_semantic = candidates.found, candidates.floor, candidates.semantic
+    # semantic: a hit well below the floor is not shown; lexical: every hit shares a word
+    weak_floor = floor - candidates.weak_margin if use_semantic else float("-inf")
+    ranked_hits = candidates.hits
+    for h in ranked_hits:
         h.strength = STRONG if h.answer_score + 1e-9 >= floor else WEAK
-    best = max(ranked, key=lambda h: (h.answer_score, h.score), default=None)
+    best = max(ranked_hits, key=lambda h: (h.answer_score, h.score), default=None)
     if best is None or best.strength != STRONG:
-        nearest = in_truth_order(ranked, truth, NEAREST)
+        nearest = in_truth_order(ranked_hits, truth, NEAREST)
         return Answer([], True, _why_not(query, found, best, floor, use_semantic), nearest, floor)
     # The ranking's order stands: putting strong hits before weak ones cost 2 to 4 points of
     # hit@5 on the blind set (a right answer often matches fewer of the question's words).
-    shown = [h for h in ranked if h.answer_score >= weak_floor]
+    shown = [h for h in ranked_hits if h.answer_score >= weak_floor]
     return Answer(in_truth_order(shown, truth, k), False, floor=floor)

@@ -16,6 +16,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 from hermetic_home import commit_policy, hermetic, repo  # noqa: F401
 from http_fixtures import client, free_port, http_server, post
+from mcp.shared.exceptions import MCPError
 
 from git_lifeline.app.agents import Agents
 from git_lifeline.app.workspace import Workspace
@@ -134,8 +135,8 @@ def test_a_token_without_a_write_scope_neither_sees_nor_calls_the_write_tools(re
             async with client(server.url, reader) as c:
                 names = {t.name for t in (await c.list_tools()).tools}
                 assert "lifeline_context" in names and "lifeline_append" not in names
-                denied = await c.call_tool("lifeline_append", {"kind": "note", "summary": "x", "body": "y"})
-                assert denied.is_error and "lifeline:propose" in denied.content[0].text
+                with pytest.raises(MCPError, match="lifeline:propose"):  # the 403 scope challenge's body
+                    await c.call_tool("lifeline_append", {"kind": "note", "summary": "x", "body": "y"})
                 assert not (await c.call_tool("lifeline_context", {})).is_error
 
         drive(scenario)

@@ -2,7 +2,7 @@
   "use strict";
   /* Field order of each entry in the JSON island (views/html.py, _row). */
   var ID = 0, TS = 1, KIND = 2, AUTHOR = 3, SUMMARY = 4, BODY = 5, PARENTS = 6, THREAD = 7, STATUS = 8,
-      BY = 9, REVERT = 10, STALE = 11, CONFLICTS = 12, AGENT = 13, CONFLICT_COUNT = 14;
+      BY = 9, REVERT = 10, STALE = 11, CONFLICTS = 12, AGENT = 13, CONFLICT_COUNT = 14, TRUST = 15;
   /* PARENTS, BY and CONFLICTS hold positions in the array (or a full id outside it). */
   var FIRST = 120, STEP = 300;
   /* Statuses (views/html.py, status_token) that "hide superseded" hides, and how each
@@ -123,6 +123,7 @@
       if (e[REVERT]) { row.appendChild(mark("revert", "revert")); }
       if (e[STALE]) { row.appendChild(mark("stale", "stale")); }
       if (e[CONFLICTS].length) { row.appendChild(mark("conflict", "conflict")); }
+      if (e[TRUST]) { row.appendChild(mark("trust", e[TRUST])); }
       art.appendChild(row);
       var m = el("div", "meta");
       m.appendChild(document.createTextNode(e[AUTHOR] + (e[AGENT] ? " via " + e[AGENT] : "") + " · "));

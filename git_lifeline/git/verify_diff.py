@@ -1,0 +1,135 @@
+"""git's diff of a range, for verify (verify.verify_range): one `git diff-tree --stdin`
+for every commit of the range against each parent, and the range's base and tip trees."""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import tempfile
+import threading
+from typing import IO, Any, Iterator, Optional, cast
+
+from .command import git_cwd
+from .repo import GitRepo
+
+
+class HistoryUnreadable(Exception):
+    """git could not read part of the history (a missing object)."""
+
+
+def diff_commits(gr: GitRepo, commits: list, pair: Optional[tuple] = None) -> Iterator[tuple[Any, list]]:
+    """(commit id, [(status, new mode, new oid, path)]) for each commit against each parent,
+    then, when `pair` (old tree, new tree) is given, (`pair`, its changes).
+
+    One `git diff-tree --stdin` process diffs the whole range: in C, skipping equal
+    subtrees, it is ~6x faster than walking the trees from Python one commit at a
+    time, which made a first pull of a 10k-entry line take tens of seconds. Its output
+    is parsed as it comes, in chunks: held whole and split at once it was ~400 bytes a
+    change on top of the changes themselves (~800 MB for a million-entry line).
+    """
+    if not commits:
+        return
+    lines = "".join(f"{c.id}\n" for c in commits) + (f"{pair[0]} {pair[1]}\n" if pair else "")
+    # the objects the refs name, not what refs/replace/* (a pusher can create them on a
+    # server) or a .gitmodules `ignore` rule (a checked-out file) would show in their place
+    args = ["--no-replace-objects", "diff-tree", "--stdin", "-r", "-m", "--root", "--no-renames"]
+    args += ["--ignore-submodules=none", "-z"]
+    with tempfile.TemporaryFile() as errors:
+        proc = subprocess.Popen(
+            ["git", "--git-dir", str(gr.git_dir), *args],
+            cwd=git_cwd(str(gr.git_dir), str(gr.workdir) if gr.workdir else None),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+        )
+        feeder = threading.Thread(target=_feed_lines, args=(proc, lines.encode("ascii")), daemon=True)
+        feeder.start()
+        try:
+            diffs = list(_parse_diff_tree(_nul_tokens(cast(IO[bytes], proc.stdout)), pair))
+        finally:
+            if proc.poll() is None and feeder.is_alive():
+                proc.kill()
+            code = proc.wait()
+            feeder.join(timeout=5)
+            cast(IO[bytes], proc.stdout).close()
+        if code != 0:
+            errors.seek(0)
+            reason = errors.read().decode("utf-8", "replace").strip().splitlines()
+            raise HistoryUnreadable(reason[-1] if reason else "git diff-tree failed")
+    seen = set()
+    for current, changes in diffs:
+        seen.add(current)
+        yield current, changes
+    del diffs
+    for c in commits:  # commits whose tree equals their parents' print nothing
+        if str(c.id) not in seen:
+            yield str(c.id), []
+    if pair and pair not in seen:  # two equal trees
+        yield pair, []
+
+
+def _feed_lines(proc: subprocess.Popen, data: bytes) -> None:
+    """diff-tree's input, written beside the reading of its output (a long range's input
+    and output could each fill a pipe)."""
+    stdin = cast(IO[bytes], proc.stdin)
+    try:
+        stdin.write(data)
+    except (BrokenPipeError, ValueError, OSError):
+        pass  # git stopped early: its exit code says why
+    finally:
+        with contextlib.suppress(OSError):
+            stdin.close()
+
+
+def _nul_tokens(out: IO[bytes]) -> Iterator[bytes]:
+    """The NUL-ended tokens of git's `-z` output, read in 256 KB chunks."""
+    rest = b""
+    while True:
+        chunk = out.read1(1 << 18) if hasattr(out, "read1") else out.read(1 << 18)
+        if not chunk:
+            break
+        tokens = (rest + chunk).split(b"\0")
+        rest = tokens.pop()
+        yield from tokens
+    if rest:
+        yield rest
+
+
+# git's modes and statuses, one str each for the whole diff (not one per change)
+_SHARED: dict[bytes, str] = {}
+
+
+def _shared(raw: bytes) -> str:
+    text = _SHARED.get(raw)
+    if text is None:
+        text = raw.decode("ascii", "replace")
+        if len(_SHARED) < 64:  # only git's few modes and letters repeat; anything else is not kept
+            _SHARED[raw] = text
+    return text
+
+
+def _parse_diff_tree(tokens: Iterator[bytes], pair: Optional[tuple]) -> Iterator[tuple[Any, list]]:
+    """(commit id or `pair`, its changes) from diff-tree's tokens, in git's order."""
+    current: Any = None
+    changes: list = []
+    pair_header = f"{pair[0]} {pair[1]}" if pair else None
+    for tok in tokens:
+        if not tok.startswith(b":"):
+            if not tok:
+                continue
+            if current is not None:
+                yield current, changes
+            # a commit's header is its id (then "(from <parent>)" at a merge), ended by NUL; the
+            # pair's is both trees, ended by a newline even under -z
+            head, newline, rest = tok.partition(b"\n")
+            header = head.decode("ascii")
+            current = pair if pair_header is not None and header == pair_header else header.split(" ", 1)[0]
+            changes = []
+            if not (newline and rest):
+                continue
+            tok = rest  # the first change's status line follows the newline
+        meta = tok[1:].split(b" ")
+        path = next(tokens, b"").decode("utf-8", "surrogateescape")
+        changes.append((_shared(meta[4][:1]), _shared(meta[1]), meta[3].decode("ascii"), path))
+    if current is not None:
+        yield current, changes
