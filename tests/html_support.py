@@ -20,7 +20,7 @@ from typing import Optional
 import pytest
 from helpers import DATA, git
 
-from git_lifeline.app.draft import Draft
+from git_lifeline.app.draft import CheckpointDraft, Draft
 from git_lifeline.app.edits import pin
 
 ADR_DATA = DATA / "adr"
@@ -309,13 +309,15 @@ def build_demo(repo: Path, hostile: bool = True) -> dict:
         )
     )
     led.checkpoint(
-        "reconciliation",
-        {
-            "goal": ["Invoices settle from the PSP's late report"],
-            "done": ["CSV import with matching on the PSP reference"],
-            "next": ["Hold reminders while a payment is pending in the CSV"],
-            "blocked": ["Sample files from the PSP for refunds"],
-        },
+        CheckpointDraft(
+            "reconciliation",
+            {
+                "goal": ["Invoices settle from the PSP's late report"],
+                "done": ["CSV import with matching on the PSP reference"],
+                "next": ["Hold reminders while a payment is pending in the CSV"],
+                "blocked": ["Sample files from the PSP for refunds"],
+            },
+        )
     )
     led.log(
         Draft(
@@ -326,7 +328,9 @@ def build_demo(repo: Path, hostile: bool = True) -> dict:
             thread=ids["recon-open"][:12],
         )
     )
-    led.checkpoint(ids["recon-open"][:12], {"next": ["Write the reminder hold"], "tried": ["A fixed 24h delay"]})
+    led.checkpoint(
+        CheckpointDraft(ids["recon-open"][:12], {"next": ["Write the reminder hold"], "tried": ["A fixed 24h delay"]})
+    )
     log(
         "release",
         "release",

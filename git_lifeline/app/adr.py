@@ -67,7 +67,7 @@ def read_adr_dir(directory: Path) -> list[core_adr.Adr]:
         raise InputError(f"{directory}: no such directory")
     if not directory.is_dir():
         raise InputError(f"{directory}: not a directory")
-    from ..git.fs import UnsafeFile, read_bounded
+    from ..git.fs import read_input_text
 
     adrs = []
     try:  # a link is listed (and refused below), whatever it points at
@@ -79,16 +79,11 @@ def read_adr_dir(directory: Path) -> list[core_adr.Adr]:
     for name in names:
         # never through a link (a planted `0002-x.md -> ~/notes.md` would enter the ledger,
         # and travel with the next push), never a device, never unbounded
+        refusal = f"an ADR is a regular file of at most {MAX_ADR_BYTES} bytes; nothing was imported"
         try:
-            text = read_bounded(directory / name, MAX_ADR_BYTES, follow=False).decode("utf-8")
-        except UnsafeFile as exc:
-            raise InputError(
-                f"{exc.strerror}; an ADR is a regular file of at most {MAX_ADR_BYTES} bytes; nothing was imported"
-            ) from None
+            text = read_input_text(directory / name, MAX_ADR_BYTES, refusal, name, follow=False)
         except OSError as exc:
             raise InputError(f"cannot read {directory / name}: {exc.strerror}") from None
-        except UnicodeDecodeError as exc:
-            raise InputError(f"{name}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
         adrs.append(core_adr.parse_adr(name, text))
     if not adrs:
         raise InputError(f"{directory}: no ADR files (NNNN-title.md) in it")

@@ -31,7 +31,7 @@ from ..git.records import (
 )
 from ..git.repo import GitRepo
 from ..git.trails import ReviewTrail, list_trails
-from .draft import Draft, Writer
+from .draft import CheckpointDraft, Draft
 from .ledger import Ledger
 from .workspace import Workspace
 
@@ -287,21 +287,12 @@ class Agents:
         (a caller whose token may only propose) turns a direct write into a proposal."""
         return self.route(self.led.plan_entry(draft), via, propose_only)
 
-    def checkpoint(
-        self,
-        thread: Optional[str],
-        sections: dict[str, list[str]],
-        summary: Optional[str],
-        writer: Writer,
-        via: str = "mcp",
-        allow_secret: Optional[str] = None,
-        propose_only: bool = False,
-    ) -> AgentWrite:
+    def checkpoint(self, draft: CheckpointDraft, via: str = "mcp", propose_only: bool = False) -> AgentWrite:
         """An agent's checkpoint: an unchanged one writes nothing; the rest are routed by the policy."""
         from ..core import blocks
 
         previous = {c.thread: c.entry.id for c in self.led.resume()}
-        planned = self.led.plan_checkpoint(thread, sections, summary, writer, allow_secret)
+        planned = self.led.plan_checkpoint(draft)
         if not planned.new:
             return AgentWrite("unchanged", "", planned.entry, written=False)
         out = self.route(planned.entry, via, propose_only)

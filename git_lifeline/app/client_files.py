@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional, Union
 
 from ..errors import install_hint
 from ..git.fs import UnsafeFile, ensure_excluded, is_tracked, write_in_worktree
@@ -128,22 +128,37 @@ def _our_hook_entries(spec: HookFile, entries: list) -> list:
     return [h for h in hooks if is_our_hook(h.get("command"), spec.wanted, spec.client)]
 
 
-def install_hook(workdir: Path, client: str, launcher: Launcher, gr: Optional[GitRepo] = None) -> FileChange:
-    """The client's session-start hook and its end-of-turn (checkpoint) hook, one file, one write."""
-    specs = [HOOK_FILES[client], STOP_HOOK_FILES[client]]
-    rel = specs[0].path
-    what, path = f"{client}-hooks", workdir / rel
+def _settings_to_change(
+    workdir: Path, rel: str, what: str, launcher: Launcher, gr: Optional[GitRepo], section: str, not_an_object: str
+) -> Union[FileChange, dict[str, Any]]:
+    """The client file's settings, its `section` an object, ready to change; or the change
+    that leaves the file alone: skipped (machine-specific, machine_specific_refusal), or
+    invalid (no JSON object, or `section` is no object: the path followed by `not_an_object`)."""
+    path = workdir / rel
     refusal = machine_specific_refusal(gr, workdir, rel, launcher)
     if refusal is not None:
         return FileChange(what, path, "skipped", refusal)
     doc, problem = _read_settings(path)
-    if problem is None and not isinstance(doc.get("hooks", {}), dict):
-        problem = f"{path}: its hooks are not an object; left it untouched"
-    for spec in specs:
-        if problem is None and not isinstance(doc.get("hooks", {}).get(spec.event, []), list):
-            problem = f"{path}: its {spec.event} hooks are not a list; left it untouched"
+    if problem is None and not isinstance(doc.get(section, {}), dict):
+        problem = f"{path}{not_an_object}"
     if problem is not None:
         return FileChange(what, path, "invalid", problem)
+    return doc
+
+
+def install_hook(workdir: Path, client: str, launcher: Launcher, gr: Optional[GitRepo] = None) -> FileChange:
+    """The client's session-start hook and its end-of-turn (checkpoint) hook, one file, one write."""
+    specs = [HOOK_FILES[client], STOP_HOOK_FILES[client]]
+    what, path = f"{client}-hooks", workdir / specs[0].path
+    doc = _settings_to_change(
+        workdir, specs[0].path, what, launcher, gr, "hooks", ": its hooks are not an object; left it untouched"
+    )
+    if isinstance(doc, FileChange):
+        return doc
+    for spec in specs:
+        if not isinstance(doc.get("hooks", {}).get(spec.event, []), list):
+            problem = f"{path}: its {spec.event} hooks are not a list; left it untouched"
+            return FileChange(what, path, "invalid", problem)
     existed = bool(doc)
     changed = False
     for spec in specs:
@@ -206,14 +221,11 @@ def install_mcp(workdir: Path, client: str, launcher: Launcher, gr: Optional[Git
         return _install_codex_mcp(workdir, launcher, gr)
     rel = MCP_JSON_FILES[client]
     what, path = f"{client}-mcp", workdir / rel
-    refusal = machine_specific_refusal(gr, workdir, rel, launcher)
-    if refusal is not None:
-        return FileChange(what, path, "skipped", refusal)
-    doc, problem = _read_settings(path)
-    if problem is None and not isinstance(doc.get("mcpServers", {}), dict):
-        problem = f"{path} has an mcpServers that is not an object; left it untouched"
-    if problem is not None:
-        return FileChange(what, path, "invalid", problem)
+    doc = _settings_to_change(
+        workdir, rel, what, launcher, gr, "mcpServers", " has an mcpServers that is not an object; left it untouched"
+    )
+    if isinstance(doc, FileChange):
+        return doc
     existed = bool(doc)
     servers = doc.setdefault("mcpServers", {})
     entry, current = launcher.server_entry(), servers.get(SERVER_NAME)

@@ -60,10 +60,16 @@ class Writer:
     model: str = "human"
 
     def draft(
-        self, kind: str, summary: str, body: str = "", parents: Iterable[str] = (), allow_secret: Optional[str] = None
+        self,
+        kind: str,
+        summary: str,
+        body: str = "",
+        parents: Iterable[str] = (),
+        allow_secret: Optional[str] = None,
+        thread: Optional[str] = None,
     ) -> Draft:
         """A draft this writer writes (what the verbs that derive an entry build: checkpoint,
-        pin, revise, close...)."""
+        pin, revise, close...; an MCP agent's log and correction)."""
         return Draft(
             kind=kind,
             summary=summary,
@@ -74,10 +80,42 @@ class Writer:
             provider=self.provider,
             model=self.model,
             allow_secret=allow_secret,
+            thread=thread,
         )
 
 
 HUMAN = Writer()
+
+
+@dataclass(frozen=True)
+class CheckpointDraft:
+    """A checkpoint as asked for: the thread (a name or an open item's id; None: the main
+    thread), its sections (goal, done, next, blocked, tried: single lines each), an own
+    summary (None: one made from the thread and the first item), who writes, and a human's
+    reasoned override of the secret scan. Planned by `Ledger.plan_checkpoint`."""
+
+    thread: Optional[str]
+    sections: dict[str, list[str]]
+    summary: Optional[str] = None
+    writer: Writer = HUMAN
+    allow_secret: Optional[str] = None
+
+    @classmethod
+    def from_options(
+        cls,
+        thread: Optional[str],
+        goal: Iterable[str],
+        done: Iterable[str],
+        next_: Iterable[str],
+        blocked: Iterable[str],
+        tried: Iterable[str],
+        summary: Optional[str],
+        writer: Writer,
+        allow_secret: Optional[str] = None,
+    ) -> CheckpointDraft:
+        """The draft the faces build from their five section options (CLI flags, MCP arguments)."""
+        sections = {"goal": goal, "done": done, "next": next_, "blocked": blocked, "tried": tried}
+        return cls(thread, {name: list(items) for name, items in sections.items()}, summary, writer, allow_secret)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from ..core.entry import abbrev
 from ..errors import InputError
 from ..git.bulk import BulkWriter
 from ..git.fanout import AppendResult
-from ..git.fs import UnsafeFile, read_text_exact, write_atomic
+from ..git.fs import read_input_text, write_atomic
 from .ledger import Ledger, commit_message
 
 if TYPE_CHECKING:
@@ -129,16 +129,11 @@ def migrate(led: Ledger, source: Path, strict: bool = False) -> MigrateReport:
     from ..git.lines import LineIndex
     from ..views import projection
 
+    refusal = f"a projection to migrate is a regular file of at most {MAX_SOURCE_BYTES} bytes"
     try:
-        text = read_text_exact(source, MAX_SOURCE_BYTES)
+        text = read_input_text(source, MAX_SOURCE_BYTES, refusal, str(source))
     except FileNotFoundError:
         raise InputError(f"{source}: no such file") from None
-    except UnsafeFile as exc:
-        raise InputError(
-            f"{exc.strerror}; a projection to migrate is a regular file of at most {MAX_SOURCE_BYTES} bytes"
-        ) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{source}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
     parsed = projection.parse(text, str(source))
     left_out = projection.omitted(text)
     if left_out:

@@ -24,7 +24,7 @@ from ..git.repo import GitRepo
 from ..git.store import LineStore
 from ..views import context as ctx
 from .context_run import assembled, checked_budget
-from .draft import HUMAN, Draft, Headers, Writer
+from .draft import CheckpointDraft, Draft, Headers
 from .projection_file import ProjectionFile
 from .provenance import line_provenance
 from .write_checks import WriteChecks
@@ -474,19 +474,13 @@ class Ledger:
                 self.warnings.append(warning)
         return entry
 
-    def plan_checkpoint(
-        self,
-        thread: Optional[str],
-        sections: dict[str, list[str]],
-        summary: Optional[str] = None,
-        writer: Writer = HUMAN,
-        allow_secret: Optional[str] = None,
-    ) -> Planned:
+    def plan_checkpoint(self, draft: CheckpointDraft) -> Planned:
         """A checkpoint of a thread; not new when the live one already says exactly this."""
         from ..core import blocks
 
-        blocks.refuse_line_break("thread", thread)
-        thread = (thread or truth.MAIN_THREAD).strip()
+        blocks.refuse_line_break("thread", draft.thread)
+        thread = (draft.thread or truth.MAIN_THREAD).strip()
+        sections = draft.sections
         st = self.state()
         key = truth.thread_key(thread, st.fold.opens)
         if not any(sections.get(s) for s in blocks.CHECKPOINT_SECTIONS):
@@ -500,12 +494,12 @@ class Ledger:
         )
         name = st.by_id[key].summary if key in st.by_id else key
         first = next((sections[s][0] for s in ("next", "goal", "blocked", "done", "tried") if sections.get(s)), "")
-        summary = summary or f"checkpoint {name[:60]}: {first}"[:300].strip()
+        summary = draft.summary or f"checkpoint {name[:60]}: {first}"[:300].strip()
         live = st.checkpoints.get(key)
         if live is not None and live.entry.body == body.strip() and live.entry.summary == summary:
             return Planned(live.entry, new=False)
         parents = [st.threads[key][-1]] if st.threads.get(key) else ([key] if key in st.by_id else [])
-        return Planned(self.plan_entry(writer.draft("checkpoint", summary, body, parents, allow_secret)))
+        return Planned(self.plan_entry(draft.writer.draft("checkpoint", summary, body, parents, draft.allow_secret)))
 
     # ---- persisting ----------------------------------------------------------------
     def _dedup_hit(self, e: Entry, head: Optional[str]) -> bool:
@@ -546,15 +540,8 @@ class Ledger:
     def log(self, draft: Draft) -> LogOutcome:
         return self.persist(self.plan_entry(draft))
 
-    def checkpoint(
-        self,
-        thread: Optional[str],
-        sections: dict[str, list[str]],
-        summary: Optional[str] = None,
-        writer: Writer = HUMAN,
-        allow_secret: Optional[str] = None,
-    ) -> LogOutcome:
-        planned = self.plan_checkpoint(thread, sections, summary, writer, allow_secret)
+    def checkpoint(self, draft: CheckpointDraft) -> LogOutcome:
+        planned = self.plan_checkpoint(draft)
         return self.persist(planned.entry) if planned.new else self.unchanged(planned)
 
     def render(self) -> Path:

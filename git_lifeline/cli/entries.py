@@ -372,21 +372,15 @@ def checkpoint(
     allow_secret: Optional[str],
 ) -> None:
     """Record where work stopped on a thread (the next session resumes from it)."""
-    sections = {
-        "goal": list(goal),
-        "done": list(done),
-        "next": list(next_),
-        "blocked": list(blocked),
-        "tried": list(tried),
-    }
-    from ..app.draft import Writer
+    from ..app.draft import CheckpointDraft, Writer
 
     writer = Writer(agent=agent, provider=provider, model=model)
+    draft = CheckpointDraft.from_options(thread, goal, done, next_, blocked, tried, summary, writer, allow_secret)
     if agent != "human":
         from .review import agent_checkpoint
 
-        return agent_checkpoint(ctx, thread, sections, summary, writer, allow_secret)
-    out = open_ledger(ctx).checkpoint(thread, sections, summary, writer, allow_secret)
+        return agent_checkpoint(ctx, draft)
+    out = open_ledger(ctx).checkpoint(draft)
     if out.written:
         info(f"recorded {out.entry.short} checkpoint: {out.entry.summary}")
     else:

@@ -23,7 +23,7 @@ from .terminal import say, say_failure, say_line
 
 if TYPE_CHECKING:  # annotations only
     from ..app.agents import Agents, AgentWrite, Content, Proposal
-    from ..app.draft import Draft, Writer
+    from ..app.draft import CheckpointDraft, Draft
 
 
 def _agents(ctx: click.Context, existing: bool = True) -> Agents:
@@ -336,13 +336,6 @@ def agent_log(ctx: click.Context, draft: Draft, as_json: bool) -> None:
     _echo_agent_write(_agents(ctx).write(draft, via="cli"), as_json)
 
 
-def agent_checkpoint(
-    ctx: click.Context,
-    thread: Optional[str],
-    sections: dict[str, list[str]],
-    summary: Optional[str],
-    writer: Writer,
-    allow_secret: Optional[str],
-) -> None:
+def agent_checkpoint(ctx: click.Context, draft: CheckpointDraft) -> None:
     """`checkpoint --agent NAME`: routed by the write policy, as over MCP."""
-    _echo_agent_write(_agents(ctx).checkpoint(thread, sections, summary, writer, "cli", allow_secret), False)
+    _echo_agent_write(_agents(ctx).checkpoint(draft, "cli"), False)

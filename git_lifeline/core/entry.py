@@ -27,7 +27,7 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any, Iterable, Optional, Protocol, Union
+from typing import Any, Iterable, Mapping, Optional, Protocol, Union
 
 from ..errors import InputError
 from .content_rules import (  # MAX_* are read from here by the layers above
@@ -498,3 +498,33 @@ def _parse(data: Union[bytes, str]) -> Entry:
 
 parse_entry = Entry.from_json
 new_entry = Entry.new
+
+
+def stored_entry(
+    fields: Mapping[str, Any],
+    body: str,
+    parents: Iterable[str],
+    *,
+    id: Optional[str] = None,
+    ts: Optional[datetime] = None,
+    dedup_key: Optional[str] = None,
+    require_why: bool = True,
+) -> Entry:
+    """An entry from the fields another place stored: a projection's lines, a proposal's
+    content. The values are untrusted (any JSON type): every write rule checks them, and
+    the body's header never overrides the secret scan (only a human's flag does)."""
+    return new_entry(
+        kind=fields["kind"],
+        summary=fields["summary"],
+        author=fields["author"],
+        agent=fields["agent"],
+        provider=fields["provider"],
+        model=fields["model"],
+        body=body,
+        parents=parents,
+        id=id,
+        ts=ts,
+        dedup_key=dedup_key,
+        require_why=require_why,
+        honour_override=False,
+    )

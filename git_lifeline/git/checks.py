@@ -52,6 +52,13 @@ class Problem:
         return f"{self.code}: {self.message}" + (f" (commit {abbrev(self.commit)})" if self.commit else "")
 
 
+# One change of `git diff-tree -r` as verify reads it: (status, new mode, new oid, path);
+# and a commit's changes: (commit id, [TreeChange]). A record is Any where it is a ledger's
+# Entry (or Kept) or a trail's Record, by the namespace's Checks.
+TreeChange = tuple[str, str, str, str]
+CommitChanges = tuple[str, list[TreeChange]]
+
+
 @dataclass
 class Report:
     """The verdict on one log (a line or a review trail), whole or a range of it."""
@@ -60,12 +67,14 @@ class Report:
     head: Optional[str]
     entries: int = 0  # valid records at the head (full) or added (range)
     commits: int = 0
-    problems: list = field(default_factory=list)
-    warnings: list = field(default_factory=list)  # never fail (a trail naming an entry not pulled yet)
-    external: list = field(default_factory=list)  # (entry id, parent id, line)
-    origins: list = field(default_factory=list)  # (copy id, source id, line): promoted copies, anchored
-    unresolved_origins: list = field(default_factory=list)  # origin line/id not in this repository
-    added: dict = field(default_factory=dict)  # id -> record the range adds
+    problems: list[Problem] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # never fail (a trail naming an entry not pulled yet)
+    external: list[tuple[str, str, str]] = field(default_factory=list)  # (entry id, parent id, line)
+    # (copy id, source id, line): promoted copies, anchored
+    origins: list[tuple[str, str, str]] = field(default_factory=list)
+    # origin line/id not in this repository
+    unresolved_origins: list[tuple[str, str, str]] = field(default_factory=list)
+    added: dict[str, Any] = field(default_factory=dict)  # id -> record the range adds (Checks.record)
     namespace: str = LEDGER.name
 
     @property
@@ -106,8 +115,8 @@ class Checks:
     def __init__(
         self,
         log: FanoutLog,
-        hide: list,
-        pending: Optional[dict] = None,
+        hide: list[str],
+        pending: Optional[dict[str, str]] = None,
         memo: Optional[VerdictMemo] = None,
         keep_records: bool = True,
     ):
@@ -117,13 +126,18 @@ class Checks:
         self.pending = pending or {}
         self.memo = memo  # verify's own verdicts of earlier runs (verdicts.py); never a gate's
         self.keep_records = keep_records  # False: only what the cross-entry checks read (Kept)
-        self._parsed: dict = {}  # blob oid -> record, for blobs that passed
+        self._parsed: dict[str, Any] = {}  # blob oid -> record (Checks.record), for blobs that passed
+        self._start()
+
+    def _start(self) -> None:
+        """The namespace's own state, set up once the common one is (a hook, so that one
+        constructor takes the arguments)."""
 
     def blob(self, rel: str, oid: pygit2.Oid) -> Optional[tuple[str, str]]:
         """(code, why) when the blob stored at `rel` (below the tree dir) is not a valid record."""
         raise NotImplementedError
 
-    def preload(self, diffs: list) -> None:
+    def preload(self, diffs: list[CommitChanges]) -> None:
         """Judge the blobs the walk will meet (`diffs`: [(commit, [(status, new mode, new
         oid, path)])], as verify reads them from git) ahead of it, which then finds each
         verdict made; only a speed-up: `blob` judges any blob not preloaded itself."""
@@ -145,21 +159,13 @@ class Checks:
 class LedgerChecks(Checks):
     bad_code = "bad-entry"
 
-    def __init__(
-        self,
-        log: FanoutLog,
-        hide: list,
-        pending: Optional[dict] = None,
-        memo: Optional[VerdictMemo] = None,
-        keep_records: bool = True,
-    ):
-        super().__init__(log, hide, pending, memo, keep_records)
-        self._blob_ok: dict = {}  # blob oid -> problem or None
-        self._mistimed: set = set()  # ids already reported bad-time (at the merge that re-dated them)
+    def _start(self) -> None:
+        self._blob_ok: dict[str, Optional[str]] = {}  # blob oid -> problem or None
+        self._mistimed: set[str] = set()  # ids already reported bad-time (at the merge that re-dated them)
         self._skew_value: Optional[timedelta] = None
         # a server (pre-receive) or a team (pull, verify) may refuse every override of the
         # secret scan: the repository's own config, or the policy on the trusted ref
-        self._honour_override = overrides_allowed(log.gr)
+        self._honour_override = overrides_allowed(self.log.gr)
 
     def blob(self, rel: str, oid: pygit2.Oid) -> Optional[tuple[str, str]]:
         # What the blob holds is checked once per blob; where it is stored, at every path
@@ -175,7 +181,7 @@ class LedgerChecks(Checks):
             return None
         return ("secret" if isinstance(problem, SecretProblem) else self.bad_code), problem
 
-    def preload(self, diffs: list) -> None:
+    def preload(self, diffs: list[CommitChanges]) -> None:
         # Many blobs: one `git cat-file --batch` reads them (blobs.read_blobs says why);
         # what it cannot read as a blob is left to `blob`, whose libgit2 read names the fault.
         least = batch_read_min()
@@ -290,17 +296,9 @@ class LedgerChecks(Checks):
 
 
 class TrailChecks(Checks):
-    def __init__(
-        self,
-        log: FanoutLog,
-        hide: list,
-        pending: Optional[dict] = None,
-        memo: Optional[VerdictMemo] = None,
-        keep_records: bool = True,
-    ):
-        super().__init__(log, hide, pending, memo, keep_records)  # a trail's records are few: all kept
-        self._checked: dict = {}  # (blob oid, path) -> problem or None
-        self._decisions: Optional[dict] = None  # pid -> decision ids of the hidden and walked history
+    def _start(self) -> None:  # a trail's records are few: all kept
+        self._checked: dict[tuple[str, str], Optional[str]] = {}  # (blob oid, path) -> problem or None
+        self._decisions: Optional[dict[str, list[str]]] = None  # pid -> decision ids of the hidden and walked history
 
     def blob(self, rel: str, oid: pygit2.Oid) -> Optional[tuple[str, str]]:
         from .records import check_record_blob  # only once a trail is read
@@ -314,7 +312,7 @@ class TrailChecks(Checks):
         problem = self._checked[key]
         return (self.bad_code, problem) if problem is not None else None
 
-    def decisions(self) -> dict:
+    def decisions(self) -> dict[str, list[str]]:
         """pid -> ids of the decisions the trusted (hidden) history holds; grown by the walk."""
         if self._decisions is None:
             from .records import DECISIONS
@@ -374,15 +372,17 @@ if set(CHECKS) != {ns.name for ns in NAMESPACES}:  # pragma: no cover - caught b
 
 def checks_for(
     log: FanoutLog,
-    hide: list,
-    pending: Optional[dict] = None,
+    hide: list[str],
+    pending: Optional[dict[str, str]] = None,
     memo: Optional[VerdictMemo] = None,
     keep_records: bool = True,
 ) -> Checks:
     return CHECKS[log.ns.name](log, hide, pending, memo, keep_records)
 
 
-def added_records(log: FanoutLog, checks: Checks, base: Optional[pygit2.Tree], tip: Optional[pygit2.Tree]) -> dict:
+def added_records(
+    log: FanoutLog, checks: Checks, base: Optional[pygit2.Tree], tip: Optional[pygit2.Tree]
+) -> dict[str, Any]:
     """id -> record for every valid record `tip` holds that `base` does not."""
     added = {}
     for path, _old, new, kind in diff_entry_trees(log.repo, base, tip):
@@ -395,11 +395,11 @@ def added_records(log: FanoutLog, checks: Checks, base: Optional[pygit2.Tree], t
 _BLOB_MODES = frozenset({"100644", "100755", "120000"})  # what git stores as a blob
 
 
-def added_from_changes(log: FanoutLog, checks: Checks, changes: list) -> dict:
+def added_from_changes(log: FanoutLog, checks: Checks, changes: list[TreeChange]) -> dict[str, Any]:
     """added_records, from git's diff of the two trees ([(status, new mode, new oid, path)],
     as verify reads `git diff-tree -r`): the same records, without walking the trees."""
     prefix = log.ns.tree_dir + "/"
-    added = {}
+    added: dict[str, Any] = {}
     for status, mode, new, path in changes:
         if status == "D" or mode not in _BLOB_MODES or not path.startswith(prefix):
             continue
@@ -433,11 +433,11 @@ def batch_read_min() -> int:
     return int(value) if value.isascii() and value.isdigit() and int(value) > 0 else BATCH_READ_MIN
 
 
-def _entry_blobs(log: FanoutLog, diffs: list) -> list:
+def _entry_blobs(log: FanoutLog, diffs: list[CommitChanges]) -> list[str]:
     """Every blob the walk will judge (a plain blob at an entry path below the tree dir),
     once, in the order git listed them."""
     prefix = log.ns.tree_dir + "/"
-    seen: dict = {}
+    seen: dict[str, None] = {}
     for _cid, changes in diffs:
         for status, mode, new, path in changes:
             if status != "D" and mode == "100644" and path.startswith(prefix) and is_entry_path(path[len(prefix) :]):
@@ -445,7 +445,9 @@ def _entry_blobs(log: FanoutLog, diffs: list) -> list:
     return list(seen)
 
 
-def judge_entry_blob(data: bytes, memo: Optional[VerdictMemo] = None, honour_override: bool = True) -> tuple:
+def judge_entry_blob(
+    data: bytes, memo: Optional[VerdictMemo] = None, honour_override: bool = True
+) -> tuple[Optional[str], Optional[Entry]]:
     """(problem or None, the parsed entry or None) for one ledger blob's bytes: it parses
     under every rule, recomputes to its id, holds no credential (unless its body records
     a human's override, unless `honour_override` is False) and its typed header values are of their type. Where it is stored is

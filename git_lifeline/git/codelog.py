@@ -16,7 +16,7 @@ import os
 import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from ..core.anchors import LineAnchor, map_lines, parse_anchor, parse_hunks
 from ..core.json_input import read_json
@@ -57,14 +57,19 @@ class Change:
     lines: int = 0
 
 
+# What a decision asks of the code log: (its pathspecs, the commits whose history is
+# hidden, the time it starts from or None), the key of CodeLog.changes.
+Question = tuple[tuple[str, ...], tuple[str, ...], Optional[int]]
+
+
 @dataclass(frozen=True)
 class LoggedCommit:
     """One commit of a `git log` over a decision's pathspecs."""
 
     commit: str
     when: int  # committer time
-    changes: tuple  # of Change, what it did under the pathspecs
-    links: tuple  # its `Lifeline:` trailer values that look like entry ids, lowercase
+    changes: tuple[Change, ...]  # what it did under the pathspecs
+    links: tuple[str, ...]  # its `Lifeline:` trailer values that look like entry ids, lowercase
 
 
 def parse_log(raw: bytes) -> list[LoggedCommit]:
@@ -122,7 +127,9 @@ def parse_log(raw: bytes) -> list[LoggedCommit]:
     return [LoggedCommit(c[0], c[1], tuple(c[2]), c[3]) for c in commits]
 
 
-def _log(gr: GitRepo, head: str, hide: Iterable, since: Optional[int], specs: list) -> Optional[list]:
+def _log(
+    gr: GitRepo, head: str, hide: Iterable[str], since: Optional[int], specs: list[str]
+) -> Optional[list[LoggedCommit]]:
     args = ["log", "-z", "--raw", "--numstat", "-M", "--full-history", f"--max-count={WALK_LIMIT}", LOG_FORMAT]
     if since is not None:
         args.append(f"--since=@{since}")
@@ -134,7 +141,7 @@ def _log(gr: GitRepo, head: str, hide: Iterable, since: Optional[int], specs: li
     return parse_log(proc.stdout)
 
 
-def _renamed_away(gr: GitRepo, commit: str, gone: set) -> list:
+def _renamed_away(gr: GitRepo, commit: str, gone: set[str]) -> list[str]:
     """New names of the paths in `gone` that `commit` renamed (to outside the pathspecs)."""
     proc = gr.git(["diff-tree", "-z", "-r", "-M", "--raw", "--no-commit-id", "--end-of-options", commit], check=False)
     if proc.returncode != 0:
@@ -156,7 +163,9 @@ def _renamed_away(gr: GitRepo, commit: str, gone: set) -> list:
     return out
 
 
-def code_changes(gr: GitRepo, head: str, hide: Iterable, since: Optional[int], specs: list) -> list:
+def code_changes(
+    gr: GitRepo, head: str, hide: Iterable[str], since: Optional[int], specs: Iterable[str]
+) -> list[LoggedCommit]:
     """Commits on `head`, not in the history of `hide`, made after `since` (when given),
     that touched the pathspecs (or the lines of an anchor, `resolve_anchor`), following
     renames; [LoggedCommit], newest first."""
@@ -180,14 +189,16 @@ def code_changes(gr: GitRepo, head: str, hide: Iterable, since: Optional[int], s
     return sorted(by_commit.values(), key=lambda r: -r.when)[:WALK_LIMIT]
 
 
-def _path_changes(gr: GitRepo, head: str, hide: list, since: Optional[int], specs: list) -> list:
-    renames: dict = {}  # commit -> new names of what it deleted, diffed once
+def _path_changes(
+    gr: GitRepo, head: str, hide: list[str], since: Optional[int], specs: list[str]
+) -> list[LoggedCommit]:
+    renames: dict[str, list[str]] = {}  # commit -> new names of what it deleted, diffed once
     added = 0
     for round_ in range(RENAME_ROUNDS + 1):
         log = _log(gr, head, hide, since, specs)
         if not log or round_ == RENAME_ROUNDS or added >= RENAMED_LIMIT:
             return log or []
-        followed: set = set()
+        followed: set[str] = set()
         for row in log:
             gone = {c.old for c in row.changes if c.status == "D"}
             if gone:
@@ -211,7 +222,7 @@ class CodeSize:
     lines: int
 
 
-def code_size(gr: GitRepo, commit: str, specs: list) -> CodeSize:
+def code_size(gr: GitRepo, commit: str, specs: list[str]) -> CodeSize:
     """The files and lines `specs` match in `commit`'s tree, as git matches them: the diff
     from the empty tree, so every pathspec magic means what it means to `git log`; an
     anchor's lines (`resolve_anchor`) count as one file."""
@@ -221,7 +232,7 @@ def code_size(gr: GitRepo, commit: str, specs: list) -> CodeSize:
     return CodeSize(plain.files + sum(a.files for a in anchored), plain.lines + sum(a.lines for a in anchored))
 
 
-def _path_size(gr: GitRepo, commit: str, specs: list) -> CodeSize:
+def _path_size(gr: GitRepo, commit: str, specs: list[str]) -> CodeSize:
     empty = gr.git(["hash-object", "-t", "tree", "--stdin"], input=b"", check=False).stdout.decode().strip()
     argv = ["diff-tree", "-r", "-z", "--numstat", "--no-renames", "--end-of-options", empty, commit, "--", *specs]
     proc = gr.git(argv, check=False, env=dict(os.environ, **_PATHSPEC_ENV))
@@ -301,7 +312,7 @@ def _line_log_argv(spec: str) -> list[str]:
     return ["log", spec, "--no-color", "--no-ext-diff", "--no-textconv"]
 
 
-def _anchor_changes(gr: GitRepo, head: str, hide: list, since: Optional[int], spec: str) -> list:
+def _anchor_changes(gr: GitRepo, head: str, hide: list[str], since: Optional[int], spec: str) -> list[LoggedCommit]:
     """The commits that touched an anchor's lines (`git log -L`, which follows them back
     across renames), with the lines each added or deleted there; for a `-D` anchor (or a
     symbol git no longer finds), the commits that touched its file."""
@@ -385,15 +396,15 @@ def _anchor_size(gr: GitRepo, commit: str, spec: str) -> CodeSize:
     return CodeSize(1 if lines else 0, lines)
 
 
-def _key(specs: list, hide: Iterable, since: Optional[int]) -> str:
+def _key(specs: Iterable[str], hide: Iterable[str], since: Optional[int]) -> str:
     return json.dumps([list(specs), sorted(hide), since], ensure_ascii=True)
 
 
-def _to_json(log: list) -> list:
+def _to_json(log: list[LoggedCommit]) -> list[list[Any]]:
     return [[c.commit, c.when, [[ch.status, ch.old, ch.new, ch.lines] for ch in c.changes], list(c.links)] for c in log]
 
 
-def _from_json(rows: object) -> Optional[list]:
+def _from_json(rows: object) -> Optional[list[LoggedCommit]]:
     """The log a cache row holds, or None when the row is not one we wrote."""
     if not isinstance(rows, list):
         return None
@@ -435,7 +446,7 @@ class CodeLog:
     def __init__(self, gr: GitRepo, head: str):
         self.gr, self.head = gr, head
         self.path = gr.lifeline_dir() / CACHE_FILE
-        self.known: dict = {}
+        self.known: dict[str, list[LoggedCommit]] = {}  # _key of a question -> its log
         self.sizes: dict[str, CodeSize] = {}  # json of the pathspecs -> what they hold at HEAD
         self.anchors: dict[str, str] = {}  # json of [item, base] -> resolve_anchor's answer at HEAD
         # the answers remembered for the HEAD before this one, extended by the commits
@@ -494,14 +505,14 @@ class CodeLog:
         except OSError:
             pass  # a read-only repository: the answers are still right, only not remembered
 
-    def changes(self, questions: list) -> dict:
+    def changes(self, questions: list[Question]) -> dict[Question, list[LoggedCommit]]:
         """{(specs, hide, since): log} for each question `(specs tuple, hide tuple, since)`."""
         wanted = {q: _key(*q) for q in questions}
         missing = [q for q, k in wanted.items() if k not in self.known]
         if missing:
             before = self._previous_answers()
 
-            def one(q: tuple) -> list:
+            def one(q: Question) -> list[LoggedCommit]:
                 self.walks += 1
                 old = before.get(wanted[q])
                 if old is not None and self.previous is not None:
@@ -518,7 +529,7 @@ class CodeLog:
             self._save()
         return {q: self.known[k] for q, k in wanted.items()}
 
-    def _previous_answers(self) -> dict:
+    def _previous_answers(self) -> dict[str, list[LoggedCommit]]:
         """{question key: log} remembered for the previous HEAD, when it is in this HEAD's
         history (then the answer now is what HEAD gained since, then that); else empty."""
         if self.previous is None:
@@ -545,7 +556,7 @@ class CodeLog:
             self._save()
         return {a: self.anchors[k] for a, k in keys.items()}
 
-    def sizes_of(self, questions: list) -> dict:
+    def sizes_of(self, questions: list[tuple[str, ...]]) -> dict[tuple[str, ...], CodeSize]:
         """{specs tuple: CodeSize} at this HEAD (code_size), remembered with the logs."""
         keys = {q: json.dumps(list(q), ensure_ascii=True) for q in questions}
         missing = [q for q, k in keys.items() if k not in self.sizes]

@@ -112,13 +112,19 @@ def read_bounded(path: Path, limit: int, follow: bool = True) -> bytes:
     return b"".join(parts)
 
 
-def read_text_exact(path: Path, limit: Optional[int] = None) -> str:
-    """Read UTF-8 text byte-for-byte (no newline translation: CRLF in a body survives),
-    bounded by `limit` when given (UnsafeFile past it, or for a non-regular file)."""
-    if limit is not None:
-        return read_bounded(path, limit).decode("utf-8")
-    with open(path, encoding="utf-8", newline="") as f:
-        return f.read()
+def read_input_text(path: Path, limit: int, refusal: str, label: str, follow: bool = True) -> str:
+    """The UTF-8 text of a file a user handed in (an ADR, a projection to migrate), read
+    by read_bounded. InputError for an unsafe file ("<why>; <refusal>", the refusal saying
+    what such a file must be) and for bytes that are no UTF-8 ("<label>: not valid UTF-8");
+    any other OSError is the caller's to word (a missing file, a denied one)."""
+    from ..errors import InputError
+
+    try:
+        return read_bounded(path, limit, follow=follow).decode("utf-8")
+    except UnsafeFile as exc:
+        raise InputError(f"{exc.strerror}; {refusal}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{label}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
 
 
 def within(root: Path, path: Path) -> Path:

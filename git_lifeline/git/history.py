@@ -61,10 +61,10 @@ def grade_of(size: CodeSize, churn: int) -> str:
 @dataclass
 class Staleness:
     decision: str
-    paths: list
-    commits: list = field(default_factory=list)  # commit ids, newest first
+    paths: list[str]
+    commits: list[str] = field(default_factory=list)  # commit ids, newest first
     lines: int = 0
-    where: dict = field(default_factory=dict)  # directory -> lines changed
+    where: dict[str, int] = field(default_factory=dict)  # directory -> lines changed
     grade: str = "touched"  # one of GRADES
     files_now: int = 0  # files its paths match at the code HEAD
     lines_now: int = 0  # and their lines
@@ -73,7 +73,7 @@ class Staleness:
     def top_dir(self) -> str:
         return max(self.where.items(), key=lambda kv: (kv[1], kv[0]))[0] if self.where else ""
 
-    def order_key(self) -> tuple:
+    def order_key(self) -> tuple[int, float, int, int, str]:
         """Strongest first: the grade, then the share of the code changed, then commits."""
         share = self.lines / max(self.lines_now, 1)
         return (GRADES.index(self.grade), -share, -len(self.commits), -self.lines, self.decision)
@@ -95,8 +95,8 @@ class Staleness:
 
 @dataclass(frozen=True)
 class StaleFindings:
-    stale: list  # of Staleness, strongest first (Staleness.order_key)
-    unknown: list  # decisions whose code history crosses a shallow clone's cut
+    stale: list[Staleness]  # strongest first (Staleness.order_key)
+    unknown: list[str]  # decisions whose code history crosses a shallow clone's cut
 
     def unknown_note(self) -> Optional[str]:
         """The one line that says so, for every decision at once (None: nothing unknown)."""
@@ -109,7 +109,7 @@ class StaleFindings:
         )
 
 
-def graft_commits(gr: GitRepo) -> frozenset:
+def graft_commits(gr: GitRepo) -> frozenset[str]:
     """The commits a shallow clone was cut at (their parents are missing, so their diff
     is their whole tree); empty in a complete clone."""
     try:
@@ -119,12 +119,12 @@ def graft_commits(gr: GitRepo) -> frozenset:
     return frozenset(t for t in text.split() if _FULL_OID.fullmatch(t))
 
 
-def split_pathspecs(value: str) -> list:
+def split_pathspecs(value: str) -> list[str]:
     """The pathspecs of a `paths:` header (comma or whitespace separated)."""
     return [g for g in re.split(r"[,\s]+", value.strip()) if g]
 
 
-def pathspecs(value: str) -> list:
+def pathspecs(value: str) -> list[str]:
     """What is passed to git for a `paths:` header: a leading `/` (the top of the
     repository, as in .gitignore) is dropped, since every pathspec is read from the top."""
     out = []
@@ -149,7 +149,7 @@ def _commit_at(gr: GitRepo, head: str, ts: int) -> Optional[str]:
     return out if _FULL_OID.fullmatch(out) else None
 
 
-def code_specs(gr: GitRepo, code: CodeLog, value: str, seen: list) -> tuple[str, ...]:
+def code_specs(gr: GitRepo, code: CodeLog, value: str, seen: list[Seen]) -> tuple[str, ...]:
     """What a decision's `paths:` asks of git at `code.head` (git/codelog.py): its
     pathspecs, and its anchors (a file's lines, a symbol) followed from the code the
     decision was made against (`seen[0]`: its recorded commit, else the commit of its time)
@@ -165,7 +165,7 @@ def code_specs(gr: GitRepo, code: CodeLog, value: str, seen: list) -> tuple[str,
 
 
 def governed_code(
-    gr: GitRepo, code: CodeLog, facts: dict, touched: dict, decision_ids: list, store: Optional[LineStore]
+    gr: GitRepo, code: CodeLog, facts: dict, touched: dict, decision_ids: list[str], store: Optional[LineStore]
 ) -> dict[str, tuple[str, ...]]:
     """{decision id: code_specs} for the decisions of `decision_ids` that name paths."""
     wanted = [i for i in decision_ids if facts.get(i, {}).get("paths")]
@@ -200,10 +200,11 @@ def _present_commit(gr: GitRepo, value: Optional[str]) -> Optional[str]:
 
 
 # ---- what the ledger recorded ---------------------------------------------------------
-def code_trailer(message: str) -> tuple:
+def code_trailer(message: str) -> tuple[Optional[str], set[str]]:
     """(recorded code commit or None, entry ids) from a ledger commit's final trailer block."""
     block = message.rstrip("\n").rsplit("\n\n", 1)[-1]
-    code, ids = None, set()
+    code: Optional[str] = None
+    ids: set[str] = set()
     for line in block.split("\n"):
         key, sep, value = line.partition(":")
         if not sep:
@@ -278,10 +279,12 @@ class Seen:
     (`code`), else only its time."""
 
     ts: int
-    code: tuple = ()
+    code: tuple[str, ...] = ()
 
 
-def _seen_by(gr: GitRepo, facts: dict, touched: dict, wanted: list, store: Optional[LineStore]) -> dict:
+def _seen_by(
+    gr: GitRepo, facts: dict, touched: dict, wanted: list[str], store: Optional[LineStore]
+) -> dict[str, list[Seen]]:
     """{decision id: [Seen]}: the decision itself and its latest re-check."""
     decisions = {i: facts[i]["ts"] for i in wanted}
     rechecks = {i: touched[i] for i in wanted if touched.get(i)}
@@ -301,7 +304,7 @@ def find_stale(
     gr: GitRepo,
     facts: dict,
     touched: dict,
-    decision_ids: list,
+    decision_ids: list[str],
     rev: str = "HEAD",
     since_rev: Optional[str] = None,
     store: Optional[LineStore] = None,

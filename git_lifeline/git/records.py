@@ -30,8 +30,8 @@ from ..core.entry import (
     abbrev,
     entry_order_key,
     format_ts,
-    new_entry,
     parse_ts,
+    stored_entry,
     utcnow,
 )
 from ..core.json_input import JSONInputError, read_json_object
@@ -130,17 +130,7 @@ def doc_problems(doc: object) -> list[str]:
 def _content_problem(content: dict[str, Any]) -> Optional[str]:
     """Why a proposal's content (untrusted JSON) is no valid entry, or None."""
     try:
-        new_entry(
-            kind=content["kind"],
-            summary=content["summary"],
-            body=content["body"],
-            author=content["author"],
-            agent=content["agent"],
-            provider=content["provider"],
-            model=content["model"],
-            parents=content["parents"],
-            honour_override=False,  # a proposal is an agent's: its header never overrides the scan
-        )
+        stored_entry(content, content["body"], content["parents"])  # a proposal is an agent's
     except InputError as exc:
         return str(exc)
     return None

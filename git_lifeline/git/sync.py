@@ -80,13 +80,13 @@ def fetch_refspec(remote: str) -> str:
     return LEDGER.fetch_refspec(remote)
 
 
-def tracking_heads(gr: GitRepo, remote: str) -> dict:
+def tracking_heads(gr: GitRepo, remote: str) -> dict[str, str]:
     """{line: commit} of the remote's lines as last fetched."""
     return LEDGER.tracking_heads(gr, remote)
 
 
-def local_heads(gr: GitRepo, only: Optional[list] = None, ns: Namespace = LEDGER) -> dict:
-    heads = {}
+def local_heads(gr: GitRepo, only: Optional[list[str]] = None, ns: Namespace = LEDGER) -> dict[str, str]:
+    heads: dict[str, str] = {}
     for name in ns.names(gr):
         if only is None or name in only:
             head = FanoutLog(gr, ns, name).head()
@@ -107,7 +107,7 @@ def union_trees(
 
 
 # ---- remotes -------------------------------------------------------------------------
-def remotes(gr: GitRepo) -> list:
+def remotes(gr: GitRepo) -> list[str]:
     proc = gr.git(["remote"], check=False)
     return [r for r in proc.stdout.decode("utf-8", "replace").split("\n") if r]
 
@@ -157,7 +157,7 @@ class FetchLine:
     state: str  # relation(local, after)
 
 
-def fetch(gr: GitRepo, remote: str, only: Optional[list] = None) -> list:
+def fetch(gr: GitRepo, remote: str, only: Optional[list[str]] = None) -> list[FetchLine]:
     """Fetch every log of every namespace into tracking refs; report how each remote line
     relates to ours."""
     before = tracking_heads(gr, remote)
@@ -203,7 +203,7 @@ class Refused:
 
     namespace: str  # the log that failed: namespaces.Namespace.name
     name: str  # the line
-    why: tuple  # the verifier's words (CorruptionError), line by line
+    why: tuple[str, ...]  # the verifier's words (CorruptionError), line by line
     clash: Optional[str] = None  # left out for its name alone: the name it clashes with
 
     @property
@@ -218,7 +218,7 @@ class PartlyPulled(CorruptionError):
 
     report: Any = None  # set by the app layer: what the command did for the other lines
 
-    def __init__(self, remote: str, refused: list, pulled: dict):
+    def __init__(self, remote: str, refused: list[Refused], pulled: dict[str, list[PullLine]]):
         self.remote = remote
         self.refused = refused
         self.pulled = pulled
@@ -258,17 +258,17 @@ class PartlyPulled(CorruptionError):
         )
 
     @property
-    def lines(self) -> list:
+    def lines(self) -> list[PullLine]:
         """The PullLine of every ledger line that was brought in (or was up to date)."""
         return list(self.pulled.get(LEDGER.name, []))
 
     @property
-    def refused_names(self) -> set:
+    def refused_names(self) -> set[str]:
         return {r.name for r in self.refused}
 
 
 def integrate_all(
-    gr: GitRepo, remote: str, only: Optional[list] = None, progress: Progress = no_progress
+    gr: GitRepo, remote: str, only: Optional[list[str]] = None, progress: Progress = no_progress
 ) -> dict[str, list[PullLine]]:
     """Bring every fetched log of `remote`, in every namespace, into ours (no network):
     {namespace name: [PullLine]}. Everything that would arrive is verified before
@@ -287,7 +287,7 @@ def integrate_all(
         if theirs is not None and relation(gr.repo, log.head(), theirs) in ("new", "behind", "diverged")
     ]
     # A line and its review trail travel together: when either fails, both are left out.
-    refused: dict = {}  # line -> Refused
+    refused: dict[str, Refused] = {}  # line -> Refused
     # A name new here that clashes by case with one in use here, or with another arriving,
     # is left out (fanout.name_clashes, the check of every gate and write).
     clashes = name_clashes(names_in_use(gr), [log.name for log, _theirs in arriving])
@@ -339,7 +339,9 @@ def integrate_all(
     return out
 
 
-def integrate(gr: GitRepo, remote: str, only: Optional[list] = None, progress: Progress = no_progress) -> list:
+def integrate(
+    gr: GitRepo, remote: str, only: Optional[list[str]] = None, progress: Progress = no_progress
+) -> list[PullLine]:
     """integrate_all, returning what happened to the ledger's lines (the review trails
     were integrated too, by the same verification)."""
     return integrate_all(gr, remote, only, progress)[LEDGER.name]
@@ -366,15 +368,17 @@ class PushLine:
 @dataclass
 class PushResult:
     remote: str
-    lines: list = field(default_factory=list)
-    remote_messages: list = field(default_factory=list)
+    lines: list[PushLine] = field(default_factory=list)
+    remote_messages: list[str] = field(default_factory=list)
 
     @property
-    def rejected(self) -> list:
+    def rejected(self) -> list[PushLine]:
         return [p for p in self.lines if not p.ok]
 
 
-def verify_outgoing(gr: GitRepo, remote: str, outgoing: list, progress: Progress = no_progress) -> None:
+def verify_outgoing(
+    gr: GitRepo, remote: str, outgoing: list[tuple[Namespace, str, str]], progress: Progress = no_progress
+) -> None:
     """Refuse to spread a corrupt log: verify what each (namespace, name, head) adds on
     top of the remote as last fetched, and that no name new there clashes by case with one
     it has (fanout.name_clashes)."""
@@ -396,7 +400,7 @@ def verify_outgoing(gr: GitRepo, remote: str, outgoing: list, progress: Progress
             )
 
 
-def push(gr: GitRepo, remote: str, only: Optional[list] = None, progress: Progress = no_progress) -> PushResult:
+def push(gr: GitRepo, remote: str, only: Optional[list[str]] = None, progress: Progress = no_progress) -> PushResult:
     """Push every log of every namespace (of the `only` names, when given) in one
     `git push`, never forced; lines are named `<line>`, review trails `review:<line>`."""
     outgoing = [(ns, name, head) for ns in NAMESPACES for name, head in sorted(local_heads(gr, only, ns).items())]
@@ -446,7 +450,7 @@ def retry_pause(attempt: int, rng: Optional[random.Random] = None) -> float:
 
 
 # ---- unpushed entries ---------------------------------------------------------------
-def unpushed(gr: GitRepo, remote: str) -> list:
+def unpushed(gr: GitRepo, remote: str) -> list[tuple[str, int]]:
     """[(line, entries not on the remote as last seen)] for lines ahead of their tracking ref."""
     tracking = tracking_heads(gr, remote)
     out = []

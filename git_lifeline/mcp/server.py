@@ -33,7 +33,7 @@ from ..app.agent_hooks import pending_section
 from ..app.agents import Agents
 from ..app.catch_up import catch_up, session_fetch
 from ..app.context_run import DEFAULT_BUDGET
-from ..app.draft import Draft, Writer
+from ..app.draft import CheckpointDraft, Draft, Writer
 from ..app.empty_ledger import text_for_agents
 from ..app.entry_view import view_entry
 from ..app.visible import visible
@@ -468,16 +468,8 @@ def build_server(
 
         agent, propose_only = gate.agent(agent), gate.propose_only()  # per request: read here, not on the worker
 
-        draft = Draft(
-            kind=kind,
-            summary=summary,
-            body=body,
-            parents=tuple(parents),
-            thread=thread or None,
-            agent=agent,
-            provider=provider,
-            model=model,
-        )
+        writer = Writer(agent=agent, provider=provider, model=model)
+        draft = writer.draft(kind, summary, body, parents, thread=thread or None)
         return await answer(lambda: written(line, draft, propose_only), writes=True)
 
     @tool(WRITE)
@@ -499,15 +491,7 @@ def build_server(
         text = body.strip()
         if revert:
             text = "action: revert\n\n" + text if text else ""
-        draft = Draft(
-            kind="correction",
-            summary=summary,
-            body=text,
-            parents=(parent_id,),
-            agent=agent,
-            provider=provider,
-            model=model,
-        )
+        draft = Writer(agent=agent, provider=provider, model=model).draft("correction", summary, text, (parent_id,))
         return await answer(lambda: written(line, draft, propose_only), writes=True)
 
     @tool(WRITE)
@@ -531,17 +515,11 @@ def build_server(
         agent, propose_only = gate.agent(agent), gate.propose_only()  # per request: read here, not on the worker
 
         def write() -> tuple:
-            sections = {
-                "goal": list(goal),
-                "done": list(done),
-                "next": list(next),
-                "blocked": list(blocked),
-                "tried": list(tried),
-            }
             writer = Writer(agent=agent, provider=provider, model=model)
-            out = door.agents(line).checkpoint(
-                thread or None, sections, summary or None, writer, gate.via, propose_only=propose_only
+            draft = CheckpointDraft.from_options(
+                thread or None, goal, done, next, blocked, tried, summary or None, writer
             )
+            out = door.agents(line).checkpoint(draft, gate.via, propose_only=propose_only)
             text = write_message(out, out.replaced)
             return text, write_data(out, text)
 

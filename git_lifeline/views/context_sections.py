@@ -15,15 +15,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Callable, Iterator, Optional
+from typing import TYPE_CHECKING, Callable, Iterator, Optional
 
 from ..core import blocks
 from ..core.entry import Entry, entry_order_key
-from ..core.status import status_of
+from ..core.status import Status, status_of
 from ..core.trust import Provenance
 from ..core.truth import RECENT_COUNT, Checkpoint, State
 from . import context_text as tx
 from .context_pack import Group, Item, Items, Section
+
+if TYPE_CHECKING:  # annotations only
+    from ..core.conflicts import Rivals
 
 FOUNDATION_SHARE = 0.4  # when decisions must be left out: share of the oldest among those kept
 CAPS = {"open": 0.2, "resume": 0.15, "relevant": 0.15}  # shares of the budget for naming them
@@ -43,12 +46,12 @@ class ContextInput:
     state: State
     line: str
     head_commit: Optional[str]
-    relevant: list = field(default_factory=list)  # (entry, its core.status.Status)
+    relevant: list[tuple[Entry, Status]] = field(default_factory=list)  # (entry, its status)
     query: Optional[str] = None
     thread: Optional[str] = None
-    stale: dict = field(default_factory=dict)  # decision id -> staleness mark
+    stale: dict[str, str] = field(default_factory=dict)  # decision id -> staleness mark
     stale_unknown: Optional[str] = None  # once, for all: a shallow clone cannot tell (history.StaleFindings)
-    conflicts: dict = field(default_factory=dict)  # decision id -> its Rivals (core/conflicts.py)
+    conflicts: dict[str, Rivals] = field(default_factory=dict)  # decision id -> its Rivals
     empty_text: Optional[str] = None  # what an empty ledger says instead of asking for a bootstrap
     notice: str = ""  # first lines: what the reader must know before trusting the rest (the line is behind)
     provenance: Provenance = field(default_factory=Provenance)  # each item's trust tier (core/trust.py)
@@ -66,7 +69,7 @@ def notable_ids(st: State, limit: int) -> dict[str, list[str]]:
     the newest entry, at most NOTABLE_SCAN entries, and only when the budget can show
     them at all (when naming the decisions and open items alone would overflow it,
     they could not appear and the walk is skipped)."""
-    out: dict = {key: [] for key in NOTABLE_KINDS.values()}
+    out: dict[str, list[str]] = {key: [] for key in NOTABLE_KINDS.values()}
     given = getattr(st, "notable_ids", None)
     if isinstance(given, dict):
         for kind, key in NOTABLE_KINDS.items():
@@ -89,7 +92,7 @@ def notable_ids(st: State, limit: int) -> dict[str, list[str]]:
     return out
 
 
-def decision_notes(inp: ContextInput, entry_id: str) -> tuple:
+def decision_notes(inp: ContextInput, entry_id: str) -> tuple[str, ...]:
     notes = []
     rivals = inp.conflicts.get(entry_id)
     if rivals is not None:
@@ -100,7 +103,7 @@ def decision_notes(inp: ContextInput, entry_id: str) -> tuple:
     return tuple(notes)
 
 
-def include_order(ids: list, first: list) -> list:
+def include_order(ids: list[str], first: list[str]) -> list[str]:
     """Which decisions to name first when not all fit: `first`, then the newest and the
     oldest (the foundation) interleaved so that about FOUNDATION_SHARE are the oldest."""
     chosen = set(first)
@@ -123,7 +126,7 @@ class Plan:
     def __init__(self, inp: ContextInput, limit: int):
         self.inp, self.st, self.limit = inp, inp.state, limit
         self.tag: Callable[[Entry], str] = lambda e: tx.trust_tag(inp.provenance.tier(e))
-        self.groups: list = []
+        self.groups: list[Group] = []
         self.what = self._what()
         self.decisions, self.by_id = self._decisions()
         self.open = self._open()
@@ -322,17 +325,17 @@ class Plan:
                 Group(sec, lambda: items, level, cap, (lambda: stable_order) if stable_order is not None else None)
             )
 
-    def _dec(self, ids: list, level: int) -> None:
+    def _dec(self, ids: list[str], level: int) -> None:
         if ids:
             self.groups.append(Group(self.decisions, lambda: (self.by_id[i] for i in ids), level))
 
 
-def _flagged(in_force: list, conflicts: dict, stale: dict) -> list:
+def _flagged(in_force: list[str], conflicts: dict[str, Rivals], stale: dict[str, str]) -> list[str]:
     """The flagged decisions whose why is named first: every stale one, and at most
     CONFLICTS_FIRST of those in conflict. Anyone who can push can record decisions that
     conflict (docs/SECURITY.md); were they all named first, 150 of them on one subject
     would leave no budget to name the team's other decisions in force."""
-    out: list = []
+    out: list[str] = []
     left = CONFLICTS_FIRST
     for i in in_force:
         if i in stale:
@@ -343,7 +346,7 @@ def _flagged(in_force: list, conflicts: dict, stale: dict) -> list:
     return out
 
 
-def _unique(ids: list) -> list:
+def _unique(ids: list[str]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
@@ -354,7 +357,7 @@ class _LazyItems:
     def __init__(self, order: list[str], make: Callable[[str], Item]):
         self.order = order
         self._make = make
-        self._made: dict = {}
+        self._made: dict[str, Item] = {}
 
     def __getitem__(self, entry_id: str) -> Item:
         if entry_id not in self._made:

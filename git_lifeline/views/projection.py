@@ -220,8 +220,8 @@ def parse(text: str, source: str = "LIFELINE.md") -> list:
 _REQUIRED = ("id", "ts", "kind", "summary", "author", "agent", "provider", "model", "parents")
 
 
-def _entry_from_fields(fields: dict, body: str, source: str, lineno: int) -> "Entry":
-    from ..core.entry import new_entry
+def _entry_from_fields(fields: dict[str, str], body: str, source: str, lineno: int) -> "Entry":
+    from ..core.entry import stored_entry
 
     missing = [k for k in _REQUIRED if k not in fields]
     if missing:
@@ -232,21 +232,16 @@ def _entry_from_fields(fields: dict, body: str, source: str, lineno: int) -> "En
     raw_parents = fields["parents"]
     parents = [] if raw_parents == "-" else [p.strip() for p in raw_parents.split(",")]
     try:
-        return new_entry(
+        # a stored entry's body may be empty (an import from lifeline-context)
+        return stored_entry(
+            fields,
+            body,
+            parents,
             id=fields["id"],
             ts=parse_ts(fields["ts"]),
-            kind=fields["kind"],
-            summary=fields["summary"],
-            author=fields["author"],
-            agent=fields["agent"],
-            provider=fields["provider"],
-            model=fields["model"],
-            parents=parents,
-            body=body,
             dedup_key=fields.get("dedup_key"),
             require_why=False,
-            honour_override=False,
-        )  # a stored entry's body may be empty (an import from lifeline-context)
+        )
     except LifelineError as exc:
         raise ParseError(f"{source}:{lineno}: {exc}") from None
 

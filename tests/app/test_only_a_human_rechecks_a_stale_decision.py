@@ -16,7 +16,7 @@ import pytest
 from helpers import git, open_ledger
 
 from git_lifeline.app.agents import Agents
-from git_lifeline.app.draft import Draft, Writer
+from git_lifeline.app.draft import CheckpointDraft, Draft, Writer
 from git_lifeline.app.workspace import Workspace
 
 AGENT = dict(agent="claude-code", provider="anthropic", model="claude")
@@ -57,7 +57,9 @@ def marked(led, d) -> bool:
 
 def test_an_agents_direct_checkpoint_on_the_decisions_thread_does_not_silence_the_mark(stale, record_counts):
     led, d = stale
-    planned = led.plan_checkpoint(d.id, {"next": ["migrate the invoices table"]}, writer=Writer(**AGENT))
+    planned = led.plan_checkpoint(
+        CheckpointDraft(d.id, {"next": ["migrate the invoices table"]}, writer=Writer(**AGENT))
+    )
     assert d.id in planned.entry.parents  # the checkpoint names the decision, as the issue found
     led.append([planned.entry])  # what a direct write (policy: direct) does
     assert marked(led, d), "an agent's checkpoint re-checked a stale decision"

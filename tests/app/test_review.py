@@ -13,7 +13,7 @@ from helpers import Via, cli, git, ref
 from hermetic_home import EMAIL, NAME, commit_policy, hermetic, make_repo, repo  # noqa: F401
 
 from git_lifeline.app.agents import Agents
-from git_lifeline.app.draft import Draft, Writer
+from git_lifeline.app.draft import CheckpointDraft, Draft, Writer
 from git_lifeline.app.ledger import Ledger
 from git_lifeline.app.workspace import Workspace
 from git_lifeline.core.policy import ANY_KIND, Policy, PolicyDenied, PolicyError, parse_policy
@@ -363,7 +363,9 @@ def test_propose_with_bad_input_exits_2_and_writes_nothing(repo):
 
 def test_audit_lists_direct_writes_and_decisions_with_who_and_when(repo):
     cp = agents(repo).checkpoint(
-        "main", {"next": ["write the tests"]}, None, Writer(agent="claude-code", provider="anthropic", model="opus")
+        CheckpointDraft(
+            "main", {"next": ["write the tests"]}, None, Writer(agent="claude-code", provider="anthropic", model="opus")
+        )
     )
     assert cp.mode == "direct" and cp.written
     pid = agent_proposal(repo).short

@@ -26,7 +26,7 @@ from helpers import (
 from secret_corpus import credential_cases, expand, ledger_entries
 
 from git_lifeline.app.agents import Agents
-from git_lifeline.app.draft import Draft, Writer
+from git_lifeline.app.draft import CheckpointDraft, Draft, Writer
 from git_lifeline.core import secrets
 from git_lifeline.errors import SecretError
 from git_lifeline.git.verify import verify_line
@@ -288,7 +288,9 @@ def test_agent_writes_and_checkpoints_as_over_mcp_are_refused(ledger, repo, reco
         Agents(ledger).write(Draft("note", "Found the deploy key", f"it is {TOKEN}", agent="coder"), via="mcp")
     assert TOKEN not in str(info.value)
     with pytest.raises(SecretError):
-        Agents(ledger).checkpoint("auth", {"next": [f"use {DB_URL}"]}, None, Writer(agent="coder"), via="mcp")
+        Agents(ledger).checkpoint(
+            CheckpointDraft("auth", {"next": [f"use {DB_URL}"]}, None, Writer(agent="coder")), via="mcp"
+        )
     assert snapshot(repo) == before and odb_objects(repo) == objects
     record_counts("secret-write-paths", tried=2, held=2, lost=0)  # MCP append, MCP checkpoint
 

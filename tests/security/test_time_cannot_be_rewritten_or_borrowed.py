@@ -36,7 +36,7 @@ from helpers import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from git_lifeline.app.draft import Draft
+from git_lifeline.app.draft import CheckpointDraft, Draft
 from git_lifeline.app.hook_files import install
 from git_lifeline.core import truth
 from git_lifeline.core.entry import format_ts, utcnow
@@ -213,8 +213,8 @@ def redating_merge(repo, hours_before_parent: float) -> tuple:
     """The issue's attack: a merge whose second parent is a made-up history holding an
     earlier copy of an existing checkpoint; the tie-break keeps the earlier copy."""
     led = open_ledger(repo)
-    cp1 = led.checkpoint("work", {"next": ["write the parser"]}).entry
-    cp2 = led.checkpoint("work", {"next": ["ship the parser"]}).entry
+    cp1 = led.checkpoint(CheckpointDraft("work", {"next": ["write the parser"]})).entry
+    cp2 = led.checkpoint(CheckpointDraft("work", {"next": ["ship the parser"]})).entry
     assert cp2.parents == [cp1.id]
     earlier = make_entry(
         kind=cp2.kind,
@@ -260,8 +260,8 @@ def test_a_merge_redating_a_checkpoint_within_the_tolerance_does_not_make_the_ol
 
 def test_a_merge_keeping_the_earlier_of_two_real_copies_still_verifies(repo):
     led = open_ledger(repo)
-    cp1 = led.checkpoint("work", {"next": ["write the parser"]}).entry
-    cp2 = led.checkpoint("work", {"next": ["ship the parser"]}).entry
+    cp1 = led.checkpoint(CheckpointDraft("work", {"next": ["write the parser"]})).entry
+    cp2 = led.checkpoint(CheckpointDraft("work", {"next": ["ship the parser"]})).entry
     other = make_entry(
         kind=cp2.kind,
         summary=cp2.summary,
@@ -288,8 +288,8 @@ def test_a_merge_keeping_the_earlier_of_two_real_copies_still_verifies(repo):
 def test_a_checkpoint_dated_before_the_one_it_continues_is_still_the_latest(ledger):
     """A clone whose clock is behind (within the tolerance), or a re-dating merge within it:
     the checkpoint that continues a thread is where work stopped, whatever its clock."""
-    cp1 = ledger.checkpoint("work", {"next": ["write the parser"]}).entry
-    planned = ledger.plan_checkpoint("work", {"next": ["ship the parser"]}).entry
+    cp1 = ledger.checkpoint(CheckpointDraft("work", {"next": ["write the parser"]})).entry
+    planned = ledger.plan_checkpoint(CheckpointDraft("work", {"next": ["ship the parser"]})).entry
     behind = make_entry(
         kind="checkpoint",
         summary=planned.summary,

@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, timezone
 
 from helpers import cli, git, open_ledger, subprocess_env
 
-from git_lifeline.app.draft import Draft
+from git_lifeline.app.draft import CheckpointDraft, Draft
 from git_lifeline.core import fold_text, truth
 from git_lifeline.views import cache_check
 from git_lifeline.views.cache_rows import SCHEMA_VERSION
@@ -44,7 +44,7 @@ def random_step(ledger, rng, made, step):
     # Some entries are back-dated, so a later append can sort before folded ones.
     ts = (T0 + timedelta(hours=step * 10 - rng.choice([0, 0, 0, 25]))).isoformat()
     if kind == "checkpoint":
-        ledger.checkpoint(rng.choice(["a", "b"]), {"next": [f"step {step}"]})
+        ledger.checkpoint(CheckpointDraft(rng.choice(["a", "b"]), {"next": [f"step {step}"]}))
         return
     parents = []
     if made and (kind == "correction" or rng.random() < 0.2):

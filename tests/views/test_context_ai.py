@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from helpers import cli
 
-from git_lifeline.app.draft import Draft
+from git_lifeline.app.draft import CheckpointDraft, Draft
 from git_lifeline.app.edits import pin, unpin
 from git_lifeline.core import blocks
 from git_lifeline.errors import InputError
@@ -37,7 +37,7 @@ def rich(ledger):
     ]
     add(ledger, "open", "Queue: SQS or RabbitMQ?", "Decide after the load test.", days=40)
     add(ledger, "open", "Retention of logs", "Legal has to answer.", days=41)
-    ledger.checkpoint("api", {"goal": ["ship v1"], "next": ["write the tests"], "done": ["schema"]})
+    ledger.checkpoint(CheckpointDraft("api", {"goal": ["ship v1"], "next": ["write the tests"], "done": ["schema"]}))
     add(ledger, "note", "Ünïcödé note — 数据库", "Body with ümlauts and 中文.", days=42)
     return ledger, decisions
 
@@ -119,7 +119,7 @@ def test_a_non_decision_append_leaves_the_stable_part_byte_identical(rich):
     ledger, _ = rich
     before = ledger.context(budget=4000)
     add(ledger, "note", "A passing note", "nothing decided", days=50)
-    ledger.checkpoint("api", {"next": ["something else"]})
+    ledger.checkpoint(CheckpointDraft("api", {"next": ["something else"]}))
     after = ledger.context(budget=4000)
     assert after.stable == before.stable
     assert after.volatile != before.volatile
@@ -203,14 +203,14 @@ def test_context_query_adds_a_relevant_section_anchored_to_hits(rich):
 
 
 def test_identical_recheckpoint_writes_nothing(ledger):
-    first = ledger.checkpoint("api", {"goal": ["g"], "next": ["n"]})
-    again = ledger.checkpoint("api", {"goal": ["g"], "next": ["n"]})
+    first = ledger.checkpoint(CheckpointDraft("api", {"goal": ["g"], "next": ["n"]}))
+    again = ledger.checkpoint(CheckpointDraft("api", {"goal": ["g"], "next": ["n"]}))
     assert first.written and not again.written and again.entry.id == first.entry.id
 
 
 def test_correcting_a_checkpoint_restores_the_previous_one(ledger):
-    a = ledger.checkpoint("api", {"next": ["step one"]}).entry
-    b = ledger.checkpoint("api", {"next": ["step two"]}).entry
+    a = ledger.checkpoint(CheckpointDraft("api", {"next": ["step one"]})).entry
+    b = ledger.checkpoint(CheckpointDraft("api", {"next": ["step two"]})).entry
     assert ledger.state().checkpoints["api"].entry.id == b.id
     ledger.log(Draft(kind="correction", summary="That checkpoint was wrong", body="Back to step one.", parents=[b.id]))
     assert ledger.state().checkpoints["api"].entry.id == a.id
@@ -218,7 +218,7 @@ def test_correcting_a_checkpoint_restores_the_previous_one(ledger):
 
 def test_closing_an_open_drops_its_threads_checkpoint(ledger):
     q = add(ledger, "open", "Pick a queue", "Need throughput numbers.")
-    ledger.checkpoint(q.id[:8], {"next": ["benchmark RQ"]})
+    ledger.checkpoint(CheckpointDraft(q.id[:8], {"next": ["benchmark RQ"]}))
     assert q.id in ledger.state().checkpoints
     ledger.log(Draft(kind="correction", summary="Queue picked: SQS", body="Benchmarks done.", parents=[q.id]))
     assert q.id not in ledger.state().checkpoints
@@ -234,7 +234,7 @@ def test_unknown_thread_is_an_error_not_an_empty_context(rich):
 
 def test_thread_brief_pins_the_threads_decisions_and_filters_resume(rich):
     ledger, decisions = rich
-    ledger.checkpoint("billing-ui", {"next": ["design review"]})
+    ledger.checkpoint(CheckpointDraft("billing-ui", {"next": ["design review"]}))
     d = ledger.log(Draft(kind="decision", summary="API style: REST", body="Simple clients.", thread="api")).entry
     text = ledger.context(thread="api", budget=1200).text
     section = text.split("## Decisions in force", 1)[1]
@@ -341,7 +341,7 @@ def unescaped(line: str, mark: str) -> int:
 def test_markdown_in_entry_text_cannot_fake_an_anchor_or_a_mark_within_its_line(ledger):
     add(ledger, "decision", FAKES, "See `[deadbeef]` and **this** _(expired)_ ⚠ <!--", days=1)
     add(ledger, "open", "Is [abcdef12] right? " + FAKES, "body", days=2)
-    ledger.checkpoint("t " + FAKES, {"next": ["check " + FAKES]})
+    ledger.checkpoint(CheckpointDraft("t " + FAKES, {"next": ["check " + FAKES]}))
     text = ledger.context().text
     assert anchors_exist(ledger, text), "a summary faked an anchor"
     lines = [ln for ln in text.splitlines() if "deadbeef" in ln or "abcdef12" in ln]

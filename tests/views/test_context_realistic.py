@@ -14,7 +14,7 @@ from helpers import init_repo, open_ledger
 from realistic_ledger import build
 
 from git_lifeline.app.context_run import DEFAULT_BUDGET
-from git_lifeline.app.draft import Draft
+from git_lifeline.app.draft import CheckpointDraft, Draft
 from git_lifeline.views.tokens import estimate
 
 ANCHOR = re.compile(r"\[([0-9a-f]{8})\]")
@@ -184,8 +184,13 @@ def test_a_checkpoint_or_a_note_leaves_the_stable_part_byte_identical_at_every_b
     budgets = list(range(500, 20001, 250))
     before = {b: ledger.context(budget=b) for b in budgets}
     ledger.checkpoint(
-        facts.threads[0],
-        {"goal": ["ship v2"], "next": ["a different next step, much longer than the one it replaces, to move things"]},
+        CheckpointDraft(
+            facts.threads[0],
+            {
+                "goal": ["ship v2"],
+                "next": ["a different next step, much longer than the one it replaces, to move things"],
+            },
+        )
     )
     ledger.log(Draft(kind="note", summary="A passing remark about the invoice run", body="Nothing decided here."))
     changed = [b for b in budgets if ledger.context(budget=b).stable != before[b].stable]
