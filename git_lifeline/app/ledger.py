@@ -20,6 +20,7 @@ from ..errors import DedupKeyConflict, InputError
 from ..git.fanout import AppendResult
 from ..git.names import DEFAULT_LINE
 from ..git.provenance import IMPORT_TRAILER
+from ..git.stale_kept import KeptStaleness
 from ..git.repo import GitRepo
 from ..git.store import LineStore
 from ..views import context as ctx
@@ -27,6 +28,7 @@ from .context_run import assembled, checked_budget
 from .draft import HUMAN, Draft, Headers, Writer
 from .projection_file import ProjectionFile
 from .provenance import line_provenance
+from .staleness_kept import context_staleness
 from .write_checks import WriteChecks
 
 if TYPE_CHECKING:  # annotations only
@@ -395,7 +397,11 @@ class Ledger:
         relevant = []
         if query:
             relevant = [(st.by_id[h.id], status_of(st, h.id)) for h in self.recall(query, k=k) if h.id in st.by_id]
-        findings = self.staleness(st=st)
+        if thread is None and as_of is None:  # the whole line now: what the warm context reads too
+            stale = context_staleness(self.gr, self.store, st, lambda whole: self.staleness(st=whole))
+        else:
+            findings = self.staleness(st=st)
+            stale = KeptStaleness({s.decision: s.mark() for s in findings.stale}, findings.unknown_note())
         inp = ctx.ContextInput(
             state=st,
             line=self.line,
@@ -404,8 +410,8 @@ class Ledger:
             query=query,
             thread=thread,
             conflicts=st.conflicting(),
-            stale={s.decision: s.mark() for s in findings.stale},
-            stale_unknown=findings.unknown_note(),
+            stale=stale.marks,
+            stale_unknown=stale.unknown_note,
             provenance=line_provenance(self.gr, self.store),
         )
         with_history_notes(inp, self.gr, notice)
