@@ -20,7 +20,6 @@ from ..errors import DedupKeyConflict, InputError
 from ..git.fanout import AppendResult
 from ..git.names import DEFAULT_LINE
 from ..git.provenance import IMPORT_TRAILER
-from ..git.stale_kept import KeptStaleness
 from ..git.repo import GitRepo
 from ..git.store import LineStore
 from ..views import context as ctx
@@ -397,11 +396,7 @@ class Ledger:
         relevant = []
         if query:
             relevant = [(st.by_id[h.id], status_of(st, h.id)) for h in self.recall(query, k=k) if h.id in st.by_id]
-        if thread is None and as_of is None:  # the whole line now: what the warm context reads too
-            stale = context_staleness(self.gr, self.store, st, lambda whole: self.staleness(st=whole))
-        else:
-            findings = self.staleness(st=st)
-            stale = KeptStaleness({s.decision: s.mark() for s in findings.stale}, findings.unknown_note())
+        stale = context_staleness(self.gr, self.store, st, lambda part: self.staleness(st=part), not (thread or as_of))
         inp = ctx.ContextInput(
             state=st,
             line=self.line,

@@ -23,12 +23,19 @@ def names_code(st: truth.State) -> bool:
 
 
 def context_staleness(
-    gr: GitRepo, store: LineStore, st: truth.State, find: Callable[[truth.State], StaleFindings]
+    gr: "GitRepo",
+    store: "LineStore",
+    st: truth.State,
+    find: Callable[[truth.State], "StaleFindings"],
+    whole_line_now: bool,
 ) -> KeptStaleness:
-    """The marks and note of `find(st)` (Ledger.staleness over the whole line), kept when
-    the answer holds for the triple the warm context will ask with."""
+    """The marks and note of `find(st)` (Ledger.staleness); for the whole line at its head
+    (`whole_line_now`: no thread, no --as-of) read from and kept in the line's `.stale`
+    file, for the triple the warm context will ask with."""
     if not names_code(st):
         return KeptStaleness({}, None)
+    if not whole_line_now:
+        return _shown(find(st))
     head = store.head()
     trail_head = read_ref(str(gr.common_dir), f"refs/lifeline-review/{store.name}")
     view = code_view(str(gr.git_dir), str(gr.common_dir))
@@ -38,13 +45,17 @@ def context_staleness(
         if kept is not None:
             return kept
     findings = find(st)
-    found = KeptStaleness({s.decision: s.mark() for s in findings.stale}, findings.unknown_note())
+    found = _shown(findings)
     if head is not None and view is not None and _holds(gr, store, findings, trail_head, view):
         keep_staleness(path, head, trail_head, view, found)
     return found
 
 
-def _holds(gr: GitRepo, store: LineStore, findings: StaleFindings, trail_head: Optional[str], view: str) -> bool:
+def _shown(findings: "StaleFindings") -> KeptStaleness:
+    return KeptStaleness({s.decision: s.mark() for s in findings.stale}, findings.unknown_note())
+
+
+def _holds(gr: "GitRepo", store: "LineStore", findings: "StaleFindings", trail_head: Optional[str], view: str) -> bool:
     """Whether the answer is the one the triple stands for: the code HEAD git answered at
     is the one the files say, the trail read from its files is git's, and no commit the
     ledger records was missing (a fetch of it may change the answer)."""

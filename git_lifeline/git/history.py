@@ -333,7 +333,7 @@ def find_stale(
         if since is None:
             return StaleFindings([], [])
         hide_also.append(since)
-    seen, missing = _seen_by(gr, facts, touched, wanted, store)
+    seen, absent = _seen_by(gr, facts, touched, wanted, store)
     code = CodeLog(gr, head)
     asked = {}
     for i in wanted:
@@ -380,7 +380,7 @@ def find_stale(
         size = sizes[asked[st.decision][0]]
         st.files_now, st.lines_now, st.grade = size.files, size.lines, grade_of(size, st.lines)
     out.sort(key=Staleness.order_key)
-    return StaleFindings(out, unknown, head, missing)
+    return StaleFindings(out, unknown, head, absent)
 
 
 def replaying(gr: GitRepo) -> bool:
