@@ -27,6 +27,7 @@ from .context_run import assembled, checked_budget
 from .draft import CheckpointDraft, Draft, Headers
 from .projection_file import ProjectionFile
 from .provenance import line_provenance
+from .staleness_kept import context_staleness
 from .write_checks import WriteChecks
 
 if TYPE_CHECKING:  # annotations only
@@ -392,7 +393,7 @@ class Ledger:
         relevant = []
         if query:
             relevant = [(st.by_id[h.id], status_of(st, h.id)) for h in self.recall(query, k=k) if h.id in st.by_id]
-        findings = self.staleness(st=st)
+        stale = context_staleness(self.gr, self.store, st, lambda part: self.staleness(st=part), not (thread or as_of))
         inp = ctx.ContextInput(
             state=st,
             line=self.line,
@@ -401,8 +402,8 @@ class Ledger:
             query=query,
             thread=thread,
             conflicts=st.conflicting(),
-            stale={s.decision: s.mark() for s in findings.stale},
-            stale_unknown=findings.unknown_note(),
+            stale=stale.marks,
+            stale_unknown=stale.unknown_note,
             # as of a date, as the team had reviewed by then: a later approval does not count
             provenance=line_provenance(self.gr, self.store, as_of_date(as_of) if as_of else None),
         )

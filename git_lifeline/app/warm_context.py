@@ -5,8 +5,9 @@ Everything that is not "the cache is current for exactly the line's head" answer
 a repository this cannot locate for sure (git/reffiles.py), settings it does not follow
 (an `extensions.*` key, a bare repository, core.worktree, core.ignorecase), a line name or a budget the
 normal path would refuse, a ref it cannot read for sure, a cache without a tip for that
-head or that does not pass its checks (views/cache_warm.py), decisions that name code
-paths (staleness reads git's history), a damaged row met while rendering, an empty
+head or that does not pass its checks (views/cache_warm.py), decisions in force that name
+code paths without their staleness kept for exactly the line's head, its trail's head and
+the code's HEAD (git/stale_kept.py: the normal path keeps it), a damaged row met while rendering, an empty
 answer (the normal path says why on stderr). The repository's objects are not read: the
 cache and its tip stand for them, as they do for the normal path's warm reads. A remote's
 head of the line in the tracking refs (a plain `git fetch` brought it) that the line is not
@@ -23,9 +24,11 @@ from ..errors import LifelineError
 from ..git import command, reffiles
 from ..git.names import chosen_line, validate_name
 from ..git.provenance import kept_for, trust_file
+from ..git.stale_kept import KeptStaleness, code_view, kept_staleness, stale_file
 from ..views import cache_warm
 from ..views import context as ctx
 from .context_run import assembled, checked_budget, delivered
+from .staleness_kept import names_code
 
 # The one repository extension that changes nothing read here (per-worktree config is
 # listed by `git config` itself); any other sends `context` the normal way.
@@ -66,11 +69,24 @@ def warm_context(
         return None
     try:
         st = warm.state
-        if any(facts.get("paths") for facts in st.fold.facts.values()):
-            return None  # (staleness of decisions naming code paths reads git's history: git/history.py)
         if len(st.identities) > 1:
             return None  # two histories met: the normal path shows it first (ledger.with_history_notes)
-        inp = ctx.ContextInput(state=st, line=name, head_commit=head, conflicts=st.conflicting(), provenance=provenance)
+        stale = KeptStaleness({}, None)
+        if names_code(st):
+            view = code_view(where.git_dir, where.common_dir)
+            kept = None if view is None else kept_staleness(stale_file(lifeline_dir, name), head, trail_head, view)
+            if kept is None:
+                return None  # staleness reads git's history (git/history.py): the normal path finds it, and keeps it
+            stale = kept
+        inp = ctx.ContextInput(
+            state=st,
+            line=name,
+            head_commit=head,
+            conflicts=st.conflicting(),
+            stale=stale.marks,
+            stale_unknown=stale.unknown_note,
+            provenance=provenance,
+        )
         parts = assembled(inp, budget, budget_tokens, lambda key: command.config_get(config, key))
     except cache_warm.NotWarm:
         return None

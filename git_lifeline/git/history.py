@@ -97,6 +97,10 @@ class Staleness:
 class StaleFindings:
     stale: list[Staleness]  # strongest first (Staleness.order_key)
     unknown: list[str]  # decisions whose code history crosses a shallow clone's cut
+    code_head: Optional[str] = None  # the code commit HEAD was read as (None: none asked)
+    # a commit the ledger records was not in this repository (time decided instead): a
+    # fetch of it may change the answer, so it is not kept (app/staleness_kept.py)
+    missing: bool = False
 
     def unknown_note(self) -> Optional[str]:
         """The one line that says so, for every decision at once (None: nothing unknown)."""
@@ -169,7 +173,7 @@ def governed_code(
 ) -> dict[str, tuple[str, ...]]:
     """{decision id: code_specs} for the decisions of `decision_ids` that name paths."""
     wanted = [i for i in decision_ids if facts.get(i, {}).get("paths")]
-    seen = _seen_by(gr, facts, touched, wanted, store) if wanted else {}
+    seen = _seen_by(gr, facts, touched, wanted, store)[0] if wanted else {}
     return {i: code_specs(gr, code, facts[i]["paths"], seen[i]) for i in wanted}
 
 
@@ -284,20 +288,25 @@ class Seen:
 
 def _seen_by(
     gr: GitRepo, facts: dict, touched: dict, wanted: list[str], store: Optional[LineStore]
-) -> dict[str, list[Seen]]:
-    """{decision id: [Seen]}: the decision itself and its latest re-check."""
+) -> tuple[dict[str, list[Seen]], bool]:
+    """{decision id: [Seen]}: the decision itself and its latest re-check; and whether a
+    commit the ledger records for one of them is missing here."""
     decisions = {i: facts[i]["ts"] for i in wanted}
     rechecks = {i: touched[i] for i in wanted if touched.get(i)}
     made, rechecked = recorded_code(store, decisions, rechecks) if store is not None else ({}, {})
-    out = {}
+    out: dict[str, list[Seen]] = {}
+    missing = False
     for i in wanted:
-        own = tuple(c for c in (_present_commit(gr, made.get(i)), _present_commit(gr, facts[i].get("commit"))) if c)
+        recorded = [made.get(i), facts[i].get("commit")]
+        own = tuple(c for c in map(lambda value: _present_commit(gr, value), recorded) if c)
+        missing = missing or len(own) < sum(1 for value in recorded if value)
         seen = [Seen(_ts_seconds(facts[i]["ts"]), own)]
         if i in rechecks:
             again = _present_commit(gr, rechecked.get(i))
+            missing = missing or (bool(rechecked.get(i)) and again is None)
             seen.append(Seen(_ts_seconds(rechecks[i]), (again,) if again else ()))
         out[i] = seen
-    return out
+    return out, missing
 
 
 def find_stale(
@@ -327,7 +336,7 @@ def find_stale(
         if since is None:
             return StaleFindings([], [])
         hide_also.append(since)
-    seen = _seen_by(gr, facts, touched, wanted, store)
+    seen, absent = _seen_by(gr, facts, touched, wanted, store)
     code = CodeLog(gr, head)
     asked = {}
     for i in wanted:
@@ -374,7 +383,7 @@ def find_stale(
         size = sizes[asked[st.decision][0]]
         st.files_now, st.lines_now, st.grade = size.files, size.lines, grade_of(size, st.lines)
     out.sort(key=Staleness.order_key)
-    return StaleFindings(out, unknown)
+    return StaleFindings(out, unknown, head, absent)
 
 
 def replaying(gr: GitRepo) -> bool:

@@ -185,6 +185,26 @@ def read_ref(common_dir: str, name: str) -> Optional[str]:
     return data[:40].decode("ascii") if _LOOSE.fullmatch(data) else None
 
 
+def read_head(git_dir: str, common_dir: str) -> Optional[str]:
+    """The commit this worktree's HEAD is at: a branch (`ref: refs/heads/...`) read as
+    read_ref reads it, or a detached id; None for anything else (an unborn branch, a ref
+    outside refs/heads/, garbage)."""
+    try:
+        data = _read_plain(os.path.join(git_dir, "HEAD"), _MAX_LOOSE)
+    except OSError:
+        return None
+    if data is None:
+        return None
+    if _LOOSE.fullmatch(data):
+        return data[:40].decode("ascii")
+    if not (data.startswith(b"ref: refs/heads/") and data.endswith(b"\n")):
+        return None
+    try:
+        return read_ref(common_dir, data[5:-1].decode("ascii"))
+    except UnicodeDecodeError:
+        return None
+
+
 def tracking_commits(common_dir: str, line: str) -> Optional[list[str]]:
     """The commits `line` holds in every remote's tracking refs
     (refs/remotes/<remote>/lifeline/<line>, loose or packed), or None when anything about

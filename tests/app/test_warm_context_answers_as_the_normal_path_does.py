@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Optional
 
 import pytest
-from helpers import ROOT, git, init_repo, make_entry, open_ledger, subprocess_env
+from helpers import ROOT, commit_file, git, head, init_repo, make_entry, open_ledger, subprocess_env
 
 from git_lifeline.git import reffiles
 
@@ -238,11 +238,45 @@ def test_a_repository_with_an_extension_goes_the_normal_way(warm):
     assert not fast.warm and fast.same_as(slow)
 
 
-def test_a_decision_that_names_code_paths_goes_the_normal_way(tmp_path):
-    repo = init_repo(tmp_path / "repo")
+def code_path_ledger(repo: Path) -> Path:
+    """A decision naming src/**, code that changed under it since, and a context that kept
+    its staleness (the normal path's run)."""
+    init_repo(repo)
+    commit_file(repo)
     open_ledger(repo).append([make_entry(1, body="paths: src/**\n\nBecause.")])
-    assert click_only(repo, "context").code == 0
+    (repo / "src").mkdir()
+    commit_file(repo, "src/app.py", "print('changed after the decision')\n")
+    assert b"code changed since" in click_only(repo, "context").out
+    return repo
+
+
+def test_a_decision_that_names_code_paths_is_answered_warm_with_its_staleness(tmp_path):
+    repo = code_path_ledger(tmp_path / "repo")
     fast, slow = entry_point(repo, "context"), click_only(repo, "context")
+    assert fast.warm and fast.same_as(slow) and b"code changed since" in fast.out
+
+
+def test_a_code_commit_after_the_kept_staleness_is_shown_by_the_normal_path(tmp_path):
+    twins = [code_path_ledger(tmp_path / name / "repo") for name in ("a", "b")]
+    for repo in twins:
+        commit_file(repo, "src/more.py", "x = 1\n" * 40)
+    fast, slow = entry_point(twins[0], "context"), click_only(twins[1], "context")
+    assert not fast.warm and fast.same_as(slow) and b"41 lines changed" in fast.out
+    assert entry_point(twins[0], "context").warm  # the normal path kept it for the new HEAD
+
+
+@pytest.mark.parametrize("damage", ["garbage", "another-head", "shallow"])
+def test_staleness_kept_for_anything_else_is_never_served_warm(tmp_path, damage):
+    twins = [code_path_ledger(tmp_path / name / "repo") for name in ("a", "b")]
+    for repo in twins:
+        kept = repo / ".git" / "lifeline" / "main.stale"
+        if damage == "garbage":
+            kept.write_text("{not json")
+        elif damage == "another-head":
+            kept.write_text(kept.read_text().replace(head(repo), "0" * 40))
+        else:  # a shallow clone's cut: the same HEAD answers differently
+            (repo / ".git" / "shallow").write_text(git(repo, "rev-parse", "HEAD~1").strip() + "\n")
+    fast, slow = entry_point(twins[0], "context"), click_only(twins[1], "context")
     assert not fast.warm and fast.same_as(slow)
 
 
