@@ -5,18 +5,21 @@ from __future__ import annotations
 
 from ..core.blocks import strip_header
 from ..core.entry import abbrev, format_ts
+from ..core.json_input import JSONInputError, read_json  # the one bounded JSON reader, for the faces
 from ..core.trust import WORDS as TRUST_WORDS
 from ..core.trust import waiting_tier
 from ..views.context_text import agent_label, md, one_line, trust_tag, who
 from ..views.projection import fence_for
 
 __all__ = [
+    "JSONInputError",
     "TRUST_WORDS",
     "abbrev",
     "agent_label",
     "fence_for",
     "format_ts",
     "md",
+    "read_json",
     "one_line",
     "trust_tag",
     "waiting_tier",

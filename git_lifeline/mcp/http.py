@@ -138,8 +138,8 @@ class HttpGate(Gate):
 
 class RateLimit:
     """A token bucket per bearer token and one per client address: `per_minute` calls a minute
-    for a token (in bursts of as many), ADDRESS_FACTOR times that for an address, which every
-    call from it spends, with a token or without. A token is only read here, not verified, so
+    for a token or for an address's tokenless calls (in bursts of as many), ADDRESS_FACTOR
+    times that for the calls with a token from one address. A token is only read here, not verified, so
     the address bucket is what stops one caller who makes up a new token for every call.
     Past either: 429 with Retry-After, before any work is done."""
 
@@ -152,17 +152,17 @@ class RateLimit:
         self.buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
 
     def _keys(self, scope: "Scope") -> list[str]:
+        """A tokenless call: its address's bucket ("a:"). With a token: the token's, and its
+        address's share of token calls ("n:", ADDRESS_FACTOR times as large)."""
         client = scope.get("client") or ("?", 0)  # the real peer behind a trusted proxy (uvicorn)
-        keys = [f"a:{client[0]}"]
         for name, value in scope.get("headers", []):
             if name == b"authorization":
-                keys.insert(0, "t:" + hashlib.sha256(value).hexdigest())
-                break
-        return keys
+                return ["t:" + hashlib.sha256(value).hexdigest(), f"n:{client[0]}"]
+        return [f"a:{client[0]}"]
 
     def _take(self, key: str) -> float:
         """0 when a call may go, else the seconds until one may."""
-        scale = ADDRESS_FACTOR if key.startswith("a:") else 1
+        scale = ADDRESS_FACTOR if key.startswith("n:") else 1
         rate, capacity = self.rate * scale, self.capacity * scale
         now = time.monotonic()
         level, then = self.buckets.get(key, (capacity, now))

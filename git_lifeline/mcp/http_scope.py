@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Optional, Union
 
+from ..app.text import JSONInputError, read_json
 from .auth import caller
 from .text import needs_scope
 
@@ -30,15 +31,15 @@ INSUFFICIENT_SCOPE = -32003
 JsonId = Union[str, int, None]
 
 
-def operation(body: bytes) -> Optional[tuple[JsonId, str, bool]]:
+def operation(body: bytes, max_bytes: int) -> Optional[tuple[JsonId, str, bool]]:
     """(request id, the tool whose scope it needs, whether it reads the context resource) for
     one `tools/call` or a read of the context, else None (a batch, a notification, anything
     else: the server's own checks answer those)."""
     from .server import CONTEXT_URI
 
     try:
-        message = json.loads(body)
-    except (ValueError, RecursionError):
+        message = read_json(body, max_bytes)  # past the bound: the transport answers 413
+    except JSONInputError:
         return None
     if not isinstance(message, dict) or not isinstance(message.get("params"), dict):
         return None
@@ -75,7 +76,7 @@ class ScopeChallenge:
             size += len(message.get("body", b""))
             more = bool(message.get("more_body", False))
         if not more and read and read[-1]["type"] == "http.request":
-            found = operation(b"".join(m.get("body", b"") for m in read))
+            found = operation(b"".join(m.get("body", b"") for m in read), self.max_body)
             missing = who.missing_scope(found[1]) if found is not None else None
             if found is not None and missing is not None:
                 await self._refuse(send, found[0], missing, needs_scope(found[1], missing, resource=found[2]))
