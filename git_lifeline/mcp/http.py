@@ -139,8 +139,9 @@ class HttpGate(Gate):
 class RateLimit:
     """A token bucket per bearer token and one per client address: `per_minute` calls a minute
     for a token or for an address's tokenless calls (in bursts of as many), ADDRESS_FACTOR
-    times that for the calls with a token from one address. A token is only read here, not verified, so
-    the address bucket is what stops one caller who makes up a new token for every call.
+    times that for the calls with a token from one address. A token is only read here, not
+    verified, so the address bucket is what stops one caller who makes up a new token for
+    every call.
     Past either: 429 with Retry-After, before any work is done."""
 
     def __init__(self, app: "ASGIApp", per_minute: int):
@@ -160,29 +161,29 @@ class RateLimit:
                 return ["t:" + hashlib.sha256(value).hexdigest(), f"n:{client[0]}"]
         return [f"a:{client[0]}"]
 
-    def _take(self, key: str) -> float:
-        """0 when a call may go, else the seconds until one may."""
-        scale = ADDRESS_FACTOR if key.startswith("n:") else 1
-        rate, capacity = self.rate * scale, self.capacity * scale
+    def _take(self, *keys: str) -> float:
+        """0 when a call may go (each of its buckets spends one), else the seconds until one
+        may; a call refused by one bucket spends none of the others."""
         now = time.monotonic()
-        level, then = self.buckets.get(key, (capacity, now))
-        level = min(capacity, level + (now - then) * rate)
-        wait = (1 - level) / rate if level < 1 else 0.0
-        self.buckets[key] = (level, now) if wait else (level - 1, now)
-        self.buckets.move_to_end(key)
+        levels = {}
+        for key in keys:
+            scale = ADDRESS_FACTOR if key.startswith("n:") else 1
+            rate, capacity = self.rate * scale, self.capacity * scale
+            level, then = self.buckets.get(key, (capacity, now))
+            levels[key] = (min(capacity, level + (now - then) * rate), rate)
+        wait = max(((1 - level) / rate if level < 1 else 0.0) for level, rate in levels.values())
+        for key, (level, _rate) in levels.items():
+            self.buckets[key] = (level, now) if wait else (level - 1, now)
+            self.buckets.move_to_end(key)
         # every call may bring a new key (a made-up token each): never more than the bound,
         # and never a pass over all of them per call
         while len(self.buckets) > MAX_BUCKETS:
             self.buckets.popitem(last=False)
         return wait
 
-    def _wait(self, scope: "Scope") -> float:
-        """The longest wait any of the call's buckets asks (each is spent when it lets it go)."""
-        return max(self._take(key) for key in self._keys(scope))
-
     async def __call__(self, scope: "Scope", receive: "Receive", send: "Send") -> None:
         if scope["type"] == "http" and self.rate > 0:
-            wait = self._wait(scope)
+            wait = self._take(*self._keys(scope))
             if wait:
                 body = json.dumps({"error": "rate_limited", "error_description": "too many requests"}).encode()
                 await send(

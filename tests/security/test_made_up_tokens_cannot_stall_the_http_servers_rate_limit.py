@@ -64,3 +64,15 @@ def test_a_new_made_up_token_per_call_is_still_limited_by_its_address():
     assert statuses[: 10 * ADDRESS_FACTOR] == [200] * (10 * ADDRESS_FACTOR)
     assert set(statuses[10 * ADDRESS_FACTOR :]) == {429}, "made-up tokens from one address are limited"
     assert other == 200, "another address keeps its own bucket"
+
+
+def test_a_call_its_token_refuses_does_not_spend_its_addresss_share():
+    """A busy token's refused calls spent its address's share too, so one agent over its own
+    limit locked out every other token behind the same address (a team's NAT)."""
+    from git_lifeline.mcp.http import ADDRESS_FACTOR
+
+    limit = RateLimit(app=None, per_minute=2)
+    waits = [limit._take("t:busy", "n:192.0.2.7") for _ in range(10)]
+    assert waits[:2] == [0.0, 0.0] and all(w > 0 for w in waits[2:])
+    others = [limit._take(f"t:other-{n}", "n:192.0.2.7") for n in range(2 * ADDRESS_FACTOR)]
+    assert others.count(0.0) == 2 * ADDRESS_FACTOR - 2, "the address spent only the two calls that went"
