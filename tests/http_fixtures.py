@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 import httpx2
 from helpers import subprocess_env
@@ -49,17 +49,25 @@ def http_server(cwd: Path, *args: str, env: Optional[dict] = None, port: Optiona
             stderr=subprocess.STDOUT,
         )
     running = Running(proc, port, log)
+    with listening(proc, port, running.output):
+        yield running
+
+
+@contextlib.contextmanager
+def listening(proc: subprocess.Popen, port: int, output: Callable[[], str]) -> Iterator[None]:
+    """Waits (bounded) until `proc` listens on 127.0.0.1:`port`, then for the block; `proc`
+    is stopped after it whatever happened. `output` says what the process printed."""
     try:
         deadline = time.monotonic() + START_SECONDS
         while True:
             if proc.poll() is not None:
-                raise AssertionError(f"the server exited ({proc.returncode}): {running.output()}")
+                raise AssertionError(f"the server exited ({proc.returncode}): {output()}")
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
                 break
             if time.monotonic() > deadline:
-                raise AssertionError(f"the server did not listen within {START_SECONDS}s: {running.output()}")
+                raise AssertionError(f"the server did not listen within {START_SECONDS}s: {output()}")
             time.sleep(0.1)
-        yield running
+        yield
     finally:
         proc.terminate()
         try:

@@ -10,10 +10,8 @@ import datetime
 import ipaddress
 import os
 import shutil
-import socket
 import ssl
 import subprocess
-import time
 from pathlib import Path
 from typing import Iterator
 
@@ -26,7 +24,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from helpers import ROOT, cli
 from hermetic_home import hermetic, repo  # noqa: F401
-from http_fixtures import ACCEPT, free_port, http_server
+from http_fixtures import ACCEPT, free_port, http_server, listening
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -148,21 +146,9 @@ def nginx(where: Path, upstream_port: int) -> Iterator[tuple[int, int]]:
         [binary, "-p", str(where), "-e", str(where / "error.log"), "-c", str(main)], stdout=log, stderr=log
     )
     try:
-        deadline = time.monotonic() + START_SECONDS
-        while True:
-            assert proc.poll() is None, (where / "error.log").read_text(errors="replace")
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", tls_port), timeout=1):
-                break
-            assert time.monotonic() < deadline, "nginx did not listen"
-            time.sleep(0.1)
-        yield tls_port, plain_port
+        with listening(proc, tls_port, lambda: (where / "error.log").read_text(errors="replace")):
+            yield tls_port, plain_port
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
         log.close()
 
 
