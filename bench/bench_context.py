@@ -108,7 +108,7 @@ def main() -> None:
     args = ap.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
 
-    from realistic_ledger import build
+    from kit.realistic_ledger import build
 
     from git_lifeline.app.workspace import Workspace
 

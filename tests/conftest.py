@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from helpers import AUTHOR_EMAIL, AUTHOR_NAME, init_repo, open_ledger, write_dispatch_wrapper
+from kit.run import AUTHOR_EMAIL, AUTHOR_NAME, init_repo, open_ledger, write_dispatch_wrapper
 
 # Variables that would let the developer's environment leak into a test's git.
 _GIT_ENV = (

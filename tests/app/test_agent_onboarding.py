@@ -9,8 +9,8 @@ import os
 import subprocess
 import sys
 
-from helpers import Via, cli, git, ref
-from hermetic_home import commit_policy, hermetic, make_repo, repo  # noqa: F401
+from kit.home import commit_policy, hermetic, make_repo, repo  # noqa: F401
+from kit.run import Via, cli, git, ref
 
 from git_lifeline.app.agent_files import BEGIN, END, SECTION
 from git_lifeline.app.agent_hooks import HOOK_LIMIT

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
-from helpers import Via, cli
-from hermetic_home import hermetic, repo  # noqa: F401
+from kit.home import hermetic, repo  # noqa: F401
+from kit.run import Via, cli
 
 
 def bootstrap(repo, summary: str, body: str) -> str:

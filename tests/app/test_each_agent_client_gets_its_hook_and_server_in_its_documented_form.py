@@ -14,8 +14,8 @@ import sys
 
 import jsonschema
 import pytest
-from helpers import Via, cli, git
-from hermetic_home import hermetic, repo  # noqa: F401
+from kit.home import hermetic, repo  # noqa: F401
+from kit.run import Via, cli, git
 
 from git_lifeline.app.agent_hooks import HOOK_LIMIT
 

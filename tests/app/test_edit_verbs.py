@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import cli, git, open_ledger
+from kit.run import cli, git, open_ledger
 
 
 def ok(repo, *args):

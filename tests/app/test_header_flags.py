@@ -9,7 +9,7 @@ import json
 from datetime import datetime, timezone
 
 import pytest
-from helpers import cli, git, open_ledger
+from kit.run import cli, git, open_ledger
 
 from git_lifeline.app.draft import Draft, Headers
 from git_lifeline.core.dates import DateError, parse_when

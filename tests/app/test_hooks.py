@@ -12,8 +12,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, Via, cli, git, open_ledger, ref
-from sync_fixtures import entry_blobs, gitenv, make_clone, make_remote, tamper  # noqa: F401
+from kit.run import ROOT, Via, cli, git, open_ledger, ref
+from kit.sync import entry_blobs, gitenv, make_clone, make_remote, tamper  # noqa: F401
 
 from git_lifeline.app.draft import Draft
 

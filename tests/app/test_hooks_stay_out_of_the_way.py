@@ -13,8 +13,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, Via, cli, git, open_ledger
-from sync_fixtures import gitenv  # noqa: F401
+from kit.run import ROOT, Via, cli, git, open_ledger
+from kit.sync import gitenv  # noqa: F401
 
 from git_lifeline.app.draft import Draft
 

@@ -13,7 +13,7 @@ import os
 import subprocess
 
 import pytest
-from helpers import git, open_ledger
+from kit.run import git, open_ledger
 
 from git_lifeline.app.agents import Agents
 from git_lifeline.app.draft import CheckpointDraft, Draft, Writer

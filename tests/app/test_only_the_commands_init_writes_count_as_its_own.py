@@ -12,8 +12,8 @@ import stat
 import sys
 
 import pytest
-from helpers import Via, cli
-from hermetic_home import hermetic, repo  # noqa: F401
+from kit.home import hermetic, repo  # noqa: F401
+from kit.run import Via, cli
 
 from git_lifeline.app.agent_files import is_our_hook
 from git_lifeline.app.integration import is_our_entry

@@ -8,16 +8,7 @@ import time
 from pathlib import Path
 
 import pygit2
-from helpers import (
-    GitOutput,
-    build_tree,
-    cli,
-    client,
-    git,
-    init_repo,
-    make_entry,
-    path_of,
-)
+from kit.run import GitOutput, build_tree, cli, client, git, init_repo, make_entry, path_of
 
 from git_lifeline.app.hook_files import install
 from git_lifeline.git.repo import open_repo

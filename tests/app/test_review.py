@@ -9,8 +9,8 @@ import sys
 
 import pygit2
 import pytest
-from helpers import Via, cli, git, ref
-from hermetic_home import EMAIL, NAME, commit_policy, hermetic, make_repo, repo  # noqa: F401
+from kit.home import EMAIL, NAME, commit_policy, hermetic, make_repo, repo  # noqa: F401
+from kit.run import Via, cli, git, ref
 
 from git_lifeline.app.agents import Agents
 from git_lifeline.app.draft import CheckpointDraft, Draft, Writer

@@ -7,8 +7,8 @@ import json
 import os
 import sys
 
-from helpers import Via, cli, git
-from hermetic_home import commit_policy, hermetic, make_repo  # noqa: F401
+from kit.home import commit_policy, hermetic, make_repo  # noqa: F401
+from kit.run import Via, cli, git
 
 from git_lifeline.app.agents import Agents
 from git_lifeline.app.draft import Draft

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Optional
 
 import pytest
-from helpers import ROOT, commit_file, git, head, init_repo, make_entry, open_ledger, subprocess_env
+from kit.run import ROOT, commit_file, git, head, init_repo, make_entry, open_ledger, subprocess_env
 
 from git_lifeline.git import reffiles
 

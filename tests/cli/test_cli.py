@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, Via, cli, git, make_entry, subprocess_env
+from kit.run import ROOT, Via, cli, git, make_entry, subprocess_env
 
 from git_lifeline import __version__
 from git_lifeline.cli.common import all_commands

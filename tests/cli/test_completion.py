@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import cli, subprocess_env
+from kit.run import cli, subprocess_env
 
 GIT_BASH_COMPLETION = next(
     (

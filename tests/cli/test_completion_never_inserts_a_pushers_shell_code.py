@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import cli, subprocess_env
+from kit.run import cli, subprocess_env
 from test_completion import GIT_BASH_COMPLETION, ZSH_DRIVER, bash_complete, script
 
 HOSTILE = "x;touch pwned;#"

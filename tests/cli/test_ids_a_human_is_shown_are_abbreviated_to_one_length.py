@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import re
 
-from helpers import cli, head
+from kit.run import cli, head
 
 SHORT = 8
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers import Via, cli, git
+from kit.run import Via, cli, git
 
 from git_lifeline.cli.pr import escape_data, escape_property
 

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from helpers import AUTHOR, ROOT, cli, commit_file, git, make_entry, open_ledger
+from kit.run import AUTHOR, ROOT, cli, commit_file, git, make_entry, open_ledger
 
 DAY = timedelta(days=1)
 

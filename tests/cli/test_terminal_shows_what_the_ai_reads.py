@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import cli
+from kit.run import cli
 from test_reading_like_git import on_a_terminal
 
 from git_lifeline.app.visible import visible
@@ -128,7 +128,7 @@ HIDDEN_SHOWN = "x<U+202E>y<U+009B>31m"
 def test_policy_and_status_show_the_remotes_default_branch_name_visibly(repo):
     """The policy is read from origin's default branch, which the remote names
     (refs/remotes/origin/HEAD): `policy` and `status` printed that name raw."""
-    from helpers import commit_file, git
+    from kit.run import commit_file, git
 
     commit_file(repo)
     git(repo, "remote", "add", "origin", str(repo.parent / "elsewhere.git"))
@@ -150,7 +150,7 @@ def test_the_mcp_program_shows_hidden_characters_of_its_errors_visibly(tmp_path)
     import subprocess
     import sys
 
-    from helpers import subprocess_env
+    from kit.run import subprocess_env
 
     where = tmp_path / f"x\x1b]0;owned\x07{RLO}y"
     where.mkdir()
@@ -184,7 +184,7 @@ def test_json_output_stays_valid_utf8_json_when_a_ref_name_the_remote_chose_is_n
     reader took it. Such a character is written as its JSON escape: the exact name back."""
     import subprocess
 
-    from helpers import commit_file, git
+    from kit.run import commit_file, git
 
     commit_file(repo)
     git(repo, "remote", "add", "origin", str(repo.parent / "elsewhere.git"))

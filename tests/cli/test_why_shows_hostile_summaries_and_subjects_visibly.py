@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers import bare, cli, configured_client, git, log_decision
+from kit.run import bare, cli, configured_client, git, log_decision
 
 
 def commit_with_message(repo: Path, message: bytes) -> str:

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from helpers import ROOT, make_entry, open_ledger, subprocess_env
+from kit.run import ROOT, make_entry, open_ledger, subprocess_env
 
 from git_lifeline.core.policy import Policy, PolicyError, parse_policy
 

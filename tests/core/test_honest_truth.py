@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from helpers import cli, git, open_ledger
+from kit.run import cli, git, open_ledger
 
 from git_lifeline.app.draft import Draft
 
@@ -198,7 +198,7 @@ def test_a_correction_resolves_the_conflict_and_correcting_it_reopens_it(ledger)
 def test_merged_clones_that_decided_differently_surface_the_conflict(tmp_path, repo):
     """Two clones decide the same subject apart; after the ledgers meet, both are in force
     and the conflict shows (whatever merges them: here, the union of both entry sets)."""
-    from helpers import init_repo
+    from kit.run import init_repo
 
     other = init_repo(tmp_path / "other")
     a = decide(open_ledger(repo), "Cache: Redis", "subject: cache\n\nFast.", "2026-01-02T00:00:00Z")
@@ -268,7 +268,7 @@ def test_revising_a_revision_never_resurrects_the_original_in_the_context(ledger
 def test_a_back_dated_correction_folds_through_the_cache_as_a_cold_fold_does(ledger):
     """A clone with a slow clock: the revision sorts before the decision it replaces.
     (This tool refuses to write such a ts; the revision comes in as another clone stored it.)"""
-    from helpers import make_entry
+    from kit.run import make_entry
 
     from git_lifeline.core import truth
     from git_lifeline.core.entry import parse_ts

@@ -5,7 +5,7 @@ and no traceback reaches the user."""
 from __future__ import annotations
 
 import pytest
-from helpers import cli, find_prefix_collision, init_repo, make_entry, open_ledger, snapshot
+from kit.run import cli, find_prefix_collision, init_repo, make_entry, open_ledger, snapshot
 
 from git_lifeline.core.entry import MAX_BODY_BYTES, MIN_PREFIX
 

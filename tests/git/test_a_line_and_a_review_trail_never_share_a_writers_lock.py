@@ -8,7 +8,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from helpers import init_repo, subprocess_env
+from kit.run import init_repo, subprocess_env
 
 from git_lifeline.git.namespaces import LEDGER, REVIEW
 from git_lifeline.git.repo import open_repo

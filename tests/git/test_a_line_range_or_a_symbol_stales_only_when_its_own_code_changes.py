@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import Via, cli, git
+from kit.run import Via, cli, git
 
 from git_lifeline.core.anchors import Hunk, LineAnchor, SymbolAnchor, map_lines, parse_anchor
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from helpers import (
+from kit.run import (
     AUTHOR_EMAIL,
     AUTHOR_NAME,
     build_tree,

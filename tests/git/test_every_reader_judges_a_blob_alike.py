@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import AUTHOR, add_commit, make_entry, open_ledger, path_of
+from kit.run import AUTHOR, add_commit, make_entry, open_ledger, path_of
 
 from git_lifeline.core.entry import (
     MAX_BLOB_BYTES,
@@ -86,7 +86,7 @@ def corpus(base: dict) -> dict:
 @pytest.fixture(scope="module")
 def judged(tmp_path_factory):
     """Commit the whole corpus on one line; take the cache's verdict and verify's."""
-    from helpers import init_repo
+    from kit.run import init_repo
 
     repo = init_repo(tmp_path_factory.mktemp("alike") / "repo")
     led = open_ledger(repo)

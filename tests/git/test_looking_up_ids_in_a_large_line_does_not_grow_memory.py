@@ -9,7 +9,7 @@ from __future__ import annotations
 import tracemalloc
 
 import pygit2
-from helpers import cli, init_repo
+from kit.run import cli, init_repo
 
 from git_lifeline.git.trees import lookup
 

@@ -10,7 +10,7 @@ import subprocess
 from datetime import datetime
 from pathlib import Path
 
-from helpers import cli, git, make_entry, open_ledger
+from kit.run import cli, git, make_entry, open_ledger
 
 from git_lifeline.app.draft import Draft
 from git_lifeline.git.history import code_trailer, recorded_code

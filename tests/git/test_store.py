@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from helpers import (
+from kit.run import (
     ENTRY_PATH_RE,
     append_concurrently,
     cli,

@@ -6,7 +6,7 @@ import json
 
 import pygit2
 import pytest
-from helpers import (
+from kit.run import (
     AUTHOR,
     AUTHOR_EMAIL,
     AUTHOR_NAME,

@@ -14,7 +14,7 @@ import subprocess
 
 import pygit2
 import pytest
-from helpers import (
+from kit.run import (
     AUTHOR,
     add_commit,
     git,
@@ -26,7 +26,7 @@ from helpers import (
     subprocess_env,
     ts_at,
 )
-from secret_corpus import expand
+from kit.secrets import expand
 from test_every_reader_judges_a_blob_alike import corpus
 
 from git_lifeline.app.hook_files import install

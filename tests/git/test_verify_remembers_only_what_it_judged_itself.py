@@ -5,8 +5,8 @@ again, and the gates never skip anything."""
 
 from __future__ import annotations
 
-from helpers import add_commit, git, init_repo, make_entry, open_ledger, path_of, stored_entry, ts_at
-from secret_corpus import expand
+from kit.run import add_commit, git, init_repo, make_entry, open_ledger, path_of, stored_entry, ts_at
+from kit.secrets import expand
 
 from git_lifeline.app import exchange
 from git_lifeline.app.workspace import Workspace

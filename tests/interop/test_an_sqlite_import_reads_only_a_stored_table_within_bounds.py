@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from helpers import cli, init_repo, snapshot
+from kit.run import cli, init_repo, snapshot
 
 from git_lifeline.core import seed
 from git_lifeline.errors import InputError

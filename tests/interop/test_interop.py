@@ -14,10 +14,10 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, cli, git, open_ledger, ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from seed_fixtures import (  # noqa: F401
+from kit.run import ROOT, cli, git, open_ledger, ref
+from kit.seed import (  # noqa: F401
     SEED,
     assert_nothing_written,
     git_env,

@@ -9,8 +9,8 @@ import json
 
 import anyio
 import pytest
-from hermetic_home import hermetic, repo  # noqa: F401
-from http_fixtures import client, free_port, http_server, post
+from kit.home import hermetic, repo  # noqa: F401
+from kit.servers import client, free_port, http_server, post
 from mcp.shared.exceptions import MCPError
 from test_mcp_over_http_accepts_only_this_servers_jwts import ISSUER, jwks_of, mint, new_key
 

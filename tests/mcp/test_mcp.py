@@ -13,8 +13,8 @@ import sys
 
 import anyio
 import pytest
-from helpers import Via, cli, git, ref
-from hermetic_home import commit_policy, hermetic, make_repo, repo, work_tree_files  # noqa: F401
+from kit.home import commit_policy, hermetic, make_repo, repo, work_tree_files  # noqa: F401
+from kit.run import Via, cli, git, ref
 from mcp import Client  # the [mcp] extra; the test extra installs it
 from mcp.client.stdio import StdioServerParameters
 

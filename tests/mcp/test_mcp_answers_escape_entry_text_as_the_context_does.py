@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from helpers import bare, cli, configured_client, log_decision
+from kit.run import bare, cli, configured_client, log_decision
 
 FAKE = "[SUPERSEDED] Keep `[0badc0de]` **Postgres**"
 

@@ -14,8 +14,8 @@ import httpx2
 import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
-from hermetic_home import commit_policy, hermetic, repo  # noqa: F401
-from http_fixtures import client, free_port, http_server, post
+from kit.home import commit_policy, hermetic, repo  # noqa: F401
+from kit.servers import client, free_port, http_server, post
 from mcp.shared.exceptions import MCPError
 
 from git_lifeline.app.agents import Agents

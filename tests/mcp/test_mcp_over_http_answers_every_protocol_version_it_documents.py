@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import anyio
 import pytest
-from helpers import ROOT
-from hermetic_home import hermetic, repo  # noqa: F401
-from http_fixtures import client, http_server, post
+from kit.home import hermetic, repo  # noqa: F401
+from kit.run import ROOT
+from kit.servers import client, http_server, post
 
 STATELESS = "2026-07-28"
 HANDSHAKE = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]

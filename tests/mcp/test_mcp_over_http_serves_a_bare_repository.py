@@ -5,9 +5,9 @@ clone that pulls sees it."""
 from __future__ import annotations
 
 import anyio
-from helpers import bare, cli, configured_client, git, log_decision
-from hermetic_home import hermetic  # noqa: F401
-from http_fixtures import client, http_server
+from kit.home import hermetic  # noqa: F401
+from kit.run import bare, cli, configured_client, git, log_decision
+from kit.servers import client, http_server
 
 from git_lifeline.app.agents import Agents
 from git_lifeline.app.workspace import Workspace

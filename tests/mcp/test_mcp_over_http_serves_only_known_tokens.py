@@ -7,9 +7,9 @@ import time
 
 import anyio
 import pytest
-from helpers import cli
-from hermetic_home import hermetic, repo  # noqa: F401
-from http_fixtures import client, http_server, post
+from kit.home import hermetic, repo  # noqa: F401
+from kit.run import cli
+from kit.servers import client, http_server, post
 
 from git_lifeline.app.agents import Agents
 from git_lifeline.app.workspace import Workspace

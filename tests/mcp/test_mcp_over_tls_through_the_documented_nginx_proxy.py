@@ -22,9 +22,9 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
-from helpers import ROOT, cli
-from hermetic_home import hermetic, repo  # noqa: F401
-from http_fixtures import ACCEPT, free_port, http_server, listening
+from kit.home import hermetic, repo  # noqa: F401
+from kit.run import ROOT, cli
+from kit.servers import ACCEPT, free_port, http_server, listening
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 

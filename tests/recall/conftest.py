@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 import pytest
-from helpers import ROOT, open_ledger
+from kit.run import ROOT, open_ledger
 
 from git_lifeline.app.ledger import Ledger
 

@@ -8,11 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from helpers import (
-    init_repo,
-    make_entry,
-    subprocess_env,
-)
+from kit.run import init_repo, make_entry, subprocess_env
 
 from git_lifeline.git.repo import open_repo
 from git_lifeline.git.store import LineStore

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from helpers import TESTS, git, init_repo, log_decision, open_ledger
+from kit.run import TESTS, git, init_repo, log_decision, open_ledger
 
 TEST_MODEL = os.environ.get("LIFELINE_TEST_MODEL") or str(TESTS / ".model" / "all-MiniLM-L6-v2")
 HAVE_MODEL = (Path(TEST_MODEL) / "model.safetensors").is_file()

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from helpers import Via, cli
-from hermetic_home import hermetic, make_repo, repo  # noqa: F401
+from kit.home import hermetic, make_repo, repo  # noqa: F401
+from kit.run import Via, cli
 
 from git_lifeline.app.workspace import Workspace
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import DATA, ROOT, TESTS
+from kit.run import DATA, ROOT, TESTS
 
 from git_lifeline.app import models
 from git_lifeline.app.draft import Draft
@@ -529,7 +529,7 @@ def test_vectors_recall_stores_are_not_taken_for_cache_damage(model_dir: Path, r
     been changed behind the tool's back."""
     import subprocess
 
-    from helpers import open_ledger
+    from kit.run import open_ledger
 
     from git_lifeline.views import cache_check
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import shutil
 
-from helpers import cli, init_repo, make_entry, open_ledger
+from kit.run import cli, init_repo, make_entry, open_ledger
 
 from git_lifeline.views.recall import CANDIDATES
 

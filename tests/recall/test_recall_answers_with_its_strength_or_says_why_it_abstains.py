@@ -11,7 +11,7 @@ import sys
 
 import jsonschema
 import pytest
-from helpers import TESTS, cli, git
+from kit.run import TESTS, cli, git
 from test_minilm import model_dir  # noqa: F401  (the fixture: the test model, or a skip)
 
 BOOTSTRAP = (

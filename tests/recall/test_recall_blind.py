@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, TESTS  # noqa: E402
+from kit.run import ROOT, TESTS  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 

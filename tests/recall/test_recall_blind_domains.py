@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, TESTS
+from kit.run import ROOT, TESTS
 
 sys.path.insert(0, str(ROOT / "bench"))
 

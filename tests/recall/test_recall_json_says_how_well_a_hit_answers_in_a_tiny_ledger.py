@@ -10,7 +10,7 @@ import json
 import sys
 
 import pytest
-from helpers import TESTS, cli, git
+from kit.run import TESTS, cli, git
 from test_minilm import model_dir  # noqa: F401  (the fixture: the test model, or a skip)
 
 

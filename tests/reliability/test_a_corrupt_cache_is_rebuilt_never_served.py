@@ -21,7 +21,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from helpers import AUTHOR, cli, init_repo, open_ledger, ts_at, varied_entries
+from kit.run import AUTHOR, cli, init_repo, open_ledger, ts_at, varied_entries
 
 from git_lifeline.core.entry import new_entry
 from git_lifeline.views import cache_check

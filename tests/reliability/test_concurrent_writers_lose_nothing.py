@@ -4,7 +4,7 @@ time, merging entries another clone keeps pushing."""
 
 from __future__ import annotations
 
-from helpers import (
+from kit.run import (
     PULL_WORKER,
     REMOTE_WRITER,
     append_concurrently,

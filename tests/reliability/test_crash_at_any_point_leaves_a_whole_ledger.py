@@ -13,7 +13,7 @@ import random
 import time
 
 import pytest
-from helpers import (
+from kit.run import (
     Zygote,
     assert_ledger_whole,
     git,

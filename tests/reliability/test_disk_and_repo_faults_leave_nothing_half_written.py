@@ -10,7 +10,7 @@ import os
 import time
 
 import pytest
-from helpers import (
+from kit.run import (
     assert_ledger_whole,
     cli,
     fill_disk,

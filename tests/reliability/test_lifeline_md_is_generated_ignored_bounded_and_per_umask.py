@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, cli, commit_file, git, init_repo, make_entry, open_ledger, snapshot, subprocess_env
+from kit.run import ROOT, cli, commit_file, git, init_repo, make_entry, open_ledger, snapshot, subprocess_env
 
 from git_lifeline.core.entry import entry_order_key
 from git_lifeline.views import projection

@@ -15,7 +15,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from helpers import cli, make_entry, open_ledger, read_only, snapshot, staged
+from kit.run import cli, make_entry, open_ledger, read_only, snapshot, staged
 
 QUERY = "decision reason"
 

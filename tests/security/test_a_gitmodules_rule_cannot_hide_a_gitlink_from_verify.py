@@ -5,16 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pygit2
-from helpers import (
-    AUTHOR_EMAIL,
-    AUTHOR_NAME,
-    build_tree,
-    cli,
-    git,
-    init_repo,
-    make_entry,
-    path_of,
-)
+from kit.run import AUTHOR_EMAIL, AUTHOR_NAME, build_tree, cli, git, init_repo, make_entry, path_of
 
 from git_lifeline.git.repo import open_repo
 from git_lifeline.git.store import LineStore

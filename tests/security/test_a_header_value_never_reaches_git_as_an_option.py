@@ -12,7 +12,7 @@ first (`--end-of-options`).
 from __future__ import annotations
 
 import pytest
-from helpers import cli, git, git_push, head, init_repo, make_entry, open_ledger, snapshot
+from kit.run import cli, git, git_push, head, init_repo, make_entry, open_ledger, snapshot
 
 from git_lifeline.app.hook_files import install
 from git_lifeline.git.history import find_stale

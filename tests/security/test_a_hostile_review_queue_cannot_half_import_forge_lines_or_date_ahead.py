@@ -16,7 +16,7 @@ import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
 
-from helpers import cli, init_repo, snapshot
+from kit.run import cli, init_repo, snapshot
 
 from git_lifeline.core.entry import Entry
 

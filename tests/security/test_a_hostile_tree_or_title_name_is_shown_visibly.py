@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pygit2
-from helpers import bare, cli, configured_client, git, git_push, log_decision
+from kit.run import bare, cli, configured_client, git, git_push, log_decision
 
 from git_lifeline.app.hook_files import install
 from git_lifeline.git.repo import open_repo

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pygit2
-from helpers import (
+from kit.run import (
     AUTHOR_EMAIL,
     AUTHOR_NAME,
     build_tree,

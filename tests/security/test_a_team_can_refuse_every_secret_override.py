@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import cli, client, git, ref
-from secret_corpus import expand
+from kit.run import cli, client, git, ref
+from kit.secrets import expand
 
 TOKEN = expand("ghp_{{a:36}}", "team-override-token")
 

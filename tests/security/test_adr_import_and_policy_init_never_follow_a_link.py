@@ -5,7 +5,7 @@ and `policy init` never writes through a link out of the work tree.
 from __future__ import annotations
 
 import pytest
-from helpers import bare, cli, configured_client, git
+from kit.run import bare, cli, configured_client, git
 
 
 @pytest.mark.parametrize("target", ["outside", "huge", "device"])

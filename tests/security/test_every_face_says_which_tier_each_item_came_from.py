@@ -11,8 +11,8 @@ import json
 import os
 from pathlib import Path
 
-from helpers import Via, cli
-from hermetic_home import commit_policy, hermetic, repo  # noqa: F401
+from kit.home import commit_policy, hermetic, repo  # noqa: F401
+from kit.run import Via, cli
 
 from git_lifeline.app.agent_hooks import session_start
 from git_lifeline.app.agents import Agents

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import cli, commit_file, git, head, init_repo, open_ledger, subprocess_env
+from kit.run import cli, commit_file, git, head, init_repo, open_ledger, subprocess_env
 
 from git_lifeline.app.draft import Draft
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import Via, cli, git
-from hermetic_home import hermetic, repo  # noqa: F401  (fixtures)
+from kit.home import hermetic, repo  # noqa: F401  (fixtures)
+from kit.run import Via, cli, git
 
 
 def outside_dirs(tmp_path: Path) -> dict:

@@ -9,17 +9,7 @@ import shutil
 import subprocess
 
 import pytest
-from helpers import (
-    AUTHOR_EMAIL,
-    add_commit,
-    cli,
-    git,
-    init_repo,
-    make_entry,
-    open_ledger,
-    snapshot,
-    stored_entry,
-)
+from kit.run import AUTHOR_EMAIL, add_commit, cli, git, init_repo, make_entry, open_ledger, snapshot, stored_entry
 
 from git_lifeline.core import seed as interop
 

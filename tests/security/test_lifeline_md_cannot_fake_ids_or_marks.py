@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 
-from helpers import cli, init_repo, make_entry, open_ledger
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kit.run import cli, init_repo, make_entry, open_ledger
 
 from git_lifeline.views import projection
 

@@ -12,11 +12,11 @@ import sys
 from pathlib import Path
 
 import anyio
-from helpers import add_commit, cli, git, odb_holds, path_of, ref, stored_entry
-from hermetic_home import commit_policy, hermetic, repo  # noqa: F401  (fixtures)
+from kit.home import commit_policy, hermetic, repo  # noqa: F401  (fixtures)
+from kit.run import add_commit, cli, git, odb_holds, path_of, ref, stored_entry
+from kit.secrets import expand
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
-from secret_corpus import expand
 
 TOKEN = expand("ghp_{{a:36}}", "override-token")
 OVERRIDE = "allow-secret: test fixture, not a real key\n\n"

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from helpers import cli, client, git, git_push
-from secret_corpus import expand
+from kit.run import cli, client, git, git_push
+from kit.secrets import expand
 
 from git_lifeline.app.hook_files import install
 from git_lifeline.git.repo import open_repo

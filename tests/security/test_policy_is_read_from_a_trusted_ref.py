@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from helpers import Via, cli, git, ref
-from hermetic_home import commit_policy, hermetic, make_repo, repo  # noqa: F401
+from kit.home import commit_policy, hermetic, make_repo, repo  # noqa: F401
+from kit.run import Via, cli, git, ref
 
 from git_lifeline.app.agents import Agents, policy_report
 from git_lifeline.app.draft import Draft

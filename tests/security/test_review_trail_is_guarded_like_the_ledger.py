@@ -16,7 +16,7 @@ import hashlib
 import json
 
 import pytest
-from helpers import add_commit, cli, git, git_push, init_repo, open_ledger, ref
+from kit.run import add_commit, cli, git, git_push, init_repo, open_ledger, ref
 
 from git_lifeline.app.agents import Agents
 from git_lifeline.app.draft import Draft

@@ -10,7 +10,7 @@ and tests/data/secrets/ledger_entries.json (realistic entries that hold none).
 from __future__ import annotations
 
 import pytest
-from helpers import (
+from kit.run import (
     add_commit,
     cli,
     files_hold,
@@ -23,7 +23,7 @@ from helpers import (
     snapshot,
     stored_entry,
 )
-from secret_corpus import credential_cases, expand, ledger_entries
+from kit.secrets import CORPORA, credential_cases, expand, ledger_entries
 
 from git_lifeline.app.agents import Agents
 from git_lifeline.app.draft import CheckpointDraft, Draft, Writer
@@ -102,7 +102,7 @@ def test_the_literal_prefilter_misses_no_needle_of_any_rule():
 
 
 def test_the_corpus_templates_are_deterministic_and_hold_no_literal_credential():
-    raw = (secrets_dir := __import__("secret_corpus").DATA / "credentials.json").read_text(encoding="utf-8")
+    raw = (secrets_dir := CORPORA / "credentials.json").read_text(encoding="utf-8")
     assert secrets.scan(raw) == [], f"{secrets_dir} must hold templates, not credentials"
     assert expand("x {{a:12}} y", "seed") == expand("x {{a:12}} y", "seed")
 
@@ -313,7 +313,7 @@ def test_a_proposal_or_a_rejection_holding_a_credential_is_refused(ledger, repo,
 
 
 def test_a_pull_refuses_a_remote_line_that_carries_a_credential(tmp_path, record_counts):
-    from helpers import git, remote_and_clones
+    from kit.run import git, remote_and_clones
 
     remote, a, b = remote_and_clones(tmp_path)
     leaked = stored_entry(summary="Old deploy notes", body=f"use {TOKEN}")

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, add_commit, cli, commit_file, git, head, init_repo, open_ledger, snapshot
+from kit.run import ROOT, add_commit, cli, commit_file, git, head, init_repo, open_ledger, snapshot
 
 from git_lifeline.app.agents import Agents
 from git_lifeline.app.draft import Draft

@@ -15,7 +15,7 @@ import json
 
 import pygit2
 import pytest
-from helpers import (
+from kit.run import (
     add_commit,
     cli,
     git,
@@ -28,7 +28,7 @@ from helpers import (
     stored_entry,
     ts_at,
 )
-from secret_corpus import expand
+from kit.secrets import expand
 
 from git_lifeline.app.hook_files import install
 from git_lifeline.git.repo import open_repo

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 import re
 
-from hermetic_home import hermetic, repo  # noqa: F401
-from html_support import chromium, dump_dom
+from kit.browser import chromium, dump_dom
+from kit.home import hermetic, repo  # noqa: F401
 from test_every_face_says_which_tier_each_item_came_from import TIERS, four_tiers
 
 from git_lifeline.app.html_export import export_html

@@ -19,7 +19,9 @@ from datetime import timedelta
 
 import pygit2
 import pytest
-from helpers import (
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from kit.run import (
     AUTHOR_EMAIL,
     AUTHOR_NAME,
     build_tree,
@@ -33,8 +35,6 @@ from helpers import (
     path_of,
     snapshot,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from git_lifeline.app.draft import CheckpointDraft, Draft
 from git_lifeline.app.hook_files import install
@@ -349,7 +349,7 @@ def test_one_future_dated_entry_does_not_force_a_refold_on_every_later_append(le
 def threaded_ledgers(draw):
     """Entries in threads and not, checkpoints chaining to the thread head, decisions,
     revisions, notes naming decisions, from clocks that disagree (ts in any order)."""
-    from truth_reference import rec
+    from kit.truth_reference import rec
 
     n = draw(st.integers(1, 24))
     out, heads = [], {}
@@ -427,7 +427,7 @@ def test_entries_pulled_out_of_order_fold_as_a_cold_fold_does(entries, rnd):
 def test_an_entry_after_a_skewed_one_stays_after_it_in_its_thread():
     """A chain whose second entry is dated before its parent: the third, dated after the
     second but before the first, still comes last (causality is transitive)."""
-    from truth_reference import rec
+    from kit.truth_reference import rec
 
     a = rec("a", "note", body="thread: t\n\nFirst.", minute=10)
     b = rec("b", "note", ["a"], body="thread: t\n\nSecond, from a clock behind.", minute=1)

@@ -9,17 +9,7 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from helpers import (
-    AUTHOR_EMAIL,
-    AUTHOR_NAME,
-    cli,
-    client,
-    git,
-    git_push,
-    init_repo,
-    make_entry,
-    ref,
-)
+from kit.run import AUTHOR_EMAIL, AUTHOR_NAME, cli, client, git, git_push, init_repo, make_entry, ref
 
 from git_lifeline.app.hook_files import install
 from git_lifeline.git.repo import open_repo

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from helpers import bare, cli, configured_client, git, log_decision
+from kit.run import bare, cli, configured_client, git, log_decision
 
 
 @pytest.mark.parametrize("setup", ["remote-setup", "init"])

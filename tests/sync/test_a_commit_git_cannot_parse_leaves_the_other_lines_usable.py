@@ -7,16 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pygit2
-from helpers import (
-    build_tree,
-    cli,
-    client,
-    git,
-    init_repo,
-    make_entry,
-    path_of,
-    ref,
-)
+from kit.run import build_tree, cli, client, git, init_repo, make_entry, path_of, ref
 
 from git_lifeline.app.hook_files import install
 from git_lifeline.git.repo import open_repo

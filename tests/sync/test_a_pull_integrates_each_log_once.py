@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from helpers import git, init_repo, open_ledger, open_workspace
+from kit.run import git, init_repo, open_ledger, open_workspace
 
 from git_lifeline.app import exchange
 from git_lifeline.app.agents import Agents

@@ -14,8 +14,8 @@ import os
 import sys
 
 import anyio
-from helpers import Via, cli, git, ref
-from hermetic_home import hermetic, make_repo  # noqa: F401
+from kit.home import hermetic, make_repo  # noqa: F401
+from kit.run import Via, cli, git, ref
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
@@ -110,7 +110,7 @@ def test_the_warm_context_never_serves_a_line_a_plain_fetch_moved_past(tmp_path)
 
 
 def test_a_fetched_tip_that_fails_verification_is_never_read_and_the_context_says_so(tmp_path):
-    from sync_fixtures import tamper
+    from kit.sync import tamper
 
     a, b = two_clones(tmp_path)
     correct(a, "Database: PostgreSQL")
@@ -150,7 +150,7 @@ def test_a_line_another_process_is_writing_is_read_as_it_stands_with_how_far_beh
 
 
 def test_a_clone_this_process_cannot_write_is_read_as_it_stands_with_how_far_behind(tmp_path):
-    from sync_fixtures import read_only
+    from kit.sync import read_only
 
     a, b = two_clones(tmp_path)
     correct(a, "Database: PostgreSQL")

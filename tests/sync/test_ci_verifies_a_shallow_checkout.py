@@ -10,8 +10,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, Via, cli, git
-from sync_fixtures import gitenv, make_clone, make_remote, tamper  # noqa: F401
+from kit.run import ROOT, Via, cli, git
+from kit.sync import gitenv, make_clone, make_remote, tamper  # noqa: F401
 
 CI_DOC = ROOT / "docs" / "CI.md"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from helpers import Via, cli, git, ref
-from hermetic_home import hermetic, make_repo  # noqa: F401
+from kit.home import hermetic, make_repo  # noqa: F401
+from kit.run import Via, cli, git, ref
 
 from git_lifeline.app.empty_ledger import text_for_agents
 from git_lifeline.app.workspace import Workspace

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from helpers import Via, cli, git, open_ledger, open_workspace, ref
-from sync_fixtures import entry_blobs, git_daemon, gitenv, make_clone, make_remote, tamper  # noqa: F401
+from kit.run import Via, cli, git, open_ledger, open_workspace, ref
+from kit.sync import entry_blobs, git_daemon, gitenv, make_clone, make_remote, tamper  # noqa: F401
 
 from git_lifeline.app import exchange  # noqa: E402
 from git_lifeline.app.draft import Draft

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import cli, git, init_repo, open_ledger, subprocess_env
+from kit.run import cli, git, init_repo, open_ledger, subprocess_env
 
 from git_lifeline.app.hook_files import install
 from git_lifeline.git.repo import open_repo

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import ROOT, Via, cli, git
-from sync_fixtures import gitenv, make_clone, make_remote  # noqa: F401
+from kit.run import ROOT, Via, cli, git
+from kit.sync import gitenv, make_clone, make_remote  # noqa: F401
 
 GITHUB = ROOT / "docs" / "ci" / "lifeline.yml"
 GITLAB = ROOT / "docs" / "ci" / "lifeline.gitlab-ci.yml"

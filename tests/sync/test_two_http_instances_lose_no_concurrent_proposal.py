@@ -5,9 +5,9 @@ and each instance serves what the other wrote once it refreshed."""
 from __future__ import annotations
 
 import anyio
-from helpers import cli, git
-from http_fixtures import client, http_server
-from sync_fixtures import gitenv, make_clone, make_remote  # noqa: F401
+from kit.run import cli, git
+from kit.servers import client, http_server
+from kit.sync import gitenv, make_clone, make_remote  # noqa: F401
 
 from git_lifeline.app.agents import Agents
 from git_lifeline.app.workspace import Workspace

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from helpers import init_repo, make_entry, open_ledger, subprocess_env
+from kit.run import init_repo, make_entry, open_ledger, subprocess_env
 
 
 @pytest.mark.parametrize("side", ["main.sqlite3.stamp", "main.sqlite3.tip", "main.trust"])

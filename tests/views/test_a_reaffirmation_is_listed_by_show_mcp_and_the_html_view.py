@@ -11,7 +11,7 @@ import re
 import sys
 
 import anyio
-from helpers import Via, cli, git
+from kit.run import Via, cli, git
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 

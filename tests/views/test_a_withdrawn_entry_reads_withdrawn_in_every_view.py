@@ -11,7 +11,7 @@ import re
 import sys
 
 import anyio
-from helpers import cli, commit_file
+from kit.run import cli, commit_file
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 

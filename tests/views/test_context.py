@@ -6,7 +6,7 @@ import json
 
 import pygit2
 import pytest
-from helpers import add_commit, cli, init_repo, make_entry, open_ledger, path_of, rewrite_line, varied_entries
+from kit.run import add_commit, cli, init_repo, make_entry, open_ledger, path_of, rewrite_line, varied_entries
 
 BUDGETS = range(0, 1500, 7)
 

@@ -8,7 +8,7 @@ import subprocess
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from helpers import cli
+from kit.run import cli
 
 from git_lifeline.app.draft import CheckpointDraft, Draft
 from git_lifeline.app.edits import pin, unpin

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from helpers import init_repo, open_ledger
-from realistic_ledger import build
+from kit.realistic_ledger import build
+from kit.run import init_repo, open_ledger
 
 from git_lifeline.app.context_run import DEFAULT_BUDGET
 from git_lifeline.app.draft import CheckpointDraft, Draft

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from helpers import (
+from hypothesis import given
+from hypothesis import strategies as st
+from kit.run import (
     TRICKY_LINES,
     Via,
     cli,
@@ -17,8 +19,6 @@ from helpers import (
     ts_at,
     varied_entries,
 )
-from hypothesis import given
-from hypothesis import strategies as st
 
 from git_lifeline.core.entry import entry_order_key
 from git_lifeline.errors import InputError

@@ -14,9 +14,10 @@ import json
 import random
 import re
 import string
-from pathlib import Path
 
-DATA = Path(__file__).resolve().parent / "data" / "secrets"
+from kit.run import DATA
+
+CORPORA = DATA / "secrets"
 
 CHARSETS = {
     "U": string.ascii_uppercase + string.digits,
@@ -66,7 +67,7 @@ def expand(template: str, seed: str) -> str:
 
 def credential_cases() -> list:
     """[(case id, format, field, text)] with fake credentials filled in."""
-    doc = json.loads((DATA / "credentials.json").read_text(encoding="utf-8"))
+    doc = json.loads((CORPORA / "credentials.json").read_text(encoding="utf-8"))
     out = []
     for n, case in enumerate(doc["cases"]):
         case_id = f"{n:02d}-{case['format']}"
@@ -76,4 +77,4 @@ def credential_cases() -> list:
 
 def ledger_entries() -> list:
     """[dict(kind, summary, body, source)]: realistic entries without any credential."""
-    return json.loads((DATA / "ledger_entries.json").read_text(encoding="utf-8"))["entries"]
+    return json.loads((CORPORA / "ledger_entries.json").read_text(encoding="utf-8"))["entries"]

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Callable, Iterator, Optional
 
 import httpx2
-from helpers import subprocess_env
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+
+from kit.run import subprocess_env
 
 START_SECONDS = 60  # the SDK's import takes seconds on a loaded 2-core machine
 ACCEPT = "application/json, text/event-stream"

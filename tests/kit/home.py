@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from helpers import ROOT, git
+
+from kit.run import ROOT, git
 
 NAME, EMAIL = "Rita Reviewer", "rita@example.com"
 _LEAKY = (

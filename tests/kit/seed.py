@@ -13,7 +13,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import DATA, git, init_repo, open_ledger
+
+from kit.run import DATA, git, init_repo, open_ledger
 
 SEED = DATA / "seed"
 

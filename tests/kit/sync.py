@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from helpers import ROOT, git
+
+from kit.run import ROOT, git
 
 WAIT_SECONDS = 15
 _MOUNT_READ_ONLY = 'mount --bind -o ro "$0" "$0" && exec "$@"'

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Optional
 
 import pytest
-from helpers import DATA, git
 
 from git_lifeline.app.draft import CheckpointDraft, Draft
 from git_lifeline.app.edits import pin
+from kit.run import DATA, git
 
 ADR_DATA = DATA / "adr"
 FLAGS = [

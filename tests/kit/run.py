@@ -26,7 +26,7 @@ from git_lifeline.app.ledger import Ledger
 from git_lifeline.app.workspace import Workspace
 from git_lifeline.core.entry import KINDS, Entry, compute_id, format_ts, new_entry
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TESTS = ROOT / "tests"
 DATA = TESTS / "data"
 AUTHOR_NAME = "Test Author"
