@@ -3,7 +3,7 @@
     python bench/bench_html.py measure [--sizes 1000,10000] [--runs 5]
     python bench/bench_html.py screenshot [docs/view.png]
 
-measure: for each size, a ledger of that many entries (tests/browser.synthetic: decisions
+measure: for each size, a ledger of that many entries (tests/kit/browser.synthetic: decisions
 and revisions, notes, threads with checkpoints, open items) is exported with
 `git lifeline export --format html` (timed as a separate process, interpreter start included),
 and the file is loaded cold --runs times, each in a fresh headless Chromium, reading the
@@ -11,7 +11,7 @@ page's own paint timings over the DevTools protocol (a pipe): first paint, first
 paint, DOMContentLoaded, load, and when the timeline's first rows were built. Medians are
 printed as a markdown table (the numbers in docs/VIEW.md).
 
-screenshot: the demo ledger of the tests (tests/browser.build_demo) as docs/view.png.
+screenshot: the demo ledger of the tests (tests/kit/browser.build_demo) as docs/view.png.
 """
 
 from __future__ import annotations

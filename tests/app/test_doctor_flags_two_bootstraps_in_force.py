@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 
-from kit.home import hermetic, repo  # noqa: F401
+from kit.home import hermetic  # noqa: F401
+from kit.repos import repo_with_a_commit  # noqa: F401
 from kit.run import Via, cli
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from kit.run import cli, subprocess_env
-from test_completion import GIT_BASH_COMPLETION, ZSH_DRIVER, bash_complete, script
+from kit.shells import GIT_BASH_COMPLETION, ZSH_DRIVER, bash_complete, script
 
 HOSTILE = "x;touch pwned;#"
 

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from kit.run import make_entry
+from kit.entries import make_entry
 
 from git_lifeline.core.entry import Entry, format_ts, parse_ts
 from git_lifeline.errors import InputError

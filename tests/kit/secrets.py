@@ -65,16 +65,16 @@ def expand(template: str, seed: str) -> str:
     return _SLOT.sub(fill, template)
 
 
-def credential_cases() -> list:
+def credential_cases() -> list[tuple[str, str, str, str]]:
     """[(case id, format, field, text)] with fake credentials filled in."""
     doc = json.loads((CORPORA / "credentials.json").read_text(encoding="utf-8"))
-    out = []
+    out: list[tuple[str, str, str, str]] = []
     for n, case in enumerate(doc["cases"]):
         case_id = f"{n:02d}-{case['format']}"
         out.append((case_id, case["format"], case["field"], expand(case["text"], case_id)))
     return out
 
 
-def ledger_entries() -> list:
+def ledger_entries() -> list[dict[str, str]]:
     """[dict(kind, summary, body, source)]: realistic entries without any credential."""
     return json.loads((CORPORA / "ledger_entries.json").read_text(encoding="utf-8"))["entries"]

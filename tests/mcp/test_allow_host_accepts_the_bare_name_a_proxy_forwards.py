@@ -4,7 +4,8 @@ and a HOST given with its port stays that exact host and port."""
 
 from __future__ import annotations
 
-from kit.home import hermetic, repo  # noqa: F401
+from kit.home import hermetic  # noqa: F401
+from kit.repos import repo_with_a_commit  # noqa: F401
 from kit.servers import http_server, post
 
 LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}

@@ -10,7 +10,8 @@ import sys
 
 import anyio
 import pytest
-from kit.home import hermetic, repo  # noqa: F401
+from kit.home import hermetic  # noqa: F401
+from kit.repos import repo_with_a_commit  # noqa: F401
 from kit.servers import client, http_server
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters

@@ -8,7 +8,8 @@ import json
 import re
 
 import tomllib
-from kit.home import hermetic, repo  # noqa: F401
+from kit.home import hermetic  # noqa: F401
+from kit.repos import repo_with_a_commit  # noqa: F401
 from kit.run import ROOT, cli
 from kit.servers import http_server, post
 

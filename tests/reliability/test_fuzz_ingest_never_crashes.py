@@ -12,7 +12,7 @@ import json
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from kit.run import TRICKY_LINES, entry_strategy
+from kit.entries import TRICKY_LINES, entry_strategy
 
 from git_lifeline.core import blocks
 from git_lifeline.core.entry import Entry, entry_order_key

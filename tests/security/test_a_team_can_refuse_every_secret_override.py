@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kit.run import cli, client, git, ref
+from kit.repos import client, ref
+from kit.run import cli, git
 from kit.secrets import expand
 
 TOKEN = expand("ghp_{{a:36}}", "team-override-token")

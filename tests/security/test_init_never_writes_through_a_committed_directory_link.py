@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from kit.home import hermetic, repo  # noqa: F401  (fixtures)
+from kit.home import hermetic  # noqa: F401  (fixtures)
+from kit.repos import repo_with_a_commit  # noqa: F401  (fixtures)
 from kit.run import Via, cli, git
 
 

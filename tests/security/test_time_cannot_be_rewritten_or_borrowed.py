@@ -21,20 +21,11 @@ import pygit2
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from kit.run import (
-    AUTHOR_EMAIL,
-    AUTHOR_NAME,
-    build_tree,
-    cli,
-    git,
-    git_push,
-    head,
-    init_repo,
-    make_entry,
-    open_ledger,
-    path_of,
-    snapshot,
-)
+from kit.entries import make_entry, path_of
+from kit.home import AUTHOR_EMAIL, AUTHOR_NAME
+from kit.repos import git_push, head, init_repo, log_entry, open_ledger, snapshot
+from kit.run import cli, git
+from kit.tamper import build_tree
 
 from git_lifeline.app.draft import CheckpointDraft, Draft
 from git_lifeline.app.hook_files import install
@@ -117,19 +108,7 @@ def test_a_write_from_a_clock_behind_its_parent_takes_the_parents_time(ledger):
     ledger.append([ahead])
     child = ledger.log(Draft(kind="correction", summary="Use Kafka", body="Replay.", parents=[ahead.id])).entry
     assert child.ts == ahead.ts
-    res = cli(
-        ledger.gr.workdir,
-        "log",
-        "--kind",
-        "note",
-        "--summary",
-        "Also later",
-        "--body",
-        "Noted.",
-        "--parents",
-        ahead.id[:8],
-        "--json",
-    )
+    res = log_entry(ledger.gr.workdir, "note", "Also later", "Noted.", "--parents", ahead.id[:8], "--json", expect=None)
     assert res.code == 0 and json.loads(res.out)["entry"]["ts"] == iso(ahead.ts), res
     assert cli(ledger.gr.workdir, "verify").code == 0
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 from kit.browser import build_demo, dump_dom, screenshot, synthetic
-from kit.run import cli, commit_file, init_repo, open_ledger
+from kit.repos import commit_file, init_repo, open_ledger
+from kit.run import cli
 
 from git_lifeline.app.draft import Draft
 from git_lifeline.app.html_export import build_view_model
