@@ -3,7 +3,7 @@
     python bench/bench_context.py [--budgets 4000,8000,12000,16000] [--big N]
 
 Run by hand (never in CI). Ledgers: the 152-entry ledger of the tests
-(tests/realistic_ledger.py: 57 decisions in force, 10 of them corrections,
+(tests/kit/realistic_ledger.py: 57 decisions in force, 10 of them corrections,
 15 open items, 6 threads, incidents, requirements, debt), the same project at three
 times the size, its first 60 entries (a young ledger), and --big N entries of
 bench_mcp's synthetic mix (a ledger far larger than any budget; default 10,000).
@@ -108,7 +108,7 @@ def main() -> None:
     args = ap.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
 
-    from realistic_ledger import build
+    from kit.realistic_ledger import build
 
     from git_lifeline.app.workspace import Workspace
 

@@ -3,7 +3,7 @@
     python bench/bench_html.py measure [--sizes 1000,10000] [--runs 5]
     python bench/bench_html.py screenshot [docs/view.png]
 
-measure: for each size, a ledger of that many entries (tests/html_support.synthetic: decisions
+measure: for each size, a ledger of that many entries (tests/kit/browser.synthetic: decisions
 and revisions, notes, threads with checkpoints, open items) is exported with
 `git lifeline export --format html` (timed as a separate process, interpreter start included),
 and the file is loaded cold --runs times, each in a fresh headless Chromium, reading the
@@ -11,7 +11,7 @@ page's own paint timings over the DevTools protocol (a pipe): first paint, first
 paint, DOMContentLoaded, load, and when the timeline's first rows were built. Medians are
 printed as a markdown table (the numbers in docs/VIEW.md).
 
-screenshot: the demo ledger of the tests (tests/html_support.build_demo) as docs/view.png.
+screenshot: the demo ledger of the tests (tests/kit/browser.build_demo) as docs/view.png.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-import html_support  # noqa: E402
+from kit import browser  # noqa: E402
 
 
 def _repo(path: Path) -> Path:
@@ -49,7 +49,7 @@ def measure(sizes: list, runs: int) -> None:
     for n in sizes:
         with tempfile.TemporaryDirectory(prefix="lifeline-bench-html-") as tmp:
             repo = _repo(Path(tmp) / "repo")
-            html_support.synthetic(repo, n)
+            browser.synthetic(repo, n)
             page = Path(tmp) / "page.html"
             t0 = time.perf_counter()
             subprocess.run(
@@ -59,7 +59,7 @@ def measure(sizes: list, runs: int) -> None:
                 capture_output=True,
             )
             export_s = time.perf_counter() - t0
-            got = [html_support.paint_timings(page) for _ in range(runs)]
+            got = [browser.paint_timings(page) for _ in range(runs)]
 
             def med(key, got=got):
                 vals = [
@@ -85,7 +85,7 @@ def measure(sizes: list, runs: int) -> None:
     with tempfile.TemporaryDirectory(prefix="lifeline-bench-html-") as tmp:
         tiny = Path(tmp) / "tiny.html"
         tiny.write_text("<!doctype html><title>t</title><p>one line of text</p>\n")
-        base = [html_support.paint_timings(tiny)["paint"].get("first-contentful-paint") for _ in range(runs)]
+        base = [browser.paint_timings(tiny)["paint"].get("first-contentful-paint") for _ in range(runs)]
     print(
         f"baseline: a one-line page paints at {statistics.median(base):.0f} ms on this machine "
         f"(median of {runs} cold loads)\n"
@@ -107,7 +107,7 @@ def shoot(out: Path) -> None:
         repo = _repo(Path(tmp) / "repo")
         subprocess.run(["git", "config", "user.name", "Ana Souza"], cwd=str(repo), check=True)
         subprocess.run(["git", "config", "user.email", "ana@example.com"], cwd=str(repo), check=True)
-        html_support.build_demo(repo, hostile=False)
+        browser.build_demo(repo, hostile=False)
         page = Path(tmp) / "page.html"
         subprocess.run(
             [sys.executable, "-m", "git_lifeline", "export", "--format", "html", "-o", str(page)],
@@ -115,7 +115,7 @@ def shoot(out: Path) -> None:
             check=True,
             capture_output=True,
         )
-        html_support.screenshot(page, out, width=1280, height=2750)
+        browser.screenshot(page, out, width=1280, height=2750)
     print(f"wrote {out}")
 
 

@@ -26,7 +26,7 @@ import anyio
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from http_fixtures import client, http_server  # noqa: E402
+from kit.servers import client, http_server  # noqa: E402
 
 from git_lifeline.app.draft import Draft  # noqa: E402
 from git_lifeline.app.tokens import add_token, default_path  # noqa: E402

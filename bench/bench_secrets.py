@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from secret_corpus import credential_cases, ledger_entries  # noqa: E402
+from kit.secrets import credential_cases, ledger_entries  # noqa: E402
 
 from git_lifeline.core import secrets  # noqa: E402
 

@@ -1,114 +1,54 @@
-"""Hermetic git for every test: no user config, no system config, no inherited GIT_* state.
-
-The environment is set once for the session (module-scoped fixtures build repos
-too); pygit2's own config search path is pointed at an empty directory so the
-in-process library sees the same (empty) global config as the git executable.
+"""Fixtures every test folder may take: hermetic git for the whole session (kit.home's
+`hermetic_git`: module-scoped fixtures build repositories too), an empty repository and a
+Ledger on it, bare remotes with and without the pre-receive hook, and `git lifeline` on PATH.
+Everything else a test needs is in tests/kit/, imported from the module that holds it.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Protocol
 
-import pygit2
 import pytest
-from helpers import AUTHOR_EMAIL, AUTHOR_NAME, init_repo, open_ledger, write_dispatch_wrapper
+from kit.home import hermetic_git  # noqa: F401  (the session's hermetic git, autouse)
+from kit.repos import bare, init_repo, open_ledger
+from kit.run import write_dispatch_wrapper
 
-# Variables that would let the developer's environment leak into a test's git.
-_GIT_ENV = (
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_COMMON_DIR",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_NAMESPACE",
-    "GIT_CEILING_DIRECTORIES",
-    "GIT_DISCOVERY_ACROSS_FILESYSTEM",
-    "GIT_CONFIG",
-    "GIT_CONFIG_PARAMETERS",
-    "GIT_CONFIG_COUNT",
-    "GIT_CONFIG_SYSTEM",
-    "GIT_AUTHOR_NAME",
-    "GIT_AUTHOR_EMAIL",
-    "GIT_AUTHOR_DATE",
-    "GIT_COMMITTER_NAME",
-    "GIT_COMMITTER_EMAIL",
-    "GIT_COMMITTER_DATE",
-    "GIT_TRACE",
-    "GIT_PAGER",
-    "GIT_EDITOR",
-    "GIT_SSH",
-    "GIT_SSH_COMMAND",
-    "GIT_ASKPASS",
-    "GIT_LIFELINE_NO_GC",
-)
+from git_lifeline.app.ledger import Ledger
 
 
-@pytest.fixture(scope="session", autouse=True)
-def hermetic_git(tmp_path_factory):
-    home = tmp_path_factory.mktemp("home")
-    empty = tmp_path_factory.mktemp("empty-config-dir")
-    gitconfig = home / "gitconfig"
-    gitconfig.write_text(
-        f"[user]\n\tname = {AUTHOR_NAME}\n\temail = {AUTHOR_EMAIL}\n"
-        "[init]\n\tdefaultBranch = main\n"
-        "[gc]\n\tautoDetach = false\n"
-        "[advice]\n\tdetachedHead = false\n"
-        '[protocol "file"]\n\tallow = always\n'
-    )
-    mp = pytest.MonkeyPatch()
-    for var in _GIT_ENV:
-        mp.delenv(var, raising=False)
-    mp.setenv("HOME", str(home))
-    mp.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    mp.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
-    mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    mp.setenv("GIT_TERMINAL_PROMPT", "0")
-    mp.setenv("LC_ALL", "C.UTF-8")
-    # Every CLI process the tests start runs from bytecode, as an installed package does
-    # (pip compiles it): with PYTHONDONTWRITEBYTECODE inherited, each one compiled its ~80
-    # modules from source again, half of a `git lifeline log`'s instructions (1.64 G against
-    # 0.83 G). The bytecode goes to this session's temp dir, never into the checkout.
-    mp.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
-    mp.setenv("PYTHONPYCACHEPREFIX", str(tmp_path_factory.mktemp("bytecode")))
-    levels = [pygit2.enums.ConfigLevel.GLOBAL, pygit2.enums.ConfigLevel.XDG, pygit2.enums.ConfigLevel.SYSTEM]
-    saved = {lvl: pygit2.settings.search_path[lvl] for lvl in levels}
-    for lvl in levels:
-        pygit2.settings.search_path[lvl] = str(empty)
-    yield home
-    for lvl, value in saved.items():
-        pygit2.settings.search_path[lvl] = value
-    mp.undo()
+class RecordCounts(Protocol):
+    def __call__(self, corpus: str, **counts: int) -> None: ...
 
 
 @pytest.fixture
-def repo(tmp_path) -> Path:
+def repo(tmp_path: Path) -> Path:
     """A fresh, empty, non-bare repository."""
     return init_repo(tmp_path / "repo")
 
 
 @pytest.fixture
-def ledger(repo):
+def ledger(repo: Path) -> Ledger:
     """A Ledger on `repo`. It reads git config once: open a new one after `git config`."""
     return open_ledger(repo)
 
 
 @pytest.fixture(scope="session")
-def dispatch_bin(tmp_path_factory) -> Path:
+def dispatch_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
     bindir = tmp_path_factory.mktemp("bin")
     write_dispatch_wrapper(bindir)
     return bindir
 
 
 @pytest.fixture
-def git_dispatch(dispatch_bin, monkeypatch):
+def git_dispatch(dispatch_bin: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Put a `git-lifeline` on PATH so `git lifeline ...` reaches this checkout."""
     monkeypatch.setenv("PATH", str(dispatch_bin) + os.pathsep + os.environ.get("PATH", ""))
     return dispatch_bin
 
 
-def pytest_configure(config):
+def pytest_configure(config: pytest.Config) -> None:
     from hypothesis import settings
 
     examples = int(os.environ.get("LIFELINE_FUZZ_EXAMPLES", "200"))
@@ -117,7 +57,7 @@ def pytest_configure(config):
 
 
 @pytest.fixture(scope="session")
-def record_counts():
+def record_counts() -> RecordCounts:
     """`record_counts(corpus, **counts)`: a corpus test reports what it tried and what held.
     With LIFELINE_COUNTS=FILE set, the counts are written there as JSON lines (the source of
     the numbers in docs/RELIABILITY.md); otherwise they are only checked by the test."""
@@ -125,7 +65,7 @@ def record_counts():
 
     target = os.environ.get("LIFELINE_COUNTS")
 
-    def record(corpus: str, **counts) -> None:
+    def record(corpus: str, **counts: int) -> None:
         if target:
             with open(target, "a", encoding="utf-8") as f:
                 f.write(json.dumps({"corpus": corpus, **counts}, sort_keys=True) + "\n")
@@ -134,20 +74,12 @@ def record_counts():
 
 
 @pytest.fixture
-def remote(tmp_path) -> Path:
+def remote(tmp_path: Path) -> Path:
     """A bare remote that runs no hook (a hosted one)."""
-    path = tmp_path / "remote.git"
-    init_repo(path, "--bare")
-    return path
+    return bare(tmp_path, "remote.git")
 
 
 @pytest.fixture
-def server(tmp_path, git_dispatch) -> Path:
+def server(tmp_path: Path, git_dispatch: Path) -> Path:
     """A bare server with the pre-receive hook installed (it runs `git lifeline` from PATH)."""
-    from git_lifeline.app.hook_files import install
-    from git_lifeline.git.repo import open_repo
-
-    path = tmp_path / "server.git"
-    init_repo(path, "--bare")
-    install(open_repo(str(path)), ["pre-receive"])
-    return path
+    return bare(tmp_path, "server.git", hook=True)

@@ -3,7 +3,7 @@ subject is that summary, not "checkpoint: checkpoint main: ..."."""
 
 from __future__ import annotations
 
-from helpers import cli, git
+from kit.run import cli, git
 
 
 def test_a_checkpoint_commit_subject_says_checkpoint_once_and_a_decisions_still_names_its_kind(repo):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from helpers import cli
+from kit.run import cli
 
 
 def open_item(repo, summary: str) -> str:

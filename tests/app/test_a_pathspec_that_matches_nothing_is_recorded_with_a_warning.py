@@ -3,7 +3,8 @@ never silently: such a decision can never go stale, so stderr names the pathspec
 
 from __future__ import annotations
 
-from helpers import cli, commit_file
+from kit.repos import commit_file
+from kit.run import cli
 
 
 def test_a_pathspec_matching_no_file_warns_naming_it_and_still_records(repo):

@@ -5,12 +5,13 @@ The hook commands it writes are run here as the client runs them (sh -c, JSON on
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
-from helpers import Via, cli, git, ref
-from hermetic_home import commit_policy, hermetic, make_repo, repo  # noqa: F401
+from kit.home import (
+    hermetic,  # noqa: F401
+    installed_on_path,
+)
+from kit.repos import commit_policy, log_entry, make_repo, ref, repo_with_a_commit  # noqa: F401
+from kit.run import Via, cli, git, run_as_client
 
 from git_lifeline.app.agent_files import BEGIN, END, SECTION
 from git_lifeline.app.agent_hooks import HOOK_LIMIT
@@ -30,26 +31,8 @@ def hook_command(repo, event: str) -> str:
     return next(h["command"] for g in groups for h in g["hooks"] if "agent-hook" in h["command"])
 
 
-def run_hook(command: str, cwd, payload: dict) -> subprocess.CompletedProcess:
-    """The hook as Claude Code runs it: a shell command, the event's JSON on stdin."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # a client passes no PYTHONPATH
-    return subprocess.run(
-        ["sh", "-c", command],
-        cwd=str(cwd),
-        input=json.dumps(payload).encode(),
-        capture_output=True,
-        env=env,
-        timeout=120,
-    )
-
-
-def on_path(monkeypatch) -> None:
-    """git-lifeline on PATH, as after `pipx install .`: init writes the portable command."""
-    monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
-
-
 def test_init_adds_its_section_and_hooks_and_keeps_the_teams_text_and_settings(repo, monkeypatch):
-    on_path(monkeypatch)
+    installed_on_path(monkeypatch)
     (repo / "CLAUDE.md").write_text(TEAM_TEXT)
     (repo / ".claude").mkdir()
     theirs = {
@@ -124,41 +107,21 @@ def test_the_rules_ask_for_a_checkpoint_and_grant_no_authority_over_code():
 
 
 def test_the_session_start_command_init_wrote_prints_the_context_and_nothing_outside(repo, tmp_path):
-    cli(
-        repo,
-        "log",
-        "--kind",
-        "decision",
-        "--summary",
-        "Database: PostgreSQL",
-        "--body",
-        "Auditors need ACID.",
-        via=Via.THIS_PROCESS,
-    )
-    cli(
-        repo,
-        "log",
-        "--kind",
-        "incident",
-        "--summary",
-        "Disk full on db-1",
-        "--body",
-        "Logs were not rotated.",
-        via=Via.THIS_PROCESS,
-    )
+    log_entry(repo, "decision", "Database: PostgreSQL", "Auditors need ACID.", via=Via.THIS_PROCESS)
+    log_entry(repo, "incident", "Disk full on db-1", "Logs were not rotated.", via=Via.THIS_PROCESS)
     assert cli(repo, "init", "--no-mcp", "--no-hooks", via=Via.THIS_PROCESS).code == 0
     command = hook_command(repo, "SessionStart")
     for source in ("startup", "resume", "compact"):
-        out = run_hook(command, repo, {"session_id": "s1", "source": source, "cwd": str(repo)})
+        out = run_as_client(command, repo, {"session_id": "s1", "source": source, "cwd": str(repo)})
         assert out.returncode == 0, out.stderr
         text = out.stdout.decode()
         assert text.startswith("# Lifeline context: main") and "Database: PostgreSQL" in text, text
     sub = repo / "src"
     sub.mkdir()
-    assert "Database: PostgreSQL" in run_hook(command, sub, {"session_id": "s2"}).stdout.decode()
+    assert "Database: PostgreSQL" in run_as_client(command, sub, {"session_id": "s2"}).stdout.decode()
     elsewhere = tmp_path / "not-a-repo"
     elsewhere.mkdir()
-    out = run_hook(command, elsewhere, {"session_id": "s3", "cwd": str(elsewhere)})
+    out = run_as_client(command, elsewhere, {"session_id": "s3", "cwd": str(elsewhere)})
     assert out.returncode == 0 and out.stdout == b"" and out.stderr == b"", out
 
 
@@ -178,7 +141,7 @@ def test_the_session_start_output_is_bounded_and_says_what_it_left_out(repo):
     ]
     led.append(entries)
     assert cli(repo, "init", "--no-mcp", "--no-hooks", via=Via.THIS_PROCESS).code == 0
-    out = run_hook(hook_command(repo, "SessionStart"), repo, {"session_id": "big"})
+    out = run_as_client(hook_command(repo, "SessionStart"), repo, {"session_id": "big"})
     text = out.stdout.decode()
     assert len(text.encode("utf-16-le")) // 2 <= HOOK_LIMIT, "the client would replace it with a 2 KB preview"
     assert text.startswith("# Lifeline context: main\n\n## Decisions in force"), text[:200]
@@ -189,32 +152,32 @@ def test_stop_asks_once_for_a_checkpoint_when_the_session_changed_code(repo):
     commit_policy(repo, {"default": "propose", "kinds": {}})  # a proposed checkpoint counts too
     assert cli(repo, "init", "--no-mcp", "--no-hooks", via=Via.THIS_PROCESS).code == 0
     start, stop = hook_command(repo, "SessionStart"), hook_command(repo, "Stop")
-    run_hook(start, repo, {"session_id": "a", "source": "startup"})
-    assert run_hook(stop, repo, {"session_id": "a"}).stdout == b"", "no code changed: nothing to ask"
+    run_as_client(start, repo, {"session_id": "a", "source": "startup"})
+    assert run_as_client(stop, repo, {"session_id": "a"}).stdout == b"", "no code changed: nothing to ask"
     (repo / "app.py").write_text("print('changed')\n")
-    out = run_hook(stop, repo, {"session_id": "a", "stop_hook_active": False})
+    out = run_as_client(stop, repo, {"session_id": "a", "stop_hook_active": False})
     answer = json.loads(out.stdout)
     assert answer["decision"] == "block" and "lifeline_checkpoint" in answer["reason"]
     assert "does not ask you to commit, push or change any code" in answer["reason"]
-    assert run_hook(stop, repo, {"session_id": "a"}).stdout == b"", "it asks once, never in a loop"
+    assert run_as_client(stop, repo, {"session_id": "a"}).stdout == b"", "it asks once, never in a loop"
     # a new session that changes code and checkpoints (here through the CLI, named) is let go
-    run_hook(start, repo, {"session_id": "b", "source": "startup"})
+    run_as_client(start, repo, {"session_id": "b", "source": "startup"})
     (repo / "app.py").write_text("print('changed again')\n")
-    assert run_hook(stop, repo, {"session_id": "b", "stop_hook_active": True}).stdout == b""
+    assert run_as_client(stop, repo, {"session_id": "b", "stop_hook_active": True}).stdout == b""
     r = cli(repo, "checkpoint", "--agent", "claude-code", "--next", "wire the queue", via=Via.THIS_PROCESS)
     assert r.code == 0 and "proposal" in r.out, r
-    assert run_hook(stop, repo, {"session_id": "b"}).stdout == b""
+    assert run_as_client(stop, repo, {"session_id": "b"}).stdout == b""
     # a commit is a change too, and a resumed session keeps the note of its start
-    run_hook(start, repo, {"session_id": "c", "source": "startup"})
+    run_as_client(start, repo, {"session_id": "c", "source": "startup"})
     git(repo, "add", "app.py")
     git(repo, "commit", "-q", "-m", "change")
-    run_hook(start, repo, {"session_id": "c", "source": "resume"})
-    assert json.loads(run_hook(stop, repo, {"session_id": "c"}).stdout)["decision"] == "block"
+    run_as_client(start, repo, {"session_id": "c", "source": "resume"})
+    assert json.loads(run_as_client(stop, repo, {"session_id": "c"}).stdout)["decision"] == "block"
     assert ref(repo, "refs/lifeline/main") is None, "the hooks never write the ledger"
 
 
 def test_the_hook_command_and_mcp_entry_name_the_portable_command_when_git_lifeline_is_on_path(repo, monkeypatch):
-    monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
+    installed_on_path(monkeypatch)
     assert cli(repo, "init", "--no-hooks", via=Via.THIS_PROCESS).code == 0
     assert hook_command(repo, "SessionStart") == "git lifeline agent-hook session-start"
     assert json.loads((repo / ".mcp.json").read_text())["mcpServers"]["lifeline"] == {

@@ -8,14 +8,16 @@ the team commits."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 
 import jsonschema
 import pytest
-from helpers import Via, cli, git
-from hermetic_home import hermetic, repo  # noqa: F401
+from kit.home import (
+    hermetic,  # noqa: F401
+    installed_on_path,
+)
+from kit.repos import repo_with_a_commit  # noqa: F401
+from kit.run import Via, cli, git, run_as_client
 
 from git_lifeline.app.agent_hooks import HOOK_LIMIT
 
@@ -157,26 +159,9 @@ def load(path):
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def on_path(monkeypatch) -> None:
-    monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
-
-
-def run_hook(command: str, cwd, payload: dict) -> subprocess.CompletedProcess:
-    """As a client runs it: a shell command, the event's JSON on stdin, no PYTHONPATH."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    return subprocess.run(
-        ["sh", "-c", command],
-        cwd=str(cwd),
-        input=json.dumps(payload).encode(),
-        capture_output=True,
-        env=env,
-        timeout=120,
-    )
-
-
 def test_cursor_codex_and_gemini_get_a_hook_and_server_of_their_documented_shape_merged_into_theirs(repo, monkeypatch):
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+; on 3.10 init prints Codex's table instead
-    on_path(monkeypatch)
+    installed_on_path(monkeypatch)
     (repo / ".gemini").mkdir()
     theirs = {"theme": "Dracula", "mcpServers": {"github": {"command": "gh-mcp"}}}
     (repo / ".gemini" / "settings.json").write_text(json.dumps(theirs))
@@ -211,7 +196,7 @@ def test_cursor_codex_and_gemini_get_a_hook_and_server_of_their_documented_shape
 
 
 def test_each_clients_session_start_hook_answers_in_the_channel_that_client_reads(repo, monkeypatch):
-    on_path(monkeypatch)
+    installed_on_path(monkeypatch)
     cli(repo, "log", "--kind", "decision", "--summary", "Database: PostgreSQL", "--body", "ACID.", via=Via.THIS_PROCESS)
     assert cli(repo, "init", "--agents", "cursor,codex,gemini", "--no-hooks", via=Via.THIS_PROCESS).code == 0
     cursor = load(repo / ".cursor" / "hooks.json")["hooks"]["sessionStart"][0]["command"]
@@ -219,19 +204,19 @@ def test_each_clients_session_start_hook_answers_in_the_channel_that_client_read
     gemini = load(repo / ".gemini" / "settings.json")["hooks"]["SessionStart"][0]["hooks"][0]["command"]
 
     # Cursor sends the project's folders, not a cwd, and runs the hook from anywhere
-    out = run_hook(cursor, repo.parent, {"conversation_id": "c1", "workspace_roots": [str(repo)]})
+    out = run_as_client(cursor, repo.parent, {"conversation_id": "c1", "workspace_roots": [str(repo)]})
     answer = json.loads(out.stdout)
     jsonschema.validate(answer, CURSOR_OUTPUT)
     assert "Database: PostgreSQL" in answer["additional_context"], out
     for command in (codex, gemini):
-        out = run_hook(command, repo, {"session_id": "s1", "source": "clear", "cwd": str(repo)})
+        out = run_as_client(command, repo, {"session_id": "s1", "source": "clear", "cwd": str(repo)})
         answer = json.loads(out.stdout)  # Gemini CLI parses stdout as JSON only: nothing else on it
         jsonschema.validate(answer, HOOK_SPECIFIC_OUTPUT)
         context = answer["hookSpecificOutput"]["additionalContext"]
         assert "Database: PostgreSQL" in context and len(context) <= HOOK_LIMIT, out
     elsewhere = repo.parent / "elsewhere"
     elsewhere.mkdir()
-    out = run_hook(gemini, elsewhere, {"session_id": "s2", "cwd": str(elsewhere)})
+    out = run_as_client(gemini, elsewhere, {"session_id": "s2", "cwd": str(elsewhere)})
     assert out.returncode == 0 and out.stdout == b"", "outside a repository: no output at all"
 
 
@@ -279,7 +264,7 @@ def test_an_earlier_inits_hooks_leave_the_shared_settings_and_its_matcher_takes_
     shared = load(repo / ".claude" / "settings.json")
     assert shared["hooks"]["SessionStart"] == [earlier["hooks"]["SessionStart"][1]], "only the team's hook stays"
     # on PATH now: the portable command goes into the shared file, with every session start
-    on_path(monkeypatch)
+    installed_on_path(monkeypatch)
     (repo / ".claude" / "settings.local.json").unlink()
     (repo / ".claude" / "settings.json").write_text(
         json.dumps(
@@ -313,7 +298,7 @@ def test_the_other_mcp_clients_block_is_printed_on_the_first_run_only_or_when_as
 
 
 def test_status_and_doctor_check_each_clients_files_and_name_a_broken_one(repo, monkeypatch):
-    on_path(monkeypatch)
+    installed_on_path(monkeypatch)
     assert cli(repo, "init", "--agents", "cursor,codex,gemini", "--no-hooks", via=Via.THIS_PROCESS).code == 0
     status = cli(repo, "status", via=Via.THIS_PROCESS)
     for client in ("cursor", "codex", "gemini"):
@@ -325,7 +310,7 @@ def test_status_and_doctor_check_each_clients_files_and_name_a_broken_one(repo, 
 
 
 def test_a_client_folder_that_links_out_of_the_work_tree_is_never_written_through(repo, tmp_path, monkeypatch):
-    on_path(monkeypatch)
+    installed_on_path(monkeypatch)
     outside = tmp_path / "their-home-cursor"
     outside.mkdir()
     (repo / ".cursor").symlink_to(outside, target_is_directory=True)
@@ -339,7 +324,7 @@ def test_a_client_folder_that_links_out_of_the_work_tree_is_never_written_throug
 
 
 def test_each_clients_end_of_turn_hook_asks_once_for_a_checkpoint_in_its_documented_form(repo, monkeypatch):
-    on_path(monkeypatch)
+    installed_on_path(monkeypatch)
     cli(repo, "log", "--kind", "decision", "--summary", "Database: PostgreSQL", "--body", "ACID.", via=Via.THIS_PROCESS)
     assert cli(repo, "init", "--agents", "cursor,codex,gemini", "--no-hooks", via=Via.THIS_PROCESS).code == 0
     cursor = load(repo / ".cursor" / "hooks.json")["hooks"]
@@ -365,12 +350,12 @@ def test_each_clients_end_of_turn_hook_asks_once_for_a_checkpoint_in_its_documen
             payload = {"conversation_id": f"c{n}", "workspace_roots": [str(repo)], "status": "completed"}
         else:
             payload = {"session_id": f"s{n}", "cwd": str(repo), "hook_event_name": "Stop"}
-        assert run_hook(start, repo, payload).returncode == 0
+        assert run_as_client(start, repo, payload).returncode == 0
         (repo / f"work-{client}.txt").write_text("changed\n")  # the session changed code
-        out = run_hook(stop, repo, payload)
+        out = run_as_client(stop, repo, payload)
         assert out.returncode == 0, out
         answer = json.loads(out.stdout)
         jsonschema.validate(answer, shape)
         assert "lifeline_checkpoint" in json.dumps(answer), answer
-        again = run_hook(stop, repo, payload | ({"loop_count": 1} if client == "cursor" else {}))
+        again = run_as_client(stop, repo, payload | ({"loop_count": 1} if client == "cursor" else {}))
         assert again.returncode == 0 and again.stdout == b"", f"{client}: asked once, never twice"

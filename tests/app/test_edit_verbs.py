@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import cli, git, open_ledger
+from kit.repos import open_ledger
+from kit.run import cli, git
 
 
 def ok(repo, *args):

@@ -9,7 +9,8 @@ import json
 from datetime import datetime, timezone
 
 import pytest
-from helpers import cli, git, open_ledger
+from kit.repos import log_entry, open_ledger
+from kit.run import cli, git
 
 from git_lifeline.app.draft import Draft, Headers
 from git_lifeline.core.dates import DateError, parse_when
@@ -112,23 +113,7 @@ def test_a_relative_validity_date_is_stored_as_the_day_it_names(repo):
 def test_header_flags_merge_with_a_header_typed_in_the_body_and_with_a_thread(repo):
     log(repo, "--body", "thread: infra\nWhy.", "--paths", "db/**")
     assert only_entry(repo).body == "paths: db/**\nthread: infra\nWhy."
-    assert (
-        cli(
-            repo,
-            "log",
-            "--kind",
-            "note",
-            "--summary",
-            "On infra",
-            "--body",
-            "b",
-            "--thread",
-            "infra",
-            "--subject",
-            "infra",
-        ).code
-        == 0
-    )
+    log_entry(repo, "note", "On infra", "b", "--thread", "infra", "--subject", "infra")
 
 
 @pytest.mark.parametrize(

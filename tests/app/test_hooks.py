@@ -12,8 +12,10 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, Via, cli, git, open_ledger, ref
-from sync_fixtures import entry_blobs, gitenv, make_clone, make_remote, tamper  # noqa: F401
+from kit.home import gitenv  # noqa: F401
+from kit.repos import init_repo, make_clone, open_ledger, ref  # noqa: F401
+from kit.run import ROOT, Via, cli, git
+from kit.tamper import entry_blobs, tamper  # noqa: F401
 
 from git_lifeline.app.draft import Draft
 
@@ -60,7 +62,7 @@ def install(repo, *names):
 
 @pytest.fixture
 def pair(gitenv):
-    remote = make_remote(gitenv / "remote.git")
+    remote = init_repo(gitenv / "remote.git", "--bare")
     a = make_clone(str(remote), gitenv / "a", code=True)
     git(a, "push", "--quiet", "origin", "main")
     return remote, a
@@ -308,7 +310,7 @@ def test_why_lists_entries_linked_to_commits_touching_a_path_newest_first(pair):
 
 # ---- pre-receive (server side) -----------------------------------------------------
 def test_pre_receive_rejects_tampered_rewound_deleted_and_misnamed_ledger_updates(gitenv):
-    server = make_remote(gitenv / "server.git")
+    server = init_repo(gitenv / "server.git", "--bare")
     out = cli(server, "hooks", "install", expect=0, via=Via.GIT).out
     assert "installed pre-receive" in out
     c = make_clone(str(server), gitenv / "c", code=True)

@@ -13,8 +13,9 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, Via, cli, git, open_ledger
-from sync_fixtures import gitenv  # noqa: F401
+from kit.home import gitenv  # noqa: F401
+from kit.repos import open_ledger
+from kit.run import ROOT, Via, cli, git
 
 from git_lifeline.app.draft import Draft
 

@@ -8,8 +8,15 @@ import subprocess
 
 import pygit2
 import pytest
-from helpers import cli, git, open_ledger, open_workspace, ref
-from seed_fixtures import SEED, git_env, imp, line_ids, repo, seed_ids  # noqa: F401
+from kit.home import git_env  # noqa: F401
+from kit.repos import (
+    line_ids,  # noqa: F401
+    open_ledger,
+    open_workspace,
+    ref,
+)
+from kit.run import cli, git
+from kit.seed import SEED, imp, repo, seed_ids  # noqa: F401
 
 from git_lifeline.app import interop
 from git_lifeline.app.draft import Draft

@@ -9,11 +9,9 @@ approved through review (core/truth.py `Fold.rechecked`).
 
 from __future__ import annotations
 
-import os
-import subprocess
-
 import pytest
-from helpers import git, open_ledger
+from kit.repos import open_ledger
+from kit.run import git
 
 from git_lifeline.app.agents import Agents
 from git_lifeline.app.draft import CheckpointDraft, Draft, Writer
@@ -28,8 +26,7 @@ def code_commit(repo, path: str, when: str) -> None:
     f.parent.mkdir(parents=True, exist_ok=True)
     f.write_text((f.read_text() if f.exists() else "") + f"change at {when}\n")
     git(repo, "add", path)
-    env = dict(os.environ, GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when)
-    subprocess.run(["git", "commit", "-q", "-m", f"edit {path}"], cwd=repo, env=env, check=True)
+    git(repo, "commit", "-q", "-m", f"edit {path}", env={"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when})
 
 
 @pytest.fixture

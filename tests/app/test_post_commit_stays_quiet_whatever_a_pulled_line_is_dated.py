@@ -8,27 +8,10 @@ import time
 from pathlib import Path
 
 import pygit2
-from helpers import (
-    GitOutput,
-    build_tree,
-    cli,
-    client,
-    git,
-    init_repo,
-    make_entry,
-    path_of,
-)
-
-from git_lifeline.app.hook_files import install
-from git_lifeline.git.repo import open_repo
-
-
-def bare(tmp_path: Path, name: str, hook: bool) -> Path:
-    path = tmp_path / name
-    git(tmp_path, "init", "-q", "--bare", str(path))
-    if hook:
-        install(open_repo(str(path)), ["pre-receive"])
-    return path
+from kit.entries import make_entry, path_of
+from kit.repos import bare, client, init_repo
+from kit.run import GitOutput, cli, git
+from kit.tamper import build_tree
 
 
 def line_tip_dated(repo: Path, when: str) -> None:

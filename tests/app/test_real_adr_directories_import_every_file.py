@@ -12,7 +12,8 @@ import json
 import shutil
 from pathlib import Path
 
-from helpers import DATA, cli, head, open_ledger
+from kit.repos import head, open_ledger
+from kit.run import DATA, cli
 
 from git_lifeline.core import blocks
 

@@ -4,13 +4,12 @@ it travels between clones, and a broken policy never lets an agent write directl
 from __future__ import annotations
 
 import json
-import os
-import sys
 
 import pygit2
 import pytest
-from helpers import Via, cli, git, ref
-from hermetic_home import EMAIL, NAME, commit_policy, hermetic, make_repo, repo  # noqa: F401
+from kit.home import EMAIL, NAME, hermetic, installed_on_path  # noqa: F401
+from kit.repos import commit_policy, make_repo, project_on_remote, ref, repo_with_a_commit  # noqa: F401
+from kit.run import Via, cli, git
 
 from git_lifeline.app.agents import Agents
 from git_lifeline.app.draft import CheckpointDraft, Draft, Writer
@@ -135,11 +134,7 @@ def _fetch_review(repo_path):
 
 
 def test_review_trail_survives_push_and_pull_between_clones(tmp_path):
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    a = make_repo(tmp_path / "a")
-    git(a, "remote", "add", "origin", remote.as_uri())
-    git(a, "push", "-q", "origin", "main")
+    remote, a = project_on_remote(tmp_path, "a")
     pid = agent_proposal(a).short  # an agent on machine A proposes
     git(a, "push", "-q", "origin", "refs/lifeline-review/*:refs/lifeline-review/*")
 
@@ -162,11 +157,7 @@ def test_review_trail_survives_push_and_pull_between_clones(tmp_path):
 
 
 def test_concurrent_decisions_from_two_clones_merge_and_the_approval_wins(tmp_path):
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    a = make_repo(tmp_path / "a")
-    git(a, "remote", "add", "origin", remote.as_uri())
-    git(a, "push", "-q", "origin", "main")
+    remote, a = project_on_remote(tmp_path, "a")
     pid = agent_proposal(a).short
     git(a, "push", "-q", "origin", "refs/lifeline-review/*:refs/lifeline-review/*")
     b = _clone(remote.as_uri(), tmp_path / "b")
@@ -384,7 +375,7 @@ def test_audit_lists_direct_writes_and_decisions_with_who_and_when(repo):
 
 def test_init_writes_mcp_json_and_never_overwrites_an_existing_server(repo, monkeypatch):
     # git-lifeline on PATH (as an installed package puts it): the portable entry
-    monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
+    installed_on_path(monkeypatch)
     r = cli(repo, "init", via=Via.THIS_PROCESS)
     assert r.code == 0, r
     doc = json.loads((repo / ".mcp.json").read_text())
@@ -408,11 +399,7 @@ def test_review_points_at_proposals_waiting_in_other_lines(repo):
 
 def test_git_lifeline_push_and_pull_carry_the_review_trail_and_merge_concurrent_decisions(tmp_path):
     """The trail travels through `git lifeline push/pull/sync` like the ledger (no raw refspecs)."""
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    a = make_repo(tmp_path / "a")
-    git(a, "remote", "add", "origin", remote.as_uri())
-    git(a, "push", "-q", "origin", "main")
+    remote, a = project_on_remote(tmp_path, "a")
     first = agent_proposal(a, "Cache: Redis").short
     second = agent_proposal(a, "Queue: SQS").short
     assert cli(a, "push").code == 0

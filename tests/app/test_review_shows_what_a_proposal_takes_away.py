@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import json
 
-from helpers import cli
-from hermetic_home import commit_policy, hermetic, repo  # noqa: F401  (fixtures)
+from kit.home import hermetic  # noqa: F401  (fixtures)
+from kit.repos import commit_policy, repo_with_a_commit  # noqa: F401  (fixtures)
+from kit.run import cli
 
 from git_lifeline.app.agents import Agents
 from git_lifeline.app.draft import Draft

@@ -4,28 +4,21 @@ with a fix for each problem), on healthy and on broken setups."""
 from __future__ import annotations
 
 import json
-import os
-import sys
 
-from helpers import Via, cli, git
-from hermetic_home import commit_policy, hermetic, make_repo  # noqa: F401
+from kit.home import (
+    hermetic,  # noqa: F401
+    installed_on_path,
+)
+from kit.repos import commit_policy, log_entry, make_repo, project_on_remote  # noqa: F401
+from kit.run import Via, cli, git
 
 from git_lifeline.app.agents import Agents
 from git_lifeline.app.draft import Draft
 from git_lifeline.app.workspace import Workspace
 
 
-def on_path(monkeypatch) -> None:
-    """git-lifeline on PATH, as an installed package puts it (the hooks and `git lifeline` need it)."""
-    monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
-
-
 def team(tmp_path):
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    a = make_repo(tmp_path / "a")
-    git(a, "remote", "add", "origin", remote.as_uri())
-    git(a, "push", "-q", "-u", "origin", "main")
+    remote, a = project_on_remote(tmp_path, "a", upstream=True)
     return remote, a
 
 
@@ -64,45 +57,12 @@ def test_status_shows_each_line_against_its_remote_and_what_waits(tmp_path):
 
 
 def test_status_shows_stale_and_conflicting_decisions_and_a_projection_left_behind(repo):
-    assert (
-        cli(
-            repo,
-            "log",
-            "--kind",
-            "decision",
-            "--summary",
-            "Auth: sessions",
-            "--body",
-            "paths: app.py\nsubject: auth\n\nSimple.",
-            via=Via.THIS_PROCESS,
-        ).code
-        == 0
-    )
-    assert (
-        cli(
-            repo,
-            "log",
-            "--kind",
-            "decision",
-            "--summary",
-            "Auth: JWT",
-            "--body",
-            "subject: auth\n\nStateless.",
-            via=Via.THIS_PROCESS,
-        ).code
-        == 0
-    )
+    log_entry(repo, "decision", "Auth: sessions", "paths: app.py\nsubject: auth\n\nSimple.", via=Via.THIS_PROCESS)
+    log_entry(repo, "decision", "Auth: JWT", "subject: auth\n\nStateless.", via=Via.THIS_PROCESS)
     (repo / "app.py").write_text("print('auth')\n")
     git(repo, "add", "app.py")
     later = f"@{int(__import__('time').time()) + 3600} +0000"
-    import subprocess
-
-    subprocess.run(
-        ["git", "commit", "-q", "-m", "auth"],
-        cwd=repo,
-        check=True,
-        env=dict(os.environ, GIT_AUTHOR_DATE=later, GIT_COMMITTER_DATE=later),
-    )
+    git(repo, "commit", "-q", "-m", "auth", env={"GIT_AUTHOR_DATE": later, "GIT_COMMITTER_DATE": later})
     # a write through the MCP door's confined workspace never touches LIFELINE.md
     confined = Workspace.open(str(repo), confined=True)
     commit_policy(repo, {"default": "direct"})
@@ -115,7 +75,7 @@ def test_status_shows_stale_and_conflicting_decisions_and_a_projection_left_behi
 
 
 def test_status_reports_agent_setup_hooks_and_the_semantic_model(repo, monkeypatch):
-    on_path(monkeypatch)
+    installed_on_path(monkeypatch)
     before = status(repo)
     assert before["agents"]["mcp"] == "no .mcp.json" and before["hooks"]["states"]["pre-push"] == "absent"
     assert before["semantic"]["configured"] is None
@@ -130,7 +90,7 @@ def test_status_reports_agent_setup_hooks_and_the_semantic_model(repo, monkeypat
 
 
 def test_doctor_passes_a_healthy_setup(tmp_path, monkeypatch):
-    on_path(monkeypatch)
+    installed_on_path(monkeypatch)
     _remote, a = team(tmp_path)
     assert cli(a, "init", "--hooks", via=Via.THIS_PROCESS).code == 0
     code, bad, data = checks(a)
@@ -141,7 +101,7 @@ def test_doctor_passes_a_healthy_setup(tmp_path, monkeypatch):
 
 
 def test_doctor_finds_each_broken_setup_and_prints_its_fix(tmp_path, monkeypatch):
-    on_path(monkeypatch)
+    installed_on_path(monkeypatch)
     remote, a = team(tmp_path)
     assert (
         cli(

@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Optional
 
 import pytest
-from helpers import ROOT, commit_file, git, head, init_repo, make_entry, open_ledger, subprocess_env
+from kit.entries import make_entry
+from kit.repos import commit_file, head, init_repo, open_ledger
+from kit.run import ROOT, git, subprocess_env
 
 from git_lifeline.git import reffiles
 

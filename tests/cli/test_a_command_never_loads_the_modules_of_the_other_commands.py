@@ -8,7 +8,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from helpers import subprocess_env
+from kit.run import subprocess_env
 
 from git_lifeline.cli.main import COMMANDS
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import cli, git
+from kit.run import cli, git
 
 from git_lifeline.core.entry import Entry
 from git_lifeline.core.seed import render_seed_markdown

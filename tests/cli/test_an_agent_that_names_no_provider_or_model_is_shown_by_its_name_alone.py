@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from helpers import cli
+from kit.run import cli
 
 
 def proposal_id(out: str) -> str:

@@ -4,7 +4,7 @@ not only an ISO day: `--as-of yesterday` is not "neither a date nor a commit".""
 from __future__ import annotations
 
 import pytest
-from helpers import cli
+from kit.run import cli
 
 
 @pytest.mark.parametrize("form", ["yesterday", "2 weeks ago", "7d"])

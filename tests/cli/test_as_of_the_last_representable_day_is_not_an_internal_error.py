@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from helpers import bare, cli, configured_client, log_decision
+from kit.repos import bare, configured_client, log_decision
+from kit.run import cli
 
 
 def test_as_of_the_last_representable_day_is_read_not_an_internal_error(tmp_path):

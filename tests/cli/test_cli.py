@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -11,7 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, Via, cli, git, make_entry, subprocess_env
+from kit.entries import make_entry
+from kit.run import ROOT, Via, cli, git, subprocess_env
 
 from git_lifeline import __version__
 from git_lifeline.cli.common import all_commands
@@ -109,9 +109,8 @@ def _installed_man_page():
 
 @pytest.mark.skipif(shutil.which("man") is None, reason="man-db is not installed (.ci/run installs it)")
 @pytest.mark.parametrize("argv", [["help", "lifeline"], ["lifeline", "--help"]])
-def test_git_help_opens_the_installed_man_page(tmp_path, argv):
+def test_git_help_opens_the_installed_man_page(tmp_path, argv, monkeypatch):
     import os
-    import subprocess
     import sys
 
     page = _installed_man_page()
@@ -119,17 +118,10 @@ def test_git_help_opens_the_installed_man_page(tmp_path, argv):
     assert page.read_bytes() == (ROOT / "man" / "git-lifeline.1").read_bytes(), (
         "the installed man page is stale: reinstall the package"
     )
-    env = dict(
-        os.environ,
-        MANPAGER="cat",
-        PAGER="cat",
-        MANWIDTH="80",
-        PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""),
-    )
-    env.pop("MANPATH", None)
-    proc = subprocess.run(["git", *argv], cwd=tmp_path, env=env, capture_output=True, timeout=60)
-    out = proc.stdout.decode("utf-8", "replace")
-    assert proc.returncode == 0, proc.stderr
+    monkeypatch.delenv("MANPATH", raising=False)
+    path = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
+    shown = git(tmp_path, *argv, env={"MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "80", "PATH": path})
+    out = shown.out
     assert "GIT-LIFELINE(1)" in out and "reasoning ledger" in out
 
 
@@ -278,11 +270,13 @@ def two_line_repo(tmp_path_factory):
     (repo / "app.py").write_text("print('hi')\n")
     git(repo, "add", "app.py")
     later = f"@{int(time.time()) + 3600} +0000"  # after the decisions, whatever the clock's resolution
-    subprocess.run(
-        ["git", "commit", "-q", "-m", f"add app\n\nLifeline: {shared[:12]}"],
-        cwd=repo,
-        check=True,
-        env=dict(os.environ, GIT_AUTHOR_DATE=later, GIT_COMMITTER_DATE=later),
+    git(
+        repo,
+        "commit",
+        "-q",
+        "-m",
+        f"add app\n\nLifeline: {shared[:12]}",
+        env={"GIT_AUTHOR_DATE": later, "GIT_COMMITTER_DATE": later},
     )
     shutil.copytree(case, template, symlinks=True)
     return {"case": case, "template": template, "repo": repo, "ops_id": ops_id, "ops_open": ops_open}

@@ -11,23 +11,10 @@ import json
 import os
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
-from helpers import cli, subprocess_env
-
-GIT_BASH_COMPLETION = next(
-    (
-        p
-        for p in (
-            Path("/usr/share/bash-completion/completions/git"),
-            Path("/usr/share/git-core/contrib/completion/git-completion.bash"),
-            Path("/etc/bash_completion.d/git"),
-        )
-        if p.exists()
-    ),
-    None,
-)
+from kit.run import cli, git, subprocess_env
+from kit.shells import GIT_BASH_COMPLETION, ZSH_DRIVER, bash_complete, script
 
 
 @pytest.fixture
@@ -45,48 +32,11 @@ def ledger_repo(repo, git_dispatch):
     o = json.loads(ok("log", "--kind", "open", "--summary", "Which queue?", "--body", "?", "--json"))["entry"]["id"]
     ok("checkpoint", "--thread", "infra", "--next", "pick a queue")
     ok("--line", "research", "log", "--kind", "note", "--summary", "Paper", "--body", "b")
-    subprocess.run(["git", "remote", "add", "upstream", str(repo)], cwd=repo, check=True)
+    git(repo, "remote", "add", "upstream", str(repo))
     return repo, d, o
 
 
-def script(shell: str) -> str:
-    res = cli(Path.cwd(), "completion", shell)
-    assert res.code == 0, res
-    return res.out
-
-
 # ---- bash, through git's own completion ------------------------------------------------------
-BASH_DRIVER = r"""
-source "$GIT_COMPLETION"
-source "$OUR_COMPLETION"
-complete_line() {
-    # readline's view of a command line: the words, the last one being completed
-    COMP_WORDS=("$@"); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
-    COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}; COMPREPLY=()
-    if [ "$1" = git ]; then __git_wrap__git_main; else _git_lifeline_command; fi
-    printf '%s\n' "${COMPREPLY[@]}"
-    echo "=="
-}
-"""
-
-
-def bash_complete(repo: Path, tmp_path: Path, *lines: list) -> list:
-    ours = tmp_path / "lifeline.bash"
-    ours.write_text(script("bash"))
-    calls = "".join("complete_line " + " ".join(f"'{w}'" for w in words) + "\n" for words in lines)
-    env = subprocess_env({"GIT_COMPLETION": str(GIT_BASH_COMPLETION), "OUR_COMPLETION": str(ours)})
-    proc = subprocess.run(
-        ["bash", "--norc", "--noprofile", "-c", BASH_DRIVER + calls],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr.decode()
-    replies = proc.stdout.decode().split("==\n")[:-1]
-    return [[w for w in r.split("\n") if w] for r in replies]
-
-
 @pytest.mark.skipif(GIT_BASH_COMPLETION is None, reason="git's bash completion script is not installed")
 def test_git_lifeline_tab_completes_through_gits_bash_completion(ledger_repo, tmp_path):
     # git's completion used to stop after `git lifeline`: nothing defined _git_lifeline
@@ -184,26 +134,6 @@ def test_git_lifeline_tab_completes_in_fish(ledger_repo, tmp_path, git_dispatch)
 
 
 # ---- zsh --------------------------------------------------------------------------------------
-ZSH_DRIVER = r"""
-compdef() { :; }
-zstyle() { builtin zstyle "$@"; }
-compadd() {
-    # what the function offers: the values after `--`
-    local seen=0 a
-    for a in "$@"; do
-        if (( seen )); then print -r -- "$a"; fi
-        [[ "$a" == "--" ]] && seen=1
-    done
-}
-_files() { print -r -- ":files:"; }
-source "$OUR_COMPLETION"
-words=(lifeline list --kind de); CURRENT=4; _git-lifeline; print -r -- '=='
-words=(git-lifeline sh); CURRENT=2; _git-lifeline; print -r -- '=='
-words=(lifeline import --from ""); CURRENT=4; _git-lifeline; print -r -- '=='
-zstyle -a ':completion:*:*:git:*' user-commands cmds; print -r -- "${cmds[@]}"
-"""
-
-
 @pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed")
 def test_zsh_completion_script_is_valid_and_its_function_offers_the_candidates(repo, tmp_path, git_dispatch):
     ours = tmp_path / "lifeline.zsh"

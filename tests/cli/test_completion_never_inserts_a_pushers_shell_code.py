@@ -10,8 +10,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import cli, subprocess_env
-from test_completion import GIT_BASH_COMPLETION, ZSH_DRIVER, bash_complete, script
+from kit.run import cli, subprocess_env
+from kit.shells import GIT_BASH_COMPLETION, ZSH_DRIVER, bash_complete, script
 
 HOSTILE = "x;touch pwned;#"
 

@@ -4,7 +4,7 @@ success."""
 
 from __future__ import annotations
 
-from helpers import cli
+from kit.run import cli
 
 
 def decide(repo, summary: str) -> None:

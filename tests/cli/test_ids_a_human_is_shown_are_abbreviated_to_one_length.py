@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 import re
 
-from helpers import cli, head
+from kit.repos import head
+from kit.run import cli
 
 SHORT = 8
 

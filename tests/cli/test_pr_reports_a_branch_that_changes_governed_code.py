@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers import Via, cli, git
+from kit.repos import logged_id
+from kit.run import Via, cli, git
 
 from git_lifeline.cli.pr import escape_data, escape_property
 
@@ -24,9 +25,7 @@ def commit_file(repo: Path, path: str, text: str, message: str) -> str:
 
 
 def decision(repo: Path, summary: str, body: str) -> str:
-    res = cli(repo, "log", "--kind", "decision", "--summary", summary, "--body", body, "--json", via=FAST)
-    assert res.code == 0, res
-    return json.loads(res.out)["entry"]["id"]
+    return logged_id(repo, "decision", summary, body, via=FAST)
 
 
 def governed_repo(repo: Path) -> dict:

@@ -4,17 +4,16 @@ pager tests run it on a real pseudo-terminal."""
 
 from __future__ import annotations
 
-import os
-import pty
 import re
-import subprocess
-import sys
 import time
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 
 import pytest
-from helpers import AUTHOR, ROOT, cli, commit_file, git, make_entry, open_ledger
+from kit.entries import make_entry
+from kit.home import AUTHOR
+from kit.repos import commit_file, open_ledger
+from kit.run import cli, git
+from kit.terminal import on_a_terminal
 
 DAY = timedelta(days=1)
 
@@ -117,12 +116,7 @@ def test_stale_since_is_a_date_and_since_commit_a_revision(repo):
     later = f"@{int(time.time()) + 3600} +0000"
     (repo / "app.py").write_text("v2\n")
     git(repo, "add", "app.py")
-    subprocess.run(
-        ["git", "commit", "-qm", "change"],
-        cwd=repo,
-        check=True,
-        env=dict(os.environ, GIT_AUTHOR_DATE=later, GIT_COMMITTER_DATE=later),
-    )
+    git(repo, "commit", "-qm", "change", env={"GIT_AUTHOR_DATE": later, "GIT_COMMITTER_DATE": later})
     assert "code changed since" in cli(repo, "stale").out
     assert "code changed since" in cli(repo, "stale", "--since", "yesterday").out
     assert "no decision in force" in cli(repo, "stale", "--since", "in 2 days").out
@@ -169,32 +163,6 @@ def test_colour_follows_the_option_then_color_lifeline_then_color_ui(dated):
 
 
 # ---- the pager, on a real terminal -------------------------------------------------------------
-def on_a_terminal(repo: Path, *args: str, env: dict) -> tuple:
-    """Run the CLI with its stdin, stdout and stderr on a pseudo-terminal; (exit code, what the
-    terminal showed)."""
-    full = {k: v for k, v in os.environ.items() if k not in ("PAGER", "GIT_PAGER", "GIT_PAGER_IN_USE", "LESS", "LV")}
-    full["PYTHONPATH"] = str(ROOT)
-    full["TERM"] = "xterm"
-    full.update(env)
-    master, slave = pty.openpty()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "git_lifeline", *args], cwd=str(repo), stdin=slave, stdout=slave, stderr=slave, env=full
-    )
-    os.close(slave)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        shown += chunk
-    code = proc.wait(timeout=120)
-    os.close(master)
-    return code, shown.decode("utf-8", "replace")
-
-
 @pytest.fixture
 def pager(tmp_path):
     """A pager that keeps what it was given and the environment git would give it."""

@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import cli
-from test_reading_like_git import on_a_terminal
+from kit.repos import log_entry
+from kit.run import cli
+from kit.terminal import on_a_terminal
 
 from git_lifeline.app.visible import visible
 
@@ -43,18 +44,8 @@ def test_line_breaks_and_tabs_stay_in_multiline_text_and_crlf_is_one_break():
 
 @pytest.fixture
 def hostile(repo):
-    res = cli(
-        repo,
-        "log",
-        "--kind",
-        "decision",
-        "--summary",
-        HOSTILE_SUMMARY,
-        "--body",
-        HOSTILE_BODY,
-        "--subject",
-        f"data{ZWSP}base",
-        "--json",
+    res = log_entry(
+        repo, "decision", HOSTILE_SUMMARY, HOSTILE_BODY, "--subject", f"data{ZWSP}base", "--json", expect=None
     )
     assert res.code == 0, res
     entry = json.loads(res.out)["entry"]
@@ -128,7 +119,8 @@ HIDDEN_SHOWN = "x<U+202E>y<U+009B>31m"
 def test_policy_and_status_show_the_remotes_default_branch_name_visibly(repo):
     """The policy is read from origin's default branch, which the remote names
     (refs/remotes/origin/HEAD): `policy` and `status` printed that name raw."""
-    from helpers import commit_file, git
+    from kit.repos import commit_file
+    from kit.run import git
 
     commit_file(repo)
     git(repo, "remote", "add", "origin", str(repo.parent / "elsewhere.git"))
@@ -150,7 +142,7 @@ def test_the_mcp_program_shows_hidden_characters_of_its_errors_visibly(tmp_path)
     import subprocess
     import sys
 
-    from helpers import subprocess_env
+    from kit.run import subprocess_env
 
     where = tmp_path / f"x\x1b]0;owned\x07{RLO}y"
     where.mkdir()
@@ -182,16 +174,14 @@ def test_json_output_stays_valid_utf8_json_when_a_ref_name_the_remote_chose_is_n
     """origin's default branch may be named with bytes that are not UTF-8; `policy --json`
     (and status, doctor) wrote them raw, so the output was not UTF-8 and no strict JSON
     reader took it. Such a character is written as its JSON escape: the exact name back."""
-    import subprocess
 
-    from helpers import commit_file, git
+    from kit.repos import commit_file
+    from kit.run import git
 
     commit_file(repo)
     git(repo, "remote", "add", "origin", str(repo.parent / "elsewhere.git"))
-    subprocess.run([b"git", b"update-ref", b"refs/remotes/origin/br\xff\x9b", b"HEAD"], cwd=repo, check=True)
-    subprocess.run(
-        [b"git", b"symbolic-ref", b"refs/remotes/origin/HEAD", b"refs/remotes/origin/br\xff\x9b"], cwd=repo, check=True
-    )
+    git(repo, "update-ref", b"refs/remotes/origin/br\xff\x9b", "HEAD")
+    git(repo, "symbolic-ref", "refs/remotes/origin/HEAD", b"refs/remotes/origin/br\xff\x9b")
     for argv in (["policy", "--json"], ["status", "--quick", "--json"], ["doctor", "--json"]):
         res = cli(repo, *argv)
         assert res.code in (0, 1), (argv, res)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from helpers import ROOT
+from kit.run import ROOT
 
 
 def test_the_install_lines_install_from_a_checkout_with_extras_that_exist():

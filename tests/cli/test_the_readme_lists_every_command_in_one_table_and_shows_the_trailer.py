@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from helpers import ROOT
+from kit.run import ROOT
 
 
 def cli_section() -> str:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers import bare, cli, configured_client, git, log_decision
+from kit.repos import bare, configured_client, log_decision
+from kit.run import cli, git
 
 
 def commit_with_message(repo: Path, message: bytes) -> str:

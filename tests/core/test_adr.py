@@ -9,7 +9,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import DATA, cli, head, init_repo, open_ledger, snapshot
+from kit.repos import head, init_repo, open_ledger, snapshot
+from kit.run import DATA, cli
 
 from git_lifeline.app.draft import Draft
 from git_lifeline.core import adr as core_adr

@@ -10,7 +10,9 @@ import subprocess
 import sys
 
 import pytest
-from helpers import ROOT, make_entry, open_ledger, subprocess_env
+from kit.entries import make_entry
+from kit.repos import open_ledger
+from kit.run import ROOT, subprocess_env
 
 from git_lifeline.core.policy import Policy, PolicyError, parse_policy
 

@@ -3,27 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import pytest
-from helpers import cli, git, open_ledger
+from kit.repos import code_commit, open_ledger
+from kit.run import cli, git
 
 from git_lifeline.app.draft import Draft
-
-
-def code_commit(repo: Path, path: str, lines: int, when: str, message: str = "change") -> str:
-    """A real code commit touching `path` with `lines` new lines, dated `when`."""
-    f = repo / path
-    f.parent.mkdir(parents=True, exist_ok=True)
-    old = f.read_text() if f.exists() else ""
-    f.write_text(old + "".join(f"line {message} {n}\n" for n in range(lines)))
-    git(repo, "add", path)
-    env = dict(os.environ, GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when)
-    import subprocess
-
-    subprocess.run(["git", "commit", "-q", "-m", message], cwd=repo, env=env, check=True)
-    return git(repo, "rev-parse", "HEAD")
 
 
 @pytest.fixture
@@ -198,7 +183,7 @@ def test_a_correction_resolves_the_conflict_and_correcting_it_reopens_it(ledger)
 def test_merged_clones_that_decided_differently_surface_the_conflict(tmp_path, repo):
     """Two clones decide the same subject apart; after the ledgers meet, both are in force
     and the conflict shows (whatever merges them: here, the union of both entry sets)."""
-    from helpers import init_repo
+    from kit.repos import init_repo
 
     other = init_repo(tmp_path / "other")
     a = decide(open_ledger(repo), "Cache: Redis", "subject: cache\n\nFast.", "2026-01-02T00:00:00Z")
@@ -268,7 +253,7 @@ def test_revising_a_revision_never_resurrects_the_original_in_the_context(ledger
 def test_a_back_dated_correction_folds_through_the_cache_as_a_cold_fold_does(ledger):
     """A clone with a slow clock: the revision sorts before the decision it replaces.
     (This tool refuses to write such a ts; the revision comes in as another clone stored it.)"""
-    from helpers import make_entry
+    from kit.entries import make_entry
 
     from git_lifeline.core import truth
     from git_lifeline.core.entry import parse_ts

@@ -8,9 +8,11 @@ import subprocess
 from datetime import datetime, timezone
 
 import pytest
-from helpers import AUTHOR, DATA, make_entry
 from hypothesis import given
 from hypothesis import strategies as st
+from kit.entries import make_entry
+from kit.home import AUTHOR
+from kit.run import DATA
 
 from git_lifeline.core.entry import KINDS, Entry, canonical_form, compute_id, new_entry
 from git_lifeline.errors import InputError

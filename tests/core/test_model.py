@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from helpers import make_entry
 from hypothesis import given
 from hypothesis import strategies as st
+from kit.entries import make_entry
 
 from git_lifeline.core.entry import Entry, format_ts, parse_ts
 from git_lifeline.errors import InputError

@@ -12,7 +12,7 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from truth_reference import ident, order, rec, reference, snapshot
+from kit.truth_reference import ident, order, rec, reference, snapshot
 
 from git_lifeline.core import fold_text, truth
 

@@ -5,7 +5,9 @@ and no traceback reaches the user."""
 from __future__ import annotations
 
 import pytest
-from helpers import cli, find_prefix_collision, init_repo, make_entry, open_ledger, snapshot
+from kit.entries import find_prefix_collision, make_entry
+from kit.repos import init_repo, open_ledger, snapshot
+from kit.run import cli
 
 from git_lifeline.core.entry import MAX_BODY_BYTES, MIN_PREFIX
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from helpers import init_repo, subprocess_env
+from kit.repos import init_repo
+from kit.run import subprocess_env
 
 from git_lifeline.git.namespaces import LEDGER, REVIEW
 from git_lifeline.git.repo import open_repo

@@ -9,7 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import Via, cli, git
+from kit.repos import logged_id
+from kit.run import Via, cli, git
 
 from git_lifeline.core.anchors import Hunk, LineAnchor, SymbolAnchor, map_lines, parse_anchor
 
@@ -42,9 +43,7 @@ def edit(repo: Path, path: str, old: str, new: str, message: str) -> str:
 
 
 def decision(repo: Path, summary: str, paths: str) -> str:
-    res = cli(repo, "log", "--kind", "decision", "--summary", summary, "--paths", paths, "--json", via=FAST)
-    assert res.code == 0, res
-    return json.loads(res.out)["entry"]["id"]
+    return logged_id(repo, "decision", summary, None, "--paths", paths, via=FAST)
 
 
 def stale(repo: Path) -> dict:

@@ -15,19 +15,11 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from helpers import (
-    AUTHOR_EMAIL,
-    AUTHOR_NAME,
-    build_tree,
-    cli,
-    client,
-    git,
-    git_push,
-    init_repo,
-    make_entry,
-    open_ledger,
-    path_of,
-)
+from kit.entries import make_entry, path_of
+from kit.home import AUTHOR_EMAIL, AUTHOR_NAME
+from kit.repos import client, git_push, init_repo, open_ledger
+from kit.run import cli, git
+from kit.tamper import build_tree, store_as_is
 
 from git_lifeline.app import interop
 from git_lifeline.app.draft import Draft
@@ -35,17 +27,8 @@ from git_lifeline.app.hook_files import install
 from git_lifeline.core.entry import new_entry
 from git_lifeline.git.lines import origin_block
 from git_lifeline.git.repo import open_repo
-from git_lifeline.git.store import LineStore
 
 NOT_A_LINE = ("tree-is-not-a-ledger", "blob-is-another-entry")
-
-
-def append(repo: Path, line: str, *entries) -> str:
-    """Store entries as they are (no parent or origin checks: what an old client or a
-    hand-made commit can write)."""
-    result = LineStore(open_repo(str(repo)), line).append(list(entries), lambda new: "test: stored as is\n")
-    assert result.commit
-    return result.commit
 
 
 def hold_outside_any_line(repo: Path, entry, how: str) -> None:
@@ -90,7 +73,7 @@ def test_verify_reports_a_parent_held_only_outside_any_line(tmp_path, how):
     repo = init_repo(tmp_path / "a")
     parent, child = orphan_pair()
     hold_outside_any_line(repo, parent, how)
-    append(repo, "main", child)
+    store_as_is(repo, "main", child)
     res = cli(repo, "--line", "main", "verify")
     assert res.code == 1 and "missing-parent" in res.out and parent.id[:8] in res.out, res
 
@@ -99,7 +82,7 @@ def test_verify_reports_a_parent_held_only_outside_any_line(tmp_path, how):
 def test_pull_refuses_a_parent_held_only_outside_any_line(tmp_path, remote, how):
     a = client(tmp_path, "a", remote)
     parent, child = orphan_pair()
-    append(a, "main", child)
+    store_as_is(a, "main", child)
     git(a, "push", "-q", "origin", "refs/lifeline/main")
     b = client(tmp_path, "b", remote)
     hold_outside_any_line(b, parent, how)
@@ -114,7 +97,7 @@ def test_pre_receive_refuses_a_parent_held_only_outside_any_line(tmp_path, serve
     parent, child = orphan_pair()
     hold_outside_any_line(server, parent, how)
     a = client(tmp_path, "a", server)
-    append(a, "main", child)
+    store_as_is(a, "main", child)
     code, err = git_push(a, "refs/lifeline/main", flags=("--no-verify",))
     assert code != 0 and "ledger update refused" in err, err
     assert "missing-parent" in err and parent.id[:8] in err, err
@@ -126,7 +109,7 @@ def test_pre_push_refuses_a_parent_held_only_outside_any_line(tmp_path, remote, 
     a = client(tmp_path, "a", remote)
     parent, child = orphan_pair()
     hold_outside_any_line(a, parent, how)
-    append(a, "main", child)
+    store_as_is(a, "main", child)
     install(open_repo(str(a)), ["pre-push"])
     code, err = git_push(a, "refs/lifeline/main")
     assert code != 0 and "push refused" in err and "missing-parent" in err, err
@@ -137,8 +120,8 @@ def test_pre_push_refuses_a_parent_held_only_outside_any_line(tmp_path, remote, 
 def test_verify_reports_a_forged_origin(tmp_path):
     repo = init_repo(tmp_path / "a")
     source, copy = forged_copy()
-    append(repo, "research", source)
-    append(repo, "main", copy)
+    store_as_is(repo, "research", source)
+    store_as_is(repo, "main", copy)
     res = cli(repo, "--line", "main", "verify")
     assert res.code == 1 and "bad-origin" in res.out and copy.id[:8] in res.out, res
 
@@ -146,8 +129,8 @@ def test_verify_reports_a_forged_origin(tmp_path):
 def test_pull_refuses_a_forged_origin_whether_its_source_is_here_or_arrives_with_it(tmp_path, remote):
     a = client(tmp_path, "a", remote)
     source, copy = forged_copy()
-    append(a, "research", source)
-    append(a, "main", copy)
+    store_as_is(a, "research", source)
+    store_as_is(a, "main", copy)
     git(a, "push", "-q", "origin", "refs/lifeline/research", "refs/lifeline/main")
     # both lines arrive in one pull: the source is judged where it is about to land
     b = client(tmp_path, "b", remote)
@@ -167,10 +150,10 @@ def test_pull_refuses_a_forged_origin_whether_its_source_is_here_or_arrives_with
 def test_pre_receive_refuses_a_forged_origin(tmp_path, server):
     a = client(tmp_path, "a", server)
     source, copy = forged_copy()
-    append(a, "research", source)
+    store_as_is(a, "research", source)
     code, err = git_push(a, "refs/lifeline/research")
     assert code == 0, err
-    append(a, "main", copy)
+    store_as_is(a, "main", copy)
     code, err = git_push(a, "refs/lifeline/main", flags=("--no-verify",))
     assert code != 0 and "bad-origin" in err and copy.id[:8] in err, err
     assert ref(server, "refs/lifeline/main") is None
@@ -179,8 +162,8 @@ def test_pre_receive_refuses_a_forged_origin(tmp_path, server):
 def test_pre_push_refuses_a_forged_origin(tmp_path, remote, git_dispatch):
     a = client(tmp_path, "a", remote)
     source, copy = forged_copy()
-    append(a, "research", source)
-    append(a, "main", copy)
+    store_as_is(a, "research", source)
+    store_as_is(a, "main", copy)
     install(open_repo(str(a)), ["pre-push"])
     code, err = git_push(a, "refs/lifeline/research", "refs/lifeline/main")
     assert code != 0 and "push refused" in err and "bad-origin" in err, err

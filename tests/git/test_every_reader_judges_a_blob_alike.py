@@ -7,7 +7,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import AUTHOR, add_commit, make_entry, open_ledger, path_of
+from kit.entries import corpus, make_entry, path_of
+from kit.home import AUTHOR
+from kit.repos import open_ledger
+from kit.tamper import add_commit
 
 from git_lifeline.core.entry import (
     MAX_BLOB_BYTES,
@@ -22,71 +25,11 @@ from git_lifeline.core.entry import (
 )
 from git_lifeline.git.verify import verify_line
 
-HASHED = ("kind", "author", "agent", "provider", "model", "summary", "body", "parents")
-
-
-def blob(doc: dict, *, reseal: bool = True) -> bytes:
-    """A blob as a hand-made commit could hold it; `reseal` gives it the id its content hashes to."""
-    doc = dict(doc)
-    if reseal:
-        doc["id"] = compute_id(*(doc[k] for k in HASHED))
-    return (json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n").encode()
-
-
-def corpus(base: dict) -> dict:
-    """name -> (id its path names, blob bytes). Every blob but those named "valid..." is malformed
-    or tampered. An empty body is valid in a stored blob (lifeline-context stores them; only a
-    new write needs its why), so every reader must take it."""
-    out = {}
-
-    def own_id(name):
-        return compute_id("note", name, "", "", "", "", "", [])
-
-    def add(name, data, entry_id=None):
-        out[name] = (entry_id or json.loads(data)["id"], data)
-
-    def variant(name, reseal=True, **changes):
-        doc = {**base, "summary": f"{base['summary']} ({name})", "id": own_id(name), **changes}
-        add(name, blob(doc, reseal=reseal))
-
-    variant("valid")
-    add("invalid-json", b'{"kind": "decision", ', own_id("invalid-json"))
-    add("not-an-object", b"[1, 2, 3]\n", own_id("not-an-object"))
-    add("empty", b"", own_id("empty"))
-    add("nested-too-deeply", b"[" * 100_000, own_id("nested-too-deeply"))
-    add("utf16", blob({**base, "summary": "UTF-16"}).decode().encode("utf-16"))
-    add("bom", b"\xef\xbb\xbf" + blob({**base, "summary": "BOM"}), own_id("bom"))
-    missing = blob({**base, "summary": "Missing key"})
-    add("missing-key", json.dumps({k: v for k, v in json.loads(missing).items() if k != "dedup_key"}).encode())
-    variant("extra-key", extra="surprise")
-    repeated = blob({**base, "summary": "Repeated key"})
-    add("repeated-key", repeated.replace(b'"kind":"decision"', b'"kind":"decision","kind":"decision"'))
-    variant("unknown-kind", kind="gossip")
-    add("id-not-hex", blob({**base, "summary": "Id not hex", "id": "Z" * 64}, reseal=False), own_id("id-not-hex"))
-    variant("tampered", reseal=False, id="ab" * 32)
-    variant("ts-with-offset", ts="2024-05-01T12:00:00+00:00")
-    variant("ts-before-1970", ts="1969-12-31T23:59:59.000000Z")
-    variant("ts-not-a-date", ts="2024-13-01T00:00:00.000000Z")
-    variant("ts-not-text", ts=1714560000)
-    variant("body-not-stripped", body="  Reasons.  ")
-    variant("parents-unsorted", parents=sorted(base["parents"], reverse=True))
-    variant("parents-not-a-list", reseal=False, parents=base["parents"][0])
-    variant("summary-line-break", summary="Two\nlines")
-    variant("summary-not-text", reseal=False, summary=42)
-    variant("summary-too-long", summary="x" * (MAX_SUMMARY_CHARS + 1))
-    variant("author-control-char", author="Bell \x07 <b@example.com>")
-    variant("valid-body-empty", body="")
-    variant("body-too-large", body="y" * (MAX_BODY_BYTES + 1))
-    variant("dedup-key-not-text", dedup_key=7)
-    variant("parent-not-hex", parents=["not-an-id"])
-    variant("oversized", body="z" * (MAX_BLOB_BYTES + 1))
-    return out
-
 
 @pytest.fixture(scope="module")
 def judged(tmp_path_factory):
     """Commit the whole corpus on one line; take the cache's verdict and verify's."""
-    from helpers import init_repo
+    from kit.repos import init_repo
 
     repo = init_repo(tmp_path_factory.mktemp("alike") / "repo")
     led = open_ledger(repo)

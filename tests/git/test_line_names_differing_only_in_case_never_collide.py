@@ -12,7 +12,8 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import cli, client, git, git_push, init_repo, open_ledger, snapshot
+from kit.repos import client, git_push, init_repo, open_ledger, snapshot
+from kit.run import cli, git
 
 from git_lifeline.app.draft import Draft
 

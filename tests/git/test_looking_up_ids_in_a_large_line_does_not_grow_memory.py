@@ -9,7 +9,8 @@ from __future__ import annotations
 import tracemalloc
 
 import pygit2
-from helpers import cli, init_repo
+from kit.repos import init_repo
+from kit.run import cli
 
 from git_lifeline.git.trees import lookup
 

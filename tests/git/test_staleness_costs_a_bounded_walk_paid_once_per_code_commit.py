@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers import Via, cli, git, open_ledger
+from kit.repos import open_ledger
+from kit.run import Via, cli, git
 
 from git_lifeline.app.draft import Draft
 from git_lifeline.git.codelog import WALK_LIMIT

@@ -5,32 +5,17 @@ was appended (the DAG), not a clock; nothing from an entry reaches git as an opt
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from datetime import datetime
 from pathlib import Path
 
-from helpers import cli, git, make_entry, open_ledger
+from kit.entries import make_entry
+from kit.repos import code_commit, open_ledger
+from kit.run import cli, git
 
 from git_lifeline.app.draft import Draft
 from git_lifeline.git.history import code_trailer, recorded_code
 from git_lifeline.git.repo import open_repo
 from git_lifeline.git.store import LineStore
-
-
-def code_commit(repo: Path, path: str, lines: int, when: str, message: str = "change", mv: tuple = ()) -> str:
-    """A real code commit adding `lines` lines to `path` (after `git mv` of `mv`), dated `when`."""
-    if mv:
-        (repo / mv[1]).parent.mkdir(parents=True, exist_ok=True)
-        git(repo, "mv", *mv)
-    f = repo / path
-    f.parent.mkdir(parents=True, exist_ok=True)
-    old = f.read_text() if f.exists() else ""
-    f.write_text(old + "".join(f"line {message} {n}\n" for n in range(lines)))
-    git(repo, "add", "-A")
-    env = dict(os.environ, GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when)
-    subprocess.run(["git", "commit", "-q", "-m", message], cwd=repo, env=env, check=True)
-    return git(repo, "rev-parse", "HEAD")
 
 
 def at(when: str) -> datetime:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers import Via, cli, git
+from kit.repos import logged_id
+from kit.run import Via, cli, git
 
 FAST = Via.THIS_PROCESS
 
@@ -26,9 +27,7 @@ def commit_files(repo: Path, files: dict, message: str) -> str:
 
 
 def decision(repo: Path, summary: str, body: str) -> str:
-    res = cli(repo, "log", "--kind", "decision", "--summary", summary, "--body", body, "--json", via=FAST)
-    assert res.code == 0, res
-    return json.loads(res.out)["entry"]["id"]
+    return logged_id(repo, "decision", summary, body, via=FAST)
 
 
 def stale_rows(repo: Path) -> list:

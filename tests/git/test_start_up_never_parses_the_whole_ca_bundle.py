@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from helpers import ROOT, subprocess_env
+from kit.run import ROOT, subprocess_env
 
 # Runs the real CLI in this process and writes, on exit, the CA locations libgit2 was given.
 PROBE = """

@@ -4,19 +4,10 @@ from __future__ import annotations
 
 import re
 
-from helpers import (
-    ENTRY_PATH_RE,
-    append_concurrently,
-    cli,
-    commit_file,
-    entry_paths,
-    git,
-    head,
-    init_repo,
-    make_entry,
-    open_ledger,
-    snapshot,
-)
+from kit.entries import ENTRY_PATH_RE, make_entry
+from kit.races import append_concurrently
+from kit.repos import commit_file, entry_paths, head, init_repo, log_entry, open_ledger, snapshot
+from kit.run import cli, git
 
 from git_lifeline.app.draft import Draft
 from git_lifeline.app.ledger import commit_message
@@ -53,18 +44,7 @@ def test_a_used_dedup_key_with_other_content_is_a_conflict_naming_the_holder(rep
     first = cli(repo, "log", "--kind", "note", "--summary", "Nightly run 1", "--body", "ok", "--dedup-key", "run-1")
     assert first.code == 0, first
     before = snapshot(repo)
-    second = cli(
-        repo,
-        "log",
-        "--kind",
-        "note",
-        "--summary",
-        "Nightly run 1 (retry)",
-        "--body",
-        "ok again",
-        "--dedup-key",
-        "run-1",
-    )
+    second = log_entry(repo, "note", "Nightly run 1 (retry)", "ok again", "--dedup-key", "run-1", expect=None)
     holder = open_ledger(repo).entries()[0]
     assert second.code == 1, second
     assert "already recorded" not in second.out + second.err

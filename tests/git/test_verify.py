@@ -6,21 +6,11 @@ import json
 
 import pygit2
 import pytest
-from helpers import (
-    AUTHOR,
-    AUTHOR_EMAIL,
-    AUTHOR_NAME,
-    add_commit,
-    build_tree,
-    cli,
-    git,
-    init_repo,
-    make_entry,
-    open_ledger,
-    path_of,
-    rewrite_line,
-    ts_at,
-)
+from kit.entries import make_entry, path_of, ts_at
+from kit.home import AUTHOR, AUTHOR_EMAIL, AUTHOR_NAME
+from kit.repos import init_repo, open_ledger
+from kit.run import cli, git
+from kit.tamper import add_commit, build_tree, rewrite_line
 
 from git_lifeline.core.entry import new_entry
 

@@ -10,29 +10,18 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 
 import pygit2
 import pytest
-from helpers import (
-    AUTHOR,
-    add_commit,
-    git,
-    init_repo,
-    make_entry,
-    open_ledger,
-    path_of,
-    stored_entry,
-    subprocess_env,
-    ts_at,
-)
-from secret_corpus import expand
-from test_every_reader_judges_a_blob_alike import corpus
+from kit.entries import corpus, make_entry, path_of, stored_entry, ts_at
+from kit.home import AUTHOR
+from kit.repos import bare, git_push, init_repo, open_ledger
+from kit.run import LONG_TIMEOUT, git
+from kit.secrets import expand
+from kit.tamper import add_commit
 
-from git_lifeline.app.hook_files import install
 from git_lifeline.core.entry import compute_id, format_ts
 from git_lifeline.git import checks
-from git_lifeline.git.repo import open_repo
 from git_lifeline.git.verify import verify_line
 
 GONE = make_entry(62, kind="note", summary="Its blob is gone")
@@ -123,9 +112,7 @@ def large(tmp_path_factory):
     base = tmp_path_factory.mktemp("batch")
     repo = init_repo(base / "client")
     _hostile_line(repo, "main", HOOK_LINE)
-    server = base / "server.git"
-    git(base, "init", "-q", "--bare", str(server))
-    install(open_repo(str(server)), ["pre-receive"])
+    server = bare(base, "server.git", hook=True)
     git(repo, "remote", "add", "origin", str(server))
     return repo, server
 
@@ -137,16 +124,9 @@ def test_the_pre_receive_hook_rejects_hostile_blobs_among_many(large, dispatch_b
     git(repo, "update-ref", "refs/lifeline/sent", "refs/lifeline/main~1")
     # the knob takes the hook down the batch path on a line of HOOK_LINE (git puts its own
     # exec path first on the hook's PATH, so which path ran is not seen from here)
-    env = subprocess_env({"GIT_LIFELINE_VERIFY_BATCH_FROM": str(HOOK_BATCH_FROM)})
-    proc = subprocess.run(
-        ["git", "push", "--no-verify", "origin", "refs/lifeline/sent"],
-        cwd=str(repo),
-        capture_output=True,
-        env=env,
-        timeout=300,
-    )
-    err = proc.stderr.decode("utf-8", "replace")
-    assert proc.returncode != 0, err
+    env = {"GIT_LIFELINE_VERIFY_BATCH_FROM": str(HOOK_BATCH_FROM)}
+    code, err = git_push(repo, "refs/lifeline/sent", flags=("--no-verify",), env=env, timeout=LONG_TIMEOUT)
+    assert code != 0, err
     assert "content does not match its id" in err, err
     assert git(server, "for-each-ref", "refs/lifeline/") == ""
 

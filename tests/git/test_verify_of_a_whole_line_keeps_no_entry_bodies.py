@@ -5,7 +5,9 @@ whole, so a copy that does not match its source is still refused."""
 
 from __future__ import annotations
 
-from helpers import add_commit, init_repo, make_entry, open_ledger, path_of, stored_entry, ts_at
+from kit.entries import make_entry, path_of, stored_entry, ts_at
+from kit.repos import init_repo, open_ledger
+from kit.tamper import add_commit
 
 from git_lifeline.core.entry import Entry
 from git_lifeline.git.checks import Kept

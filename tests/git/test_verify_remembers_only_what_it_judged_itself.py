@@ -5,8 +5,11 @@ again, and the gates never skip anything."""
 
 from __future__ import annotations
 
-from helpers import add_commit, git, init_repo, make_entry, open_ledger, path_of, stored_entry, ts_at
-from secret_corpus import expand
+from kit.entries import make_entry, path_of, stored_entry, ts_at
+from kit.repos import init_repo, open_ledger
+from kit.run import git
+from kit.secrets import expand
+from kit.tamper import add_commit
 
 from git_lifeline.app import exchange
 from git_lifeline.app.workspace import Workspace

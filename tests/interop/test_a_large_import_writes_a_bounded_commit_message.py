@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from helpers import cli, git
+from kit.run import cli, git
 
 from git_lifeline.core.entry import Entry
 from git_lifeline.core.seed import render_seed_markdown

@@ -9,8 +9,8 @@ import re
 import subprocess
 
 import pytest
-from helpers import cli, git
-from seed_fixtures import needs_seed, seed_python
+from kit.run import cli, git
+from kit.seed import needs_seed, seed_python
 
 from git_lifeline.core.entry import Entry
 from git_lifeline.core.seed import render_seed_markdown

@@ -10,7 +10,7 @@ import shutil
 import sqlite3
 
 import pytest
-from seed_fixtures import SEED
+from kit.seed import SEED
 
 from git_lifeline.core import seed
 from git_lifeline.errors import InputError

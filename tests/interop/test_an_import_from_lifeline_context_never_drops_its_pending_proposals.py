@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from helpers import cli
-from seed_fixtures import git_env, needs_seed, repo, seed_session  # noqa: F401
+from kit.home import git_env  # noqa: F401
+from kit.run import cli
+from kit.seed import needs_seed, repo, seed_session  # noqa: F401
 
 
 def seed_ledger_with_proposals(tmp_path):

@@ -9,7 +9,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from helpers import cli, init_repo, snapshot
+from kit.repos import init_repo, snapshot
+from kit.run import cli
 
 from git_lifeline.core import seed
 from git_lifeline.errors import InputError

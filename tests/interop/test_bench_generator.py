@@ -11,7 +11,7 @@ import json
 import sys
 from datetime import datetime, timedelta, timezone
 
-from helpers import ROOT, cli
+from kit.run import ROOT, cli
 
 sys.path.insert(0, str(ROOT / "bench"))
 import gen  # noqa: E402

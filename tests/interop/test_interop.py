@@ -8,29 +8,18 @@ again, here, when LIFELINE_SEED_PYTHON is set (CI sets it).
 from __future__ import annotations
 
 import json
-import subprocess
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, cli, git, open_ledger, ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from seed_fixtures import (  # noqa: F401
-    SEED,
-    assert_nothing_written,
-    git_env,
-    imp,
-    line_ids,
-    needs_seed,
-    object_count,
-    repo,
-    seed_cli,
-    seed_ids,
-    seed_rows,
-    seed_session,
-)
+from kit.home import git_env  # noqa: F401
+from kit.repos import line_ids, object_count, open_ledger, ref  # noqa: F401
+from kit.run import cli, git
+from kit.seed import SEED, assert_nothing_written, imp, needs_seed, repo, seed_cli, seed_ids, seed_rows, seed_session  # noqa: F401
+from kit.terminal import on_a_terminal
 
 from git_lifeline.app import interop
 
@@ -326,32 +315,9 @@ def test_fast_validation_flags_exactly_what_the_character_scan_flags(text):
 
 
 def test_progress_bar_is_drawn_on_a_terminal_and_not_in_a_pipe(repo, tmp_path):
-    import os
-    import pty
-    import sys
-
     _synthetic_seed_file(tmp_path / "mid.md", 2500)
-    master, slave = pty.openpty()
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.run(
-        [sys.executable, "-m", "git_lifeline", "import", "--from", str(tmp_path / "mid.md")],
-        cwd=repo,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=slave,
-    )
-    os.close(slave)
-    drawn = b""
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        drawn += chunk
-    os.close(master)
-    assert proc.returncode == 0
-    assert b"checking" in drawn and b"writing" in drawn and b"100%" in drawn
+    code, drawn = on_a_terminal(repo, "import", "--from", str(tmp_path / "mid.md"), env={}, stdout_piped=True)
+    assert code == 0
+    assert "checking" in drawn and "writing" in drawn and "100%" in drawn
     piped = cli(repo, "import", "--from", str(tmp_path / "mid.md"))
     assert "checking" not in piped.err and "%" not in piped.err

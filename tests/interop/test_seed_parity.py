@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 import shutil
 
-from helpers import cli
-from seed_fixtures import SEED, imp, needs_seed, seed_cli, seed_rows  # noqa: F401
+from kit.run import cli
+from kit.seed import SEED, imp, needs_seed, seed_cli, seed_rows  # noqa: F401
 
 from git_lifeline.app.workspace import Workspace
 

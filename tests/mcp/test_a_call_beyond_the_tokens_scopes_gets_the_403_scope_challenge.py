@@ -5,14 +5,13 @@ step up; the body is a JSON-RPC error naming the scope, which the SDK's client s
 
 from __future__ import annotations
 
-import json
-
-import anyio
 import pytest
-from hermetic_home import hermetic, repo  # noqa: F401
-from http_fixtures import client, free_port, http_server, post
+from kit.home import hermetic  # noqa: F401
+from kit.mcp_client import drive
+from kit.repos import repo_with_a_commit  # noqa: F401
+from kit.servers import client, post
+from kit.tokens import oauth_server
 from mcp.shared.exceptions import MCPError
-from test_mcp_over_http_accepts_only_this_servers_jwts import ISSUER, jwks_of, mint, new_key
 
 from git_lifeline.app.agents import Agents
 from git_lifeline.app.workspace import Workspace
@@ -24,15 +23,10 @@ def call(tool: str, arguments: dict, rid: int = 7) -> dict:
     return {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
 
 
-@pytest.fixture
-def oauth_server(repo, tmp_path):
-    key = new_key()
-    path = tmp_path / "jwks.json"
-    path.write_text(json.dumps(jwks_of(key, "k1")))
-    port = free_port()
-    audience = f"http://127.0.0.1:{port}/mcp"
-    with http_server(repo, "--issuer", ISSUER, "--audience", audience, "--jwks", str(path), port=port) as server:
-        yield server, lambda scope: mint(key, "k1", audience, scope)
+@pytest.fixture(name="oauth_server")
+def a_server_trusting_one_key(repo, tmp_path):
+    with oauth_server(repo, tmp_path) as running:
+        yield running
 
 
 def test_a_write_by_a_read_only_token_is_a_403_naming_the_scope_and_the_metadata(repo, oauth_server):
@@ -66,15 +60,14 @@ def test_the_sdk_client_is_told_the_missing_scope_and_still_sees_only_its_tools(
     server, token = oauth_server
 
     async def scenario() -> None:
-        with anyio.fail_after(120):
-            async with client(server.url, token("lifeline:read")) as c:
-                names = {t.name for t in (await c.list_tools()).tools}
-                assert "lifeline_context" in names and "lifeline_append" not in names
-                with pytest.raises(MCPError, match="lifeline:propose"):
-                    await c.call_tool("lifeline_append", APPEND)
-                assert not (await c.call_tool("lifeline_context", {})).is_error
-            async with client(server.url, token("lifeline:propose")) as c:
-                assert not (await c.call_tool("lifeline_append", APPEND)).is_error
+        async with client(server.url, token("lifeline:read")) as c:
+            names = {t.name for t in (await c.list_tools()).tools}
+            assert "lifeline_context" in names and "lifeline_append" not in names
+            with pytest.raises(MCPError, match="lifeline:propose"):
+                await c.call_tool("lifeline_append", APPEND)
+            assert not (await c.call_tool("lifeline_context", {})).is_error
+        async with client(server.url, token("lifeline:propose")) as c:
+            assert not (await c.call_tool("lifeline_append", APPEND)).is_error
 
-    anyio.run(scenario)
+    drive(scenario)
     assert [p.content.summary for p in Agents(Workspace.open(str(repo)).ledger()).proposals()] == ["Step up"]

@@ -4,8 +4,9 @@ and a HOST given with its port stays that exact host and port."""
 
 from __future__ import annotations
 
-from hermetic_home import hermetic, repo  # noqa: F401
-from http_fixtures import http_server, post
+from kit.home import hermetic  # noqa: F401
+from kit.repos import repo_with_a_commit  # noqa: F401
+from kit.servers import http_server, post
 
 LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
 

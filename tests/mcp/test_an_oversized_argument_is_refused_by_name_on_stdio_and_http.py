@@ -10,8 +10,9 @@ import sys
 
 import anyio
 import pytest
-from hermetic_home import hermetic, repo  # noqa: F401
-from http_fixtures import client, http_server
+from kit.home import hermetic  # noqa: F401
+from kit.repos import repo_with_a_commit  # noqa: F401
+from kit.servers import client, http_server
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 

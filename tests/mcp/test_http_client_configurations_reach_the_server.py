@@ -8,9 +8,10 @@ import json
 import re
 
 import tomllib
-from helpers import ROOT, cli
-from hermetic_home import hermetic, repo  # noqa: F401
-from http_fixtures import http_server, post
+from kit.home import hermetic  # noqa: F401
+from kit.repos import repo_with_a_commit  # noqa: F401
+from kit.run import ROOT, cli
+from kit.servers import http_server, post
 
 DOC = (ROOT / "docs" / "INTEGRATION.md").read_text()
 PUBLIC = "https://ledger.example.com"

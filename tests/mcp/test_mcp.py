@@ -11,10 +11,14 @@ import json
 import os
 import sys
 
-import anyio
 import pytest
-from helpers import Via, cli, git, ref
-from hermetic_home import commit_policy, hermetic, make_repo, repo, work_tree_files  # noqa: F401
+from kit.home import (
+    hermetic,  # noqa: F401
+    installed_on_path,
+)
+from kit.mcp_client import call, drive, ok, server
+from kit.repos import commit_policy, log_entry, make_repo, project_on_remote, ref, repo_with_a_commit, work_tree_files  # noqa: F401
+from kit.run import Via, cli, git
 from mcp import Client  # the [mcp] extra; the test extra installs it
 from mcp.client.stdio import StdioServerParameters
 
@@ -45,49 +49,9 @@ SEED_TOOLS = {
 TRUSTING = {"default": "propose", "agents": {"trusted": {"*": "direct"}, "blocked": {"*": "deny"}}}
 
 
-@contextlib.asynccontextmanager
-async def server(cwd, *args):
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "git_lifeline", "mcp", *args], cwd=str(cwd), env=dict(os.environ)
-    )
-    async with Client(params, read_timeout_seconds=30) as client:
-        yield client
-
-
-def drive(fn):
-    """Run one async scenario with a hard time limit."""
-
-    async def bounded():
-        with anyio.fail_after(90):
-            await fn()
-
-    anyio.run(bounded)
-
-
-async def call(client, tool, **args):
-    result = await client.call_tool(tool, args)
-    return result.is_error, result.content[0].text
-
-
-async def ok(client, tool, **args) -> str:
-    error, text = await call(client, tool, **args)
-    assert not error, f"{tool}{args} failed: {text}"
-    return text
-
-
 def test_lists_the_seed_tools_serves_the_context_resource_and_every_line(repo):
     commit_policy(repo, TRUSTING)
-    cli(
-        repo,
-        "log",
-        "--kind",
-        "decision",
-        "--summary",
-        "Database: PostgreSQL",
-        "--body",
-        "Auditors need ACID.",
-        via=Via.THIS_PROCESS,
-    )
+    log_entry(repo, "decision", "Database: PostgreSQL", "Auditors need ACID.", via=Via.THIS_PROCESS)
     decision = Workspace.open(str(repo)).ledger().entries()[0]
 
     async def scenario():
@@ -118,17 +82,7 @@ def test_lists_the_seed_tools_serves_the_context_resource_and_every_line(repo):
             assert "Disk full" in ops and "PostgreSQL" not in ops
             assert "Disk full" not in await ok(c, "lifeline_context")
             # a human's write from the CLI while the server runs is seen on the next call
-            cli(
-                repo,
-                "log",
-                "--kind",
-                "decision",
-                "--summary",
-                "Queue: RabbitMQ",
-                "--body",
-                "Ops know it.",
-                via=Via.THIS_PROCESS,
-            )
+            log_entry(repo, "decision", "Queue: RabbitMQ", "Ops know it.", via=Via.THIS_PROCESS)
             assert "Queue: RabbitMQ" in await ok(c, "lifeline_context")
 
     drive(scenario)
@@ -339,18 +293,8 @@ async def configured_server(repo, cwd):
 @pytest.mark.parametrize("on_path", [False, True], ids=["interpreter", "git-lifeline-on-path"])
 def test_the_server_init_configured_starts_from_the_root_and_from_a_subdirectory(repo, monkeypatch, on_path):
     if on_path:
-        monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
-    cli(
-        repo,
-        "log",
-        "--kind",
-        "decision",
-        "--summary",
-        "Database: PostgreSQL",
-        "--body",
-        "Auditors need ACID.",
-        via=Via.THIS_PROCESS,
-    )
+        installed_on_path(monkeypatch)
+    log_entry(repo, "decision", "Database: PostgreSQL", "Auditors need ACID.", via=Via.THIS_PROCESS)
     r = cli(repo, "init", "--no-hooks", "--no-agents", via=Via.THIS_PROCESS)
     assert r.code == 0 and "checked: the server starts" in r.out, r
     command = json.loads((repo / ".mcp.json").read_text())["mcpServers"]["lifeline"]["command"]
@@ -488,11 +432,7 @@ def test_schemas_an_llm_cannot_misuse_and_their_token_budget(repo):
 
 
 def test_the_server_never_asks_for_a_bootstrap_while_a_remote_may_hold_the_ledger(tmp_path):
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    a = make_repo(tmp_path / "a")
-    git(a, "remote", "add", "origin", remote.as_uri())
-    git(a, "push", "-q", "origin", "main")
+    remote, a = project_on_remote(tmp_path, "a")
     cli(a, "log", "--kind", "bootstrap", "--summary", "A shop", "--body", "Sells shoes.", via=Via.THIS_PROCESS)
     assert cli(a, "push", via=Via.THIS_PROCESS).code == 0
     b = tmp_path / "b"

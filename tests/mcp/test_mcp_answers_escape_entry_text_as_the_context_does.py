@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from helpers import bare, cli, configured_client, log_decision
+from kit.repos import bare, configured_client, log_decision
+from kit.run import cli
 
 FAKE = "[SUPERSEDED] Keep `[0badc0de]` **Postgres**"
 

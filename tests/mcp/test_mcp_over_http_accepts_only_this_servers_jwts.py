@@ -5,73 +5,20 @@ from __future__ import annotations
 
 import contextlib
 import json
-import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-import anyio
 import httpx2
-import jwt
 import pytest
-from cryptography.hazmat.primitives.asymmetric import rsa
-from hermetic_home import commit_policy, hermetic, repo  # noqa: F401
-from http_fixtures import client, free_port, http_server, post
+from kit.home import hermetic  # noqa: F401
+from kit.mcp_client import drive
+from kit.repos import commit_policy, repo_with_a_commit  # noqa: F401
+from kit.servers import client, free_port, http_server, post
+from kit.tokens import ISSUER, jwks_of, jwks_server, mint, new_key, oauth_server
 from mcp.shared.exceptions import MCPError
 
 from git_lifeline.app.agents import Agents
 from git_lifeline.app.workspace import Workspace
 
-ISSUER = "https://auth.example"
 LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
-
-
-def new_key():
-    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
-
-
-def jwks_of(key, kid: str) -> dict:
-    public = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key()))
-    return {"keys": [{**public, "kid": kid, "use": "sig", "alg": "RS256"}]}
-
-
-def mint(key, kid: str, audience: str, scope: str, expires_in: int = 300, issuer: str = ISSUER) -> str:
-    now = int(time.time())
-    claims = {"iss": issuer, "aud": audience, "sub": "user-1", "client_id": "claude-ai", "scope": scope}
-    claims.update(iat=now, exp=now + expires_in)
-    return jwt.encode(claims, key, algorithm="RS256", headers={"kid": kid})
-
-
-@contextlib.contextmanager
-def jwks_server(doc: dict):
-    body = json.dumps(doc).encode()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            self.send_response(200)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/jwks.json"
-    finally:
-        httpd.shutdown()
-        thread.join(timeout=10)
-
-
-def drive(fn) -> None:
-    async def bounded() -> None:
-        with anyio.fail_after(120):
-            await fn()
-
-    anyio.run(bounded)
 
 
 @pytest.mark.parametrize("source", ["url", "file"])
@@ -123,13 +70,8 @@ def test_only_a_jwt_for_this_audience_from_the_issuers_key_and_unexpired_is_acce
 
 
 def test_a_token_without_a_write_scope_neither_sees_nor_calls_the_write_tools(repo, tmp_path):
-    key = new_key()
-    path = tmp_path / "jwks.json"
-    path.write_text(json.dumps(jwks_of(key, "k1")))
-    port = free_port()
-    audience = f"http://127.0.0.1:{port}/mcp"
-    with http_server(repo, "--issuer", ISSUER, "--audience", audience, "--jwks", str(path), port=port) as server:
-        reader = mint(key, "k1", audience, "lifeline:read")
+    with oauth_server(repo, tmp_path) as (server, token):
+        reader = token("lifeline:read")
 
         async def scenario() -> None:
             async with client(server.url, reader) as c:
@@ -145,16 +87,11 @@ def test_a_token_without_a_write_scope_neither_sees_nor_calls_the_write_tools(re
 
 def test_a_propose_scope_files_a_proposal_where_the_policy_would_let_the_write_in(repo, tmp_path):
     commit_policy(repo, {"default": "propose", "agents": {"claude-ai": {"*": "direct"}}})
-    key = new_key()
-    path = tmp_path / "jwks.json"
-    path.write_text(json.dumps(jwks_of(key, "k1")))
-    port = free_port()
-    audience = f"http://127.0.0.1:{port}/mcp"
-    with http_server(repo, "--issuer", ISSUER, "--audience", audience, "--jwks", str(path), port=port) as server:
+    with oauth_server(repo, tmp_path) as (server, token):
 
         async def scenario() -> None:
             for scope, summary in (("lifeline:propose", "Proposed only"), ("lifeline:write", "Written directly")):
-                async with client(server.url, mint(key, "k1", audience, scope)) as c:
+                async with client(server.url, token(scope)) as c:
                     out = await c.call_tool("lifeline_append", {"kind": "note", "summary": summary, "body": "Why."})
                     assert not out.is_error, out.content[0].text
 

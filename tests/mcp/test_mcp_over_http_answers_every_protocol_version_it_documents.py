@@ -5,11 +5,12 @@ the revisions before it; a client offering a revision it does not know is answer
 
 from __future__ import annotations
 
-import anyio
 import pytest
-from helpers import ROOT
-from hermetic_home import hermetic, repo  # noqa: F401
-from http_fixtures import client, http_server, post
+from kit.home import hermetic  # noqa: F401
+from kit.mcp_client import drive
+from kit.repos import repo_with_a_commit  # noqa: F401
+from kit.run import ROOT
+from kit.servers import client, http_server, post
 
 STATELESS = "2026-07-28"
 HANDSHAKE = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
@@ -35,15 +36,14 @@ def test_the_sdk_client_gets_the_revision_it_asks_for_and_its_tools(repo, mode, 
     with http_server(repo) as server:
 
         async def scenario() -> None:
-            with anyio.fail_after(120):
-                async with client(server.url, mode=mode) as c:
-                    assert c.protocol_version == expected
-                    names = {t.name for t in (await c.list_tools()).tools}
-                    assert "lifeline_context" in names
-                    context = await c.call_tool("lifeline_context", {})
-                    assert not context.is_error, context.content[0].text
+            async with client(server.url, mode=mode) as c:
+                assert c.protocol_version == expected
+                names = {t.name for t in (await c.list_tools()).tools}
+                assert "lifeline_context" in names
+                context = await c.call_tool("lifeline_context", {})
+                assert not context.is_error, context.content[0].text
 
-        anyio.run(scenario)
+        drive(scenario)
 
 
 def test_each_handshake_revision_is_answered_as_asked_and_an_unknown_one_with_the_latest(repo):

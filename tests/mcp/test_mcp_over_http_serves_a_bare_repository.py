@@ -4,10 +4,11 @@ clone that pulls sees it."""
 
 from __future__ import annotations
 
-import anyio
-from helpers import bare, cli, configured_client, git, log_decision
-from hermetic_home import hermetic  # noqa: F401
-from http_fixtures import client, http_server
+from kit.home import hermetic  # noqa: F401
+from kit.mcp_client import drive
+from kit.repos import bare, configured_client, log_decision
+from kit.run import cli, git
+from kit.servers import client, http_server
 
 from git_lifeline.app.agents import Agents
 from git_lifeline.app.workspace import Workspace
@@ -25,20 +26,19 @@ def test_a_server_in_a_bare_repository_reads_its_ledger_and_files_a_proposal_a_c
     with http_server(remote) as server:
 
         async def scenario() -> None:
-            with anyio.fail_after(120):
-                async with client(server.url, token) as c:
-                    context = await c.call_tool("lifeline_context", {})
-                    assert not context.is_error, context.content[0].text
-                    assert "Keep the ledger in git" in context.content[0].text
-                    wrote = await c.call_tool(
-                        "lifeline_append",
-                        {"kind": "decision", "summary": "Serve the remote", "body": "One server, no clone to keep."},
-                    )
-                    assert not wrote.is_error, wrote.content[0].text
-                    pending = await c.call_tool("lifeline_pending", {})
-                    assert "Serve the remote" in pending.content[0].text
+            async with client(server.url, token) as c:
+                context = await c.call_tool("lifeline_context", {})
+                assert not context.is_error, context.content[0].text
+                assert "Keep the ledger in git" in context.content[0].text
+                wrote = await c.call_tool(
+                    "lifeline_append",
+                    {"kind": "decision", "summary": "Serve the remote", "body": "One server, no clone to keep."},
+                )
+                assert not wrote.is_error, wrote.content[0].text
+                pending = await c.call_tool("lifeline_pending", {})
+                assert "Serve the remote" in pending.content[0].text
 
-        anyio.run(scenario)
+        drive(scenario)
         assert "<repository>" not in server.output() and "Traceback" not in server.output(), server.output()
 
     cli(alice, "pull", expect=0)
@@ -52,18 +52,17 @@ def test_a_server_in_a_bare_repository_without_a_ledger_says_so_and_a_proposal_s
     with http_server(remote) as server:
 
         async def scenario() -> None:
-            with anyio.fail_after(120):
-                async with client(server.url) as c:
-                    context = await c.call_tool("lifeline_context", {})
-                    assert not context.is_error, context.content[0].text
-                    assert "The ledger is empty" in context.content[0].text
-                    wrote = await c.call_tool(
-                        "lifeline_append",
-                        {"kind": "decision", "summary": "Start the ledger", "body": "Someone has to."},
-                    )
-                    assert not wrote.is_error, wrote.content[0].text
+            async with client(server.url) as c:
+                context = await c.call_tool("lifeline_context", {})
+                assert not context.is_error, context.content[0].text
+                assert "The ledger is empty" in context.content[0].text
+                wrote = await c.call_tool(
+                    "lifeline_append",
+                    {"kind": "decision", "summary": "Start the ledger", "body": "Someone has to."},
+                )
+                assert not wrote.is_error, wrote.content[0].text
 
-        anyio.run(scenario)
+        drive(scenario)
     alice = configured_client(tmp_path, "alice", remote)
     cli(alice, "pull", expect=0)
     [proposal] = Agents(Workspace.open(str(alice)).ledger()).proposals()

@@ -5,25 +5,18 @@ from __future__ import annotations
 
 import time
 
-import anyio
 import pytest
-from helpers import cli
-from hermetic_home import hermetic, repo  # noqa: F401
-from http_fixtures import client, http_server, post
+from kit.home import hermetic  # noqa: F401
+from kit.mcp_client import drive
+from kit.repos import repo_with_a_commit  # noqa: F401
+from kit.run import cli
+from kit.servers import client, http_server, post
 
 from git_lifeline.app.agents import Agents
 from git_lifeline.app.workspace import Workspace
 
 LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
 MODES = ["legacy", "2026-07-28"]  # a 2025-11-25 client (initialize handshake) and a stateless one
-
-
-def drive(fn) -> None:
-    async def bounded() -> None:
-        with anyio.fail_after(120):
-            await fn()
-
-    anyio.run(bounded)
 
 
 def new_token(repo, name: str) -> str:

@@ -15,16 +15,17 @@ import subprocess
 from pathlib import Path
 from typing import Iterator
 
-import anyio
 import httpx2
 import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
-from helpers import ROOT, cli
-from hermetic_home import hermetic, repo  # noqa: F401
-from http_fixtures import ACCEPT, free_port, http_server, listening
+from kit.home import hermetic  # noqa: F401
+from kit.mcp_client import drive
+from kit.repos import repo_with_a_commit  # noqa: F401
+from kit.run import ROOT, cli
+from kit.servers import ACCEPT, free_port, http_server, listening
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -175,22 +176,21 @@ def test_the_sdk_client_reads_and_proposes_over_tls_through_the_documented_proxy
         url = f"https://127.0.0.1:{port}/mcp"
 
         async def scenario() -> None:
-            with anyio.fail_after(120):
-                http = httpx2.AsyncClient(
-                    headers=public_headers(port, token), verify=trust(where), timeout=httpx2.Timeout(60.0)
+            http = httpx2.AsyncClient(
+                headers=public_headers(port, token), verify=trust(where), timeout=httpx2.Timeout(60.0)
+            )
+            async with Client(streamable_http_client(url, http_client=http), mode=mode) as c:
+                names = {t.name for t in (await c.list_tools()).tools}
+                assert {"lifeline_context", "lifeline_append"} <= names
+                context = await c.call_tool("lifeline_context", {})
+                assert not context.is_error, context.content[0].text
+                wrote = await c.call_tool(
+                    "lifeline_append",
+                    {"kind": "decision", "summary": "Serve agents over TLS", "body": "Hosted agents need it."},
                 )
-                async with Client(streamable_http_client(url, http_client=http), mode=mode) as c:
-                    names = {t.name for t in (await c.list_tools()).tools}
-                    assert {"lifeline_context", "lifeline_append"} <= names
-                    context = await c.call_tool("lifeline_context", {})
-                    assert not context.is_error, context.content[0].text
-                    wrote = await c.call_tool(
-                        "lifeline_append",
-                        {"kind": "decision", "summary": "Serve agents over TLS", "body": "Hosted agents need it."},
-                    )
-                    assert not wrote.is_error, wrote.content[0].text
+                assert not wrote.is_error, wrote.content[0].text
 
-        anyio.run(scenario)
+        drive(scenario)
         access = (where / "access.log").read_text()
     [proposal] = Agents(Workspace.open(str(repo)).ledger()).proposals()
     assert proposal.content.agent == "hosted-bot" and proposal.record.via == "http"

@@ -9,14 +9,14 @@ only the embedding is paid again, once per set and session.
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
 import pytest
-from helpers import ROOT, open_ledger
+from kit.repos import open_ledger
+from kit.run import ROOT, git
 
 from git_lifeline.app.ledger import Ledger
 
@@ -62,7 +62,7 @@ def blind_sets(tmp_path_factory, hermetic_git) -> BlindSets:
         if model is not None:
             repo = tmp_path_factory.mktemp(f"blind-{data.name}-semantic") / "repo"
             shutil.copytree(repos[data], repo, symlinks=True)
-            subprocess.run(["git", "-C", str(repo), "config", "lifeline.semantic.model", model], check=True)
+            git(repo, "config", "lifeline.semantic.model", model)
             built[key] = BlindSet(open_ledger(repo), entries, questions, built[(data, None)].ids)
         return built[key]
 

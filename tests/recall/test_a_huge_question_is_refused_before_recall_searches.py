@@ -6,22 +6,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
-from helpers import (
-    init_repo,
-    make_entry,
-    subprocess_env,
-)
-
-from git_lifeline.git.repo import open_repo
-from git_lifeline.git.store import LineStore
-
-
-def append(repo: Path, line: str, *entries) -> str:
-    result = LineStore(open_repo(str(repo)), line).append(list(entries), lambda new: "test: stored as is\n")
-    assert result.commit
-    return result.commit
+from kit.entries import make_entry
+from kit.repos import init_repo
+from kit.run import subprocess_env
+from kit.tamper import store_as_is
 
 
 def test_a_megabyte_question_is_refused_clearly_instead_of_holding_recall_for_minutes(tmp_path):
@@ -29,7 +18,7 @@ def test_a_megabyte_question_is_refused_clearly_instead_of_holding_recall_for_mi
     more FTS query: a 1 MB question from an agent held the MCP tool for minutes. It is now
     refused at once with a message saying the limit; a paragraph is still answered."""
     repo = init_repo(tmp_path / "a")
-    append(repo, "main", make_entry(1, summary="Database: PostgreSQL"))
+    store_as_is(repo, "main", make_entry(1, summary="Database: PostgreSQL"))
     script = (
         "import sys; from git_lifeline.app.workspace import Workspace; from git_lifeline.errors import InputError\n"
         "led = Workspace.open(sys.argv[1]).ledger()\n"

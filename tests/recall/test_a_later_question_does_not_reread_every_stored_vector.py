@@ -4,24 +4,14 @@ again (15 MB at 10,000 entries, 50 ms a question); an entry logged since is stil
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
-import pytest
-from helpers import TESTS, git, init_repo, log_decision, open_ledger
-
-TEST_MODEL = os.environ.get("LIFELINE_TEST_MODEL") or str(TESTS / ".model" / "all-MiniLM-L6-v2")
-HAVE_MODEL = (Path(TEST_MODEL) / "model.safetensors").is_file()
+from kit.model import model_dir  # noqa: F401  (the fixture: the test model, or a skip)
+from kit.repos import init_repo, log_decision, open_ledger
+from kit.run import git
 
 
-@pytest.mark.skipif(
-    not HAVE_MODEL and os.environ.get("CI") != "true",
-    reason="no test model (tests/fetch_test_model.py makes one; CI always has it)",
-)
-def test_a_later_question_does_not_reread_every_stored_vector(tmp_path):
-    assert HAVE_MODEL, "CI must provide the test model: run tests/fetch_test_model.py (see .ci/run)"
+def test_a_later_question_does_not_reread_every_stored_vector(tmp_path, model_dir):
     repo = init_repo(tmp_path / "repo")
-    git(repo, "config", "lifeline.semantic.model", TEST_MODEL)
+    git(repo, "config", "lifeline.semantic.model", str(model_dir))
     log_decision(repo, "Use PostgreSQL for orders", "Transactions across tables.")
     log_decision(repo, "Couriers sign in with a one-time code", "No passwords on shared phones.")
     led = open_ledger(repo)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from helpers import Via, cli
-from hermetic_home import hermetic, make_repo, repo  # noqa: F401
+from kit.home import hermetic  # noqa: F401
+from kit.repos import log_entry, make_repo, repo_with_a_commit  # noqa: F401
+from kit.run import Via
 
 from git_lifeline.app.workspace import Workspace
 
@@ -16,19 +17,8 @@ def test_a_question_whose_characters_unfold_into_thousands_of_words_is_refused_n
 
     from git_lifeline.errors import InputError
 
-    assert (
-        cli(
-            repo,
-            "log",
-            "--kind",
-            "decision",
-            "--summary",
-            "Use Postgres for orders",
-            "--body",
-            "Transactions across the order tables.",
-            via=Via.THIS_PROCESS,
-        ).code
-        == 0
+    log_entry(
+        repo, "decision", "Use Postgres for orders", "Transactions across the order tables.", via=Via.THIS_PROCESS
     )
     led = Workspace.open(str(repo)).ledger()
     started = time.monotonic()

@@ -28,28 +28,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import DATA, ROOT, TESTS
+from kit.model import MODEL_DIR, model_dir, need_model  # noqa: F401  (model_dir: the fixture)
+from kit.run import DATA, ROOT, git
 
 from git_lifeline.app import models
 from git_lifeline.app.draft import Draft
 from git_lifeline.views import minilm, minilm_files
 
-MODEL_DIR = Path(os.environ.get("LIFELINE_TEST_MODEL", TESTS / ".model" / "all-MiniLM-L6-v2"))
 REFERENCE = DATA / "minilm" / "reference_vectors.json"
-
-
-def _need_model() -> Path:
-    if (MODEL_DIR / "model.safetensors").is_file():
-        return MODEL_DIR
-    msg = f"model not found in {MODEL_DIR}; run tests/fetch_test_model.py"
-    if os.environ.get("CI") == "true":
-        pytest.fail(msg)
-    pytest.skip(msg)
-
-
-@pytest.fixture(scope="module")
-def model_dir() -> Path:
-    return _need_model()
 
 
 @pytest.fixture(scope="module")
@@ -527,13 +513,12 @@ def test_vectors_recall_stores_are_not_taken_for_cache_damage(model_dir: Path, r
     """Semantic recall stores vectors in the cache file; the stamp must follow, or every
     later open pays the full check (about a second at 100k entries) as if the file had
     been changed behind the tool's back."""
-    import subprocess
 
-    from helpers import open_ledger
+    from kit.repos import open_ledger
 
     from git_lifeline.views import cache_check
 
-    subprocess.run(["git", "-C", str(repo), "config", "lifeline.semantic.model", str(model_dir)], check=True)
+    git(repo, "config", "lifeline.semantic.model", str(model_dir))
     led = open_ledger(repo)
     for i, summary in enumerate(
         ["Couriers sign in with a one-time code", "Orders live in PostgreSQL", "Parcels are tracked by QR labels"]

@@ -10,7 +10,7 @@ import shutil
 import threading
 
 import pytest
-from helpers import TESTS
+from kit.run import TESTS
 
 from git_lifeline.app import models
 from git_lifeline.errors import LifelineError

@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import shutil
 
-from helpers import cli, init_repo, make_entry, open_ledger
+from kit.entries import make_entry
+from kit.repos import init_repo, open_ledger
+from kit.run import cli
 
 from git_lifeline.views.recall import CANDIDATES
 

@@ -7,12 +7,12 @@ used to veto two exact ones, and semantic recall returned the bootstrap for ever
 from __future__ import annotations
 
 import json
-import sys
 
 import jsonschema
 import pytest
-from helpers import TESTS, cli, git
-from test_minilm import model_dir  # noqa: F401  (the fixture: the test model, or a skip)
+from kit.mcp_client import drive, server
+from kit.model import model_dir  # noqa: F401  (the fixture: the test model, or a skip)
+from kit.run import cli, git
 
 BOOTSTRAP = (
     "bootstrap",
@@ -92,9 +92,6 @@ def test_the_cli_says_in_words_how_a_hit_answers(repo):
 
 
 def test_lifeline_recall_answers_in_the_shape_its_output_schema_declares(repo):
-    sys.path.insert(0, str(TESTS / "mcp"))  # the MCP tests' client, where tests/mcp keeps it
-    from test_mcp import drive, server
-
     logged(repo, *BOOTSTRAP)
     outage = logged(repo, *CERT_OUTAGE)
     cli_answer = answered(repo, "certificate outage api")

@@ -6,12 +6,11 @@ slack each, so a change that trades answers for false alarms (or the reverse) fa
 
 from __future__ import annotations
 
-import os
 import sys
-from pathlib import Path
 
 import pytest
-from helpers import ROOT, TESTS  # noqa: E402
+from kit.model import model_dir  # noqa: F401  (the fixture: the test model, or a skip)
+from kit.run import ROOT  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 
@@ -68,17 +67,8 @@ def test_a_superseded_hit_brings_the_decision_that_replaced_it_in_front(blind):
     assert checked >= 10
 
 
-TEST_MODEL = os.environ.get("LIFELINE_TEST_MODEL") or str(TESTS / ".model" / "all-MiniLM-L6-v2")
-HAVE_MODEL = (Path(TEST_MODEL) / "model.safetensors").is_file()
-
-
-@pytest.mark.skipif(
-    not HAVE_MODEL and os.environ.get("CI") != "true",
-    reason="no test model (tests/fetch_test_model.py makes one; CI always has it)",
-)
-def test_semantic_recall_answers_paraphrases_and_refuses_uncovered_topics(blind_sets):
-    assert HAVE_MODEL, "CI must provide the test model: run tests/fetch_test_model.py (see .ci/run)"
-    found = blind_sets(eval_blind.DATA, TEST_MODEL)
+def test_semantic_recall_answers_paraphrases_and_refuses_uncovered_topics(blind_sets, model_dir):
+    found = blind_sets(eval_blind.DATA, str(model_dir))
     report = found.report(report_questions(found.questions), "report")
     assert found.ledger.recall_mode[0] == "semantic"
     assert report["hit@5"] >= 0.823, report["misses"]  # measured 0.827 (215/260)

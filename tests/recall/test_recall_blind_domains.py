@@ -8,19 +8,16 @@ on fails here."""
 
 from __future__ import annotations
 
-import os
 import sys
-from pathlib import Path
 
 import pytest
-from helpers import ROOT, TESTS
+from kit.model import model_dir  # noqa: F401  (the fixture: the test model, or a skip)
+from kit.run import ROOT, TESTS
 
 sys.path.insert(0, str(ROOT / "bench"))
 
 
 DATA = TESTS / "data"
-TEST_MODEL = os.environ.get("LIFELINE_TEST_MODEL") or str(TESTS / ".model" / "all-MiniLM-L6-v2")
-HAVE_MODEL = (Path(TEST_MODEL) / "model.safetensors").is_file()
 # domain -> engine -> (hit@5 hits of 50 answerable, correct abstentions of 20), as measured;
 # the semantic figures of the first six raised where issue 29's fitted decision did better
 MEASURED = {
@@ -58,11 +55,6 @@ def test_lexical_recall_holds_its_figures_in_each_blind_domain(domain, blind_set
     held(measured(domain, None, blind_sets), *MEASURED[domain]["lexical"])
 
 
-@pytest.mark.skipif(
-    not HAVE_MODEL and os.environ.get("CI") != "true",
-    reason="no test model (tests/fetch_test_model.py makes one; CI always has it)",
-)
 @pytest.mark.parametrize("domain", sorted(MEASURED))
-def test_semantic_recall_holds_its_figures_in_each_blind_domain(domain, blind_sets):
-    assert HAVE_MODEL, "CI must provide the test model: run tests/fetch_test_model.py (see .ci/run)"
-    held(measured(domain, TEST_MODEL, blind_sets), *MEASURED[domain]["semantic"])
+def test_semantic_recall_holds_its_figures_in_each_blind_domain(domain, blind_sets, model_dir):
+    held(measured(domain, str(model_dir), blind_sets), *MEASURED[domain]["semantic"])

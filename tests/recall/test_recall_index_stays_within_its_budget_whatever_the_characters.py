@@ -4,7 +4,8 @@ characters unfold into many words.
 
 from __future__ import annotations
 
-from hermetic_home import hermetic, make_repo, repo  # noqa: F401
+from kit.home import hermetic  # noqa: F401
+from kit.repos import make_repo, repo_with_a_commit  # noqa: F401
 
 from git_lifeline.views import recall
 

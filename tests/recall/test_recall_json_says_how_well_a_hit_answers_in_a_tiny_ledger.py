@@ -7,11 +7,11 @@ abstention reads), and the ranking's number is `rank_score`, named for what it i
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
-from helpers import TESTS, cli, git
-from test_minilm import model_dir  # noqa: F401  (the fixture: the test model, or a skip)
+from kit.mcp_client import drive, server
+from kit.model import model_dir  # noqa: F401  (the fixture: the test model, or a skip)
+from kit.run import cli, git
 
 
 def logged(repo, summary: str, body: str, *extra: str) -> str:
@@ -51,9 +51,6 @@ def test_a_hit_shown_for_a_superseded_one_names_the_hit_it_replaced(repo):
 
 
 def test_lifeline_recall_gives_an_agent_the_same_hit_fields_as_the_cli(repo):
-    sys.path.insert(0, str(TESTS / "mcp"))  # the MCP tests' client, where tests/mcp keeps it
-    from test_mcp import drive, server
-
     answer = logged(repo, "Database: PostgreSQL", "We need ACID transactions for billing.")
     cli_hits = recalled(repo, "which database do we use")
 

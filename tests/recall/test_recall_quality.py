@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from helpers import ROOT  # noqa: E402
+from kit.run import ROOT  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 

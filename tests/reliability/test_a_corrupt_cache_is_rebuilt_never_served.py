@@ -21,7 +21,10 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from helpers import AUTHOR, cli, init_repo, open_ledger, ts_at, varied_entries
+from kit.entries import ts_at, varied_entries
+from kit.home import AUTHOR
+from kit.repos import init_repo, open_ledger
+from kit.run import cli
 
 from git_lifeline.core.entry import new_entry
 from git_lifeline.views import cache_check

@@ -14,17 +14,9 @@ from pathlib import Path
 from typing import Callable, Optional
 
 import pytest
-from helpers import (
-    ROOT,
-    cli,
-    find_prefix_collision,
-    git,
-    init_repo,
-    make_entry,
-    open_ledger,
-    snapshot,
-    stored_entry,
-)
+from kit.entries import find_prefix_collision, make_entry, stored_entry
+from kit.repos import init_repo, open_ledger, snapshot
+from kit.run import ROOT, cli, git
 
 from git_lifeline.app.draft import Draft
 from git_lifeline.core.entry import MAX_BODY_BYTES

@@ -4,19 +4,10 @@ time, merging entries another clone keeps pushing."""
 
 from __future__ import annotations
 
-from helpers import (
-    PULL_WORKER,
-    REMOTE_WRITER,
-    append_concurrently,
-    assert_ledger_whole,
-    finish_script,
-    git,
-    init_repo,
-    open_ledger,
-    open_workspace,
-    remote_and_clones,
-    start_script,
-)
+from kit.faults import assert_ledger_whole
+from kit.races import PULL_WORKER, REMOTE_WRITER, append_concurrently
+from kit.repos import init_repo, open_ledger, open_workspace, remote_and_clones
+from kit.run import finish_script, git, start_script
 
 from git_lifeline.app import exchange
 from git_lifeline.views import projection

@@ -13,16 +13,10 @@ import random
 import time
 
 import pytest
-from helpers import (
-    Zygote,
-    assert_ledger_whole,
-    git,
-    init_repo,
-    make_entry,
-    open_ledger,
-    open_workspace,
-    remote_and_clones,
-)
+from kit.entries import make_entry
+from kit.faults import Zygote, assert_ledger_whole
+from kit.repos import init_repo, open_ledger, open_workspace, remote_and_clones
+from kit.run import git
 
 from git_lifeline.app import exchange, interop
 from git_lifeline.app.draft import Draft

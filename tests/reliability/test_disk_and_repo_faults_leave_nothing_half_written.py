@@ -10,21 +10,10 @@ import os
 import time
 
 import pytest
-from helpers import (
-    assert_ledger_whole,
-    cli,
-    fill_disk,
-    git,
-    init_repo,
-    make_entry,
-    open_ledger,
-    open_workspace,
-    read_only,
-    remote_and_clones,
-    small_disk,
-    snapshot,
-    staged,
-)
+from kit.entries import make_entry
+from kit.faults import assert_ledger_whole, fill_disk, read_only, small_disk, staged
+from kit.repos import init_repo, open_ledger, open_workspace, remote_and_clones, snapshot
+from kit.run import cli, git
 
 from git_lifeline.app import exchange
 from git_lifeline.app.draft import Draft

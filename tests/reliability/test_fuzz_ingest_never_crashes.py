@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 
-from helpers import TRICKY_LINES, entry_strategy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from kit.entries import TRICKY_LINES, entry_strategy
 
 from git_lifeline.core import blocks
 from git_lifeline.core.entry import Entry, entry_order_key

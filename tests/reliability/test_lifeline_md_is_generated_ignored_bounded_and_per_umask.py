@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, cli, commit_file, git, init_repo, make_entry, open_ledger, snapshot, subprocess_env
+from kit.entries import make_entry
+from kit.repos import bare, commit_file, init_repo, open_ledger, snapshot
+from kit.run import ROOT, Result, cli, git
 
 from git_lifeline.core.entry import entry_order_key
 from git_lifeline.views import projection
@@ -72,8 +72,7 @@ def test_a_first_write_without_init_leaves_git_status_clean(code_repo):
 
 
 def test_no_command_writes_to_code_branches_the_index_or_tracked_files(code_repo, tmp_path, record_counts):
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
+    remote = bare(tmp_path, "remote.git")
     git(code_repo, "remote", "add", "origin", str(remote))
     git(code_repo, "push", "-q", "origin", "main")
     before = code_state(code_repo)
@@ -117,15 +116,8 @@ def test_a_tracked_lifeline_md_is_not_rewritten_unless_asked(code_repo):
 
 
 # ---- permissions: the umask's, as git gives the files it checks out --------------------------------
-def run_with_umask(cwd: Path, mask: int, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "git_lifeline", *args],
-        cwd=str(cwd),
-        capture_output=True,
-        env=subprocess_env(),
-        preexec_fn=lambda: os.umask(mask),
-        timeout=120,
-    )
+def run_with_umask(cwd: Path, mask: int, *args: str) -> Result:
+    return cli(cwd, *args, under=("sh", "-c", f'umask {mask:03o} && exec "$@"', "sh"))
 
 
 def mode(path: Path) -> int:
@@ -142,7 +134,7 @@ def test_written_files_get_the_umasks_permissions(code_repo, tmp_path, mask):
         ("graph", "-o", str(out / "graph.mmd")),
     ):
         proc = run_with_umask(code_repo, mask, *args)
-        assert proc.returncode == 0, proc.stderr
+        assert proc.code == 0, proc
     for path in (code_repo / "LIFELINE.md", out / "export.md", out / "graph.mmd"):
         assert mode(path) == 0o666 & ~mask, (path.name, oct(mode(path)))
 

@@ -6,7 +6,7 @@ written. A write still fails with a clear message.
 
 The repository is made read-only as a whole: by a read-only bind mount as root (whom
 permission bits do not stop), by removing write permission everywhere otherwise
-(helpers.read_only); where neither can be staged the tests skip, saying why.
+(kit.faults.read_only); where neither can be staged the tests skip, saying why.
 """
 
 from __future__ import annotations
@@ -15,7 +15,10 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from helpers import cli, make_entry, open_ledger, read_only, snapshot, staged
+from kit.entries import make_entry
+from kit.faults import read_only, staged
+from kit.repos import open_ledger, snapshot
+from kit.run import cli
 
 QUERY = "decision reason"
 

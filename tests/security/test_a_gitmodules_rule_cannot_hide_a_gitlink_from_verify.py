@@ -2,36 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pygit2
-from helpers import (
-    AUTHOR_EMAIL,
-    AUTHOR_NAME,
-    build_tree,
-    cli,
-    git,
-    init_repo,
-    make_entry,
-    path_of,
-)
-
-from git_lifeline.git.repo import open_repo
-from git_lifeline.git.store import LineStore
-
-SIG = pygit2.Signature(AUTHOR_NAME, AUTHOR_EMAIL, 1714560000, 0)
-
-
-def append(repo: Path, line: str, *entries) -> str:
-    result = LineStore(open_repo(str(repo)), line).append(list(entries), lambda new: "test: stored as is\n")
-    assert result.commit
-    return result.commit
+from kit.entries import make_entry, path_of
+from kit.repos import init_repo
+from kit.run import cli, git
+from kit.tamper import SIG, build_tree, store_as_is
 
 
 def test_a_gitmodules_ignore_rule_cannot_hide_a_gitlink_in_a_line_from_verify(tmp_path):
     repo = init_repo(tmp_path / "a")
     good = make_entry(1, summary="Good")
-    append(repo, "main", good)
+    store_as_is(repo, "main", good)
     r = pygit2.Repository(str(repo))
     tip = r[r.references["refs/lifeline/main"].target]
     fake = make_entry(2, summary="Not an entry")

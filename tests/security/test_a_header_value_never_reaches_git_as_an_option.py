@@ -12,7 +12,9 @@ first (`--end-of-options`).
 from __future__ import annotations
 
 import pytest
-from helpers import cli, git, git_push, head, init_repo, make_entry, open_ledger, snapshot
+from kit.entries import make_entry
+from kit.repos import git_push, head, init_repo, log_entry, open_ledger, snapshot
+from kit.run import cli, git
 
 from git_lifeline.app.hook_files import install
 from git_lifeline.git.history import find_stale
@@ -188,14 +190,11 @@ def test_a_paths_header_holds_only_pathspecs(value, ok):
 def test_prose_that_merely_mentions_a_commit_below_the_header_is_not_a_header(repo):
     """Only the header block is typed: the same words further down the body are prose."""
     commit_file(repo, "src/app.py")
-    res = cli(
+    res = log_entry(
         repo,
-        "log",
-        "--kind",
         "decision",
-        "--summary",
         "Queue: SQS",
-        "--body",
         "paths: src/**\n\nWe looked at it again.\ncommit: --not-a-header here",
+        expect=None,
     )
     assert res.code == 0, res

@@ -16,7 +16,8 @@ import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
 
-from helpers import cli, init_repo, snapshot
+from kit.repos import init_repo, snapshot
+from kit.run import cli
 
 from git_lifeline.core.entry import Entry
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pygit2
-from helpers import bare, cli, configured_client, git, git_push, log_decision
+from kit.repos import bare, configured_client, git_push, log_decision
+from kit.run import cli, git
 
 from git_lifeline.app.hook_files import install
 from git_lifeline.git.repo import open_repo

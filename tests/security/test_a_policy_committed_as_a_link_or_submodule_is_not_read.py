@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import os
 
-from helpers import Via, cli, git, ref
-from hermetic_home import hermetic, make_repo, repo  # noqa: F401
+from kit.home import hermetic  # noqa: F401
+from kit.repos import make_repo, ref, repo_with_a_commit  # noqa: F401
+from kit.run import Via, cli, git
 
 from git_lifeline.app.agents import Agents
 from git_lifeline.app.draft import Draft

@@ -12,7 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import cli, client, commit_file, git, git_push
+from kit.repos import client, commit_file, git_push
+from kit.run import cli, git
 
 from git_lifeline.app.hook_files import install
 from git_lifeline.git.repo import open_repo

@@ -4,43 +4,13 @@ them: locally and at the server's pre-receive. Real repositories and real git.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pygit2
-from helpers import (
-    AUTHOR_EMAIL,
-    AUTHOR_NAME,
-    build_tree,
-    cli,
-    client,
-    git,
-    git_push,
-    init_repo,
-    make_entry,
-    path_of,
-    ref,
-)
-
-from git_lifeline.app.hook_files import install
-from git_lifeline.git.repo import open_repo
-from git_lifeline.git.store import LineStore
-
-SIG = pygit2.Signature(AUTHOR_NAME, AUTHOR_EMAIL, 1714560000, 0)
-
-
-def append(repo: Path, line: str, *entries) -> str:
-    result = LineStore(open_repo(str(repo)), line).append(list(entries), lambda new: "test: stored as is\n")
-    assert result.commit
-    return result.commit
-
-
-def bare(tmp_path: Path, name: str, hook: bool) -> Path:
-    path = tmp_path / name
-    git(tmp_path, "init", "-q", "--bare", str(path))
-    if hook:
-        install(open_repo(str(path)), ["pre-receive"])
-    return path
+from kit.entries import make_entry, path_of
+from kit.repos import bare, client, git_push, init_repo, ref
+from kit.run import cli, git
+from kit.tamper import SIG, blob_bytes, build_tree, store_as_is
 
 
 def push(repo: Path, *specs: str) -> tuple:
@@ -48,18 +18,11 @@ def push(repo: Path, *specs: str) -> tuple:
     return git_push(repo, *specs, flags=("--no-verify",))
 
 
-def blob_bytes(entry, **changes) -> bytes:
-    """The entry's blob with some fields changed (a copy of the same id, or a tampered one)."""
-    doc = json.loads(entry.to_json())
-    doc.update(changes)
-    return (json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n").encode()
-
-
 def tampered_on_top(repo: Path) -> tuple:
     """(good entry, tampered commit, the same commit with an honest tree) on refs/lifeline/main:
     the tampered commit's new blob does not hash to its id."""
     good = make_entry(1, summary="Good")
-    append(repo, "main", good)
+    store_as_is(repo, "main", good)
     r = pygit2.Repository(str(repo))
     tip = r.references["refs/lifeline/main"].target
     second = make_entry(2, summary="Second")

@@ -11,7 +11,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import Via, bare, cli, configured_client, git, init_repo
+from kit.repos import bare, configured_client, init_repo
+from kit.run import Via, cli, git
 
 from git_lifeline.app.integration import SAFE_PATH, safe_path_flags
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import cli, client, git, ref
-from secret_corpus import expand
+from kit.repos import client, ref
+from kit.run import cli, git
+from kit.secrets import expand
 
 TOKEN = expand("ghp_{{a:36}}", "team-override-token")
 

@@ -5,7 +5,8 @@ and `policy init` never writes through a link out of the work tree.
 from __future__ import annotations
 
 import pytest
-from helpers import bare, cli, configured_client, git
+from kit.repos import bare, configured_client
+from kit.run import cli, git
 
 
 @pytest.mark.parametrize("target", ["outside", "huge", "device"])

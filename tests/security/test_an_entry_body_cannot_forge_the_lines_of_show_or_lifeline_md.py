@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from helpers import cli, git
+from kit.run import cli, git
 
 FAKE_ID = "0123456789abcdef" * 4
 FORGED = (

@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers import Via, cli
-from hermetic_home import hermetic, repo  # noqa: F401
+from kit.home import hermetic  # noqa: F401
+from kit.repos import repo_with_a_commit  # noqa: F401
+from kit.run import Via, cli
 
 OVERRIDES = {
     ".claude/settings.json": ({"env": {"PATH": "./tools:/usr/bin"}}, "env"),

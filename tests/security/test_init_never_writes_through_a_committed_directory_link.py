@@ -7,8 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import Via, cli, git
-from hermetic_home import hermetic, repo  # noqa: F401  (fixtures)
+from kit.home import hermetic  # noqa: F401  (fixtures)
+from kit.repos import repo_with_a_commit  # noqa: F401  (fixtures)
+from kit.run import Via, cli, git
 
 
 def outside_dirs(tmp_path: Path) -> dict:

@@ -9,17 +9,11 @@ import shutil
 import subprocess
 
 import pytest
-from helpers import (
-    AUTHOR_EMAIL,
-    add_commit,
-    cli,
-    git,
-    init_repo,
-    make_entry,
-    open_ledger,
-    snapshot,
-    stored_entry,
-)
+from kit.entries import make_entry, stored_entry
+from kit.home import AUTHOR_EMAIL
+from kit.repos import init_repo, open_ledger, snapshot
+from kit.run import cli, git
+from kit.tamper import add_commit
 
 from git_lifeline.core import seed as interop
 
@@ -27,7 +21,7 @@ pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-
 
 
 def _git_version() -> tuple:
-    m = re.search(r"(\d+)\.(\d+)", subprocess.run(["git", "--version"], capture_output=True, text=True).stdout)
+    m = re.search(r"(\d+)\.(\d+)", git(".", "--version"))
     return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
 
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import re
 
-from helpers import cli, init_repo, make_entry, open_ledger
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kit.entries import make_entry
+from kit.repos import init_repo, open_ledger
+from kit.run import cli
 
 from git_lifeline.views import projection
 

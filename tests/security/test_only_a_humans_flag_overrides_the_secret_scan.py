@@ -6,43 +6,24 @@ reads never teaches the bypass."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import sys
 from pathlib import Path
 
-import anyio
-from helpers import add_commit, cli, git, odb_holds, path_of, ref, stored_entry
-from hermetic_home import commit_policy, hermetic, repo  # noqa: F401  (fixtures)
-from mcp import Client
-from mcp.client.stdio import StdioServerParameters
-from secret_corpus import expand
+from kit.entries import path_of, stored_entry
+from kit.home import hermetic  # noqa: F401  (fixtures)
+from kit.mcp_client import call_once
+from kit.repos import commit_policy, odb_holds, ref, repo_with_a_commit  # noqa: F401  (fixtures)
+from kit.run import cli, git
+from kit.secrets import expand
+from kit.tamper import add_commit
 
 TOKEN = expand("ghp_{{a:36}}", "override-token")
 OVERRIDE = "allow-secret: test fixture, not a real key\n\n"
 
 
-@contextlib.asynccontextmanager
-async def server(cwd: Path):
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "git_lifeline", "mcp"], cwd=str(cwd), env=dict(os.environ)
-    )
-    async with Client(params, read_timeout_seconds=30) as client:
-        yield client
-
-
 def call(cwd: Path, tool: str, **args) -> tuple:
     """(is_error, text) of one tool call on a fresh server, within a hard time limit."""
-    out: list = []
-
-    async def scenario():
-        with anyio.fail_after(90):
-            async with server(cwd) as c:
-                result = await c.call_tool(tool, args)
-                out.append((result.is_error, result.content[0].text))
-
-    anyio.run(scenario)
-    return out[0]
+    result = call_once(cwd, tool, **args)
+    return result.is_error, result.content[0].text
 
 
 def refs_of(repo: Path) -> tuple:  # noqa: F811

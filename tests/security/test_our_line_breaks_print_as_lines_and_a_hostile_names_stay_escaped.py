@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from helpers import cli, client, git, git_push
-from secret_corpus import expand
+from kit.repos import bare, client, git_push
+from kit.run import cli, git
+from kit.secrets import expand
 
 from git_lifeline.app.hook_files import install
 from git_lifeline.git.repo import open_repo
@@ -28,14 +29,6 @@ SHOWN = f"evil\\n{FORGED}\\r<U+001B>[2J"  # how a terminal must show it
 
 
 # ---- helpers ----------------------------------------------------------------------------
-def bare(tmp_path: Path, hooks: tuple = ()) -> Path:
-    path = tmp_path / "server.git"
-    git(tmp_path, "init", "-q", "--bare", str(path))
-    if hooks:
-        install(open_repo(str(path)), list(hooks))
-    return path
-
-
 def with_a_decision(tmp_path: Path, name: str, server: Path) -> Path:
     repo = client(tmp_path, name, server)
     r = cli(repo, "log", "--kind", "decision", "--summary", "First decision", "--body", "Because.")
@@ -96,7 +89,7 @@ def _refused_by_pre_push(tmp_path: Path) -> tuple[str, str]:
 
 
 def _refused_by_pre_receive(tmp_path: Path) -> tuple[str, str]:
-    repo = with_a_decision(tmp_path, "a", bare(tmp_path, ("pre-receive",)))
+    repo = with_a_decision(tmp_path, "a", bare(tmp_path, hook=True))
     files_on_top(repo, HOSTILE)
     code, err = git_push(repo, "refs/lifeline/main", flags=("--no-verify",))
     assert code != 0, err

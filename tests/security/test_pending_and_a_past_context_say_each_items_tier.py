@@ -8,8 +8,9 @@ from __future__ import annotations
 import time
 from datetime import datetime, timezone
 
-from helpers import Via, cli
-from hermetic_home import commit_policy, hermetic, repo  # noqa: F401
+from kit.home import hermetic  # noqa: F401
+from kit.repos import commit_policy, repo_with_a_commit  # noqa: F401
+from kit.run import Via, cli
 
 from git_lifeline.app.agents import Agents
 from git_lifeline.app.draft import Draft

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 
-from helpers import Via, cli, git, ref
-from hermetic_home import commit_policy, hermetic, make_repo, repo  # noqa: F401
+from kit.home import hermetic  # noqa: F401
+from kit.repos import bare, commit_policy, log_entry, make_repo, ref, repo_with_a_commit  # noqa: F401
+from kit.run import Via, cli, git
 
 from git_lifeline.app.agents import Agents, policy_report
 from git_lifeline.app.draft import Draft
@@ -54,8 +55,7 @@ def test_the_policy_applies_once_it_is_on_the_default_branch(repo):
 
 
 def test_a_clone_reads_the_policy_from_origins_default_branch(tmp_path):
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
+    remote = bare(tmp_path, "remote.git")
     a = make_repo(tmp_path / "a")
     commit_policy(a, {"default": "propose", "agents": {"ci-bot": {"*": "deny"}}})
     git(a, "remote", "add", "origin", remote.as_uri())
@@ -95,53 +95,16 @@ def test_lifeline_policy_ref_names_the_trusted_branch_and_never_head(repo):
 
 def test_a_cli_write_that_names_an_agent_goes_through_the_policy(repo):
     commit_policy(repo, {"default": "propose", "agents": {"trusted": {"*": "direct"}, "blocked": {"*": "deny"}}})
-    r = cli(
-        repo,
-        "log",
-        "--kind",
-        "decision",
-        "--summary",
-        "Queue: SQS",
-        "--body",
-        "Managed.",
-        "--agent",
-        "codex",
-        via=Via.THIS_PROCESS,
-    )
+    r = log_entry(repo, "decision", "Queue: SQS", "Managed.", "--agent", "codex", via=Via.THIS_PROCESS, expect=None)
     assert r.code == 0 and "proposal" in r.out and "git lifeline approve" in r.out, r
     assert ref(repo, LINE) is None
-    r = cli(
-        repo,
-        "log",
-        "--kind",
-        "decision",
-        "--summary",
-        "Queue: SQS",
-        "--body",
-        "Managed.",
-        "--agent",
-        "codex",
-        via=Via.THIS_PROCESS,
-    )
+    r = log_entry(repo, "decision", "Queue: SQS", "Managed.", "--agent", "codex", via=Via.THIS_PROCESS, expect=None)
     assert r.code == 0 and "already proposed" in r.out, r
     r = cli(
         repo, "log", "--kind", "note", "--summary", "n", "--body", "why", "--agent", "blocked", via=Via.THIS_PROCESS
     )
     assert r.code == 2 and "denied by policy" in r.err, r
-    r = cli(
-        repo,
-        "log",
-        "--kind",
-        "note",
-        "--summary",
-        "t",
-        "--body",
-        "why",
-        "--agent",
-        "trusted",
-        "--json",
-        via=Via.THIS_PROCESS,
-    )
+    r = log_entry(repo, "note", "t", "why", "--agent", "trusted", "--json", via=Via.THIS_PROCESS, expect=None)
     data = json.loads(r.out)
     assert data["mode"] == "direct" and data["written"] and data["rule"] == "agents.trusted.*"
     assert [row.record.doc["via"] for row in agents(repo).audit()] == ["cli"]

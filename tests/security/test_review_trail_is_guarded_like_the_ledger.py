@@ -16,7 +16,10 @@ import hashlib
 import json
 
 import pytest
-from helpers import add_commit, cli, git, git_push, init_repo, open_ledger, ref
+from kit.home import dispatching
+from kit.repos import bare, git_push, init_repo, open_ledger, ref
+from kit.run import cli, git
+from kit.tamper import add_commit
 
 from git_lifeline.app.agents import Agents
 from git_lifeline.app.draft import Draft
@@ -104,17 +107,9 @@ def propose_and_approve(repo, line: str) -> tuple:
 
 @pytest.fixture(scope="module")
 def verdicts(tmp_path_factory, dispatch_bin):
-    import os
-
-    mp = pytest.MonkeyPatch()
-    mp.setenv("PATH", str(dispatch_bin) + os.pathsep + os.environ.get("PATH", ""))
-    mp.setenv("GIT_LIFELINE_NO_GC", "1")
-    try:
+    with dispatching(dispatch_bin):
         base = tmp_path_factory.mktemp("trails")
-        server, mirror = base / "server.git", base / "mirror.git"
-        for bare in (server, mirror):
-            git(base, "init", "-q", "--bare", str(bare))
-        install(open_repo(str(server)), ["pre-receive"])
+        server, mirror = bare(base, "server.git", hook=True), bare(base, "mirror.git")
         client = init_repo(base / "client")
         git(client, "remote", "add", "origin", str(server))
         git(client, "remote", "add", "mirror", str(mirror))
@@ -145,8 +140,6 @@ def verdicts(tmp_path_factory, dispatch_bin):
         out["clean"] = clean
         out["after"] = {r: ref(server, r) for r in refs}
         return out
-    finally:
-        mp.undo()
 
 
 def block_of(out: str, line: str) -> str:
@@ -218,9 +211,7 @@ def test_review_and_audit_read_past_a_bad_record(verdicts, kind):
 @pytest.fixture
 def hooked(tmp_path, git_dispatch):
     """A client whose trail of line main (two proposals) was accepted by a hooked server."""
-    server = tmp_path / "server.git"
-    git(tmp_path, "init", "-q", "--bare", str(server))
-    install(open_repo(str(server)), ["pre-receive"])
+    server = bare(tmp_path, "server.git", hook=True)
     client = init_repo(tmp_path / "client")
     git(client, "remote", "add", "origin", str(server))
     propose_and_approve(client, "main")

@@ -3,27 +3,18 @@
 kind and position (never the secret), exit 2, and no object in the object database.
 
 Corpora (docs/RELIABILITY.md quotes their counts): tests/data/secrets/credentials.json
-(templates filled with fake credentials of the right shapes by tests/secret_corpus.py)
+(templates filled with fake credentials of the right shapes by tests/kit/secrets.py)
 and tests/data/secrets/ledger_entries.json (realistic entries that hold none).
 """
 
 from __future__ import annotations
 
 import pytest
-from helpers import (
-    add_commit,
-    cli,
-    files_hold,
-    init_repo,
-    make_entry,
-    odb_holds,
-    odb_objects,
-    open_ledger,
-    path_of,
-    snapshot,
-    stored_entry,
-)
-from secret_corpus import credential_cases, expand, ledger_entries
+from kit.entries import make_entry, path_of, stored_entry
+from kit.repos import files_hold, init_repo, log_entry, odb_holds, odb_objects, open_ledger, snapshot
+from kit.run import cli
+from kit.secrets import CORPORA, credential_cases, expand, ledger_entries
+from kit.tamper import add_commit
 
 from git_lifeline.app.agents import Agents
 from git_lifeline.app.draft import CheckpointDraft, Draft, Writer
@@ -102,7 +93,7 @@ def test_the_literal_prefilter_misses_no_needle_of_any_rule():
 
 
 def test_the_corpus_templates_are_deterministic_and_hold_no_literal_credential():
-    raw = (secrets_dir := __import__("secret_corpus").DATA / "credentials.json").read_text(encoding="utf-8")
+    raw = (secrets_dir := CORPORA / "credentials.json").read_text(encoding="utf-8")
     assert secrets.scan(raw) == [], f"{secrets_dir} must hold templates, not credentials"
     assert expand("x {{a:12}} y", "seed") == expand("x {{a:12}} y", "seed")
 
@@ -221,17 +212,14 @@ def test_the_in_process_api_refuses_before_building_an_entry(ledger, repo, recor
 # ---- the override ----------------------------------------------------------------------------
 def test_allow_secret_writes_and_records_the_reason_in_the_entry(repo):
     fake = "sk_live_" + "0" * 10 + "abcdefghij1234"  # a documented test value, flagged by shape
-    res = cli(
+    res = log_entry(
         repo,
-        "log",
-        "--kind",
         "note",
-        "--summary",
         "Stripe docs example",
-        "--body",
         f"The docs use {fake}.",
         "--allow-secret",
         "Stripe's published example value, not a key",
+        expect=None,
     )
     assert res.code == 0, res
     [e] = open_ledger(repo).entries()
@@ -313,7 +301,8 @@ def test_a_proposal_or_a_rejection_holding_a_credential_is_refused(ledger, repo,
 
 
 def test_a_pull_refuses_a_remote_line_that_carries_a_credential(tmp_path, record_counts):
-    from helpers import git, remote_and_clones
+    from kit.repos import remote_and_clones
+    from kit.run import git
 
     remote, a, b = remote_and_clones(tmp_path)
     leaked = stored_entry(summary="Old deploy notes", body=f"use {TOKEN}")

@@ -15,20 +15,12 @@ import json
 
 import pygit2
 import pytest
-from helpers import (
-    add_commit,
-    cli,
-    git,
-    git_push,
-    init_repo,
-    make_entry,
-    open_ledger,
-    path_of,
-    rewrite_line,
-    stored_entry,
-    ts_at,
-)
-from secret_corpus import expand
+from kit.entries import make_entry, path_of, stored_entry, ts_at
+from kit.home import dispatching
+from kit.repos import bare, git_push, init_repo, open_ledger
+from kit.run import cli, git
+from kit.secrets import expand
+from kit.tamper import add_commit, rewrite_line
 
 from git_lifeline.app.hook_files import install
 from git_lifeline.git.repo import open_repo
@@ -127,16 +119,9 @@ CASES = [
 @pytest.fixture(scope="module")
 def verdicts(tmp_path_factory, dispatch_bin):
     """Set every case up and take the three verdicts once (pushes batch all lines)."""
-    import os
-
-    mp = pytest.MonkeyPatch()
-    mp.setenv("PATH", str(dispatch_bin) + os.pathsep + os.environ.get("PATH", ""))
-    mp.setenv("GIT_LIFELINE_NO_GC", "1")
-    try:
+    with dispatching(dispatch_bin):
         base = tmp_path_factory.mktemp("tamper")
-        server = base / "server.git"
-        git(base, "init", "-q", "--bare", str(server))
-        install(open_repo(str(server)), ["pre-receive"])
+        server = bare(base, "server.git", hook=True)
         client = init_repo(base / "client")
         git(client, "remote", "add", "origin", str(server))
         lines = {}
@@ -161,8 +146,6 @@ def verdicts(tmp_path_factory, dispatch_bin):
         pre_receive = git_push(client, *specs, flags=("--no-verify",), timeout=300)
         after = {r: git(server, "rev-parse", r) for r in refs}
         return {"verify": verify, "pre-push": pre_push, "pre-receive": pre_receive, "clean": clean, "after": after}
-    finally:
-        mp.undo()
 
 
 def lines_about(text: str, line: str) -> list:

@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 import re
 
-from hermetic_home import hermetic, repo  # noqa: F401
-from html_support import chromium, dump_dom
-from test_every_face_says_which_tier_each_item_came_from import TIERS, four_tiers
+from kit.browser import chromium, dump_dom
+from kit.home import hermetic  # noqa: F401
+from kit.repos import repo_with_a_commit  # noqa: F401
+from kit.tiers import TIERS, four_tiers
 
 from git_lifeline.app.html_export import export_html
 from git_lifeline.app.workspace import Workspace

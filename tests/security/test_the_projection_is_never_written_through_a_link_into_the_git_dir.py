@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import os
 
-from helpers import (
-    cli,
-    git,
-    init_repo,
-)
+from kit.repos import init_repo
+from kit.run import cli, git
 
 
 def test_the_projection_is_never_written_into_the_git_dir_through_a_link(tmp_path):

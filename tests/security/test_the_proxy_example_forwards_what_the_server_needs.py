@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from helpers import ROOT
+from kit.run import ROOT
 
 from git_lifeline.mcp.http import MAX_BODY_BYTES
 

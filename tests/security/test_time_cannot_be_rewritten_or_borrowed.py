@@ -19,22 +19,13 @@ from datetime import timedelta
 
 import pygit2
 import pytest
-from helpers import (
-    AUTHOR_EMAIL,
-    AUTHOR_NAME,
-    build_tree,
-    cli,
-    git,
-    git_push,
-    head,
-    init_repo,
-    make_entry,
-    open_ledger,
-    path_of,
-    snapshot,
-)
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kit.entries import make_entry, path_of
+from kit.home import AUTHOR_EMAIL, AUTHOR_NAME
+from kit.repos import git_push, head, init_repo, log_entry, open_ledger, snapshot
+from kit.run import cli, git
+from kit.tamper import build_tree
 
 from git_lifeline.app.draft import CheckpointDraft, Draft
 from git_lifeline.app.hook_files import install
@@ -117,19 +108,7 @@ def test_a_write_from_a_clock_behind_its_parent_takes_the_parents_time(ledger):
     ledger.append([ahead])
     child = ledger.log(Draft(kind="correction", summary="Use Kafka", body="Replay.", parents=[ahead.id])).entry
     assert child.ts == ahead.ts
-    res = cli(
-        ledger.gr.workdir,
-        "log",
-        "--kind",
-        "note",
-        "--summary",
-        "Also later",
-        "--body",
-        "Noted.",
-        "--parents",
-        ahead.id[:8],
-        "--json",
-    )
+    res = log_entry(ledger.gr.workdir, "note", "Also later", "Noted.", "--parents", ahead.id[:8], "--json", expect=None)
     assert res.code == 0 and json.loads(res.out)["entry"]["ts"] == iso(ahead.ts), res
     assert cli(ledger.gr.workdir, "verify").code == 0
 
@@ -349,7 +328,7 @@ def test_one_future_dated_entry_does_not_force_a_refold_on_every_later_append(le
 def threaded_ledgers(draw):
     """Entries in threads and not, checkpoints chaining to the thread head, decisions,
     revisions, notes naming decisions, from clocks that disagree (ts in any order)."""
-    from truth_reference import rec
+    from kit.truth_reference import rec
 
     n = draw(st.integers(1, 24))
     out, heads = [], {}
@@ -427,7 +406,7 @@ def test_entries_pulled_out_of_order_fold_as_a_cold_fold_does(entries, rnd):
 def test_an_entry_after_a_skewed_one_stays_after_it_in_its_thread():
     """A chain whose second entry is dated before its parent: the third, dated after the
     second but before the first, still comes last (causality is transitive)."""
-    from truth_reference import rec
+    from kit.truth_reference import rec
 
     a = rec("a", "note", body="thread: t\n\nFirst.", minute=10)
     b = rec("b", "note", ["a"], body="thread: t\n\nSecond, from a clock behind.", minute=1)

@@ -4,47 +4,19 @@ unchecked copy of the entry: verify and pre-receive refuse the tree.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pygit2
 import pytest
-from helpers import (
-    AUTHOR_EMAIL,
-    AUTHOR_NAME,
-    cli,
-    client,
-    git,
-    git_push,
-    init_repo,
-    make_entry,
-    ref,
-)
-
-from git_lifeline.app.hook_files import install
-from git_lifeline.git.repo import open_repo
-
-SIG = pygit2.Signature(AUTHOR_NAME, AUTHOR_EMAIL, 1714560000, 0)
-
-
-def bare(tmp_path: Path, name: str, hook: bool) -> Path:
-    path = tmp_path / name
-    git(tmp_path, "init", "-q", "--bare", str(path))
-    if hook:
-        install(open_repo(str(path)), ["pre-receive"])
-    return path
+from kit.entries import make_entry
+from kit.repos import bare, client, git_push, init_repo, ref
+from kit.run import cli, git
+from kit.tamper import SIG, blob_bytes
 
 
 def push(repo: Path, *specs: str) -> tuple:
     """A push past the client's own pre-push hook: what the server alone refuses."""
     return git_push(repo, *specs, flags=("--no-verify",))
-
-
-def blob_bytes(entry, **changes) -> bytes:
-    """The entry's blob with some fields changed (a copy of the same id, or a tampered one)."""
-    doc = json.loads(entry.to_json())
-    doc.update(changes)
-    return (json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n").encode()
 
 
 def raw_tree(repo: pygit2.Repository, items: list) -> pygit2.Oid:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from helpers import bare, cli, configured_client, git, log_decision
+from kit.repos import bare, configured_client, log_decision
+from kit.run import cli, git
 
 
 @pytest.mark.parametrize("setup", ["remote-setup", "init"])

@@ -7,34 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pygit2
-from helpers import (
-    build_tree,
-    cli,
-    client,
-    git,
-    init_repo,
-    make_entry,
-    path_of,
-    ref,
-)
+from kit.entries import make_entry, path_of
+from kit.repos import bare, client, init_repo, ref
+from kit.run import cli, git
+from kit.tamper import build_tree, store_as_is
 
-from git_lifeline.app.hook_files import install
 from git_lifeline.git.repo import open_repo
 from git_lifeline.git.store import LineStore
-
-
-def append(repo: Path, line: str, *entries) -> str:
-    result = LineStore(open_repo(str(repo)), line).append(list(entries), lambda new: "test: stored as is\n")
-    assert result.commit
-    return result.commit
-
-
-def bare(tmp_path: Path, name: str, hook: bool) -> Path:
-    path = tmp_path / name
-    git(tmp_path, "init", "-q", "--bare", str(path))
-    if hook:
-        install(open_repo(str(path)), ["pre-receive"])
-    return path
 
 
 def unparsable_commit_on_main(a: Path) -> str:
@@ -57,13 +36,13 @@ def unparsable_commit_on_main(a: Path) -> str:
 def test_a_commit_git_cannot_parse_on_one_line_leaves_the_other_lines_pullable(tmp_path):
     remote = bare(tmp_path, "remote.git", hook=False)
     a = client(tmp_path, "a", remote)
-    append(a, "main", make_entry(1, summary="Main"))
-    append(a, "other", make_entry(5, summary="Other"))
+    store_as_is(a, "main", make_entry(1, summary="Main"))
+    store_as_is(a, "other", make_entry(5, summary="Other"))
     git(a, "push", "-q", "origin", "refs/lifeline/main", "refs/lifeline/other")
     b = client(tmp_path, "b", remote)
     assert cli(b, "pull", "origin").code == 0
     unparsable_commit_on_main(a)
-    append(a, "other", make_entry(6, summary="Other, later"))
+    store_as_is(a, "other", make_entry(6, summary="Other, later"))
     git(a, "push", "-q", "origin", "refs/lifeline/main", "refs/lifeline/other")
     res = cli(b, "pull", "origin")
     assert res.code == 1 and "--line" in res.err, res
@@ -72,8 +51,8 @@ def test_a_commit_git_cannot_parse_on_one_line_leaves_the_other_lines_pullable(t
 
 def test_verify_reports_a_commit_git_cannot_parse_and_still_checks_the_other_lines(tmp_path):
     a = init_repo(tmp_path / "a")
-    append(a, "main", make_entry(1, summary="Main"))
-    append(a, "other", make_entry(5, summary="Other"))
+    store_as_is(a, "main", make_entry(1, summary="Main"))
+    store_as_is(a, "other", make_entry(5, summary="Other"))
     unparsable_commit_on_main(a)
     res = cli(a, "verify")
     assert res.code == 1 and "line other" in res.out, res

@@ -12,7 +12,9 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, add_commit, cli, commit_file, git, head, init_repo, open_ledger
+from kit.repos import commit_file, head, init_repo, open_ledger
+from kit.run import ROOT, cli, git
+from kit.tamper import add_commit
 
 from git_lifeline.app.agents import Agents
 from git_lifeline.app.draft import Draft

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from helpers import git, init_repo, open_ledger, open_workspace
+from kit.repos import bare, init_repo, open_ledger, open_workspace
+from kit.run import git
 
 from git_lifeline.app import exchange
 from git_lifeline.app.agents import Agents
@@ -15,8 +16,7 @@ from git_lifeline.git import integrate
 
 
 def test_a_pull_integrates_every_line_and_every_review_trail_exactly_once(tmp_path, monkeypatch):
-    server = tmp_path / "server.git"
-    git(tmp_path, "init", "-q", "--bare", str(server))
+    server = bare(tmp_path, "server.git")
     author = init_repo(tmp_path / "author")
     git(author, "remote", "add", "origin", str(server))
     review = Agents(open_ledger(author, "main"))

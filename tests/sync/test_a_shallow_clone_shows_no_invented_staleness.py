@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Optional
 
-from helpers import Via, cli, git
+from kit.run import Via, cli, git
 
 FAST = Via.THIS_PROCESS
 

@@ -7,27 +7,24 @@ the command that fixes it."""
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import json
-import os
-import sys
 
-import anyio
-from helpers import Via, cli, git, ref
-from hermetic_home import hermetic, make_repo  # noqa: F401
-from mcp import Client
-from mcp.client.stdio import StdioServerParameters
+from kit.home import hermetic  # noqa: F401
+from kit.mcp_client import call_once
+from kit.repos import (
+    log_entry,
+    make_repo,  # noqa: F401
+    project_on_remote,
+    ref,
+)
+from kit.run import Via, cli, git
 
 INIT = ("init", "--no-mcp", "--no-hooks", "--no-agents")
 
 
 def two_clones(tmp_path):
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    a = make_repo(tmp_path / "a")
-    git(a, "remote", "add", "origin", remote.as_uri())
-    git(a, "push", "-q", "-u", "origin", "main")
+    remote, a = project_on_remote(tmp_path, "a", upstream=True)
     assert cli(a, *INIT, via=Via.THIS_PROCESS).code == 0
     r = cli(a, "log", "--kind", "decision", "--summary", "Database: MySQL", "--body", "Known.", via=Via.THIS_PROCESS)
     assert r.code == 0, r
@@ -42,45 +39,13 @@ def two_clones(tmp_path):
 def correct(a, summary: str) -> None:
     old = cli(a, "list", "--kind", "decision", "--json", via=Via.THIS_PROCESS)
     parent = json.loads(old.out)[-1]["id"]
-    r = cli(
-        a,
-        "log",
-        "--kind",
-        "correction",
-        "--summary",
-        summary,
-        "--body",
-        "MySQL lost.",
-        "--parents",
-        parent,
-        via=Via.THIS_PROCESS,
-    )
+    r = log_entry(a, "correction", summary, "MySQL lost.", "--parents", parent, via=Via.THIS_PROCESS, expect=None)
     assert r.code == 0, r
     assert cli(a, "push", via=Via.THIS_PROCESS).code == 0
 
 
-@contextlib.asynccontextmanager
-async def mcp_server(cwd, under: tuple = ()):
-    argv = [*under, sys.executable, "-m", "git_lifeline", "mcp"]
-    params = StdioServerParameters(command=argv[0], args=argv[1:], cwd=str(cwd), env=dict(os.environ))
-    async with Client(params, read_timeout_seconds=30) as client:
-        yield client
-
-
 def mcp_context(cwd, under: tuple = ()) -> str:
-    got: list = []
-
-    async def scenario():
-        async with mcp_server(cwd, under) as c:
-            result = await c.call_tool("lifeline_context", {})
-            got.append(result.content[0].text)
-
-    async def bounded():
-        with anyio.fail_after(90):
-            await scenario()
-
-    anyio.run(bounded)
-    return got[0]
+    return call_once(cwd, "lifeline_context", under=under).content[0].text
 
 
 def session_start(cwd, under: tuple = ()) -> str:
@@ -110,7 +75,7 @@ def test_the_warm_context_never_serves_a_line_a_plain_fetch_moved_past(tmp_path)
 
 
 def test_a_fetched_tip_that_fails_verification_is_never_read_and_the_context_says_so(tmp_path):
-    from sync_fixtures import tamper
+    from kit.tamper import tamper
 
     a, b = two_clones(tmp_path)
     correct(a, "Database: PostgreSQL")
@@ -150,13 +115,13 @@ def test_a_line_another_process_is_writing_is_read_as_it_stands_with_how_far_beh
 
 
 def test_a_clone_this_process_cannot_write_is_read_as_it_stands_with_how_far_behind(tmp_path):
-    from sync_fixtures import read_only
+    from kit.faults import read_only_argv
 
     a, b = two_clones(tmp_path)
     correct(a, "Database: PostgreSQL")
     git(b, "fetch", "-q")
     before = ref(b, "refs/lifeline/main")
-    under = read_only(b / ".git")  # a mount, a CI cache, another user's tree
+    under = read_only_argv(b / ".git")  # a mount, a CI cache, another user's tree
     r = cli(b, "context", via=Via.PYTHON, under=under)
     assert r.code == 0, r
     for text in (r.out, mcp_context(b, under), session_start(b, under)):

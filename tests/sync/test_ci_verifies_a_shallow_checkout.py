@@ -10,8 +10,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, Via, cli, git
-from sync_fixtures import gitenv, make_clone, make_remote, tamper  # noqa: F401
+from kit.home import gitenv  # noqa: F401
+from kit.repos import init_repo, make_clone  # noqa: F401
+from kit.run import ROOT, Via, cli, git
+from kit.tamper import tamper  # noqa: F401
 
 CI_DOC = ROOT / "docs" / "CI.md"
 
@@ -44,7 +46,7 @@ def gitlab_commands() -> list:
 @pytest.fixture
 def hosted(gitenv):
     """A bare remote (no hooks, like a hosted one) with code, three entries and a proposal."""
-    remote = make_remote(gitenv / "remote.git")
+    remote = init_repo(gitenv / "remote.git", "--bare")
     a = make_clone(str(remote), gitenv / "a", code=True)
     for i in range(3):
         (a / f"code{i}.py").write_text(f"x = {i}\n", encoding="utf-8")

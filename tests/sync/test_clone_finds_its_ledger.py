@@ -5,8 +5,14 @@ from __future__ import annotations
 
 import json
 
-from helpers import Via, cli, git, ref
-from hermetic_home import hermetic, make_repo  # noqa: F401
+from kit.home import hermetic  # noqa: F401
+from kit.repos import (
+    log_entry,
+    make_repo,  # noqa: F401
+    project_on_remote,
+    ref,
+)
+from kit.run import Via, cli, git
 
 from git_lifeline.app.empty_ledger import text_for_agents
 from git_lifeline.app.workspace import Workspace
@@ -14,33 +20,14 @@ from git_lifeline.app.workspace import Workspace
 
 def published(tmp_path):
     """A remote whose ledger holds a decision and a pending proposal, pushed with git lifeline push."""
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    a = make_repo(tmp_path / "a")
-    git(a, "remote", "add", "origin", remote.as_uri())
-    git(a, "push", "-q", "origin", "main")
+    remote, a = project_on_remote(tmp_path, "a")
     assert (
         cli(
             a, "log", "--kind", "decision", "--summary", "Database: PostgreSQL", "--body", "ACID.", via=Via.THIS_PROCESS
         ).code
         == 0
     )
-    assert (
-        cli(
-            a,
-            "log",
-            "--kind",
-            "note",
-            "--summary",
-            "Cache later",
-            "--body",
-            "b",
-            "--agent",
-            "codex",
-            via=Via.THIS_PROCESS,
-        ).code
-        == 0
-    )
+    log_entry(a, "note", "Cache later", "b", "--agent", "codex", via=Via.THIS_PROCESS)
     assert cli(a, "push", via=Via.THIS_PROCESS).code == 0
     return remote, a
 
@@ -101,11 +88,7 @@ def test_an_empty_ledger_without_a_remote_asks_for_a_proposed_bootstrap(tmp_path
 
 
 def test_after_init_found_no_ledger_on_the_remote_the_agent_may_propose_one(tmp_path):
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    repo = make_repo(tmp_path / "new")
-    git(repo, "remote", "add", "origin", remote.as_uri())
-    git(repo, "push", "-q", "origin", "main")
+    remote, repo = project_on_remote(tmp_path, "new")
     before = text_for_agents(Workspace.open(str(repo)).gr, "main")
     assert "may hold it" in before and "Do not propose a bootstrap" in before
     r = cli(repo, "init", "--no-mcp", "--no-hooks", "--no-agents", via=Via.THIS_PROCESS)

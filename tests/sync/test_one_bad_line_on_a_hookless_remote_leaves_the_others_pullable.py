@@ -9,8 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import cli, commit_file, git, head, init_repo, open_ledger
-from sync_fixtures import tamper  # noqa: F401
+from kit.repos import commit_file, head, init_repo, open_ledger
+from kit.run import cli, git
+from kit.tamper import tamper  # noqa: F401
 
 from git_lifeline.app.draft import Draft
 

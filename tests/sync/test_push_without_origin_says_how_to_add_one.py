@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from helpers import cli, git
+from kit.run import cli, git
 
 
 def test_push_with_no_remote_says_how_to_add_one(repo):

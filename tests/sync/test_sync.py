@@ -10,8 +10,11 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from helpers import Via, cli, git, open_ledger, open_workspace, ref
-from sync_fixtures import entry_blobs, git_daemon, gitenv, make_clone, make_remote, tamper  # noqa: F401
+from kit.home import gitenv  # noqa: F401
+from kit.repos import init_repo, make_clone, open_ledger, open_workspace, ref  # noqa: F401
+from kit.run import Via, cli, git
+from kit.servers import git_daemon  # noqa: F401
+from kit.tamper import entry_blobs, tamper  # noqa: F401
 
 from git_lifeline.app import exchange  # noqa: E402
 from git_lifeline.app.draft import Draft
@@ -51,7 +54,7 @@ def sync(path):
 @pytest.fixture
 def trio(gitenv):
     """A bare remote with a code branch and a ledger, and two clones of it."""
-    remote = make_remote(gitenv / "remote.git")
+    remote = init_repo(gitenv / "remote.git", "--bare")
     a = make_clone(str(remote), gitenv / "a", code=True)
     git(a, "push", "--quiet", "origin", "main")
     log(a, "Project", kind="bootstrap", t=ts(0))
@@ -116,7 +119,7 @@ def _assert_converged(clones: list, remote_url_owner: Path) -> None:
 
 def test_diverged_clones_converge_to_identical_context_over_file_remote(gitenv):
     rng = random.Random(1234)
-    remote = make_remote(gitenv / "remote.git")
+    remote = init_repo(gitenv / "remote.git", "--bare")
     url = remote.resolve().as_uri()
     clones = []
     for i in range(3):
@@ -136,7 +139,7 @@ def test_diverged_clones_converge_to_identical_context_over_git_daemon(gitenv):
     rng = random.Random(99)
     base = gitenv / "srv"
     base.mkdir()
-    remote = make_remote(base / "ledger.git")
+    remote = init_repo(base / "ledger.git", "--bare")
     with git_daemon(base) as root_url:
         url = f"{root_url}/ledger.git"
         clones = []
@@ -317,7 +320,7 @@ def test_clone_into_nonempty_directory_is_refused_and_writes_nothing(trio):
 
 def test_default_remote_is_the_branch_upstream_else_origin(trio):
     remote, a, b = trio
-    other = make_remote(a.parent / "other.git")
+    other = init_repo(a.parent / "other.git", "--bare")
     git(a, "remote", "add", "other", str(other))
     git(a, "push", "--quiet", "-u", "other", "main")
     push(a)

@@ -12,10 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import cli, git, init_repo, open_ledger, subprocess_env
+from kit.repos import bare, init_repo, open_ledger
+from kit.run import cli, git, subprocess_env
 
-from git_lifeline.app.hook_files import install
-from git_lifeline.git.repo import open_repo
 from git_lifeline.git.sync import retry_pause
 
 CLONES = ("a", "b", "c")
@@ -24,9 +23,7 @@ ROUNDS = 8
 
 @pytest.fixture
 def three_clones(tmp_path, git_dispatch):
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    install(open_repo(str(remote)), ["pre-receive"])
+    remote = bare(tmp_path, "remote.git", hook=True)
     seed = init_repo(tmp_path / "seed")
     (seed / "README").write_text("hello\n")
     git(seed, "add", "README")

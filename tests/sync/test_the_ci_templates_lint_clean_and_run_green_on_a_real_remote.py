@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import ROOT, Via, cli, git
-from sync_fixtures import gitenv, make_clone, make_remote  # noqa: F401
+from kit.home import gitenv  # noqa: F401
+from kit.repos import init_repo, make_clone  # noqa: F401
+from kit.run import ROOT, Via, cli, git
 
 GITHUB = ROOT / "docs" / "ci" / "lifeline.yml"
 GITLAB = ROOT / "docs" / "ci" / "lifeline.gitlab-ci.yml"
@@ -49,7 +50,7 @@ def test_the_gitlab_template_is_one_job_for_merge_requests_and_the_default_branc
 def branch_changing_governed_code(gitenv):
     """A bare remote with code and a decision governing src/, and a clone on a branch whose
     commit edits src/ without linking the decision."""
-    remote = make_remote(gitenv / "remote.git")
+    remote = init_repo(gitenv / "remote.git", "--bare")
     a = make_clone(str(remote), gitenv / "a", code=True)
     (a / "src").mkdir()
     (a / "src" / "db.py").write_text("ENGINE = 'postgres'\n", encoding="utf-8")

@@ -5,9 +5,11 @@ and each instance serves what the other wrote once it refreshed."""
 from __future__ import annotations
 
 import anyio
-from helpers import cli, git
-from http_fixtures import client, http_server
-from sync_fixtures import gitenv, make_clone, make_remote  # noqa: F401
+from kit.home import gitenv  # noqa: F401
+from kit.mcp_client import drive
+from kit.repos import init_repo, make_clone  # noqa: F401
+from kit.run import cli, git
+from kit.servers import client, http_server
 
 from git_lifeline.app.agents import Agents
 from git_lifeline.app.workspace import Workspace
@@ -17,7 +19,7 @@ CLIENTS_PER_INSTANCE = 10
 
 
 def test_two_instances_writing_at_once_publish_every_proposal_to_the_remote(gitenv, tmp_path):
-    remote = make_remote(tmp_path / "team.git")
+    remote = init_repo(tmp_path / "team.git", "--bare")
     seed = make_clone(str(remote), tmp_path / "seed", code=True)
     git(seed, "push", "-q", "origin", "HEAD:main")
     cli(seed, "log", "--kind", "decision", "--summary", "Keep the ledger in git", "--body", "One remote.", expect=0)
@@ -42,22 +44,20 @@ def test_two_instances_writing_at_once_publish_every_proposal_to_the_remote(gite
                     assert "warning" not in " ".join(b.text for b in out.content), out.content
 
         async def scenario() -> None:
-            with anyio.fail_after(600):
-                async with anyio.create_task_group() as tg:
-                    for i in range(CLIENTS_PER_INSTANCE * 2):
-                        server, token = ((one, tokens[0]), (two, tokens[1]))[i % 2]
-                        tg.start_soon(propose, server.url, token, i)
+            async with anyio.create_task_group() as tg:
+                for i in range(CLIENTS_PER_INSTANCE * 2):
+                    server, token = ((one, tokens[0]), (two, tokens[1]))[i % 2]
+                    tg.start_soon(propose, server.url, token, i)
 
-        anyio.run(scenario)
+        drive(scenario, seconds=600)
         waiting = Agents(Workspace.open(str(remote)).ledger()).proposals()
         assert len(waiting) == PROPOSALS
         assert {p.content.agent for p in waiting} == {"bot-0", "bot-1"}
 
         async def read_back() -> None:
-            with anyio.fail_after(60):
-                async with client(one.url, tokens[0]) as c:
-                    await anyio.sleep(1.5)  # past --refresh: the next call pulls first
-                    pending = await c.call_tool("lifeline_pending", {})
-                    assert f"{PROPOSALS} proposal(s) wait" in pending.content[0].text
+            async with client(one.url, tokens[0]) as c:
+                await anyio.sleep(1.5)  # past --refresh: the next call pulls first
+                pending = await c.call_tool("lifeline_pending", {})
+                assert f"{PROPOSALS} proposal(s) wait" in pending.content[0].text
 
-        anyio.run(read_back)
+        drive(read_back, seconds=60)

@@ -5,23 +5,21 @@ opened with a plain open(), which waits for a writer that never comes."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 import pytest
-from helpers import init_repo, make_entry, open_ledger, subprocess_env
+from kit.entries import make_entry
+from kit.repos import init_repo, open_ledger
+from kit.run import cli
 
 
 @pytest.mark.parametrize("side", ["main.sqlite3.stamp", "main.sqlite3.tip", "main.trust"])
 def test_a_fifo_at_a_cache_side_file_never_holds_context(tmp_path, side):
     repo = init_repo(tmp_path / "repo")
     open_ledger(repo).append([make_entry(1)])
-    run = [sys.executable, "-m", "git_lifeline", "context"]
-    first = subprocess.run(run, cwd=str(repo), capture_output=True, env=subprocess_env(), timeout=60)
-    assert first.returncode == 0, first.stderr
+    first = cli(repo, "context", expect=0)
     target = repo / ".git" / "lifeline" / side
     target.unlink(missing_ok=True)
     os.mkfifo(target)
     for _ in range(2):  # piped (the warm path may answer) and as the normal path reads it
-        again = subprocess.run(run, cwd=str(repo), capture_output=True, env=subprocess_env(), timeout=60)
-        assert again.returncode == 0 and again.stdout == first.stdout, again.stderr
+        again = cli(repo, "context")
+        assert again.code == 0 and again.raw == first.raw, again

@@ -6,14 +6,10 @@ content) and the HTML view. `lifeline_show` used to leave them out."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import sys
 
-import anyio
-from helpers import Via, cli, git
-from mcp import Client
-from mcp.client.stdio import StdioServerParameters
+from kit.mcp_client import call_once
+from kit.run import Via, cli, git
 
 FAST = Via.THIS_PROCESS
 
@@ -25,20 +21,9 @@ def ok(repo, *args):
 
 
 def mcp_show(repo, entry_id: str) -> tuple:
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "git_lifeline", "mcp"], cwd=str(repo), env=dict(os.environ)
-    )
-    got: dict = {}
-
-    async def scenario():
-        with anyio.fail_after(90):
-            async with Client(params, read_timeout_seconds=30) as c:
-                shown = await c.call_tool("lifeline_show", {"id": entry_id[:8]})
-                assert not shown.is_error, shown.content[0].text
-                got["text"], got["data"] = shown.content[0].text, shown.structured_content
-
-    anyio.run(scenario)
-    return got["text"], got["data"]
+    shown = call_once(repo, "lifeline_show", id=entry_id[:8])
+    assert not shown.is_error, shown.content[0].text
+    return shown.content[0].text, shown.structured_content
 
 
 def test_every_face_that_shows_a_decision_lists_its_reaffirmations(repo):

@@ -6,14 +6,11 @@ context, recall and the page used to say "superseded" where `show` said "withdra
 from __future__ import annotations
 
 import json
-import os
 import re
-import sys
 
-import anyio
-from helpers import cli, commit_file
-from mcp import Client
-from mcp.client.stdio import StdioServerParameters
+from kit.mcp_client import call_once
+from kit.repos import commit_file
+from kit.run import cli
 
 
 def ok(repo, *args):
@@ -36,20 +33,9 @@ def page_statuses(repo) -> dict:
 
 
 def mcp_show(repo, entry_id: str) -> tuple:
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "git_lifeline", "mcp"], cwd=str(repo), env=dict(os.environ)
-    )
-    got: dict = {}
-
-    async def scenario():
-        with anyio.fail_after(90):
-            async with Client(params, read_timeout_seconds=30) as c:
-                shown = await c.call_tool("lifeline_show", {"id": entry_id[:8]})
-                assert not shown.is_error, shown.content[0].text
-                got["text"], got["data"] = shown.content[0].text, shown.structured_content
-
-    anyio.run(scenario)
-    return got["text"], got["data"]
+    shown = call_once(repo, "lifeline_show", id=entry_id[:8])
+    assert not shown.is_error, shown.content[0].text
+    return shown.content[0].text, shown.structured_content
 
 
 def test_a_reverted_decision_reads_withdrawn_in_context_recall_html_show_and_mcp(repo):

@@ -9,7 +9,8 @@ import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
 
-from helpers import cli, git, open_ledger, subprocess_env
+from kit.repos import open_ledger
+from kit.run import cli, git, subprocess_env
 
 from git_lifeline.app.draft import CheckpointDraft, Draft
 from git_lifeline.core import fold_text, truth

@@ -6,7 +6,10 @@ import json
 
 import pygit2
 import pytest
-from helpers import add_commit, cli, init_repo, make_entry, open_ledger, path_of, rewrite_line, varied_entries
+from kit.entries import make_entry, path_of, varied_entries
+from kit.repos import init_repo, open_ledger
+from kit.run import cli
+from kit.tamper import add_commit, rewrite_line
 
 BUDGETS = range(0, 1500, 7)
 

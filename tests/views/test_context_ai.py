@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from helpers import cli
+from kit.run import cli, git
 
 from git_lifeline.app.draft import CheckpointDraft, Draft
 from git_lifeline.app.edits import pin, unpin
@@ -381,17 +380,7 @@ def test_recall_json_says_it_is_lexical_and_why_so_an_agent_knows_paraphrases_ma
     assert [h["summary"] for h in doc["hits"]] == ["Database: PostgreSQL"]
     refused = json.loads(cli(ledger.gr.workdir, "recall", "drone pilots", "--json").out)
     assert refused["hits"] == [] and refused["mode"] == "lexical"  # an abstention still says which recall
-    subprocess.run(
-        [
-            "git",
-            "-C",
-            str(ledger.gr.workdir),
-            "config",
-            "lifeline.semantic.model",
-            str(ledger.gr.workdir / "no-such-model"),
-        ],
-        check=True,
-    )
+    git(ledger.gr.workdir, "config", "lifeline.semantic.model", str(ledger.gr.workdir / "no-such-model"))
     broken = cli(ledger.gr.workdir, "recall", "postgresql", "--json")
     doc = json.loads(broken.out)
     assert doc["mode"] == "lexical" and "no-such-model" in doc["mode_reason"] and doc["hits"]

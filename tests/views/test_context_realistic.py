@@ -1,4 +1,4 @@
-"""The current truth at every budget, on a realistic ledger (tests/realistic_ledger.py).
+"""The current truth at every budget, on a realistic ledger (tests/kit/realistic_ledger.py).
 
 152 entries: 57 decisions in force (10 of them corrections that carry the truth of a
 change, one pinned, two in conflict), 15 open items, 6 threads with checkpoints,
@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from helpers import init_repo, open_ledger
-from realistic_ledger import build
+from kit.realistic_ledger import build
+from kit.repos import init_repo, open_ledger
 
 from git_lifeline.app.context_run import DEFAULT_BUDGET
 from git_lifeline.app.draft import CheckpointDraft, Draft

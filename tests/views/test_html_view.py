@@ -11,8 +11,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from helpers import cli, commit_file, init_repo, open_ledger
-from html_support import build_demo, dump_dom, screenshot, synthetic
+from kit.browser import build_demo, dump_dom, screenshot, synthetic
+from kit.repos import commit_file, init_repo, open_ledger
+from kit.run import cli
 
 from git_lifeline.app.draft import Draft
 from git_lifeline.app.html_export import build_view_model

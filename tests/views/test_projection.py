@@ -3,22 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from helpers import (
-    TRICKY_LINES,
-    Via,
-    cli,
-    entry_strategy,
-    git,
-    head,
-    init_repo,
-    make_entry,
-    open_ledger,
-    snapshot,
-    ts_at,
-    varied_entries,
-)
 from hypothesis import given
 from hypothesis import strategies as st
+from kit.entries import TRICKY_LINES, entry_strategy, make_entry, ts_at, varied_entries
+from kit.repos import head, init_repo, open_ledger, snapshot
+from kit.run import Via, cli, git
 
 from git_lifeline.core.entry import entry_order_key
 from git_lifeline.errors import InputError

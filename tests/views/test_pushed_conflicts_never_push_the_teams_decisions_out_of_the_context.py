@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from helpers import make_entry
+from kit.entries import make_entry
 
 from git_lifeline.core import truth
 from git_lifeline.views import context as ctx

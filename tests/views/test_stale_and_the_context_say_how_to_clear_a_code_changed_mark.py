@@ -4,7 +4,7 @@ and the commit trailer `Lifeline: <id>`. The context named only `reaffirm`."""
 
 from __future__ import annotations
 
-from helpers import Via, cli, git
+from kit.run import Via, cli, git
 
 FAST = Via.THIS_PROCESS
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from helpers import bare, configured_client, log_decision
+from kit.repos import bare, configured_client, log_decision
 
 FAKE = "[SUPERSEDED] Keep `[0badc0de]` **Postgres**"
 

@@ -8,16 +8,24 @@ the text and trusted. The property tests check the real fold against it.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
+from typing import Optional, Union
 
 from git_lifeline.core import blocks
 from git_lifeline.core.entry import Entry
 from git_lifeline.core.subjects import subject_key
+from git_lifeline.core.truth import State
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+# the truth of an entry set as both sides give it: decisions, superseded, opens, identity,
+# pinned (lists of ids, or one id) and conflicts (pairs of ids)
+Truth = dict[str, Union[list[str], list[tuple[str, str]], Optional[str]]]
 
 
-def rec(name: str, kind: str, parents=(), body: str = "why", minute: int = 0, summary: str = "") -> Entry:
+def rec(
+    name: str, kind: str, parents: Sequence[str] = (), body: str = "why", minute: int = 0, summary: str = ""
+) -> Entry:
     """An entry named `name` (its id is derived from the name, not from the content:
     the fold trusts ids, which is what lets a test build any graph, cycles included)."""
     return Entry(
@@ -39,11 +47,11 @@ def ident(name: str) -> str:
     return hashlib.sha256(name.encode()).hexdigest()
 
 
-def order(e) -> tuple:
+def order(e: Entry) -> tuple[datetime, str]:
     return (e.ts, e.id)
 
 
-def reference(entries: list) -> dict:
+def reference(entries: list[Entry]) -> Truth:
     """The truth of an entry set, by the definitions alone."""
     entries = sorted(entries, key=order)
     header = {e.id: blocks.header_fields(e.body) for e in entries}
@@ -51,7 +59,7 @@ def reference(entries: list) -> dict:
     revert = {e.id: header[e.id].get("action") == "revert" for e in corrections}
 
     # Acting: decided outward; what cannot be decided does not act.
-    acts: dict = {}
+    acts: dict[str, bool] = {}
     changed = True
     while changed:
         changed = False
@@ -78,13 +86,13 @@ def reference(entries: list) -> dict:
     # Subjects and roots: own subject, else inherited; parents first; cycles keep their own.
     by_id = {e.id: e for e in entries}
 
-    def own(i):
+    def own(i: str) -> set[str]:
         s = header[i].get("subject")
         key = subject_key(s) if s else ""
         return {key} if key else set()
 
-    subjects: dict = {}
-    roots: dict = {}
+    subjects: dict[str, set[str]] = {}
+    roots: dict[str, set[str]] = {}
     changed = True
     while changed:
         changed = False
@@ -105,12 +113,12 @@ def reference(entries: list) -> dict:
             subjects[i], roots[i] = own(i), {i}
 
     in_force = [e.id for e in entries if e.id in carriers and e.id not in superseded]
-    pairs = set()
+    pairs: set[tuple[str, str]] = set()
     for a in in_force:
         for b in in_force:
             if a < b and (subjects[a] & subjects[b] or roots[a] & roots[b]):
                 pairs.add((a, b))
-    pins = []
+    pins: list[str] = []
     for e in entries:
         target = header[e.id].get("pin")
         if (
@@ -132,9 +140,9 @@ def reference(entries: list) -> dict:
     }
 
 
-def snapshot(st) -> dict:
+def snapshot(st: State) -> Truth:
     """The same view of a real `State`."""
-    pairs = set()
+    pairs: set[tuple[str, str]] = set()
     for g in st.conflict_groups:
         for a in g.ids:
             for b in g.ids:

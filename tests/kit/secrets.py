@@ -14,9 +14,10 @@ import json
 import random
 import re
 import string
-from pathlib import Path
 
-DATA = Path(__file__).resolve().parent / "data" / "secrets"
+from kit.run import DATA
+
+CORPORA = DATA / "secrets"
 
 CHARSETS = {
     "U": string.ascii_uppercase + string.digits,
@@ -64,16 +65,16 @@ def expand(template: str, seed: str) -> str:
     return _SLOT.sub(fill, template)
 
 
-def credential_cases() -> list:
+def credential_cases() -> list[tuple[str, str, str, str]]:
     """[(case id, format, field, text)] with fake credentials filled in."""
-    doc = json.loads((DATA / "credentials.json").read_text(encoding="utf-8"))
-    out = []
+    doc = json.loads((CORPORA / "credentials.json").read_text(encoding="utf-8"))
+    out: list[tuple[str, str, str, str]] = []
     for n, case in enumerate(doc["cases"]):
         case_id = f"{n:02d}-{case['format']}"
         out.append((case_id, case["format"], case["field"], expand(case["text"], case_id)))
     return out
 
 
-def ledger_entries() -> list:
+def ledger_entries() -> list[dict[str, str]]:
     """[dict(kind, summary, body, source)]: realistic entries without any credential."""
-    return json.loads((DATA / "ledger_entries.json").read_text(encoding="utf-8"))["entries"]
+    return json.loads((CORPORA / "ledger_entries.json").read_text(encoding="utf-8"))["entries"]

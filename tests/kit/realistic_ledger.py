@@ -11,16 +11,18 @@ test asks about; `scale` > 1 adds more components of the same shape (for the ben
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
-from git_lifeline.core.entry import new_entry
+from git_lifeline.core.entry import Entry, new_entry
 
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)
 ANA = "Ana Souza <ana@tally.example>"
 BEN = "Ben Okafor <ben@tally.example>"
 MEI = "Mei Lin <mei@tally.example>"
 AGENT = dict(agent="claude-code", provider="anthropic", model="claude-opus-4")
+HUMAN = dict(agent="human", provider="none", model="human")
 
 BOOTSTRAP = (
     "Tally: a multi-tenant invoicing and billing API",
@@ -568,18 +570,18 @@ class Facts:
     """Ids a test asks about (full ids)."""
 
     bootstrap: str = ""
-    corrections: list = field(default_factory=list)  # corrections that carry the truth
-    superseded: list = field(default_factory=list)  # decisions they replaced
+    corrections: list[str] = field(default_factory=list)  # corrections that carry the truth
+    superseded: list[str] = field(default_factory=list)  # decisions they replaced
     reverted: str = ""
     pinned: str = ""
-    opens: list = field(default_factory=list)  # still open
-    incidents: list = field(default_factory=list)
-    requirements: list = field(default_factory=list)
-    debt: list = field(default_factory=list)
-    threads: list = field(default_factory=list)
+    opens: list[str] = field(default_factory=list)  # still open
+    incidents: list[str] = field(default_factory=list)
+    requirements: list[str] = field(default_factory=list)
+    debt: list[str] = field(default_factory=list)
+    threads: list[str] = field(default_factory=list)
 
 
-def _checkpoint_body(thread: str, sections: dict) -> str:
+def _checkpoint_body(thread: str, sections: Mapping[str, Sequence[str]]) -> str:
     out = f"thread: {thread}\n"
     for name in ("goal", "done", "next", "blocked", "tried"):
         if sections.get(name):
@@ -589,12 +591,31 @@ def _checkpoint_body(thread: str, sections: dict) -> str:
 
 class _Writer:
     def __init__(self, start: datetime):
-        self.entries: list = []
+        self.entries: list[Entry] = []
         self.clock = start
 
-    def add(self, kind, summary, body, parents=(), author=ANA, hours=7.0, **who):
+    def add(
+        self,
+        kind: str,
+        summary: str,
+        body: str,
+        parents: Sequence[str] = (),
+        author: str = ANA,
+        hours: float = 7.0,
+        who: Mapping[str, str] = HUMAN,
+    ) -> Entry:
         self.clock += timedelta(hours=hours)
-        e = new_entry(kind=kind, summary=summary, body=body, author=author, parents=list(parents), ts=self.clock, **who)
+        e = new_entry(
+            kind=kind,
+            summary=summary,
+            body=body,
+            author=author,
+            parents=list(parents),
+            ts=self.clock,
+            agent=who["agent"],
+            provider=who["provider"],
+            model=who["model"],
+        )
         self.entries.append(e)
         return e
 
@@ -607,9 +628,9 @@ def _component(w: _Writer, facts: Facts, prefix: str) -> None:
         return f"{prefix}{summary}" if prefix else summary
 
     authors = [ANA, BEN, MEI]
-    decisions: list = []
-    opens: list = []
-    heads: dict = {}
+    decisions: list[Entry] = []
+    opens: list[Entry] = []
+    heads: dict[str, Entry] = {}
     revised_at = {min(i + 14, len(DECISIONS) - 1): i for i in REVISIONS}
 
     def checkpoint(thread: str, step: int, hours: float) -> None:
@@ -630,8 +651,8 @@ def _component(w: _Writer, facts: Facts, prefix: str) -> None:
             facts.threads.append(key)
 
     for n, (summary, why) in enumerate(DECISIONS):
-        who = AGENT if n % 5 == 3 else {}
-        decisions.append(w.add("decision", name(summary), why, author=authors[n % 3], hours=120, **who))
+        who = AGENT if n % 5 == 3 else HUMAN
+        decisions.append(w.add("decision", name(summary), why, author=authors[n % 3], hours=120, who=who))
         if n % 6 == 5:
             w.add(*OTHERS[(n // 6) % len(OTHERS)], author=authors[(n + 1) % 3])
         if n % 3 == 0 and n // 3 < len(OPENS):
@@ -658,7 +679,7 @@ def _component(w: _Writer, facts: Facts, prefix: str) -> None:
                 parents=[decisions[index].id],
                 author=authors[k % 3],
                 hours=6,
-                **(AGENT if k % 4 == 1 else {}),
+                who=AGENT if k % 4 == 1 else HUMAN,
             )
             facts.corrections.append(fix.id)
             facts.superseded.append(decisions[index].id)
@@ -696,7 +717,7 @@ def _component(w: _Writer, facts: Facts, prefix: str) -> None:
         w.add(kind, name(summary), why, author=authors[len(w.entries) % 3], hours=9)
 
 
-def build(scale: int = 1) -> tuple:
+def build(scale: int = 1) -> tuple[list[Entry], Facts]:
     """(entries in time order, Facts). scale 1 is the 150-entry ledger of the tests."""
     w = _Writer(T0)
     facts = Facts()

@@ -1,5 +1,6 @@
-"""A real `git lifeline mcp --http` process on 127.0.0.1, and the SDK's Streamable HTTP client
-to talk to it. Every wait is bounded; the process is killed (by its pid) at the end."""
+"""Test servers on 127.0.0.1: a real `git lifeline mcp --http` process and the SDK's
+Streamable HTTP client to talk to it, and a real `git daemon`. Every wait is bounded; each
+process is stopped (by its pid) at the end."""
 
 from __future__ import annotations
 
@@ -8,16 +9,20 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Callable, Iterator, Optional
+from typing import Callable, Optional, Union
 
 import httpx2
-from helpers import subprocess_env
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from kit.run import subprocess_env
+
 START_SECONDS = 60  # the SDK's import takes seconds on a loaded 2-core machine
 ACCEPT = "application/json, text/event-stream"
+# a JSON-RPC body as a test writes it
+JSONValue = Union[str, int, float, bool, None, list["JSONValue"], dict[str, "JSONValue"]]
 
 
 def free_port() -> int:
@@ -27,7 +32,7 @@ def free_port() -> int:
 
 
 class Running:
-    def __init__(self, proc: subprocess.Popen, port: int, log: Path):
+    def __init__(self, proc: subprocess.Popen[bytes], port: int, log: Path):
         self.proc, self.port, self.log = proc, port, log
         self.url = f"http://127.0.0.1:{port}/mcp"
 
@@ -36,7 +41,9 @@ class Running:
 
 
 @contextlib.contextmanager
-def http_server(cwd: Path, *args: str, env: Optional[dict] = None, port: Optional[int] = None) -> Iterator[Running]:
+def http_server(
+    cwd: Path, *args: str, env: Optional[Mapping[str, str]] = None, port: Optional[int] = None
+) -> Iterator[Running]:
     """`git lifeline mcp --http 127.0.0.1:PORT ARGS` in `cwd` (a free port unless given), up and answering."""
     port = port or free_port()
     log = cwd.parent / f"server-{port}.log"
@@ -54,7 +61,7 @@ def http_server(cwd: Path, *args: str, env: Optional[dict] = None, port: Optiona
 
 
 @contextlib.contextmanager
-def listening(proc: subprocess.Popen, port: int, output: Callable[[], str]) -> Iterator[None]:
+def listening(proc: subprocess.Popen[bytes], port: int, output: Callable[[], str]) -> Iterator[None]:
     """Waits (bounded) until `proc` listens on 127.0.0.1:`port`, then for the block; `proc`
     is stopped after it whatever happened. `output` says what the process printed."""
     try:
@@ -77,7 +84,9 @@ def listening(proc: subprocess.Popen, port: int, output: Callable[[], str]) -> I
             proc.wait(timeout=10)
 
 
-def client(url: str, token: Optional[str] = None, mode: str = "auto", headers: Optional[dict] = None) -> Client:
+def client(
+    url: str, token: Optional[str] = None, mode: str = "auto", headers: Optional[Mapping[str, str]] = None
+) -> Client:
     """The SDK's Client over Streamable HTTP, with `Authorization: Bearer TOKEN`."""
     sent = dict(headers or {})
     if token is not None:
@@ -86,9 +95,38 @@ def client(url: str, token: Optional[str] = None, mode: str = "auto", headers: O
     return Client(streamable_http_client(url, http_client=http), mode=mode, read_timeout_seconds=60)
 
 
-def post(url: str, body: dict, token: Optional[str] = None, headers: Optional[dict] = None) -> httpx2.Response:
+def post(
+    url: str, body: Mapping[str, JSONValue], token: Optional[str] = None, headers: Optional[Mapping[str, str]] = None
+) -> httpx2.Response:
     """One raw JSON-RPC POST (what a client that is not the SDK sends)."""
     sent = {"content-type": "application/json", "accept": ACCEPT, **(headers or {})}
     if token is not None:
         sent["authorization"] = f"Bearer {token}"
     return httpx2.post(url, json=body, headers=sent, timeout=60)
+
+
+@contextlib.contextmanager
+def git_daemon(base: Path) -> Iterator[str]:
+    """A real `git daemon` serving `base` (push enabled) on 127.0.0.1, up and listening:
+    its git:// URL; stopped at exit."""
+    port = free_port()
+    log = base.parent / f"daemon-{port}.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [
+                "git",
+                "daemon",
+                "--reuseaddr",
+                "--listen=127.0.0.1",
+                f"--port={port}",
+                f"--base-path={base}",
+                "--export-all",
+                "--enable=receive-pack",
+                "--informative-errors",
+                str(base),
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    with listening(proc, port, lambda: log.read_text(errors="replace")):
+        yield f"git://127.0.0.1:{port}"

@@ -13,17 +13,21 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import pytest
-from helpers import DATA, git
 
 from git_lifeline.app.draft import CheckpointDraft, Draft
 from git_lifeline.app.edits import pin
+from kit.run import DATA, TIMEOUT, git
 
 ADR_DATA = DATA / "adr"
+# one message of the DevTools protocol, decoded JSON whose shape the browser decides (and what a
+# page's script returns through it): its values are read by key where used
+Message = dict[str, Any]
 FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -57,7 +61,7 @@ def require_chromium() -> str:
     return found
 
 
-def _run(args: list, timeout: int = 120) -> subprocess.CompletedProcess:
+def _run(args: list[str], timeout: float = TIMEOUT) -> subprocess.CompletedProcess[bytes]:
     with tempfile.TemporaryDirectory(prefix="lifeline-chromium-") as profile:
         return subprocess.run(
             [require_chromium(), *FLAGS, f"--user-data-dir={profile}", *args], capture_output=True, timeout=timeout
@@ -81,13 +85,13 @@ def screenshot(page: Path, out: Path, width: int = 1280, height: int = 2200, dar
 
 # ---- paint timings over the DevTools protocol (a pipe, not a port) -------------------------
 class _Pipe:
-    def __init__(self, browser: subprocess.Popen, write_fd: int, read_fd: int):
+    def __init__(self, browser: subprocess.Popen[bytes], write_fd: int, read_fd: int):
         self.browser, self.w, self.r = browser, write_fd, read_fd
         self.buf = b""
         self.next_id = 0
-        self.events: list = []
+        self.events: list[Message] = []
 
-    def send(self, method: str, params: Optional[dict] = None, session: Optional[str] = None) -> dict:
+    def send(self, method: str, params: Optional[Message] = None, session: Optional[str] = None) -> Message:
         self.next_id += 1
         msg = {"id": self.next_id, "method": method, "params": params or {}}
         if session:
@@ -101,7 +105,7 @@ class _Pipe:
                 return reply.get("result", {})
             self.events.append(reply)
 
-    def read(self) -> dict:
+    def read(self) -> Message:
         while b"\0" not in self.buf:
             chunk = os.read(self.r, 1 << 16)
             if not chunk:
@@ -110,7 +114,7 @@ class _Pipe:
         raw, self.buf = self.buf.split(b"\0", 1)
         return json.loads(raw)
 
-    def wait_event(self, method: str, timeout: float = 120) -> dict:
+    def wait_event(self, method: str, timeout: float = TIMEOUT) -> Message:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             for ev in self.events:
@@ -131,7 +135,7 @@ _TIMINGS = """(() => {
 })()"""
 
 
-def paint_timings(page: Path, width: int = 1280, height: int = 900) -> dict:
+def paint_timings(page: Path, width: int = 1280, height: int = 900) -> Message:
     """First paint, first contentful paint, DOMContentLoaded, load and the timeline's first
     rows (ms from navigation start) of one cold load of `page` in a fresh browser."""
     browser_in_r, browser_in_w = os.pipe()  # we write, the browser reads (its fd 3)
@@ -192,7 +196,7 @@ def paint_timings(page: Path, width: int = 1280, height: int = 900) -> dict:
 
 
 # ---- ledgers to show -------------------------------------------------------------------------
-def build_demo(repo: Path, hostile: bool = True) -> dict:
+def build_demo(repo: Path, hostile: bool = True) -> dict[str, str]:
     """A small, realistic ledger: ADRs imported, conflicting and stale decisions, a revision,
     a revert, a pin, open items, two threads with checkpoints, and (`hostile`) an entry made
     of markup and script. Returns the ids by name."""
@@ -200,10 +204,10 @@ def build_demo(repo: Path, hostile: bool = True) -> dict:
     from git_lifeline.app.workspace import Workspace
 
     led = Workspace.open(str(repo)).ledger()
-    ids: dict = {}
+    ids: dict[str, str] = {}
 
-    def log(name: str, kind: str, summary: str, body: str = "", when: str = "", **extra):
-        out = led.log(Draft(kind=kind, summary=summary, body=body, ts=when or None, **extra))
+    def log(name: str, kind: str, summary: str, body: str = "", when: str = "", parents: Sequence[str] = ()) -> str:
+        out = led.log(Draft(kind=kind, summary=summary, body=body, ts=when or None, parents=tuple(parents)))
         ids[name] = out.entry.id
         return out.entry.id
 
@@ -351,14 +355,14 @@ def synthetic(repo: Path, n: int) -> None:
     fixes, incidents, open items, threads with checkpoints; bodies of a few sentences."""
     from git_lifeline.app.workspace import Workspace
     from git_lifeline.core import blocks
-    from git_lifeline.core.entry import new_entry
+    from git_lifeline.core.entry import Entry, new_entry
 
     led = Workspace.open(str(repo)).ledger()
     author = led.default_author()
     t0 = datetime(2022, 1, 1, tzinfo=timezone.utc)
-    entries: list = []
-    decisions: list = []
-    opens: list = []
+    entries: list[Entry] = []
+    decisions: list[str] = []
+    opens: list[str] = []
     threads = [f"stream-{k}" for k in range(12)]
     cycle = (
         "decision",
@@ -391,7 +395,7 @@ def synthetic(repo: Path, n: int) -> None:
             f"The chosen one keeps the {area} code simple and lets us revisit it after the next release.\n\n"
             f"Measured: p95 latency {20 + i % 50} ms, error rate {(i % 9) / 10:.1f}%."
         )
-        parents: list = []
+        parents: list[str] = []
         # subjects ("Billing 12: ...") repeat now and then, as decisions on one question do
         summary = f"{area.capitalize()} {i % 41}: option {i % 5} chosen for item {i}"
         if kind == "correction" and decisions:
