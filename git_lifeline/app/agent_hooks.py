@@ -57,10 +57,6 @@ def parse_payload(data: bytes) -> dict:
     return doc if isinstance(doc, dict) else {}
 
 
-# The clients whose session-start hook init writes, and the channel each reads the text from.
-HOOK_CLIENTS = ("claude", "cursor", "codex", "gemini")
-
-
 def for_client(client: str, text: str) -> str:
     """The session-start text in the channel the client's documentation gives: Claude Code adds
     a SessionStart hook's plain stdout to the context; Cursor reads `additional_context`;

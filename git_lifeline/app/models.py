@@ -11,7 +11,6 @@ names the directory.
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 import urllib.request
 from pathlib import Path
@@ -102,14 +101,6 @@ def _download(url: str, out: BinaryIO, name: str, progress: Optional[Progress], 
                     progress(name, done, total)
     except OSError as exc:
         raise LifelineError(f"cannot download {name} from {url}: {exc}; nothing was kept") from None
-
-
-def remove(dest: Optional[Path] = None) -> bool:
-    dest = Path(dest or default_dir())
-    if not dest.exists():
-        return False
-    shutil.rmtree(dest)
-    return True
 
 
 def configure(where: Path) -> str:

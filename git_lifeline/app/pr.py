@@ -23,7 +23,6 @@ from ..git.links import resolve
 from ..git.store import LineStore
 from .ledger import Ledger
 
-FAIL_ON = ("unlinked", "stale", "conflict")
 JSON_VERSION = 1
 
 

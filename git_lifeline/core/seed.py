@@ -459,11 +459,6 @@ def row_label(prefix: str, value: SqlValue) -> str:
     return f"{prefix}{value}" if type(value) is int else f"{prefix}{ascii(value)[:60]}"
 
 
-def read_seed_db(path: Path) -> list[SeedRecord]:
-    """Every record of a lifeline-context SQLite ledger (SeedDb, read whole)."""
-    return list(SeedDb(path))
-
-
 def _db_record(seq: SqlValue, row_id: str, payload: Optional[str], size: Optional[int]) -> SeedRecord:
     rec = SeedRecord(where=row_label("seq ", seq), recorded_id=row_id)
     if payload is None and size is not None:

@@ -29,7 +29,6 @@ if TYPE_CHECKING:  # annotations only
 
 REF_PREFIX = LEDGER.ref_prefix
 ENTRIES_DIR = LEDGER.tree_dir
-FORMAT_VERSION = "1"
 _LISTED_IN_MESSAGE = 10
 _HEX = re.compile(r"[0-9a-f]+")
 REMIND_SCAN_LIMIT = 1000

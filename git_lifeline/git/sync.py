@@ -42,7 +42,6 @@ from .fanout import (
     clash_message,
     name_clashes,
     no_progress,
-    union_of,
 )
 from .integrate import PullLine, integrate_head, relation
 from .libgit2 import pygit2
@@ -51,7 +50,6 @@ from .namespaces import LEDGER, NAMESPACES, REVIEW, names_in_use, namespace_of, 
 from .repo import GitRepo
 from .store import LineStore
 from .trails import ReviewTrail
-from .trees import Union
 from .verify import problem_lines, verified_incoming, verify_range
 
 ZERO = "0" * 40
@@ -93,17 +91,6 @@ def local_heads(gr: GitRepo, only: Optional[list[str]] = None, ns: Namespace = L
             if head:
                 heads[name] = head
     return heads
-
-
-def union_trees(
-    repo: pygit2.Repository,
-    ours: Optional[pygit2.Tree],
-    theirs: Optional[pygit2.Tree],
-    progress: Optional[object] = None,
-    ns: Namespace = LEDGER,
-) -> Union:
-    """Union of two trees of a namespace (default: two lines' `entries/`)."""
-    return union_of(repo, ns, ours, theirs, progress)
 
 
 # ---- remotes -------------------------------------------------------------------------

@@ -27,7 +27,6 @@ if TYPE_CHECKING:  # annotations only
     from ..core.entry import Entry
 
 MAGIC = "<!-- git-lifeline projection v2"  # values escaped (what `render` writes)
-MAGIC_V1 = "<!-- git-lifeline projection v1"  # values raw (read, never written)
 _ANY_MAGIC = re.compile(r"<!-- git-lifeline projection v(?P<v>[12]) line ")
 _FOOT_LINE = (
     r"<!-- lifeline:tree (?P<head>[0-9a-f]{40}|none) entries (?P<n>\d+)"
