@@ -38,22 +38,8 @@ from .workspace import Workspace
 if TYPE_CHECKING:
     from ..core.entry import Entry
 
-__all__ = [
-    "Agents",
-    "AgentWrite",
-    "ReviewOutcome",
-    "AuditRow",
-    "Content",
-    "Proposal",
-    "audited_fields",
-    "PolicyReport",
-    "KINDS",
-    "MODES",
-    "POLICY_PATH",
-    "policy_in_effect",
-    "policy_report",
-    "pending_elsewhere",
-]
+# Handed to the faces, which may import only app/ (tests/test_layers.py): what cli/review.py and mcp/schema.py show of a proposal and the policy.
+__all__ = ["Content", "KINDS", "MODES", "POLICY_PATH", "Proposal"]
 
 
 @dataclass

@@ -9,9 +9,11 @@ from typing import Callable, Optional
 
 from ..errors import InputError
 from ..views import context as ctx
+from ..views.context_sections import ContextInput
 from ..views.delivery import FORMATS, deliver
 
-__all__ = ["DEFAULT_BUDGET", "FORMATS", "assembled", "checked_budget", "delivered"]
+# Handed to the faces, which may import only app/ (tests/test_layers.py): the delivery formats cli/fast.py offers.
+__all__ = ["FORMATS"]
 
 DEFAULT_BUDGET = 16000  # characters (~4,000 tokens; measured in docs/CONTEXT.md), when neither --budget nor lifeline.budget says otherwise
 
@@ -34,7 +36,7 @@ def checked_budget(
 
 
 def assembled(
-    inp: ctx.ContextInput,
+    inp: ContextInput,
     budget: Optional[int],
     budget_tokens: Optional[int],
     config_get: Callable[[str], Optional[str]],

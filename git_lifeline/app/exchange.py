@@ -14,27 +14,13 @@ from typing import Optional
 
 from ..git import sync
 from ..git.fanout import Progress, no_progress
+from ..git.namespaces import LEDGER, REVIEW
 from ..git.sync import PartlyPulled, PushResult
 from ..git.trails import list_trails
 from .workspace import Workspace
 
-__all__ = [
-    "FetchReport",
-    "PullReport",
-    "SyncReport",
-    "CloneReport",
-    "RemoteSetup",
-    "PartlyPulled",
-    "no_progress",
-    "fetch",
-    "pull",
-    "push",
-    "sync_with",
-    "clone",
-    "remote_setup",
-    "set_refspecs",
-    "unpushed",
-]
+# Handed to the faces, which may import only app/ (tests/test_layers.py): what cli/sync.py reports a fetch, pull or push with.
+__all__ = ["PartlyPulled", "Progress", "PushResult", "no_progress"]
 
 
 @dataclass
@@ -198,8 +184,8 @@ def remote_setup(ws: Workspace, remote: Optional[str] = None) -> RemoteSetup:
 def set_refspecs(ws: Workspace, remote: str) -> list[str]:
     """The fetch refspecs (and branch exclusions) that make a plain `git fetch REMOTE` bring
     the ledger and its review trails: what `init` and `clone` set. The ones added."""
-    added = [sync.LEDGER.fetch_refspec(remote)] if sync.remote_setup(ws.gr, remote) else []
-    key, review_spec = f"remote.{remote}.fetch", sync.REVIEW.fetch_refspec(remote)
+    added = [LEDGER.fetch_refspec(remote)] if sync.remote_setup(ws.gr, remote) else []
+    key, review_spec = f"remote.{remote}.fetch", REVIEW.fetch_refspec(remote)
     if review_spec not in ws.gr.config_all(key):
         ws.gr.config_add(key, review_spec)
         added.append(review_spec)
@@ -215,8 +201,3 @@ def clone(url: str, directory: Optional[str] = None, progress: Optional[Progress
     remote = names[0] if names else "origin"
     set_refspecs(ws, remote)
     return CloneReport(ws, dest, remote, pull(ws, remote, None, progress).lines)
-
-
-def unpushed(ws: Workspace, remote: Optional[str] = None) -> list:
-    """[(line, entries not on the remote as last seen)]."""
-    return sync.unpushed(ws.gr, sync.resolve_remote(ws.gr, remote))

@@ -23,6 +23,7 @@ from ..git.provenance import IMPORT_TRAILER
 from ..git.repo import GitRepo
 from ..git.store import LineStore
 from ..views import context as ctx
+from ..views.context_sections import ContextInput
 from .context_run import assembled, checked_budget
 from .draft import CheckpointDraft, Draft, Headers
 from .projection_file import ProjectionFile
@@ -394,7 +395,7 @@ class Ledger:
         if query:
             relevant = [(st.by_id[h.id], status_of(st, h.id)) for h in self.recall(query, k=k) if h.id in st.by_id]
         stale = context_staleness(self.gr, self.store, st, lambda part: self.staleness(st=part), not (thread or as_of))
-        inp = ctx.ContextInput(
+        inp = ContextInput(
             state=st,
             line=self.line,
             head_commit=self.store.head(),
@@ -550,7 +551,7 @@ class Ledger:
         return self.projection.render()
 
 
-def with_history_notes(inp: ctx.ContextInput, gr: GitRepo, notice: str) -> None:
+def with_history_notes(inp: ContextInput, gr: GitRepo, notice: str) -> None:
     """What a context says first: `notice` (catch_up.CatchUp.notice), two bootstraps in force
     as a conflict (never a silent swap of the What), and, for an empty line a remote may hold,
     that pull, not a bootstrap, comes next (empty_ledger.py)."""

@@ -9,8 +9,6 @@ from typing import Optional
 from ..errors import InputError
 from .ledger import Ledger
 
-__all__ = ["select", "id_candidates"]
-
 
 def select(
     led: Ledger,

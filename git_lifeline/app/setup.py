@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from ..errors import InputError, LifelineError
+from ..git.names import validate_name
 from . import hook_files, hooks
-from .workspace import Workspace, validate_name
+from .workspace import Workspace
 
 if TYPE_CHECKING:  # annotations only: integration is loaded by the commands that set MCP up
     from ..git.programs import Probe

@@ -11,6 +11,8 @@ from ..core.trust import waiting_tier
 from ..views.context_text import agent_label, md, one_line, trust_tag, who
 from ..views.projection import fence_for
 
+# Handed to the faces, which may import only app/ (tests/test_layers.py): the core and views
+# helpers they print entries with, and the one bounded JSON reader.
 __all__ = [
     "JSONInputError",
     "TRUST_WORDS",
@@ -19,12 +21,11 @@ __all__ = [
     "fence_for",
     "format_ts",
     "md",
-    "read_json",
     "one_line",
+    "read_json",
     "trust_tag",
     "waiting_tier",
     "who",
-    "why_line",
 ]
 
 

@@ -21,8 +21,6 @@ from typing import Optional
 
 from ..errors import InputError
 
-__all__ = ["When", "DateError", "parse_when", "header_date_problem", "FORMS_HELP"]
-
 FORMS_HELP = (
     "YYYY-MM-DD, an ISO time (YYYY-MM-DDTHH:MM[:SS][Z|+HH:MM]), @EPOCH, now, today, yesterday, "
     "tomorrow, '2 weeks ago', '3.days.ago', 'in 3 days', 'last friday', 'next friday', "

@@ -30,12 +30,9 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Iterable, Mapping, Optional, Protocol, Union
 
 from ..errors import InputError
-from .content_rules import (  # MAX_* are read from here by the layers above
+from .content_rules import (
     HEX64,
     MAX_BODY_BYTES,
-    MAX_FIELD_CHARS,  # noqa: F401
-    MAX_PARENTS,  # noqa: F401
-    MAX_SUMMARY_CHARS,  # noqa: F401
     Attributed,
     content_problems,
     missing_why,

@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional, TypeVar, Union
 
 from ..errors import InputError
-from .entry import HEX64, MAX_BLOB_BYTES, Entry, abbrev, compute_id
+from .content_rules import HEX64
+from .entry import MAX_BLOB_BYTES, Entry, abbrev, compute_id
 from .json_input import read_json
 
 SEED_SENTINEL = "<!-- lifeline:end -->"

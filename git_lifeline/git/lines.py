@@ -20,7 +20,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
-from ..core.entry import HEX64, MIN_PREFIX, Entry, abbrev, new_entry
+from ..core.content_rules import HEX64
+from ..core.entry import MIN_PREFIX, Entry, abbrev, new_entry
 from ..errors import InputError, LifelineError
 from .libgit2 import pygit2
 from .names import NAME_RE, validate_name

@@ -22,10 +22,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Optional
 
+from ..core.content_rules import HEX64, MAX_FIELD_CHARS
 from ..core.entry import (
-    HEX64,
     MAX_BLOB_BYTES,
-    MAX_FIELD_CHARS,
     Entry,
     abbrev,
     entry_order_key,
