@@ -16,7 +16,6 @@ from ..git import sync
 from ..git.fanout import Progress, no_progress
 from ..git.namespaces import LEDGER, REVIEW
 from ..git.sync import PartlyPulled, PushResult
-from ..git.trails import list_trails
 from .workspace import Workspace
 
 # Handed to the faces, which may import only app/ (tests/test_layers.py): what cli/sync.py reports a fetch, pull or push with.
@@ -163,7 +162,7 @@ def sync_with(
         pulls.extend(p for p in pulled if p.changed)
         wanted = lines
         if partial is not None:
-            every = set(sync.local_heads(ws.gr)) | set(list_trails(ws.gr))
+            every = set(sync.local_heads(ws.gr)) | set(REVIEW.names(ws.gr))
             wanted = sorted((set(lines) if lines is not None else every) - partial.refused_names)
         result = push(ws, name, wanted, progress) if wanted is None or wanted else PushResult(name)
         if not any(p.needs_sync for p in result.rejected):
@@ -178,7 +177,7 @@ def sync_with(
 def remote_setup(ws: Workspace, remote: Optional[str] = None) -> RemoteSetup:
     """Make a plain `git fetch REMOTE` bring the ledger too (a fetch refspec)."""
     name = sync.resolve_remote(ws.gr, remote)
-    return RemoteSetup(name, sync.remote_setup(ws.gr, name), sync.fetch_refspec(name))
+    return RemoteSetup(name, sync.remote_setup(ws.gr, name), LEDGER.fetch_refspec(name))
 
 
 def set_refspecs(ws: Workspace, remote: str) -> list[str]:

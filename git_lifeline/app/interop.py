@@ -18,6 +18,10 @@ from ..git.fanout import AppendResult
 from ..git.fs import read_input_text, write_atomic
 from .ledger import Ledger, commit_message
 
+# Handed to the faces, which may import only app/ (tests/test_layers.py): how cli/common.py
+# writes what export -o, graph -o and view -o produce, in one rename.
+__all__ = ["write_atomic"]
+
 if TYPE_CHECKING:
     from ..core.seed_queue import SeedProposal
     from ..git.lines import LineIndex
@@ -104,11 +108,6 @@ class PromoteReport:
 
 # A file read whole to be imported or migrated: ~40 times a 10,000-entry projection.
 MAX_SOURCE_BYTES = 256 << 20
-
-
-def write_output(path: Path, text: str) -> None:
-    """Write a file a command produced (export -o, graph -o) in one rename."""
-    write_atomic(path, text)
 
 
 def _bulk_append(led: Ledger, entries: list) -> AppendResult:

@@ -227,17 +227,17 @@ class Ledger:
         """Whether the line has entries or a review trail (a mistyped --line has neither)."""
         if self.store.head() is not None:
             return True
-        from ..git.trails import list_trails
+        from ..git.namespaces import REVIEW
 
-        return self.line in list_trails(self.gr)
+        return self.line in REVIEW.names(self.gr)
 
     def require(self) -> "Ledger":
         """This ledger, or InputError naming the lines there are: for a command that reads
         a line named with --line (a typo would otherwise read as an empty ledger)."""
         if not self.exists():
-            from ..git.store import list_lines
+            from ..git.namespaces import LEDGER
 
-            names = ", ".join(list_lines(self.gr)) or "none yet"
+            names = ", ".join(LEDGER.names(self.gr)) or "none yet"
             raise InputError(
                 f"unknown line {self.line!r} (lines: {names}); a line is created by its first "
                 "write (log, import, promote --to)"

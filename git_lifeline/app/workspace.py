@@ -104,9 +104,9 @@ class Workspace:
 
     # ---- across lines ------------------------------------------------------------
     def line_names(self) -> list[str]:
-        from ..git.store import list_lines
+        from ..git.namespaces import LEDGER
 
-        return list_lines(self.gr)
+        return LEDGER.names(self.gr)
 
     def remotes(self) -> list[str]:
         """The names of the repository's git remotes."""
@@ -142,8 +142,7 @@ class Workspace:
 
     def verify(self, only: Optional[str] = None, signatures: bool = False, lint: bool = False) -> VerifyRun:
         """Verify every line (or `only`) and its review trail."""
-        from ..git.namespaces import names_in_use
-        from ..git.trails import list_trails
+        from ..git.namespaces import REVIEW, names_in_use
         from ..git.verify import signature_problems, verify_line, verify_trail
 
         names = [only] if only else (self.line_names() or [DEFAULT_LINE])
@@ -164,7 +163,7 @@ class Workspace:
             checks.append(check)
         trails = [
             TrailCheck(name, verify_trail(self.gr, name, in_use=in_use))
-            for name in list_trails(self.gr)
+            for name in REVIEW.names(self.gr)
             if name in names or not only
         ]
         return VerifyRun(checks, trails)

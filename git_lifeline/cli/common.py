@@ -360,9 +360,9 @@ def write_output(output: str, text: str) -> None:
         else:
             click.echo(text, nl=False)
         return
-    from ..app.interop import write_output as write_file
+    from ..app.interop import write_atomic
 
-    write_file(Path(output), text)
+    write_atomic(Path(output), text)
     say_line(f"wrote {output}", err=True)
 
 

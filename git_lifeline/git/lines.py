@@ -25,8 +25,9 @@ from ..core.entry import MIN_PREFIX, Entry, abbrev, new_entry
 from ..errors import InputError, LifelineError
 from .libgit2 import pygit2
 from .names import NAME_RE, validate_name
+from .namespaces import LEDGER
 from .repo import GitRepo
-from .store import ENTRIES_DIR, REF_PREFIX, LineStore, list_lines
+from .store import ENTRIES_DIR, REF_PREFIX, LineStore
 from .trees import lookup, prefix_matches
 
 _LINE_REF = re.compile(r"(?P<line>[A-Za-z0-9][A-Za-z0-9_-]{0,62}):(?P<ref>[0-9a-fA-F]+)")
@@ -100,7 +101,7 @@ class LineIndex:
     @classmethod
     def scan(cls, gr: GitRepo, pending: Optional[dict[str, str]] = None) -> "LineIndex":
         idx = cls(gr)
-        for name in list_lines(gr):
+        for name in LEDGER.names(gr):
             ref_name = REF_PREFIX + name
             store = LineStore(gr, name)
             try:

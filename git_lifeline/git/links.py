@@ -20,8 +20,9 @@ from typing import Optional
 
 from ..errors import InputError
 from .command import run_git
+from .namespaces import LEDGER
 from .repo import GitRepo
-from .store import LineStore, list_lines
+from .store import LineStore
 
 TRAILER = "Lifeline"
 _VALUE = re.compile(r"[0-9a-fA-F]{6,64}")
@@ -54,7 +55,7 @@ def resolve(gr: GitRepo, value: str, prefer_line: str) -> tuple:
     """(full id, line) for a trailer value; InputError when unknown or ambiguous."""
     if not _VALUE.fullmatch(value):
         raise InputError(f"'{TRAILER}: {value}' is not an entry id (give a full id or >= 6 hex characters)")
-    lines = [prefer_line] + [n for n in list_lines(gr) if n != prefer_line]
+    lines = [prefer_line] + [n for n in LEDGER.names(gr) if n != prefer_line]
     last = None
     for name in lines:
         try:

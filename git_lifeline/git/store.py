@@ -126,17 +126,12 @@ def with_code_trailer(message: str, code: Optional[tuple], entries: list) -> str
     return message.rstrip("\n") + f"\n{CODE_TRAILER}: {code[0]}\n"
 
 
-def list_lines(gr: GitRepo) -> list:
-    """Names of the repository's lines (refs/lifeline/<name>), sorted."""
-    return LEDGER.names(gr)
-
-
 def last_append_time(gr: GitRepo, not_after: Optional[int] = None) -> Optional[int]:
     """Time of the newest append on any line (merges made by a pull do not count). An
     append dated after `not_after` is no evidence: a teammate's clock a year ahead (or a
     crafted commit date) must not silence every clone's reminders for that year."""
     latest = None
-    for line in list_lines(gr):
+    for line in LEDGER.names(gr):
         head = LineStore(gr, line).head()
         commit = commit_at(gr.repo, head) if head else None
         for _ in range(REMIND_SCAN_LIMIT):

@@ -74,15 +74,6 @@ def open_log(gr: GitRepo, ns: Namespace, name: str) -> FanoutLog:
     return _LOGS[ns.name](gr, name)  # type: ignore[call-arg]
 
 
-def fetch_refspec(remote: str) -> str:
-    return LEDGER.fetch_refspec(remote)
-
-
-def tracking_heads(gr: GitRepo, remote: str) -> dict[str, str]:
-    """{line: commit} of the remote's lines as last fetched."""
-    return LEDGER.tracking_heads(gr, remote)
-
-
 def local_heads(gr: GitRepo, only: Optional[list[str]] = None, ns: Namespace = LEDGER) -> dict[str, str]:
     heads: dict[str, str] = {}
     for name in ns.names(gr):
@@ -147,7 +138,7 @@ class FetchLine:
 def fetch(gr: GitRepo, remote: str, only: Optional[list[str]] = None) -> list[FetchLine]:
     """Fetch every log of every namespace into tracking refs; report how each remote line
     relates to ours."""
-    before = tracking_heads(gr, remote)
+    before = LEDGER.tracking_heads(gr, remote)
     try:
         gr.git(
             [
@@ -163,7 +154,7 @@ def fetch(gr: GitRepo, remote: str, only: Optional[list[str]] = None) -> list[Fe
         )
     except GitCommandError as exc:
         raise LifelineError(f"fetching the ledger from {remote!r} failed:", *exc.git_said) from None
-    after = tracking_heads(gr, remote)
+    after = LEDGER.tracking_heads(gr, remote)
     local = local_heads(gr)
     names = sorted(set(before) | set(after) | set(local))
     out = []
@@ -439,7 +430,7 @@ def retry_pause(attempt: int, rng: Optional[random.Random] = None) -> float:
 # ---- unpushed entries ---------------------------------------------------------------
 def unpushed(gr: GitRepo, remote: str) -> list[tuple[str, int]]:
     """[(line, entries not on the remote as last seen)] for lines ahead of their tracking ref."""
-    tracking = tracking_heads(gr, remote)
+    tracking = LEDGER.tracking_heads(gr, remote)
     out = []
     for line, head in sorted(local_heads(gr).items()):
         theirs = tracking.get(line)
@@ -465,7 +456,7 @@ def remote_setup(gr: GitRepo, remote: str) -> bool:
     anyone who can push a branch named `lifeline/<line>` breaks every clone's plain fetch."""
     key = f"remote.{remote}.fetch"
     configured = gr.config_all(key)
-    spec = fetch_refspec(remote)
+    spec = LEDGER.fetch_refspec(remote)
     wanted = [s for s in (spec, *(ns.branch_exclusion() for ns in NAMESPACES)) if s not in configured]
     for value in wanted:
         gr.config_add(key, value)

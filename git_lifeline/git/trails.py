@@ -11,7 +11,7 @@ Records themselves are records.py; FORMAT §11 is the normative description.
 from __future__ import annotations
 
 import re
-from typing import Callable, ContextManager, Optional
+from typing import Callable, Optional
 
 from ..core.entry import Entry, abbrev
 from .fanout import FanoutLog
@@ -64,11 +64,6 @@ class ReviewTrail(FanoutLog):
         head = result.commit or self.head()
         assert head is not None
         return head
-
-    def lock(self) -> ContextManager[None]:
-        """Serialise deciders on this machine (an approval writes the ledger, then the trail).
-        The trail's own writers' lock: appends inside it take it again (it is re-entrant)."""
-        return self.write_lock()
 
     # ---- the operations -------------------------------------------------------------
     def proposals(self) -> dict:
@@ -130,8 +125,3 @@ class ReviewTrail(FanoutLog):
     # ---- another clone's trail ---------------------------------------------------------
     def merge_message(self, source: str, theirs: str, u: Union, parsed: dict) -> str:
         return f"lifeline-review: merge trail of line {self.line}\n"
-
-
-def list_trails(gr: GitRepo) -> list[str]:
-    """Names of the lines that have a review trail (valid line names only), sorted."""
-    return REVIEW.names(gr)
