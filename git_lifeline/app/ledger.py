@@ -24,7 +24,7 @@ from ..git.repo import GitRepo
 from ..git.store import LineStore
 from ..views import context as ctx
 from ..views.context_sections import ContextInput
-from .context_run import assembled, checked_budget
+from .context_run import assembled, checked_budget, context_input
 from .draft import CheckpointDraft, Draft, Headers
 from .projection_file import ProjectionFile
 from .provenance import line_provenance
@@ -395,19 +395,9 @@ class Ledger:
         if query:
             relevant = [(st.by_id[h.id], status_of(st, h.id)) for h in self.recall(query, k=k) if h.id in st.by_id]
         stale = context_staleness(self.gr, self.store, st, lambda part: self.staleness(st=part), not (thread or as_of))
-        inp = ContextInput(
-            state=st,
-            line=self.line,
-            head_commit=self.store.head(),
-            relevant=relevant,
-            query=query,
-            thread=thread,
-            conflicts=st.conflicting(),
-            stale=stale.marks,
-            stale_unknown=stale.unknown_note,
-            # as of a date, as the team had reviewed by then: a later approval does not count
-            provenance=line_provenance(self.gr, self.store, as_of_date(as_of) if as_of else None),
-        )
+        # as of a date, as the team had reviewed by then: a later approval does not count
+        provenance = line_provenance(self.gr, self.store, as_of_date(as_of) if as_of else None)
+        inp = context_input(st, self.line, self.store.head(), stale, provenance, relevant, query, thread)
         with_history_notes(inp, self.gr, notice)
         return assembled(inp, budget, budget_tokens, self.gr.config_get)
 
