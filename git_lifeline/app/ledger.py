@@ -289,16 +289,10 @@ class Ledger:
             raise InputError(f"unknown thread {thread!r} in line {self.line!r} (threads: {known})")
         return key
 
-    def stale(
-        self,
-        since: Optional[str] = None,
-        st: Optional[truth.State] = None,
-        rev: str = "HEAD",
-        flag: str = "--since-commit",
-    ) -> list[Staleness]:
+    def stale(self, st: Optional[truth.State] = None, rev: str = "HEAD") -> list[Staleness]:
         """Decisions in force whose code (their `paths:`) changed after they were made, in
         the history of `rev` (a full commit id or HEAD), strongest first."""
-        return self.staleness(since, st, rev, flag).stale
+        return self.staleness(st=st, rev=rev).stale
 
     def staleness(
         self,
