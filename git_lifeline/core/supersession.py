@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from .entry import sort_in_order
+
 # correction id -> (the ids it names, whether it is a revert)
 _Graph = dict[str, tuple[list[str], bool]]
 
@@ -86,9 +88,9 @@ def derive(decisions: list, corrections: list, facts: dict) -> Derived:
     def ts_of(i: str) -> str:
         return facts[i]["ts"] if i in facts else ""
 
-    def in_order(ids: Iterable[str]) -> list[str]:  # (ts, id) order: by id, then stably by ts (no tuple per id)
-        out = sorted(ids)
-        out.sort(key=ts_of)
+    def in_order(ids: Iterable[str]) -> list[str]:
+        out = list(ids)
+        sort_in_order(out, ts_of, str)
         return out
 
     live = tuple(in_order(i for i in carriers if i not in superseded))

@@ -41,7 +41,7 @@ from . import blocks, fold_text
 from .causal import causal_order
 from .conflicts import Conflict, Rivals, group_conflicts, rivals
 from .dates import utc_now_key, window_state
-from .entry import Entry, Folded, entry_order_key
+from .entry import Entry, Folded, entry_order_key, sort_in_order
 from .headers import valid_value
 from .status import Standing
 from .subjects import display_subject, subject_key
@@ -247,7 +247,7 @@ class Fold:
         meta[e.id] = [ts, list(e.parents)]
         recent.append(e.id)
         if len(recent) > 1 and new < (meta[recent[-2]][0], recent[-2]):
-            recent.sort(key=lambda i: (meta[i][0], i))
+            sort_in_order(recent, lambda i: meta[i][0], str)
         while len(recent) > RECENT_COUNT:
             del meta[recent.pop(0)]
 
