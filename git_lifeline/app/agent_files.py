@@ -331,10 +331,10 @@ def _portable(hook: dict) -> bool:
         return False
 
 
-def claude_hooks_state(workdir: Path) -> dict:
+def claude_hooks_state(workdir: Path) -> dict[str, Optional[str]]:
     """{event: the command of ours or None} over the project's and the personal settings
     (the personal one wins, as in Claude Code), or {"invalid": problem}."""
-    out: dict = {"SessionStart": None, "Stop": None}
+    out: dict[str, Optional[str]] = {"SessionStart": None, "Stop": None}
     for rel in (CLAUDE_SETTINGS, CLAUDE_LOCAL_SETTINGS):
         doc, problem = _read_settings(workdir / rel)
         if problem is not None:

@@ -260,7 +260,7 @@ def _claude_hooks(ws: Workspace) -> list[Check]:
         return []
     state = claude_hooks_state(ws.workdir)
     if "invalid" in state:
-        return [Check("agent hooks", PROBLEM, state["invalid"], "fix the JSON by hand, then: git lifeline init")]
+        return [Check("agent hooks", PROBLEM, state["invalid"] or "", "fix the JSON by hand, then: git lifeline init")]
     lookalikes = lookalike_hooks(ws.workdir)
     if lookalikes:
         event, command = lookalikes[0]
