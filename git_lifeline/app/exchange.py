@@ -14,8 +14,9 @@ from typing import Optional
 
 from ..git import sync
 from ..git.fanout import Progress, no_progress
+from ..git.integrate import PullLine
 from ..git.namespaces import LEDGER, REVIEW
-from ..git.sync import PartlyPulled, PushResult
+from ..git.sync import FetchLine, PartlyPulled, PushResult
 from .workspace import Workspace
 
 # Handed to the faces, which may import only app/ (tests/test_layers.py): what cli/sync.py reports a fetch, pull or push with.
@@ -25,19 +26,19 @@ __all__ = ["PartlyPulled", "Progress", "PushResult", "no_progress"]
 @dataclass
 class FetchReport:
     remote: str
-    lines: list  # sync.FetchLine: how each line relates to the remote's
+    lines: list[FetchLine]  # how each line relates to the remote's
 
 
 @dataclass
 class PullReport:
     remote: str
-    lines: list  # integrate.PullLine: created, fast-forwarded, merged...
+    lines: list[PullLine]  # created, fast-forwarded, merged...
 
 
 @dataclass
 class SyncReport:
     remote: str
-    pulls: list  # the integrate.PullLine of every pull that changed a line
+    pulls: list[PullLine]  # of every pull that changed a line
     push: PushResult
 
 
@@ -46,7 +47,7 @@ class CloneReport:
     workspace: Workspace
     directory: Path
     remote: str
-    pulls: list  # integrate.PullLine
+    pulls: list[PullLine]
 
 
 @dataclass
@@ -56,12 +57,12 @@ class RemoteSetup:
     refspec: str
 
 
-def fetch(ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = None) -> FetchReport:
+def fetch(ws: Workspace, remote: Optional[str] = None, lines: Optional[list[str]] = None) -> FetchReport:
     name = sync.resolve_remote(ws.gr, remote)
     return FetchReport(name, sync.fetch(ws.gr, name, lines))
 
 
-def overrides_brought(pulls: list) -> list[tuple[str, str, str]]:
+def overrides_brought(pulls: list[PullLine]) -> list[tuple[str, str, str]]:
     """(line, entry id, reason) of every pulled entry that overrides the secret scan: a
     teammate's `--allow-secret`, which a pull names rather than bringing in silently
     (`git config lifeline.allowSecretOverride false` refuses them)."""
@@ -82,7 +83,7 @@ def overrides_brought(pulls: list) -> list[tuple[str, str, str]]:
 def pull(
     ws: Workspace,
     remote: Optional[str] = None,
-    lines: Optional[list] = None,
+    lines: Optional[list[str]] = None,
     progress: Optional[Progress] = None,
     fetch: bool = True,
 ) -> PullReport:
@@ -117,7 +118,7 @@ def pull(
 
 
 def push(
-    ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = None, progress: Optional[Progress] = None
+    ws: Workspace, remote: Optional[str] = None, lines: Optional[list[str]] = None, progress: Optional[Progress] = None
 ) -> PushResult:
     """Push every line and its review trail (never forced)."""
     name = sync.resolve_remote(ws.gr, remote)
@@ -133,7 +134,7 @@ SYNC_SECONDS = 60.0
 def sync_with(
     ws: Workspace,
     remote: Optional[str] = None,
-    lines: Optional[list] = None,
+    lines: Optional[list[str]] = None,
     progress: Optional[Progress] = None,
     attempts: int = SYNC_ATTEMPTS,
     seconds: float = SYNC_SECONDS,
@@ -144,7 +145,7 @@ def sync_with(
     A line of the remote that fails verification is left out of both: the others are
     pulled and pushed, then PartlyPulled is raised with `report` set to the SyncReport."""
     name = sync.resolve_remote(ws.gr, remote)
-    pulls: list = []
+    pulls: list[PullLine] = []
     result = PushResult(name)
     deadline = time.monotonic() + seconds
     partial: Optional[PartlyPulled] = None

@@ -17,7 +17,11 @@ from typing import Optional, Union
 MAX_DEPTH = 64  # levels of objects and arrays; our deepest format (Claude Code's hooks) has 6
 _PLAIN = json.JSONDecoder()
 
-JSONValue = Union[dict, list, str, int, float, bool, None]
+JSONValue = Union[dict, list, str, int, float, bool, None]  # what the reader gives: checked by its caller
+
+# What we write as JSON (a report's `to_json`, a `--json` answer): every value is JSON.
+JSON = Union[dict[str, "JSON"], list["JSON"], str, int, float, bool, None]
+JSONObject = dict[str, JSON]
 
 
 class JSONInputError(ValueError):
