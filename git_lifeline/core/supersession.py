@@ -13,9 +13,10 @@ ids never seen included.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Mapping
 
 from .entry import sort_in_order
+from .facts import Facts
 
 # correction id -> (the ids it names, whether it is a revert)
 _Graph = dict[str, tuple[list[str], bool]]
@@ -54,7 +55,7 @@ class Derived:
             raise ValueError("malformed derived truth") from exc
 
 
-def derive(decisions: list, corrections: list, facts: dict) -> Derived:
+def derive(decisions: list[str], corrections: list, facts: Mapping[str, Facts]) -> Derived:
     """The truth of a correction graph, linear in its size.
 
     `decisions` are decision ids, `corrections` [id, parents, is revert] rows, `facts`

@@ -22,10 +22,11 @@ import os
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Optional
+from typing import Mapping, Optional
 
 from ..core.anchors import AnchorError, parse_anchor
 from ..core.blocks import field as header_field
+from ..core.facts import Facts
 from ..core.headers import valid_value
 from .code_range import commit_oid
 from .codelog import WALK_LIMIT, CodeLog, CodeSize
@@ -169,7 +170,12 @@ def code_specs(gr: GitRepo, code: CodeLog, value: str, seen: list[Seen]) -> tupl
 
 
 def governed_code(
-    gr: GitRepo, code: CodeLog, facts: dict, touched: dict, decision_ids: list[str], store: Optional[LineStore]
+    gr: GitRepo,
+    code: CodeLog,
+    facts: Mapping[str, Facts],
+    touched: Mapping[str, str],
+    decision_ids: list[str],
+    store: Optional[LineStore],
 ) -> dict[str, tuple[str, ...]]:
     """{decision id: code_specs} for the decisions of `decision_ids` that name paths."""
     wanted = [i for i in decision_ids if facts.get(i, {}).get("paths")]
@@ -287,7 +293,7 @@ class Seen:
 
 
 def _seen_by(
-    gr: GitRepo, facts: dict, touched: dict, wanted: list[str], store: Optional[LineStore]
+    gr: GitRepo, facts: Mapping[str, Facts], touched: Mapping[str, str], wanted: list[str], store: Optional[LineStore]
 ) -> tuple[dict[str, list[Seen]], bool]:
     """{decision id: [Seen]}: the decision itself and its latest re-check; and whether a
     commit the ledger records for one of them is missing here."""
@@ -311,8 +317,8 @@ def _seen_by(
 
 def find_stale(
     gr: GitRepo,
-    facts: dict,
-    touched: dict,
+    facts: Mapping[str, Facts],
+    touched: Mapping[str, str],
     decision_ids: list[str],
     rev: str = "HEAD",
     since_rev: Optional[str] = None,
