@@ -234,7 +234,9 @@ def _added(store: LineStore, commit: pygit2.Commit, entry_id: str) -> bool:
     return not commit.parents or store.lookup(store.tree(str(commit.parents[0].id)), entry_id) is None
 
 
-def recorded_code(store: LineStore, decisions: dict, rechecks: dict) -> tuple:
+def recorded_code(
+    store: LineStore, decisions: Mapping[str, str], rechecks: Mapping[str, str]
+) -> tuple[dict[str, str], dict[str, str]]:
     """The code commits recorded at append time: ({decision id: commit}, {decision id:
     commit of its latest re-check}). `decisions` maps ids to their ts key, `rechecks`
     maps decision ids to the ts key of the latest entry naming them.
@@ -242,8 +244,8 @@ def recorded_code(store: LineStore, decisions: dict, rechecks: dict) -> tuple:
     One walk of the line's commits, newest first, stopping when everything is found or
     the commits are older than what is looked for; a ledger commit is dated by what it
     adds, so the walk stays short for recent decisions."""
-    made: dict = {}
-    rechecked: dict = {}
+    made: dict[str, str] = {}
+    rechecked: dict[str, str] = {}
     head = store.head()
     if head is None or not (decisions or rechecks):
         return made, rechecked

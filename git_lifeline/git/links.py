@@ -40,7 +40,7 @@ class Link:
     line: Optional[str] = None
 
 
-def trailer_values(gr: GitRepo, message: bytes) -> list:
+def trailer_values(gr: GitRepo, message: bytes) -> list[str]:
     """Values of the Lifeline trailers of a commit message, as git parses trailers."""
     proc = gr.git(["interpret-trailers", "--parse", "--no-divider"], input=message, check=False)
     out = []
@@ -51,7 +51,7 @@ def trailer_values(gr: GitRepo, message: bytes) -> list:
     return out
 
 
-def resolve(gr: GitRepo, value: str, prefer_line: str) -> tuple:
+def resolve(gr: GitRepo, value: str, prefer_line: str) -> tuple[str, str]:
     """(full id, line) for a trailer value; InputError when unknown or ambiguous."""
     if not _VALUE.fullmatch(value):
         raise InputError(f"'{TRAILER}: {value}' is not an entry id (give a full id or >= 6 hex characters)")
@@ -117,7 +117,7 @@ def _path_kind(gr: GitRepo, target: str) -> Optional[str]:
     return "paths" if proc.stdout.strip() == b"tree" else "file"
 
 
-def links_for(gr: GitRepo, target: str, prefer_line: str, limit: int = 10000) -> list:
+def links_for(gr: GitRepo, target: str, prefer_line: str, limit: int = 10000) -> list[Link]:
     """Links of the commits that touched `target` (a path or pathspec, as git reads it
     from the current directory), or of one commit; newest first."""
     if not target or target.startswith("-"):

@@ -13,7 +13,7 @@ dedups by key, and the merge commit's message.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from ..core.entry import MIN_PREFIX, abbrev, entry_order_key
 from ..errors import InputError
@@ -25,7 +25,7 @@ from .repo import GitRepo
 from .trees import Union, commit_at
 
 if TYPE_CHECKING:  # annotations only
-    pass
+    from ..core.entry import Entry
 
 REF_PREFIX = LEDGER.ref_prefix
 ENTRIES_DIR = LEDGER.tree_dir
@@ -67,9 +67,9 @@ class LineStore(FanoutLog):
 
     def append(
         self,
-        entries: list,
-        message_for: Callable[[list], str],
-        existing_check: Optional[Callable[[Any, Optional[str]], bool]] = None,
+        entries: list[Entry],
+        message_for: Callable[[list[Entry]], str],
+        existing_check: Optional[Callable[[Entry, Optional[str]], bool]] = None,
     ) -> AppendResult:
         """Append entries in one commit; compare-and-swap on the ref, retried.
 
@@ -82,7 +82,7 @@ class LineStore(FanoutLog):
         code = code_head(self.gr)
         return self.add(entries, lambda new: with_code_trailer(message_for(new), code, new), existing=existing_check)
 
-    def merge_message(self, source: str, theirs: str, u: Union, parsed: dict) -> str:
+    def merge_message(self, source: str, theirs: str, u: Union, parsed: dict[str, Entry]) -> str:
         def n(k: int, word: str = "entry", plural: str = "entries") -> str:
             return f"{k} {word if k == 1 else plural}"
 
@@ -107,7 +107,7 @@ class LineStore(FanoutLog):
         return "\n".join(lines)
 
 
-def code_head(gr: GitRepo) -> Optional[tuple]:
+def code_head(gr: GitRepo) -> Optional[tuple[str, int]]:
     """(commit id, commit time) of the code's HEAD, or None (unborn, or no HEAD)."""
     try:
         head = gr.repo.head.peel(pygit2.Commit)
@@ -116,7 +116,7 @@ def code_head(gr: GitRepo) -> Optional[tuple]:
     return str(head.id), head.commit_time
 
 
-def with_code_trailer(message: str, code: Optional[tuple], entries: list) -> str:
+def with_code_trailer(message: str, code: Optional[tuple[str, int]], entries: list[Entry]) -> str:
     """`message` with a `Lifeline-Code: <commit>` trailer naming the code commit the
     entries were made against. Left out when HEAD is younger than an entry (an entry
     dated in the past, as tests and imports write, was not made against it): such

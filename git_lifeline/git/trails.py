@@ -66,10 +66,10 @@ class ReviewTrail(FanoutLog):
         return head
 
     # ---- the operations -------------------------------------------------------------
-    def proposals(self) -> dict:
+    def proposals(self) -> dict[str, Proposal]:
         return build_proposals(self.load().records)
 
-    def resolve(self, ref: str, proposals: Optional[dict] = None) -> Proposal:
+    def resolve(self, ref: str, proposals: Optional[dict[str, Proposal]] = None) -> Proposal:
         p = ref.strip().lower()
         if len(p) < MIN_PID_PREFIX or not _HEX.fullmatch(p):
             raise ReviewError(
@@ -93,7 +93,7 @@ class ReviewTrail(FanoutLog):
         each proposal's ts is its entry's, as for `propose`."""
         recs = [make_proposed(self.line, by, e.ts, entry_content(e), via) for e in entries]
 
-        def message(new: list) -> str:
+        def message(new: list[Record]) -> str:
             return f"proposed {len(new)} entr{'y' if len(new) == 1 else 'ies'} from {source}\n\n" + "".join(
                 trailers(r) for r in new[:10]
             )
