@@ -115,7 +115,10 @@ class SessionNote:
     def load(cls, path: Path) -> Optional["SessionNote"]:
         try:
             doc = read_json_object(path.read_bytes(), MAX_NOTE_BYTES)
-            return cls(str(doc["started"]), doc.get("head"), str(doc["tree"]), str(doc["line"]), bool(doc.get("asked")))
+            head = doc.get("head")
+            if head is not None and not isinstance(head, str):
+                raise TypeError("a note's head is a commit id or null")
+            return cls(str(doc["started"]), head, str(doc["tree"]), str(doc["line"]), bool(doc.get("asked")))
         except (OSError, ValueError, KeyError, TypeError):
             return None
 

@@ -37,9 +37,9 @@ from .content_rules import (
     content_problems,
     missing_why,
 )
-from .json_input import JSONInputError, read_json
+from .json_input import JSONInputError, JSONValue, read_json
 
-KINDS: tuple = (
+KINDS: tuple[str, ...] = (
     "bootstrap",
     "decision",
     "feature",
@@ -438,7 +438,7 @@ class _DuplicateKey(Exception):
     pass
 
 
-def _unique_keys(pairs: list) -> dict:
+def _unique_keys(pairs: list[tuple[str, JSONValue]]) -> dict[str, JSONValue]:
     # A repeated key would let two readers see two entries in one blob (json keeps the last).
     doc = dict(pairs)
     if len(doc) != len(pairs):

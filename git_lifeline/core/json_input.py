@@ -68,7 +68,7 @@ def _deeper_than(doc: JSONValue, limit: int) -> bool:
     return False
 
 
-def read_json_object(data: Union[bytes, str], max_bytes: int) -> dict:
+def read_json_object(data: Union[bytes, str], max_bytes: int) -> dict[str, JSONValue]:
     """`read_json` for the formats whose document is an object: anything else is refused."""
     doc = read_json(data, max_bytes)
     if not isinstance(doc, dict):

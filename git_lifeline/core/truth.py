@@ -374,14 +374,14 @@ class State:
     def __init__(
         self,
         f: Fold,
-        load: Callable[[str], object],
+        load: Callable[[str], Optional[Entry]],
         all_ids: Optional[Callable[[], list[str]]] = None,
         now: Optional[str] = None,
     ):
         self.fold = f
         self._load = load
         self._all_ids = all_ids
-        self._memo: dict = {}
+        self._memo: dict[str, Optional[Entry]] = {}
         self._conflicts: Optional[list[Conflict]] = None
         derived = f.derived
         self.superseded: frozenset[str] = derived.superseded
