@@ -296,7 +296,8 @@ def reexports(index: Index) -> list[Finding]:
     for module in index.modules.values():
         defined = top_level_names(module)
         imported: dict[str, str] = {}  # local name -> where from
-        for node in module.tree.body:
+        top = [*module.tree.body, *(n for s in module.tree.body if isinstance(s, ast.If) for n in s.body)]
+        for node in top:  # a module's imports, those under `if TYPE_CHECKING:` too
             if isinstance(node, ast.ImportFrom):
                 for alias in node.names:
                     imported[alias.asname or alias.name] = f"{imported_from(module, node)}.{alias.name}"

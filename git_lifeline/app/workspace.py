@@ -21,10 +21,11 @@ from .projection_file import projection_path
 
 if TYPE_CHECKING:
     from ..core.entry import Entry
-    from ..git.checks import Report
+    from ..git.checks import Problem, Report
 
-# Handed to the faces, which may import only app/ (tests/test_layers.py): cli/common.py checks --line with it.
-__all__ = ["validate_name"]
+# Handed to the faces, which may import only app/ (tests/test_layers.py): cli/common.py checks --line
+# with validate_name; cli/verify.py prints a VerifyRun's Problems (for annotations only).
+__all__ = ["Problem", "validate_name"]
 
 # git/lines.py, git/verify.py and git/trails.py are imported by the methods that need
 # them, so `context` and `recall` start without them.

@@ -24,6 +24,7 @@ from .terminal import say, say_failure, say_line
 if TYPE_CHECKING:  # annotations only
     from ..app.agents import Agents, AgentWrite, Content, Proposal
     from ..app.draft import CheckpointDraft, Draft
+    from ..app.text import JSONObject
 
 
 def _agents(ctx: click.Context, existing: bool = True) -> Agents:
@@ -47,7 +48,7 @@ def _who(content: Content) -> str:
     return agent_label(content.agent, content.provider, content.model)
 
 
-def _proposal_json(p: Proposal) -> dict[str, object]:
+def _proposal_json(p: Proposal) -> JSONObject:
     from ..app.text import format_ts
 
     d = p.decision
@@ -198,7 +199,7 @@ def audit(ctx: click.Context, since: Optional[str], as_json: bool) -> None:
     if as_json:
         out = []
         for r, p, counts in ((row.record, row.proposal, row.counts) for row in rows):
-            item: dict[str, object] = {"id": r.id, "type": r.type, "ts": format_ts(r.ts), "by": r.by, "counts": counts}
+            item: JSONObject = {"id": r.id, "type": r.type, "ts": format_ts(r.ts), "by": r.by, "counts": counts}
             item.update(audited_fields(r))
             if p is not None:
                 item["proposal"] = {

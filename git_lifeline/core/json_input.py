@@ -12,7 +12,7 @@ the parser managed, so nothing recursive downstream ever meets one.
 from __future__ import annotations
 
 import json
-from typing import Optional, Union
+from typing import Mapping, Optional, Sequence, Union
 
 MAX_DEPTH = 64  # levels of objects and arrays; our deepest format (Claude Code's hooks) has 6
 _PLAIN = json.JSONDecoder()
@@ -20,7 +20,8 @@ _PLAIN = json.JSONDecoder()
 JSONValue = Union[dict, list, str, int, float, bool, None]  # what the reader gives: checked by its caller
 
 # What we write as JSON (a report's `to_json`, a `--json` answer): every value is JSON.
-JSON = Union[dict[str, "JSON"], list["JSON"], str, int, float, bool, None]
+# Mapping and Sequence (read-only, so covariant): a list[str] or a dict[str, int] is JSON.
+JSON = Union[Mapping[str, "JSON"], Sequence["JSON"], str, int, float, bool, None]
 JSONObject = dict[str, JSON]
 
 

@@ -20,7 +20,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 from ..core.content_rules import HEX64, MAX_FIELD_CHARS
 from ..core.entry import (
@@ -33,7 +33,7 @@ from ..core.entry import (
     stored_entry,
     utcnow,
 )
-from ..core.json_input import JSONInputError, JSONObject, read_json_object
+from ..core.json_input import JSON, JSONInputError, JSONObject, read_json_object
 from ..errors import InputError
 
 FORMAT_VERSION = 1
@@ -61,7 +61,7 @@ class ReviewError(InputError):
 
 
 # ---- records ----------------------------------------------------------------
-def canonical_bytes(doc: JSONObject) -> bytes:
+def canonical_bytes(doc: Mapping[str, JSON]) -> bytes:
     return (json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n").encode("utf-8")
 
 
