@@ -20,7 +20,7 @@ from ..git.sync import FetchLine, PartlyPulled, PushResult
 from .workspace import Workspace
 
 # Handed to the faces, which may import only app/ (tests/test_layers.py): what cli/sync.py reports a fetch, pull or push with.
-__all__ = ["PartlyPulled", "Progress", "PushResult", "no_progress"]
+__all__ = ["PartlyPulled", "Progress", "PullLine", "PushResult", "no_progress"]
 
 
 @dataclass
