@@ -342,7 +342,7 @@ def _other_clients(ws: Workspace) -> list[Check]:
     return out
 
 
-def _project_history(ws: Workspace) -> list:
+def _project_history(ws: Workspace) -> list[Check]:
     """Two bootstraps in force on a line (two histories of the project met): the same finding
     `verify --lint` makes, the conflict the context shows first (docs/FORMAT.md, Identity)."""
     from .empty_ledger import identity_conflict

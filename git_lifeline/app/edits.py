@@ -76,7 +76,7 @@ def _why(body: Optional[str], what: str) -> str:
     return text
 
 
-def _acting_corrections(led: Ledger, entry_id: str) -> list:
+def _acting_corrections(led: Ledger, entry_id: str) -> list[tuple[str, bool]]:
     """Corrections that act and name `entry_id`, as (id, is revert)."""
     view = entry_view(led, led.show(entry_id))
     return [(link.id, link.how == "reverts") for link in view.superseded_by if link.acts]

@@ -341,7 +341,7 @@ class Ledger:
 
         return answer(self, query, k).hits
 
-    recall_mode: tuple = (
+    recall_mode: tuple[str, str] = (
         "lexical",
         "no model configured: semantic recall needs the [semantic] extra "
         "(pip install '.[semantic]' from a checkout) and a model (git lifeline model fetch)",

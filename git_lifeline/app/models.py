@@ -37,7 +37,7 @@ def default_dir() -> Path:
     return Path(base) / "git-lifeline" / "models" / NAME
 
 
-def missing_or_changed(dest: Path, files: Optional[dict] = None) -> list:
+def missing_or_changed(dest: Path, files: Optional[dict[str, str]] = None) -> list[str]:
     """The files of `dest` that are absent or differ from their pinned sha256."""
     files = files or FILES
     return [name for name, digest in files.items() if not (dest / name).is_file() or file_sha256(dest / name) != digest]
@@ -46,7 +46,7 @@ def missing_or_changed(dest: Path, files: Optional[dict] = None) -> list:
 def fetch(
     dest: Optional[Path] = None,
     source: str = SOURCE,
-    files: Optional[dict] = None,
+    files: Optional[dict[str, str]] = None,
     progress: Optional[Progress] = None,
     timeout: float = 60.0,
 ) -> Path:

@@ -140,7 +140,9 @@ def projection_state(led: Ledger) -> ProjectionState:
     return ProjectionState(where, "behind", PROJECTION_RULE)
 
 
-def line_status(ws: Workspace, name: str, remote: Optional[str], tracking: dict, deep: bool = True) -> LineStatus:
+def line_status(
+    ws: Workspace, name: str, remote: Optional[str], tracking: dict[str, str], deep: bool = True
+) -> LineStatus:
     from ..git.store import LineStore
     from .agents import Agents
 
