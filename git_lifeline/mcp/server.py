@@ -515,7 +515,7 @@ def build_server(
 
         agent, propose_only = gate.agent(agent), gate.propose_only()  # per request: read here, not on the worker
 
-        def write() -> tuple:
+        def write() -> tuple[str, JSONObject]:
             writer = Writer(agent=agent, provider=provider, model=model)
             draft = CheckpointDraft.from_options(
                 thread or None, goal, done, next, blocked, tried, summary or None, writer
