@@ -128,7 +128,7 @@ def stamp_path(path: Union[str, Path]) -> Union[str, Path]:
     return type(path)(os.fspath(path) + ".stamp")
 
 
-def _file_stamp(path: Union[str, Path]) -> Optional[dict]:
+def _file_stamp(path: Union[str, Path]) -> Optional[dict[str, int]]:
     try:
         st = os.stat(path)
     except OSError:
