@@ -22,6 +22,7 @@ from .projection_file import projection_path
 if TYPE_CHECKING:
     from ..core.entry import Entry
     from ..git.checks import Problem, Report
+    from ..git.lines import LineRow
 
 # Handed to the faces, which may import only app/ (tests/test_layers.py): cli/common.py checks --line
 # with validate_name; cli/verify.py prints a VerifyRun's Problems (for annotations only).
@@ -115,15 +116,15 @@ class Workspace:
 
         return remotes(self.gr)
 
-    def lines(self) -> list:
+    def lines(self) -> list[LineRow]:
         """One row per real line: {line, head, entries, ref, projection}. A stray or
         foreign ref under refs/lifeline/ is not a line (git.lines.LineIndex)."""
         from ..git.lines import describe_lines
 
         rows = describe_lines(self.gr)
         for row in rows:
-            path = None if self.confined else projection_path(self.gr, row["line"])
-            row["projection"] = str(path) if path else None
+            path = None if self.confined else projection_path(self.gr, row.line)
+            row.projection = str(path) if path else None
         return rows
 
     def where(self, prefix: str) -> list[dict[str, str]]:

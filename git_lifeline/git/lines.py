@@ -22,6 +22,7 @@ from typing import Callable, Iterable, Optional
 
 from ..core.content_rules import HEX64
 from ..core.entry import MIN_PREFIX, Entry, abbrev, new_entry
+from ..core.json_input import JSONObject
 from ..errors import InputError, LifelineError
 from .libgit2 import pygit2
 from .names import NAME_RE, validate_name
@@ -175,16 +176,33 @@ def _not_a_line(repo: pygit2.Repository, head: str) -> Optional[str]:
     return None
 
 
-def describe_lines(gr: GitRepo) -> list:
+@dataclass
+class LineRow:
+    """One real line, as `lines` lists it."""
+
+    line: str
+    head: Optional[str]
+    entries: int  # names counted, blobs not read
+    ref: str
+    projection: Optional[str] = None  # its LIFELINE.md (app/workspace.py says where)
+
+    def to_json(self) -> JSONObject:
+        return {
+            "line": self.line,
+            "head": self.head,
+            "entries": self.entries,
+            "ref": self.ref,
+            "projection": self.projection,
+        }
+
+
+def describe_lines(gr: GitRepo) -> list[LineRow]:
     """One row per real line: name, head, entry count (names counted, blobs not read)."""
     idx = LineIndex.scan(gr)
-    rows = []
-    for name in idx.names():
-        ref = idx.lines[name]
-        rows.append(
-            {"line": name, "head": ref.head, "entries": _count(gr.repo, ref.entries_tree), "ref": REF_PREFIX + name}
-        )
-    return rows
+    return [
+        LineRow(name, idx.lines[name].head, _count(gr.repo, idx.lines[name].entries_tree), REF_PREFIX + name)
+        for name in idx.names()
+    ]
 
 
 def _count(repo: pygit2.Repository, tree: Optional[pygit2.Tree]) -> int:
