@@ -14,7 +14,7 @@ DOC = ROOT / "docs" / "ARCHITECTURE.md"
 PATH = re.compile(r"(?<![\w./-])((?:[\w-]+/)+[\w-]+\.py)\b")
 BACKTICKED = re.compile(r"`([\w-]+\.py)`")
 LAYER_MODULE = re.compile(r"`((?:core|git|views|app|cli|mcp)/\w+)`")  # `git/lines`: a module by its dotted name
-TOP = ("tests/", "bench/", "git_lifeline/", "docs/")
+TOP = ("tests/", "bench/", "tools/", "git_lifeline/", "docs/")
 
 
 def missing_paths(text: str) -> list:

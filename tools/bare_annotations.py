@@ -2,7 +2,7 @@
 annotated assignments) that name `list`, `dict`, `tuple`, `set`, `frozenset`, `Any` or `object`
 without saying what they hold, so the next clean-up can measure itself by the same rule.
 
-    python tools/bare_annotations.py [PACKAGE_DIR] [--files N]
+    python tools/bare_annotations.py [PACKAGE_DIR] [--files N] [--where]
 
 An annotation counts once however many bare names it holds; `Optional[dict]` is bare,
 `dict[str, int]` is not. String annotations are parsed like the others.
@@ -65,6 +65,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("package", nargs="?", default="git_lifeline")
     parser.add_argument("--files", type=int, default=15, help="how many files to list, most bare first")
+    parser.add_argument("--where", action="store_true", help="list each bare annotation: path:line: annotation")
     options = parser.parse_args()
     total = bare = 0
     per_file: Counter[str] = Counter()
@@ -75,6 +76,8 @@ def main() -> int:
             if is_bare(annotation):
                 bare += 1
                 per_file[str(path.relative_to(root))] += 1
+                if options.where:
+                    print(f"{path}:{annotation.lineno}: {ast.unparse(annotation)}")
     share = 100.0 * bare / total if total else 0.0
     print(f"{bare} of {total} annotations bare ({share:.1f}%)")
     for name, count in per_file.most_common(options.files):

@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING, Optional
 
 from ..core import adr as core_adr
 from ..core import blocks
-from ..core.entry import MAX_PARENTS, MAX_SUMMARY_CHARS, entry_order_key
+from ..core.content_rules import MAX_PARENTS, MAX_SUMMARY_CHARS
+from ..core.entry import entry_order_key
 from ..core.supersession import acting, superseded_by
 from ..core.truth import is_revert
 from ..errors import InputError

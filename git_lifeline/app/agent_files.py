@@ -86,7 +86,7 @@ class FileChange:
 
 def parse_clients(values: Iterable[str]) -> list[str]:
     """Client names from repeatable, comma-separated values; `all` names every one."""
-    names: list = []
+    names: list[str] = []
     for value in values:
         names.extend(v.strip().lower() for v in value.split(",") if v.strip())
     if "all" in names:
@@ -98,7 +98,7 @@ def parse_clients(values: Iterable[str]) -> list[str]:
 
 
 # ---- a marked section in a text file ---------------------------------------------------------
-def _find(text: str) -> Optional[tuple]:
+def _find(text: str) -> Optional[tuple[int, int]]:
     """(start, end) of our section, None when there is none; InputError when the markers are
     not one begin followed by one end."""
     begins = [m.start() for m in re.finditer(re.escape(BEGIN), text)]
@@ -128,7 +128,7 @@ def _read(path: Path) -> str:
         raise InputError("it is not UTF-8 text") from None
 
 
-def upsert_section(root: Path, path: Path, section: str, header: str = "") -> tuple:
+def upsert_section(root: Path, path: Path, section: str, header: str = "") -> tuple[str, str]:
     """(status, detail): the section written into `path`, replacing only a previous one."""
     try:  # never through a committed directory link out of the tree (`.cursor -> ~/.cursor`)
         if not path.exists() and not path.is_symlink():
@@ -171,7 +171,7 @@ def section_state(path: Path) -> str:
     return "current" if current == SECTION else "outdated"
 
 
-def install_rules(workdir: Path, clients: list) -> list:
+def install_rules(workdir: Path, clients: list[str]) -> list[FileChange]:
     out = []
     for client in clients:
         path = workdir / CLIENT_FILES[client]
@@ -182,7 +182,7 @@ def install_rules(workdir: Path, clients: list) -> list:
 
 
 # ---- Claude Code's hooks --------------------------------------------------------------------
-def hook_commands(launcher: Launcher) -> dict:
+def hook_commands(launcher: Launcher) -> dict[str, str]:
     return {"SessionStart": launcher.shell("agent-hook", "session-start"), "Stop": launcher.shell("agent-hook", "stop")}
 
 
@@ -331,10 +331,10 @@ def _portable(hook: dict) -> bool:
         return False
 
 
-def claude_hooks_state(workdir: Path) -> dict:
+def claude_hooks_state(workdir: Path) -> dict[str, Optional[str]]:
     """{event: the command of ours or None} over the project's and the personal settings
     (the personal one wins, as in Claude Code), or {"invalid": problem}."""
-    out: dict = {"SessionStart": None, "Stop": None}
+    out: dict[str, Optional[str]] = {"SessionStart": None, "Stop": None}
     for rel in (CLAUDE_SETTINGS, CLAUDE_LOCAL_SETTINGS):
         doc, problem = _read_settings(workdir / rel)
         if problem is not None:
@@ -347,7 +347,7 @@ def claude_hooks_state(workdir: Path) -> dict:
     return out
 
 
-def lookalike_hooks(workdir: Path) -> list:
+def lookalike_hooks(workdir: Path) -> list[tuple[str, str]]:
     """(event, command) of the hooks that name git-lifeline's agent-hook but are not a command
     init writes: init leaves them, and a reader of the settings would take them for ours."""
     found = []

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from ..core.entry import format_ts
-from ..core.json_input import JSONInputError, read_json, read_json_object
+from ..core.json_input import JSONInputError, JSONValue, read_json, read_json_object
 from ..errors import LifelineError
 from ..git.fs import write_atomic
 from ..views.context_text import md
@@ -46,7 +46,11 @@ _SESSION_ID = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 NOT_CODE = (":(exclude,glob)LIFELINE*.md", ":(exclude).lifeline")
 
 
-def parse_payload(data: bytes) -> dict:
+# What a client sends a hook on stdin: a JSON object, each value checked where it is read.
+Payload = dict[str, JSONValue]
+
+
+def parse_payload(data: bytes) -> Payload:
     """The client's JSON object from stdin; anything else is an empty one."""
     if not data or len(data) > MAX_PAYLOAD:
         return {}
@@ -55,10 +59,6 @@ def parse_payload(data: bytes) -> dict:
     except JSONInputError:
         return {}
     return doc if isinstance(doc, dict) else {}
-
-
-# The clients whose session-start hook init writes, and the channel each reads the text from.
-HOOK_CLIENTS = ("claude", "cursor", "codex", "gemini")
 
 
 def for_client(client: str, text: str) -> str:
@@ -74,7 +74,7 @@ def for_client(client: str, text: str) -> str:
     return json.dumps(answer, ensure_ascii=False) + "\n"
 
 
-def _open(payload: dict) -> Optional[Workspace]:
+def _open(payload: Payload) -> Optional[Workspace]:
     cwd = payload.get("cwd")
     roots = payload.get("workspace_roots")  # Cursor sends the project's folders, not a cwd
     if not cwd and isinstance(roots, list) and roots:
@@ -86,7 +86,7 @@ def _open(payload: dict) -> Optional[Workspace]:
         return None
 
 
-def _session_key(payload: dict) -> str:
+def _session_key(payload: Payload) -> str:
     sid = payload.get("session_id") or payload.get("conversation_id")  # Cursor: conversation_id
     if isinstance(sid, str) and _SESSION_ID.fullmatch(sid):
         return sid
@@ -99,7 +99,7 @@ def _sessions_dir(ws: Workspace) -> Path:
     return ws.gr.lifeline_dir() / "sessions"
 
 
-def _tree_state(ws: Workspace) -> tuple:
+def _tree_state(ws: Workspace) -> tuple[Optional[str], str]:
     """(HEAD commit or None, a digest of the work tree's changes outside the ledger's files)."""
     head = ws.gr.resolve_commit("HEAD")
     if ws.workdir is None:
@@ -119,7 +119,10 @@ class SessionNote:
     def load(cls, path: Path) -> Optional["SessionNote"]:
         try:
             doc = read_json_object(path.read_bytes(), MAX_NOTE_BYTES)
-            return cls(str(doc["started"]), doc.get("head"), str(doc["tree"]), str(doc["line"]), bool(doc.get("asked")))
+            head = doc.get("head")
+            if head is not None and not isinstance(head, str):
+                raise TypeError("a note's head is a commit id or null")
+            return cls(str(doc["started"]), head, str(doc["tree"]), str(doc["line"]), bool(doc.get("asked")))
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
@@ -127,7 +130,7 @@ class SessionNote:
         write_atomic(path, json.dumps(self.__dict__, sort_keys=True) + "\n")
 
 
-def _note_start(ws: Workspace, payload: dict, line: str) -> None:
+def _note_start(ws: Workspace, payload: Payload, line: str) -> None:
     """Remember where the session started; a resumed or compacted session keeps its note."""
     folder = _sessions_dir(ws)
     path = folder / f"{_session_key(payload)}.json"
@@ -164,7 +167,7 @@ def pending_section(agents: Agents, room: int) -> str:
     return text
 
 
-def session_start(payload: dict, line: Optional[str] = None, budget: int = HOOK_BUDGET) -> str:
+def session_start(payload: Payload, line: Optional[str] = None, budget: int = HOOK_BUDGET) -> str:
     """The text for the agent at session start; empty outside a repository."""
     ws = _open(payload)
     if ws is None:
@@ -205,7 +208,7 @@ def stop_answer(client: str, reason: str) -> str:
     return json.dumps({"decision": "deny" if client == "gemini" else "block", "reason": reason})
 
 
-def stop(payload: dict, line: Optional[str] = None, client: str = "claude") -> Optional[str]:
+def stop(payload: Payload, line: Optional[str] = None, client: str = "claude") -> Optional[str]:
     """The client's JSON answer asking for a checkpoint, or None to let the agent stop."""
     if payload.get("stop_hook_active") or payload.get("loop_count"):  # Cursor counts its follow-ups
         return None

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 from ..core.entry import KINDS, entry_order_key
 from ..core.policy import MAX_POLICY_BYTES, MODES, POLICY_PATH, Policy, PolicyDenied, PolicyError, parse_policy
 from ..errors import InputError, LifelineError
+from ..git.namespaces import REVIEW
 from ..git.policy_ref import CONFIG_KEY as POLICY_REF_KEY
 from ..git.policy_ref import PolicyRef, find_policy_ref, read_file_at
 from ..git.records import (
@@ -30,7 +31,7 @@ from ..git.records import (
     parse_since,
 )
 from ..git.repo import GitRepo
-from ..git.trails import ReviewTrail, list_trails
+from ..git.trails import ReviewTrail
 from .draft import CheckpointDraft, Draft
 from .ledger import Ledger
 from .workspace import Workspace
@@ -38,22 +39,8 @@ from .workspace import Workspace
 if TYPE_CHECKING:
     from ..core.entry import Entry
 
-__all__ = [
-    "Agents",
-    "AgentWrite",
-    "ReviewOutcome",
-    "AuditRow",
-    "Content",
-    "Proposal",
-    "audited_fields",
-    "PolicyReport",
-    "KINDS",
-    "MODES",
-    "POLICY_PATH",
-    "policy_in_effect",
-    "policy_report",
-    "pending_elsewhere",
-]
+# Handed to the faces, which may import only app/ (tests/test_layers.py): what cli/review.py and mcp/schema.py show of a proposal and the policy.
+__all__ = ["Content", "KINDS", "MODES", "POLICY_PATH", "Proposal"]
 
 
 @dataclass
@@ -255,7 +242,7 @@ def policy_report(ws: Workspace) -> PolicyReport:
 def pending_elsewhere(ws: Workspace, line: str) -> list[tuple[str, int]]:
     """(line, pending proposals) for every other line with work waiting for review."""
     out = []
-    for name in list_trails(ws.gr):
+    for name in REVIEW.names(ws.gr):
         if name != line:
             count = len(Agents(ws.ledger(name)).proposals())
             if count:
@@ -331,7 +318,7 @@ class Agents:
         if stored is not None:
             return AgentWrite("propose", rule, stored, written=False, already="ledger")
         trail = self.trail()
-        with trail.lock():
+        with trail.write_lock():  # deciders one at a time: an approval writes the ledger, then the trail
             waiting = self.pending_like(entry)
             if waiting is not None:
                 return AgentWrite("propose", rule, entry, written=False, proposal=waiting.record, already="pending")
@@ -390,7 +377,7 @@ class Agents:
         trail = self.trail()
         by = self.led.default_author()
         results = []
-        with trail.lock():
+        with trail.write_lock():  # deciders one at a time: an approval writes the ledger, then the trail
             props = trail.proposals()
             for ref, p, error in self._targets(trail, refs, props):
                 if p is None:

@@ -119,7 +119,7 @@ def _walk(node: object, rel: str, where: str, found: list[EnvOverride]) -> None:
             _walk(value, rel, here, found)
 
 
-def _command_sets(command: str, args: list) -> tuple[str, ...]:
+def _command_sets(command: str, args: list[str]) -> tuple[str, ...]:
     """The variables a command line sets before the program it runs: `A=1 B=2 prog`, `env A=1
     prog`, `env -i prog` (the environment cleared), or an MCP entry `{"command": "env", "args":
     ["A=1", ...]}`."""

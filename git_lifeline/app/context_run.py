@@ -5,15 +5,48 @@ through here, so the two cannot drift apart."""
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Callable, Iterable, Optional
 
+from ..core.entry import Entry
+from ..core.status import Status
+from ..core.trust import Provenance
+from ..core.truth import State
 from ..errors import InputError
+from ..git.stale_kept import KeptStaleness
 from ..views import context as ctx
+from ..views.context_sections import ContextInput
 from ..views.delivery import FORMATS, deliver
 
-__all__ = ["DEFAULT_BUDGET", "FORMATS", "assembled", "checked_budget", "delivered"]
+# Handed to the faces, which may import only app/ (tests/test_layers.py): the delivery formats cli/fast.py offers.
+__all__ = ["FORMATS"]
 
 DEFAULT_BUDGET = 16000  # characters (~4,000 tokens; measured in docs/CONTEXT.md), when neither --budget nor lifeline.budget says otherwise
+
+
+def context_input(
+    st: State,
+    line: str,
+    head: Optional[str],
+    stale: KeptStaleness,
+    provenance: Provenance,
+    relevant: Iterable[tuple[Entry, Status]] = (),
+    query: Optional[str] = None,
+    thread: Optional[str] = None,
+) -> ContextInput:
+    """What the context is assembled from, for both paths (Ledger.context and the warm
+    path): the state's conflicts and the staleness marks are read here, once."""
+    return ContextInput(
+        state=st,
+        line=line,
+        head_commit=head,
+        relevant=list(relevant),
+        query=query,
+        thread=thread,
+        conflicts=st.conflicting(),
+        stale=stale.marks,
+        stale_unknown=stale.unknown_note,
+        provenance=provenance,
+    )
 
 
 def checked_budget(
@@ -34,7 +67,7 @@ def checked_budget(
 
 
 def assembled(
-    inp: ctx.ContextInput,
+    inp: ContextInput,
     budget: Optional[int],
     budget_tokens: Optional[int],
     config_get: Callable[[str], Optional[str]],

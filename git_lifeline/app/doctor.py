@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Optional
 
+from ..core.json_input import JSONObject, JSONValue
 from ..errors import InputError, install_hint
 from .integration import FOREIGN
 from .workspace import Workspace
@@ -33,7 +34,7 @@ class Check:
     detail: str
     fix: Optional[str] = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JSONObject:
         return asdict(self)
 
 
@@ -216,7 +217,7 @@ NOT_OURS = f"{FOREIGN}, so doctor does not start it and init leaves it as it is"
 REMOVE_IT = "if it should start git-lifeline: remove it from .mcp.json, then run git lifeline init"
 
 
-def _foreign_mcp(entry: object) -> Check:
+def _foreign_mcp(entry: JSONValue) -> Check:
     """Another program's `lifeline` entry: never called healthy (doctor cannot know what it
     serves), a problem when its command is missing or when it borrows git-lifeline's arguments
     (`/tmp/evil -P -m git_lifeline mcp` looks like ours to a reader and is not)."""
@@ -260,7 +261,7 @@ def _claude_hooks(ws: Workspace) -> list[Check]:
         return []
     state = claude_hooks_state(ws.workdir)
     if "invalid" in state:
-        return [Check("agent hooks", PROBLEM, state["invalid"], "fix the JSON by hand, then: git lifeline init")]
+        return [Check("agent hooks", PROBLEM, state["invalid"] or "", "fix the JSON by hand, then: git lifeline init")]
     lookalikes = lookalike_hooks(ws.workdir)
     if lookalikes:
         event, command = lookalikes[0]
@@ -342,7 +343,7 @@ def _other_clients(ws: Workspace) -> list[Check]:
     return out
 
 
-def _project_history(ws: Workspace) -> list:
+def _project_history(ws: Workspace) -> list[Check]:
     """Two bootstraps in force on a line (two histories of the project met): the same finding
     `verify --lint` makes, the conflict the context shows first (docs/FORMAT.md, Identity)."""
     from .empty_ledger import identity_conflict

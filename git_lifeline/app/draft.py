@@ -12,10 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Optional, Union
 
-# The most a draft's fields can be and still be written (the ledger's rules), read from
-# here by the faces, which bound what they take in by them (mcp/schema.py ARGUMENT_BOUNDS).
-from ..core.entry import MAX_BODY_BYTES, MAX_FIELD_CHARS, MAX_PARENTS, MAX_SUMMARY_CHARS  # noqa: F401
+from ..core.content_rules import MAX_BODY_BYTES, MAX_FIELD_CHARS, MAX_PARENTS, MAX_SUMMARY_CHARS
 from ..errors import InputError
+
+# Handed to the faces, which may import only app/ (tests/test_layers.py): the most a draft's
+# fields can be and still be written, by which they bound what they take in (mcp/schema.py
+# ARGUMENT_BOUNDS).
+__all__ = ["MAX_BODY_BYTES", "MAX_FIELD_CHARS", "MAX_PARENTS", "MAX_SUMMARY_CHARS"]
 
 
 def _tuple(values: Union[str, Iterable[str], None]) -> tuple[str, ...]:

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from ..core import blocks, truth
-from ..core.entry import MAX_SUMMARY_CHARS, abbrev
+from ..core.content_rules import MAX_SUMMARY_CHARS
+from ..core.entry import abbrev
 from ..errors import InputError
 from .draft import HUMAN, NO_HEADERS, Headers, Writer
 from .entry_view import REAFFIRM_PREFIX, entry_view
@@ -36,18 +37,6 @@ from .ledger import Ledger, LogOutcome, Planned, with_headers
 
 if TYPE_CHECKING:  # annotations only
     from ..core.entry import Entry
-
-__all__ = [
-    "Edit",
-    "EditOutcome",
-    "plan_revise",
-    "plan_revert",
-    "plan_close",
-    "plan_resolve",
-    "apply",
-    "plan_reaffirm",
-    "reaffirm",
-]
 
 # What a revision carries over from what it revises, unless given anew.
 _CARRIED = ("paths", "valid-from", "valid-until", "thread")
@@ -87,7 +76,7 @@ def _why(body: Optional[str], what: str) -> str:
     return text
 
 
-def _acting_corrections(led: Ledger, entry_id: str) -> list:
+def _acting_corrections(led: Ledger, entry_id: str) -> list[tuple[str, bool]]:
     """Corrections that act and name `entry_id`, as (id, is revert)."""
     view = entry_view(led, led.show(entry_id))
     return [(link.id, link.how == "reverts") for link in view.superseded_by if link.acts]

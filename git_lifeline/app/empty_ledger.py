@@ -134,7 +134,7 @@ def text_for_agents(gr: GitRepo, line: str) -> str:
 TWO_BOOTSTRAPS = "the project's What: two bootstraps in force (supersede one with git lifeline revise)"
 
 
-def identity_conflict(identities: list) -> str:
+def identity_conflict(identities: list[str]) -> str:
     """The sentence a context or a pull says when more than one bootstrap is in force."""
     others = ", ".join(f"[{i[:8]}]" for i in identities[:-1])
     return (

@@ -14,45 +14,31 @@ from typing import Optional
 
 from ..git import sync
 from ..git.fanout import Progress, no_progress
-from ..git.sync import PartlyPulled, PushResult
-from ..git.trails import list_trails
+from ..git.integrate import PullLine
+from ..git.namespaces import LEDGER, REVIEW
+from ..git.sync import FetchLine, PartlyPulled, PushResult
 from .workspace import Workspace
 
-__all__ = [
-    "FetchReport",
-    "PullReport",
-    "SyncReport",
-    "CloneReport",
-    "RemoteSetup",
-    "PartlyPulled",
-    "no_progress",
-    "fetch",
-    "pull",
-    "push",
-    "sync_with",
-    "clone",
-    "remote_setup",
-    "set_refspecs",
-    "unpushed",
-]
+# Handed to the faces, which may import only app/ (tests/test_layers.py): what cli/sync.py reports a fetch, pull or push with.
+__all__ = ["PartlyPulled", "Progress", "PullLine", "PushResult", "no_progress"]
 
 
 @dataclass
 class FetchReport:
     remote: str
-    lines: list  # sync.FetchLine: how each line relates to the remote's
+    lines: list[FetchLine]  # how each line relates to the remote's
 
 
 @dataclass
 class PullReport:
     remote: str
-    lines: list  # integrate.PullLine: created, fast-forwarded, merged...
+    lines: list[PullLine]  # created, fast-forwarded, merged...
 
 
 @dataclass
 class SyncReport:
     remote: str
-    pulls: list  # the integrate.PullLine of every pull that changed a line
+    pulls: list[PullLine]  # of every pull that changed a line
     push: PushResult
 
 
@@ -61,7 +47,7 @@ class CloneReport:
     workspace: Workspace
     directory: Path
     remote: str
-    pulls: list  # integrate.PullLine
+    pulls: list[PullLine]
 
 
 @dataclass
@@ -71,12 +57,12 @@ class RemoteSetup:
     refspec: str
 
 
-def fetch(ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = None) -> FetchReport:
+def fetch(ws: Workspace, remote: Optional[str] = None, lines: Optional[list[str]] = None) -> FetchReport:
     name = sync.resolve_remote(ws.gr, remote)
     return FetchReport(name, sync.fetch(ws.gr, name, lines))
 
 
-def overrides_brought(pulls: list) -> list[tuple[str, str, str]]:
+def overrides_brought(pulls: list[PullLine]) -> list[tuple[str, str, str]]:
     """(line, entry id, reason) of every pulled entry that overrides the secret scan: a
     teammate's `--allow-secret`, which a pull names rather than bringing in silently
     (`git config lifeline.allowSecretOverride false` refuses them)."""
@@ -97,7 +83,7 @@ def overrides_brought(pulls: list) -> list[tuple[str, str, str]]:
 def pull(
     ws: Workspace,
     remote: Optional[str] = None,
-    lines: Optional[list] = None,
+    lines: Optional[list[str]] = None,
     progress: Optional[Progress] = None,
     fetch: bool = True,
 ) -> PullReport:
@@ -132,7 +118,7 @@ def pull(
 
 
 def push(
-    ws: Workspace, remote: Optional[str] = None, lines: Optional[list] = None, progress: Optional[Progress] = None
+    ws: Workspace, remote: Optional[str] = None, lines: Optional[list[str]] = None, progress: Optional[Progress] = None
 ) -> PushResult:
     """Push every line and its review trail (never forced)."""
     name = sync.resolve_remote(ws.gr, remote)
@@ -148,7 +134,7 @@ SYNC_SECONDS = 60.0
 def sync_with(
     ws: Workspace,
     remote: Optional[str] = None,
-    lines: Optional[list] = None,
+    lines: Optional[list[str]] = None,
     progress: Optional[Progress] = None,
     attempts: int = SYNC_ATTEMPTS,
     seconds: float = SYNC_SECONDS,
@@ -159,7 +145,7 @@ def sync_with(
     A line of the remote that fails verification is left out of both: the others are
     pulled and pushed, then PartlyPulled is raised with `report` set to the SyncReport."""
     name = sync.resolve_remote(ws.gr, remote)
-    pulls: list = []
+    pulls: list[PullLine] = []
     result = PushResult(name)
     deadline = time.monotonic() + seconds
     partial: Optional[PartlyPulled] = None
@@ -177,7 +163,7 @@ def sync_with(
         pulls.extend(p for p in pulled if p.changed)
         wanted = lines
         if partial is not None:
-            every = set(sync.local_heads(ws.gr)) | set(list_trails(ws.gr))
+            every = set(sync.local_heads(ws.gr)) | set(REVIEW.names(ws.gr))
             wanted = sorted((set(lines) if lines is not None else every) - partial.refused_names)
         result = push(ws, name, wanted, progress) if wanted is None or wanted else PushResult(name)
         if not any(p.needs_sync for p in result.rejected):
@@ -192,14 +178,14 @@ def sync_with(
 def remote_setup(ws: Workspace, remote: Optional[str] = None) -> RemoteSetup:
     """Make a plain `git fetch REMOTE` bring the ledger too (a fetch refspec)."""
     name = sync.resolve_remote(ws.gr, remote)
-    return RemoteSetup(name, sync.remote_setup(ws.gr, name), sync.fetch_refspec(name))
+    return RemoteSetup(name, sync.remote_setup(ws.gr, name), LEDGER.fetch_refspec(name))
 
 
 def set_refspecs(ws: Workspace, remote: str) -> list[str]:
     """The fetch refspecs (and branch exclusions) that make a plain `git fetch REMOTE` bring
     the ledger and its review trails: what `init` and `clone` set. The ones added."""
-    added = [sync.LEDGER.fetch_refspec(remote)] if sync.remote_setup(ws.gr, remote) else []
-    key, review_spec = f"remote.{remote}.fetch", sync.REVIEW.fetch_refspec(remote)
+    added = [LEDGER.fetch_refspec(remote)] if sync.remote_setup(ws.gr, remote) else []
+    key, review_spec = f"remote.{remote}.fetch", REVIEW.fetch_refspec(remote)
     if review_spec not in ws.gr.config_all(key):
         ws.gr.config_add(key, review_spec)
         added.append(review_spec)
@@ -215,8 +201,3 @@ def clone(url: str, directory: Optional[str] = None, progress: Optional[Progress
     remote = names[0] if names else "origin"
     set_refspecs(ws, remote)
     return CloneReport(ws, dest, remote, pull(ws, remote, None, progress).lines)
-
-
-def unpushed(ws: Workspace, remote: Optional[str] = None) -> list:
-    """[(line, entries not on the remote as last seen)]."""
-    return sync.unpushed(ws.gr, sync.resolve_remote(ws.gr, remote))

@@ -248,7 +248,7 @@ class HookChange:
     kept: Optional[Path] = None  # an older backup kept aside (it no longer runs)
 
 
-def status(gr: GitRepo) -> list:
+def status(gr: GitRepo) -> list[HookState]:
     d = hooks_dir(gr)
     out = []
     for name in HOOKS:
@@ -263,7 +263,7 @@ def status(gr: GitRepo) -> list:
     return out
 
 
-def default_hooks(gr: GitRepo) -> tuple:
+def default_hooks(gr: GitRepo) -> tuple[str, ...]:
     return SERVER_DEFAULT if gr.is_bare else CLIENT_DEFAULT
 
 
@@ -281,7 +281,7 @@ def _write_script(path: Path, name: str) -> None:
     os.replace(tmp, path)
 
 
-def install(gr: GitRepo, names: Optional[list] = None) -> list:
+def install(gr: GitRepo, names: Optional[list[str]] = None) -> list[HookChange]:
     """Install hooks (default: pre-push and post-commit; pre-receive in a bare repo).
 
     Every check runs before anything is written: either all hooks are installed or
@@ -327,7 +327,7 @@ def install(gr: GitRepo, names: Optional[list] = None) -> list:
     return out
 
 
-def uninstall(gr: GitRepo, names: Optional[list] = None) -> list:
+def uninstall(gr: GitRepo, names: Optional[list[str]] = None) -> list[HookChange]:
     names = check_names(names or HOOKS)
     d = hooks_dir(gr)
     out = []

@@ -52,10 +52,12 @@ EXIT_CODE_FLAG = "--exit-code"
 @dataclass
 class HookOutcome:
     code: int = 0
-    messages: list = field(default_factory=list)  # lines for stderr, one line each (a break inside is shown escaped)
+    messages: list[str] = field(
+        default_factory=list
+    )  # lines for stderr, one line each (a break inside is shown escaped)
 
 
-def run_chained(gr: GitRepo, name: str, args: list, stdin: bytes) -> int:
+def run_chained(gr: GitRepo, name: str, args: list[str], stdin: bytes) -> int:
     """Run the user's own hook that ours replaced; 0 when there is none. A shell script
     is sourced in a subshell whose $0 is the hook's own path, as the installed script
     does: hook managers (husky) find what to run from their own name."""
@@ -73,14 +75,14 @@ def run_chained(gr: GitRepo, name: str, args: list, stdin: bytes) -> int:
     return run_program([str(chained), *args], stdin)
 
 
-def _refused(out: HookOutcome, problems: list) -> None:
+def _refused(out: HookOutcome, problems: list[str]) -> None:
     out.code = 1
     out.messages += [f"  {p}" for p in problems[:30]]
     if len(problems) > 30:
         out.messages.append(f"  ... and {len(problems) - 30} more")
 
 
-def pre_push(gr: GitRepo, args: list, stdin: bytes) -> HookOutcome:
+def pre_push(gr: GitRepo, args: list[str], stdin: bytes) -> HookOutcome:
     out = HookOutcome()
     remote = args[0] if args else ""
     updates = [RefUpdate(*parts) for parts in hook_input(stdin, 4)]
@@ -145,7 +147,7 @@ def _latest_believable(gr: GitRepo) -> int:
     return int(time.time() + skew.total_seconds())
 
 
-def commit_msg(gr: GitRepo, args: list, prefer_line: str) -> HookOutcome:
+def commit_msg(gr: GitRepo, args: list[str], prefer_line: str) -> HookOutcome:
     from ..git.links import TRAILER, resolve, trailer_values
 
     out = HookOutcome()
@@ -202,7 +204,7 @@ def pre_receive(gr: GitRepo, stdin: bytes) -> HookOutcome:
     return out
 
 
-def run(gr: GitRepo, name: str, args: list, stdin: bytes, prefer_line: str) -> HookOutcome:
+def run(gr: GitRepo, name: str, args: list[str], stdin: bytes, prefer_line: str) -> HookOutcome:
     """Run the chained user hook, then ours. post-commit never fails."""
     if name not in HOOKS:
         raise InputError(f"unknown hook {name!r}; known: {', '.join(HOOKS)}")

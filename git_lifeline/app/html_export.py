@@ -34,7 +34,7 @@ def build_view_model(led: "Ledger", now: Optional[datetime] = None) -> ViewModel
     pinned = set(st.pinned)
     corrections = [(e.id, e.parents, is_revert(e.body)) for e in entries if e.kind == "correction"]
     active = acting(corrections)
-    replaced_by: dict = {}
+    replaced_by: dict[str, list[str]] = {}
     for cid, parents, _ in corrections:
         if cid in active:
             for p in parents:

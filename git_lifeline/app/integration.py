@@ -19,9 +19,9 @@ import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Union
+from typing import Optional, Sequence, Union
 
-from ..core.json_input import JSONInputError, read_json
+from ..core.json_input import JSONInputError, JSONValue, read_json
 from ..git.fs import write_in_worktree
 from ..git.programs import Probe, probe
 
@@ -139,14 +139,15 @@ def is_interpreter(command: str) -> bool:
     return command == os.path.abspath(sys.executable) or _INTERPRETER.fullmatch(os.path.basename(command)) is not None
 
 
-def our_arguments(argv: list) -> Optional[list]:
+def our_arguments(argv: Sequence[JSONValue]) -> Optional[list[str]]:
     """The git-lifeline arguments `argv` runs when it is a command init writes (`git [-C DIR]
     lifeline ...`, or `<python> [-P|-I] -m git_lifeline ...`: no flag is what init wrote before
     safe_path_flags), None for any other command. The one rule for .mcp.json's entry and for
     the agents' hooks: what matches is init's to bring up to date, the rest is left as it is."""
-    if not argv or not all(isinstance(a, str) for a in argv):
+    words = [a for a in argv if isinstance(a, str)]
+    if not words or len(words) != len(argv):
         return None
-    command, args = argv[0], list(argv[1:])
+    command, args = words[0], words[1:]
     if command == "git":
         rest = args[2:] if args[:1] == ["-C"] else args
         return rest[1:] if rest[:1] == ["lifeline"] else None
@@ -157,7 +158,7 @@ def our_arguments(argv: list) -> Optional[list]:
     return args[2:] if args[:2] == ["-m", "git_lifeline"] else None
 
 
-def borrows_our_arguments(argv: list) -> bool:
+def borrows_our_arguments(argv: Sequence[JSONValue]) -> bool:
     """Whether a command that is not ours names git-lifeline anyway (`/tmp/evil -m git_lifeline
     mcp`): worth a warning, not a quiet "another program"."""
     return any(a in ("git_lifeline", "git-lifeline", "lifeline") for a in map(str, argv[1:]))
@@ -167,7 +168,7 @@ FOREIGN = "not an entry git lifeline init writes"
 
 
 # ---- .mcp.json ---------------------------------------------------------------------------
-def is_our_entry(entry: object) -> bool:
+def is_our_entry(entry: JSONValue) -> bool:
     """Whether a server entry is one git-lifeline writes (any of its forms, the `--repo` of a
     snippet's included), so that init may bring it up to date; anything else under the name is
     the user's and is kept."""
@@ -177,7 +178,7 @@ def is_our_entry(entry: object) -> bool:
     return rest == ["mcp"] or (rest is not None and len(rest) == 3 and rest[:2] == ["mcp", "--repo"])
 
 
-def entry_argv(entry: object) -> list[str]:
+def entry_argv(entry: JSONValue) -> list[str]:
     """An entry's command line, for showing it: whatever the entry holds, as strings."""
     if not isinstance(entry, dict):
         return [str(entry)]

@@ -11,16 +11,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 
-from ..core.entry import abbrev
+from ..core.entry import Entry, abbrev
+from ..core.json_input import JSONObject
 from ..errors import InputError
 from ..git.bulk import BulkWriter
 from ..git.fanout import AppendResult
 from ..git.fs import read_input_text, write_atomic
 from .ledger import Ledger, commit_message
 
+# Handed to the faces, which may import only app/ (tests/test_layers.py): how cli/common.py
+# writes what export -o, graph -o and view -o produce, in one rename.
+__all__ = ["write_atomic"]
+
 if TYPE_CHECKING:
     from ..core.seed_queue import SeedProposal
     from ..git.lines import LineIndex
+    from ..git.records import Record
 
 
 @dataclass
@@ -39,15 +45,17 @@ class ImportReport:
     existing: int
     commit: Optional[str]
     line: str
-    mismatched: list = field(default_factory=list)  # Mismatch: skipped (exit 1)
-    skipped: list = field(default_factory=list)  # (entry, why): not written, not refused
+    mismatched: list[Mismatch] = field(default_factory=list)  # skipped (exit 1)
+    skipped: list[tuple[Entry, str]] = field(default_factory=list)  # (entry, why): not written, not refused
     duplicates: int = 0
     unrecorded: int = 0  # records with no id to compare
     reordered: int = 0  # recorded out of time order in the source
-    external: list = field(default_factory=list)  # (entry id, parent id, line): parents in other lines
+    external: list[tuple[str, str, str]] = field(
+        default_factory=list
+    )  # (entry id, parent id, line): parents in other lines
     proposals: Optional[ProposalsImport] = None  # the source's pending proposals (a .db only)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JSONObject:
         return {
             "format": self.format,
             "read": self.read,
@@ -73,12 +81,14 @@ class ProposalsImport:
     """What became of the source's pending proposals: filed in the line's review trail (a human
     approves or rejects them there, as any proposal), already there, or left out with why."""
 
-    filed: list = field(default_factory=list)  # review records (git.records.Record)
+    filed: list[Record] = field(default_factory=list)  # review records
     already: int = 0  # the same content already in the line or in its review trail
-    left_out: list = field(default_factory=list)  # (where in the source, why)
-    elsewhere: list = field(default_factory=list)  # (a .db beside the markdown, its pending count): not read
+    left_out: list[tuple[str, str]] = field(default_factory=list)  # (where in the source, why)
+    elsewhere: list[tuple[Path, int]] = field(
+        default_factory=list
+    )  # (a .db beside the markdown, its pending count): not read
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JSONObject:
         return {
             "filed": [r.id for r in self.filed],
             "already": self.already,
@@ -92,13 +102,13 @@ class MigrateReport:
     read: int
     added: int
     existing: int
-    mismatched: list  # ids whose content does not match (skipped)
+    mismatched: list[str]  # ids whose content does not match (skipped)
 
 
 @dataclass
 class PromoteReport:
-    promoted: list  # the copies written
-    already: list  # (source id or None, id of the copy already there)
+    promoted: list[Entry]  # the copies written
+    already: list[tuple[Optional[str], str]]  # (source id or None, id of the copy already there)
     commit: Optional[str]
 
 
@@ -106,12 +116,7 @@ class PromoteReport:
 MAX_SOURCE_BYTES = 256 << 20
 
 
-def write_output(path: Path, text: str) -> None:
-    """Write a file a command produced (export -o, graph -o) in one rename."""
-    write_atomic(path, text)
-
-
-def _bulk_append(led: Ledger, entries: list) -> AppendResult:
+def _bulk_append(led: Ledger, entries: list[Entry]) -> AppendResult:
     """Append many entries as one pack (git fast-import) and one commit, ref by CAS."""
     led.checks.check_batch(entries)  # what verify would refuse is never written
     writer = BulkWriter(led.store)
@@ -143,8 +148,8 @@ def migrate(led: Ledger, source: Path, strict: bool = False) -> MigrateReport:
             "written. Render a whole one where the line is: git -c lifeline.projectionMaxBytes=0 lifeline "
             "render (or copy the ledger itself: git lifeline push, git fetch)"
         )
-    good: list = []
-    bad: list = []
+    good: list[Entry] = []
+    bad: list[Entry] = []
     for e in parsed:
         (good if e.verify() else bad).append(e)
     if bad and strict:
@@ -201,7 +206,7 @@ def import_from(
     def in_line(entry_id: str) -> bool:
         return tree is not None and store.lookup(tree, entry_id) is not None
 
-    def dedup_used() -> dict:
+    def dedup_used() -> dict[str, str]:
         if head is None:
             return {}
         return {e.dedup_key: e.id for e in store.load(head).entries.values() if e.dedup_key}
@@ -290,7 +295,7 @@ def _import_proposals(led: Ledger, source: Path, index: LineIndex, waiting: list
         return out
     trail = ReviewTrail(led.gr, led.line)
     known = {p.content for p in trail.proposals().values()}
-    to_file: list = []
+    to_file: list[Entry] = []
     now, skew = utcnow(), led.checks.max_clock_skew()
     for p in waiting:
         try:
@@ -328,7 +333,7 @@ def export_seed(led: Ledger) -> str:
     return seed.render_seed_markdown(entries, led.line)
 
 
-def promote(led: Ledger, src: str, refs: list, parents: Optional[list] = None) -> PromoteReport:
+def promote(led: Ledger, src: str, refs: list[str], parents: Optional[list[str]] = None) -> PromoteReport:
     """Copy entries of line `src` into this line, each with an origin block."""
     from ..git.lines import plan_promote
 

@@ -23,7 +23,8 @@ from ..git.provenance import IMPORT_TRAILER
 from ..git.repo import GitRepo
 from ..git.store import LineStore
 from ..views import context as ctx
-from .context_run import assembled, checked_budget
+from ..views.context_sections import ContextInput
+from .context_run import assembled, checked_budget, context_input
 from .draft import CheckpointDraft, Draft, Headers
 from .projection_file import ProjectionFile
 from .provenance import line_provenance
@@ -226,17 +227,17 @@ class Ledger:
         """Whether the line has entries or a review trail (a mistyped --line has neither)."""
         if self.store.head() is not None:
             return True
-        from ..git.trails import list_trails
+        from ..git.namespaces import REVIEW
 
-        return self.line in list_trails(self.gr)
+        return self.line in REVIEW.names(self.gr)
 
     def require(self) -> "Ledger":
         """This ledger, or InputError naming the lines there are: for a command that reads
         a line named with --line (a typo would otherwise read as an empty ledger)."""
         if not self.exists():
-            from ..git.store import list_lines
+            from ..git.namespaces import LEDGER
 
-            names = ", ".join(list_lines(self.gr)) or "none yet"
+            names = ", ".join(LEDGER.names(self.gr)) or "none yet"
             raise InputError(
                 f"unknown line {self.line!r} (lines: {names}); a line is created by its first "
                 "write (log, import, promote --to)"
@@ -288,16 +289,10 @@ class Ledger:
             raise InputError(f"unknown thread {thread!r} in line {self.line!r} (threads: {known})")
         return key
 
-    def stale(
-        self,
-        since: Optional[str] = None,
-        st: Optional[truth.State] = None,
-        rev: str = "HEAD",
-        flag: str = "--since-commit",
-    ) -> list[Staleness]:
+    def stale(self, st: Optional[truth.State] = None, rev: str = "HEAD") -> list[Staleness]:
         """Decisions in force whose code (their `paths:`) changed after they were made, in
         the history of `rev` (a full commit id or HEAD), strongest first."""
-        return self.staleness(since, st, rev, flag).stale
+        return self.staleness(st=st, rev=rev).stale
 
     def staleness(
         self,
@@ -346,7 +341,7 @@ class Ledger:
 
         return answer(self, query, k).hits
 
-    recall_mode: tuple = (
+    recall_mode: tuple[str, str] = (
         "lexical",
         "no model configured: semantic recall needs the [semantic] extra "
         "(pip install '.[semantic]' from a checkout) and a model (git lifeline model fetch)",
@@ -394,19 +389,9 @@ class Ledger:
         if query:
             relevant = [(st.by_id[h.id], status_of(st, h.id)) for h in self.recall(query, k=k) if h.id in st.by_id]
         stale = context_staleness(self.gr, self.store, st, lambda part: self.staleness(st=part), not (thread or as_of))
-        inp = ctx.ContextInput(
-            state=st,
-            line=self.line,
-            head_commit=self.store.head(),
-            relevant=relevant,
-            query=query,
-            thread=thread,
-            conflicts=st.conflicting(),
-            stale=stale.marks,
-            stale_unknown=stale.unknown_note,
-            # as of a date, as the team had reviewed by then: a later approval does not count
-            provenance=line_provenance(self.gr, self.store, as_of_date(as_of) if as_of else None),
-        )
+        # as of a date, as the team had reviewed by then: a later approval does not count
+        provenance = line_provenance(self.gr, self.store, as_of_date(as_of) if as_of else None)
+        inp = context_input(st, self.line, self.store.head(), stale, provenance, relevant, query, thread)
         with_history_notes(inp, self.gr, notice)
         return assembled(inp, budget, budget_tokens, self.gr.config_get)
 
@@ -550,7 +535,7 @@ class Ledger:
         return self.projection.render()
 
 
-def with_history_notes(inp: ctx.ContextInput, gr: GitRepo, notice: str) -> None:
+def with_history_notes(inp: ContextInput, gr: GitRepo, notice: str) -> None:
     """What a context says first: `notice` (catch_up.CatchUp.notice), two bootstraps in force
     as a conflict (never a silent swap of the What), and, for an empty line a remote may hold,
     that pull, not a bootstrap, comes next (empty_ledger.py)."""

@@ -21,7 +21,7 @@ def linked_entries(led: Ledger, target: str) -> list[tuple[Optional[Entry], Link
             continue
         seen.add(key)
         entry = None
-        if link.entry_id:
+        if link.entry_id and link.line is not None:  # resolved together
             store = led.store if link.line == led.line else LineStore(led.gr, link.line)
             entry = store.read(link.entry_id)
         out.append((entry, link))

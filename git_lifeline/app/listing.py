@@ -4,12 +4,13 @@ prefixes a shell completes."""
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from ..errors import InputError
 from .ledger import Ledger
 
-__all__ = ["select", "id_candidates"]
+if TYPE_CHECKING:  # annotations only
+    from ..core.entry import Entry
 
 
 def select(
@@ -19,7 +20,7 @@ def select(
     until: Optional[str] = None,
     author: Optional[str] = None,
     limit: Optional[int] = None,
-) -> list:
+) -> list[Entry]:
     """Entries, oldest first, like `git log`'s limits: of `kind`, recorded in [since, until]
     (any date form of core/dates.py; a bare date is the whole UTC day), whose author,
     agent or model matches the regular expression `author` (case-insensitive), the
@@ -48,7 +49,7 @@ def select(
     return out[-limit:] if limit else []
 
 
-def id_candidates(led: Ledger, prefix: str, only: Optional[str] = None, limit: int = 200) -> list:
+def id_candidates(led: Ledger, prefix: str, only: Optional[str] = None, limit: int = 200) -> list[tuple[str, str]]:
     """(id, "kind: summary") of entries whose id starts with `prefix` (shell completion):
     every entry, or `only` "open" (open items), "in-force" (decisions in force),
     "conflicts" (decisions in a conflict). Summaries are read only for a short list."""

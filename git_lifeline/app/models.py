@@ -11,7 +11,6 @@ names the directory.
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 import urllib.request
 from pathlib import Path
@@ -38,7 +37,7 @@ def default_dir() -> Path:
     return Path(base) / "git-lifeline" / "models" / NAME
 
 
-def missing_or_changed(dest: Path, files: Optional[dict] = None) -> list:
+def missing_or_changed(dest: Path, files: Optional[dict[str, str]] = None) -> list[str]:
     """The files of `dest` that are absent or differ from their pinned sha256."""
     files = files or FILES
     return [name for name, digest in files.items() if not (dest / name).is_file() or file_sha256(dest / name) != digest]
@@ -47,7 +46,7 @@ def missing_or_changed(dest: Path, files: Optional[dict] = None) -> list:
 def fetch(
     dest: Optional[Path] = None,
     source: str = SOURCE,
-    files: Optional[dict] = None,
+    files: Optional[dict[str, str]] = None,
     progress: Optional[Progress] = None,
     timeout: float = 60.0,
 ) -> Path:
@@ -102,14 +101,6 @@ def _download(url: str, out: BinaryIO, name: str, progress: Optional[Progress], 
                     progress(name, done, total)
     except OSError as exc:
         raise LifelineError(f"cannot download {name} from {url}: {exc}; nothing was kept") from None
-
-
-def remove(dest: Optional[Path] = None) -> bool:
-    dest = Path(dest or default_dir())
-    if not dest.exists():
-        return False
-    shutil.rmtree(dest)
-    return True
 
 
 def configure(where: Path) -> str:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..core import truth
+from ..core.json_input import JSONObject
 from ..errors import InputError
 from ..git.code_range import CodeRange, RangeCommit, range_commits, resolve_range
 from ..git.codelog import CodeLog
@@ -23,7 +24,6 @@ from ..git.links import resolve
 from ..git.store import LineStore
 from .ledger import Ledger
 
-FAIL_ON = ("unlinked", "stale", "conflict")
 JSON_VERSION = 1
 
 
@@ -98,7 +98,7 @@ class PrReport:
             out.append(f"{len(self.conflicts)} conflict(s) among the decisions this range links")
         return out
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> JSONObject:
         """The complete report (docs/CI.md, "git lifeline pr --format json")."""
         return {
             "version": JSON_VERSION,

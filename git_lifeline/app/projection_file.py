@@ -96,18 +96,18 @@ class ProjectionFile:
     """One line's projection. `path` is None when there is none to keep (disabled, bare,
     or a confined face such as the MCP server, which never writes into the work tree)."""
 
-    def __init__(self, store: LineStore, warnings: list, confined: bool = False):
+    def __init__(self, store: LineStore, warnings: list[str], confined: bool = False):
         self.store = store
         self.gr = store.gr
         self.line = store.line
         self.warnings = warnings
         self.path = None if confined else projection_path(self.gr, self.line)
-        self._said: set = set()
+        self._said: set[str] = set()
 
     def _lock(self) -> ContextManager[None]:
         return file_lock(self.gr.git_dir / f"lifeline-{self.line}-projection.lock")
 
-    def _entries(self, head: Optional[str]) -> list:
+    def _entries(self, head: Optional[str]) -> list[Entry]:
         return sorted(self.store.load(head).entries.values(), key=entry_order_key)
 
     def _warn(self, text: str) -> None:
@@ -224,7 +224,7 @@ class ProjectionFile:
         return self.path.is_file() and not self.path.is_symlink() and not is_tracked(self.gr, self.path)
 
     # ---- keeping it level --------------------------------------------------------------
-    def refresh(self, prev_head: Optional[str], added: list, head: Optional[str]) -> Optional[Path]:
+    def refresh(self, prev_head: Optional[str], added: list[Entry], head: Optional[str]) -> Optional[Path]:
         """Bring the file up to the ref after an append that moved it prev_head -> head.
 
         The ref is re-read under the lock: when another writer moved it since, the file is
@@ -254,7 +254,7 @@ class ProjectionFile:
             return False
         return True
 
-    def _level(self, target: Path, prev_head: Optional[str], added: list, head: Optional[str]) -> None:
+    def _level(self, target: Path, prev_head: Optional[str], added: list[Entry], head: Optional[str]) -> None:
         from ..views import projection
 
         current = self._read(target)

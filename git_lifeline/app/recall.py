@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional, Protocol
 
 from ..core.entry import Entry
+from ..core.json_input import JSONObject
 from ..core.status import REPLACED, Status, status_of
 from ..core.trust import Tier
 from ..errors import InputError
@@ -133,14 +134,14 @@ def mode_fields(recall_mode: tuple[str, str]) -> dict[str, str]:
     return {"mode": mode, ("model" if mode == "semantic" else "mode_reason"): detail}
 
 
-def hit_json(found: Found, why_chars: int = 0) -> dict[str, object]:
+def hit_json(found: Found, why_chars: int = 0) -> JSONObject:
     """One hit as a program reads it. `strength` and `answer_score` say how well it answers
     (strong: at or above the answer floor on its own); `coverage` is the share of the
     question's weight its words match and `similarity` its cosine (semantic recall only);
     `rank_score` only orders this one answer (BM25's idf is about 0 in a ledger of one or two
     entries: never a measure of relevance). `answers` is false for a nearest entry."""
     e = found.entry
-    hit: dict[str, object] = {
+    hit: JSONObject = {
         "id": e.id,
         "kind": e.kind,
         "summary": e.summary,
@@ -162,10 +163,10 @@ def hit_json(found: Found, why_chars: int = 0) -> dict[str, object]:
     return hit
 
 
-def answer_json(recalled: Recalled, recall_mode: tuple[str, str], why_chars: int = 0) -> dict[str, object]:
+def answer_json(recalled: Recalled, recall_mode: tuple[str, str], why_chars: int = 0) -> JSONObject:
     """The whole answer: `abstained`, `hits` (what answers; empty when it abstained), and
     when it abstained `reason` and `nearest` (at most 3, `answers: false`)."""
-    out: dict[str, object] = {
+    out: JSONObject = {
         **mode_fields(recall_mode),
         "abstained": recalled.abstained,
         "answer_floor": round(recalled.floor, 3),

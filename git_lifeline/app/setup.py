@@ -11,21 +11,26 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from ..errors import InputError, LifelineError
+from ..git.names import validate_name
 from . import hook_files, hooks
-from .workspace import Workspace, validate_name
+from .workspace import Workspace
 
 if TYPE_CHECKING:  # annotations only: integration is loaded by the commands that set MCP up
+    from ..git.integrate import PullLine
     from ..git.programs import Probe
     from .agent_files import FileChange
-    from .integration import Launcher
+    from .hook_files import HookChange, HookState
+    from .integration import Launcher, ServerEntry
 
 
 @dataclass
 class McpSetup:
     status: str  # created | added | updated | kept | invalid | skipped
     detail: str
-    snippets: list = field(default_factory=list)  # (client, where, server entry) for the other clients
-    entry: Optional[dict] = None  # the server entry .mcp.json holds now
+    snippets: list[tuple[str, str, ServerEntry]] = field(
+        default_factory=list
+    )  # (client, where, server entry) for the other clients
+    entry: Optional[ServerEntry] = None  # the server entry .mcp.json holds now
     check: Optional[Probe] = None  # integration's Probe of that entry (None: not run)
     launcher: Optional[Launcher] = None  # integration.Launcher chosen for this machine
     local: str = ""  # what keeps a machine-specific .mcp.json out of commits ("" when portable)
@@ -34,8 +39,8 @@ class McpSetup:
 @dataclass
 class RemoteReport:
     remote: Optional[str]  # None: the repository has no remote
-    added: list  # fetch refspecs added to the remote's configuration
-    pulls: list  # sync.PullLine per line the pull looked at
+    added: list[str]  # fetch refspecs added to the remote's configuration
+    pulls: list[PullLine]  # per line the pull looked at
     error: Optional[LifelineError] = None  # why the pull failed (init goes on)
 
 
@@ -44,20 +49,20 @@ def hooks_dir(ws: Workspace) -> Path:
     return hook_files.hooks_dir(ws.gr)
 
 
-def install_hooks(ws: Workspace, names: Optional[list] = None) -> list:
+def install_hooks(ws: Workspace, names: Optional[list[str]] = None) -> list[HookChange]:
     """Install hooks (default: pre-push and post-commit; pre-receive in a bare repository)."""
     return hook_files.install(ws.gr, names)
 
 
-def uninstall_hooks(ws: Workspace, names: Optional[list] = None) -> list:
+def uninstall_hooks(ws: Workspace, names: Optional[list[str]] = None) -> list[HookChange]:
     return hook_files.uninstall(ws.gr, names)
 
 
-def hook_status(ws: Workspace) -> list:
+def hook_status(ws: Workspace) -> list[HookState]:
     return hook_files.status(ws.gr)
 
 
-def installed_hooks(ws: Workspace) -> list:
+def installed_hooks(ws: Workspace) -> list[str]:
     return [r.name for r in hook_files.status(ws.gr) if r.state == "installed"]
 
 
@@ -108,7 +113,7 @@ def setup_mcp(ws: Workspace) -> McpSetup:
     return McpSetup(result.status, result.detail, found, result.entry, result.check, resolved.launcher, local)
 
 
-def snippets_left(mcp: McpSetup, clients: list[str]) -> list:
+def snippets_left(mcp: McpSetup, clients: list[str]) -> list[tuple[str, str, ServerEntry]]:
     """The other clients' snippets, but those init wrote the entry for itself."""
     written = {"cursor": "Cursor", "gemini": "Gemini CLI", "codex": "Codex"}
     done = {written[c] for c in clients if c in written}
@@ -145,7 +150,7 @@ def setup_agents(ws: Workspace, clients: list[str], launcher: Launcher, mcp: boo
 
 
 # ---- the write policy ------------------------------------------------------------------
-def init_policy(ws: Workspace, agents: tuple = ()) -> Path:
+def init_policy(ws: Workspace, agents: tuple[str, ...] = ()) -> Path:
     """Write a starter .lifeline/policy.json; never overwrites one."""
     from ..core.policy import POLICY_PATH, render_policy, starter_policy
     from ..git.fs import UnsafeFile, write_in_worktree

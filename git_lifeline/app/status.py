@@ -10,10 +10,11 @@ touches the network or writes anything.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
+from ..core.json_input import JSONObject
 from ..git.namespaces import LEDGER, REVIEW
 from ..git.sync import default_remote, remotes
 from .workspace import Workspace
@@ -29,6 +30,42 @@ PROJECTION_RULE = (
 
 
 @dataclass
+class ProjectionState:
+    """Whether the line's projection file shows the line's head."""
+
+    path: Optional[str]  # None: no projection (disabled, or a bare repository)
+    state: str  # current | behind | absent | none yet | unreadable | not a projection | disabled
+    detail: str
+
+
+@dataclass
+class HookStates:
+    dir: str
+    states: dict[str, str]  # name -> installed | absent | foreign | tracked
+
+
+@dataclass
+class ClientState:
+    hook: str  # the session-start hook's state (client_files.hook_state)
+    mcp: str  # the MCP server entry's state (client_files.mcp_state)
+
+
+@dataclass
+class AgentsState:
+    mcp: str  # the lifeline entry of .mcp.json, or what is wrong with it
+    rules: dict[str, str]  # rules file -> state
+    claude_hooks: dict[str, Optional[str]]  # event -> our command or None; or {"invalid": problem}
+    clients: dict[str, ClientState]  # Cursor, Codex, Gemini CLI: those set up (or broken) only
+    env_overrides: list[str]  # what a client's file sets in the environment it starts
+
+
+@dataclass
+class SemanticState:
+    configured: Optional[str]  # lifeline.semantic.model
+    state: str
+
+
+@dataclass
 class LineStatus:
     line: str
     head: Optional[str]
@@ -41,7 +78,7 @@ class LineStatus:
     pending: int = 0  # proposals waiting for review
     stale: int = 0  # decisions in force whose code changed since
     conflicts: int = 0  # groups of decisions in force that disagree
-    projection: dict = field(default_factory=dict)  # path, state, detail
+    projection: Optional[ProjectionState] = None  # None: not read (a name clash), shown as {}
     remote_known: Optional[str] = None  # with no entries here: has-line | unknown (never looked) | absent
     clash: Optional[str] = None  # the line name in use here this one differs from only in case: not read
 
@@ -51,16 +88,20 @@ class Status:
     repository: str
     workdir: Optional[str]
     remote: Optional[str]
-    refspecs: dict  # namespace -> configured on the remote (a plain git fetch brings it)
-    lines: list
-    hooks: dict  # dir, states {name: installed|absent|foreign}
-    agents: dict  # mcp, rules {file: state}, claude_hooks {event: command|None}
+    refspecs: dict[str, bool]  # namespace -> configured on the remote (a plain git fetch brings it)
+    lines: list[LineStatus]
+    hooks: HookStates
+    agents: AgentsState
     policy: str  # where the policy in effect comes from (or its error)
-    semantic: dict  # configured, state
+    semantic: SemanticState
     shallow: bool = False
 
-    def to_json(self) -> dict:
-        return asdict(self)
+    def to_json(self) -> JSONObject:
+        doc = asdict(self)
+        for row in doc["lines"]:
+            if row["projection"] is None:
+                row["projection"] = {}  # a clash's line: its projection is not read
+        return doc
 
 
 def shared_remote(ws: Workspace) -> Optional[str]:
@@ -73,37 +114,35 @@ def shared_remote(ws: Workspace) -> Optional[str]:
     return chosen if chosen in names else names[0]
 
 
-def projection_state(led: Ledger) -> dict[str, Optional[str]]:
+def projection_state(led: Ledger) -> ProjectionState:
     """Whether the line's projection file shows the line's head."""
     from ..views.projection import shown_tree
 
     path = led.projection_path()
     if path is None:
-        return {"path": None, "state": "disabled", "detail": "no projection (git config lifeline.projection, or bare)"}
-    out = {"path": str(path)}
+        return ProjectionState(None, "disabled", "no projection (git config lifeline.projection, or bare)")
+    where = str(path)
     head = led.head()
     if not path.exists():
         state = "absent" if head else "none yet"
-        return {**out, "state": state, "detail": "written by the next write, or `git lifeline render`"}
+        return ProjectionState(where, state, "written by the next write, or `git lifeline render`")
     if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_PROJECTION_BYTES:
-        return {**out, "state": "unreadable", "detail": "not a regular file of a sane size"}
+        return ProjectionState(where, "unreadable", "not a regular file of a sane size")
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
-        return {**out, "state": "unreadable", "detail": "not UTF-8 text"}
+        return ProjectionState(where, "unreadable", "not UTF-8 text")
     found, shown = shown_tree(text)
     if not found:
-        return {
-            **out,
-            "state": "not a projection",
-            "detail": "no git-lifeline footer; `git lifeline render` rewrites it",
-        }
+        return ProjectionState(where, "not a projection", "no git-lifeline footer; `git lifeline render` rewrites it")
     if shown == led.store.tree_id(head):
-        return {**out, "state": "current", "detail": ""}
-    return {**out, "state": "behind", "detail": PROJECTION_RULE}
+        return ProjectionState(where, "current", "")
+    return ProjectionState(where, "behind", PROJECTION_RULE)
 
 
-def line_status(ws: Workspace, name: str, remote: Optional[str], tracking: dict, deep: bool = True) -> LineStatus:
+def line_status(
+    ws: Workspace, name: str, remote: Optional[str], tracking: dict[str, str], deep: bool = True
+) -> LineStatus:
     from ..git.store import LineStore
     from .agents import Agents
 
@@ -140,13 +179,13 @@ def line_status(ws: Workspace, name: str, remote: Optional[str], tracking: dict,
     return row
 
 
-def agents_state(ws: Workspace) -> dict:
+def agents_state(ws: Workspace) -> AgentsState:
     from .agent_files import CLIENT_FILES, claude_hooks_state, section_state
     from .client_env import env_overrides
     from .integration import FOREIGN, SERVER_NAME, entry_argv, is_our_entry, read_mcp_json
 
     if ws.workdir is None:
-        return {"mcp": "bare repository", "rules": {}, "claude_hooks": {}, "clients": {}, "env_overrides": []}
+        return AgentsState("bare repository", {}, {}, {}, [])
     doc, problem = read_mcp_json(ws.workdir)
     if problem is not None:
         mcp = f"invalid: {problem}"
@@ -162,35 +201,32 @@ def agents_state(ws: Workspace) -> dict:
             else " ".join(entry_argv(entry)) + ("" if is_our_entry(entry) else f" (another program's: {FOREIGN})")
         )
     rules = {rel: section_state(ws.workdir / rel) for rel in CLIENT_FILES.values()}
-    return {
-        "mcp": mcp,
-        "rules": rules,
-        "claude_hooks": claude_hooks_state(ws.workdir),
-        "clients": clients_state(ws.workdir),
-        "env_overrides": [found.message() for found in env_overrides(ws.workdir)],
-    }
+    return AgentsState(
+        mcp=mcp,
+        rules=rules,
+        claude_hooks=claude_hooks_state(ws.workdir),
+        clients=clients_state(ws.workdir),
+        env_overrides=[found.message() for found in env_overrides(ws.workdir)],
+    )
 
 
-def clients_state(workdir: Path) -> dict:
+def clients_state(workdir: Path) -> dict[str, ClientState]:
     """{client: {"hook": state, "mcp": state}} for Cursor, Codex and Gemini CLI, those with
     either set up (or broken) only (client_files.hook_state and mcp_state)."""
     from .client_files import CLIENTS, hook_state, mcp_state
 
-    found = {c: {"hook": hook_state(workdir, c), "mcp": mcp_state(workdir, c)} for c in CLIENTS}
-    return {c: states for c, states in found.items() if any(v != "absent" for v in states.values())}
+    found = {c: ClientState(hook_state(workdir, c), mcp_state(workdir, c)) for c in CLIENTS}
+    return {c: s for c, s in found.items() if s.hook != "absent" or s.mcp != "absent"}
 
 
-def semantic_state(ws: Workspace) -> dict:
+def semantic_state(ws: Workspace) -> SemanticState:
     configured = ws.gr.config_get("lifeline.semantic.model")
     if not configured:
-        return {
-            "configured": None,
-            "state": "not configured: recall is lexical (git config lifeline.semantic.model DIR)",
-        }
+        return SemanticState(None, "not configured: recall is lexical (git config lifeline.semantic.model DIR)")
     path = Path(configured).expanduser()
     if not (path / "config.json").is_file():
-        return {"configured": configured, "state": "missing: no model there, recall is lexical"}
-    return {"configured": configured, "state": "present"}
+        return SemanticState(configured, "missing: no model there, recall is lexical")
+    return SemanticState(configured, "present")
 
 
 def policy_state(ws: Workspace) -> str:
@@ -221,7 +257,7 @@ def status(ws: Workspace, deep: bool = True) -> Status:
         remote=remote,
         refspecs=refspecs,
         lines=lines,
-        hooks={"dir": str(hook_files.hooks_dir(ws.gr)), "states": {r.name: r.state for r in hook_rows}},
+        hooks=HookStates(str(hook_files.hooks_dir(ws.gr)), {r.name: r.state for r in hook_rows}),
         agents=agents_state(ws),
         policy=policy_state(ws),
         semantic=semantic_state(ws),

@@ -13,7 +13,8 @@ from typing import Callable, Optional
 
 from ..git.pager import pager_command, spawn
 
-__all__ = ["ConfigReader", "choose_pager", "spawn"]
+# Handed to the faces, which may import only app/ (tests/test_layers.py): the pager's spawn, for cli/terminal.py.
+__all__ = ["spawn"]
 
 ConfigReader = Callable[[str], Optional[str]]  # a git config key -> its value, or None
 

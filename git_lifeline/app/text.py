@@ -5,26 +5,29 @@ from __future__ import annotations
 
 from ..core.blocks import strip_header
 from ..core.entry import abbrev, format_ts
-from ..core.json_input import JSONInputError, read_json  # the one bounded JSON reader, for the faces
+from ..core.json_input import JSON, JSONInputError, JSONObject, read_json  # the one bounded JSON reader, for the faces
 from ..core.trust import WORDS as TRUST_WORDS
 from ..core.trust import waiting_tier
 from ..views.context_text import agent_label, md, one_line, trust_tag, who
 from ..views.projection import fence_for
 
+# Handed to the faces, which may import only app/ (tests/test_layers.py): the core and views
+# helpers they print entries with, and the one bounded JSON reader.
 __all__ = [
+    "JSON",
     "JSONInputError",
+    "JSONObject",
     "TRUST_WORDS",
     "abbrev",
     "agent_label",
     "fence_for",
     "format_ts",
     "md",
-    "read_json",
     "one_line",
+    "read_json",
     "trust_tag",
     "waiting_tier",
     "who",
-    "why_line",
 ]
 
 

@@ -21,9 +21,12 @@ from .projection_file import projection_path
 
 if TYPE_CHECKING:
     from ..core.entry import Entry
-    from ..git.checks import Report
+    from ..git.checks import Problem, Report
+    from ..git.lines import LineRow
 
-__all__ = ["Workspace", "validate_name", "LineCheck", "TrailCheck", "VerifyRun"]
+# Handed to the faces, which may import only app/ (tests/test_layers.py): cli/common.py checks --line
+# with validate_name; cli/verify.py prints a VerifyRun's Problems (for annotations only).
+__all__ = ["Problem", "validate_name"]
 
 # git/lines.py, git/verify.py and git/trails.py are imported by the methods that need
 # them, so `context` and `recall` start without them.
@@ -103,9 +106,9 @@ class Workspace:
 
     # ---- across lines ------------------------------------------------------------
     def line_names(self) -> list[str]:
-        from ..git.store import list_lines
+        from ..git.namespaces import LEDGER
 
-        return list_lines(self.gr)
+        return LEDGER.names(self.gr)
 
     def remotes(self) -> list[str]:
         """The names of the repository's git remotes."""
@@ -113,15 +116,15 @@ class Workspace:
 
         return remotes(self.gr)
 
-    def lines(self) -> list:
+    def lines(self) -> list[LineRow]:
         """One row per real line: {line, head, entries, ref, projection}. A stray or
         foreign ref under refs/lifeline/ is not a line (git.lines.LineIndex)."""
         from ..git.lines import describe_lines
 
         rows = describe_lines(self.gr)
         for row in rows:
-            path = None if self.confined else projection_path(self.gr, row["line"])
-            row["projection"] = str(path) if path else None
+            path = None if self.confined else projection_path(self.gr, row.line)
+            row.projection = str(path) if path else None
         return rows
 
     def where(self, prefix: str) -> list[dict[str, str]]:
@@ -141,8 +144,7 @@ class Workspace:
 
     def verify(self, only: Optional[str] = None, signatures: bool = False, lint: bool = False) -> VerifyRun:
         """Verify every line (or `only`) and its review trail."""
-        from ..git.namespaces import names_in_use
-        from ..git.trails import list_trails
+        from ..git.namespaces import REVIEW, names_in_use
         from ..git.verify import signature_problems, verify_line, verify_trail
 
         names = [only] if only else (self.line_names() or [DEFAULT_LINE])
@@ -163,7 +165,7 @@ class Workspace:
             checks.append(check)
         trails = [
             TrailCheck(name, verify_trail(self.gr, name, in_use=in_use))
-            for name in list_trails(self.gr)
+            for name in REVIEW.names(self.gr)
             if name in names or not only
         ]
         return VerifyRun(checks, trails)

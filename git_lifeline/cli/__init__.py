@@ -20,6 +20,3 @@ def run() -> None:
     from .main import run as run_click
 
     run_click()
-
-
-__all__ = ["run"]

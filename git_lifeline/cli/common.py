@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
     from ..app.draft import Headers
     from ..app.ledger import Entry, Ledger
     from ..app.terminal import ConfigReader
+    from ..app.text import JSON, JSONObject
     from ..app.workspace import Workspace
 
 # the hidden entry point the completion scripts of cli/completion.py call
@@ -48,7 +49,7 @@ def open_workspace(ctx: click.Context) -> Workspace:
     return ws
 
 
-def print_warnings(warnings: list) -> None:
+def print_warnings(warnings: list[str]) -> None:
     from ..app.visible import visible
 
     for w in warnings:
@@ -127,7 +128,7 @@ def say_behind(caught: CatchUp) -> None:
     print_warnings(caught.sentences())
 
 
-def chosen_lines(ctx: click.Context) -> Optional[list]:
+def chosen_lines(ctx: click.Context) -> Optional[list[str]]:
     """[the line chosen with --line], or None for every line."""
     line = chosen_line(ctx)
     return [line] if line else None
@@ -298,7 +299,7 @@ def complete_kinds(ctx: click.Context, param: click.Parameter, incomplete: str) 
 
 def split_ids(values: Iterable[str]) -> list[str]:
     """Repeatable, comma-separated ids: `--id a,b --id c` -> [a, b, c]."""
-    out: list = []
+    out: list[str] = []
     for v in values:
         out.extend(p.strip() for p in v.split(",") if p.strip())
     return out
@@ -326,14 +327,14 @@ def read_text(path: str) -> str:
 _ESCAPED_IN_JSON = re.compile("[\u0080-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
-def echo_json(data: object) -> None:
+def echo_json(data: JSON) -> None:
     """JSON, exact and UTF-8: what _ESCAPED_IN_JSON names is written as its escape
     (`\\u202e`), which any reader decodes back to the same string."""
     text = json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True)
     click.echo(_ESCAPED_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
 
 
-def entry_dict(e: Entry) -> dict[str, object]:
+def entry_dict(e: Entry) -> JSONObject:
     return json.loads(e.to_json())
 
 
@@ -360,9 +361,9 @@ def write_output(output: str, text: str) -> None:
         else:
             click.echo(text, nl=False)
         return
-    from ..app.interop import write_output as write_file
+    from ..app.interop import write_atomic
 
-    write_file(Path(output), text)
+    write_atomic(Path(output), text)
     say_line(f"wrote {output}", err=True)
 
 

@@ -208,7 +208,7 @@ def completion(shell: str) -> None:
 
 
 # ---- the candidates ----------------------------------------------------------------------
-def answer(args: list, root: click.Group) -> int:
+def answer(args: list[str], root: click.Group) -> int:
     """`__complete SHELL -- WORD...`: print the candidates for the last word. Never fails."""
     shell = args[0] if args and args[0] in SHELLS else "bash"
     words = args[args.index("--") + 1 :] if "--" in args else args[1:]
@@ -241,13 +241,13 @@ def _describe(value: str, description: str, shell: str) -> str:
 class _Words:
     """The words before the one being completed: the command, the line chosen."""
 
-    def __init__(self, root: click.Group, before: list):
+    def __init__(self, root: click.Group, before: list[str]):
         self.root = root
         self.line: Optional[str] = None
         self.command: Optional[click.Command] = None
         self.name: Optional[str] = None
         self.group: click.Group = root
-        self.args: list = []  # positional words after the command
+        self.args: list[str] = []  # positional words after the command
         i = 0
         while i < len(before):
             word = before[i]
@@ -279,7 +279,7 @@ def _takes_value(command: click.Command, opt: str) -> bool:
     return False
 
 
-def _options(params: list) -> list:
+def _options(params: list[click.Parameter]) -> list[tuple[str, str]]:
     out = []
     for p in params:
         if isinstance(p, click.Option) and not p.hidden:

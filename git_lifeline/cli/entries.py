@@ -149,7 +149,7 @@ def show(ctx: click.Context, ref: str, as_json: bool) -> None:
 BODY_INDENT = "    "
 
 
-def body_lines(body: str) -> list:
+def body_lines(body: str) -> list[str]:
     """An entry's body as `git log` shows a message: hidden characters made visible, every line
     indented, so no line of it (`status:   in force`, `revised by: ...`) passes for a field of
     show's own. Trailing blank lines are left out, as git does; --json keeps the body exact."""

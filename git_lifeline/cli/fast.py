@@ -20,39 +20,44 @@ import codecs
 import os
 import re
 import sys
-from typing import Optional
+from typing import NamedTuple, Optional
 
 _DIGITS = re.compile(r"[0-9]+")
 _AFTER = {"--line": "line", "--budget": "budget", "--budget-tokens": "budget_tokens", "--format": "fmt"}
 _BEFORE = {"--line": "line"}
 
 
-def parse(args: list) -> Optional[dict]:
-    """{line, budget, budget_tokens, fmt} for a shape recognised above, else None."""
-    got: dict = {}
+class Shape(NamedTuple):
+    """A `context` call the warm path can answer: what it asks for."""
+
+    line: Optional[str]
+    budget: Optional[int]
+    budget_tokens: Optional[int]
+    fmt: str
+
+
+def parse(args: list[str]) -> Optional[Shape]:
+    """The Shape of a call recognised above, else None."""
+    got: dict[str, str] = {}
     rest = _options(args, _BEFORE, got, stop="context")
     if rest is None or rest[:1] != ["context"]:
         return None
     if _options(rest[1:], _AFTER, got) != []:
         return None
-    for key in ("budget", "budget_tokens"):
-        if key in got:
-            if not _DIGITS.fullmatch(got[key]):
-                return None
-            got[key] = int(got[key])
+    if any(key in got and not _DIGITS.fullmatch(got[key]) for key in ("budget", "budget_tokens")):
+        return None
     from ..app.context_run import FORMATS  # the shapes --format takes (views/delivery.py)
 
-    if got.get("fmt", "generic") not in FORMATS:
+    fmt = got.get("fmt", "generic")
+    if fmt not in FORMATS:
         return None
-    return {
-        "line": got.get("line"),
-        "budget": got.get("budget"),
-        "budget_tokens": got.get("budget_tokens"),
-        "fmt": got.get("fmt", "generic"),
-    }
+    budget, tokens = got.get("budget"), got.get("budget_tokens")
+    return Shape(got.get("line"), int(budget) if budget else None, int(tokens) if tokens else None, fmt)
 
 
-def _options(args: list, known: dict, got: dict, stop: Optional[str] = None) -> Optional[list]:
+def _options(
+    args: list[str], known: dict[str, str], got: dict[str, str], stop: Optional[str] = None
+) -> Optional[list[str]]:
     """Take `--opt VALUE` / `--opt=VALUE` of `known` into `got` up to `stop` (or the end);
     the rest, or None for anything else (an unknown or repeated option, a missing value)."""
     i = 0
@@ -70,7 +75,7 @@ def _options(args: list, known: dict, got: dict, stop: Optional[str] = None) -> 
     return args[i:]
 
 
-def answer(args: list) -> Optional[int]:
+def answer(args: list[str]) -> Optional[int]:
     """The exit code when the warm `context` was answered here; None: run main.py."""
     shape = parse(args)
     out = sys.stdout
@@ -81,9 +86,7 @@ def answer(args: list) -> Optional[int]:
             return None  # click would re-wrap such a stream
         from ..app.warm_context import warm_context
 
-        text = warm_context(
-            shape["line"], shape["budget"], shape["budget_tokens"], shape["fmt"], os.getcwd(), dict(os.environ)
-        )
+        text = warm_context(shape.line, shape.budget, shape.budget_tokens, shape.fmt, os.getcwd(), dict(os.environ))
         if text is None or "\x1b" in text:
             return None  # click's echo strips escape sequences from a pipe: let it
         text.encode("utf-8")  # a lone surrogate: whatever the normal path does with it

@@ -57,11 +57,11 @@ def lines(ctx: click.Context, as_json: bool) -> None:
     """List the repository's lines with entry counts and heads."""
     rows = open_workspace(ctx).lines()
     if as_json:
-        echo_json(rows)
+        echo_json([r.to_json() for r in rows])
         return
     page(ctx, colour=False)
     for r in rows:
-        say(f"{r['line']:<20} {r['entries']:>7} entries  head {short(r['head'])}")
+        say(f"{r.line:<20} {r.entries:>7} entries  head {short(r.head)}")
 
 
 @click.command("import")

@@ -54,7 +54,7 @@ _TOKEN = re.compile(
 )
 
 
-def _name_email(author: str) -> tuple:
+def _name_email(author: str) -> tuple[str, str]:
     m = re.fullmatch(r"(.*?)\s*<([^<>]*)>", author)
     return (m.group(1), m.group(2)) if m else (author, "")
 

@@ -145,9 +145,9 @@ def main(
         out.start_pager(config_reader(ctx), by_default=True)
 
 
-def _argv(args: list) -> list:
+def _argv(args: list[str]) -> list[str]:
     """git's `--color` without a value means always (click's options take one)."""
-    out: list = []
+    out: list[str] = []
     for i, arg in enumerate(args):
         if arg == "--":
             return out + args[i:]

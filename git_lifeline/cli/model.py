@@ -35,7 +35,7 @@ def fetch(dest: Optional[str], configure: bool) -> None:
     """Download all-MiniLM-L6-v2 (90 MB) from the model hub, checked against pinned sha256."""
     from ..app import models
 
-    shown: dict = {}
+    shown: dict[str, int] = {}
 
     def progress(name: str, done: int, total: int) -> None:
         tenth = (10 * done // total) if total else 0

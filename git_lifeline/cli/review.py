@@ -22,8 +22,9 @@ from .common import (
 from .terminal import say, say_failure, say_line
 
 if TYPE_CHECKING:  # annotations only
-    from ..app.agents import Agents, AgentWrite, Content, Proposal
+    from ..app.agents import Agents, AgentWrite, Content, Proposal, ReviewOutcome
     from ..app.draft import CheckpointDraft, Draft
+    from ..app.text import JSONObject
 
 
 def _agents(ctx: click.Context, existing: bool = True) -> Agents:
@@ -47,7 +48,7 @@ def _who(content: Content) -> str:
     return agent_label(content.agent, content.provider, content.model)
 
 
-def _proposal_json(p: Proposal) -> dict[str, object]:
+def _proposal_json(p: Proposal) -> JSONObject:
     from ..app.text import format_ts
 
     d = p.decision
@@ -143,19 +144,20 @@ def _say_parents(agents: Agents, content: Content) -> None:
         say(f"            {parent.effect} {parent.id[:12]} {named}".rstrip())
 
 
-def _report(results: list, verb: str, agents: Optional[Agents] = None) -> None:
+def _report(results: list[ReviewOutcome], verb: str, agents: Optional[Agents] = None) -> None:
     failed = [r for r in results if not r.ok]
     for r in results:
-        if r.ok and r.status == "approved":
-            say(f"approved {r.proposal.short} -> entry {r.entry.short} {r.entry.kind}: {r.entry.summary}")
-            if agents is not None:
-                _say_parents(agents, r.proposal.content)
-        elif r.ok and r.status == "duplicate":
-            say(f"duplicate {r.proposal.short}: entry {r.entry.short} was already in the line; closed as duplicate")
-        elif r.ok:
-            say(f"rejected {r.proposal.short} {r.proposal.content.kind}: {r.proposal.content.summary}")
-        else:
+        p, e = r.proposal, r.entry  # an outcome that is ok names its proposal; an approval, its entry
+        if not r.ok or p is None:
             say_failure(r.failure or LifelineError(r.status))
+        elif r.status == "approved" and e is not None:
+            say(f"approved {p.short} -> entry {e.short} {e.kind}: {e.summary}")
+            if agents is not None:
+                _say_parents(agents, p.content)
+        elif r.status == "duplicate" and e is not None:
+            say(f"duplicate {p.short}: entry {e.short} was already in the line; closed as duplicate")
+        else:
+            say(f"rejected {p.short} {p.content.kind}: {p.content.summary}")
     if not results:
         say(f"nothing to {verb}: no pending proposals")
     if failed:
@@ -198,7 +200,7 @@ def audit(ctx: click.Context, since: Optional[str], as_json: bool) -> None:
     if as_json:
         out = []
         for r, p, counts in ((row.record, row.proposal, row.counts) for row in rows):
-            item: dict[str, object] = {"id": r.id, "type": r.type, "ts": format_ts(r.ts), "by": r.by, "counts": counts}
+            item: JSONObject = {"id": r.id, "type": r.type, "ts": format_ts(r.ts), "by": r.by, "counts": counts}
             item.update(audited_fields(r))
             if p is not None:
                 item["proposal"] = {

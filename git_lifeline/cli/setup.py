@@ -19,6 +19,7 @@ from .terminal import say, say_failure
 
 if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
     from ..app.agent_files import FileChange
+    from ..app.integration import ServerEntry
     from ..app.setup import McpSetup, RemoteReport
     from ..app.workspace import Workspace
 
@@ -142,7 +143,7 @@ def _offer_hooks(ws: Workspace, install_hooks: Optional[bool]) -> None:
         click.echo("hooks: not installed; install them later with: git lifeline hooks install")
 
 
-def _command_of(entry: Optional[dict[str, object]]) -> str:
+def _command_of(entry: Optional[ServerEntry]) -> str:
     from ..app.integration import entry_argv
 
     return " ".join(entry_argv(entry)) if entry else ""
@@ -172,7 +173,7 @@ def _echo_mcp_setup(report: McpSetup) -> None:
         )
 
 
-def _echo_snippets(snippets: list[tuple[str, str, dict[str, object]]]) -> None:
+def _echo_snippets(snippets: list[tuple[str, str, ServerEntry]]) -> None:
     click.echo('other MCP clients: add under "mcpServers" (details in docs/INTEGRATION.md):')
     for client, where, entry in snippets:
         click.echo(f"  {client}, {where}:")

@@ -39,27 +39,24 @@ def status(ctx: click.Context, as_json: bool, quick: bool) -> None:
         say_line(f"remote: {st.remote}; a plain git fetch brings the ledger: {plain}")
     for row in st.lines:
         _echo_line(row, st.remote)
-    states = ", ".join(f"{name} {state}" for name, state in st.hooks["states"].items() if state != "absent")
-    say_line(f"hooks: {states or 'none installed (git lifeline hooks install)'} in {st.hooks['dir']}")
+    states = ", ".join(f"{name} {state}" for name, state in st.hooks.states.items() if state != "absent")
+    say_line(f"hooks: {states or 'none installed (git lifeline hooks install)'} in {st.hooks.dir}")
     agents = st.agents
-    say_line(f"agents: mcp: {agents['mcp']}")
-    rules = ", ".join(f"{name} {state}" for name, state in agents["rules"].items() if state != "absent")
+    say_line(f"agents: mcp: {agents.mcp}")
+    rules = ", ".join(f"{name} {state}" for name, state in agents.rules.items() if state != "absent")
     say_line(f"agents: rules: {rules or 'none (git lifeline init)'}")
-    hooks = agents["claude_hooks"]
+    hooks = agents.claude_hooks
     if "invalid" in hooks:
         say_line(f"agents: Claude Code hooks: {hooks['invalid']}")
     elif hooks:
         set_ = [event for event, command in hooks.items() if command]
         say_line(f"agents: Claude Code hooks: {', '.join(set_) if set_ else 'none (git lifeline init)'}")
-    for client, states in agents.get("clients", {}).items():
-        say_line(f"agents: {client}: session-start hook {states['hook']}; mcp server {states['mcp']}")
-    for override in agents.get("env_overrides", []):
+    for client, client_state in agents.clients.items():
+        say_line(f"agents: {client}: session-start hook {client_state.hook}; mcp server {client_state.mcp}")
+    for override in agents.env_overrides:
         say_line(f"agents: warning: {override}")
     say_line(f"policy: {st.policy}")
-    say_line(
-        f"semantic model: {st.semantic['configured'] + ' — ' if st.semantic['configured'] else ''}"
-        f"{st.semantic['state']}"
-    )
+    say_line(f"semantic model: {st.semantic.configured + ' — ' if st.semantic.configured else ''}{st.semantic.state}")
 
 
 def _echo_line(row: LineStatus, remote: Optional[str]) -> None:
@@ -94,8 +91,9 @@ def _echo_line(row: LineStatus, remote: Optional[str]) -> None:
             + (" (git lifeline stale / conflicts)" if row.stale or row.conflicts else "")
         )
     p = row.projection
-    detail = f" — {p['detail']}" if p.get("detail") and p["state"] not in ("current", "disabled") else ""
-    say_line(f"  projection: {p['path'] + ' ' if p.get('path') else ''}{p['state']}{detail}")
+    if p is not None:
+        detail = f" — {p.detail}" if p.detail and p.state not in ("current", "disabled") else ""
+        say_line(f"  projection: {p.path + ' ' if p.path else ''}{p.state}{detail}")
 
 
 @click.command()

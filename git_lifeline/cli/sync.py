@@ -14,7 +14,7 @@ from .terminal import info, say, say_line
 if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
     from contextlib import AbstractContextManager
 
-    from ..app.exchange import Progress, PushResult, SyncReport
+    from ..app.exchange import Progress, PullLine, PushResult, SyncReport
 
 
 def _exchange_command(name: Optional[str] = None) -> Callable[[Command], click.Command]:
@@ -43,7 +43,7 @@ def _progress() -> Optional[Progress]:
     return factory
 
 
-def _echo_pulls(remote: str, pulls: list) -> None:
+def _echo_pulls(remote: str, pulls: list[PullLine]) -> None:
     if not pulls:
         info(f"{remote} has no ledger lines yet")
     for p in pulls:

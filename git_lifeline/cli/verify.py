@@ -12,16 +12,17 @@ from .common import chosen_line, echo_json, line_option, open_ledger, open_works
 from .terminal import say_lines
 
 if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
-    from ..app.workspace import VerifyRun
+    from ..app.text import JSON, JSONObject
+    from ..app.workspace import Problem, VerifyRun
 
 
-def _problem_rows(problems: list) -> list:
+def _problem_rows(problems: list[Problem]) -> list[JSON]:
     return [{"code": p.code, "message": p.message, "commit": p.commit} for p in problems]
 
 
-def _as_json(run: VerifyRun) -> dict[str, object]:
+def _as_json(run: VerifyRun) -> JSONObject:
     """The verdict for machines (CI): one object, the same facts as the text."""
-    lines = []
+    lines: list[JSON] = []
     for check in run.lines:
         r = check.report
         lines.append(
@@ -37,7 +38,7 @@ def _as_json(run: VerifyRun) -> dict[str, object]:
                 "conflicts": [{"subject": subj, "ids": list(ids)} for subj, ids in check.conflicts],
             }
         )
-    trails = [
+    trails: list[JSON] = [
         {
             "line": check.name,
             "ok": check.report.ok,
@@ -52,7 +53,7 @@ def _as_json(run: VerifyRun) -> dict[str, object]:
     return {"ok": run.ok, "lines": lines, "trails": trails}
 
 
-def _problems(problems: list) -> None:
+def _problems(problems: list[Problem]) -> None:
     say_lines(f"  {p.describe()}" for p in problems)  # a name in a message: shown, its line breaks escaped
 
 

@@ -25,16 +25,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Optional
+from typing import Literal, Optional
 
 from ..errors import InputError
 
-STATUSES = ("accepted", "proposed", "rejected", "deprecated", "superseded")
+# The classes an ADR status is read as.
+AdrStatus = Literal["accepted", "proposed", "rejected", "deprecated", "superseded"]
 # The status words real ADRs carry and the class each is read as (docs/VIEW.md has the table:
 # accepted is in force, proposed and rejected never are, deprecated and superseded were and
 # are not any more). A status is matched by its first words, so "Accepted, amended by 9" reads
 # as accepted.
-_STATUS_WORDS = {
+_STATUS_WORDS: dict[str, AdrStatus] = {
     **dict.fromkeys(
         (
             "accepted",
@@ -179,7 +180,7 @@ class Adr:
     key: str  # what identifies the ADR across edits (its number, see adr_key)
     number: Optional[int]
     title: str
-    status: str  # one of STATUSES
+    status: AdrStatus
     status_text: str  # as written, for messages
     date: Optional[str]  # YYYY-MM-DD
     body: str
@@ -355,8 +356,8 @@ def _clean_title(title: str) -> str:
     return " ".join(title.split())
 
 
-def _status_class(text: str) -> tuple[str, bool]:
-    """(the class of STATUSES a status reads as, whether its words are known). A status
+def _status_class(text: str) -> tuple[AdrStatus, bool]:
+    """(the class of AdrStatus a status reads as, whether its words are known). A status
     nobody listed is taken in as proposed: never in force until someone says so."""
     if not text:
         return "accepted", True  # MADR makes the status optional: an ADR that says nothing stands

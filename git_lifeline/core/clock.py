@@ -52,7 +52,9 @@ def future_problem(ts: datetime, now: datetime, skew: timedelta) -> Optional[str
     return None
 
 
-def parent_problem(ts: datetime, parents: Iterable[tuple], tolerance: timedelta) -> Optional[str]:
+def parent_problem(
+    ts: datetime, parents: Iterable[tuple[str, Optional[datetime]]], tolerance: timedelta
+) -> Optional[str]:
     """`parents` are (id, ts) pairs; a parent whose ts is unknown is left out."""
     for pid, pts in parents:
         if pts is not None and ts < pts - tolerance:
@@ -60,12 +62,16 @@ def parent_problem(ts: datetime, parents: Iterable[tuple], tolerance: timedelta)
     return None
 
 
-def write_problem(ts: datetime, parents: Iterable[tuple], now: datetime, skew: timedelta) -> Optional[str]:
+def write_problem(
+    ts: datetime, parents: Iterable[tuple[str, Optional[datetime]]], now: datetime, skew: timedelta
+) -> Optional[str]:
     """Why a new entry's ts is refused: before a parent's (strictly), or in the future."""
     return parent_problem(ts, parents, timedelta(0)) or future_problem(ts, now, skew)
 
 
-def stored_problem(ts: datetime, parents: Iterable[tuple], now: datetime, skew: timedelta) -> Optional[str]:
+def stored_problem(
+    ts: datetime, parents: Iterable[tuple[str, Optional[datetime]]], now: datetime, skew: timedelta
+) -> Optional[str]:
     """Why a stored entry's ts is flagged (`bad-time`): before a parent's or in the
     future, each by more than the tolerance."""
     return parent_problem(ts, parents, skew) or future_problem(ts, now, skew)

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import chain
-from typing import Iterable, Optional
+from typing import Iterable, Mapping, Optional
 
 from .entry import abbrev
+from .facts import Facts
 from .supersession import Derived
 
 
@@ -69,7 +70,7 @@ def rivals(groups: list[Conflict]) -> dict[str, Rivals]:
     return {i: Rivals(i, tuple(gs)) for i, gs in of.items()}
 
 
-def group_conflicts(derived: Derived, facts: dict, decision_ids: Iterable[str]) -> list[Conflict]:
+def group_conflicts(derived: Derived, facts: Mapping[str, Facts], decision_ids: Iterable[str]) -> list[Conflict]:
     """The conflict groups among `decision_ids` (the decisions in force): subject groups
     first, by subject; then version groups not already told. Near-linear in the members:
     a version group is compared only with the groups told that hold its first member."""

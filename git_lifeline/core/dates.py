@@ -20,8 +20,7 @@ from datetime import date, datetime, time, timedelta, timezone
 from typing import Optional
 
 from ..errors import InputError
-
-__all__ = ["When", "DateError", "parse_when", "header_date_problem", "FORMS_HELP"]
+from .facts import Facts
 
 FORMS_HELP = (
     "YYYY-MM-DD, an ISO time (YYYY-MM-DDTHH:MM[:SS][Z|+HH:MM]), @EPOCH, now, today, yesterday, "
@@ -250,7 +249,7 @@ def window_bound(text: str, end: bool) -> str:
     return t.rstrip("Z")
 
 
-def window_state(facts: dict, now: str) -> str:
+def window_state(facts: Facts, now: str) -> str:
     """'valid', 'expired' (past valid-until) or 'pending' (before valid-from)."""
     until = facts.get("valid-until")
     if until and now > window_bound(until, end=True):

@@ -27,22 +27,19 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any, Iterable, Mapping, Optional, Protocol, Union
+from typing import Any, Callable, Iterable, Mapping, Optional, Protocol, TypeVar, Union
 
 from ..errors import InputError
-from .content_rules import (  # MAX_* are read from here by the layers above
+from .content_rules import (
     HEX64,
     MAX_BODY_BYTES,
-    MAX_FIELD_CHARS,  # noqa: F401
-    MAX_PARENTS,  # noqa: F401
-    MAX_SUMMARY_CHARS,  # noqa: F401
     Attributed,
     content_problems,
     missing_why,
 )
-from .json_input import JSONInputError, read_json
+from .json_input import JSONInputError, JSONValue, read_json
 
-KINDS: tuple = (
+KINDS: tuple[str, ...] = (
     "bootstrap",
     "decision",
     "feature",
@@ -63,7 +60,6 @@ KINDS: tuple = (
 )
 _KIND_SET = frozenset(KINDS)
 MIN_PREFIX = 6  # the shortest id prefix a command accepts
-TS_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"  # a blob's ts (format_ts writes it)
 
 # No valid blob is larger: JSON at most doubles the body (an escaped quote, backslash
 # or line break), and every other field together stays far under 16 KiB. A larger
@@ -122,8 +118,8 @@ def parse_ts(text: str, assume_utc: bool = False) -> datetime:
 
 
 def format_ts(ts: datetime) -> str:
-    """TS_FORMAT's text, via isoformat: ~15x faster than strftime on every blob, and
-    always four year digits."""
+    """A blob's ts, %Y-%m-%dT%H:%M:%S.%fZ in UTC, via isoformat: ~15x faster than strftime
+    on every blob, and always four year digits."""
     text = ts.astimezone(timezone.utc).isoformat(timespec="microseconds")
     return text[:-6] + "Z"
 
@@ -153,6 +149,17 @@ def entry_order_key(e: Ordered) -> tuple[datetime, str]:
     """The ledger's order: by `ts`, ties broken by id. Every list of entries or records
     kept "in (ts, id) order" is sorted by this key."""
     return (e.ts, e.id)
+
+
+T = TypeVar("T")
+
+
+def sort_in_order(items: list[T], ts: Callable[[T], str], ident: Callable[[T], str]) -> None:
+    """Sort `items` in place in entry_order_key's order where the ts is its stored text (a
+    blob's fixed-width UTC form sorts as the time does): by id, then stably by ts. Two
+    sorts on text keys take a third of the time of one sort on (ts, id) tuples."""
+    items.sort(key=ident)
+    items.sort(key=ts)
 
 
 def canonical_form(
@@ -431,7 +438,7 @@ class _DuplicateKey(Exception):
     pass
 
 
-def _unique_keys(pairs: list) -> dict:
+def _unique_keys(pairs: list[tuple[str, JSONValue]]) -> dict[str, JSONValue]:
     # A repeated key would let two readers see two entries in one blob (json keeps the last).
     doc = dict(pairs)
     if len(doc) != len(pairs):

@@ -12,12 +12,17 @@ the parser managed, so nothing recursive downstream ever meets one.
 from __future__ import annotations
 
 import json
-from typing import Optional, Union
+from typing import Mapping, Optional, Sequence, Union
 
 MAX_DEPTH = 64  # levels of objects and arrays; our deepest format (Claude Code's hooks) has 6
 _PLAIN = json.JSONDecoder()
 
-JSONValue = Union[dict, list, str, int, float, bool, None]
+JSONValue = Union[dict, list, str, int, float, bool, None]  # what the reader gives: checked by its caller
+
+# What we write as JSON (a report's `to_json`, a `--json` answer): every value is JSON.
+# Mapping and Sequence (read-only, so covariant): a list[str] or a dict[str, int] is JSON.
+JSON = Union[Mapping[str, "JSON"], Sequence["JSON"], str, int, float, bool, None]
+JSONObject = dict[str, JSON]
 
 
 class JSONInputError(ValueError):
@@ -64,7 +69,7 @@ def _deeper_than(doc: JSONValue, limit: int) -> bool:
     return False
 
 
-def read_json_object(data: Union[bytes, str], max_bytes: int) -> dict:
+def read_json_object(data: Union[bytes, str], max_bytes: int) -> dict[str, JSONValue]:
     """`read_json` for the formats whose document is an object: anything else is refused."""
     doc = read_json(data, max_bytes)
     if not isinstance(doc, dict):

@@ -28,11 +28,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..errors import InputError
 from .entry import KINDS
-from .json_input import JSONInputError, read_json
+from .json_input import JSONInputError, JSONObject, read_json
 
 MAX_POLICY_BYTES = 256 * 1024  # a policy is a few hundred bytes; never load a huge blob to parse it
 
@@ -42,7 +41,8 @@ ANY_KIND = "*"
 FORMAT_VERSION = 1
 OVERRIDE_KEY = "allow_secret_override"  # false: no entry's `allow-secret:` header is honoured
 _TOP_KEYS = ("version", "default", "kinds", "agents", OVERRIDE_KEY)
-BUILTIN: dict[str, Any] = {"default": "propose", "kinds": {"checkpoint": "direct"}, "agents": {}}
+BUILTIN_DEFAULT = "propose"
+BUILTIN_KINDS: dict[str, str] = {"checkpoint": "direct"}  # kind -> mode
 
 
 class PolicyError(InputError):
@@ -61,9 +61,9 @@ class Decision:
 
 @dataclass(frozen=True)
 class Policy:
-    default: str = "propose"
-    kinds: dict = field(default_factory=lambda: dict(BUILTIN["kinds"]))
-    agents: dict = field(default_factory=dict)
+    default: str = BUILTIN_DEFAULT
+    kinds: dict[str, str] = field(default_factory=lambda: dict(BUILTIN_KINDS))  # kind -> mode
+    agents: dict[str, dict[str, str]] = field(default_factory=dict)  # agent -> {kind or "*": mode}
     source: str = "built-in default"  # where it was read from, for messages
     builtin: bool = True  # no policy file: the built-in default applies
     allow_secret_override: bool = True  # false: gates and verify refuse every override (overrides_refused)
@@ -79,7 +79,7 @@ class Policy:
             return Decision(self.kinds[kind], f"kinds.{kind}")
         return Decision(self.default, "default")
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> JSONObject:
         return {
             "version": FORMAT_VERSION,
             "default": self.default,
@@ -121,8 +121,8 @@ def parse_policy(text: str, source: str) -> Policy:
             f"policy {source}: unsupported version {version!r} at version; this git-lifeline "
             f"reads version {FORMAT_VERSION}"
         )
-    default = _mode(doc.get("default", BUILTIN["default"]), "default", source)
-    kinds_doc = doc.get("kinds", BUILTIN["kinds"])
+    default = _mode(doc.get("default", BUILTIN_DEFAULT), "default", source)
+    kinds_doc = doc.get("kinds", BUILTIN_KINDS)
     if not isinstance(kinds_doc, dict):
         raise PolicyError(f"policy {source}: kinds must be an object of kind -> mode")
     kinds = {}
@@ -165,7 +165,7 @@ def render_policy(policy: Policy) -> str:
     return json.dumps(policy.to_dict(), ensure_ascii=False, indent=2) + "\n"
 
 
-def starter_policy(agents: tuple = ()) -> Policy:
+def starter_policy(agents: tuple[str, ...] = ()) -> Policy:
     """The file `git lifeline policy --init` writes: the built-in rules made explicit, plus,
     for each named agent, direct writes of working notes (checkpoint, note) and proposals
     for everything else."""

@@ -155,10 +155,6 @@ class _Lazy:
         return self._compiled.finditer(text)
 
 
-def _r(pattern: str, flags: int = 0) -> _Lazy:
-    return _Lazy(pattern, flags)
-
-
 _E = r"(?![A-Za-z0-9_])"  # a token ends at a word boundary (its start is checked by `bounded`)
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
@@ -168,34 +164,36 @@ RULES: tuple[Rule, ...] = (
         "private-key",
         "private key block",
         ("PRIVATE KEY",),
-        _r(r"-----BEGIN[ A-Z0-9]{0,40} PRIVATE KEY(?: BLOCK)?-----"),
+        _Lazy(r"-----BEGIN[ A-Z0-9]{0,40} PRIVATE KEY(?: BLOCK)?-----"),
         bounded=False,
     ),
-    Rule("jwt", "JSON Web Token", ("eyJ",), _r(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{0,}" + _E)),
+    Rule(
+        "jwt", "JSON Web Token", ("eyJ",), _Lazy(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{0,}" + _E)
+    ),
     # Cloud providers
     Rule(
         "aws-access-key-id",
         "AWS access key id",
         ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
-        _r(r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}" + _E),
+        _Lazy(r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}" + _E),
     ),
     Rule(
         "aws-secret-access-key",
         "AWS secret access key",
         ("aws",),
-        _r(r"aws.{0,20}?secret.{0,20}?['\"]?\s*[:=]\s*['\"]?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])"),
+        _Lazy(r"aws.{0,20}?secret.{0,20}?['\"]?\s*[:=]\s*['\"]?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])"),
         group=1,
         accept=_high_entropy(3.5),
         fold=True,
         bounded=False,
     ),
-    Rule("google-api-key", "Google API key", ("AIza",), _r(r"AIza[0-9A-Za-z_-]{35}" + _E)),
-    Rule("google-oauth-secret", "Google OAuth client secret", ("GOCSPX-",), _r(r"GOCSPX-[A-Za-z0-9_-]{28}" + _E)),
+    Rule("google-api-key", "Google API key", ("AIza",), _Lazy(r"AIza[0-9A-Za-z_-]{35}" + _E)),
+    Rule("google-oauth-secret", "Google OAuth client secret", ("GOCSPX-",), _Lazy(r"GOCSPX-[A-Za-z0-9_-]{28}" + _E)),
     Rule(
         "gcp-service-account",
         "Google service account key",
         ("private_key_id",),
-        _r(r"\"private_key_id\"\s*:\s*\"([0-9a-f]{40})\""),
+        _Lazy(r"\"private_key_id\"\s*:\s*\"([0-9a-f]{40})\""),
         group=1,
         bounded=False,
     ),
@@ -203,7 +201,7 @@ RULES: tuple[Rule, ...] = (
         "azure-storage-key",
         "Azure storage account key",
         ("accountkey",),
-        _r(r"accountkey\s*=\s*([A-Za-z0-9+/]{86}==)"),
+        _Lazy(r"accountkey\s*=\s*([A-Za-z0-9+/]{86}==)"),
         group=1,
         fold=True,
         bounded=False,
@@ -212,17 +210,17 @@ RULES: tuple[Rule, ...] = (
         "azure-sas",
         "Azure shared access signature",
         ("sig=",),
-        _r(r"[?&]sig=([A-Za-z0-9%+/]{40,}(?:%3D|=){0,2})"),
+        _Lazy(r"[?&]sig=([A-Za-z0-9%+/]{40,}(?:%3D|=){0,2})"),
         group=1,
         accept=_high_entropy(3.5),
         bounded=False,
     ),
-    Rule("digitalocean-token", "DigitalOcean token", ("_v1_",), _r(r"do[opr]_v1_[a-f0-9]{64}" + _E)),
+    Rule("digitalocean-token", "DigitalOcean token", ("_v1_",), _Lazy(r"do[opr]_v1_[a-f0-9]{64}" + _E)),
     Rule(
         "hashicorp-vault-token",
         "HashiCorp Vault token",
         ("hvs.", "hvb."),
-        _r(r"hv[sb]\.[A-Za-z0-9_-]{24,}" + _E),
+        _Lazy(r"hv[sb]\.[A-Za-z0-9_-]{24,}" + _E),
         accept=_high_entropy(3.5),
     ),
     # Git hosts and package registries
@@ -230,37 +228,37 @@ RULES: tuple[Rule, ...] = (
         "github-token",
         "GitHub token",
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
-        _r(r"gh[pousr]_[A-Za-z0-9]{36,255}" + _E),
+        _Lazy(r"gh[pousr]_[A-Za-z0-9]{36,255}" + _E),
     ),
     Rule(
         "github-fine-grained-token",
         "GitHub fine-grained token",
         ("github_pat_",),
-        _r(r"github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}" + _E),
+        _Lazy(r"github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}" + _E),
     ),
     Rule(
         "gitlab-token",
         "GitLab token",
         ("glpat-", "glptt-", "gldt-", "glrt-", "glcbt-", "glft-", "glimt-", "glagent-", "gloas-"),
-        _r(r"(?:glpat|glptt|gldt|glrt|glcbt|glft|glimt|glagent|gloas)-[A-Za-z0-9_-]{20,}" + _E),
+        _Lazy(r"(?:glpat|glptt|gldt|glrt|glcbt|glft|glimt|glagent|gloas)-[A-Za-z0-9_-]{20,}" + _E),
     ),
-    Rule("bitbucket-token", "Bitbucket app password", ("ATBB",), _r(r"ATBB[A-Za-z0-9_=.-]{32,}" + _E)),
-    Rule("atlassian-token", "Atlassian API token", ("ATATT3",), _r(r"ATATT3[A-Za-z0-9_=-]{100,}" + _E)),
-    Rule("npm-token", "npm token", ("npm_",), _r(r"npm_[A-Za-z0-9]{36}" + _E)),
-    Rule("pypi-token", "PyPI token", ("pypi-AgEIcHlwaS5vcmc",), _r(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}")),
+    Rule("bitbucket-token", "Bitbucket app password", ("ATBB",), _Lazy(r"ATBB[A-Za-z0-9_=.-]{32,}" + _E)),
+    Rule("atlassian-token", "Atlassian API token", ("ATATT3",), _Lazy(r"ATATT3[A-Za-z0-9_=-]{100,}" + _E)),
+    Rule("npm-token", "npm token", ("npm_",), _Lazy(r"npm_[A-Za-z0-9]{36}" + _E)),
+    Rule("pypi-token", "PyPI token", ("pypi-AgEIcHlwaS5vcmc",), _Lazy(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}")),
     # Chat and app platforms
     Rule(
         "slack-token",
         "Slack token",
         ("xox",),
-        _r(r"xox[abposre]-(?:\d+-)?[A-Za-z0-9-]{10,}" + _E),
+        _Lazy(r"xox[abposre]-(?:\d+-)?[A-Za-z0-9-]{10,}" + _E),
         accept=_high_entropy(3.0),
     ),
     Rule(
         "slack-webhook",
         "Slack webhook URL",
         ("hooks.slack.com/",),
-        _r(r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/]{20,}"),
+        _Lazy(r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/]{20,}"),
         bounded=False,
     ),
     # a bot token starts with the base64 of the bot's numeric id: its first two characters
@@ -269,66 +267,73 @@ RULES: tuple[Rule, ...] = (
         "discord-token",
         "Discord bot token",
         ("MT", "Mj", "Mz", "ND", "NT", "Nj", "Nz", "OD", "OT"),
-        _r(r"[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}" + _E),
+        _Lazy(r"[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}" + _E),
     ),
     Rule(
         "discord-webhook",
         "Discord webhook URL",
         ("/api/webhooks/",),
-        _r(r"discord(?:app)?\.com/api/webhooks/\d{5,}/[A-Za-z0-9_-]{30,}"),
+        _Lazy(r"discord(?:app)?\.com/api/webhooks/\d{5,}/[A-Za-z0-9_-]{30,}"),
         bounded=False,
     ),
     Rule(
         "teams-webhook",
         "Microsoft Teams webhook URL",
         ("webhook.office.com",),
-        _r(r"\.webhook\.office\.com/webhookb2/[A-Za-z0-9@-]{30,}/IncomingWebhook/[A-Za-z0-9]{20,}"),
+        _Lazy(r"\.webhook\.office\.com/webhookb2/[A-Za-z0-9@-]{30,}/IncomingWebhook/[A-Za-z0-9]{20,}"),
         bounded=False,
     ),
-    Rule("telegram-bot-token", "Telegram bot token", (":AA",), _r(r"\d{8,10}:AA[A-Za-z0-9_-]{33}" + _E)),
-    Rule("twilio-key", "Twilio API key", ("SK",), _r(r"SK[0-9a-f]{32}" + _E)),
-    Rule("sendgrid-key", "SendGrid API key", ("SG.",), _r(r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _E)),
-    Rule("mailgun-key", "Mailgun API key", ("key-",), _r(r"key-[0-9a-f]{32}" + _E)),
-    Rule("stripe-key", "Stripe secret key", ("_live_", "_test_"), _r(r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}" + _E)),
-    Rule("stripe-webhook-secret", "Stripe webhook secret", ("whsec_",), _r(r"whsec_[A-Za-z0-9]{32,}" + _E)),
+    Rule("telegram-bot-token", "Telegram bot token", (":AA",), _Lazy(r"\d{8,10}:AA[A-Za-z0-9_-]{33}" + _E)),
+    Rule("twilio-key", "Twilio API key", ("SK",), _Lazy(r"SK[0-9a-f]{32}" + _E)),
+    Rule("sendgrid-key", "SendGrid API key", ("SG.",), _Lazy(r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _E)),
+    Rule("mailgun-key", "Mailgun API key", ("key-",), _Lazy(r"key-[0-9a-f]{32}" + _E)),
+    Rule(
+        "stripe-key", "Stripe secret key", ("_live_", "_test_"), _Lazy(r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}" + _E)
+    ),
+    Rule("stripe-webhook-secret", "Stripe webhook secret", ("whsec_",), _Lazy(r"whsec_[A-Za-z0-9]{32,}" + _E)),
     Rule(
         "shopify-token",
         "Shopify token",
         ("shpat_", "shpca_", "shppa_", "shpss_"),
-        _r(r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _E),
+        _Lazy(r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _E),
     ),
-    Rule("linear-key", "Linear API key", ("lin_api_",), _r(r"lin_api_[A-Za-z0-9]{40}" + _E)),
+    Rule("linear-key", "Linear API key", ("lin_api_",), _Lazy(r"lin_api_[A-Za-z0-9]{40}" + _E)),
     Rule(
-        "notion-token", "Notion token", ("secret_", "ntn_"), _r(r"(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{46})" + _E)
+        "notion-token",
+        "Notion token",
+        ("secret_", "ntn_"),
+        _Lazy(r"(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{46})" + _E),
     ),
-    Rule("postman-key", "Postman API key", ("PMAK-",), _r(r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}" + _E)),
+    Rule("postman-key", "Postman API key", ("PMAK-",), _Lazy(r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}" + _E)),
     # AI providers
-    Rule("anthropic-key", "Anthropic API key", ("sk-ant-",), _r(r"sk-ant-(?:api|admin|sid)\d{2}-[A-Za-z0-9_-]{80,}")),
+    Rule(
+        "anthropic-key", "Anthropic API key", ("sk-ant-",), _Lazy(r"sk-ant-(?:api|admin|sid)\d{2}-[A-Za-z0-9_-]{80,}")
+    ),
     Rule(
         "openai-key",
         "OpenAI API key",
         ("T3BlbkFJ",),
-        _r(r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}" + _E),
+        _Lazy(r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}" + _E),
     ),
     Rule(
         "openai-project-key",
         "OpenAI API key",
         ("sk-proj-", "sk-svcacct-", "sk-admin-"),
-        _r(r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}" + _E),
+        _Lazy(r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}" + _E),
         accept=_high_entropy(3.5),
     ),
-    Rule("sk-key", "API key (sk-…)", ("sk-",), _r(r"sk-[A-Za-z0-9]{32,}" + _E), accept=_high_entropy(3.5)),
-    Rule("huggingface-token", "Hugging Face token", ("hf_",), _r(r"hf_[A-Za-z]{34}" + _E)),
-    Rule("groq-key", "Groq API key", ("gsk_",), _r(r"gsk_[A-Za-z0-9]{52}" + _E)),
-    Rule("xai-key", "xAI API key", ("xai-",), _r(r"xai-[A-Za-z0-9]{80}" + _E)),
-    Rule("perplexity-key", "Perplexity API key", ("pplx-",), _r(r"pplx-[A-Za-z0-9]{48}" + _E)),
-    Rule("replicate-token", "Replicate API token", ("r8_",), _r(r"r8_[A-Za-z0-9]{37}" + _E)),
+    Rule("sk-key", "API key (sk-…)", ("sk-",), _Lazy(r"sk-[A-Za-z0-9]{32,}" + _E), accept=_high_entropy(3.5)),
+    Rule("huggingface-token", "Hugging Face token", ("hf_",), _Lazy(r"hf_[A-Za-z]{34}" + _E)),
+    Rule("groq-key", "Groq API key", ("gsk_",), _Lazy(r"gsk_[A-Za-z0-9]{52}" + _E)),
+    Rule("xai-key", "xAI API key", ("xai-",), _Lazy(r"xai-[A-Za-z0-9]{80}" + _E)),
+    Rule("perplexity-key", "Perplexity API key", ("pplx-",), _Lazy(r"pplx-[A-Za-z0-9]{48}" + _E)),
+    Rule("replicate-token", "Replicate API token", ("r8_",), _Lazy(r"r8_[A-Za-z0-9]{37}" + _E)),
     # Passwords in connection strings and headers
     Rule(
         "url-password",
         "password in a connection string",
         ("://",),
-        _r(r"\b[a-z][a-z0-9+.-]{1,30}://[^\s:/@'\"`]{0,100}:([^\s@/'\"`]{1,200})@[A-Za-z0-9\[]"),
+        _Lazy(r"\b[a-z][a-z0-9+.-]{1,30}://[^\s:/@'\"`]{0,100}:([^\s@/'\"`]{1,200})@[A-Za-z0-9\[]"),
         group=1,
         accept=_password_in_url,
         fold=True,
@@ -338,7 +343,7 @@ RULES: tuple[Rule, ...] = (
         "conn-string-password",
         "password in a connection string",
         ("password", "pwd"),
-        _r(r"(?:^|[;\s\"'])(?:password|pwd)\s*=\s*([^;\s'\"]{4,})\s*(?:;|$)", re.MULTILINE),
+        _Lazy(r"(?:^|[;\s\"'])(?:password|pwd)\s*=\s*([^;\s'\"]{4,})\s*(?:;|$)", re.MULTILINE),
         group=1,
         accept=lambda v: _not_placeholder(v) and not v.startswith(("$", "%", "{")),
         fold=True,
@@ -348,7 +353,7 @@ RULES: tuple[Rule, ...] = (
         "authorization-header",
         "credential in an Authorization header",
         ("bearer", "basic", "token"),
-        _r(r"\b(?:bearer|basic|token)\s+([A-Za-z0-9_\-.=+/~]{20,})"),
+        _Lazy(r"\b(?:bearer|basic|token)\s+([A-Za-z0-9_\-.=+/~]{20,})"),
         group=1,
         accept=_high_entropy(3.5),
         fold=True,
@@ -359,7 +364,7 @@ RULES: tuple[Rule, ...] = (
         "secret-assignment",
         "high-entropy value assigned to a secret-sounding name",
         ("pass", "pwd", "secret", "token", "key", "credential"),
-        _r(
+        _Lazy(
             r"(?:passw(?:or)?d|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|private[_-]?key"
             r"|client[_-]?secret|credentials?|signing[_-]?key|encryption[_-]?key)[a-z0-9_.-]{0,40}"
             r"['\"]?[ \t]{0,5}(?::=|=>|[:=])[ \t]{0,5}([^\s,;]{10,200})"

@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional, TypeVar, Union
 
 from ..errors import InputError
-from .entry import HEX64, MAX_BLOB_BYTES, Entry, abbrev, compute_id
+from .content_rules import HEX64
+from .entry import MAX_BLOB_BYTES, Entry, abbrev, compute_id
 from .json_input import read_json
 
 SEED_SENTINEL = "<!-- lifeline:end -->"
@@ -457,11 +458,6 @@ class SeedDb:
 def row_label(prefix: str, value: SqlValue) -> str:
     """Where a SQLite row sits ("seq 3"); a non-integer (a hostile TEXT column) shown escaped."""
     return f"{prefix}{value}" if type(value) is int else f"{prefix}{ascii(value)[:60]}"
-
-
-def read_seed_db(path: Path) -> list[SeedRecord]:
-    """Every record of a lifeline-context SQLite ledger (SeedDb, read whole)."""
-    return list(SeedDb(path))
 
 
 def _db_record(seq: SqlValue, row_id: str, payload: Optional[str], size: Optional[int]) -> SeedRecord:

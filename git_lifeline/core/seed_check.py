@@ -15,13 +15,13 @@ from .seed import ImportRefused, SeedRecord
 # ---- checking ---------------------------------------------------------------------------
 @dataclass
 class ImportPlan:
-    entries: list = field(default_factory=list)  # valid, matching, to write (source order)
-    mismatched: list = field(default_factory=list)  # (record, recomputed id): skipped
-    skipped: list = field(default_factory=list)  # (record or entry, why): skipped, not refused
+    entries: list[Entry] = field(default_factory=list)  # valid, matching, to write (source order)
+    mismatched: list[tuple[SeedRecord, str]] = field(default_factory=list)  # (record, recomputed id): skipped
+    skipped: list[tuple[Entry, str]] = field(default_factory=list)  # (entry, why): skipped, not refused
     duplicates: int = 0  # same id twice in the source
     unrecorded: int = 0  # records without a recorded id to compare
     reordered: int = 0  # source order differs from (ts, id) order
-    external: list = field(default_factory=list)  # (entry id, parent id, line)
+    external: list[tuple[str, str, str]] = field(default_factory=list)  # (entry id, parent id, line)
 
 
 def check_records(
@@ -32,7 +32,7 @@ def check_records(
     assume_utc: bool,
     in_line: Callable[[str], bool],
     elsewhere: Callable[[str], Optional[str]],
-    dedup_used: Optional[Callable[[], dict]] = None,
+    dedup_used: Optional[Callable[[], dict[str, str]]] = None,
     sink: Optional[Callable[[Entry], None]] = None,
 ) -> ImportPlan:
     """Validate every record; raise ImportRefused (nothing written) or return the plan.
@@ -41,9 +41,9 @@ def check_records(
     the caller discards what the sink wrote when this raises.
     """
     plan = ImportPlan()
-    refused: list = []
-    by_id: dict = {}
-    bad_ids: set = set()
+    refused: list[tuple[SeedRecord, str]] = []
+    by_id: dict[str, Entry] = {}
+    bad_ids: set[str] = set()
     for rec in records:
         if rec.problem:
             refused.append((rec, rec.problem))
@@ -93,7 +93,7 @@ def check_records(
             f"their recorded id (first: {rec.label()} recomputes to {abbrev(got)}); --strict: nothing was written"
         )
     # parents: in the source, the line, or (external anchor) another real line
-    missing: list = []
+    missing: list[tuple[Entry, str]] = []
     changed = True
     while changed:
         changed = False
@@ -126,8 +126,9 @@ def check_records(
         raise ImportRefused(source, refused)
     for e in plan.entries:
         for p in e.parents:
-            if p not in by_id and not in_line(p):
-                plan.external.append((e.id, p, elsewhere(p)))
+            home = None if p in by_id or in_line(p) else elsewhere(p)
+            if home is not None:  # never None here: a parent found nowhere was refused above
+                plan.external.append((e.id, p, home))
     if dedup_used is not None and any(e.dedup_key for e in plan.entries):
         used = dict(dedup_used())
         for e in list(plan.entries):

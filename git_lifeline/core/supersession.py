@@ -13,7 +13,10 @@ ids never seen included.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Mapping
+
+from .entry import sort_in_order
+from .facts import Facts
 
 # correction id -> (the ids it names, whether it is a revert)
 _Graph = dict[str, tuple[list[str], bool]]
@@ -52,7 +55,7 @@ class Derived:
             raise ValueError("malformed derived truth") from exc
 
 
-def derive(decisions: list, corrections: list, facts: dict) -> Derived:
+def derive(decisions: list[str], corrections: list, facts: Mapping[str, Facts]) -> Derived:
     """The truth of a correction graph, linear in its size.
 
     `decisions` are decision ids, `corrections` [id, parents, is revert] rows, `facts`
@@ -86,9 +89,9 @@ def derive(decisions: list, corrections: list, facts: dict) -> Derived:
     def ts_of(i: str) -> str:
         return facts[i]["ts"] if i in facts else ""
 
-    def in_order(ids: Iterable[str]) -> list[str]:  # (ts, id) order: by id, then stably by ts (no tuple per id)
-        out = sorted(ids)
-        out.sort(key=ts_of)
+    def in_order(ids: Iterable[str]) -> list[str]:
+        out = list(ids)
+        sort_in_order(out, ts_of, str)
         return out
 
     live = tuple(in_order(i for i in carriers if i not in superseded))

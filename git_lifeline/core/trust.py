@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 Tier = Literal["human", "approved", "agent", "imported"]
-TIERS: tuple[Tier, ...] = ("human", "approved", "agent", "imported")
 
 # What the context shows after an item's anchor (views/context_text.py); a human's item has no tag.
 TAGS: dict[Tier, str] = {"human": "", "approved": "approved", "agent": "agent", "imported": "imported"}

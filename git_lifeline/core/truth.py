@@ -41,7 +41,8 @@ from . import blocks, fold_text
 from .causal import causal_order
 from .conflicts import Conflict, Rivals, group_conflicts, rivals
 from .dates import utc_now_key, window_state
-from .entry import Entry, Folded, entry_order_key
+from .entry import Entry, Folded, entry_order_key, sort_in_order
+from .facts import REMEMBERED, Facts
 from .headers import valid_value
 from .status import Standing
 from .subjects import display_subject, subject_key
@@ -113,7 +114,7 @@ class Fold:
     contributors: dict[str, int] = field(default_factory=dict)
     kinds: dict[str, int] = field(default_factory=dict)
     broken: list[str] = field(default_factory=list)
-    facts: dict = field(default_factory=dict)  # decision/revision id -> {ts, subject, subject_key, paths, ...}
+    facts: dict[str, Facts] = field(default_factory=dict)  # decision/revision id -> what is remembered of it
     # decision/revision id -> ts of the latest *human* entry naming it (a re-check)
     touched: dict[str, str] = field(default_factory=dict)
     # decision/revision id -> [[ts, entry id]] of agents' entries naming it after that:
@@ -247,7 +248,7 @@ class Fold:
         meta[e.id] = [ts, list(e.parents)]
         recent.append(e.id)
         if len(recent) > 1 and new < (meta[recent[-2]][0], recent[-2]):
-            recent.sort(key=lambda i: (meta[i][0], i))
+            sort_in_order(recent, lambda i: meta[i][0], str)
         while len(recent) > RECENT_COUNT:
             del meta[recent.pop(0)]
 
@@ -290,7 +291,7 @@ class Fold:
         return self._named
 
     def _remember_facts(self, e: Folded, header: Mapping[str, str], ts: str) -> None:
-        facts = {"ts": ts}
+        facts: Facts = {"ts": ts}
         if not header:  # nothing declared: the ts is all there is to remember
             self.facts[e.id] = facts
             return
@@ -298,7 +299,7 @@ class Fold:
         if subject:
             facts["subject"] = subject
             facts["subject_key"] = subject_key(header["subject"])
-        for key in ("paths", "valid-from", "valid-until", "commit"):
+        for key in REMEMBERED:
             # a `commit:` or `paths:` value that is not of its type is never remembered:
             # staleness hands these to git (verify reports the entry: core/headers.py)
             value = valid_value(key, header.get(key))
@@ -373,14 +374,14 @@ class State:
     def __init__(
         self,
         f: Fold,
-        load: Callable[[str], object],
+        load: Callable[[str], Optional[Entry]],
         all_ids: Optional[Callable[[], list[str]]] = None,
         now: Optional[str] = None,
     ):
         self.fold = f
         self._load = load
         self._all_ids = all_ids
-        self._memo: dict = {}
+        self._memo: dict[str, Optional[Entry]] = {}
         self._conflicts: Optional[list[Conflict]] = None
         derived = f.derived
         self.superseded: frozenset[str] = derived.superseded

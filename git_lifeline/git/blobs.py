@@ -36,8 +36,8 @@ def tree_blobs(gr: GitRepo, tree: str) -> Iterator[tuple[str, str, bytes]]:
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
     )
-    pending: collections.deque = collections.deque()
-    failed: list = []
+    pending: collections.deque[tuple[str, str]] = collections.deque()
+    failed: list[str] = []
     feeder = threading.Thread(target=_feed, args=(lister, reader, pending, failed), daemon=True)
     feeder.start()
     out = _BatchOutput(cast(IO[bytes], reader.stdout))
@@ -171,14 +171,14 @@ def _feeding(dst: IO[bytes]) -> Iterator[IO[bytes]]:
             pass
 
 
-def _feed_ids(reader: subprocess.Popen, ids: list) -> None:
+def _feed_ids(reader: subprocess.Popen, ids: list[str]) -> None:
     with _feeding(cast(IO[bytes], reader.stdin)) as dst:
         for start in range(0, len(ids), 4096):
             dst.write("".join(f"{oid}\n" for oid in ids[start : start + 4096]).encode("ascii"))
         dst.flush()
 
 
-def _close(procs: tuple, feeder: threading.Thread) -> None:
+def _close(procs: tuple[subprocess.Popen, ...], feeder: threading.Thread) -> None:
     """End the git processes (killed when the caller stopped early), their pipes, and the
     thread feeding them."""
     for proc in procs:
@@ -195,7 +195,9 @@ def _close(procs: tuple, feeder: threading.Thread) -> None:
     feeder.join(timeout=5)
 
 
-def _feed(lister: subprocess.Popen, reader: subprocess.Popen, pending: collections.deque, failed: list) -> None:
+def _feed(
+    lister: subprocess.Popen, reader: subprocess.Popen, pending: collections.deque[tuple[str, str]], failed: list[str]
+) -> None:
     """Hand each blob the lister names to cat-file, remembering its path (in order)."""
     src = cast(IO[bytes], lister.stdout)
     rest = b""

@@ -46,8 +46,8 @@ class BulkWriter:
 
         self._sha1 = hashlib.sha1
         self.store = store
-        self.blobs: dict = {}  # entry id -> blob oid (hex), as git will name it
-        self._buf: list = []
+        self.blobs: dict[str, str] = {}  # entry id -> blob oid (hex), as git will name it
+        self._buf: list[bytes] = []
         self._buffered = 0
         base = store.gr.lifeline_dir()
         base.mkdir(parents=True, exist_ok=True)
@@ -75,7 +75,7 @@ class BulkWriter:
         real_objects = (self.store.gr.common_dir / "objects").resolve()
         (objects / "info" / "alternates").write_text(f"{real_objects}\n")
 
-    def _env(self) -> dict:
+    def _env(self) -> dict[str, str]:
         env = dict(os.environ)
         for key in (
             "GIT_DIR",
@@ -183,7 +183,7 @@ class BulkWriter:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def publish(
-        self, entries: list, message_for: Callable[[list], str], progress: Optional[Counting] = None
+        self, entries: list[Entry], message_for: Callable[[list[Entry]], str], progress: Optional[Counting] = None
     ) -> AppendResult:
         """One commit on the line's head holding `entries` (those not yet in the line),
         made by fast-import; its pack is moved into the repository, then the ref is
@@ -200,7 +200,7 @@ class BulkWriter:
             self.abort()
 
     def _publish_locked(
-        self, entries: list, message_for: Callable[[list], str], progress: Optional[Counting]
+        self, entries: list[Entry], message_for: Callable[[list[Entry]], str], progress: Optional[Counting]
     ) -> AppendResult:
         deadline = time.monotonic() + CAS_SECONDS
         pause: Optional[float] = 0.0
@@ -210,9 +210,9 @@ class BulkWriter:
                 self._restart()
             head = self.store.head()
             base = self.store.tree(head)
-            new: list = []
-            existing: list = []
-            seen: set = set()
+            new: list[Entry] = []
+            existing: list[Entry] = []
+            seen: set[str] = set()
             for e in entries:
                 if e.id not in seen:
                     seen.add(e.id)
@@ -244,7 +244,11 @@ class BulkWriter:
         self._proc = self._start(subprocess)
 
     def _commit(
-        self, head: Optional[str], new: list, message_for: Callable[[list], str], progress: Optional[Counting]
+        self,
+        head: Optional[str],
+        new: list[Entry],
+        message_for: Callable[[list[Entry]], str],
+        progress: Optional[Counting],
     ) -> str:
         name, email = self.store.gr.identity()
         when = max(int(e.ts.timestamp()) for e in new)

@@ -452,7 +452,6 @@ class CodeLog:
         # the answers remembered for the HEAD before this one, extended by the commits
         # since when that HEAD is in this one's history (a new commit, a fast-forward)
         self.previous: Optional[tuple[str, dict]] = None
-        self.walks = 0  # `git log` runs this object started (what the cost test counts)
         self._load()
 
     def _load(self) -> None:
@@ -513,14 +512,13 @@ class CodeLog:
             before = self._previous_answers()
 
             def one(q: Question) -> list[LoggedCommit]:
-                self.walks += 1
                 old = before.get(wanted[q])
                 if old is not None and self.previous is not None:
                     # only what HEAD gained since the previous HEAD is read
                     new = code_changes(self.gr, self.head, (*q[1], self.previous[0]), q[2], list(q[0]))
                     if not any(ch.status == "D" for row in new for ch in row.changes):
                         return (new + old)[:WALK_LIMIT]
-                    self.walks += 1  # a deletion may be a rename to follow: read it all again
+                    # a deletion may be a rename to follow: read it all again
                 return code_changes(self.gr, self.head, q[1], q[2], list(q[0]))
 
             with ThreadPoolExecutor(max_workers=min(WORKERS, len(missing))) as pool:

@@ -22,10 +22,11 @@ import os
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Optional
+from typing import Mapping, Optional
 
 from ..core.anchors import AnchorError, parse_anchor
 from ..core.blocks import field as header_field
+from ..core.facts import Facts
 from ..core.headers import valid_value
 from .code_range import commit_oid
 from .codelog import WALK_LIMIT, CodeLog, CodeSize
@@ -169,7 +170,12 @@ def code_specs(gr: GitRepo, code: CodeLog, value: str, seen: list[Seen]) -> tupl
 
 
 def governed_code(
-    gr: GitRepo, code: CodeLog, facts: dict, touched: dict, decision_ids: list[str], store: Optional[LineStore]
+    gr: GitRepo,
+    code: CodeLog,
+    facts: Mapping[str, Facts],
+    touched: Mapping[str, str],
+    decision_ids: list[str],
+    store: Optional[LineStore],
 ) -> dict[str, tuple[str, ...]]:
     """{decision id: code_specs} for the decisions of `decision_ids` that name paths."""
     wanted = [i for i in decision_ids if facts.get(i, {}).get("paths")]
@@ -228,7 +234,9 @@ def _added(store: LineStore, commit: pygit2.Commit, entry_id: str) -> bool:
     return not commit.parents or store.lookup(store.tree(str(commit.parents[0].id)), entry_id) is None
 
 
-def recorded_code(store: LineStore, decisions: dict, rechecks: dict) -> tuple:
+def recorded_code(
+    store: LineStore, decisions: Mapping[str, str], rechecks: Mapping[str, str]
+) -> tuple[dict[str, str], dict[str, str]]:
     """The code commits recorded at append time: ({decision id: commit}, {decision id:
     commit of its latest re-check}). `decisions` maps ids to their ts key, `rechecks`
     maps decision ids to the ts key of the latest entry naming them.
@@ -236,8 +244,8 @@ def recorded_code(store: LineStore, decisions: dict, rechecks: dict) -> tuple:
     One walk of the line's commits, newest first, stopping when everything is found or
     the commits are older than what is looked for; a ledger commit is dated by what it
     adds, so the walk stays short for recent decisions."""
-    made: dict = {}
-    rechecked: dict = {}
+    made: dict[str, str] = {}
+    rechecked: dict[str, str] = {}
     head = store.head()
     if head is None or not (decisions or rechecks):
         return made, rechecked
@@ -287,7 +295,7 @@ class Seen:
 
 
 def _seen_by(
-    gr: GitRepo, facts: dict, touched: dict, wanted: list[str], store: Optional[LineStore]
+    gr: GitRepo, facts: Mapping[str, Facts], touched: Mapping[str, str], wanted: list[str], store: Optional[LineStore]
 ) -> tuple[dict[str, list[Seen]], bool]:
     """{decision id: [Seen]}: the decision itself and its latest re-check; and whether a
     commit the ledger records for one of them is missing here."""
@@ -311,8 +319,8 @@ def _seen_by(
 
 def find_stale(
     gr: GitRepo,
-    facts: dict,
-    touched: dict,
+    facts: Mapping[str, Facts],
+    touched: Mapping[str, str],
     decision_ids: list[str],
     rev: str = "HEAD",
     since_rev: Optional[str] = None,

@@ -15,7 +15,7 @@ from typing import Callable, Optional
 from ..errors import LifelineError
 from .fanout import CAS_SECONDS, CorruptionError, FanoutLog, Progress, no_progress
 from .libgit2 import pygit2
-from .trees import lookup
+from .trees import Union, lookup
 
 # verify(local head or None, incoming head) -> {id: record} the incoming range adds; raises when it fails
 Verify = Callable[[Optional[str], str], dict]
@@ -29,9 +29,9 @@ class PullLine:
     action: str  # created | fast-forward | merged | up-to-date | ahead | local-only
     before: Optional[str]  # local head before
     after: Optional[str]  # local head after
-    incoming: list = field(default_factory=list)  # ids that arrived
+    incoming: list[str] = field(default_factory=list)  # ids that arrived
     local_only: int = 0
-    rewritten: list = field(default_factory=list)  # ids whose local blob was replaced (merge pick)
+    rewritten: list[str] = field(default_factory=list)  # ids whose local blob was replaced (merge pick)
     parsed: dict = field(default_factory=dict)  # id -> record for what arrived (already verified)
     namespace: str = "ledger"
 
@@ -137,7 +137,9 @@ def _integrate_locked(
             )
 
 
-def _plan_merge(log: FanoutLog, local: str, theirs: str, source: str, progress: Progress, parsed: dict) -> tuple:
+def _plan_merge(
+    log: FanoutLog, local: str, theirs: str, source: str, progress: Progress, parsed: dict
+) -> tuple[str, Union]:
     with progress(f"merging {source}/{log.name}" if source else f"merging {log.name}", 256) as bar:
         u = log.union(log.tree(local), log.tree(theirs), bar)
     if u.corrupt:

@@ -20,12 +20,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
-from ..core.entry import HEX64, MIN_PREFIX, Entry, abbrev, new_entry
+from ..core.content_rules import HEX64
+from ..core.entry import MIN_PREFIX, Entry, abbrev, new_entry
+from ..core.json_input import JSONObject
 from ..errors import InputError, LifelineError
 from .libgit2 import pygit2
 from .names import NAME_RE, validate_name
+from .namespaces import LEDGER
 from .repo import GitRepo
-from .store import ENTRIES_DIR, REF_PREFIX, LineStore, list_lines
+from .store import ENTRIES_DIR, REF_PREFIX, LineStore
 from .trees import lookup, prefix_matches
 
 _LINE_REF = re.compile(r"(?P<line>[A-Za-z0-9][A-Za-z0-9_-]{0,62}):(?P<ref>[0-9a-fA-F]+)")
@@ -99,7 +102,7 @@ class LineIndex:
     @classmethod
     def scan(cls, gr: GitRepo, pending: Optional[dict[str, str]] = None) -> "LineIndex":
         idx = cls(gr)
-        for name in list_lines(gr):
+        for name in LEDGER.names(gr):
             ref_name = REF_PREFIX + name
             store = LineStore(gr, name)
             try:
@@ -173,16 +176,33 @@ def _not_a_line(repo: pygit2.Repository, head: str) -> Optional[str]:
     return None
 
 
-def describe_lines(gr: GitRepo) -> list:
+@dataclass
+class LineRow:
+    """One real line, as `lines` lists it."""
+
+    line: str
+    head: Optional[str]
+    entries: int  # names counted, blobs not read
+    ref: str
+    projection: Optional[str] = None  # its LIFELINE.md (app/workspace.py says where)
+
+    def to_json(self) -> JSONObject:
+        return {
+            "line": self.line,
+            "head": self.head,
+            "entries": self.entries,
+            "ref": self.ref,
+            "projection": self.projection,
+        }
+
+
+def describe_lines(gr: GitRepo) -> list[LineRow]:
     """One row per real line: name, head, entry count (names counted, blobs not read)."""
     idx = LineIndex.scan(gr)
-    rows = []
-    for name in idx.names():
-        ref = idx.lines[name]
-        rows.append(
-            {"line": name, "head": ref.head, "entries": _count(gr.repo, ref.entries_tree), "ref": REF_PREFIX + name}
-        )
-    return rows
+    return [
+        LineRow(name, idx.lines[name].head, _count(gr.repo, idx.lines[name].entries_tree), REF_PREFIX + name)
+        for name in idx.names()
+    ]
 
 
 def _count(repo: pygit2.Repository, tree: Optional[pygit2.Tree]) -> int:

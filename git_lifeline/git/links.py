@@ -20,8 +20,9 @@ from typing import Optional
 
 from ..errors import InputError
 from .command import run_git
+from .namespaces import LEDGER
 from .repo import GitRepo
-from .store import LineStore, list_lines
+from .store import LineStore
 
 TRAILER = "Lifeline"
 _VALUE = re.compile(r"[0-9a-fA-F]{6,64}")
@@ -39,7 +40,7 @@ class Link:
     line: Optional[str] = None
 
 
-def trailer_values(gr: GitRepo, message: bytes) -> list:
+def trailer_values(gr: GitRepo, message: bytes) -> list[str]:
     """Values of the Lifeline trailers of a commit message, as git parses trailers."""
     proc = gr.git(["interpret-trailers", "--parse", "--no-divider"], input=message, check=False)
     out = []
@@ -50,11 +51,11 @@ def trailer_values(gr: GitRepo, message: bytes) -> list:
     return out
 
 
-def resolve(gr: GitRepo, value: str, prefer_line: str) -> tuple:
+def resolve(gr: GitRepo, value: str, prefer_line: str) -> tuple[str, str]:
     """(full id, line) for a trailer value; InputError when unknown or ambiguous."""
     if not _VALUE.fullmatch(value):
         raise InputError(f"'{TRAILER}: {value}' is not an entry id (give a full id or >= 6 hex characters)")
-    lines = [prefer_line] + [n for n in list_lines(gr) if n != prefer_line]
+    lines = [prefer_line] + [n for n in LEDGER.names(gr) if n != prefer_line]
     last = None
     for name in lines:
         try:
@@ -116,7 +117,7 @@ def _path_kind(gr: GitRepo, target: str) -> Optional[str]:
     return "paths" if proc.stdout.strip() == b"tree" else "file"
 
 
-def links_for(gr: GitRepo, target: str, prefer_line: str, limit: int = 10000) -> list:
+def links_for(gr: GitRepo, target: str, prefer_line: str, limit: int = 10000) -> list[Link]:
     """Links of the commits that touched `target` (a path or pathspec, as git reads it
     from the current directory), or of one commit; newest first."""
     if not target or target.startswith("-"):

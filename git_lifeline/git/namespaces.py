@@ -10,7 +10,7 @@ specific to it.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .fanout import Namespace
 from .libgit2 import pygit2
@@ -18,14 +18,18 @@ from .names import NAME_RE
 from .repo import GitRepo
 from .trees import blob_data
 
+if TYPE_CHECKING:  # annotations only: each parser imports its record type when it runs
+    from ..core.entry import Entry
+    from .records import Record
 
-def _parse_entry(data: bytes) -> Any:
+
+def _parse_entry(data: bytes) -> Entry:
     from ..core.entry import Entry
 
     return Entry.from_json(data)
 
 
-def pick_blob(repo: pygit2.Repository, oids: list) -> str:
+def pick_blob(repo: pygit2.Repository, oids: list[pygit2.Oid]) -> str:
     """The blob every clone keeps when one entry id arrives with different non-hashed
     fields (FORMAT §4): the earliest ts, then the smallest blob id."""
 
@@ -36,7 +40,7 @@ def pick_blob(repo: pygit2.Repository, oids: list) -> str:
     return str(min(oids, key=key))
 
 
-def _parse_record(data: bytes) -> Any:
+def _parse_record(data: bytes) -> Record:
     from .records import Record
 
     return Record.from_bytes(data)

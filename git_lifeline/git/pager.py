@@ -13,8 +13,6 @@ import os
 import subprocess
 from typing import Callable, Optional
 
-__all__ = ["pager_command", "spawn"]
-
 
 def pager_command(config: Optional[Callable[[str], Optional[str]]]) -> Optional[str]:
     """The pager git would run, or None for none."""

@@ -23,7 +23,9 @@ class Probe:
     output: str  # what it printed (stderr after stdout), trimmed
 
 
-def probe(argv: list, cwd: Optional[str] = None, drop_env: tuple = (), timeout: float = PROBE_SECONDS) -> Probe:
+def probe(
+    argv: list[str], cwd: Optional[str] = None, drop_env: tuple[str, ...] = (), timeout: float = PROBE_SECONDS
+) -> Probe:
     """Run `argv` with no input; ok when it exits 0. `drop_env` names variables to leave out
     (the ones a client would not pass on, such as PYTHONPATH)."""
     env = {k: v for k, v in os.environ.items() if k not in drop_env}

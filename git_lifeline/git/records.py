@@ -20,12 +20,11 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
+from ..core.content_rules import HEX64, MAX_FIELD_CHARS
 from ..core.entry import (
-    HEX64,
     MAX_BLOB_BYTES,
-    MAX_FIELD_CHARS,
     Entry,
     abbrev,
     entry_order_key,
@@ -34,7 +33,7 @@ from ..core.entry import (
     stored_entry,
     utcnow,
 )
-from ..core.json_input import JSONInputError, read_json_object
+from ..core.json_input import JSON, JSONInputError, JSONObject, read_json_object
 from ..errors import InputError
 
 FORMAT_VERSION = 1
@@ -62,7 +61,7 @@ class ReviewError(InputError):
 
 
 # ---- records ----------------------------------------------------------------
-def canonical_bytes(doc: dict) -> bytes:
+def canonical_bytes(doc: Mapping[str, JSON]) -> bytes:
     return (json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n").encode("utf-8")
 
 
@@ -163,7 +162,7 @@ class Content:
             summary=doc["summary"],
         )
 
-    def to_doc(self) -> dict[str, Any]:
+    def to_doc(self) -> JSONObject:
         """The `content` object as stored (FORMAT §11; keys in canonical order)."""
         return {
             "agent": self.agent,
@@ -251,7 +250,7 @@ class Record:
         return cls.from_doc(hashlib.sha256(data).hexdigest(), doc)
 
 
-def _sealed(type_: str, line: str, by: str, ts: Optional[datetime], fields: dict[str, Any]) -> Record:
+def _sealed(type_: str, line: str, by: str, ts: Optional[datetime], fields: JSONObject) -> Record:
     """A new record of `type_` with its own `fields`, checked like one read back."""
     doc = {"v": FORMAT_VERSION, "type": type_, "line": line, "by": by, "ts": format_ts(ts or utcnow()), **fields}
     problems = doc_problems(doc)
@@ -296,7 +295,7 @@ def make_decision(
     type_: str, line: str, by: str, proposal: str, entry: Optional[str] = None, why: Optional[str] = None
 ) -> Record:
     """An approval or a duplicate (naming `entry`), or a rejection (with `why`)."""
-    fields: dict[str, Any] = {"proposal": proposal}
+    fields: JSONObject = {"proposal": proposal}
     if type_ == "rejected":
         fields["why"] = why
     else:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from typing import NamedTuple, Optional
+from typing import Mapping, NamedTuple, Optional
 
 # Variables that make git look elsewhere than the files read here; libgit2 ignores most
 # of them, git honours them: with any set, neither answer is certain here.
@@ -61,7 +61,7 @@ def lifeline_dir_of(common_dir: str) -> str:
     return os.path.join(common_dir, "lifeline")
 
 
-def locate(cwd: str, environ: dict) -> Optional[Location]:
+def locate(cwd: str, environ: Mapping[str, str]) -> Optional[Location]:
     """The repository open_repo would open from `cwd` with `environ`; None when this
     cannot be sure of it (see the module's docstring)."""
     if any(environ.get(name) for name in _MOVED_BY):
@@ -71,7 +71,7 @@ def locate(cwd: str, environ: dict) -> Optional[Location]:
             git_dir = os.path.realpath(environ["GIT_DIR"])  # as open_repo: Path(GIT_DIR).resolve()
             if os.path.basename(git_dir) != ".git" or not _is_git_dir(git_dir):
                 return None  # a git dir by another name: bare or not is libgit2's call
-            found: Optional[tuple] = (git_dir, os.path.dirname(git_dir))
+            found: Optional[tuple[str, str]] = (git_dir, os.path.dirname(git_dir))
         else:
             found = _discover(os.path.realpath(cwd))
         if found is None:
@@ -87,7 +87,7 @@ def locate(cwd: str, environ: dict) -> Optional[Location]:
     return Location(git_dir, common, workdir)
 
 
-def _discover(start: str) -> Optional[tuple]:
+def _discover(start: str) -> Optional[tuple[str, str]]:
     """(git dir, work tree) found from `start` in libgit2's order: `D/.git`, then `D` itself,
     then D's parent, never across a file system. None when the first thing found is not a
     `.git` directory or `gitdir:` file of the plain kind."""

@@ -15,7 +15,9 @@ from .repo import GitRepo
 HEX40 = re.compile(r"[0-9a-f]{40}")
 
 
-def make_commit(gr: GitRepo, message: str, tree: pygit2.Oid, parents: list, sig: pygit2.Signature) -> pygit2.Oid:
+def make_commit(
+    gr: GitRepo, message: str, tree: pygit2.Oid, parents: list[pygit2.Oid], sig: pygit2.Signature
+) -> pygit2.Oid:
     """The one way a commit of ours (a line, a review trail) is made: author and committer
     are `sig`, and the commit is signed when git's config asks for it (commit.gpgSign).
     Signing goes through `git commit-tree -S`, so every signing setup git supports (gpg,

@@ -28,7 +28,7 @@ class GitRepo:
     git_dir: Path  # this worktree's git dir
     common_dir: Path  # shared by all linked worktrees: refs, objects, our cache
     workdir: Optional[Path]
-    _config: Optional[dict] = None
+    _config: Optional[command.GitConfig] = None
 
     @property
     def is_bare(self) -> bool:
@@ -47,7 +47,7 @@ class GitRepo:
             ["--git-dir", str(self.git_dir), *args], cwd=cwd, check=check, input=input, env=env, timeout=timeout
         )
 
-    def config(self) -> dict:
+    def config(self) -> command.GitConfig:
         """All of git's config as seen by `git config --list` (last value wins)."""
         if self._config is None:
             self._config = command.read_config(str(self.git_dir), str(self.workdir) if self.workdir else None)
@@ -70,7 +70,7 @@ class GitRepo:
     def config_get(self, key: str, default: Optional[str] = None) -> Optional[str]:
         return command.config_get(self.config(), key, default)
 
-    def config_all(self, key: str) -> list:
+    def config_all(self, key: str) -> list[str]:
         return list(self.config().get(key.lower(), []))
 
     def config_bool(self, key: str, default: bool) -> bool:

@@ -13,7 +13,7 @@ dedups by key, and the merge commit's message.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from ..core.entry import MIN_PREFIX, abbrev, entry_order_key
 from ..errors import InputError
@@ -25,11 +25,10 @@ from .repo import GitRepo
 from .trees import Union, commit_at
 
 if TYPE_CHECKING:  # annotations only
-    pass
+    from ..core.entry import Entry
 
 REF_PREFIX = LEDGER.ref_prefix
 ENTRIES_DIR = LEDGER.tree_dir
-FORMAT_VERSION = "1"
 _LISTED_IN_MESSAGE = 10
 _HEX = re.compile(r"[0-9a-f]+")
 REMIND_SCAN_LIMIT = 1000
@@ -68,9 +67,9 @@ class LineStore(FanoutLog):
 
     def append(
         self,
-        entries: list,
-        message_for: Callable[[list], str],
-        existing_check: Optional[Callable[[Any, Optional[str]], bool]] = None,
+        entries: list[Entry],
+        message_for: Callable[[list[Entry]], str],
+        existing_check: Optional[Callable[[Entry, Optional[str]], bool]] = None,
     ) -> AppendResult:
         """Append entries in one commit; compare-and-swap on the ref, retried.
 
@@ -83,7 +82,7 @@ class LineStore(FanoutLog):
         code = code_head(self.gr)
         return self.add(entries, lambda new: with_code_trailer(message_for(new), code, new), existing=existing_check)
 
-    def merge_message(self, source: str, theirs: str, u: Union, parsed: dict) -> str:
+    def merge_message(self, source: str, theirs: str, u: Union, parsed: dict[str, Entry]) -> str:
         def n(k: int, word: str = "entry", plural: str = "entries") -> str:
             return f"{k} {word if k == 1 else plural}"
 
@@ -108,7 +107,7 @@ class LineStore(FanoutLog):
         return "\n".join(lines)
 
 
-def code_head(gr: GitRepo) -> Optional[tuple]:
+def code_head(gr: GitRepo) -> Optional[tuple[str, int]]:
     """(commit id, commit time) of the code's HEAD, or None (unborn, or no HEAD)."""
     try:
         head = gr.repo.head.peel(pygit2.Commit)
@@ -117,7 +116,7 @@ def code_head(gr: GitRepo) -> Optional[tuple]:
     return str(head.id), head.commit_time
 
 
-def with_code_trailer(message: str, code: Optional[tuple], entries: list) -> str:
+def with_code_trailer(message: str, code: Optional[tuple[str, int]], entries: list[Entry]) -> str:
     """`message` with a `Lifeline-Code: <commit>` trailer naming the code commit the
     entries were made against. Left out when HEAD is younger than an entry (an entry
     dated in the past, as tests and imports write, was not made against it): such
@@ -127,17 +126,12 @@ def with_code_trailer(message: str, code: Optional[tuple], entries: list) -> str
     return message.rstrip("\n") + f"\n{CODE_TRAILER}: {code[0]}\n"
 
 
-def list_lines(gr: GitRepo) -> list:
-    """Names of the repository's lines (refs/lifeline/<name>), sorted."""
-    return LEDGER.names(gr)
-
-
 def last_append_time(gr: GitRepo, not_after: Optional[int] = None) -> Optional[int]:
     """Time of the newest append on any line (merges made by a pull do not count). An
     append dated after `not_after` is no evidence: a teammate's clock a year ahead (or a
     crafted commit date) must not silence every clone's reminders for that year."""
     latest = None
-    for line in list_lines(gr):
+    for line in LEDGER.names(gr):
         head = LineStore(gr, line).head()
         commit = commit_at(gr.repo, head) if head else None
         for _ in range(REMIND_SCAN_LIMIT):

@@ -42,7 +42,6 @@ from .fanout import (
     clash_message,
     name_clashes,
     no_progress,
-    union_of,
 )
 from .integrate import PullLine, integrate_head, relation
 from .libgit2 import pygit2
@@ -51,7 +50,6 @@ from .namespaces import LEDGER, NAMESPACES, REVIEW, names_in_use, namespace_of, 
 from .repo import GitRepo
 from .store import LineStore
 from .trails import ReviewTrail
-from .trees import Union
 from .verify import problem_lines, verified_incoming, verify_range
 
 ZERO = "0" * 40
@@ -76,15 +74,6 @@ def open_log(gr: GitRepo, ns: Namespace, name: str) -> FanoutLog:
     return _LOGS[ns.name](gr, name)  # type: ignore[call-arg]
 
 
-def fetch_refspec(remote: str) -> str:
-    return LEDGER.fetch_refspec(remote)
-
-
-def tracking_heads(gr: GitRepo, remote: str) -> dict[str, str]:
-    """{line: commit} of the remote's lines as last fetched."""
-    return LEDGER.tracking_heads(gr, remote)
-
-
 def local_heads(gr: GitRepo, only: Optional[list[str]] = None, ns: Namespace = LEDGER) -> dict[str, str]:
     heads: dict[str, str] = {}
     for name in ns.names(gr):
@@ -93,17 +82,6 @@ def local_heads(gr: GitRepo, only: Optional[list[str]] = None, ns: Namespace = L
             if head:
                 heads[name] = head
     return heads
-
-
-def union_trees(
-    repo: pygit2.Repository,
-    ours: Optional[pygit2.Tree],
-    theirs: Optional[pygit2.Tree],
-    progress: Optional[object] = None,
-    ns: Namespace = LEDGER,
-) -> Union:
-    """Union of two trees of a namespace (default: two lines' `entries/`)."""
-    return union_of(repo, ns, ours, theirs, progress)
 
 
 # ---- remotes -------------------------------------------------------------------------
@@ -160,7 +138,7 @@ class FetchLine:
 def fetch(gr: GitRepo, remote: str, only: Optional[list[str]] = None) -> list[FetchLine]:
     """Fetch every log of every namespace into tracking refs; report how each remote line
     relates to ours."""
-    before = tracking_heads(gr, remote)
+    before = LEDGER.tracking_heads(gr, remote)
     try:
         gr.git(
             [
@@ -176,7 +154,7 @@ def fetch(gr: GitRepo, remote: str, only: Optional[list[str]] = None) -> list[Fe
         )
     except GitCommandError as exc:
         raise LifelineError(f"fetching the ledger from {remote!r} failed:", *exc.git_said) from None
-    after = tracking_heads(gr, remote)
+    after = LEDGER.tracking_heads(gr, remote)
     local = local_heads(gr)
     names = sorted(set(before) | set(after) | set(local))
     out = []
@@ -452,7 +430,7 @@ def retry_pause(attempt: int, rng: Optional[random.Random] = None) -> float:
 # ---- unpushed entries ---------------------------------------------------------------
 def unpushed(gr: GitRepo, remote: str) -> list[tuple[str, int]]:
     """[(line, entries not on the remote as last seen)] for lines ahead of their tracking ref."""
-    tracking = tracking_heads(gr, remote)
+    tracking = LEDGER.tracking_heads(gr, remote)
     out = []
     for line, head in sorted(local_heads(gr).items()):
         theirs = tracking.get(line)
@@ -478,7 +456,7 @@ def remote_setup(gr: GitRepo, remote: str) -> bool:
     anyone who can push a branch named `lifeline/<line>` breaks every clone's plain fetch."""
     key = f"remote.{remote}.fetch"
     configured = gr.config_all(key)
-    spec = fetch_refspec(remote)
+    spec = LEDGER.fetch_refspec(remote)
     wanted = [s for s in (spec, *(ns.branch_exclusion() for ns in NAMESPACES)) if s not in configured]
     for value in wanted:
         gr.config_add(key, value)

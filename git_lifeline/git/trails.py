@@ -11,7 +11,7 @@ Records themselves are records.py; FORMAT §11 is the normative description.
 from __future__ import annotations
 
 import re
-from typing import Callable, ContextManager, Optional
+from typing import Callable, Optional
 
 from ..core.entry import Entry, abbrev
 from .fanout import FanoutLog
@@ -65,16 +65,11 @@ class ReviewTrail(FanoutLog):
         assert head is not None
         return head
 
-    def lock(self) -> ContextManager[None]:
-        """Serialise deciders on this machine (an approval writes the ledger, then the trail).
-        The trail's own writers' lock: appends inside it take it again (it is re-entrant)."""
-        return self.write_lock()
-
     # ---- the operations -------------------------------------------------------------
-    def proposals(self) -> dict:
+    def proposals(self) -> dict[str, Proposal]:
         return build_proposals(self.load().records)
 
-    def resolve(self, ref: str, proposals: Optional[dict] = None) -> Proposal:
+    def resolve(self, ref: str, proposals: Optional[dict[str, Proposal]] = None) -> Proposal:
         p = ref.strip().lower()
         if len(p) < MIN_PID_PREFIX or not _HEX.fullmatch(p):
             raise ReviewError(
@@ -98,7 +93,7 @@ class ReviewTrail(FanoutLog):
         each proposal's ts is its entry's, as for `propose`."""
         recs = [make_proposed(self.line, by, e.ts, entry_content(e), via) for e in entries]
 
-        def message(new: list) -> str:
+        def message(new: list[Record]) -> str:
             return f"proposed {len(new)} entr{'y' if len(new) == 1 else 'ies'} from {source}\n\n" + "".join(
                 trailers(r) for r in new[:10]
             )
@@ -130,8 +125,3 @@ class ReviewTrail(FanoutLog):
     # ---- another clone's trail ---------------------------------------------------------
     def merge_message(self, source: str, theirs: str, u: Union, parsed: dict) -> str:
         return f"lifeline-review: merge trail of line {self.line}\n"
-
-
-def list_trails(gr: GitRepo) -> list[str]:
-    """Names of the lines that have a review trail (valid line names only), sorted."""
-    return REVIEW.names(gr)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 from .libgit2 import pygit2
 
@@ -99,50 +99,6 @@ def lookup(tree: Optional[pygit2.Tree], key: str) -> Optional[pygit2.Oid]:
 
 
 _FANOUT_NAMES = {f"{i:02x}": f"{i:02x}" for i in range(256)}  # the names of both fan-out levels
-
-
-def lookup_all(repo: pygit2.Repository, tree: Optional[pygit2.Tree], keys: Iterable[str]) -> dict:
-    """{key: lookup(tree, key)} for many 64-hex ids; in path order, each fan-out subtree is read once.
-
-    One `lookup` per id reads both subtrees on its path again: at 100k entries a
-    first-level tree (256 names, ~7 KB) is past what libgit2 keeps in its object cache
-    (4 KB for a tree), so verify spent ~100 µs an id re-reading them. Each step resolves
-    one name in one tree, as the path lookup does, so both find the same blob."""
-    out: dict = {}
-    # the subtrees on the last key's path: keys in path order (a diff's) read each subtree
-    # once, and the ~65,000 second-level trees of a 100k line are not all held at once
-    first_name, first, second_name, second = None, None, None, None
-    for key in keys:
-        a, b, rest = entry_path(key)
-        if a != first_name:
-            first_name, first, second_name = a, _child_tree(repo, tree, a), None
-        if a + b != second_name:
-            second_name, second = a + b, _child_tree(repo, first, b)
-        item = None
-        if second is not None:
-            try:
-                item = second[rest]
-            except KeyError:
-                item = None
-        out[key] = item.id if item is not None and item.type_str == "blob" else None
-    return out
-
-
-def _child_tree(repo: pygit2.Repository, tree: Optional[pygit2.Tree], name: str) -> Optional[pygit2.Tree]:
-    """The subtree `tree` names `name` (None when it names none, or a missing object; a
-    tree entry whose object is a blob reads as an empty tree, so no lookup finds anything
-    in it, as when it was None). `tree[name]` is already that object: reading it by id
-    again (`repo[item.id]`, a prefix lookup) cost verify ~1.3 µs a subtree."""
-    if tree is None:
-        return None
-    try:
-        item = tree[name]
-        if not isinstance(item, pygit2.Tree):
-            return None
-        len(item)  # reads it: a missing object, or one that is not a tree, fails here
-    except (KeyError, ValueError, pygit2.GitError):
-        return None
-    return item
 
 
 def prefix_matches(repo: pygit2.Repository, tree: Optional[pygit2.Tree], prefix: str) -> list[str]:

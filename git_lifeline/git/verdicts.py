@@ -58,7 +58,7 @@ def verdict_key(e: Entry) -> bytes:
 class VerdictMemo:
     """The clean verdicts of one repository, for one version of the rules."""
 
-    def __init__(self, path: Optional[Path], known: set):
+    def __init__(self, path: Optional[Path], known: set[bytes]):
         self.path = path
         self.known = known
         self.added = 0  # verdicts this run added (the keys themselves are in `known` only)

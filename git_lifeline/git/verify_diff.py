@@ -7,17 +7,28 @@ import contextlib
 import subprocess
 import tempfile
 import threading
-from typing import IO, Any, Iterator, Optional, cast
+from typing import IO, TYPE_CHECKING, Iterator, Optional, Union, cast
 
 from .command import git_cwd
 from .repo import GitRepo
+
+if TYPE_CHECKING:
+    from .libgit2 import pygit2
+
+
+# (status, new mode, new oid, path) of one changed path, as diff-tree writes it
+TreeChange = tuple[str, str, str, str]
+# what a diff is of: a commit (its id) against its parents, or the pair (old tree, new tree)
+DiffOf = Union[str, tuple[str, str]]
 
 
 class HistoryUnreadable(Exception):
     """git could not read part of the history (a missing object)."""
 
 
-def diff_commits(gr: GitRepo, commits: list, pair: Optional[tuple] = None) -> Iterator[tuple[Any, list]]:
+def diff_commits(
+    gr: GitRepo, commits: list[pygit2.Commit], pair: Optional[tuple[str, str]] = None
+) -> Iterator[tuple[DiffOf, list[TreeChange]]]:
     """(commit id, [(status, new mode, new oid, path)]) for each commit against each parent,
     then, when `pair` (old tree, new tree) is given, (`pair`, its changes).
 
@@ -108,10 +119,12 @@ def _shared(raw: bytes) -> str:
     return text
 
 
-def _parse_diff_tree(tokens: Iterator[bytes], pair: Optional[tuple]) -> Iterator[tuple[Any, list]]:
+def _parse_diff_tree(
+    tokens: Iterator[bytes], pair: Optional[tuple[str, str]]
+) -> Iterator[tuple[DiffOf, list[TreeChange]]]:
     """(commit id or `pair`, its changes) from diff-tree's tokens, in git's order."""
-    current: Any = None
-    changes: list = []
+    current: Optional[DiffOf] = None
+    changes: list[TreeChange] = []
     pair_header = f"{pair[0]} {pair[1]}" if pair else None
     for tok in tokens:
         if not tok.startswith(b":"):

@@ -15,7 +15,7 @@ from ..app.visible import shown_lines, visible
 from ..errors import INTERRUPTED, as_failure
 
 
-def main(argv: Optional[list] = None) -> int:
+def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="git lifeline mcp", description="Run the MCP server on stdio, for AI agents.")
     parser.add_argument("--repo", default=None, help="The repository (default: the one containing the cwd).")
     parser.add_argument("--line", default=None, help="The line served by default.")

@@ -36,6 +36,7 @@ from ..app.context_run import DEFAULT_BUDGET
 from ..app.draft import CheckpointDraft, Draft, Writer
 from ..app.empty_ledger import text_for_agents
 from ..app.entry_view import view_entry
+from ..app.text import JSONObject
 from ..app.visible import visible
 from ..app.workspace import Workspace
 from ..errors import InputError, LifelineError, describe_failure, install_hint
@@ -160,7 +161,7 @@ class Door:
         return Agents(self.ledger(line))
 
 
-def recorded(data: dict[str, object]) -> bool:
+def recorded(data: JSONObject) -> bool:
     """Whether a write's answer says it recorded something (an entry, or a new proposal)."""
     return bool(data.get("written") or (data.get("proposal") and not data.get("already")))
 
@@ -311,18 +312,18 @@ def build_server(
             blocks.append(TextContent(type="text", text=with_warnings("", warnings)))
         return CallToolResult(content=blocks)
 
-    def written(line: str, draft: Draft, propose_only: bool) -> tuple[str, dict[str, object]]:
+    def written(line: str, draft: Draft, propose_only: bool) -> tuple[str, JSONObject]:
         """An agent's entry routed by the write policy (on the worker), and what the answer says of it."""
         out = door.agents(line).write(draft, gate.via, propose_only)
         text = write_message(out)
         return text, write_data(out, text)
 
-    async def answer(fn: Callable[[], tuple[str, dict[str, object]]], writes: bool = False) -> CallToolResult:
+    async def answer(fn: Callable[[], tuple[str, JSONObject]], writes: bool = False) -> CallToolResult:
         """A text answer with its data (structured content), the warnings in both. After a write,
         what it recorded is published (queued behind the writes already waiting, so one push
         carries them all)."""
 
-        def job() -> tuple[str, dict[str, object]]:
+        def job() -> tuple[str, JSONObject]:
             text, data = fn()
             if writes and recorded(data):
                 gate.recorded()
@@ -421,7 +422,7 @@ def build_server(
         Entries a correction replaced are marked [SUPERSEDED], [WITHDRAWN] or [CLOSED]: do not act
         on them. Abstains when nothing answers it."""
 
-        def read() -> tuple[str, dict[str, object]]:
+        def read() -> tuple[str, JSONObject]:
             led, notice = door.reading(line)
             text, data = recall_answer(led, query, k)
             return notice + text, data
@@ -436,7 +437,7 @@ def build_server(
         """One entry in full: its why (body), who wrote it, its parents, what it supersedes and what
         superseded it. Use it when the context or recall shows only a summary."""
 
-        def read() -> tuple[str, dict[str, object]]:
+        def read() -> tuple[str, JSONObject]:
             led, notice = door.reading(line)
             text, data = show_answer(view_entry(led, id))
             return notice + text, data
@@ -514,7 +515,7 @@ def build_server(
 
         agent, propose_only = gate.agent(agent), gate.propose_only()  # per request: read here, not on the worker
 
-        def write() -> tuple:
+        def write() -> tuple[str, JSONObject]:
             writer = Writer(agent=agent, provider=provider, model=model)
             draft = CheckpointDraft.from_options(
                 thread or None, goal, done, next, blocked, tried, summary or None, writer

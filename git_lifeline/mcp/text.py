@@ -10,7 +10,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
-from ..app.text import TRUST_WORDS, abbrev, fence_for, format_ts, md, one_line, trust_tag, waiting_tier, who
+from ..app.text import (
+    JSON,
+    TRUST_WORDS,
+    JSONObject,
+    abbrev,
+    fence_for,
+    format_ts,
+    md,
+    one_line,
+    trust_tag,
+    waiting_tier,
+    who,
+)
 from ..errors import InputError
 
 if TYPE_CHECKING:  # annotations only
@@ -61,7 +73,7 @@ def write_message(out: AgentWrite, replaced: Optional[str] = None) -> str:
     return text
 
 
-def write_data(out: AgentWrite, text: str) -> dict[str, object]:
+def write_data(out: AgentWrite, text: str) -> JSONObject:
     proposal = out.proposal.id if out.proposal is not None else None
     return {
         "mode": out.mode,
@@ -97,7 +109,7 @@ def resume_text(ledger: Ledger, thread: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def recall_answer(ledger: Ledger, query: str, k: int) -> tuple[str, dict[str, object]]:
+def recall_answer(ledger: Ledger, query: str, k: int) -> tuple[str, JSONObject]:
     """lifeline_recall's text and structured content (app/recall.py's answer_json; its schema is
     mcp/recall_schema.py). An abstention's nearest entries are listed as not answering."""
     from ..app.recall import answer_json, ask, hit_json, strength_words
@@ -107,7 +119,7 @@ def recall_answer(ledger: Ledger, query: str, k: int) -> tuple[str, dict[str, ob
     recalled = ask(ledger, query, k)
     data = answer_json(recalled, ledger.recall_mode)
 
-    def row(f: Found, hit: dict[str, object]) -> str:
+    def row(f: Found, hit: JSONObject) -> str:
         mark = "" if f.in_force else f" [{f.status.upper()}]"
         similarity = f", similarity={hit['similarity']:.2f}" if "similarity" in hit else ""
         return (
@@ -125,9 +137,9 @@ def recall_answer(ledger: Ledger, query: str, k: int) -> tuple[str, dict[str, ob
     return text, {**data, "text": text}
 
 
-def pending_answer(agents: Agents) -> tuple[str, dict[str, object]]:
+def pending_answer(agents: Agents) -> tuple[str, JSONObject]:
     pending = agents.proposals()
-    items = [
+    items: list[JSON] = [
         {
             "proposal": p.id,
             "kind": p.content.kind,
@@ -169,7 +181,7 @@ def _entry_row(r: Related | Link, note: str = "") -> str:
     return f"`[{abbrev(r.id)}]` {r.entry.kind}: {md(one_line(r.entry.summary))}" + note
 
 
-def show_answer(view: EntryView) -> tuple[str, dict[str, object]]:
+def show_answer(view: EntryView) -> tuple[str, JSONObject]:
     e = view.entry
     lines = [
         f"## {e.kind} `[{abbrev(e.id)}]` {md(one_line(e.summary))}",
@@ -208,13 +220,13 @@ def show_answer(view: EntryView) -> tuple[str, dict[str, object]]:
     fence = fence_for(body)
     text = "\n".join(lines) + (f"\n\n### Why\n{fence}text\n{body}\n{fence}\n" if body else "\n\n(no body)\n")
 
-    def row(r: Related | Link, acting: bool) -> dict[str, str | bool | None]:
+    def row(r: Related | Link, acting: bool) -> JSON:
         kind, summary = (r.entry.kind, r.entry.summary) if r.entry is not None else (None, None)
         return {"id": r.id, "kind": kind, "summary": summary, "acting": acting}
 
     parents = [row(r, not r.replaced) for r in view.parents]
 
-    data = {
+    data: JSONObject = {
         "id": e.id,
         "kind": e.kind,
         "summary": e.summary,
@@ -237,7 +249,7 @@ def show_answer(view: EntryView) -> tuple[str, dict[str, object]]:
     return text, data
 
 
-def with_warnings(text: str, warnings: list) -> str:
+def with_warnings(text: str, warnings: list[str]) -> str:
     """`text` followed by one `warning:` line per warning."""
     lines = [text] if text else []
     lines.extend(f"warning: {w}" for w in warnings)

@@ -47,19 +47,22 @@ if TYPE_CHECKING:  # annotations only: the warm `context` (cache_warm.py) starts
 _SEP = "\x1f"
 _MASK = (1 << 64) - 1
 
+# A cache row as SQLite gives it back (rowid first) or as a build writes it
+SqlRow = tuple[Union[str, int, None], ...]
+
 
 class Corrupt(sqlite3.DatabaseError):
     """The cache does not match its own seal: never served, rebuilt."""
 
 
-def row_sum(row: tuple) -> int:
+def row_sum(row: SqlRow) -> int:
     """The checksum of one row (rowid, id, blob, ts, kind, ok, summary, body, dedup, json).
     Rows are summed, so a row dropped or replaced is subtracted without a rescan."""
     text = _SEP.join("" if v is None else str(v) for v in row)
     return zlib.crc32(text.encode("utf-8", "surrogatepass"))
 
 
-def add_sums(digest: int, rows: Iterable[tuple], sign: int = 1) -> int:
+def add_sums(digest: int, rows: Iterable[SqlRow], sign: int = 1) -> int:
     for row in rows:
         digest = (digest + sign * row_sum(row)) & _MASK
     return digest
@@ -125,7 +128,7 @@ def stamp_path(path: Union[str, Path]) -> Union[str, Path]:
     return type(path)(os.fspath(path) + ".stamp")
 
 
-def _file_stamp(path: Union[str, Path]) -> Optional[dict]:
+def _file_stamp(path: Union[str, Path]) -> Optional[dict[str, int]]:
     try:
         st = os.stat(path)
     except OSError:

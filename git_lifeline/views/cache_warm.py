@@ -64,7 +64,7 @@ def read_row(db: sqlite3.Connection, entry_id: str) -> tuple[bool, Optional[Entr
     return False, None
 
 
-def all_ids(db: sqlite3.Connection) -> list:
+def all_ids(db: sqlite3.Connection) -> list[str]:
     return [r[0] for r in db.execute("SELECT id FROM entries WHERE ok=1 ORDER BY ts, id")]
 
 
@@ -77,7 +77,7 @@ def tip_path(cache_path: str) -> str:
     return cache_path + TIP_SUFFIX
 
 
-def read_tip(cache_path: str) -> Optional[tuple]:
+def read_tip(cache_path: str) -> Optional[tuple[str, str]]:
     """(commit, tree) the tip file says, or None when it is absent or not exactly that."""
     data = check.read_small_file(tip_path(cache_path), 128)
     if data is None:
@@ -106,7 +106,7 @@ FETCHED_SUFFIX = ".fetched"
 _FETCHED = re.compile(r"([0-9a-f]{40})((?: [0-9a-f]{40}){0,64})\n")
 
 
-def holds_fetched(cache_path: str, head: str, fetched: list) -> bool:
+def holds_fetched(cache_path: str, head: str, fetched: list[str]) -> bool:
     """Whether `head` is known to contain every one of the `fetched` commits."""
     if all(c == head for c in fetched):
         return True
@@ -117,7 +117,7 @@ def holds_fetched(cache_path: str, head: str, fetched: list) -> bool:
     return set(fetched) <= set(m.group(2).split())
 
 
-def write_fetched(cache_path: str, head: str, contained: list) -> None:
+def write_fetched(cache_path: str, head: str, contained: list[str]) -> None:
     """Record that `head` contains `contained` (at most 64 commits; a file that cannot be
     written only sends the next warm `context` the normal way)."""
     wanted = sorted({c for c in contained if re.fullmatch(r"[0-9a-f]{40}", c) and c != head})
@@ -146,7 +146,7 @@ class Warm:
             raise NotWarm(f"the row of {abbrev(entry_id)} does not match its id")
         return e
 
-    def ids(self) -> list:
+    def ids(self) -> list[str]:
         try:
             return all_ids(self.db)
         except sqlite3.Error as exc:

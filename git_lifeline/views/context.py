@@ -18,13 +18,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from ..core.entry import Entry, abbrev
-from ..core.status import Status
+from ..core.entry import abbrev
 from ..core.trust import TAGS
 from ..core.truth import State
 from .context_pack import Packer, run
 from .context_sections import ContextInput, Plan
-from .context_text import TRUST_LEGEND, excerpt, md, replaced_mark
+from .context_text import TRUST_LEGEND, md
 
 Measure = Callable[[str], int]
 UNLIMITED = 10**12
@@ -152,11 +151,3 @@ def _assemble(inp: ContextInput, budget: Optional[int], measure: Measure, legend
         # Only non-additive measures (a real tokenizer) can land here; shrink and retry.
         return _assemble(inp, budget - max(1, measure(parts.text) - limit), measure, legend)
     return parts
-
-
-def recall_hit(e: Entry, status: Status, width: int = 240) -> str:
-    """A recall hit as the faces may print it: kind, summary, the mark of a replaced
-    status and enough of the why to act on (an excerpt of the body, escaped)."""
-    mark = replaced_mark(status)
-    why = excerpt(e.body, width)
-    return f"- `[{e.short}]` {e.kind}: {md(e.summary)}{mark}\n" + (f"  > {why}\n" if why else "")

@@ -49,7 +49,7 @@ class Item:
         # that part byte-identical while only the volatile part's text changes.
         self.estimate = estimate
         self.level = -1
-        self._text: dict = {}
+        self._text: dict[int, str] = {}
 
     def text(self, level: int) -> str:
         if level not in self._text:
@@ -85,7 +85,7 @@ class Section:
     def whole(self) -> bool:
         return self.missing == 0
 
-    def omitted(self) -> list:
+    def omitted(self) -> list[str]:
         return [it.anchor for it in self.items if it.level < 0]
 
     def render(self) -> str:
@@ -158,7 +158,9 @@ class Packer:
         return True
 
 
-def run(packer: Packer, groups: list, sections: list, skip: Callable[[Section], bool] = lambda s: False) -> None:
+def run(
+    packer: Packer, groups: list[Group], sections: list[Section], skip: Callable[[Section], bool] = lambda s: False
+) -> None:
     """Walk the plan once. Detail waits until every essential item is named; a group stops
     after MAX_MISSES items in a row did not fit (the room is spent: the cost of walking the
     rest of a 30,000-decision list would follow the ledger, not the budget)."""

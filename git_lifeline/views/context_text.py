@@ -126,7 +126,7 @@ def quote(text: str) -> str:
 
 
 # ---- items --------------------------------------------------------------------------
-def decision(e: Entry, level: int, pinned: bool, notes: tuple, tag: str = "") -> str:
+def decision(e: Entry, level: int, pinned: bool, notes: tuple[str, ...], tag: str = "") -> str:
     pin = " (pinned)" if pinned else ""
     meta = f" — {who(e)}, {e.ts:%Y-%m-%d}" if level >= 2 else ""
     text = f"- **{md(e.summary)}** `[{e.short}]`{tag}{pin}{meta}\n" + quote(excerpt(e.body, WHY_WIDTHS[level]))
@@ -181,7 +181,7 @@ def identity(e: Entry, level: int, tag: str = "") -> str:
     return f"**What:** {md(e.summary)} `[{e.short}]`{tag}\n" + (f"> {why}\n" if why else "")
 
 
-def conflict_note(first: list, count: int, subject: str) -> str:
+def conflict_note(first: list[str], count: int, subject: str) -> str:
     """The warning under a decision in conflict: its first rivals, then how many more, like
     the omission marker, so a group of any size costs each of its decisions one short line."""
     ids = ", ".join(f"[{i[:8]}]" for i in first)
@@ -190,7 +190,7 @@ def conflict_note(first: list, count: int, subject: str) -> str:
 
 
 # ---- omissions ----------------------------------------------------------------------
-def omission_marker(noun: str, ids: list) -> str:
+def omission_marker(noun: str, ids: list[str]) -> str:
     return _marker(noun, len(ids), ids[:MARKER_IDS])
 
 
@@ -200,7 +200,7 @@ def worst_marker(noun: str, count: int) -> str:
     return _marker(noun, count, ["0" * 8] * min(count, MARKER_IDS))
 
 
-def _marker(noun: str, count: int, first: list) -> str:
+def _marker(noun: str, count: int, first: list[str]) -> str:
     shown = ", ".join(abbrev(i) for i in first)
     more = f" +{count - MARKER_IDS} more" if count > MARKER_IDS else ""
     return f"_[… {count} {noun} omitted for the budget: {shown}{more}; `git lifeline show <id>`]_\n"

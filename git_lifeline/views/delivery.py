@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from ..core.json_input import JSON, JSONObject
+
 FORMATS = ("generic", "anthropic", "openai", "gemini")
 
 
@@ -12,12 +14,12 @@ def deliver(stable: str, volatile: str, fmt: str) -> str:
         return stable + volatile
     if fmt == "anthropic":
         # The stable prefix carries cache_control so a prompt cache can reuse it.
-        blocks: list[dict] = []
+        blocks: list[JSON] = []
         if stable:
             blocks.append({"type": "text", "text": stable, "cache_control": {"type": "ephemeral"}})
         if volatile:
             blocks.append({"type": "text", "text": volatile})
-        doc: dict = {"system": blocks}
+        doc: JSONObject = {"system": blocks}
     elif fmt == "openai":
         doc = {"messages": [{"role": "system", "content": stable + volatile}]}
     elif fmt == "gemini":

@@ -27,7 +27,6 @@ if TYPE_CHECKING:  # annotations only
     from ..core.entry import Entry
 
 MAGIC = "<!-- git-lifeline projection v2"  # values escaped (what `render` writes)
-MAGIC_V1 = "<!-- git-lifeline projection v1"  # values raw (read, never written)
 _ANY_MAGIC = re.compile(r"<!-- git-lifeline projection v(?P<v>[12]) line ")
 _FOOT_LINE = (
     r"<!-- lifeline:tree (?P<head>[0-9a-f]{40}|none) entries (?P<n>\d+)"
@@ -123,7 +122,7 @@ def render(line: str, entries: Iterable[Entry], head: Optional[str]) -> str:
     return header(line) + "".join(render_entry(e) for e in ordered) + footer(head, len(ordered), last)
 
 
-def append_rendered(text: str, prev_head: Optional[str], new_entries: list, head: str) -> Optional[str]:
+def append_rendered(text: str, prev_head: Optional[str], new_entries: list[Entry], head: str) -> Optional[str]:
     """Extend a projection when it shows exactly the entries tree `prev_head` and every
     new entry sorts after the last one shown; None when a full render is needed instead.
 
@@ -141,7 +140,7 @@ def append_rendered(text: str, prev_head: Optional[str], new_entries: list, head
     return text[: m.start()] + "".join(render_entry(e) for e in new) + footer(head, count, new[-1])
 
 
-def shown_tree(text: str) -> tuple:
+def shown_tree(text: str) -> tuple[bool, Optional[str]]:
     """(True, entries tree oid or None) named by a projection's footer; (False, None) when
     the text has no footer (then only a full render can bring it up to date)."""
     m = _FOOT.search(text)
@@ -154,7 +153,7 @@ class ParseError(InputError):
     pass
 
 
-def parse(text: str, source: str = "LIFELINE.md") -> list:
+def parse(text: str, source: str = "LIFELINE.md") -> list[Entry]:
     """Entries of a projection, in file order. Raises ParseError naming the line."""
     version = _ANY_MAGIC.search(text)
     if version is None:
@@ -167,7 +166,7 @@ def parse(text: str, source: str = "LIFELINE.md") -> list:
     if footer_m is None:
         raise ParseError(f"{source} has no '<!-- lifeline:tree ...' footer line at its end: the file is truncated")
     lines.pop()
-    entries: list = []
+    entries: list[Entry] = []
     i = 0
     n = len(lines)
     while i < n:
@@ -181,7 +180,7 @@ def parse(text: str, source: str = "LIFELINE.md") -> list:
         i += 1
         if i < n and lines[i] == "":
             i += 1
-        fields: dict = {}
+        fields: dict[str, str] = {}
         while i < n and lines[i].startswith("- "):
             m = _FIELD.fullmatch(lines[i])
             if not m:
@@ -335,7 +334,7 @@ def render_bounded(line: str, entries: Iterable[Entry], head: Optional[str], max
         return render(line, ordered, head)
     last = ordered[-1]
     fixed = _bytes(header(line))
-    pieces: list = []
+    pieces: list[str] = []
     total = 0
     # render from the newest back, only as far as the budget can reach
     for e in reversed(ordered):

@@ -16,17 +16,20 @@ import hashlib
 import os
 import sqlite3
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from ..errors import install_hint
 from .recall import SEMANTIC_FLOOR
+
+if TYPE_CHECKING:  # annotations only: numpy is imported where a vector is made
+    from .minilm import Embedder, FloatArray
 
 _TABLE = (
     "CREATE TABLE IF NOT EXISTS vectors (id TEXT NOT NULL, model TEXT NOT NULL, v BLOB NOT NULL, "
     "PRIMARY KEY (id, model))"
 )
 _BODY_CHARS = 1200  # the model reads at most 256 word pieces; more text only costs time
-_LOADED: dict = {}  # model dir -> Embedder, for long-running processes (the MCP server)
+_LOADED: dict[str, Embedder] = {}  # model dir -> Embedder, for long-running processes (the MCP server)
 
 
 class ModelUnavailable(Exception):
@@ -44,7 +47,9 @@ def fingerprint(model_dir: Path) -> str:
     return h.hexdigest()[:16]
 
 
-_INDEXES: dict = {}  # (model dir, floor) -> Index: a long-running process keeps its fingerprint and vectors
+_INDEXES: dict[
+    tuple[str, float], Index
+] = {}  # (model dir, floor) -> Index: a long-running process keeps its fingerprint and vectors
 
 
 def index_for(model_dir: Path, floor: float = SEMANTIC_FLOOR) -> "Index":
@@ -85,9 +90,9 @@ class Index:
         self.embedder = _LOADED[key]
         self.model = fingerprint(model_dir)
         self.floor = floor
-        self._matrix: Optional[tuple] = None  # (ids, vectors) for the last set of ids seen
+        self._matrix: Optional[tuple[list[str], FloatArray]] = None  # (ids, vectors) for the last set of ids seen
 
-    def _missing(self, db: sqlite3.Connection) -> list:
+    def _missing(self, db: sqlite3.Connection) -> list[tuple[str, str, str]]:
         return db.execute(
             "SELECT e.id, e.summary, e.body FROM entries e WHERE e.ok = 1 AND NOT EXISTS "
             "(SELECT 1 FROM vectors v WHERE v.id = e.id AND v.model = ?)",
@@ -129,7 +134,7 @@ class Index:
             self._matrix = (ids, np.asarray(vectors, dtype=np.float32))
         return len(rows)
 
-    def vectors(self, db: sqlite3.Connection) -> tuple:
+    def vectors(self, db: sqlite3.Connection) -> tuple[list[str], FloatArray]:
         import numpy as np
 
         self.refresh(db)
@@ -156,7 +161,7 @@ class Index:
     def _has_table(db: sqlite3.Connection) -> bool:
         return db.execute("SELECT 1 FROM sqlite_master WHERE name = 'vectors'").fetchone() is not None
 
-    def similarities(self, db: sqlite3.Connection, query: str) -> dict:
+    def similarities(self, db: sqlite3.Connection, query: str) -> dict[str, float]:
         """entry id -> cosine similarity to the question (vectors are unit length)."""
         ids, matrix = self.vectors(db)
         if not ids or not query.strip():

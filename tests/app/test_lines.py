@@ -119,7 +119,7 @@ def test_stray_files_and_unrelated_refs_never_count_as_lines(repo, two_lines):
     git(repo, "update-ref", "refs/lifeline/proj", foreign)
     blob_oid = git(repo, "hash-object", "-w", "--stdin", input=blob)
     git(repo, "update-ref", "refs/lifeline/blobref", blob_oid)
-    assert [r["line"] for r in open_workspace(repo).lines()] == ["main"]
+    assert [r.line for r in open_workspace(repo).lines()] == ["main"]
     out = cli(repo, "verify", "--line", "main")
     assert out.code == 1 and "missing-parent" in out.out and paper.id[:8] in out.out
     assert open_workspace(repo).where(paper.id[:10]) == []

@@ -28,7 +28,7 @@ def test_a_sqlite_ledger_above_the_file_size_bound_is_read_whole(tmp_path, monke
     assert len(records) == rows
     got = list(records)
     assert len(got) == rows and all(r.problem is None for r in got)
-    assert [r.recorded_id for r in got] == [r.recorded_id for r in seed.read_seed_db(db)]
+    assert [r.recorded_id for r in got] == [r.recorded_id for r in seed.SeedDb(db)]
 
 
 def test_a_markdown_ledger_above_the_file_size_bound_is_still_refused_unread(tmp_path, monkeypatch):

@@ -51,7 +51,7 @@ def test_more_rows_than_the_bound_are_refused(tmp_path, monkeypatch):
     )
     monkeypatch.setattr(seed, "MAX_SEED_ROWS", 2)
     with pytest.raises(InputError, match="more than 2 entries"):
-        seed.read_seed_db(source)
+        list(seed.SeedDb(source))
 
 
 def test_a_read_past_the_time_bound_is_refused(tmp_path, monkeypatch):
@@ -63,4 +63,4 @@ def test_a_read_past_the_time_bound_is_refused(tmp_path, monkeypatch):
     )
     monkeypatch.setattr(seed, "MAX_SEED_SECONDS", -1.0)
     with pytest.raises(InputError, match="took longer than"):
-        seed.read_seed_db(source)
+        list(seed.SeedDb(source))

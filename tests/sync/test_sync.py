@@ -240,7 +240,8 @@ def test_pull_refuses_tampered_entry_and_names_it_without_moving_anything(trio):
 
 
 def test_union_refuses_same_id_with_different_hashed_content(gitenv):
-    from git_lifeline.git.sync import union_trees
+    from git_lifeline.git.fanout import union_of
+    from git_lifeline.git.namespaces import LEDGER
 
     repo_path = gitenv / "u"
     git(gitenv, "init", "--quiet", repo_path.name)
@@ -252,7 +253,7 @@ def test_union_refuses_same_id_with_different_hashed_content(gitenv):
     ours = store.tree(store.head())
     bad = store.repo.create_blob(e.to_json().replace(b"Original", b"Forged"))
     theirs = store.repo[store.insert(ours, {e.id: bad})]
-    u = union_trees(store.repo, ours, theirs)
+    u = union_of(store.repo, LEDGER, ours, theirs)
     assert [c[0] for c in u.corrupt] == [e.id]
 
 

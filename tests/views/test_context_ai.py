@@ -353,17 +353,6 @@ def test_markdown_in_entry_text_cannot_fake_an_anchor_or_a_mark_within_its_line(
     assert "\\`\\[deadbeef\\]\\`" in text
 
 
-def test_a_recall_hit_as_the_faces_print_it_carries_the_why(ledger):
-    from git_lifeline.views.context import recall_hit
-
-    d = add(
-        ledger, "decision", "Queue: SQS **managed**", "A Redis failover lost 214 emails; SQS has a dead-letter queue."
-    )
-    text = recall_hit(d, status="superseded")
-    assert text.startswith(f"- `[{d.short}]` decision: Queue: SQS \\*\\*managed\\*\\* _(superseded)_\n")
-    assert "  > A Redis failover lost 214 emails" in text
-
-
 def test_a_recall_hit_carries_its_why_not_only_its_summary(ledger):
     pg = add(ledger, "decision", "Database: PostgreSQL", "subject: database\n\nAuditors need ACID across invoices.")
     out = cli(ledger.gr.workdir, "recall", "postgresql").out
