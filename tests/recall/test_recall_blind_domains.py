@@ -22,21 +22,22 @@ DATA = TESTS / "data"
 TEST_MODEL = os.environ.get("LIFELINE_TEST_MODEL") or str(TESTS / ".model" / "all-MiniLM-L6-v2")
 HAVE_MODEL = (Path(TEST_MODEL) / "model.safetensors").is_file()
 # domain -> engine -> (hit@5 hits of 50 answerable, correct abstentions of 20), as measured;
-# the semantic figures of the first six raised where issue 29's fitted decision did better
+# the semantic figures of the first six raised where issue 29's fitted decision did better, and
+# compiler's, edtech's and iot's where its fourth pass (the ledger's own forms of a word) did
 MEASURED = {
     "fintech": {"lexical": (43, 11), "semantic": (43, 17)},
     "gameengine": {"lexical": (39, 16), "semantic": (42, 16)},
     "clinic": {"lexical": (43, 16), "semantic": (40, 17)},
     # issue 29's second pass: written meanwhile by helpers who saw neither code nor entries,
     # opened once after the rule was committed and run once (docs/RECALL.md)
-    "compiler": {"lexical": (46, 12), "semantic": (45, 17)},
+    "compiler": {"lexical": (48, 12), "semantic": (45, 17)},
     "logistics": {"lexical": (47, 14), "semantic": (50, 17)},
     "newsroom": {"lexical": (50, 14), "semantic": (49, 16)},
     # issue 29's third pass: written by helpers who saw neither code nor entries, opened once
     # after the fitted semantic decision was committed and run once (docs/RECALL.md)
-    "edtech": {"lexical": (46, 19), "semantic": (47, 19)},
+    "edtech": {"lexical": (47, 19), "semantic": (48, 19)},
     "energy": {"lexical": (44, 17), "semantic": (48, 18)},
-    "iot": {"lexical": (43, 17), "semantic": (47, 19)},
+    "iot": {"lexical": (45, 17), "semantic": (47, 19)},
 }
 
 
