@@ -115,7 +115,9 @@ _NOT_A_VALUE = re.compile(
     r"|^(?:os|env|process|settings|config|secrets|vault|ssm|ENV)\b"  # a lookup: os.environ[...], env(...)
     r"|^[~/.]"  # a file path
     r"|^[A-Z][A-Z_]*$|^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$"  # an environment variable's name
-    r"|^[a-z]+(?:[_-][a-z]+)+$"  # words: read_from_vault
+    # words: read_from_vault, argon2id-hashed, sha256_hex (a word may carry one short run of
+    # digits, as algorithm and format names do; a generated value has digits throughout)
+    r"|^[a-z]+(?:[0-9]{1,3}[a-z]*)?(?:[_-][a-z]+(?:[0-9]{1,3}[a-z]*)?)+$"
     r"|\)$"
 )  # a call: getpass()
 
