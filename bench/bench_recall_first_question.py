@@ -86,6 +86,7 @@ def main() -> None:
         help="store random unit vectors instead of embedding every entry (same cost per question, minutes less)",
     )
     args = ap.parse_args()
+    args.model = str(Path(args.model).resolve())  # the repository's config is read from its own directory
     import gen
 
     # An installed package has its bytecode; a checkout run with PYTHONDONTWRITEBYTECODE

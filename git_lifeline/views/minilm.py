@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -30,6 +30,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from ..core.json_input import read_json
 from .minilm_files import REQUIRED_FILES, BertConfig, ModelDirError, check_sentence_transformers_files, read_model_json
 
 FloatArray = npt.NDArray[np.float32]
@@ -87,38 +88,81 @@ def _expected_shapes(cfg: BertConfig) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
+# safetensors' element types this encoder reads (anything else is refused by name)
+_DTYPES: Final[Mapping[str, type[np.floating[Any]]]] = {"F32": np.float32, "F16": np.float16, "F64": np.float64}
+_HEADER_MAX: Final[int] = 1 << 24  # a safetensors header of 16 MiB is not a MiniLM
+
+
+def _mapped_tensors(path: Path) -> dict[str, npt.NDArray[np.floating[Any]] | str]:
+    """The tensors of a safetensors file as read-only views of one memory map of it: the
+    format is an 8-byte little-endian header length, a JSON header (name -> dtype, shape,
+    [begin, end) in the data after it) and the raw data. Nothing is read until used, so a
+    question touches the layers and the few rows of the word table it needs, not 90 MB
+    (get_tensor copied each tensor: 0.17 s of a first question's CPU)."""
+    mapped = np.memmap(path, dtype=np.uint8, mode="r")
+    if len(mapped) < 8:
+        raise ValueError("shorter than a safetensors header")
+    size = int.from_bytes(bytes(mapped[:8]), "little")
+    if not 2 <= size <= min(_HEADER_MAX, len(mapped) - 8):
+        raise ValueError(f"header length {size} does not fit the file")
+    header = read_json(bytes(mapped[8 : 8 + size]), _HEADER_MAX)
+    if not isinstance(header, dict):
+        raise ValueError("the header is not a JSON object")
+    data = mapped[8 + size :]
+    out: dict[str, npt.NDArray[np.floating[Any]] | str] = {}  # a str: the dtype of a tensor not read
+    for name, spec in header.items():
+        if name == "__metadata__":
+            continue
+        if not isinstance(spec, dict):
+            raise ValueError(f"tensor {name}: not described by an object")
+        dtype, shape, offsets = spec.get("dtype"), spec.get("shape"), spec.get("data_offsets")
+        if not (
+            isinstance(shape, list) and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape)
+        ):
+            raise ValueError(f"tensor {name}: bad shape {shape!r}")
+        if not (isinstance(offsets, list) and len(offsets) == 2 and all(isinstance(n, int) for n in offsets)):
+            raise ValueError(f"tensor {name}: bad data_offsets {offsets!r}")
+        begin, end = offsets
+        if not 0 <= begin <= end <= len(data):
+            raise ValueError(f"tensor {name}: data_offsets {offsets} do not fit the file")
+        if dtype not in _DTYPES:  # position ids (I64) and the like: named, never read
+            out[name] = str(dtype)
+            continue
+        kind = np.dtype(_DTYPES[str(dtype)])
+        if end - begin != math.prod(shape) * kind.itemsize:
+            raise ValueError(f"tensor {name}: data_offsets {offsets} do not fit its shape")
+        out[name] = data[begin:end].view(kind).reshape(shape)
+    return out
+
+
 def _load_tensors(path: Path, cfg: BertConfig) -> dict[str, FloatArray]:
-    """Read exactly the tensors the encoder needs, checking names, shapes and dtypes.
+    """Map exactly the tensors the encoder needs, checking names, shapes and dtypes.
 
-    Reading tensor by tensor (rather than ``load_file``) skips the unused
-    pooler / position_ids and keeps peak memory near one copy of the weights.
-    Checkpoints saved from ``BertModel`` inside another model carry a
-    ``bert.`` prefix; both spellings are accepted.
+    Float16 and float64 weights are converted to float32 (copies); float32 ones stay views
+    of the file's memory map. Checkpoints saved from ``BertModel`` inside another model
+    carry a ``bert.`` prefix; both spellings are accepted.
     """
-    from safetensors import safe_open
-
     expected = _expected_shapes(cfg)
     out: dict[str, FloatArray] = {}
     try:
-        with safe_open(str(path), framework="np") as fh:
-            keys = set(fh.keys())
-            prefix = "" if "embeddings.word_embeddings.weight" in keys else "bert."
-            missing = [k for k in expected if prefix + k not in keys]
-            if missing:
-                shown = ", ".join(missing[:5]) + (f" (+{len(missing) - 5} more)" if len(missing) > 5 else "")
-                raise ModelDirError(f"{path}: missing tensors: {shown}")
-            for name, shape in expected.items():
-                arr = fh.get_tensor(prefix + name)
-                if tuple(arr.shape) != shape:
-                    raise ModelDirError(
-                        f"{path}: tensor {name} has shape {tuple(arr.shape)}, expected {shape} from config.json"
-                    )
-                if arr.dtype not in (np.float32, np.float16, np.float64):
-                    raise ModelDirError(f"{path}: tensor {name} has unsupported dtype {arr.dtype}")
-                out[name] = np.ascontiguousarray(arr, dtype=np.float32)
+        mapped = _mapped_tensors(path)
+        prefix = "" if "embeddings.word_embeddings.weight" in mapped else "bert."
+        missing = [k for k in expected if prefix + k not in mapped]
+        if missing:
+            shown = ", ".join(missing[:5]) + (f" (+{len(missing) - 5} more)" if len(missing) > 5 else "")
+            raise ModelDirError(f"{path}: missing tensors: {shown}")
+        for name, shape in expected.items():
+            arr = mapped[prefix + name]
+            if isinstance(arr, str):
+                raise ModelDirError(f"{path}: tensor {name} has unsupported dtype {arr}")
+            if tuple(arr.shape) != shape:
+                raise ModelDirError(
+                    f"{path}: tensor {name} has shape {tuple(arr.shape)}, expected {shape} from config.json"
+                )
+            out[name] = arr if arr.dtype == np.float32 else arr.astype(np.float32)
     except ModelDirError:
         raise
-    except Exception as exc:  # safetensors raises its own Rust-side error types
+    except Exception as exc:  # a truncated or malformed file: whatever numpy or the header says
         raise ModelDirError(f"cannot read weights {path}: {exc}") from None
     for name, arr in out.items():
         if not np.isfinite(arr).all():
@@ -129,23 +173,24 @@ def _load_tensors(path: Path, cfg: BertConfig) -> dict[str, FloatArray]:
 def _build_layers(t: dict[str, FloatArray], cfg: BertConfig) -> list[_Layer]:
     """Re-lay the encoder weights for the forward pass, consuming them from ``t``.
 
-    Popping each original as its re-laid copy is made keeps peak memory at
-    about one copy of the weights instead of two.
+    The weights stay views of the file's memory map, transposed where the matmul needs
+    it; only Q, K and V are copied, fused into one matrix.
     """
     scale = np.float32(1.0 / math.sqrt(cfg.head_dim))
     layers: list[_Layer] = []
     for n in range(cfg.num_hidden_layers):
         p = f"encoder.layer.{n}."
-        # torch Linear stores (out, in); transpose once here so every matmul
-        # at run time is x @ W with W contiguous.
+        # torch Linear stores (out, in); every matmul at run time is x @ W with W its
+        # transpose: a view (BLAS reads it transposed, no copy of the mapped file), and for
+        # Q, K and V one (in, 3 out) copy, the only one made of the encoder's weights.
         w_qkv = np.concatenate(
             [
-                t.pop(f"{p}attention.self.query.weight") * scale,
-                t.pop(f"{p}attention.self.key.weight"),
-                t.pop(f"{p}attention.self.value.weight"),
+                t.pop(f"{p}attention.self.query.weight").T * scale,
+                t.pop(f"{p}attention.self.key.weight").T,
+                t.pop(f"{p}attention.self.value.weight").T,
             ],
-            axis=0,
-        ).T
+            axis=1,
+        )
         b_qkv = np.concatenate(
             [
                 t.pop(f"{p}attention.self.query.bias") * scale,
@@ -155,15 +200,15 @@ def _build_layers(t: dict[str, FloatArray], cfg: BertConfig) -> list[_Layer]:
         )
         layers.append(
             _Layer(
-                w_qkv=np.ascontiguousarray(w_qkv),
+                w_qkv=w_qkv,
                 b_qkv=b_qkv,
-                w_attn_out=np.ascontiguousarray(t.pop(f"{p}attention.output.dense.weight").T),
+                w_attn_out=t.pop(f"{p}attention.output.dense.weight").T,
                 b_attn_out=t.pop(f"{p}attention.output.dense.bias"),
                 ln1_g=t.pop(f"{p}attention.output.LayerNorm.weight"),
                 ln1_b=t.pop(f"{p}attention.output.LayerNorm.bias"),
-                w_in=np.ascontiguousarray(t.pop(f"{p}intermediate.dense.weight").T),
+                w_in=t.pop(f"{p}intermediate.dense.weight").T,
                 b_in=t.pop(f"{p}intermediate.dense.bias"),
-                w_out=np.ascontiguousarray(t.pop(f"{p}output.dense.weight").T),
+                w_out=t.pop(f"{p}output.dense.weight").T,
                 b_out=t.pop(f"{p}output.dense.bias"),
                 ln2_g=t.pop(f"{p}output.LayerNorm.weight"),
                 ln2_b=t.pop(f"{p}output.LayerNorm.bias"),

@@ -74,6 +74,8 @@ PRIOR_ENTRIES = 20
 UNSEEN_HALF = 10
 ABBREVIATION_FROM = 4  # a word the ledger never uses matches a ledger word it starts with, from 4 letters
 ABBREVIATED = 0.8  # ... and counts for less than the word itself
+FORMS_AT_MOST = 16  # words of one question looked up so (a pasted page must not cost seconds)
+TYPO_FROM = 8  # a word the ledger never uses, from 6 letters, matches a ledger word one letter apart
 COVERAGE_BASE = 0.25  # ranking: -bm25 * (COVERAGE_BASE + coverage)^2 (tune half: hit@1 up, hit@5 equal)
 SEMANTIC_FLOOR = 0.60  # with a model: answered when the best entry's answer probability reaches this
 SEMANTIC_WEIGHT = 0.7  # the fused score: w * cosine + (1 - w) * normalised lexical score
@@ -176,11 +178,11 @@ def stem(word: str) -> str:
     return word
 
 
-def _alt_words(alt: str) -> tuple:
+def _alt_words(alt: str) -> tuple[str, ...]:
     return tuple(stem(w) for w in _WORD.findall(fold(alt)))
 
 
-_GROUP_WORDS: tuple = tuple(tuple(_alt_words(a) for a in g) for g in GROUPS)
+_GROUP_WORDS: tuple[tuple[tuple[str, ...], ...], ...] = tuple(tuple(_alt_words(a) for a in g) for g in GROUPS)
 
 
 def _word_matches(alt: str, word: str) -> bool:
@@ -192,25 +194,25 @@ class Words:
     than scanned for: a question's concepts hold dozens of alternatives and each is asked of
     up to CANDIDATES entries."""
 
-    def __init__(self, stems: list):
+    def __init__(self, stems: list[str]):
         self.stems = stems
-        self.positions: dict = {}
+        self.positions: dict[str, list[int]] = {}
         for i, w in enumerate(stems):
             self.positions.setdefault(w, []).append(i)
         self.sorted = sorted(self.positions)
 
-    def _starts(self, alt: str) -> list:
+    def _starts(self, alt: str) -> list[int]:
         """Positions of the words `alt` matches (equal, or starting with it from PREFIX_FROM)."""
         if len(alt) < PREFIX_FROM:
             return self.positions.get(alt, [])
-        out: list = []
+        out: list[int] = []
         i = bisect_left(self.sorted, alt)
         while i < len(self.sorted) and self.sorted[i].startswith(alt):
             out += self.positions[self.sorted[i]]
             i += 1
         return out
 
-    def has(self, alt: tuple) -> bool:
+    def has(self, alt: tuple[str, ...]) -> bool:
         """Whether the words of `alt` occur here one after another."""
         n = len(alt)
         return any(
@@ -222,18 +224,20 @@ class Words:
 @dataclass
 class Concept:
     """One idea of the question: the words that express it (each a tuple of stems), and the
-    ledger's own abbreviations of it (`abbreviations`: matched as whole words only, since
-    "cert" for "certificate" must not find "certain")."""
+    ledger's own forms of a word it never uses (`abbreviations`, `ledger_forms`: words of the
+    ledger as FTS5 holds them, matched as whole words only, since "cert" for "certificate" must
+    not find "certain")."""
 
     text: str
-    alternatives: set = field(default_factory=set)
-    abbreviations: frozenset = frozenset()
+    alternatives: set[tuple[str, ...]] = field(default_factory=set)
+    abbreviations: frozenset[str] = frozenset()
+    word: str = ""  # the question's word as written (folded), for a concept of one word
 
     def found_in(self, text: "Words") -> bool:
         return any(text.has(alt) for alt in self.alternatives)
 
     def abbreviated_in(self, text: "Words") -> bool:
-        return any(a in text.positions for a in self.abbreviations)
+        return any(stem(a) in text.positions for a in self.abbreviations)
 
     def match_expression(self) -> str:
         parts = [f'"{a}"' for a in sorted(self.abbreviations)]
@@ -253,7 +257,7 @@ def _stem_matches(member: str, word: str) -> bool:
     return len(word) > PREFIX_FROM and member.startswith(word)
 
 
-def _groups_of(alt: tuple) -> list:
+def _groups_of(alt: tuple[str, ...]) -> list[tuple[tuple[str, ...], ...]]:
     """The synonym groups that hold `alt`: a word matches a member it starts with ("notification"
     and "notif"), or one it begins when it is long enough to be a stem itself ("authent" and
     "authenticat"; "logo" is not the start of "logon")."""
@@ -268,12 +272,12 @@ def _groups_of(alt: tuple) -> list:
     return out
 
 
-def concepts(query: str) -> list:
+def concepts(query: str) -> list[Concept]:
     """The question's concepts, in order: phrases of the synonym table first, then words."""
     raw = _WORD.findall(fold(query))
     words = [stem(w) for w in raw]
     used = [False] * len(words)
-    found: list = []
+    found: list[tuple[int, Concept]] = []
     for members in _GROUP_WORDS:  # multi-word phrases ("sign in") before their words
         for m in members:
             if len(m) < 2:
@@ -286,11 +290,12 @@ def concepts(query: str) -> list:
     for i, w in enumerate(words):
         if used[i] or (len(raw[i]) < 2 and not raw[i].isdigit()) or raw[i] in STOPWORDS or w in STOPWORDS:
             continue
-        alts = {(w,)}
+        alts: set[tuple[str, ...]] = {(w,)}
         for members in _groups_of((w,)):
             alts |= set(members)
-        found.append((i, Concept(w, alts)))
-    seen, out = set(), []
+        found.append((i, Concept(w, alts, word=raw[i])))
+    seen: set[frozenset[tuple[str, ...]]] = set()
+    out: list[Concept] = []
     for _, c in sorted(found, key=lambda p: p[0]):
         key = frozenset(c.alternatives)
         if key not in seen:
@@ -304,7 +309,7 @@ class Dense(Protocol):
 
     floor: float
 
-    def similarities(self, db: sqlite3.Connection, query: str) -> dict: ...
+    def similarities(self, db: sqlite3.Connection, query: str) -> dict[str, float]: ...
 
 
 @dataclass
@@ -326,7 +331,7 @@ class Hit:
 class Truth:
     """What recall needs of the current truth: which entries are superseded, and by what."""
 
-    superseded: set = field(default_factory=set)
+    superseded: set[str] = field(default_factory=set)
     successor: Callable[[str], Optional[str]] = lambda _id: None
 
 
@@ -348,6 +353,15 @@ def _idf(df: int, total: int) -> float:
     return math.log(1.0 + (total - df + 0.5) / (df + 0.5))
 
 
+def _unseen_idf(total: int) -> float:
+    """The weight of a word the ledger never uses: the most a word can weigh, in a large ledger;
+    in a small one, nearer the weight of a word it uses once, in proportion to
+    `unseen_confidence` — two entries' vocabulary cannot say that "pick" in "did we pick click
+    over typer" is a topic of its own."""
+    sure = unseen_confidence(total)
+    return sure * _idf(0, total) + (1.0 - sure) * _idf(1, total)
+
+
 def unseen_confidence(total: int) -> float:
     """How much a word the ledger never uses says against a question, for a ledger of `total`
     entries (see UNSEEN_HALF)."""
@@ -361,16 +375,56 @@ def _vocabulary(db: sqlite3.Connection) -> sqlite3.Connection:
     return db
 
 
-def abbreviations(db: sqlite3.Connection, word: str) -> frozenset[str]:
-    """The ledger's words that `word` starts with (from ABBREVIATION_FROM letters, at least two
-    letters shorter): the ledger's "cert" for a question's "certificate", "auth" for
-    "authentication", "repo" for "repository"."""
-    starts = [word[:n] for n in range(ABBREVIATION_FROM, len(word) - 1)]
-    if not starts:
-        return frozenset()
-    marks = ",".join("?" * len(starts))
-    rows = _vocabulary(db).execute(f"SELECT term FROM temp.lifeline_vocab WHERE term IN ({marks})", starts)
-    return frozenset(stem(r[0]) for r in rows)
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _in_vocabulary(db: sqlite3.Connection, terms: set[str]) -> set[str]:
+    """The terms of `terms` the ledger uses, as FTS5's vocabulary holds them."""
+    found: set[str] = set()
+    ordered = sorted(terms)
+    for i in range(0, len(ordered), 500):
+        chunk = ordered[i : i + 500]
+        marks = ",".join("?" * len(chunk))
+        rows = _vocabulary(db).execute(f"SELECT term FROM temp.lifeline_vocab WHERE term IN ({marks})", chunk)
+        found |= {r[0] for r in rows}
+    return found
+
+
+def _one_slip(word: str) -> set[str]:
+    """The words `word` would be with one slip of typing undone: a letter left out ("refrence")
+    or two letters swapped ("duplciate"). Not a letter replaced or added: "internal" is not a
+    slip for "interval", nor "preferences" for "references"."""
+    cuts = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    out = {a + b[1] + b[0] + b[2:] for a, b in cuts if len(b) > 1}
+    out |= {a + ch + b for a, b in cuts for ch in _LETTERS}
+    out.discard(word)
+    return out
+
+
+def ledger_forms(db: sqlite3.Connection, concept: Concept) -> tuple[frozenset[str], set[tuple[str, ...]]]:
+    """How the ledger writes a word of the question it never uses, read from FTS5's vocabulary:
+    the words it abbreviates the question's word to ("cert" for "certificate", from
+    ABBREVIATION_FROM letters, at least two shorter) and the word as it was meant when one
+    letter was left out or two swapped, from TYPO_FROM letters ("refrence", "accesibility"),
+    both matched as whole words and returned first; and the word split in two words the ledger
+    writes one after the other ("wi fi" for "wifi", "utf 8" for "utf8"), returned second."""
+    word = concept.word
+    if not word.isalnum() or word.isdigit():
+        return frozenset(), set()
+    short = concept.text  # the ledger's abbreviation of the word's stem: "countries" is not "count"
+    slips = _one_slip(word) if len(word) >= TYPO_FROM else set()
+    asked = {short[:n] for n in range(ABBREVIATION_FROM, len(short) - 1)} | slips
+    splits = [
+        (word[:i], word[i:])
+        for i in range(1, len(word))
+        if word[i - 1].isdigit() != word[i].isdigit() or 2 <= i <= len(word) - 2
+    ]
+    asked |= {part for pair in splits for part in pair}
+    known = _in_vocabulary(db, asked)
+    whole = {t for t in known if ABBREVIATION_FROM <= len(t) < len(short) - 1 and short.startswith(t)}
+    whole |= known & slips
+    phrases: set[tuple[str, ...]] = {(a, b) for a, b in splits if a in known and b in known and not {a, b} & STOPWORDS}
+    return frozenset(whole), phrases
 
 
 @dataclass
@@ -378,9 +432,9 @@ class Lexical:
     """What the lexical pass found for one question: its hits, best first (no floor
     applied), and the share of its weight carried by words the ledger never uses."""
 
-    hits: list
+    hits: list[Hit]
     unseen: float
-    unseen_words: tuple = ()  # the question's words the ledger never uses
+    unseen_words: tuple[str, ...] = ()  # the question's words the ledger never uses
     total: int = 0  # entries in the ledger
 
     def best_coverage(self) -> float:
@@ -396,11 +450,11 @@ class Lexical:
 # into eighteen, U+FDFA into four words): a long-lived server asks about the same entries
 # question after question, and a ledger of 64 KiB bodies must not grow it unbounded.
 STEMMED_BUDGET_CHARS = 500_000
-_stemmed_cache: OrderedDict = OrderedDict()
+_stemmed_cache: OrderedDict[tuple[str, str, str], tuple[tuple[Words, Words], int]] = OrderedDict()
 _stemmed_chars = 0
 
 
-def _stemmed(entry_id: str, summary: str, body: str) -> tuple:
+def _stemmed(entry_id: str, summary: str, body: str) -> tuple[Words, Words]:
     """An entry's stemmed summary, and its summary and body with a gap between them. Keyed by
     id and text: an id fixes its text, the text makes a wrong id harmless."""
     global _stemmed_chars
@@ -439,12 +493,13 @@ def lexical_evidence(db: sqlite3.Connection, query: str, recency: bool = True) -
     if not total:
         return Lexical([], 1.0)
     dfs = [_df(db, c) for c in cs]
-    for n, (c, df) in enumerate(zip(cs, dfs, strict=True)):
-        if not df and len(c.alternatives) == 1 and len(c.text.split()) == 1:
-            c.abbreviations = abbreviations(db, c.text)
-            if c.abbreviations:
-                dfs[n] = _df(db, c)
-    weights = [_idf(df, total) for df in dfs]
+    unknown = [n for n, c in enumerate(cs) if not dfs[n] and c.word and len(c.alternatives) == 1]
+    for n in unknown[:FORMS_AT_MOST]:
+        cs[n].abbreviations, phrases = ledger_forms(db, cs[n])
+        cs[n].alternatives |= phrases
+        if cs[n].abbreviations or phrases:
+            dfs[n] = _df(db, cs[n])
+    weights = [_idf(df, total) if df else _unseen_idf(total) for df in dfs]
     whole = sum(weights)
     unseen = unseen_confidence(total) * sum(w for w, df in zip(weights, dfs, strict=True) if not df) / whole
     # Ties at the candidate limit are cut by id, not by where SQLite holds the rows: a cache
@@ -491,7 +546,7 @@ def truth_of(st: State) -> Truth:
     """Recall's view of a State: superseded ids, and for each the decision in force that
     replaced it (following a chain of revisions to its end; None when a revert or nothing
     in force stands at the end)."""
-    later: dict = {}
+    later: dict[str, list[str]] = {}
     for cid, parents, is_revert in st.fold.corrections:  # in fold order: the last one is the newest
         if is_revert:
             continue  # a revert restores; it replaces nothing with a new truth

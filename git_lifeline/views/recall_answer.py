@@ -53,7 +53,9 @@ WEAK_MARGIN = 0.30  # semantic: a hit within this of the floor (in probability) 
 # A ledger of fewer entries than this has no distribution of cosines to rank a hit against
 # (in two entries the z-score is +-1 and the lead over the "fifth" is over the other entry):
 # there the one-sum rule decides: cosine + SMALL_LEXICAL * (coverage - UNSEEN_PENALTY *
-# unseen) - SMALL_UNSEEN * unseen must reach SMALL_FLOOR, hits within SMALL_WEAK_MARGIN shown.
+# unseen) - SMALL_UNSEEN * unseen must reach SMALL_FLOOR, hits within SMALL_WEAK_MARGIN shown;
+# a hit the lexical rule answers reaches it as well (its lexical difference, less ANSWER_FLOOR,
+# above SMALL_FLOOR): in three entries "did we pick click over typer" has a cosine of 0.3.
 RELATIVE_FROM = 20
 SMALL_LEXICAL = 0.5
 SMALL_UNSEEN = 0.4
@@ -67,10 +69,10 @@ class Answer:
     when it abstains, `reason` says why and `nearest` holds the closest entries, which do not
     answer it."""
 
-    hits: list
+    hits: list[Hit]
     abstained: bool
     reason: str = ""
-    nearest: list = field(default_factory=list)
+    nearest: list[Hit] = field(default_factory=list)
     floor: float = ANSWER_FLOOR  # the answer score a strong hit reaches
 
 
@@ -119,8 +121,8 @@ def in_truth_order(hits: list[Hit], truth: Optional[Truth], k: int) -> list[Hit]
     for h in hits:
         h.in_force = h.id not in truth.superseded
     ordered = sorted(hits, key=lambda h: not h.in_force)
-    out: list = []
-    shown = set()
+    out: list[Hit] = []
+    shown: set[str] = set()
     for h in ordered:
         if not h.in_force:
             successor = truth.successor(h.id)
@@ -187,9 +189,9 @@ def ranked(db: sqlite3.Connection, query: str, recency: bool = True, semantic: O
         if found.total < RELATIVE_FROM:
             for h in hits:
                 lexical_difference = h.coverage - UNSEEN_PENALTY * found.unseen
-                h.answer_score = (
-                    (h.similarity or 0.0) + SMALL_LEXICAL * lexical_difference - SMALL_UNSEEN * found.unseen
-                )
+                one_sum = (h.similarity or 0.0) + SMALL_LEXICAL * lexical_difference - SMALL_UNSEEN * found.unseen
+                # what lexical recall answers, this answers too: a few entries' cosines say less
+                h.answer_score = max(one_sum, SMALL_FLOOR + lexical_difference - ANSWER_FLOOR)
             return Ranked(found, hits, rows, True, SMALL_FLOOR, SMALL_WEAK_MARGIN)
         for h, row in zip(hits, rows, strict=True):
             h.answer_score = probability(SEMANTIC_COEFFICIENTS, row)

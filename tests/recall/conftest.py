@@ -2,13 +2,18 @@
 
 Building a blind ledger logs every entry through git, and semantic recall then embeds them
 all: the lexical and the semantic tests of one set used to pay both apiece. Here each set is
-logged once; its semantic ledger is a copy of that repository with the model configured, so
-only the embedding is paid again, once per set and session.
+logged once; its semantic ledger is a copy of that repository with the model configured.
+Its vectors come from a store in pytest's cache directory, keyed by the model's fingerprint
+and the entry's id (an id fixes its text, as in the cache itself), shared by xdist's workers
+and kept between sessions: only entries no session embedded yet are embedded (the real path:
+a fresh checkout, as CI's, embeds every set once; tests/recall/test_minilm.py checks the
+vectors themselves).
 """
 
 from __future__ import annotations
 
 import shutil
+import sqlite3
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +24,7 @@ from kit.repos import open_ledger
 from kit.run import ROOT, git
 
 from git_lifeline.app.ledger import Ledger
+from git_lifeline.views import semantic
 
 sys.path.insert(0, str(ROOT / "bench"))
 
@@ -43,8 +49,29 @@ class BlindSet:
 BlindSets = Callable[[Path, Optional[str]], BlindSet]
 
 
+def with_shared_vectors(ledger: Ledger, store: Path) -> Ledger:
+    """`ledger`'s cache given the vectors `store` holds for its entries and model; the ones it
+    lacks embedded (Index.refresh) and added to `store`."""
+    index = ledger.semantic_index()
+    assert index is not None, ledger.recall_mode
+    cache = ledger.cache()
+    db = cache.ensure(ledger.store.head())
+    db.execute(semantic._TABLE)
+    with sqlite3.connect(store, timeout=120) as shared:
+        shared.execute(semantic._TABLE)
+        kept = shared.execute("SELECT id, model, v FROM vectors WHERE model = ?", (index.model,)).fetchall()
+    db.executemany("INSERT OR IGNORE INTO vectors(id, model, v) VALUES (?, ?, ?)", kept)
+    db.commit()
+    index.refresh(db)
+    cache.restamp()
+    made = db.execute("SELECT id, model, v FROM vectors WHERE model = ?", (index.model,)).fetchall()
+    with sqlite3.connect(store, timeout=120) as shared:
+        shared.executemany("INSERT OR IGNORE INTO vectors(id, model, v) VALUES (?, ?, ?)", made)
+    return ledger
+
+
 @pytest.fixture(scope="session")
-def blind_sets(tmp_path_factory, hermetic_git) -> BlindSets:
+def blind_sets(tmp_path_factory, hermetic_git, pytestconfig) -> BlindSets:
     """blind_sets(data_dir, model_dir or None) -> BlindSet, each built at most once."""
     built: dict[tuple[Path, Optional[str]], BlindSet] = {}
     repos: dict[Path, Path] = {}
@@ -63,7 +90,9 @@ def blind_sets(tmp_path_factory, hermetic_git) -> BlindSets:
             repo = tmp_path_factory.mktemp(f"blind-{data.name}-semantic") / "repo"
             shutil.copytree(repos[data], repo, symlinks=True)
             git(repo, "config", "lifeline.semantic.model", model)
-            built[key] = BlindSet(open_ledger(repo), entries, questions, built[(data, None)].ids)
+            store = pytestconfig.cache.mkdir("lifeline-vectors") / "vectors.sqlite3"
+            ledger = with_shared_vectors(open_ledger(repo), store)
+            built[key] = BlindSet(ledger, entries, questions, built[(data, None)].ids)
         return built[key]
 
     return get

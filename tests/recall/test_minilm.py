@@ -531,3 +531,43 @@ def test_vectors_recall_stores_are_not_taken_for_cache_damage(model_dir: Path, r
     again = open_ledger(repo)
     again.recall("how do drivers log in")
     assert again.warnings == []
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "header longer than the file",
+        "offsets past the data",
+        "offsets that do not fit the shape",
+        "header not an object",
+    ],
+)
+def test_weights_whose_header_lies_are_refused_before_a_byte_is_read_as_a_tensor(
+    model_dir: Path, tmp_path: Path, damage: str
+) -> None:
+    """views/minilm.py reads the safetensors format itself (a memory map, no copies): a header
+    that claims more than the file holds must be refused by name, never mapped past the end
+    or read as a tensor of another shape."""
+    import json
+    import struct
+
+    _write_tiny_model(tmp_path, model_dir / "tokenizer.json")
+    path = tmp_path / "model.safetensors"
+    raw = path.read_bytes()
+    size = struct.unpack("<Q", raw[:8])[0]
+    header, data = json.loads(raw[8 : 8 + size]), raw[8 + size :]
+    name = "encoder.layer.0.output.dense.bias"
+    begin, end = header[name]["data_offsets"]
+    if damage == "header longer than the file":
+        path.write_bytes(struct.pack("<Q", len(raw)) + raw[8:])
+    else:
+        if damage == "offsets past the data":
+            header[name]["data_offsets"] = [begin, len(data) + 4]
+        elif damage == "offsets that do not fit the shape":
+            header[name]["data_offsets"] = [begin, end - 4]
+        else:
+            header = [header]
+        text = json.dumps(header).encode()
+        path.write_bytes(struct.pack("<Q", len(text)) + text + data)
+    with pytest.raises(minilm_files.ModelDirError, match="cannot read weights"):
+        minilm.load(tmp_path)

@@ -117,3 +117,24 @@ def test_lifeline_recall_answers_in_the_shape_its_output_schema_declares(repo):
             assert "do NOT answer" in refused.content[0].text, refused.content[0].text
 
     drive(scenario)
+
+
+@pytest.mark.parametrize(
+    "question, answer",
+    [
+        ("did we pick click over typer", CLICK),
+        ("why click and not argparse or docopt for parsing flags", CLICK),
+        ("which argument parsing library, click or typer or fire, and why", CLICK),
+        ("what happened to the api certificate last winter", CERT_OUTAGE),
+        ("what library parses command line arguments", CLICK),
+    ],
+)
+def test_a_small_ledger_answers_a_question_whose_one_shared_word_only_its_answer_uses(repo, mode, question, answer):
+    """In a ledger of three entries, a question whose words the ledger never uses ("pick",
+    "typer") outweighed the one word its answer shares with it ("click"): two entries'
+    vocabulary cannot say those words are a topic of their own, and nothing else competes."""
+    logged(repo, *BOOTSTRAP)
+    ids = {entry: logged(repo, *entry) for entry in (CERT_OUTAGE, CLICK)}
+    got = answered(repo, question)
+    assert not got["abstained"], got
+    assert got["hits"][0]["id"] == ids[answer], got

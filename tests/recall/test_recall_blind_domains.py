@@ -1,4 +1,4 @@
-"""Recall quality on six more domains' blind sets (tests/data/BLIND_DOMAINS.md): a ledger
+"""Recall quality on twelve more domains' blind sets (tests/data/BLIND_DOMAINS.md): a ledger
 and questions written apart by helpers who never saw the code. Each file is held to the
 figures docs/RECALL.md gives (measured once, after the rule was frozen: gameengine and clinic
 in the first pass of issue 29, since tuned on like fintech; compiler, logistics and newsroom
@@ -19,21 +19,28 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 DATA = TESTS / "data"
 # domain -> engine -> (hit@5 hits of 50 answerable, correct abstentions of 20), as measured;
-# the semantic figures of the first six raised where issue 29's fitted decision did better
+# the semantic figures of the first six raised where issue 29's fitted decision did better, and
+# compiler's, edtech's and iot's where its fourth pass (the ledger's own forms of a word) did
 MEASURED = {
     "fintech": {"lexical": (43, 11), "semantic": (43, 17)},
     "gameengine": {"lexical": (39, 16), "semantic": (42, 16)},
     "clinic": {"lexical": (43, 16), "semantic": (40, 17)},
     # issue 29's second pass: written meanwhile by helpers who saw neither code nor entries,
     # opened once after the rule was committed and run once (docs/RECALL.md)
-    "compiler": {"lexical": (46, 12), "semantic": (45, 17)},
+    "compiler": {"lexical": (48, 12), "semantic": (45, 17)},
     "logistics": {"lexical": (47, 14), "semantic": (50, 17)},
     "newsroom": {"lexical": (50, 14), "semantic": (49, 16)},
     # issue 29's third pass: written by helpers who saw neither code nor entries, opened once
     # after the fitted semantic decision was committed and run once (docs/RECALL.md)
-    "edtech": {"lexical": (46, 19), "semantic": (47, 19)},
+    "edtech": {"lexical": (47, 19), "semantic": (48, 19)},
     "energy": {"lexical": (44, 17), "semantic": (48, 18)},
-    "iot": {"lexical": (43, 17), "semantic": (47, 19)},
+    "iot": {"lexical": (45, 17), "semantic": (47, 19)},
+    # issue 29's fourth pass: written by helpers who saw neither code nor entries (topics by
+    # one, the ledger by a second, the questions by a third), opened once after the rule of
+    # the ledger's own word forms was committed, and run once (docs/RECALL.md)
+    "timeseries": {"lexical": (39, 18), "semantic": (36, 19)},
+    "airline": {"lexical": (44, 17), "semantic": (43, 18)},
+    "genomics": {"lexical": (45, 18), "semantic": (44, 19)},
 }
 
 
