@@ -5,6 +5,8 @@ Exit codes are part of the CLI contract (documented in the man page):
 4 the repository itself failed (read-only, disk full, missing objects).
 """
 
+from typing import Callable, Optional
+
 
 # ---- how to install what is missing -------------------------------------------------------
 # git-lifeline is on no package index: every hint the tool prints names a command that works
@@ -83,12 +85,14 @@ class RepositoryError(LifelineError):
 # ---- the one error boundary -----------------------------------------------------
 # Lower layers name the failures of the libraries they wrap (git/ knows pygit2's), and
 # register that knowledge here, so this module imports nothing and still says it clearly.
-_EXPLAINERS: list = []
+# A lower layer's reading of a failure: the error to show, or None when it is not its kind.
+Explainer = Callable[[BaseException], Optional["LifelineError"]]
+_EXPLAINERS: list[Explainer] = []
 
 INTERRUPTED = 130  # the shell's code for a process ended by Ctrl-C
 
 
-def explain_with(explain):
+def explain_with(explain: Explainer) -> Explainer:
     """Register `explain(exc) -> LifelineError | None`: a lower layer's reading of a failure
     that is not a LifelineError (a full disk, a missing object). Returns `explain`."""
     if explain not in _EXPLAINERS:

@@ -10,11 +10,11 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Optional, Union, cast
 
+from git_lifeline.core.content_rules import MAX_SUMMARY_CHARS
 from git_lifeline.core.entry import (
     KINDS,
     MAX_BLOB_BYTES,
     MAX_BODY_BYTES,
-    MAX_SUMMARY_CHARS,
     MIN_PREFIX,
     Entry,
     compute_id,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import cli
+from kit.run import cli
 
 BOOTSTRAP = ("bootstrap", "Thermostat firmware and cloud", "Why: homes. Who: four developers.")
 ENTRIES = {
