@@ -5,11 +5,13 @@ through here, so the two cannot drift apart."""
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from ..errors import InputError
-from ..views import context as ctx
 from ..views.delivery import FORMATS, deliver
+
+if TYPE_CHECKING:  # annotations only: the warm `context` parses its options, and may answer, without them
+    from ..views import context as ctx
 
 __all__ = ["DEFAULT_BUDGET", "FORMATS", "assembled", "checked_budget", "delivered"]
 
@@ -39,11 +41,13 @@ def assembled(
     budget_tokens: Optional[int],
     config_get: Callable[[str], Optional[str]],
 ) -> ctx.ContextParts:
+    from ..views.context import assemble
+
     if budget_tokens is not None:
         from ..views.tokens import measure_for
 
-        return ctx.assemble(inp, budget_tokens, measure_for(config_get("lifeline.tokenizer") or "estimate"))
-    return ctx.assemble(inp, budget)
+        return assemble(inp, budget_tokens, measure_for(config_get("lifeline.tokenizer") or "estimate"))
+    return assemble(inp, budget)
 
 
 def delivered(parts: ctx.ContextParts, fmt: str) -> str:
