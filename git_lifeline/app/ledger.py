@@ -408,7 +408,12 @@ class Ledger:
             provenance=line_provenance(self.gr, self.store, as_of_date(as_of) if as_of else None),
         )
         with_history_notes(inp, self.gr, notice)
-        return assembled(inp, budget, budget_tokens, self.gr.config_get)
+        parts = assembled(inp, budget, budget_tokens, self.gr.config_get)
+        if not (query or thread or as_of):
+            from .warm_context import keep_answer
+
+            keep_answer(self.gr, inp, parts, budget, budget_tokens)  # for the next warm `context`
+        return parts
 
     # ---- planning: every write rule, nothing written ---------------------------------
     def resolve_parents(self, refs: list[str]) -> list[str]:

@@ -23,17 +23,24 @@ reading the whole fold and planning the sections over every item in force.
 
 from __future__ import annotations
 
-from typing import Optional
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Optional
 
 from ..core.dates import utc_now_key
-from ..core.entry import abbrev
 from ..errors import LifelineError
 from ..git import command, reffiles
 from ..git.names import chosen_line, validate_name
 from ..git.stale_kept import KeptStaleness, code_view, kept_staleness, stale_file
 from ..views import cache_warm
 from ..views import context_kept as kept
-from .context_run import checked_budget
+from ..views.delivery import deliver
+from .context_run import assembled, checked_budget
+from .staleness_kept import names_code
+
+if TYPE_CHECKING:  # annotations only: a kept answer is served without the truth's or the context's modules
+    from ..core.truth import State
+    from ..git.repo import GitRepo
+    from ..views.context import ContextInput, ContextParts
 
 # The one repository extension that changes nothing read here (per-worktree config is
 # listed by `git config` itself); any other sends `context` the normal way.
@@ -75,23 +82,83 @@ def warm_context(
     if cache is None:
         return None
     try:
-        tokenizer = command.config_get(config, "lifeline.tokenizer") if budget_tokens is not None else None
-        ask = kept.Ask(budget, budget_tokens, tokenizer, fmt)
+        ask = _ask(budget, budget_tokens, lambda key: command.config_get(config, key))
         base = kept.Base(name, head, trail_head, cache.tree, cache.seal)
         path = kept.kept_file(lifeline_dir, name)
         answer = kept.find(path, base, ask, utc_now_key())
-        if answer is not None and _code_view_holds(answer.code, where, lifeline_dir, name, head, trail_head):
-            return answer.text if cache.rows_sound(answer.shown) else None
-        made = _rendered(cache, where, config, lifeline_dir, name, head, trail_head, budget, budget_tokens, fmt)
-        if made is None:
+        if answer is not None and _code_view_holds(answer.code, where.git_dir, where.common_dir, base):
+            return deliver(answer.stable, answer.volatile, fmt) if cache.rows_sound(answer.shown) else None
+        rendered = _rendered(cache, where, config, lifeline_dir, base, budget, budget_tokens)
+        if rendered is None:
             return None
-        if made[1] is not None:
-            kept.keep(path, base, ask, made[1])
-        return made[0]
+        st, parts, view = rendered
+        _keep(cache, path, base, ask, st, parts, view)
+        return deliver(parts.stable, parts.volatile, fmt)
     except cache_warm.NotWarm:
         return None
     finally:
         cache.close()
+
+
+def keep_answer(
+    gr: GitRepo,
+    inp: ContextInput,
+    parts: ContextParts,
+    budget: Optional[int],
+    budget_tokens: Optional[int],
+) -> None:
+    """Keep what the normal path (Ledger.context) answered for the whole line at its head,
+    so that the next warm `context` reads it instead of rendering it again: after a `log`,
+    the `context` that brings the cache up to the new head is the only one that pays for
+    it. Kept only when the warm path would have answered the same (no notice first, one
+    bootstrap in force, the cache and its tip current for exactly this head, staleness kept
+    for this code view); anything else keeps nothing."""
+    head = inp.head_commit
+    if head is None or inp.notice or not parts.text or len(inp.state.identities) > 1:
+        return
+    git_dir, common_dir = str(gr.git_dir), str(gr.common_dir)
+    if reffiles.read_ref(common_dir, f"refs/lifeline/{inp.line}") != head:
+        return  # moved meanwhile: the next `context` renders for the new head
+    lifeline_dir = reffiles.lifeline_dir_of(common_dir)
+    cache = cache_warm.opened(cache_warm.cache_file(lifeline_dir, inp.line), head)
+    if cache is None:
+        return
+    try:
+        trail_head = reffiles.read_ref(common_dir, f"refs/lifeline-review/{inp.line}")
+        base = kept.Base(inp.line, head, trail_head, cache.tree, cache.seal)
+        view = None
+        if names_code(inp.state):
+            view = code_view(git_dir, common_dir)
+            if view is None or not _code_view_holds(view, git_dir, common_dir, base):
+                return
+        ask = _ask(budget, budget_tokens, gr.config_get)
+        _keep(cache, kept.kept_file(lifeline_dir, inp.line), base, ask, inp.state, parts, view)
+    finally:
+        cache.close()
+
+
+def _ask(budget: Optional[int], budget_tokens: Optional[int], config_get: Callable[[str], Optional[str]]) -> kept.Ask:
+    """What is asked, as the rendering reads it (context_run.assembled: the tokenizer only
+    counts for a budget in tokens)."""
+    tokenizer = (config_get("lifeline.tokenizer") or "estimate") if budget_tokens is not None else None
+    return kept.Ask(budget, budget_tokens, tokenizer)
+
+
+def _keep(
+    cache: cache_warm.Opened,
+    path: Path,
+    base: kept.Base,
+    ask: kept.Ask,
+    st: State,
+    parts: ContextParts,
+    view: Optional[str],
+) -> None:
+    """Keep the answer (not at a validity window's very bound, nor with rows the file
+    cannot name)."""
+    window = kept.window_of(st)
+    shown = cache.ids_shown(parts.text)
+    if window is not None and shown is not None:
+        kept.keep(path, base, ask, kept.Kept(parts.stable, parts.volatile, shown, view, window))
 
 
 def _rendered(
@@ -99,25 +166,20 @@ def _rendered(
     where: reffiles.Location,
     config: command.GitConfig,
     lifeline_dir: str,
-    name: str,
-    head: str,
-    trail_head: Optional[str],
+    base: kept.Base,
     budget: Optional[int],
     budget_tokens: Optional[int],
-    fmt: str,
-) -> Optional[tuple[str, Optional[kept.Kept]]]:
-    """The context made from the cache's fold and what of it to keep (None for no answer
-    at a validity window's very bound), or None (or NotWarm): the normal path's to answer."""
+) -> Optional[tuple[State, ContextParts, Optional[str]]]:
+    """(the truth, the context made from the cache's fold, the code view its staleness is
+    for), or None (or NotWarm): the normal path's to answer."""
     from ..git.provenance import kept_for, trust_file
-    from ..views import context as ctx
-    from .context_run import assembled, delivered
-    from .staleness_kept import names_code
+    from ..views.context import ContextInput
 
+    name, head, trail_head = base.line, base.ledger, base.trail
     provenance = kept_for(trust_file(lifeline_dir, name), head, trail_head)
     if provenance is None:
         return None  # who approved or imported what is found from git by the normal path, and kept
-    warm = cache.warm()
-    st = warm.state
+    st = cache.warm().state
     if len(st.identities) > 1:
         return None  # two histories met: the normal path shows it first (ledger.with_history_notes)
     stale = KeptStaleness({}, None)
@@ -128,7 +190,7 @@ def _rendered(
         if found is None:
             return None  # staleness reads git's history (git/history.py): the normal path finds it, and keeps it
         stale = found
-    inp = ctx.ContextInput(
+    inp = ContextInput(
         state=st,
         line=name,
         head_commit=head,
@@ -138,25 +200,18 @@ def _rendered(
         provenance=provenance,
     )
     parts = assembled(inp, budget, budget_tokens, lambda key: command.config_get(config, key))
-    if not parts.text:
-        return None
-    text = delivered(parts, fmt)
-    window = kept.window_of(st)
-    if window is None:
-        return text, None
-    return text, kept.Kept(text, sorted(i for i in warm.met if abbrev(i) in text), view, window)
+    return (st, parts, view) if parts.text else None
 
 
-def _code_view_holds(
-    code: Optional[str], where: reffiles.Location, lifeline_dir: str, name: str, head: str, trail_head: Optional[str]
-) -> bool:
-    """Whether a kept answer made for code view `code` (None: no decision names code) holds:
+def _code_view_holds(code: Optional[str], git_dir: str, common_dir: str, base: kept.Base) -> bool:
+    """Whether an answer made for code view `code` (None: no decision names code) holds:
     the worktree's HEAD and shallow file are as they were, and the line's staleness is kept
     for them (what the rendering read)."""
     if code is None:
         return True
-    return code_view(where.git_dir, where.common_dir) == code and (
-        kept_staleness(stale_file(lifeline_dir, name), head, trail_head, code) is not None
+    return code_view(git_dir, common_dir) == code and (
+        kept_staleness(stale_file(reffiles.lifeline_dir_of(common_dir), base.line), base.ledger, base.trail, code)
+        is not None
     )
 
 

@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # annotations only: a kept answer (views/context_kept.py) is 
 
 TIP_SUFFIX = ".tip"
 _TIP = re.compile(r"([0-9a-f]{40}) ([0-9a-f]{40})\n")
+_ANCHOR = re.compile(r"\[([0-9a-f]{8})\]")  # an entry's anchor in the context (core/entry.abbrev)
 
 
 class NotWarm(Exception):
@@ -153,6 +154,19 @@ class Opened:
             raise NotWarm("a fold of another version")
         return Warm(self.db, f)
 
+    def ids_shown(self, text: str) -> Optional[list[str]]:
+        """The ids of the entries whose anchor (`[<8 hex>]`) `text` shows: every id of the
+        cache that begins with one (two ids may share those 8 digits). None when the file
+        cannot say."""
+        shown: set[str] = set()
+        try:
+            for short in set(_ANCHOR.findall(text)):
+                rows = self.db.execute("SELECT id FROM entries WHERE id >= ? AND id < ?", (short, short + "g"))
+                shown.update(r[0] for r in rows)
+        except sqlite3.Error:
+            return None
+        return sorted(shown)
+
     def rows_sound(self, ids: list[str]) -> bool:
         """Whether each of these rows is there and hashes to its id (as a rendering checks
         every row it meets)."""
@@ -170,17 +184,15 @@ class Opened:
 
 
 class Warm:
-    """The truth served from the cache's fold; `met` is every row a rendering read."""
+    """The truth served from the cache's fold, its rows checked as they are read."""
 
     def __init__(self, db: sqlite3.Connection, f: truth.Fold):
         from ..core import truth
 
         self.db = db
-        self.met: set[str] = set()
         self.state = truth.State(f, self.record, self.ids)
 
     def record(self, entry_id: str) -> Optional[Entry]:
-        self.met.add(entry_id)
         try:
             sound, e = read_row(self.db, entry_id)
         except sqlite3.Error as exc:

@@ -1,9 +1,11 @@
-"""The warm `context`'s finished answers, kept: `<line>.context` beside the line's cache
+"""`context`'s finished answers, kept: `<line>.context` beside the line's cache
 (docs/FORMAT.md §10), so that a warm `context` reads one small file instead of the whole
-fold and the sections over every item in force (app/warm_context.py).
+fold and the sections over every item in force (app/warm_context.py). The warm path keeps
+what it renders, and the normal path what it answers for the whole line at its head (after
+a `log`, the `context` that brings the cache to the new head is the only one that renders).
 
-A kept answer is the delivered text for one ask (budget, budget in tokens and tokenizer,
-format), keyed by exactly what that text is made of:
+A kept answer is the context's two parts for one ask (budget, or budget in tokens and
+tokenizer; any provider's format wraps the same parts), keyed by exactly what it is made of:
 
 * the code that made it (`fingerprint`: the package's version and the size and mtime of
   every module of it, as Python itself tells a changed module);
@@ -66,16 +68,16 @@ class Base:
 
 @dataclass(frozen=True)
 class Ask:
-    """What `context` was asked for: the budget as resolved (options or git config), the
-    budget in tokens and the tokenizer it is measured with, the provider's format."""
+    """What `context` was asked for: the budget as resolved (options or git config), or the
+    budget in tokens and the tokenizer it is measured with (the provider's format is only
+    the wrapping of the two parts: views/delivery.py)."""
 
     budget: Optional[int]
     budget_tokens: Optional[int]
     tokenizer: Optional[str]
-    fmt: str
 
     def key(self) -> AskKey:
-        return [self.budget, self.budget_tokens, self.tokenizer, self.fmt]
+        return [self.budget, self.budget_tokens, self.tokenizer]
 
     @property
     def keepable(self) -> bool:
@@ -86,10 +88,12 @@ class Ask:
 
 @dataclass(frozen=True)
 class Kept:
-    """One answer: its text, the ids of the entries it shows, the code view it was made for
-    (None: no decision in force names code) and the time it holds for."""
+    """One answer: its stable and volatile parts (views/context.py), the ids of the entries
+    it shows, the code view it was made for (None: no decision in force names code) and the
+    time it holds for."""
 
-    text: str
+    stable: str
+    volatile: str
     shown: list[str]
     code: Optional[str]
     window: Window
@@ -159,11 +163,18 @@ def find(path: Path, base: Base, ask: Ask, now: str) -> Optional[Kept]:
 def keep(path: Path, base: Base, ask: Ask, kept: Kept) -> None:
     """Keep `kept` beside the other asks' answers for the same base (at most MAX_ASKS); a
     file that cannot be written only makes the next `context` render again."""
-    if not ask.keepable or len(kept.text) > MAX_TEXT:
+    if not ask.keepable or len(kept.stable) + len(kept.volatile) > MAX_TEXT:
         return
     doc = _read(path)
     others = [v for v in _asks(doc) if v.get("ask") != ask.key()] if doc and doc.get("base") == base.to_json() else []
-    new = {"ask": ask.key(), "shown": kept.shown, "code": kept.code, "window": list(kept.window), "text": kept.text}
+    new = {
+        "ask": ask.key(),
+        "shown": kept.shown,
+        "code": kept.code,
+        "window": list(kept.window),
+        "stable": kept.stable,
+        "volatile": kept.volatile,
+    }
     asks = [*others[-(MAX_ASKS - 1) :], new]
     body = json.dumps(
         {"version": VERSION, "code": fingerprint(), "base": base.to_json(), "asks": asks},
@@ -203,8 +214,9 @@ def _asks(doc: Optional[dict]) -> list[dict]:
 
 
 def _kept(v: dict) -> Optional[Kept]:
-    text, shown, code, window = v.get("text"), v.get("shown"), v.get("code"), v.get("window")
-    if not isinstance(text, str) or not text:
+    stable, volatile = v.get("stable"), v.get("volatile")
+    shown, code, window = v.get("shown"), v.get("code"), v.get("window")
+    if not isinstance(stable, str) or not isinstance(volatile, str) or not stable + volatile:
         return None
     if not isinstance(shown, list) or not all(isinstance(i, str) and len(i) == 64 for i in shown):
         return None
@@ -212,7 +224,7 @@ def _kept(v: dict) -> Optional[Kept]:
         return None
     if not isinstance(window, list) or len(window) != 2 or not all(b is None or isinstance(b, str) for b in window):
         return None
-    return Kept(text, shown, code, (window[0], window[1]))
+    return Kept(stable, volatile, shown, code, (window[0], window[1]))
 
 
 def _holds(window: Window, now: str) -> bool:

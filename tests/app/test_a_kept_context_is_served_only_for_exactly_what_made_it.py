@@ -51,14 +51,29 @@ def test_every_kept_answer_is_the_normal_paths_bytes_for_its_own_ask(tmp_path):
 
 def test_a_second_warm_context_is_answered_without_reading_the_fold(tmp_path, monkeypatch):
     repo = build(tmp_path / "repo")
+    kept_path(repo).unlink()  # what the normal path kept: the warm path renders and keeps its own
     first = warm_context(None, None, None, "generic", str(repo), {})
     assert first is not None and "Which queue to use" in first
-
-    def no_fold(self: cache_warm.Opened) -> cache_warm.Warm:
-        raise AssertionError("the fold was read for an answer that was kept")
-
     monkeypatch.setattr(cache_warm.Opened, "warm", no_fold)
     assert warm_context(None, None, None, "generic", str(repo), {}) == first
+
+
+def test_the_warm_context_after_the_normal_path_reads_what_it_kept(tmp_path, monkeypatch):
+    # after a `log`, the `context` that brings the cache to the new head is the normal path's:
+    # the next one must not render the whole line again
+    repo = build(tmp_path / "repo")
+    open_ledger(repo).append([make_entry(9, summary="Appended after the first context")])
+    for args in (("context",), ("context", "--format", "openai")):
+        slow = click_only(repo, *args)
+        assert b"Appended after the first context" in slow.out
+        monkeypatch.setattr(cache_warm.Opened, "warm", no_fold)
+        fmt = args[-1] if len(args) > 1 else "generic"
+        assert warm_context(None, None, None, fmt, str(repo), {}) == slow.out.decode()
+        monkeypatch.undo()
+
+
+def no_fold(self: cache_warm.Opened) -> cache_warm.Warm:
+    raise AssertionError("the fold was read for an answer that was kept")
 
 
 def test_a_head_that_moved_after_an_answer_was_kept_shows_the_new_entry(twins):
@@ -117,15 +132,15 @@ def test_a_code_commit_after_a_kept_answer_shows_the_new_staleness(tmp_path):
 
 def test_a_kept_answer_holds_only_strictly_between_the_window_bounds_around_it(tmp_path):
     base = context_kept.Base("main", "a" * 40, None, "b" * 40, "c" * 64)
-    ask = context_kept.Ask(16000, None, None, "generic")
+    ask = context_kept.Ask(16000, None, None)
     path = tmp_path / "main.context"
     context_kept.keep(
-        path, base, ask, context_kept.Kept("text\n", [], None, ("2026-01-01T00:00:00", "2026-02-01T00:00:00"))
+        path, base, ask, context_kept.Kept("text\n", "", [], None, ("2026-01-01T00:00:00", "2026-02-01T00:00:00"))
     )
     assert context_kept.find(path, base, ask, "2026-01-15T00:00:00.000000") is not None
     for now in ("2025-12-31T23:59:59.999999", "2026-01-01T00:00:00", "2026-02-01T00:00:00", "2026-03-01T00:00:00"):
         assert context_kept.find(path, base, ask, now) is None, now
-    other_ask = context_kept.Ask(600, None, None, "generic")
+    other_ask = context_kept.Ask(600, None, None)
     assert context_kept.find(path, base, other_ask, "2026-01-15T00:00:00.000000") is None
     other_base = context_kept.Base("main", "a" * 40, "d" * 40, "b" * 40, "c" * 64)  # a review since
     assert context_kept.find(path, other_base, ask, "2026-01-15T00:00:00.000000") is None
@@ -146,9 +161,9 @@ def test_a_decision_whose_window_closes_bounds_the_answer_made_before(tmp_path):
 
 def test_an_answer_made_by_other_code_is_not_served(tmp_path, monkeypatch):
     base = context_kept.Base("main", "a" * 40, None, "b" * 40, "c" * 64)
-    ask = context_kept.Ask(None, 150, "estimate", "openai")
+    ask = context_kept.Ask(None, 150, "estimate")
     path = tmp_path / "main.context"
-    context_kept.keep(path, base, ask, context_kept.Kept("text\n", [], None, (None, None)))
+    context_kept.keep(path, base, ask, context_kept.Kept("text\n", "", [], None, (None, None)))
     assert context_kept.find(path, base, ask, "2026-01-01T00:00:00") is not None
     monkeypatch.setattr(context_kept, "fingerprint", lambda: "another release")
     assert context_kept.find(path, base, ask, "2026-01-01T00:00:00") is None
