@@ -166,7 +166,8 @@ def keep(path: Path, base: Base, ask: Ask, kept: Kept) -> None:
     if not ask.keepable or len(kept.stable) + len(kept.volatile) > MAX_TEXT:
         return
     doc = _read(path)
-    others = [v for v in _asks(doc) if v.get("ask") != ask.key()] if doc and doc.get("base") == base.to_json() else []
+    same_base = doc is not None and doc.get("base") == base.to_json()
+    others = [v for v in _asks(doc) if v.get("ask") != ask.key()] if same_base else []
     new = {
         "ask": ask.key(),
         "shown": kept.shown,
@@ -175,6 +176,8 @@ def keep(path: Path, base: Base, ask: Ask, kept: Kept) -> None:
         "stable": kept.stable,
         "volatile": kept.volatile,
     }
+    if same_base and new in _asks(doc):
+        return  # kept already (every MCP call and hook answers through the normal path)
     asks = [*others[-(MAX_ASKS - 1) :], new]
     body = json.dumps(
         {"version": VERSION, "code": fingerprint(), "base": base.to_json(), "asks": asks},

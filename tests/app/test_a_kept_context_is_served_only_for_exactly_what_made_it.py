@@ -167,3 +167,17 @@ def test_an_answer_made_by_other_code_is_not_served(tmp_path, monkeypatch):
     assert context_kept.find(path, base, ask, "2026-01-01T00:00:00") is not None
     monkeypatch.setattr(context_kept, "fingerprint", lambda: "another release")
     assert context_kept.find(path, base, ask, "2026-01-01T00:00:00") is None
+
+
+def test_an_answer_kept_already_is_not_written_again(tmp_path):
+    # every MCP call and hook answers through the normal path: each rewrote the file
+    base = context_kept.Base("main", "a" * 40, None, "b" * 40, "c" * 64)
+    ask = context_kept.Ask(16000, None, None)
+    path = tmp_path / "main.context"
+    answer = context_kept.Kept("text\n", "", [], None, (None, None))
+    context_kept.keep(path, base, ask, answer)
+    first = path.stat().st_ino
+    context_kept.keep(path, base, ask, answer)
+    assert path.stat().st_ino == first
+    context_kept.keep(path, base, ask, context_kept.Kept("other\n", "", [], None, (None, None)))
+    assert path.stat().st_ino != first and context_kept.find(path, base, ask, "2026-01-01") is not None
