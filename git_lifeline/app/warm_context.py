@@ -100,6 +100,43 @@ def warm_context(
         cache.close()
 
 
+def kept_parts(
+    gr: GitRepo, line: str, head: Optional[str], budget: Optional[int], budget_tokens: Optional[int]
+) -> Optional[ContextParts]:
+    """What the normal path (Ledger.context) answers for the whole line at `head` when an
+    answer is kept for exactly it (the checks the warm path makes, from the same files), or
+    None: every MCP call and hook answers through the normal path, and each read the whole
+    fold for an answer that had not changed."""
+    if head is None:
+        return None
+    common_dir = str(gr.common_dir)
+    if reffiles.read_ref(common_dir, f"refs/lifeline/{line}") != head:
+        return None  # the files say otherwise than git (a namespace, a reftable): not ours to answer
+    lifeline_dir = reffiles.lifeline_dir_of(common_dir)
+    cache_path = cache_warm.cache_file(lifeline_dir, line)
+    fetched = reffiles.tracking_commits(common_dir, line)
+    if fetched is None or not cache_warm.holds_fetched(cache_path, head, fetched):
+        return None
+    cache = cache_warm.opened(cache_path, head)
+    if cache is None:
+        return None
+    try:
+        trail_head = reffiles.read_ref(common_dir, f"refs/lifeline-review/{line}")
+        base = kept.Base(line, head, trail_head, cache.tree, cache.seal)
+        answer = kept.find(
+            kept.kept_file(lifeline_dir, line), base, _ask(budget, budget_tokens, gr.config_get), utc_now_key()
+        )
+        if answer is None or not _code_view_holds(answer.code, str(gr.git_dir), common_dir, base):
+            return None
+        if not cache.rows_sound(answer.shown):
+            return None  # the normal path meets the damaged row, warns and drops the cache
+        from ..views.context import ContextParts
+
+        return ContextParts(answer.stable, answer.volatile)
+    finally:
+        cache.close()
+
+
 def keep_answer(
     gr: GitRepo,
     inp: ContextInput,

@@ -181,3 +181,22 @@ def test_an_answer_kept_already_is_not_written_again(tmp_path):
     assert path.stat().st_ino == first
     context_kept.keep(path, base, ask, context_kept.Kept("other\n", "", [], None, (None, None)))
     assert path.stat().st_ino != first and context_kept.find(path, base, ask, "2026-01-01") is not None
+
+
+def test_the_normal_path_answers_from_a_kept_answer_without_reading_the_fold(tmp_path, monkeypatch):
+    # every MCP call and hook answers through Ledger.context: each read the whole fold again
+    from git_lifeline.views.cache import LineCache
+
+    repo = build(tmp_path / "repo")
+    first = open_ledger(repo).context()
+    assert "Which queue to use" in first.text
+
+    def no_state(self: LineCache, commit_id: object) -> None:
+        raise AssertionError("the fold was read for an answer that was kept")
+
+    monkeypatch.setattr(LineCache, "state", no_state)
+    again = open_ledger(repo).context()
+    assert (again.stable, again.volatile) == (first.stable, first.volatile)
+    monkeypatch.undo()
+    open_ledger(repo).append([make_entry(10, summary="After the kept answer")])
+    assert "After the kept answer" in open_ledger(repo).context().text
