@@ -73,26 +73,20 @@ def warm_context(
     if head is None:
         return None
     lifeline_dir = reffiles.lifeline_dir_of(where.common_dir)
-    trail_head = reffiles.read_ref(where.common_dir, f"refs/lifeline-review/{name}")
-    cache_path = cache_warm.cache_file(lifeline_dir, name)
-    fetched = reffiles.tracking_commits(where.common_dir, name)
-    if fetched is None or not cache_warm.holds_fetched(cache_path, head, fetched):
-        return None  # a `git fetch` brought what the line may lack: the normal path brings it in
-    cache = cache_warm.opened(cache_path, head)
+    cache = _opened(where.common_dir, name, head)
     if cache is None:
         return None
     try:
         ask = _ask(budget, budget_tokens, lambda key: command.config_get(config, key))
-        base = kept.Base(name, head, trail_head, cache.tree, cache.seal)
-        path = kept.kept_file(lifeline_dir, name)
-        answer = kept.find(path, base, ask, utc_now_key())
-        if answer is not None and _code_view_holds(answer.code, where.git_dir, where.common_dir, base):
-            return deliver(answer.stable, answer.volatile, fmt) if cache.rows_sound(answer.shown) else None
+        base = _base(where.common_dir, name, head, cache)
+        answer = _served(cache, where.git_dir, where.common_dir, base, ask)
+        if answer is not None:
+            return deliver(answer.stable, answer.volatile, fmt)
         rendered = _rendered(cache, where, config, lifeline_dir, base, budget, budget_tokens)
         if rendered is None:
             return None
         st, parts, view = rendered
-        _keep(cache, path, base, ask, st, parts, view)
+        _keep(cache, kept.kept_file(lifeline_dir, name), base, ask, st, parts, view)
         return deliver(parts.stable, parts.volatile, fmt)
     except cache_warm.NotWarm:
         return None
@@ -112,29 +106,47 @@ def kept_parts(
     common_dir = str(gr.common_dir)
     if reffiles.read_ref(common_dir, f"refs/lifeline/{line}") != head:
         return None  # the files say otherwise than git (a namespace, a reftable): not ours to answer
-    lifeline_dir = reffiles.lifeline_dir_of(common_dir)
-    cache_path = cache_warm.cache_file(lifeline_dir, line)
-    fetched = reffiles.tracking_commits(common_dir, line)
-    if fetched is None or not cache_warm.holds_fetched(cache_path, head, fetched):
-        return None
-    cache = cache_warm.opened(cache_path, head)
+    cache = _opened(common_dir, line, head)
     if cache is None:
         return None
     try:
-        trail_head = reffiles.read_ref(common_dir, f"refs/lifeline-review/{line}")
-        base = kept.Base(line, head, trail_head, cache.tree, cache.seal)
-        answer = kept.find(
-            kept.kept_file(lifeline_dir, line), base, _ask(budget, budget_tokens, gr.config_get), utc_now_key()
-        )
-        if answer is None or not _code_view_holds(answer.code, str(gr.git_dir), common_dir, base):
-            return None
-        if not cache.rows_sound(answer.shown):
-            return None  # the normal path meets the damaged row, warns and drops the cache
+        base = _base(common_dir, line, head, cache)
+        answer = _served(cache, str(gr.git_dir), common_dir, base, _ask(budget, budget_tokens, gr.config_get))
+        if answer is None:
+            return None  # (a damaged row the answer shows: the normal path meets it, warns and drops the cache)
         from ..views.context import ContextParts
 
         return ContextParts(answer.stable, answer.volatile)
     finally:
         cache.close()
+
+
+def _opened(common_dir: str, line: str, head: str) -> Optional[cache_warm.Opened]:
+    """The line's cache opened for exactly `head` (views/cache_warm.py), unless a `git fetch`
+    brought what the line may lack (the normal path brings it in first: app/catch_up.py)."""
+    cache_path = cache_warm.cache_file(reffiles.lifeline_dir_of(common_dir), line)
+    fetched = reffiles.tracking_commits(common_dir, line)
+    if fetched is None or not cache_warm.holds_fetched(cache_path, head, fetched):
+        return None
+    return cache_warm.opened(cache_path, head)
+
+
+def _base(common_dir: str, line: str, head: str, cache: cache_warm.Opened) -> kept.Base:
+    """What an answer for `line` at `head` is made of, besides the ask: the trail's head
+    (who approved what) and the cache as checked for the tip."""
+    trail_head = reffiles.read_ref(common_dir, f"refs/lifeline-review/{line}")
+    return kept.Base(line, head, trail_head, cache.tree, cache.seal)
+
+
+def _served(
+    cache: cache_warm.Opened, git_dir: str, common_dir: str, base: kept.Base, ask: kept.Ask
+) -> Optional[kept.Kept]:
+    """The answer kept for exactly this base, ask, time and code view, its shown rows sound."""
+    path = kept.kept_file(reffiles.lifeline_dir_of(common_dir), base.line)
+    answer = kept.find(path, base, ask, utc_now_key())
+    if answer is None or not _code_view_holds(answer.code, git_dir, common_dir, base):
+        return None
+    return answer if cache.rows_sound(answer.shown) else None
 
 
 def keep_answer(
@@ -161,8 +173,7 @@ def keep_answer(
     if cache is None:
         return
     try:
-        trail_head = reffiles.read_ref(common_dir, f"refs/lifeline-review/{inp.line}")
-        base = kept.Base(inp.line, head, trail_head, cache.tree, cache.seal)
+        base = _base(common_dir, inp.line, head, cache)
         view = None
         if names_code(inp.state):
             view = code_view(git_dir, common_dir)
