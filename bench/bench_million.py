@@ -12,8 +12,10 @@ Run by hand, never in CI. For each size N:
                     into an empty line, and into a line of 7N/8: appending should cost
                     what the new entries cost, not the line
   context cold      after deleting .git/lifeline/ (the cache build)
-  context warm      and `recall`, the cache up to date
-  context after log `context` right after one `log` (the cache catches up one entry)
+  context warm      rendered from the cache (its answer kept), then from the kept answer;
+                    and `recall`, the cache up to date
+  context after log `context` right after one `log` (the cache catches up one entry), and
+                    the warm `context` after that one (it renders, then keeps)
   verify            the whole line, verdicts dropped first
   clone             `git clone` + fetch of refs/lifeline/* (git alone), and the pack's size
   pull             `git lifeline pull` of 1,000 new entries (and a plain `git fetch` of them)
@@ -56,6 +58,12 @@ def drop(repo: Path) -> None:
     shutil.rmtree(repo / ".git" / "lifeline", ignore_errors=True)
 
 
+def drop_kept(repo: Path) -> None:
+    """The warm `context`'s kept answers: what makes the next one render from the fold."""
+    for path in (repo / ".git" / "lifeline").glob("*.context"):
+        path.unlink()
+
+
 def drop_verdicts(repo: Path) -> None:
     """What verify remembers of earlier runs: a timed verify checks everything."""
     for path in (repo / ".git" / "lifeline").glob("verdicts-*.bin"):
@@ -84,6 +92,9 @@ class Million:
         out["generate"] = self.gen(repo, n)
         git("-C", repo, "config", "lifeline.defaultLine", "bench", env=self.env)
         out["context_cold"] = self.m(ours("context"), repo, before=lambda: drop(repo))
+        # the first warm `context` renders from the cache's fold and keeps its answer
+        # (views/context_kept.py); every later one reads the kept answer
+        out["context_warm_render"] = self.m(ours("context"), repo, runs=1, before=lambda: drop_kept(repo))
         out["context_warm"] = self.m(ours("context"), repo)
         out["recall"] = self.m(ours("recall", QUERY), repo)
         counter = iter(range(10**6))
@@ -99,6 +110,11 @@ class Million:
             )
 
         out["context_after_log"] = self.m(ours("context"), repo, before=one_log)
+        # the normal path after a `log` leaves the cache and its tip at the new head: the
+        # next `context` renders warm once, then reads what it kept
+        one_log()
+        subprocess.run(ours("context"), cwd=repo, env=self.env, check=True, capture_output=True)
+        out["context_after_log_then_warm"] = self.m(ours("context"), repo, runs=1)
         out["log"] = self.m(ours("log", "--kind", "note", "--summary", "Timed note", "--body", "why"), repo)
         out["verify"] = self.m(ours("verify"), repo, runs=1, before=lambda: drop_verdicts(repo))
         if "clone" not in a.skip:

@@ -5,7 +5,9 @@
 
 Run by hand, never in CI. Needs LIFELINE_SEED_PYTHON (or the .venv-seed/ of .ci/run).
 One ledger of bench/gen.py is imported by both tools (ours git gc'ed, projection off),
-our cache is warmed once, then every command runs once per round, in turn (ours,
+our cache is warmed once (the normal path also keeps its answer, views/context_kept.py,
+so every warm run after it reads that kept answer; bench/bench_million.py takes the one
+warm run that renders apart), then every command runs once per round, in turn (ours,
 --before's, lifeline-context's, `python -c pass`), so that a change of the machine's
 load hits all of them alike: the ratios are the figures to trust on a shared machine.
 --before DIR runs another tree's `git_lifeline/` (e.g. `git archive <commit>`

@@ -5,7 +5,7 @@ through here, so the two cannot drift apart."""
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Optional
 
 from ..core.entry import Entry
 from ..core.status import Status
@@ -13,9 +13,11 @@ from ..core.trust import Provenance
 from ..core.truth import State
 from ..errors import InputError
 from ..git.stale_kept import KeptStaleness
-from ..views import context as ctx
 from ..views.context_sections import ContextInput
 from ..views.delivery import FORMATS, deliver
+
+if TYPE_CHECKING:  # annotations only: the warm `context` parses its options, and may answer, without them
+    from ..views import context as ctx
 
 # Handed to the faces, which may import only app/ (tests/test_layers.py): the delivery formats cli/fast.py offers.
 __all__ = ["FORMATS"]
@@ -72,11 +74,13 @@ def assembled(
     budget_tokens: Optional[int],
     config_get: Callable[[str], Optional[str]],
 ) -> ctx.ContextParts:
+    from ..views.context import assemble
+
     if budget_tokens is not None:
         from ..views.tokens import measure_for
 
-        return ctx.assemble(inp, budget_tokens, measure_for(config_get("lifeline.tokenizer") or "estimate"))
-    return ctx.assemble(inp, budget)
+        return assemble(inp, budget_tokens, measure_for(config_get("lifeline.tokenizer") or "estimate"))
+    return assemble(inp, budget)
 
 
 def delivered(parts: ctx.ContextParts, fmt: str) -> str:

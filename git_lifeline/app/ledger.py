@@ -382,6 +382,13 @@ class Ledger:
     ) -> ctx.ContextParts:
         """The context within the budget; `notice` (catch_up.CatchUp.notice) comes first."""
         budget = checked_budget(budget, budget_tokens, self.gr.config_int)
+        whole_line = not (query or thread or as_of)
+        if whole_line and not notice:
+            from .warm_context import kept_parts
+
+            kept = kept_parts(self.gr, self.line, self.store.head(), budget, budget_tokens)
+            if kept is not None:
+                return kept  # answered for exactly this head, trail, code view and time (views/context_kept.py)
         st = self.state_as_of(as_of) if as_of else self.state()
         if thread is not None:
             st = truth.for_thread(st, self.thread_key(thread, st))
@@ -393,7 +400,12 @@ class Ledger:
         provenance = line_provenance(self.gr, self.store, as_of_date(as_of) if as_of else None)
         inp = context_input(st, self.line, self.store.head(), stale, provenance, relevant, query, thread)
         with_history_notes(inp, self.gr, notice)
-        return assembled(inp, budget, budget_tokens, self.gr.config_get)
+        parts = assembled(inp, budget, budget_tokens, self.gr.config_get)
+        if whole_line:
+            from .warm_context import keep_answer
+
+            keep_answer(self.gr, inp, parts, budget, budget_tokens)  # for the next warm `context`
+        return parts
 
     # ---- planning: every write rule, nothing written ---------------------------------
     def resolve_parents(self, refs: list[str]) -> list[str]:

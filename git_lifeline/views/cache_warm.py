@@ -19,15 +19,18 @@ import os
 import re
 import sqlite3
 import stat
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
-from ..core import truth
 from ..core.entry import Entry, abbrev
 from . import cache_check as check
 from . import cache_rows as cr
 
+if TYPE_CHECKING:  # annotations only: a kept answer (views/context_kept.py) is served without the fold
+    from ..core import truth
+
 TIP_SUFFIX = ".tip"
 _TIP = re.compile(r"([0-9a-f]{40}) ([0-9a-f]{40})\n")
+_ANCHOR = re.compile(r"\[([0-9a-f]{8})\]")  # an entry's anchor in the context (core/entry.abbrev)
 
 
 class NotWarm(Exception):
@@ -129,11 +132,63 @@ def write_fetched(cache_path: str, head: str, contained: list[str]) -> None:
 
 
 # ---- the reader ----------------------------------------------------------------------------
+class Opened:
+    """The cache file within one read transaction, checked as far as serving needs without
+    reading its fold: its tip says the line's head, its schema version is this module's,
+    its `tree` is the tip's and the file is as this module sealed it (its stamp). The rows
+    served are those the seal was made over, whatever another process writes meanwhile."""
+
+    def __init__(self, db: sqlite3.Connection, tree: str, seal: str):
+        self.db, self.tree, self.seal = db, tree, seal
+
+    def warm(self) -> Warm:
+        """The truth the cache holds, its fold checked against the seal (NotWarm otherwise)."""
+        try:
+            sealed = check.read_sealed(self.db, cr.SCHEMA_VERSION, in_transaction=True)
+        except sqlite3.Error as exc:
+            raise NotWarm(str(exc)) from None
+        if sealed is None or sealed.seal != self.seal or sealed.tree != self.tree:
+            raise NotWarm("not the seal the stamp was written with")
+        f = cr.fold_of(sealed.fold_text)
+        if f is None:
+            raise NotWarm("a fold of another version")
+        return Warm(self.db, f)
+
+    def ids_shown(self, text: str) -> Optional[list[str]]:
+        """The ids of the entries whose anchor (`[<8 hex>]`) `text` shows: every id of the
+        cache that begins with one (two ids may share those 8 digits). None when the file
+        cannot say."""
+        shown: set[str] = set()
+        try:
+            for short in set(_ANCHOR.findall(text)):
+                rows = self.db.execute("SELECT id FROM entries WHERE id >= ? AND id < ?", (short, short + "g"))
+                shown.update(r[0] for r in rows)
+        except sqlite3.Error:
+            return None
+        return sorted(shown)
+
+    def rows_sound(self, ids: list[str]) -> bool:
+        """Whether each of these rows is there and hashes to its id (as a rendering checks
+        every row it meets)."""
+        try:
+            for entry_id in ids:
+                sound, e = read_row(self.db, entry_id)
+                if not sound or e is None:
+                    return False
+        except sqlite3.Error:
+            return False
+        return True
+
+    def close(self) -> None:
+        self.db.close()  # ends the read transaction
+
+
 class Warm:
-    """The truth served from a cache file within one read transaction: the rows rendered
-    are those the seal was checked over, whatever another process writes meanwhile."""
+    """The truth served from the cache's fold, its rows checked as they are read."""
 
     def __init__(self, db: sqlite3.Connection, f: truth.Fold):
+        from ..core import truth
+
         self.db = db
         self.state = truth.State(f, self.record, self.ids)
 
@@ -152,14 +207,9 @@ class Warm:
         except sqlite3.Error as exc:
             raise NotWarm(str(exc)) from None
 
-    def close(self) -> None:
-        self.db.close()  # ends the read transaction
 
-
-def warm_state(cache_path: str, head: str) -> Optional[Warm]:
-    """The truth at `head` from the cache file, when its tip says `head` and the file,
-    checked, reflects exactly that tip's tree; None otherwise. Rows are checked as they
-    are served: a damaged one raises NotWarm. The caller closes it."""
+def opened(cache_path: str, head: str) -> Optional[Opened]:
+    """The cache file opened for `head` (see Opened), or None. The caller closes it."""
     tip = read_tip(cache_path)
     if tip is None or tip[0] != head:
         return None
@@ -176,13 +226,11 @@ def warm_state(cache_path: str, head: str) -> Optional[Warm]:
         db.execute("BEGIN")
         if schema_version(db) != cr.SCHEMA_VERSION:
             raise NotWarm("another schema version")
-        sealed = check.read_sealed(db, cr.SCHEMA_VERSION, in_transaction=True)
-        if sealed is None or sealed.tree != tip[1] or not check.stamp_matches(cache_path, sealed.seal):
+        meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('tree', 'seal')").fetchall())
+        tree, seal = meta.get("tree"), meta.get("seal")
+        if tree != tip[1] or not isinstance(seal, str) or not check.stamp_matches(cache_path, seal):
             raise NotWarm("not the tip's tree, or not as this module left it")
-        f = cr.fold_of(sealed.fold_text)
-        if f is None:
-            raise NotWarm("a fold of another version")
-        return Warm(db, f)
+        return Opened(db, tree, seal)
     except (sqlite3.Error, NotWarm):
         db.close()
         return None

@@ -33,14 +33,16 @@ class Items(Protocol):
     def __iter__(self) -> Iterator[Item]: ...
 
 
+Render = Callable[[int], str]
+Made = tuple[Render, int, Optional[Render]]  # (render, top, estimate) of an item made late
+
+
 class Item:
     """One entry's lines; `render(level)` gives complete, newline-terminated lines."""
 
-    __slots__ = ("anchor", "render", "top", "estimate", "level", "_text")
+    __slots__ = ("anchor", "render", "top", "estimate", "level", "_text", "_make")
 
-    def __init__(
-        self, anchor: str, render: Callable[[int], str], top: int, estimate: Optional[Callable[[int], str]] = None
-    ):
+    def __init__(self, anchor: str, render: Render, top: int, estimate: Optional[Render] = None):
         self.anchor = anchor
         self.render = render
         self.top = top
@@ -50,11 +52,31 @@ class Item:
         self.estimate = estimate
         self.level = -1
         self._text: dict[int, str] = {}
+        self._make: Optional[Callable[[], Made]] = None
+
+    @classmethod
+    def deferred(cls, anchor: str, make: Callable[[], Made]) -> Item:
+        """An item whose render, top and estimate are made when the packer first considers
+        it: what they need (its entry, its thread's checkpoint) is read for the few items a
+        budget can name, not for every one of thousands."""
+        it = cls(anchor, _unready, 0)
+        it._make = make
+        return it
+
+    def ready(self) -> Item:
+        if self._make is not None:
+            self.render, self.top, self.estimate = self._make()
+            self._make = None
+        return self
 
     def text(self, level: int) -> str:
         if level not in self._text:
-            self._text[level] = self.render(level)
+            self._text[level] = self.ready().render(level)
         return self._text[level]
+
+
+def _unready(level: int) -> str:
+    raise AssertionError("a deferred item is rendered only once ready")
 
 
 class Section:
@@ -126,8 +148,9 @@ class Packer:
     def item_cost(self, it: Item, level: int) -> int:
         if level < 0:
             return 0
-        if not self.exact and it.estimate is not None:
-            return self.measure(it.estimate(level))
+        estimate = it.ready().estimate
+        if not self.exact and estimate is not None:
+            return self.measure(estimate(level))
         return self.measure(it.text(level))
 
     def marker_cost(self, sec: Section, missing: int) -> int:
@@ -137,7 +160,7 @@ class Packer:
         return self.measure(f"## {sec.title}\n") + self.measure("\n") if sec.header else 0
 
     def apply(self, sec: Section, it: Item, level: int, cap: Optional[int] = None) -> bool:
-        level = min(level, it.top)
+        level = min(level, it.ready().top)
         if it.level >= level:
             return True
         delta = self.item_cost(it, level) - self.item_cost(it, it.level)

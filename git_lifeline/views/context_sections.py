@@ -23,7 +23,7 @@ from ..core.status import Status, status_of
 from ..core.trust import Provenance
 from ..core.truth import RECENT_COUNT, Checkpoint, State
 from . import context_text as tx
-from .context_pack import Group, Item, Items, Section
+from .context_pack import Group, Item, Items, Made, Section
 
 if TYPE_CHECKING:  # annotations only
     from ..core.conflicts import Rivals
@@ -187,15 +187,16 @@ class Plan:
     def _open(self) -> Section:
         st = self.st
 
-        def item(i: str) -> Item:
+        def made(i: str) -> Made:
             cp_id = st.checkpoint_ids.get(i)
             steps = blocks.list_blocks(st.by_id[cp_id].body).get("next") if cp_id else None
             nxt = steps[0] if steps else ""
             tag = self.tag(st.by_id[i])
             estimate = (lambda lv: tx.open_item(st.by_id[i], lv, placeholder(60), tag)) if cp_id else None
-            return Item(i, lambda lv: tx.open_item(st.by_id[i], lv, nxt, tag), 1 if nxt else 0, estimate)
+            return (lambda lv: tx.open_item(st.by_id[i], lv, nxt, tag)), 1 if nxt else 0, estimate
 
-        return Section("open", "Open", "open item(s)", [item(i) for i in st.open_ids], essential=True)
+        items = [Item.deferred(i, partial(made, i)) for i in st.open_ids]
+        return Section("open", "Open", "open item(s)", items, essential=True)
 
     def _resume(self) -> Section:
         st = self.st
