@@ -34,13 +34,14 @@ from ..git.stale_kept import KeptStaleness, code_view, kept_staleness, stale_fil
 from ..views import cache_warm
 from ..views import context_kept as kept
 from ..views.delivery import deliver
-from .context_run import assembled, checked_budget
+from .context_run import assembled, checked_budget, context_input
 from .staleness_kept import names_code
 
 if TYPE_CHECKING:  # annotations only: a kept answer is served without the truth's or the context's modules
     from ..core.truth import State
     from ..git.repo import GitRepo
-    from ..views.context import ContextInput, ContextParts
+    from ..views.context import ContextParts
+    from ..views.context_sections import ContextInput
 
 # The one repository extension that changes nothing read here (per-worktree config is
 # listed by `git config` itself); any other sends `context` the normal way.
@@ -221,7 +222,6 @@ def _rendered(
     """(the truth, the context made from the cache's fold, the code view its staleness is
     for), or None (or NotWarm): the normal path's to answer."""
     from ..git.provenance import kept_for, trust_file
-    from ..views.context import ContextInput
 
     name, head, trail_head = base.line, base.ledger, base.trail
     provenance = kept_for(trust_file(lifeline_dir, name), head, trail_head)
@@ -238,15 +238,7 @@ def _rendered(
         if found is None:
             return None  # staleness reads git's history (git/history.py): the normal path finds it, and keeps it
         stale = found
-    inp = ContextInput(
-        state=st,
-        line=name,
-        head_commit=head,
-        conflicts=st.conflicting(),
-        stale=stale.marks,
-        stale_unknown=stale.unknown_note,
-        provenance=provenance,
-    )
+    inp = context_input(st, name, head, stale, provenance)
     parts = assembled(inp, budget, budget_tokens, lambda key: command.config_get(config, key))
     return (st, parts, view) if parts.text else None
 

@@ -10,7 +10,8 @@ import os
 from pathlib import Path
 
 import pytest
-from helpers import commit_file, make_entry, open_ledger
+from kit.entries import make_entry
+from kit.repos import commit_file, open_ledger
 from test_warm_context_answers_as_the_normal_path_does import (
     build,
     click_only,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from helpers import make_entry
+from kit.entries import make_entry
 
 from git_lifeline.core import truth
 from git_lifeline.core.entry import Entry
