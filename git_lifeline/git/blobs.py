@@ -66,9 +66,10 @@ def tree_blobs(gr: GitRepo, tree: str) -> Iterator[tuple[str, str, bytes]]:
         _close((lister, reader), feeder)
 
 
-def read_blobs(gr: GitRepo, oids: Iterable[str]) -> Iterator[tuple[str, Optional[bytes]]]:
+def read_blobs(gr: GitRepo, oids: Iterable[str], kind: bytes = b"blob") -> Iterator[tuple[str, Optional[bytes]]]:
     """(oid, bytes) of each of `oids` (full hex ids), in the order given; bytes is None
-    for an id git does not hold as a blob (missing, or another type): the caller reads
+    for an id git does not hold as a `kind` (a blob, or a tree: verify reads a line's
+    fan-out trees so too) (missing, or another type): the caller reads
     those through libgit2 (`trees.blob_data`), which says what is wrong.
 
     One `git cat-file --batch` reads them all: at 100k blobs of a gc'd line, libgit2's
@@ -103,7 +104,7 @@ def read_blobs(gr: GitRepo, oids: Iterable[str]) -> Iterator[tuple[str, Optional
             data = out.body(int(fields[2]))
             if data is None:
                 raise GitCommandError(f"git cat-file --batch stopped inside {oid}")
-            yield oid, (data if fields[1] == b"blob" else None)
+            yield oid, (data if fields[1] == kind else None)
     finally:
         _close((reader,), feeder)
 

@@ -33,8 +33,10 @@ from .names import NAME_RE, validate_name
 from .refs import HEX40, cas_ref, drop_phantom_reflog, ensure_reflog, make_commit
 from .repo import GitRepo
 from .trees import (
+    NullProgress,
     TreeGain,
     Union,
+    bar_of,
     blob_data,
     commit_at,
     entry_path,
@@ -179,23 +181,13 @@ class AppendResult:
     parent: Optional[str] = None
 
 
-class _NullProgress:
-    def __enter__(self) -> _NullProgress:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    def update(self, n: int) -> None:
-        pass
+# progress(label, total) -> a context manager giving a ProgressBar (trees.bar_of); the faces
+# choose the display.
+Progress = Callable[[str, int], ContextManager[object]]
 
 
-# progress(label, total) -> a context manager with update(n); the faces choose the display.
-Progress = Callable[[str, int], Any]
-
-
-def no_progress(label: str, total: int) -> _NullProgress:
-    return _NullProgress()
+def no_progress(label: str, total: int) -> NullProgress:
+    return NullProgress()
 
 
 def union_of(
@@ -203,7 +195,7 @@ def union_of(
     ns: Namespace,
     ours: Optional[pygit2.Tree],
     theirs: Optional[pygit2.Tree],
-    progress: Any = None,
+    progress: Optional[object] = None,  # what a Progress context gave (bar_of)
 ) -> Union:
     """The union of two trees of a namespace; one id with two blobs is settled by the
     namespace's pick rule, or reported as corruption."""
@@ -227,7 +219,7 @@ def union_of(
         result.picked.append((key, str(kept), str(b.id if kept == a.id else a.id)))
         return kept
 
-    return union_trees(repo, ours, theirs, pick, progress)
+    return union_trees(repo, ours, theirs, pick, bar_of(progress) if progress is not None else None)
 
 
 class FanoutLog:
@@ -573,7 +565,9 @@ class FanoutLog:
             self.gr.git(["gc", "--auto", "--quiet"], check=False)
 
     # ---- another clone's head: the union (integrate.py moves the ref) ----------------------
-    def union(self, ours: Optional[pygit2.Tree], theirs: Optional[pygit2.Tree], progress: Any = None) -> Union:
+    def union(
+        self, ours: Optional[pygit2.Tree], theirs: Optional[pygit2.Tree], progress: Optional[object] = None
+    ) -> Union:
         return union_of(self.repo, self.ns, ours, theirs, progress)
 
     def incoming_by_diff(self, old: Optional[str], new: str) -> tuple[list[str], list[str]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Optional
+from typing import Callable, Iterator, Optional, Protocol, runtime_checkable
 
 from .libgit2 import pygit2
 
@@ -101,48 +101,35 @@ def lookup(tree: Optional[pygit2.Tree], key: str) -> Optional[pygit2.Oid]:
 _FANOUT_NAMES = {f"{i:02x}": f"{i:02x}" for i in range(256)}  # the names of both fan-out levels
 
 
-def lookup_all(repo: pygit2.Repository, tree: Optional[pygit2.Tree], keys: Iterable[str]) -> dict:
-    """{key: lookup(tree, key)} for many 64-hex ids; in path order, each fan-out subtree is read once.
-
-    One `lookup` per id reads both subtrees on its path again: at 100k entries a
-    first-level tree (256 names, ~7 KB) is past what libgit2 keeps in its object cache
-    (4 KB for a tree), so verify spent ~100 µs an id re-reading them. Each step resolves
-    one name in one tree, as the path lookup does, so both find the same blob."""
-    out: dict = {}
-    # the subtrees on the last key's path: keys in path order (a diff's) read each subtree
-    # once, and the ~65,000 second-level trees of a 100k line are not all held at once
-    first_name, first, second_name, second = None, None, None, None
-    for key in keys:
-        a, b, rest = entry_path(key)
-        if a != first_name:
-            first_name, first, second_name = a, _child_tree(repo, tree, a), None
-        if a + b != second_name:
-            second_name, second = a + b, _child_tree(repo, first, b)
-        item = None
-        if second is not None:
-            try:
-                item = second[rest]
-            except KeyError:
-                item = None
-        out[key] = item.id if item is not None and item.type_str == "blob" else None
+def parse_tree(data: bytes) -> Optional[list[tuple[str, int, bytes]]]:
+    """(name, mode, raw object id) of each entry of a tree object's bytes, in their order;
+    None when the bytes are not a well-formed tree (a mode of octal digits up to 0o177777,
+    a space, a name, a NUL, a 20-byte id, each entry), as libgit2 refuses to parse one
+    and a reader then finds nothing in it. Read from bytes, no pygit2 Tree is built:
+    reading and iterating one kept native memory per entry (pygit2 1.21)."""
+    out: list[tuple[str, int, bytes]] = []
+    pos, end = 0, len(data)
+    while pos < end:
+        space = data.find(b" ", pos)
+        nul = data.find(b"\0", space + 1) if space > pos else -1
+        if nul < 0 or nul + 21 > end or not _OCTAL.fullmatch(data, pos, space):
+            return None
+        mode = int(data[pos:space], 8)
+        if mode > 0o177777:
+            return None
+        out.append((data[space + 1 : nul].decode("utf-8", "surrogateescape"), mode, data[nul + 1 : nul + 21]))
+        pos = nul + 21
     return out
 
 
-def _child_tree(repo: pygit2.Repository, tree: Optional[pygit2.Tree], name: str) -> Optional[pygit2.Tree]:
-    """The subtree `tree` names `name` (None when it names none, or a missing object; a
-    tree entry whose object is a blob reads as an empty tree, so no lookup finds anything
-    in it, as when it was None). `tree[name]` is already that object: reading it by id
-    again (`repo[item.id]`, a prefix lookup) cost verify ~1.3 µs a subtree."""
-    if tree is None:
-        return None
-    try:
-        item = tree[name]
-        if not isinstance(item, pygit2.Tree):
-            return None
-        len(item)  # reads it: a missing object, or one that is not a tree, fails here
-    except (KeyError, ValueError, pygit2.GitError):
-        return None
-    return item
+def mode_kind(mode: int) -> str:
+    """The type of object a tree entry's mode names, as libgit2 tells it: "tree", "commit"
+    (a gitlink), else "blob"."""
+    kind = mode & 0o170000
+    return "tree" if kind == 0o040000 else "commit" if kind == 0o160000 else "blob"
+
+
+_OCTAL = re.compile(rb"[0-7]+")
 
 
 def prefix_matches(repo: pygit2.Repository, tree: Optional[pygit2.Tree], prefix: str) -> list[str]:
@@ -283,7 +270,33 @@ class Union:
 
 
 # pick(id, our leaf, their leaf, result) -> the blob to keep, or None (a reason was added to result.corrupt)
-Pick = Callable[[str, Any, Any, Union], Optional[pygit2.Oid]]
+Pick = Callable[[str, pygit2.Object, pygit2.Object, Union], Optional[pygit2.Oid]]
+
+
+@runtime_checkable
+class ProgressBar(Protocol):
+    """What a walk reports its steps to (a union, verify's commits)."""
+
+    def update(self, n: int) -> None: ...
+
+
+class NullProgress:
+    """A progress context and bar that shows nothing."""
+
+    def __enter__(self) -> NullProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def update(self, n: int) -> None:
+        pass
+
+
+def bar_of(opened: object) -> ProgressBar:
+    """What a progress context gave (fanout.Progress), as a bar (one without `update`
+    shows nothing)."""
+    return opened if isinstance(opened, ProgressBar) else NullProgress()
 
 
 def _items(tree: Optional[pygit2.Tree]) -> dict:
@@ -305,7 +318,7 @@ def union_trees(
     ours: Optional[pygit2.Tree],
     theirs: Optional[pygit2.Tree],
     pick: Pick,
-    progress: Optional[Any] = None,
+    progress: Optional[ProgressBar] = None,
 ) -> Union:
     """Union of two fan-out trees, walking both and skipping equal subtrees; `pick`
     decides when both sides hold one id with different blobs."""
@@ -334,7 +347,7 @@ def _union(
     prefix: str,
     result: Union,
     pick: Pick,
-    progress: Optional[Any],
+    progress: Optional[ProgressBar],
 ) -> pygit2.Oid:
     mine, other = _items(ours), _items(theirs)
     tb = repo.TreeBuilder(ours)
