@@ -122,15 +122,15 @@ class SecretProblem(BlobProblem):
 class Verifier(Protocol):
     """What the walk (verify.py) asks of a namespace's checks, whatever its records."""
 
-    def blob(self, rel: str, oid: pygit2.Oid) -> Optional[tuple[str, str]]: ...
+    def blob(self, rel: str, oid: str) -> Optional[tuple[str, str]]: ...
 
     def preload(self, groups: Iterable[list[TreeChange]]) -> None: ...
 
-    def added_at(self, commit: pygit2.Commit, rel: str, oid: pygit2.Oid, report: Report) -> None: ...
+    def added_at(self, commit: pygit2.Commit, rel: str, oid: str, report: Report) -> None: ...
 
-    def changed_at(self, commit: pygit2.Commit, rel: str, oid: pygit2.Oid, report: Report) -> None: ...
+    def changed_at(self, commit: pygit2.Commit, rel: str, oid: str, report: Report) -> None: ...
 
-    def collect(self, rel: str, oid: pygit2.Oid) -> None: ...
+    def collect(self, rel: str, oid: str) -> None: ...
 
     def collect_trees(self, base: Optional[pygit2.Tree], tip: Optional[pygit2.Tree]) -> None: ...
 
@@ -169,7 +169,7 @@ class Checks(Generic[RecordT]):
         """The namespace's own state, set up once the common one is (a hook, so that one
         constructor takes the arguments)."""
 
-    def blob(self, rel: str, oid: pygit2.Oid) -> Optional[tuple[str, str]]:
+    def blob(self, rel: str, oid: str) -> Optional[tuple[str, str]]:
         """(code, why) when the blob stored at `rel` (below the tree dir) is not a valid record."""
         raise NotImplementedError
 
@@ -178,36 +178,37 @@ class Checks(Generic[RecordT]):
         path)], as verify reads them from git) ahead of it, which then finds each verdict
         made; only a speed-up: `blob` judges any blob not preloaded itself."""
 
-    def record(self, oid: pygit2.Oid) -> RecordT:
+    def record(self, oid: str) -> RecordT:
         """The record of a blob `blob` found valid."""
-        rec = self._judged[oid.raw]
+        rec = self._judged[bytes.fromhex(oid)]
         if isinstance(rec, BlobProblem):
             raise KeyError(str(oid))  # pragma: no cover - `blob` said it was valid
         return rec
 
-    def take(self, oid: pygit2.Oid) -> RecordT:
+    def take(self, oid: str) -> RecordT:
         """`record`, letting go of the verdict: the walk is past every place that blob is
         stored but this one (a blob met again is judged again)."""
-        rec = self.record(oid)
-        del self._judged[oid.raw]
+        rec = self._judged.pop(bytes.fromhex(oid))
+        if isinstance(rec, BlobProblem):
+            raise KeyError(oid)  # pragma: no cover - `blob` said it was valid
         return rec
 
-    def added_at(self, commit: pygit2.Commit, rel: str, oid: pygit2.Oid, report: Report) -> None:
+    def added_at(self, commit: pygit2.Commit, rel: str, oid: str, report: Report) -> None:
         self.added(commit, rel, self.record(oid), report)
 
-    def changed_at(self, commit: pygit2.Commit, rel: str, oid: pygit2.Oid, report: Report) -> None:
+    def changed_at(self, commit: pygit2.Commit, rel: str, oid: str, report: Report) -> None:
         self.changed(commit, rel, self.record(oid), report)
 
-    def collect(self, rel: str, oid: pygit2.Oid) -> None:
+    def collect(self, rel: str, oid: str) -> None:
         """The valid record stored at `rel` is one the range adds."""
         self._records[rel.replace("/", "")] = self.take(oid)
 
     def collect_trees(self, base: Optional[pygit2.Tree], tip: Optional[pygit2.Tree]) -> None:
         """Every valid record `tip` holds that `base` does not is one the range adds."""
         for path, _old, new, kind in diff_entry_trees(self.repo, base, tip):
-            if new is None or kind != "blob" or not is_entry_path(path) or self.blob(path, new):
+            if new is None or kind != "blob" or not is_entry_path(path) or self.blob(path, str(new)):
                 continue
-            self._records[path.replace("/", "")] = self.record(new)
+            self._records[path.replace("/", "")] = self.record(str(new))
 
     def finish_range(self, report: Report, tip_tree: Optional[pygit2.Tree]) -> None:
         """The records collected are what the range adds: counted, returned, judged together."""
@@ -229,6 +230,9 @@ class Checks(Generic[RecordT]):
 class LedgerChecks(Checks[LedgerRecord]):
     bad_code = "bad-entry"
 
+    def added_at(self, commit: pygit2.Commit, rel: str, oid: str, report: Report) -> None:
+        """Nothing: what an entry adds is judged with the others (`finish`)."""
+
     def _record_store(self) -> MutableMapping[str, LedgerRecord]:
         return {} if self.keep_records else KeptRecords()
 
@@ -240,13 +244,14 @@ class LedgerChecks(Checks[LedgerRecord]):
         # secret scan: the repository's own config, or the policy on the trusted ref
         self._honour_override = overrides_allowed(self.log.gr)
 
-    def blob(self, rel: str, oid: pygit2.Oid) -> Optional[tuple[str, str]]:
+    def blob(self, rel: str, oid: str) -> Optional[tuple[str, str]]:
         # What the blob holds is checked once per blob; where it is stored, at every path
         # (the same blob copied or moved under another id's path is a renamed entry).
-        key = oid.raw
+        key = bytes.fromhex(oid)
         verdict = self._judged.get(key)
         if verdict is None:
-            verdict = self._keep(key, *judge_entry_blob(blob_data(self.repo, oid), self.memo, self._honour_override))
+            data = blob_data(self.repo, pygit2.Oid(raw=key))
+            verdict = self._keep(key, *judge_entry_blob(data, self.memo, self._honour_override))
         if isinstance(verdict, BlobProblem):
             return ("secret" if isinstance(verdict, SecretProblem) else self.bad_code), verdict
         if verdict.id != rel.replace("/", ""):
@@ -260,9 +265,10 @@ class LedgerChecks(Checks[LedgerRecord]):
         if len(oids) < batch_read_min():
             return
         try:
-            for key, data in read_blobs(self.log.gr, [k for k in oids if bytes.fromhex(k) not in self._judged]):
+            wanted = {k: raw for k in oids if (raw := bytes.fromhex(k)) not in self._judged}
+            for key, data in read_blobs(self.log.gr, wanted):
                 if data is not None:
-                    self._keep(bytes.fromhex(key), *judge_entry_blob(data, self.memo, self._honour_override))
+                    self._keep(wanted[key], *judge_entry_blob(data, self.memo, self._honour_override))
         except GitCommandError:
             pass  # git stopped (a corrupt object, say): the walk reads what is left, and names the fault
 
@@ -326,6 +332,8 @@ class LedgerChecks(Checks[LedgerRecord]):
         now, skew = utcnow(), self._skew(report)
         kept = added if isinstance(added, KeptRecords) else None
         for e in _each(added):
+            if kept is not None and isinstance(e, Kept) and kept.in_time(e, now, skew):
+                continue  # every parent here, every time rule kept: nothing to report
             times: list[tuple[str, Optional[datetime]]] = []
             e_id = e.id
             for p in e.parents:
@@ -382,19 +390,19 @@ class TrailChecks(Checks["Record"]):
         self._checked: dict[tuple[str, str], Optional[str]] = {}  # (blob oid, path) -> problem or None
         self._decisions: Optional[dict[str, list[str]]] = None  # pid -> decision ids of the hidden and walked history
 
-    def blob(self, rel: str, oid: pygit2.Oid) -> Optional[tuple[str, str]]:
+    def blob(self, rel: str, oid: str) -> Optional[tuple[str, str]]:
         from .records import check_record_blob  # only once a trail is read
 
-        key = (str(oid), rel)
+        key = (oid, rel)
         if key not in self._checked:
-            rec, problem = check_record_blob(self.log.name, rel, blob_data(self.repo, oid))
+            rec, problem = check_record_blob(self.log.name, rel, blob_data(self.repo, pygit2.Oid(hex=oid)))
             if rec is not None:
-                self._judged[oid.raw] = rec
+                self._judged[bytes.fromhex(oid)] = rec
             self._checked[key] = problem
         problem = self._checked[key]
         return (self.bad_code, problem) if problem is not None else None
 
-    def take(self, oid: pygit2.Oid) -> Record:
+    def take(self, oid: str) -> Record:
         return self.record(oid)  # a trail's verdicts are by path too: all kept
 
     def decisions(self) -> dict[str, list[str]]:

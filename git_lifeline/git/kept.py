@@ -31,9 +31,9 @@ class Kept(bytes):
 
     @classmethod
     def of(cls, e: Entry) -> Kept:
-        delta = e.ts - _EPOCH
-        micros = (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
-        return cls(bytes.fromhex(e.id) + micros.to_bytes(8, "big", signed=True) + bytes.fromhex("".join(e.parents)))
+        return cls(
+            bytes.fromhex(e.id) + micros_of(e.ts).to_bytes(8, "big", signed=True) + bytes.fromhex("".join(e.parents))
+        )
 
     @property
     def id(self) -> str:
@@ -41,11 +41,21 @@ class Kept(bytes):
 
     @property
     def ts(self) -> datetime:
-        return _EPOCH + timedelta(microseconds=int.from_bytes(self[_ID : _ID + 8], "big", signed=True))
+        return _EPOCH + timedelta(microseconds=self.micros)
+
+    @property
+    def micros(self) -> int:
+        """The ts in microseconds since 1970 (UTC)."""
+        return int.from_bytes(self[_ID : _ID + 8], "big", signed=True)
 
     @property
     def parents(self) -> tuple[str, ...]:
         return tuple(self[i : i + _ID].hex() for i in range(_ID + 8, len(self), _ID))
+
+
+def micros_of(ts: datetime) -> int:
+    """A UTC datetime in whole microseconds since 1970."""
+    return (ts - _EPOCH) // timedelta(microseconds=1)
 
 
 LedgerRecord = Union[Entry, Kept]
@@ -64,11 +74,13 @@ class KeptRecords(MutableMapping[str, LedgerRecord]):
         self._whole: dict[str, Entry] = {}
 
     def __setitem__(self, key: str, rec: LedgerRecord) -> None:
-        kept = Kept.of(rec) if isinstance(rec, Entry) else rec
-        if isinstance(rec, Entry):
-            self._whole[key] = rec
+        if isinstance(rec, Kept):
+            kept = rec
+            if self._whole:
+                self._whole.pop(key, None)
         else:
-            self._whole.pop(key, None)
+            kept = Kept.of(rec)
+            self._whole[key] = rec
         if self._by_id is None:
             if not self._sorted or self._sorted[-1][:_ID] < kept[:_ID]:
                 self._sorted.append(kept)
@@ -83,8 +95,22 @@ class KeptRecords(MutableMapping[str, LedgerRecord]):
             idb = bytes.fromhex(key)
         except ValueError:
             return None
-        if len(idb) != _ID:
-            return None
+        return self._find(idb) if len(idb) == _ID else None
+
+    def in_time(self, e: Kept, now: datetime, tolerance: timedelta) -> bool:
+        """True when every parent of `e` is here and `e`'s ts breaks no time rule against
+        them or `now` (clock.stored_problem, in whole microseconds: the same comparisons);
+        False when that takes a closer look (a parent elsewhere, or a rule broken)."""
+        ts, slack = e.micros, tolerance // timedelta(microseconds=1)
+        if ts > micros_of(now) + slack:
+            return False
+        for at in range(_ID + 8, len(e), _ID):
+            parent = self._find(e[at : at + _ID])
+            if parent is None or ts < parent.micros - slack:
+                return False
+        return True
+
+    def _find(self, idb: bytes) -> Optional[Kept]:
         if self._by_id is not None:
             return self._by_id.get(idb)
         at = bisect_left(self._sorted, idb)  # a Kept starting with idb sorts right after it

@@ -101,13 +101,13 @@ def lookup(tree: Optional[pygit2.Tree], key: str) -> Optional[pygit2.Oid]:
 _FANOUT_NAMES = {f"{i:02x}": f"{i:02x}" for i in range(256)}  # the names of both fan-out levels
 
 
-def parse_tree(data: bytes) -> Optional[list[tuple[str, int, bytes]]]:
-    """(name, mode, raw object id) of each entry of a tree object's bytes, in their order;
+def parse_tree(data: bytes) -> Optional[list[tuple[bytes, int, bytes]]]:
+    """(name's bytes, mode, raw object id) of each entry of a tree object's bytes, in order;
     None when the bytes are not a well-formed tree (a mode of octal digits up to 0o177777,
     a space, a name, a NUL, a 20-byte id, each entry), as libgit2 refuses to parse one
     and a reader then finds nothing in it. Read from bytes, no pygit2 Tree is built:
     reading and iterating one kept native memory per entry (pygit2 1.21)."""
-    out: list[tuple[str, int, bytes]] = []
+    out: list[tuple[bytes, int, bytes]] = []
     pos, end = 0, len(data)
     while pos < end:
         space = data.find(b" ", pos)
@@ -117,7 +117,7 @@ def parse_tree(data: bytes) -> Optional[list[tuple[str, int, bytes]]]:
         mode = int(data[pos:space], 8)
         if mode > 0o177777:
             return None
-        out.append((data[space + 1 : nul].decode("utf-8", "surrogateescape"), mode, data[nul + 1 : nul + 21]))
+        out.append((data[space + 1 : nul], mode, data[nul + 1 : nul + 21]))
         pos = nul + 21
     return out
 

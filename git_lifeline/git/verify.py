@@ -41,7 +41,7 @@ from .refs import rewound_value
 from .repo import GitRepo
 from .trees import ProgressBar, bar_of, is_entry_path
 from .verdicts import VerdictMemo
-from .verify_diff import DiffKey, HistoryUnreadable, TreeChange, TreePair, diff_commits
+from .verify_diff import EMPTY_TREE, DiffKey, HistoryUnreadable, TreeChange, TreePair, diff_commits
 from .verify_names import TipNames
 
 
@@ -114,7 +114,7 @@ def verify_range(
     walk = _Walk(log, checks, by_id, report, bar)
     whole = _Whole(log, checks, tip, lambda: _changes_of(log, commits, pair, whole_key)) if whole_key else None
     try:
-        _walk_diffs(walk, whole, whole_key, diff_commits(log.gr, list(by_id), pair), pair)
+        _walk_diffs(walk, whole, whole_key, diff_commits(log.gr, list(by_id), pair, _roots(commits)), pair)
     except HistoryUnreadable as exc:
         # git could not read the history: nothing it printed is walked (as if it printed
         # nothing), and what the tip adds is read from the trees themselves
@@ -190,7 +190,7 @@ def _changes_of(
 ) -> Iterator[list[TreeChange]]:
     """`whole_key`'s changes again, from git (only for a tree that names a path twice)."""
     ids = [str(c.id) for c in commits] if pair is None else []
-    for key, changes, _more in diff_commits(log.gr, ids, pair):
+    for key, changes, _more in diff_commits(log.gr, ids, pair, _roots(commits)):
         if key == whole_key:
             yield changes
 
@@ -295,10 +295,8 @@ def _add_from_changes(log: FanoutLog, checks: Verifier, changes: list[TreeChange
         rel = path[len(prefix) :]
         if not is_entry_path(rel):
             continue
-        oid = pygit2.Oid(hex=new)
-        if checks.blob(rel, oid):
-            continue
-        checks.collect(rel, oid)
+        if not checks.blob(rel, new):
+            checks.collect(rel, new)
 
 
 _BLOB_MODES = frozenset({"100644", "100755", "120000"})  # what git stores as a blob
@@ -418,21 +416,20 @@ def _check_change(
     if new_mode != "100644" or not is_entry_path(rel):
         report.problems.append(Problem("foreign-file", f"{path} is not {_a(log.ns.item)} blob", cid))
         return
-    oid = pygit2.Oid(hex=new_oid)
-    problem = checks.blob(rel, oid)
+    problem = checks.blob(rel, new_oid)
     if problem:
         code, why = problem
         report.problems.append(Problem(code, f"{path}: {why}", cid))
         return
     if status != "A":
-        if not _merge_pick_ok(log, commit, rel, oid):
+        if not _merge_pick_ok(log, commit, rel, pygit2.Oid(hex=new_oid)):
             report.problems.append(
                 Problem("rewritten", f"{log.ns.item} {abbrev(rel.replace('/', ''))} was rewritten in place", cid)
             )
         else:
-            checks.changed_at(commit, rel, oid, report)
+            checks.changed_at(commit, rel, new_oid, report)
         return
-    checks.added_at(commit, rel, oid, report)
+    checks.added_at(commit, rel, new_oid, report)
 
 
 def _merge_pick_ok(log: FanoutLog, commit: pygit2.Commit, rel: str, new: pygit2.Oid) -> bool:
@@ -534,13 +531,15 @@ def _shallow_commits(repo: pygit2.Repository, common_dir: Path) -> set[str]:
         return {"?"}  # shallow but unreadable: refuse to vouch for anything
 
 
-_EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's id of the empty tree
+def _roots(commits: list[pygit2.Commit]) -> dict[str, str]:
+    """commit -> its tree, for the commits of the range that have no parent."""
+    return {str(c.id): str(c.tree_id) for c in commits if not c.parent_ids}
 
 
 def _tree_pair(repo: pygit2.Repository, hide: list[str], tip: pygit2.Commit) -> Optional[TreePair]:
     """(base's root tree, tip's root tree) for git to diff; None when the base cannot be read
     (the trees are then walked from Python, which reports what is missing)."""
     if not hide:
-        return _EMPTY_TREE, str(tip.tree_id)
+        return EMPTY_TREE, str(tip.tree_id)
     base = repo.get(hide[0])
     return (str(base.tree_id), str(tip.tree_id)) if isinstance(base, pygit2.Commit) else None

@@ -9,6 +9,7 @@ import tempfile
 import threading
 from typing import IO, Iterator, Optional, Sequence, Union, cast
 
+from .blobs import PACK_WINDOWS
 from .command import git_cwd
 from .repo import GitRepo
 
@@ -23,20 +24,42 @@ class HistoryUnreadable(Exception):
     """git could not read part of the history (a missing object)."""
 
 
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's id of the empty tree
+
+
 def diff_commits(
-    gr: GitRepo, commits: Sequence[CommitId], pair: Optional[TreePair] = None
+    gr: GitRepo, commits: Sequence[CommitId], pair: Optional[TreePair] = None, roots: Optional[dict[str, str]] = None
 ) -> Iterator[tuple[DiffKey, list[TreeChange], bool]]:
     """(commit id, [(status, new mode, new oid, path)], more) for each commit against each
     parent, then, when `pair` (old tree, new tree) is given, (`pair`, its changes, more);
     one diff comes in pieces of at most `CHUNK` changes, `more` True on all but its first.
 
-    One `git diff-tree --stdin` process diffs the whole range: in C, skipping equal
-    subtrees, it is ~6x faster than walking the trees from Python one commit at a
-    time, which made a first pull of a 10k-entry line take tens of seconds. Its output
-    is parsed and handed on as it comes, so the caller holds one piece at a time: held
-    whole, a million-entry line's changes were ~300 bytes each, twice (each commit's, and
-    the pair's). HistoryUnreadable, when git fails, comes after what it printed.
+    One `git diff-tree --stdin` process diffs the commits: in C, skipping equal subtrees,
+    it is ~6x faster than walking the trees from Python one commit at a time, which made
+    a first pull of a 10k-entry line take tens of seconds. A root commit (`roots`: commit
+    -> its tree) and a pair from the empty tree are what their tree holds, listed by `git
+    ls-tree -r` instead: diff-tree holds every change of one diff before it prints it
+    (~400 bytes each: 630 MB of git's for a million-entry tree), ls-tree prints as it
+    walks. The output is parsed and handed on as it comes, so the caller holds one piece
+    at a time. HistoryUnreadable, when git fails, comes after what it printed.
     """
+    roots = roots or {}
+    run: list[CommitId] = []
+    for c in commits:
+        if c in roots:
+            yield from _diff_tree(gr, run, None)
+            run = []
+            yield from _listing(gr, c, roots[c])
+        else:
+            run.append(c)
+    yield from _diff_tree(gr, run, pair if pair is not None and pair[0] != EMPTY_TREE else None)
+    if pair is not None and pair[0] == EMPTY_TREE:
+        yield from _listing(gr, pair, pair[1])
+
+
+def _diff_tree(
+    gr: GitRepo, commits: Sequence[CommitId], pair: Optional[TreePair]
+) -> Iterator[tuple[DiffKey, list[TreeChange], bool]]:
     if not commits and not pair:
         return
     lines = "".join(f"{c}\n" for c in commits) + (f"{pair[0]} {pair[1]}\n" if pair else "")
@@ -45,20 +68,51 @@ def diff_commits(
     args = ["--no-replace-objects", "diff-tree", "--stdin", "-r", "-m", "--root", "--no-renames"]
     args += ["--ignore-submodules=none", "-z"]
     seen: set[DiffKey] = set()
+    with _git(gr, args, lines.encode("ascii"), "git diff-tree failed") as out:
+        for current, changes, more in _parse_diff_tree(_nul_tokens(out), pair):
+            seen.add(current)
+            yield current, changes, more
+    for c in commits:  # commits whose tree equals their parents' print nothing
+        if c not in seen:
+            yield c, [], False
+    if pair and pair not in seen:  # two equal trees
+        yield pair, [], False
+
+
+def _listing(gr: GitRepo, key: DiffKey, tree: str) -> Iterator[tuple[DiffKey, list[TreeChange], bool]]:
+    """What diff-tree prints for `tree` against the empty tree, from `git ls-tree -r`:
+    every blob and gitlink, added, in the tree's order (no tree itself, as under -r)."""
+    changes: list[TreeChange] = []
+    more = False
+    args = ["--no-replace-objects", "ls-tree", "-r", "-z", "--end-of-options", tree]
+    with _git(gr, args, b"", f"git ls-tree {tree} failed") as out:
+        for record in _nul_tokens(out):
+            meta, _tab, path = record.partition(b"\t")
+            mode, _kind, oid = meta.decode("ascii").split(" ")
+            changes.append(("A", _shared(mode.encode("ascii")), oid, path.decode("utf-8", "surrogateescape")))
+            if len(changes) >= CHUNK:
+                yield key, changes, more
+                changes, more = [], True
+    if changes or not more:
+        yield key, changes, more
+
+
+@contextlib.contextmanager
+def _git(gr: GitRepo, args: list[str], stdin: bytes, failed: str) -> Iterator[IO[bytes]]:
+    """A git process whose output is read as it comes (its input written beside it);
+    HistoryUnreadable with git's last line of errors when it fails."""
     with tempfile.TemporaryFile() as errors:
         proc = subprocess.Popen(
-            ["git", "--git-dir", str(gr.git_dir), *args],
+            ["git", *PACK_WINDOWS, "--git-dir", str(gr.git_dir), *args],
             cwd=git_cwd(str(gr.git_dir), str(gr.workdir) if gr.workdir else None),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=errors,
         )
-        feeder = threading.Thread(target=_feed_lines, args=(proc, lines.encode("ascii")), daemon=True)
+        feeder = threading.Thread(target=_feed_lines, args=(proc, stdin), daemon=True)
         feeder.start()
         try:
-            for current, changes, more in _parse_diff_tree(_nul_tokens(cast(IO[bytes], proc.stdout)), pair):
-                seen.add(current)
-                yield current, changes, more
+            yield cast(IO[bytes], proc.stdout)
         finally:
             if proc.poll() is None:
                 proc.kill()  # the caller stopped early: nothing more is read
@@ -68,12 +122,7 @@ def diff_commits(
         if code != 0:
             errors.seek(0)
             reason = errors.read().decode("utf-8", "replace").strip().splitlines()
-            raise HistoryUnreadable(reason[-1] if reason else "git diff-tree failed")
-    for c in commits:  # commits whose tree equals their parents' print nothing
-        if c not in seen:
-            yield c, [], False
-    if pair and pair not in seen:  # two equal trees
-        yield pair, [], False
+            raise HistoryUnreadable(reason[-1] if reason else failed)
 
 
 def _feed_lines(proc: subprocess.Popen, data: bytes) -> None:

@@ -20,7 +20,7 @@ from .checks import Problem, batch_read_min
 from .command import GitCommandError
 from .fanout import FanoutLog
 from .libgit2 import pygit2
-from .trees import entry_path, is_entry_path, mode_kind, parse_tree
+from .trees import is_entry_path, mode_kind, parse_tree
 from .verify_diff import TreeChange
 
 
@@ -63,7 +63,7 @@ class TipNames:
         # None where that tree is not plainly a fan-out tree (then libgit2 finds each name)
         self._firsts: dict[str, Optional[dict[str, Optional[bytes]]]] = {}
         self._leaf_id: Optional[bytes] = None
-        self._leaf: dict[str, Optional[bytes]] = {}
+        self._leaf: dict[bytes, Optional[bytes]] = {}
         self._fetched: dict[bytes, bytes] = {}  # leaf tree id (raw) -> its bytes, read ahead
 
     def check(self, changes: list[TreeChange]) -> None:
@@ -110,6 +110,9 @@ class TipNames:
         are many: libgit2's read (`odb.read`) keeps native memory of about the object's
         size (a leaf holds ~15 entries of 88 bytes at 1M: ~85 MB in all); below
         READ_AHEAD_MIN changes the leaves are small and libgit2 reads them for less CPU."""
+        self._fetched = {}
+        if sum(len(piece) for piece in changes) < READ_AHEAD_MIN:
+            return
         wanted: dict[str, None] = {}
         for piece in changes:
             for status, _mode, _new, path in piece:
@@ -118,8 +121,7 @@ class TipNames:
                     leaf = self._leaf_of(key[0:2], key[3:5])
                     if leaf is not None:
                         wanted[leaf.hex()] = None
-        self._fetched = {}
-        if sum(len(piece) for piece in changes) < READ_AHEAD_MIN or len(wanted) < batch_read_min():
+        if len(wanted) < batch_read_min():
             return
         with contextlib.suppress(GitCommandError):
             for oid, data in read_blobs(self.gr, list(wanted), kind=b"tree"):
@@ -128,17 +130,16 @@ class TipNames:
 
     def _stored(self, key: str) -> Optional[bytes]:
         """The blob a reader finds under entry id `key` in the tip (raw id), or None."""
-        a, b, rest = entry_path(key)
-        leaf = self._leaf_of(a, b)
+        leaf = self._leaf_of(key[0:2], key[2:4])
         if leaf != self._leaf_id or leaf is None:
             self._leaf_id, self._leaf = leaf, self._leaf_blobs(leaf)
-        return self._leaf.get(rest)
+        return self._leaf.get(key[4:].encode("ascii"))
 
     def _leaf_of(self, a: str, b: str) -> Optional[bytes]:
         """The id of the leaf tree a reader finds at `a`/`b` in the tip, or None."""
-        if a not in self._firsts:
-            self._firsts[a] = self._first_level(a)
-        first = self._firsts[a]
+        first = self._firsts.get(a, _UNREAD)
+        if first is _UNREAD:
+            first = self._firsts[a] = self._first_level(a)
         if first is not None:
             return first.get(b)
         child = _fanout_child(_fanout_child(self.tree, a), b)  # as libgit2 finds it
@@ -163,9 +164,9 @@ class TipNames:
             return None
         if any(x >= y for x, y in zip(names, names[1:], strict=False)):
             return None
-        return {name: (oid if mode_kind(mode) == "tree" else None) for name, mode, oid in items}
+        return {name.decode("ascii"): (oid if mode_kind(mode) == "tree" else None) for name, mode, oid in items}
 
-    def _leaf_blobs(self, leaf: Optional[bytes]) -> dict[str, Optional[bytes]]:
+    def _leaf_blobs(self, leaf: Optional[bytes]) -> dict[bytes, Optional[bytes]]:
         """name -> raw blob id (None: not a blob) of a leaf tree, the first of a name
         winning (as trees.lookup scans a leaf); empty for a missing tree or one that does
         not parse."""
@@ -179,11 +180,29 @@ class TipNames:
                 return {}
             if kind != pygit2.GIT_OBJECT_TREE:
                 return {}
-        out: dict[str, Optional[bytes]] = {}
+        out: dict[bytes, Optional[bytes]] = {}
+        if _plain_leaf(data):  # what this tool writes: the general parse would find the same
+            for at in range(0, len(data), _PLAIN):
+                out.setdefault(data[at + 7 : at + 67], data[at + 68 : at + 88])
+            return out
         for name, mode, oid in parse_tree(data) or ():
             if name not in out:
                 out[name] = oid if mode_kind(mode) == "blob" else None
         return out
+
+
+_UNREAD: dict[str, Optional[bytes]] = {}  # a first-level tree not read yet (compared by identity)
+_PLAIN = 88  # bytes of a leaf entry as this tool writes it: "100644 ", 60 hex, NUL, 20-byte id
+
+
+def _plain_leaf(data: bytes) -> bool:
+    """Every entry "100644 <60 bytes without a NUL>\0<20 bytes>", end to end."""
+    if not data or len(data) % _PLAIN:
+        return False
+    return all(
+        data.startswith(b"100644 ", at) and data.find(b"\0", at + 7, at + 68) == at + 67
+        for at in range(0, len(data), _PLAIN)
+    )
 
 
 def _not_found(path: str, key: str) -> Problem:
