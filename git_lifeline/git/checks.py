@@ -42,7 +42,7 @@ from ..core.policy import OVERRIDE_KEY
 from ..errors import InputError, LifelineError
 from .blobs import read_blobs
 from .command import GitCommandError
-from .fanout import FanoutLog
+from .fanout import FanoutLog, StoredRecord
 from .kept import Kept, KeptRecords, LedgerRecord
 from .libgit2 import pygit2
 from .lines import ORIGIN_HEAD
@@ -65,13 +65,6 @@ class Problem:
     def describe(self) -> str:
         """`code: message (commit abc)`: how verify, the gates and the errors name it."""
         return f"{self.code}: {self.message}" + (f" (commit {abbrev(self.commit)})" if self.commit else "")
-
-
-class StoredRecord(Protocol):
-    """What the walk reads of any record a namespace stores: the id it is stored under."""
-
-    @property
-    def id(self) -> str: ...
 
 
 # The record type of one namespace's checks: a ledger's Entry (or Kept), a trail's Record.

@@ -33,8 +33,8 @@ from typing import Callable, Iterable, Iterator, Mapping, Optional
 
 from ..core.entry import abbrev
 from ..errors import LifelineError
-from .checks import Problem, Report, StoredRecord, Verifier, checks_for
-from .fanout import CorruptionError, FanoutLog, Progress, clash_message, name_clashes, no_progress
+from .checks import Problem, Report, Verifier, checks_for
+from .fanout import CorruptionError, FanoutLog, Progress, StoredRecord, clash_message, name_clashes, no_progress
 from .libgit2 import pygit2
 from .namespaces import LEDGER, REVIEW, names_in_use
 from .refs import rewound_value
