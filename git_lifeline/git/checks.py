@@ -123,7 +123,7 @@ class Verifier(Protocol):
 
     def changed_at(self, commit: pygit2.Commit, rel: str, oid: str, report: Report) -> None: ...
 
-    def collect(self, rel: str, oid: str) -> None: ...
+    def collect(self, rel: str, oid: str) -> None: ...  # the record at `rel`, when valid there
 
     def collect_trees(self, base: Optional[pygit2.Tree], tip: Optional[pygit2.Tree]) -> None: ...
 
@@ -193,8 +193,9 @@ class Checks(Generic[RecordT]):
         self.changed(commit, rel, self.record(oid), report)
 
     def collect(self, rel: str, oid: str) -> None:
-        """The valid record stored at `rel` is one the range adds."""
-        self._records[rel.replace("/", "")] = self.take(oid)
+        """The record stored at `rel`, when it is valid there, is one the range adds."""
+        if self.blob(rel, oid) is None:
+            self._records[rel.replace("/", "")] = self.take(oid)
 
     def collect_trees(self, base: Optional[pygit2.Tree], tip: Optional[pygit2.Tree]) -> None:
         """Every valid record `tip` holds that `base` does not is one the range adds."""
@@ -225,6 +226,16 @@ class LedgerChecks(Checks[LedgerRecord]):
 
     def added_at(self, commit: pygit2.Commit, rel: str, oid: str, report: Report) -> None:
         """Nothing: what an entry adds is judged with the others (`finish`)."""
+
+    def collect(self, rel: str, oid: str) -> None:
+        # `blob` then `take` in one look at a verdict already made (once per entry of a line)
+        key, entry_id = bytes.fromhex(oid), rel.replace("/", "")
+        verdict = self._judged.get(key)
+        if verdict is None or isinstance(verdict, BlobProblem) or verdict.id != entry_id:
+            super().collect(rel, oid)
+            return
+        del self._judged[key]
+        self._records[entry_id] = verdict
 
     def _record_store(self) -> MutableMapping[str, LedgerRecord]:
         return {} if self.keep_records else KeptRecords()

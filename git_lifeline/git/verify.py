@@ -295,8 +295,7 @@ def _add_from_changes(log: FanoutLog, checks: Verifier, changes: list[TreeChange
         rel = path[len(prefix) :]
         if not is_entry_path(rel):
             continue
-        if not checks.blob(rel, new):
-            checks.collect(rel, new)
+        checks.collect(rel, new)
 
 
 _BLOB_MODES = frozenset({"100644", "100755", "120000"})  # what git stores as a blob
