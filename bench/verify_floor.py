@@ -7,7 +7,9 @@ Reads every blob of refs/lifeline/<line> with `git ls-tree -r` and one `git cat-
 --batch`, splits the output, `json.loads` each blob, builds its canonical form and
 sha256s it (and checks that equals the stored id). Prints each stage's CPU (this
 process, and git's), so verify's figures can be put against it (docs/PERFORMANCE.md,
-"Verify, issue 30"). Run by hand, never in CI.
+"Verify, issue 30"), and what starting an interpreter costs (`python -c pass`, and with
+the imports any verify needs: pygit2 through the package's one door, git/libgit2.py),
+which a whole `verify` process pays on top. Run by hand, never in CI.
 """
 
 from __future__ import annotations
@@ -17,7 +19,11 @@ import hashlib
 import json
 import resource
 import subprocess
+import sys
 import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _cpu() -> tuple:
@@ -29,6 +35,17 @@ def _canonical(doc: dict) -> bytes:
     fields = [doc[k] for k in ("kind", "author", "agent", "provider", "model", "summary")]
     fields += [doc["body"].strip(), *sorted(doc["parents"])]
     return "".join(["v2\n", *(f"{len(v.encode())}:{v}\n" for v in fields)]).encode()
+
+
+def start_cpu(code: str, runs: int = 5) -> float:
+    """The least CPU (user + system) of `runs` interpreters that run `code` and exit."""
+    best = float("inf")
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        best = min(best, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return best
 
 
 def main() -> None:
@@ -62,6 +79,12 @@ def main() -> None:
         f"git cat-file {t2[1] - t1[1]:.3f} s; split {t3[0] - t2[0]:.3f} s, json {t4[0] - t3[0]:.3f} s, "
         f"canonical form + sha256 {t5[0] - t4[0]:.3f} s; this process {t5[0]:.3f} s, git {t5[1]:.3f} s, "
         f"in all {t5[0] + t5[1]:.3f} s CPU, {time.perf_counter() - wall:.3f} s wall"
+    )
+    bare = start_cpu("pass")
+    imports = start_cpu("import git_lifeline.git.libgit2")
+    print(
+        f"start-up: `python -c pass` {bare:.3f} s CPU, with pygit2 imported {imports:.3f} s; "
+        f"the floor of a whole process: {t5[0] + t5[1] + imports - bare:.3f} s CPU"
     )
 
 

@@ -155,6 +155,7 @@ def _linked_entries(led: Ledger, commits: list[RangeCommit]) -> list[LinkedEntry
                 out.append(LinkedEntry(c.commit, c.subject, value, None, None, None, None))
                 continue
             e = (led.store if line == led.line else LineStore(led.gr, line)).read(eid)
+            assert e is not None  # resolve found it there
             out.append(LinkedEntry(c.commit, c.subject, value, eid, line, e.kind, e.summary))
     return out
 

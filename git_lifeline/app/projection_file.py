@@ -348,5 +348,9 @@ class ProjectionFile:
             return
         assert self.path is not None
         extend = self.path.exists() and pl.before is not None and not pl.rewritten
-        added = [pl.parsed.get(i) or self.store.read(i, pl.after) for i in pl.incoming] if extend else []
+        added: list[Entry] = []
+        for i in pl.incoming if extend else ():
+            entry = pl.parsed.get(i) or self.store.read(i, pl.after)
+            assert entry is not None, f"entry {i} was verified on its way in, and is in {pl.after}"
+            added.append(entry)
         self.refresh(pl.before, added, pl.after)

@@ -20,10 +20,20 @@ without checks is refused at import, so none can go unverified.
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Optional
+from typing import (
+    TYPE_CHECKING,
+    Generic,
+    Iterable,
+    Iterator,
+    Mapping,
+    MutableMapping,
+    Optional,
+    Protocol,
+    TypeVar,
+    Union,
+)
 
 from ..core import clock
 from ..core.entry import Entry, abbrev, parse_entry, utcnow
@@ -32,13 +42,18 @@ from ..core.policy import OVERRIDE_KEY
 from ..errors import InputError, LifelineError
 from .blobs import read_blobs
 from .command import GitCommandError
-from .fanout import FanoutLog
+from .fanout import FanoutLog, StoredRecord
+from .kept import Kept, KeptRecords, LedgerRecord
 from .libgit2 import pygit2
 from .lines import ORIGIN_HEAD
 from .namespaces import LEDGER, NAMESPACES, REVIEW
 from .policy_ref import ALLOW_OVERRIDE_KEY, overrides_allowed
 from .trees import blob_data, diff_entry_trees, is_entry_path, lookup
 from .verdicts import VerdictMemo
+from .verify_diff import TreeChange
+
+if TYPE_CHECKING:
+    from .records import Record
 
 
 @dataclass
@@ -52,11 +67,8 @@ class Problem:
         return f"{self.code}: {self.message}" + (f" (commit {abbrev(self.commit)})" if self.commit else "")
 
 
-# One change of `git diff-tree -r` as verify reads it: (status, new mode, new oid, path);
-# and a commit's changes: (commit id, [TreeChange]). A record is Any where it is a ledger's
-# Entry (or Kept) or a trail's Record, by the namespace's Checks.
-TreeChange = tuple[str, str, str, str]
-CommitChanges = tuple[str, list[TreeChange]]
+# The record type of one namespace's checks: a ledger's Entry (or Kept), a trail's Record.
+RecordT = TypeVar("RecordT", bound=StoredRecord)
 
 
 @dataclass
@@ -74,7 +86,7 @@ class Report:
     origins: list[tuple[str, str, str]] = field(default_factory=list)
     # origin line/id not in this repository
     unresolved_origins: list[tuple[str, str, str]] = field(default_factory=list)
-    added: dict[str, Any] = field(default_factory=dict)  # id -> record the range adds (Checks.record)
+    added: Mapping[str, StoredRecord] = field(default_factory=dict)  # id -> record the range adds (Checks.record)
     namespace: str = LEDGER.name
 
     @property
@@ -92,23 +104,35 @@ class Report:
         return f"{noun} {self.line}"
 
 
-@dataclass(frozen=True, slots=True)
-class Kept:
-    """What the cross-entry checks (`LedgerChecks.changed`, `finish`) read of a valid entry
-    without an origin block: kept in its place by verify's full pass, which returns no
-    records, so that a line of a million entries is verified in bounded memory."""
-
-    id: str
-    ts: datetime
-    parents: tuple[str, ...]
+class BlobProblem(str):
+    """Why a blob is not a valid record (problem code: the namespace's `bad_code`)."""
 
 
-class SecretProblem(str):
+class SecretProblem(BlobProblem):
     """A blob problem that is a credential found in the entry (problem code `secret`)."""
 
 
-class Checks:
-    """The rules of one namespace (see the module's docstring)."""
+class Verifier(Protocol):
+    """What the walk (verify.py) asks of a namespace's checks, whatever its records."""
+
+    def blob(self, rel: str, oid: str) -> Optional[tuple[str, str]]: ...
+
+    def preload(self, groups: Iterable[list[TreeChange]]) -> None: ...
+
+    def added_at(self, commit: pygit2.Commit, rel: str, oid: str, report: Report) -> None: ...
+
+    def changed_at(self, commit: pygit2.Commit, rel: str, oid: str, report: Report) -> None: ...
+
+    def collect(self, rel: str, oid: str) -> None: ...  # the record at `rel`, when valid there
+
+    def collect_trees(self, base: Optional[pygit2.Tree], tip: Optional[pygit2.Tree]) -> None: ...
+
+    def finish_range(self, report: Report, tip_tree: Optional[pygit2.Tree]) -> None: ...
+
+
+class Checks(Generic[RecordT]):
+    """The rules of one namespace (see the module's docstring), over its records `RecordT`;
+    a Verifier."""
 
     bad_code = "bad-record"
 
@@ -126,123 +150,182 @@ class Checks:
         self.pending = pending or {}
         self.memo = memo  # verify's own verdicts of earlier runs (verdicts.py); never a gate's
         self.keep_records = keep_records  # False: only what the cross-entry checks read (Kept)
-        self._parsed: dict[str, Any] = {}  # blob oid -> record (Checks.record), for blobs that passed
+        # blob id (raw) -> its record when it is valid, else why not: one verdict per blob
+        self._judged: dict[bytes, Union[RecordT, BlobProblem]] = {}
         self._start()
+        self._records: MutableMapping[str, RecordT] = self._record_store()  # id -> record the range adds (collect)
+
+    def _record_store(self) -> MutableMapping[str, RecordT]:
+        return {}
 
     def _start(self) -> None:
         """The namespace's own state, set up once the common one is (a hook, so that one
         constructor takes the arguments)."""
 
-    def blob(self, rel: str, oid: pygit2.Oid) -> Optional[tuple[str, str]]:
+    def blob(self, rel: str, oid: str) -> Optional[tuple[str, str]]:
         """(code, why) when the blob stored at `rel` (below the tree dir) is not a valid record."""
         raise NotImplementedError
 
-    def preload(self, diffs: list[CommitChanges]) -> None:
-        """Judge the blobs the walk will meet (`diffs`: [(commit, [(status, new mode, new
-        oid, path)])], as verify reads them from git) ahead of it, which then finds each
-        verdict made; only a speed-up: `blob` judges any blob not preloaded itself."""
+    def preload(self, groups: Iterable[list[TreeChange]]) -> None:
+        """Judge the blobs the walk will meet next (`groups` of [(status, new mode, new oid,
+        path)], as verify reads them from git) ahead of it, which then finds each verdict
+        made; only a speed-up: `blob` judges any blob not preloaded itself."""
 
-    def record(self, oid: pygit2.Oid) -> Any:
-        return self._parsed[str(oid)]
+    def record(self, oid: str) -> RecordT:
+        """The record of a blob `blob` found valid."""
+        rec = self._judged[bytes.fromhex(oid)]
+        if isinstance(rec, BlobProblem):
+            raise KeyError(str(oid))  # pragma: no cover - `blob` said it was valid
+        return rec
 
-    def added(self, commit: pygit2.Commit, rel: str, rec: Any, report: Report) -> None:
+    def take(self, oid: str) -> RecordT:
+        """`record`, letting go of the verdict: the walk is past every place that blob is
+        stored but this one (a blob met again is judged again)."""
+        rec = self._judged.pop(bytes.fromhex(oid))
+        if isinstance(rec, BlobProblem):
+            raise KeyError(oid)  # pragma: no cover - `blob` said it was valid
+        return rec
+
+    def added_at(self, commit: pygit2.Commit, rel: str, oid: str, report: Report) -> None:
+        self.added(commit, rel, self.record(oid), report)
+
+    def changed_at(self, commit: pygit2.Commit, rel: str, oid: str, report: Report) -> None:
+        self.changed(commit, rel, self.record(oid), report)
+
+    def collect(self, rel: str, oid: str) -> None:
+        """The record stored at `rel`, when it is valid there, is one the range adds."""
+        if self.blob(rel, oid) is None:
+            self._records[rel.replace("/", "")] = self.take(oid)
+
+    def collect_trees(self, base: Optional[pygit2.Tree], tip: Optional[pygit2.Tree]) -> None:
+        """Every valid record `tip` holds that `base` does not is one the range adds."""
+        for path, _old, new, kind in diff_entry_trees(self.repo, base, tip):
+            if new is None or kind != "blob" or not is_entry_path(path) or self.blob(path, str(new)):
+                continue
+            self._records[path.replace("/", "")] = self.record(str(new))
+
+    def finish_range(self, report: Report, tip_tree: Optional[pygit2.Tree]) -> None:
+        """The records collected are what the range adds: counted, returned, judged together."""
+        report.entries = len(self._records)
+        report.added = self._records
+        self.finish(report, self._records, tip_tree)
+
+    def added(self, commit: pygit2.Commit, rel: str, rec: RecordT, report: Report) -> None:
         """A valid record `commit` adds (called in history order)."""
 
-    def changed(self, commit: pygit2.Commit, rel: str, rec: Any, report: Report) -> None:
+    def changed(self, commit: pygit2.Commit, rel: str, rec: RecordT, report: Report) -> None:
         """A valid record a merge `commit` keeps in place of a parent's blob of the same
         id (the namespace's pick, already checked)."""
 
-    def finish(self, report: Report, added: dict, tip_tree: Optional[pygit2.Tree]) -> None:
+    def finish(self, report: Report, added: Mapping[str, RecordT], tip_tree: Optional[pygit2.Tree]) -> None:
         """The records the range adds, together."""
 
 
-class LedgerChecks(Checks):
+class LedgerChecks(Checks[LedgerRecord]):
     bad_code = "bad-entry"
 
+    def added_at(self, commit: pygit2.Commit, rel: str, oid: str, report: Report) -> None:
+        """Nothing: what an entry adds is judged with the others (`finish`)."""
+
+    def collect(self, rel: str, oid: str) -> None:
+        # `blob` then `take` in one look at a verdict already made (once per entry of a line)
+        key, entry_id = bytes.fromhex(oid), rel.replace("/", "")
+        verdict = self._judged.get(key)
+        if verdict is None or isinstance(verdict, BlobProblem) or verdict.id != entry_id:
+            super().collect(rel, oid)
+            return
+        del self._judged[key]
+        self._records[entry_id] = verdict
+
+    def _record_store(self) -> MutableMapping[str, LedgerRecord]:
+        return {} if self.keep_records else KeptRecords()
+
     def _start(self) -> None:
-        self._blob_ok: dict[str, Optional[str]] = {}  # blob oid -> problem or None
         self._mistimed: set[str] = set()  # ids already reported bad-time (at the merge that re-dated them)
         self._skew_value: Optional[timedelta] = None
+        self._at: dict[str, Optional[Entry]] = {}  # blob oid -> the entry it holds (_entry_at)
         # a server (pre-receive) or a team (pull, verify) may refuse every override of the
         # secret scan: the repository's own config, or the policy on the trusted ref
         self._honour_override = overrides_allowed(self.log.gr)
 
-    def blob(self, rel: str, oid: pygit2.Oid) -> Optional[tuple[str, str]]:
+    def blob(self, rel: str, oid: str) -> Optional[tuple[str, str]]:
         # What the blob holds is checked once per blob; where it is stored, at every path
         # (the same blob copied or moved under another id's path is a renamed entry).
-        key = str(oid)
-        if key not in self._blob_ok:
-            self._keep(key, *judge_entry_blob(blob_data(self.repo, oid), self.memo, self._honour_override))
-        problem = self._blob_ok[key]
-        parsed = self._parsed.get(key)
-        if problem is None and parsed is not None and parsed.id != rel.replace("/", ""):
-            problem = f"entry {abbrev(parsed.id)} is stored under another id's path (renamed)"
-        if problem is None:
-            return None
-        return ("secret" if isinstance(problem, SecretProblem) else self.bad_code), problem
+        key = bytes.fromhex(oid)
+        verdict = self._judged.get(key)
+        if verdict is None:
+            data = blob_data(self.repo, pygit2.Oid(raw=key))
+            verdict = self._keep(key, *judge_entry_blob(data, self.memo, self._honour_override))
+        if isinstance(verdict, BlobProblem):
+            return ("secret" if isinstance(verdict, SecretProblem) else self.bad_code), verdict
+        if verdict.id != rel.replace("/", ""):
+            return self.bad_code, f"entry {abbrev(verdict.id)} is stored under another id's path (renamed)"
+        return None
 
-    def preload(self, diffs: list[CommitChanges]) -> None:
+    def preload(self, groups: Iterable[list[TreeChange]]) -> None:
         # Many blobs: one `git cat-file --batch` reads them (blobs.read_blobs says why);
         # what it cannot read as a blob is left to `blob`, whose libgit2 read names the fault.
-        least = batch_read_min()
-        if sum(len(changes) for _cid, changes in diffs) < least:
-            return
-        oids = _entry_blobs(self.log, diffs)
-        if len(oids) < least:
+        oids = _entry_blobs(self.log, groups)
+        if len(oids) < batch_read_min():
             return
         try:
-            for key, data in read_blobs(self.log.gr, [k for k in oids if k not in self._blob_ok]):
+            wanted = {k: raw for k in oids if (raw := bytes.fromhex(k)) not in self._judged}
+            for key, data in read_blobs(self.log.gr, wanted):
                 if data is not None:
-                    self._keep(key, *judge_entry_blob(data, self.memo, self._honour_override))
+                    self._keep(wanted[key], *judge_entry_blob(data, self.memo, self._honour_override))
         except GitCommandError:
             pass  # git stopped (a corrupt object, say): the walk reads what is left, and names the fault
 
-    def _keep(self, key: str, problem: Optional[str], entry: Optional[Entry]) -> None:
-        if entry is not None:
-            # an entry without an origin block is read again only for its id, ts and parents
-            slim = not self.keep_records and ORIGIN_HEAD not in entry.body
-            # one str per id for the whole pass: an entry's own, its key in `added` and the
-            # parents that name it (~250 bytes an entry less at a million entries)
-            kept = Kept(sys.intern(entry.id), entry.ts, tuple(sys.intern(p) for p in entry.parents))
-            self._parsed[key] = kept if slim else entry
-        self._blob_ok[key] = problem
+    def _keep(
+        self, key: bytes, problem: Optional[BlobProblem], entry: Optional[Entry]
+    ) -> Union[LedgerRecord, BlobProblem]:
+        verdict: Union[LedgerRecord, BlobProblem]
+        if problem is not None or entry is None:
+            verdict = problem if problem is not None else BlobProblem("unreadable entry")
+        elif not self.keep_records and ORIGIN_HEAD not in entry.body:
+            verdict = Kept.of(entry)  # read again only for its id, ts and parents
+        else:
+            verdict = entry
+        self._judged[key] = verdict
+        return verdict
 
-    def changed(self, commit: pygit2.Commit, rel: str, rec: Any, report: Report) -> None:
+    def changed(self, commit: pygit2.Commit, rel: str, rec: LedgerRecord, report: Report) -> None:
         # The pick keeps the earliest ts, and ts is not hashed: a history made up to carry
         # an earlier copy of an entry re-dates it. Never before what it names (beyond the
         # tolerance the copy's own side was held to: a merge this tool makes of two real
         # copies must pass every gate), and reported at the merge that did it.
         tree = self.log.tree(str(commit.id))
-        times = []
+        times: list[tuple[str, Optional[datetime]]] = []
         for p in rec.parents:
             parent = self._entry_at(tree, p)
             times.append((p, parent.ts if parent is not None else None))
+        rec_id = rec.id
         why = clock.parent_problem(rec.ts, times, self._skew(report))
-        if why and rec.id not in self._mistimed:
-            self._mistimed.add(rec.id)
+        if why and rec_id not in self._mistimed:
+            self._mistimed.add(rec_id)
             report.problems.append(
                 Problem(
                     "bad-time",
-                    f"entry {abbrev(rec.id)}: a merge keeps a copy whose {why[4:]} (re-dated)",
+                    f"entry {abbrev(rec_id)}: a merge keeps a copy whose {why[4:]} (re-dated)",
                     str(commit.id),
                 )
             )
 
-    def _entry_at(self, tree: Optional[pygit2.Tree], entry_id: str) -> Any:
-        """The valid entry `tree` stores under `entry_id`, or None."""
+    def _entry_at(self, tree: Optional[pygit2.Tree], entry_id: str) -> Optional[Entry]:
+        """The entry `tree` stores under `entry_id` (parsed, not judged), or None."""
         oid = lookup(tree, entry_id)
         if oid is None:
             return None
         key = str(oid)
-        if key not in self._parsed:
+        if key not in self._at:
             try:
-                self._parsed[key] = parse_entry(blob_data(self.repo, oid))
+                self._at[key] = parse_entry(blob_data(self.repo, oid))
             except (LifelineError, KeyError):
-                return None
-        e = self._parsed[key]
-        return e if e.id == entry_id else None
+                self._at[key] = None
+        e = self._at[key]
+        return e if e is not None and e.id == entry_id else None
 
-    def finish(self, report: Report, added: dict, tip_tree: Optional[pygit2.Tree]) -> None:
+    def finish(self, report: Report, added: Mapping[str, LedgerRecord], tip_tree: Optional[pygit2.Tree]) -> None:
         # Only the repository's real lines count (lines.LineIndex: refs/lifeline/<name> whose
         # head has the ledger's shape, plus the heads this same verification lets in), and
         # only a blob that recomputes to the parent's id: no stray file, branch, foreign ref
@@ -251,11 +334,16 @@ class LedgerChecks(Checks):
 
         index = LineIndex.scan(self.log.gr, self.pending)
         now, skew = utcnow(), self._skew(report)
-        for e in added.values():
-            times = []
+        kept = added if isinstance(added, KeptRecords) else None
+        for e in _each(added):
+            if kept is not None and isinstance(e, Kept) and kept.in_time(e, now, skew):
+                continue  # every parent here, every time rule kept: nothing to report
+            times: list[tuple[str, Optional[datetime]]] = []
+            e_id = e.id
             for p in e.parents:
-                if p in added:
-                    times.append((p, added[p].ts))
+                there_here = kept.kept(p) if kept is not None else added.get(p)
+                if there_here is not None:
+                    times.append((p, there_here.ts))
                     continue
                 if self.hide and lookup(tip_tree, p) is not None:
                     here = self._entry_at(tip_tree, p)
@@ -263,18 +351,19 @@ class LedgerChecks(Checks):
                     continue  # in this line (what `hide` holds was verified before)
                 home = index.locate(p, exclude=self.log.name)
                 if home:
-                    report.external.append((e.id, p, home))
+                    report.external.append((e_id, p, home))
                     there = index.get(home, p)
                     times.append((p, there.ts if there is not None else None))
                 else:
                     report.problems.append(
-                        Problem("missing-parent", f"entry {abbrev(e.id)} names parent {abbrev(p)}, which no line holds")
+                        Problem("missing-parent", f"entry {abbrev(e_id)} names parent {abbrev(p)}, which no line holds")
                     )
             why = clock.stored_problem(e.ts, times, now, skew)
-            if why and e.id not in self._mistimed:
-                report.problems.append(Problem("bad-time", f"entry {abbrev(e.id)}: {why}"))
+            if why and e_id not in self._mistimed:
+                report.problems.append(Problem("bad-time", f"entry {abbrev(e_id)}: {why}"))
         # a Kept entry holds no origin block (LedgerChecks._keep): only the others can name one
-        anchored, unresolved, forged = check_origins(index, (e for e in added.values() if isinstance(e, Entry)))
+        whole = kept.whole() if kept is not None else (e for e in added.values() if isinstance(e, Entry))
+        anchored, unresolved, forged = check_origins(index, whole)
         report.origins = anchored
         report.unresolved_origins = unresolved
         for copy, source, line in forged:
@@ -295,22 +384,30 @@ class LedgerChecks(Checks):
         return self._skew_value
 
 
-class TrailChecks(Checks):
+def _each(added: Mapping[str, LedgerRecord]) -> Iterator[LedgerRecord]:
+    """The records of `added` (a whole line's Kept without building an id str each)."""
+    return added.all_kept() if isinstance(added, KeptRecords) else iter(added.values())
+
+
+class TrailChecks(Checks["Record"]):
     def _start(self) -> None:  # a trail's records are few: all kept
         self._checked: dict[tuple[str, str], Optional[str]] = {}  # (blob oid, path) -> problem or None
         self._decisions: Optional[dict[str, list[str]]] = None  # pid -> decision ids of the hidden and walked history
 
-    def blob(self, rel: str, oid: pygit2.Oid) -> Optional[tuple[str, str]]:
+    def blob(self, rel: str, oid: str) -> Optional[tuple[str, str]]:
         from .records import check_record_blob  # only once a trail is read
 
-        key = (str(oid), rel)
+        key = (oid, rel)
         if key not in self._checked:
-            rec, problem = check_record_blob(self.log.name, rel, blob_data(self.repo, oid))
+            rec, problem = check_record_blob(self.log.name, rel, blob_data(self.repo, pygit2.Oid(hex=oid)))
             if rec is not None:
-                self._parsed[str(oid)] = rec
+                self._judged[bytes.fromhex(oid)] = rec
             self._checked[key] = problem
         problem = self._checked[key]
         return (self.bad_code, problem) if problem is not None else None
+
+    def take(self, oid: str) -> Record:
+        return self.record(oid)  # a trail's verdicts are by path too: all kept
 
     def decisions(self) -> dict[str, list[str]]:
         """pid -> ids of the decisions the trusted (hidden) history holds; grown by the walk."""
@@ -324,7 +421,7 @@ class TrailChecks(Checks):
                         self._decisions.setdefault(rec.doc["proposal"], []).append(rec.id)
         return self._decisions
 
-    def added(self, commit: pygit2.Commit, rel: str, rec: Any, report: Report) -> None:
+    def added(self, commit: pygit2.Commit, rel: str, rec: Record, report: Report) -> None:
         from .records import DECISIONS
 
         if rec.type not in DECISIONS or len(commit.parents) > 1:
@@ -353,7 +450,7 @@ class TrailChecks(Checks):
             )
         known.append(rec.id)
 
-    def finish(self, report: Report, added: dict, tip_tree: Optional[pygit2.Tree]) -> None:
+    def finish(self, report: Report, added: Mapping[str, Record], tip_tree: Optional[pygit2.Tree]) -> None:
         line = FanoutLog(self.log.gr, LEDGER, self.log.name)
         entries = line.tree(line.head())
         for rec in added.values():
@@ -365,7 +462,7 @@ class TrailChecks(Checks):
                 )
 
 
-CHECKS: dict[str, type[Checks]] = {LEDGER.name: LedgerChecks, REVIEW.name: TrailChecks}
+CHECKS: dict[str, Union[type[LedgerChecks], type[TrailChecks]]] = {LEDGER.name: LedgerChecks, REVIEW.name: TrailChecks}
 if set(CHECKS) != {ns.name for ns in NAMESPACES}:  # pragma: no cover - caught by any import
     raise ImportError(f"namespaces without verification: {sorted({ns.name for ns in NAMESPACES} - set(CHECKS))}")
 
@@ -376,42 +473,8 @@ def checks_for(
     pending: Optional[dict[str, str]] = None,
     memo: Optional[VerdictMemo] = None,
     keep_records: bool = True,
-) -> Checks:
+) -> Verifier:
     return CHECKS[log.ns.name](log, hide, pending, memo, keep_records)
-
-
-def added_records(
-    log: FanoutLog, checks: Checks, base: Optional[pygit2.Tree], tip: Optional[pygit2.Tree]
-) -> dict[str, Any]:
-    """id -> record for every valid record `tip` holds that `base` does not."""
-    added = {}
-    for path, _old, new, kind in diff_entry_trees(log.repo, base, tip):
-        if new is None or kind != "blob" or not is_entry_path(path) or checks.blob(path, new):
-            continue
-        added[path.replace("/", "")] = checks.record(new)
-    return added
-
-
-_BLOB_MODES = frozenset({"100644", "100755", "120000"})  # what git stores as a blob
-
-
-def added_from_changes(log: FanoutLog, checks: Checks, changes: list[TreeChange]) -> dict[str, Any]:
-    """added_records, from git's diff of the two trees ([(status, new mode, new oid, path)],
-    as verify reads `git diff-tree -r`): the same records, without walking the trees."""
-    prefix = log.ns.tree_dir + "/"
-    added: dict[str, Any] = {}
-    for status, mode, new, path in changes:
-        if status == "D" or mode not in _BLOB_MODES or not path.startswith(prefix):
-            continue
-        rel = path[len(prefix) :]
-        if not is_entry_path(rel):
-            continue
-        oid = pygit2.Oid(hex=new)
-        if checks.blob(rel, oid):
-            continue
-        rec = checks.record(oid)
-        added[rec.id if isinstance(rec, Kept) else rel.replace("/", "")] = rec  # a Kept's id is its path's
-    return added
 
 
 # From this many blobs on, a range's blobs are read by one `git cat-file --batch`, in a
@@ -433,12 +496,12 @@ def batch_read_min() -> int:
     return int(value) if value.isascii() and value.isdigit() and int(value) > 0 else BATCH_READ_MIN
 
 
-def _entry_blobs(log: FanoutLog, diffs: list[CommitChanges]) -> list[str]:
+def _entry_blobs(log: FanoutLog, groups: Iterable[list[TreeChange]]) -> list[str]:
     """Every blob the walk will judge (a plain blob at an entry path below the tree dir),
     once, in the order git listed them."""
     prefix = log.ns.tree_dir + "/"
     seen: dict[str, None] = {}
-    for _cid, changes in diffs:
+    for changes in groups:
         for status, mode, new, path in changes:
             if status != "D" and mode == "100644" and path.startswith(prefix) and is_entry_path(path[len(prefix) :]):
                 seen[new] = None
@@ -447,7 +510,7 @@ def _entry_blobs(log: FanoutLog, diffs: list[CommitChanges]) -> list[str]:
 
 def judge_entry_blob(
     data: bytes, memo: Optional[VerdictMemo] = None, honour_override: bool = True
-) -> tuple[Optional[str], Optional[Entry]]:
+) -> tuple[Optional[BlobProblem], Optional[Entry]]:
     """(problem or None, the parsed entry or None) for one ledger blob's bytes: it parses
     under every rule, recomputes to its id, holds no credential (unless its body records
     a human's override, unless `honour_override` is False) and its typed header values are of their type. Where it is stored is
@@ -457,9 +520,9 @@ def judge_entry_blob(
     try:
         e = parse_entry(data)
     except LifelineError as exc:
-        return f"unreadable entry: {exc}", None
+        return BlobProblem(f"unreadable entry: {exc}"), None
     if not e.verify():
-        return f"content does not match its id {abbrev(e.id)} (tampered)", e
+        return BlobProblem(f"content does not match its id {abbrev(e.id)} (tampered)"), e
     if memo is not None and honour_override and memo.known_clean(e):
         return None, e
     problem = _secret_problem(e, honour_override) or _header_problem(e)
@@ -468,9 +531,9 @@ def judge_entry_blob(
     return problem, e
 
 
-def _header_problem(e: Entry) -> Optional[str]:
+def _header_problem(e: Entry) -> Optional[BlobProblem]:
     problems = header_problems(e.kind, e.body)
-    return f"entry {abbrev(e.id)}: " + "; ".join(problems) if problems else None
+    return BlobProblem(f"entry {abbrev(e.id)}: " + "; ".join(problems)) if problems else None
 
 
 def _secret_problem(e: Entry, honour_override: bool = True) -> Optional[SecretProblem]:
@@ -500,7 +563,6 @@ __all__ = [
     "Report",
     "SecretProblem",
     "TrailChecks",
-    "added_from_changes",
-    "added_records",
+    "Verifier",
     "checks_for",
 ]

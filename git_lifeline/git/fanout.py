@@ -23,7 +23,7 @@ import time
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, ContextManager, Iterable, Iterator, Optional
+from typing import Callable, ContextManager, Generic, Iterable, Iterator, Optional, Protocol, TypeVar
 
 from ..core.entry import abbrev
 from ..errors import ConflictError, InputError, IntegrityError, LifelineError, RepositoryError
@@ -33,8 +33,10 @@ from .names import NAME_RE, validate_name
 from .refs import HEX40, cas_ref, drop_phantom_reflog, ensure_reflog, make_commit
 from .repo import GitRepo
 from .trees import (
+    NullProgress,
     TreeGain,
     Union,
+    bar_of,
     blob_data,
     commit_at,
     entry_path,
@@ -93,8 +95,18 @@ class CorruptionError(IntegrityError):
     """What a remote sent (or what is here) fails verification; nothing was moved."""
 
 
+class StoredRecord(Protocol):
+    """What the walk reads of any record a namespace stores: the id it is stored under."""
+
+    @property
+    def id(self) -> str: ...
+
+
+R = TypeVar("R", bound=StoredRecord)  # a namespace's record: a ledger's Entry, a trail's Record
+
+
 @dataclass(frozen=True)
-class Namespace:
+class Namespace(Generic[R]):
     """One family of logs. The strings name things in messages; the callables say what a
     blob means. `pick(repo, blob oids)` is the blob every clone keeps when one id arrives
     with different bytes (None: the ids are hashes of the bytes, so that is corruption)."""
@@ -111,13 +123,13 @@ class Namespace:
     item: str  # one record: "entry", "record"
     items: str  # plural
     push_prefix: str  # PushLine names: "" or "review:"
-    parse: Callable[[bytes], Any]  # blob bytes -> record; raises LifelineError
-    key: Callable[[Any], str]  # the id a record claims
-    proves: Callable[[Any], bool]  # its content recomputes to that id
-    pick: Optional[Callable[[pygit2.Repository, list], str]] = None
+    parse: Callable[[bytes], R]  # blob bytes -> record; raises LifelineError
+    key: Callable[[R], str]  # the id a record claims
+    proves: Callable[[R], bool]  # its content recomputes to that id
+    pick: Optional[Callable[[pygit2.Repository, list[pygit2.Oid]], str]] = None
     # every line name in use in the repository, in every family (namespaces.names_in_use):
     # what a new log's name must not clash with (name_clashes); None: this family's names
-    names_in_use: Optional[Callable[[GitRepo], set]] = None
+    names_in_use: Optional[Callable[[GitRepo], set[str]]] = None
 
     def ref(self, name: str) -> str:
         return self.ref_prefix + name
@@ -156,22 +168,22 @@ class Namespace:
 
 
 @dataclass
-class Loaded:
+class Loaded(Generic[R]):
     """Records read from one commit, plus whatever could not be read as one."""
 
-    records: dict = field(default_factory=dict)  # id -> record
-    blobs: dict = field(default_factory=dict)  # id -> blob oid (hex)
-    problems: list = field(default_factory=list)  # (path, message)
+    records: dict[str, R] = field(default_factory=dict)  # id -> record
+    blobs: dict[str, str] = field(default_factory=dict)  # id -> blob oid (hex)
+    problems: list[tuple[str, str]] = field(default_factory=list)  # (path, message)
 
     @property
-    def entries(self) -> dict:
+    def entries(self) -> dict[str, R]:
         return self.records
 
 
 @dataclass
-class AppendResult:
-    added: list  # records newly written
-    existing: list  # records already present (idempotent no-op)
+class AppendResult(Generic[R]):
+    added: list[R]  # records newly written
+    existing: list[R]  # records already present (idempotent no-op)
     commit: Optional[str]  # the new head, or None when nothing was written
     # The head the commit was built on (its parent). Not the head a caller saw before
     # asking: another writer may have appended in between, and a view extended from what
@@ -179,23 +191,12 @@ class AppendResult:
     parent: Optional[str] = None
 
 
-class _NullProgress:
-    def __enter__(self) -> _NullProgress:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    def update(self, n: int) -> None:
-        pass
+# progress(label, total) -> a context giving a ProgressBar (trees.bar_of); faces choose the display
+Progress = Callable[[str, int], ContextManager[object]]
 
 
-# progress(label, total) -> a context manager with update(n); the faces choose the display.
-Progress = Callable[[str, int], Any]
-
-
-def no_progress(label: str, total: int) -> _NullProgress:
-    return _NullProgress()
+def no_progress(label: str, total: int) -> NullProgress:
+    return NullProgress()
 
 
 def union_of(
@@ -203,7 +204,7 @@ def union_of(
     ns: Namespace,
     ours: Optional[pygit2.Tree],
     theirs: Optional[pygit2.Tree],
-    progress: Any = None,
+    progress: Optional[object] = None,  # what a Progress context gave (bar_of)
 ) -> Union:
     """The union of two trees of a namespace; one id with two blobs is settled by the
     namespace's pick rule, or reported as corruption."""
@@ -227,13 +228,13 @@ def union_of(
         result.picked.append((key, str(kept), str(b.id if kept == a.id else a.id)))
         return kept
 
-    return union_trees(repo, ours, theirs, pick, progress)
+    return union_trees(repo, ours, theirs, pick, bar_of(progress) if progress is not None else None)
 
 
-class FanoutLog:
+class FanoutLog(Generic[R]):
     """Reads and appends one log: the ref `ns.ref_prefix + name`."""
 
-    def __init__(self, gr: GitRepo, ns: Namespace, name: str):
+    def __init__(self, gr: GitRepo, ns: Namespace[R], name: str):
         self.gr = gr
         self.repo: pygit2.Repository = gr.repo
         self.ns = ns
@@ -277,7 +278,7 @@ class FanoutLog:
     def has(self, key: str, commit_id: Optional[str] = None) -> bool:
         return lookup(self._at(commit_id), key) is not None
 
-    def read(self, key: str, commit_id: Optional[str] = None) -> Any:
+    def read(self, key: str, commit_id: Optional[str] = None) -> Optional[R]:
         """The record stored under `key` (parsed, not checked against its id), or None."""
         oid = lookup(self._at(commit_id), key)
         return self.ns.parse(blob_data(self.repo, oid)) if oid is not None else None
@@ -324,7 +325,7 @@ class FanoutLog:
         """The object a tree entry names; None for a gitlink (its commit lives in another repo)."""
         return self.repo[item.id] if item.type_str in ("tree", "blob") else None
 
-    def check_blob(self, path: str, obj: Optional[pygit2.Object]) -> tuple[Any, Optional[str]]:
+    def check_blob(self, path: str, obj: Optional[pygit2.Object]) -> tuple[Optional[R], Optional[str]]:
         """(record, None) for a readable record stored under its own id, else (None, why)."""
         if not isinstance(obj, pygit2.Blob):
             return None, "not a blob"
@@ -339,13 +340,13 @@ class FanoutLog:
             return None, f"stored id {abbrev(key)} differs from its path"
         return rec, None
 
-    def load(self, commit_id: Optional[str] = None) -> Loaded:
+    def load(self, commit_id: Optional[str] = None) -> Loaded[R]:
         """Every readable record of a commit (default: head); bad blobs become problems."""
-        result = Loaded()
+        result: Loaded[R] = Loaded()
         for path, pid, obj in self.iter_blobs(commit_id):
             rec, problem = self.check_blob(path, obj)
-            if problem is not None or obj is None:
-                result.problems.append((f"{self.ns.tree_dir}/{path}", problem))
+            if problem is not None or obj is None or rec is None:  # check_blob gives one or the other
+                result.problems.append((f"{self.ns.tree_dir}/{path}", problem or "not a blob"))
                 continue
             result.records[pid] = rec
             result.blobs[pid] = str(obj.id)
@@ -404,7 +405,7 @@ class FanoutLog:
         name, email = self.gr.identity()
         return pygit2.Signature(name, email, when, 0)
 
-    def write_commit(self, message: str, tree: pygit2.Oid, parents: list, when: int) -> pygit2.Oid:
+    def write_commit(self, message: str, tree: pygit2.Oid, parents: list[pygit2.Oid], when: int) -> pygit2.Oid:
         """A commit of this log at `when` (UTC), signed when git's config asks (make_commit)."""
         return make_commit(self.gr, message, tree, parents, self.signature(when))
 
@@ -421,10 +422,10 @@ class FanoutLog:
         records: list,
         message_for: Callable[[list], str],
         *,
-        existing: Optional[Callable[[Any, Optional[str]], bool]] = None,
+        existing: Optional[Callable[[R, Optional[str]], bool]] = None,
         check: Optional[Callable[[Optional[str]], None]] = None,
         reflog: Optional[Callable[[list], str]] = None,
-    ) -> AppendResult:
+    ) -> AppendResult[R]:
         """Append records (objects with `id`, `ts` and `to_json()`) in one commit, under the
         writers' lock, by compare-and-swap, retried. Records already present are skipped,
         so adding twice is a no-op.
@@ -444,10 +445,10 @@ class FanoutLog:
         self,
         records: list,
         message_for: Callable[[list], str],
-        existing: Optional[Callable[[Any, Optional[str]], bool]],
+        existing: Optional[Callable[[R, Optional[str]], bool]],
         check: Optional[Callable[[Optional[str]], None]],
         reflog: Optional[Callable[[list], str]],
-    ) -> AppendResult:
+    ) -> AppendResult[R]:
         blob_oids = {r.id: self.repo.create_blob(r.to_json()) for r in records}
         ensure_reflog(self.gr, self.ref_name)
         deadline = time.monotonic() + CAS_SECONDS
@@ -484,7 +485,7 @@ class FanoutLog:
                 raise self.cas_failure()
             time.sleep(pause)
 
-    def check_written(self, commit: pygit2.Oid, new_ids: list) -> None:
+    def check_written(self, commit: pygit2.Oid, new_ids: list[str]) -> None:
         """Read back, before the ref may name it, every object a write added: the commit,
         its trees down to each new blob, each new blob. libgit2 has been seen to return an
         object id on a full disk without the object landing in the database; a ref must
@@ -573,7 +574,9 @@ class FanoutLog:
             self.gr.git(["gc", "--auto", "--quiet"], check=False)
 
     # ---- another clone's head: the union (integrate.py moves the ref) ----------------------
-    def union(self, ours: Optional[pygit2.Tree], theirs: Optional[pygit2.Tree], progress: Any = None) -> Union:
+    def union(
+        self, ours: Optional[pygit2.Tree], theirs: Optional[pygit2.Tree], progress: Optional[object] = None
+    ) -> Union:
         return union_of(self.repo, self.ns, ours, theirs, progress)
 
     def incoming_by_diff(self, old: Optional[str], new: str) -> tuple[list[str], list[str]]:

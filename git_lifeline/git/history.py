@@ -273,6 +273,8 @@ def recorded_code(
                     continue
                 try:
                     e = store.read(eid, str(commit.id))
+                    if e is None:
+                        continue
                     key, parents = _ts_key(e.ts), list(e.parents)
                     # a re-affirmation says which code it was re-read against (`commit:`)
                     against = valid_value("commit", header_field(e.body, "commit")) or code

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Optional
+from typing import Callable, Iterator, Optional, Protocol, runtime_checkable
 
 from .libgit2 import pygit2
 
@@ -99,6 +99,37 @@ def lookup(tree: Optional[pygit2.Tree], key: str) -> Optional[pygit2.Oid]:
 
 
 _FANOUT_NAMES = {f"{i:02x}": f"{i:02x}" for i in range(256)}  # the names of both fan-out levels
+
+
+def parse_tree(data: bytes) -> Optional[list[tuple[bytes, int, bytes]]]:
+    """(name's bytes, mode, raw object id) of each entry of a tree object's bytes, in order;
+    None when the bytes are not a well-formed tree (a mode of octal digits up to 0o177777,
+    a space, a name, a NUL, a 20-byte id, each entry), as libgit2 refuses to parse one
+    and a reader then finds nothing in it. Read from bytes, no pygit2 Tree is built:
+    reading and iterating one kept native memory per entry (pygit2 1.21)."""
+    out: list[tuple[bytes, int, bytes]] = []
+    pos, end = 0, len(data)
+    while pos < end:
+        space = data.find(b" ", pos)
+        nul = data.find(b"\0", space + 1) if space > pos else -1
+        if nul < 0 or nul + 21 > end or not _OCTAL.fullmatch(data, pos, space):
+            return None
+        mode = int(data[pos:space], 8)
+        if mode > 0o177777:
+            return None
+        out.append((data[space + 1 : nul], mode, data[nul + 1 : nul + 21]))
+        pos = nul + 21
+    return out
+
+
+def mode_kind(mode: int) -> str:
+    """The type of object a tree entry's mode names, as libgit2 tells it: "tree", "commit"
+    (a gitlink), else "blob"."""
+    kind = mode & 0o170000
+    return "tree" if kind == 0o040000 else "commit" if kind == 0o160000 else "blob"
+
+
+_OCTAL = re.compile(rb"[0-7]+")
 
 
 def prefix_matches(repo: pygit2.Repository, tree: Optional[pygit2.Tree], prefix: str) -> list[str]:
@@ -239,7 +270,33 @@ class Union:
 
 
 # pick(id, our leaf, their leaf, result) -> the blob to keep, or None (a reason was added to result.corrupt)
-Pick = Callable[[str, Any, Any, Union], Optional[pygit2.Oid]]
+Pick = Callable[[str, pygit2.Object, pygit2.Object, Union], Optional[pygit2.Oid]]
+
+
+@runtime_checkable
+class ProgressBar(Protocol):
+    """What a walk reports its steps to (a union, verify's commits)."""
+
+    def update(self, n: int) -> None: ...
+
+
+class NullProgress:
+    """A progress context and bar that shows nothing."""
+
+    def __enter__(self) -> NullProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def update(self, n: int) -> None:
+        pass
+
+
+def bar_of(opened: object) -> ProgressBar:
+    """What a progress context gave (fanout.Progress), as a bar (one without `update`
+    shows nothing)."""
+    return opened if isinstance(opened, ProgressBar) else NullProgress()
 
 
 def _items(tree: Optional[pygit2.Tree]) -> dict:
@@ -261,7 +318,7 @@ def union_trees(
     ours: Optional[pygit2.Tree],
     theirs: Optional[pygit2.Tree],
     pick: Pick,
-    progress: Optional[Any] = None,
+    progress: Optional[ProgressBar] = None,
 ) -> Union:
     """Union of two fan-out trees, walking both and skipping equal subtrees; `pick`
     decides when both sides hold one id with different blobs."""
@@ -290,7 +347,7 @@ def _union(
     prefix: str,
     result: Union,
     pick: Pick,
-    progress: Optional[Any],
+    progress: Optional[ProgressBar],
 ) -> pygit2.Oid:
     mine, other = _items(ours), _items(theirs)
     tb = repo.TreeBuilder(ours)

@@ -29,27 +29,28 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Optional
+from typing import Callable, Iterable, Iterator, Mapping, Optional
 
 from ..core.entry import abbrev
 from ..errors import LifelineError
-from .checks import Checks, Problem, Report, added_from_changes, added_records, checks_for
-from .fanout import CorruptionError, FanoutLog, Progress, clash_message, name_clashes, no_progress
+from .checks import Problem, Report, Verifier, checks_for
+from .fanout import CorruptionError, FanoutLog, Progress, StoredRecord, clash_message, name_clashes, no_progress
 from .libgit2 import pygit2
 from .namespaces import LEDGER, REVIEW, names_in_use
 from .refs import rewound_value
 from .repo import GitRepo
-from .trees import entry_path, is_entry_path
+from .trees import ProgressBar, bar_of, is_entry_path
 from .verdicts import VerdictMemo
-from .verify_diff import HistoryUnreadable, diff_commits
+from .verify_diff import EMPTY_TREE, DiffKey, HistoryUnreadable, TreeChange, TreePair, diff_commits
+from .verify_names import TipNames
 
 
 def verify_range(
     log: FanoutLog,
     tip: str,
-    hide: Iterable = (),
-    progress: Optional[Callable[[int], Any]] = None,
-    pending: Optional[dict] = None,
+    hide: Iterable[Optional[str]] = (),
+    progress: Optional[Callable[[int], ProgressBar]] = None,
+    pending: Optional[dict[str, str]] = None,
     memo: Optional[VerdictMemo] = None,
     keep_records: bool = True,
 ) -> Report:
@@ -63,7 +64,7 @@ def verify_range(
     the header check skip content an earlier verify found clean (verdicts.py).
     `keep_records` False (verify's full pass, which returns no records) keeps of each entry
     only what the cross-entry checks read, so memory grows by ~400 bytes an entry, not by
-    the entry (checks.Kept).
+    the entry (kept.Kept).
     """
     repo = log.repo
     hide = [h for h in hide if h]
@@ -101,144 +102,203 @@ def verify_range(
             )
             return report
     report.commits = len(commits)
-    checks = checks_for(log, hide, pending, memo, keep_records)
     bar = progress(len(commits)) if progress is not None else None
     by_id = {str(c.id): c for c in commits}
     # What the range adds in all (base tree -> tip tree): the same git process diffs it,
     # unless the range is one commit on top of the base, whose own diff is that.
     one_step = len(commits) == 1 and [str(p) for p in commits[0].parent_ids] == [str(h) for h in hide[:1]]
     pair = None if one_step else _tree_pair(repo, hide, obj)
-    whole: Optional[list] = None
+    whole_key: Optional[DiffKey] = str(commits[0].id) if one_step else pair
+    problems_before = len(report.problems)
+    checks = checks_for(log, hide, pending, memo, keep_records)
+    walk = _Walk(log, checks, by_id, report, bar)
+    whole = _Whole(log, checks, tip, lambda: _changes_of(log, commits, pair, whole_key)) if whole_key else None
     try:
-        diffs = list(diff_commits(log.gr, commits, pair))
+        _walk_diffs(walk, whole, whole_key, diff_commits(log.gr, list(by_id), pair, _roots(commits)), pair)
     except HistoryUnreadable as exc:
-        diffs = []
+        # git could not read the history: nothing it printed is walked (as if it printed
+        # nothing), and what the tip adds is read from the trees themselves
+        del report.problems[problems_before:]
+        checks = checks_for(log, hide, pending, memo, keep_records)
+        whole = None
         report.problems.append(
             Problem(
                 "missing-object",
                 f"the history cannot be read ({exc}): a damaged or incomplete object database (run `git fsck`)",
             )
         )
-    checks.preload(diffs)
-    diffs.reverse()  # each commit's changes are dropped once walked: popped from the end
-    while diffs:
-        cid, changes = diffs.pop()
-        if cid == pair:
-            whole = changes
-            continue
-        if one_step:
-            whole = changes
-        if bar is not None:
-            bar.update(1)
-        try:
-            for status, new_mode, new_oid, path in changes:
-                _check_change(log, checks, by_id[cid], status, new_mode, new_oid, path, report)
-        except KeyError as exc:
-            report.problems.append(_missing(exc, cid))
     try:
-        tip_tree = log.tree(tip)
         if whole is None:  # git could not diff the trees: what the tip adds, from the trees themselves
-            added = added_records(log, checks, log.tree(hide[0]) if hide else None, tip_tree)
+            tip_tree = log.tree(tip)
+            checks.collect_trees(log.tree(hide[0]) if hide else None, tip_tree)
         else:
-            report.problems.extend(_tree_name_problems(log, whole, tip_tree))
-            added = added_from_changes(log, checks, whole)
-        report.entries = len(added)
-        report.added = added
-        checks.finish(report, added, tip_tree)
+            tip_tree = whole.tip_tree()
+            report.problems.extend(whole.name_problems())
+            whole.collected()
+        checks.finish_range(report, tip_tree)
     except KeyError as exc:
         report.problems.append(_missing(exc))
     report.problems = _unique(report.problems)
     return report
 
 
-def _tree_name_problems(log: FanoutLog, changes: list, tip_tree: Optional[pygit2.Tree]) -> list:
-    """Tree entries that git prints as an entry's path but a reader does not find there:
-    a name holding slashes ("13/c5/<60 hex>" directly in the tree dir) or a name given
-    twice in one tree. git's own fsck refuses such trees, but receive-pack does not run it
-    by default; judged by path alone, the copy readers see could carry what the copy
-    checked did not (a date, a secret)."""
-    problems: list = []
-    prefix = log.ns.tree_dir + "/"
-    named = [
-        (path, new)
-        for status, _mode, new, path in changes
-        if status != "D" and path.startswith(prefix) and is_entry_path(path[len(prefix) :])
-    ]
-    keys = (path[len(prefix) :].replace("/", "") for path, _new in named)
-    seen: set = set()
-    with _small_object_cache():
-        for (path, new), (key, found) in zip(named, _stored_under(tip_tree, keys), strict=True):
-            _name_problem(path, new, key, found, seen, problems)
-    return problems
+# Changes judged together: their blobs read by one `git cat-file --batch` (Checks.preload),
+# then walked and dropped, so that memory follows this, not the range.
+_GROUP = 1 << 16
 
 
-def _name_problem(path: str, new: str, key: str, found: Optional[pygit2.Oid], seen: set, problems: list) -> None:
-    if path in seen:
-        problems.append(Problem("foreign-file", f"{path} is named twice in one tree"))
-    elif found != pygit2.Oid(hex=new):
-        problems.append(
-            Problem(
-                "foreign-file",
-                f"{path} is not where a reader finds {abbrev(key)} (a tree "
-                "entry name holding a slash, or one name given twice)",
-            )
-        )
-    seen.add(path)
+def _walk_diffs(
+    walk: _Walk,
+    whole: Optional[_Whole],
+    whole_key: Optional[DiffKey],
+    diffs: Iterator[tuple[DiffKey, list[TreeChange], bool]],
+    pair: Optional[TreePair],
+) -> None:
+    """Walk git's diff of the range as it comes, a group of changes at a time: each
+    commit's changes (the shape and append-only rules, each blob judged), and what the
+    range adds in all (`whole_key`'s changes: the tip's names and records)."""
+    group: list[tuple[DiffKey, list[TreeChange], bool]] = []
+    size = 0
+    for piece in diffs:
+        group.append(piece)
+        size += len(piece[1])
+        if size >= _GROUP:
+            _walk_group(walk, whole, whole_key, group, pair)
+            group, size = [], 0
+    _walk_group(walk, whole, whole_key, group, pair)
 
 
-@contextlib.contextmanager
-def _small_object_cache() -> Iterator[None]:
-    """libgit2's object cache held to 16 MB while every fan-out tree of a line is read once:
-    each is read once, so caching them gains nothing, and libgit2 would keep up to 256 MB
-    of them (~440 bytes an entry: 44 MB at 100k)."""
-    _used, allowed = pygit2.settings.cached_memory
-    pygit2.settings.cache_max_size(min(allowed, 16 << 20))
-    try:
-        yield
-    finally:
-        pygit2.settings.cache_max_size(allowed)
+def _walk_group(
+    walk: _Walk,
+    whole: Optional[_Whole],
+    whole_key: Optional[DiffKey],
+    group: list[tuple[DiffKey, list[TreeChange], bool]],
+    pair: Optional[TreePair],
+) -> None:
+    walk.checks.preload([changes for _key, changes, _more in group])
+    if whole is not None:
+        whole.read_ahead([changes for key, changes, _more in group if key == whole_key])
+    for key, changes, more in group:
+        if key != pair and isinstance(key, str):
+            walk.commit(key, changes, more)
+        if whole is not None and key == whole_key:
+            whole.take(changes)
 
 
-# The names of both fan-out levels, one str each: pygit2 (1.21) keeps a reference to every
-# name a Tree is indexed with (see trees.lookup), so only these shared ones index a Tree here.
-_FANOUT_NAMES = {f"{i:02x}": f"{i:02x}" for i in range(256)}
+def _changes_of(
+    log: FanoutLog, commits: list[pygit2.Commit], pair: Optional[TreePair], whole_key: DiffKey
+) -> Iterator[list[TreeChange]]:
+    """`whole_key`'s changes again, from git (only for a tree that names a path twice)."""
+    ids = [str(c.id) for c in commits] if pair is None else []
+    for key, changes, _more in diff_commits(log.gr, ids, pair, _roots(commits)):
+        if key == whole_key:
+            yield changes
 
 
-def _stored_under(tree: Optional[pygit2.Tree], keys: Iterable[str]) -> Iterator[tuple[str, Optional[pygit2.Oid]]]:
-    """(key, the blob a reader finds under that entry id in `tree`, or None), for ids in
-    path order: each fan-out subtree is read once and its names scanned once, the first of
-    a name winning as in trees.lookup. lookup_all indexed each leaf by its id, and pygit2
-    kept every such name and ~240 bytes of native memory: 1.3 KB an entry at 100k."""
-    first_name: Optional[str] = None
-    second_name: Optional[str] = None
-    first: Optional[pygit2.Tree] = None
-    leaf: dict = {}
-    for key in keys:
-        a, b, rest = entry_path(key)
-        if a != first_name:
-            first_name, first, second_name = a, _fanout_child(tree, a), None
-        if a + b != second_name:
-            second_name, leaf = a + b, {}
+class _Walk:
+    """Each commit's changes, against each parent, in history order (the shape and
+    append-only rules, each blob judged by the namespace's checks)."""
+
+    def __init__(
+        self,
+        log: FanoutLog,
+        checks: Verifier,
+        by_id: dict[str, pygit2.Commit],
+        report: Report,
+        bar: Optional[ProgressBar],
+    ):
+        self.log, self.checks, self.by_id, self.report, self.bar = log, checks, by_id, report, bar
+        self._stopped = False  # a missing object stopped this diff's walk
+
+    def commit(self, cid: str, changes: list[TreeChange], more: bool) -> None:
+        """One piece of the diff of `cid` against one parent (`more`: the rest of a diff
+        already begun)."""
+        if not more:
+            self._stopped = False
+            if self.bar is not None:
+                self.bar.update(1)
+        if self._stopped:
+            return
+        try:
+            for status, new_mode, new_oid, path in changes:
+                _check_change(self.log, self.checks, self.by_id[cid], status, new_mode, new_oid, path, self.report)
+        except KeyError as exc:
+            self.report.problems.append(_missing(exc, cid))
+            self._stopped = True
+
+
+class _Whole:
+    """What the range adds in all, from git's diff of the base and tip trees, taken as it
+    comes: the records (`added`) and each added path checked where a reader finds it
+    (`name_problems`). Each blob's verdict is let go once its record is taken."""
+
+    def __init__(self, log: FanoutLog, checks: Verifier, tip: str, again: Callable[[], Iterator[list[TreeChange]]]):
+        self.log, self.checks, self.tip = log, checks, tip
+        self._failed: Optional[KeyError] = None  # a blob that could not be read: no records
+        self._tree: Optional[pygit2.Tree] = None
+        self._tree_failed: Optional[KeyError] = None
+        self._names: Optional[TipNames] = None
+        self._again = again
+        self._read = False
+
+    def tip_tree(self) -> Optional[pygit2.Tree]:
+        """The tip's tree dir (KeyError: missing, as when it was read first)."""
+        self._open()
+        if self._tree_failed is not None:
+            raise self._tree_failed
+        return self._tree
+
+    def _open(self) -> None:
+        if self._read:
+            return
+        self._read = True
+        try:
+            self._tree = self.log.tree(self.tip)
+        except KeyError as exc:
+            self._tree_failed = exc
+            return
+        self._names = TipNames(self.log, self._tree)
+
+    def read_ahead(self, pieces: list[list[TreeChange]]) -> None:
+        self._open()
+        if self._names is not None and pieces:
+            self._names.read_ahead(pieces)
+
+    def take(self, changes: list[TreeChange]) -> None:
+        self._open()
+        if self._names is not None:
+            self._names.check(changes)
+        if self._failed is None and self._tree_failed is None:
             try:
-                for stored in _fanout_child(first, b) or ():
-                    leaf.setdefault(stored.name, stored.id if stored.type_str == "blob" else None)
-            except (KeyError, ValueError, pygit2.GitError):
-                leaf = {}  # a missing subtree: nothing is found in it
-        yield key, leaf.get(rest)
+                _add_from_changes(self.log, self.checks, changes)
+            except KeyError as exc:
+                self._failed = exc
+
+    def name_problems(self) -> list[Problem]:
+        self._open()
+        return self._names.problems(self._again) if self._names is not None else []
+
+    def collected(self) -> None:
+        """KeyError when a blob of what the range adds could not be read (nothing counted)."""
+        self.tip_tree()
+        if self._failed is not None:
+            raise self._failed
 
 
-def _fanout_child(tree: Optional[pygit2.Tree], name: str) -> Optional[pygit2.Tree]:
-    """The fan-out subtree `tree` names `name` (two hex digits), or None."""
-    shared = _FANOUT_NAMES.get(name)
-    if tree is None or shared is None:
-        return None
-    try:
-        if shared not in tree:
-            return None
-        child = tree[shared]
-    except (KeyError, ValueError, pygit2.GitError):
-        return None
-    return child if isinstance(child, pygit2.Tree) else None
+def _add_from_changes(log: FanoutLog, checks: Verifier, changes: list[TreeChange]) -> None:
+    """Checks.collect_trees, from git's diff of the two trees ([(status, new mode, new oid,
+    path)], as verify reads `git diff-tree -r`): the same records, without walking the trees."""
+    prefix = log.ns.tree_dir + "/"
+    for status, mode, new, path in changes:
+        if status == "D" or mode not in _BLOB_MODES or not path.startswith(prefix):
+            continue
+        rel = path[len(prefix) :]
+        if not is_entry_path(rel):
+            continue
+        checks.collect(rel, new)
+
+
+_BLOB_MODES = frozenset({"100644", "100755", "120000"})  # what git stores as a blob
 
 
 def verified_incoming(
@@ -247,8 +307,8 @@ def verified_incoming(
     theirs: str,
     source: str,
     progress: Progress = no_progress,
-    pending: Optional[dict] = None,
-) -> dict:
+    pending: Optional[dict[str, str]] = None,
+) -> Mapping[str, StoredRecord]:
     """The gate of every integration: verify what `theirs` adds to `local` and return
     it (id -> record, parsed once for every later use); CorruptionError names the
     problems, and the caller moves nothing."""
@@ -260,7 +320,7 @@ def verified_incoming(
             theirs,
             [local] if local else [],
             pending=pending,
-            progress=lambda total: stack.enter_context(progress(label, total)),
+            progress=lambda total: bar_of(stack.enter_context(progress(label, total))),
         )
     if not report.ok:
         raise CorruptionError(
@@ -270,14 +330,14 @@ def verified_incoming(
     return report.added
 
 
-def problem_lines(problems: list, limit: int = 20) -> list[str]:
+def problem_lines(problems: list[Problem], limit: int = 20) -> list[str]:
     """The problems as indented lines (`  code: message (commit abc)`), at most `limit`:
     lines of an error's message (errors.LifelineError), one each."""
     shown = [f"  {p.describe()}" for p in problems[:limit]]
     return shown + ([f"  ... and {len(problems) - limit} more"] if len(problems) > limit else [])
 
 
-def verify_log(log: FanoutLog, in_use: Optional[set] = None) -> Report:
+def verify_log(log: FanoutLog, in_use: Optional[set[str]] = None) -> Report:
     """The full verification of a log: its whole history (verify_range with nothing
     hidden), every commit of it present (none a shallow-clone boundary), with a reflog
     that was never rewound, under a name no other line name in use (`in_use`: every
@@ -311,12 +371,12 @@ def verify_log(log: FanoutLog, in_use: Optional[set] = None) -> Report:
     return report
 
 
-def verify_line(store: FanoutLog, in_use: Optional[set] = None) -> Report:
+def verify_line(store: FanoutLog, in_use: Optional[set[str]] = None) -> Report:
     """`git lifeline verify` for one line."""
     return verify_log(store, in_use)
 
 
-def verify_trail(gr: GitRepo, line: str, commit: Optional[str] = None, in_use: Optional[set] = None) -> Report:
+def verify_trail(gr: GitRepo, line: str, commit: Optional[str] = None, in_use: Optional[set[str]] = None) -> Report:
     """`git lifeline verify` for the review trail of `line`; with `commit`, the whole
     history of that commit instead of the ref (no reflog: it is not the ref's)."""
     trail = FanoutLog(gr, REVIEW, line)
@@ -327,7 +387,7 @@ def verify_trail(gr: GitRepo, line: str, commit: Optional[str] = None, in_use: O
 
 def _check_change(
     log: FanoutLog,
-    checks: Checks,
+    checks: Verifier,
     commit: pygit2.Commit,
     status: str,
     new_mode: str,
@@ -355,21 +415,20 @@ def _check_change(
     if new_mode != "100644" or not is_entry_path(rel):
         report.problems.append(Problem("foreign-file", f"{path} is not {_a(log.ns.item)} blob", cid))
         return
-    oid = pygit2.Oid(hex=new_oid)
-    problem = checks.blob(rel, oid)
+    problem = checks.blob(rel, new_oid)
     if problem:
         code, why = problem
         report.problems.append(Problem(code, f"{path}: {why}", cid))
         return
     if status != "A":
-        if not _merge_pick_ok(log, commit, rel, oid):
+        if not _merge_pick_ok(log, commit, rel, pygit2.Oid(hex=new_oid)):
             report.problems.append(
                 Problem("rewritten", f"{log.ns.item} {abbrev(rel.replace('/', ''))} was rewritten in place", cid)
             )
         else:
-            checks.changed(commit, rel, checks.record(oid), report)
+            checks.changed_at(commit, rel, new_oid, report)
         return
-    checks.added(commit, rel, checks.record(oid), report)
+    checks.added_at(commit, rel, new_oid, report)
 
 
 def _merge_pick_ok(log: FanoutLog, commit: pygit2.Commit, rel: str, new: pygit2.Oid) -> bool:
@@ -394,9 +453,10 @@ def _a(word: str) -> str:
     return ("an " if word[:1] in "aeiou" else "a ") + word
 
 
-def _unique(problems: list) -> list:
+def _unique(problems: list[Problem]) -> list[Problem]:
     """Problems in order, each (code, message) once (a merge is diffed against each parent)."""
-    out, seen = [], set()
+    out: list[Problem] = []
+    seen: set[tuple[str, str]] = set()
     for p in problems:
         if (p.code, p.message) not in seen:
             seen.add((p.code, p.message))
@@ -432,7 +492,7 @@ _SIGNATURE_VERDICTS = {
 }
 
 
-def signature_problems(store: FanoutLog, head: Optional[str] = None) -> tuple:
+def signature_problems(store: FanoutLog, head: Optional[str] = None) -> tuple[int, list[Problem]]:
     """(commits checked, problems) for every commit of the line: git itself checks each
     signature (`git log --format=%G?`, the verdict of `git verify-commit`), with the
     user's trust settings (gpg keyring, gpg.ssh.allowedSignersFile)."""
@@ -470,13 +530,15 @@ def _shallow_commits(repo: pygit2.Repository, common_dir: Path) -> set[str]:
         return {"?"}  # shallow but unreadable: refuse to vouch for anything
 
 
-_EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's id of the empty tree
+def _roots(commits: list[pygit2.Commit]) -> dict[str, str]:
+    """commit -> its tree, for the commits of the range that have no parent."""
+    return {str(c.id): str(c.tree_id) for c in commits if not c.parent_ids}
 
 
-def _tree_pair(repo: pygit2.Repository, hide: list, tip: pygit2.Commit) -> Optional[tuple]:
+def _tree_pair(repo: pygit2.Repository, hide: list[str], tip: pygit2.Commit) -> Optional[TreePair]:
     """(base's root tree, tip's root tree) for git to diff; None when the base cannot be read
     (the trees are then walked from Python, which reports what is missing)."""
     if not hide:
-        return _EMPTY_TREE, str(tip.tree_id)
+        return EMPTY_TREE, str(tip.tree_id)
     base = repo.get(hide[0])
     return (str(base.tree_id), str(tip.tree_id)) if isinstance(base, pygit2.Commit) else None

@@ -96,7 +96,9 @@ def tamper(path: Path, entry_id: str, line: str = "main", summary: str = "tamper
     store = LineStore(open_repo(str(path)), line)
     head = store.head()
     assert head is not None, f"{line} has no head to tamper with"
-    doc = store.read(entry_id).to_json().replace(b'"summary":"', f'"summary":"{summary} '.encode(), 1)
+    entry = store.read(entry_id)
+    assert entry is not None, f"{entry_id} is not on {line}"
+    doc = entry.to_json().replace(b'"summary":"', f'"summary":"{summary} '.encode(), 1)
     blob = store.repo.create_blob(doc)
     tree = store.root_tree(store.insert(store.tree(head), {entry_id: blob}))
     sig = pygit2.Signature("Mallory", "m@example.com")
