@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from kit.entries import make_entry
 from kit.repos import commit_file, open_ledger
-from test_warm_context_answers_as_the_normal_path_does import (
+from kit.warm import (
     build,
     click_only,
     code_path_ledger,

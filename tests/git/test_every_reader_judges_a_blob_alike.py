@@ -12,12 +12,9 @@ from kit.home import AUTHOR
 from kit.repos import open_ledger
 from kit.tamper import add_commit
 
+from git_lifeline.core.content_rules import MAX_BODY_BYTES, MAX_FIELD_CHARS, MAX_PARENTS, MAX_SUMMARY_CHARS
 from git_lifeline.core.entry import (
     MAX_BLOB_BYTES,
-    MAX_BODY_BYTES,
-    MAX_FIELD_CHARS,
-    MAX_PARENTS,
-    MAX_SUMMARY_CHARS,
     Entry,
     EntryError,
     compute_id,

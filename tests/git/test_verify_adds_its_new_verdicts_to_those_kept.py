@@ -4,7 +4,9 @@ mid-append) is cut off, never read as a verdict nor left to shift the keys after
 
 from __future__ import annotations
 
-from helpers import cli, init_repo, make_entry, open_ledger
+from kit.entries import make_entry
+from kit.repos import init_repo, open_ledger
+from kit.run import cli
 
 
 def _kept(repo) -> bytes:

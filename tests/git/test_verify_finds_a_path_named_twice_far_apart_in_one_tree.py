@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import pygit2
 import pytest
-from helpers import AUTHOR_EMAIL, AUTHOR_NAME, cli, git, init_repo, make_entry, open_ledger
+from kit.entries import make_entry
+from kit.home import AUTHOR_EMAIL, AUTHOR_NAME
+from kit.repos import init_repo, open_ledger
+from kit.run import cli, git
 
 from git_lifeline.core.entry import abbrev
 
