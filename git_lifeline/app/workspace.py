@@ -145,14 +145,14 @@ class Workspace:
     def verify(self, only: Optional[str] = None, signatures: bool = False, lint: bool = False) -> VerifyRun:
         """Verify every line (or `only`) and its review trail."""
         from ..git.namespaces import REVIEW, names_in_use
-        from ..git.verify import signature_problems, verify_line, verify_trail
+        from ..git.verify import signature_problems, verify_log, verify_trail
 
         names = [only] if only else (self.line_names() or [DEFAULT_LINE])
         in_use = names_in_use(self.gr)  # a name equal to another by case is a problem of both
         checks = []
         for name in names:
             led = self.ledger(name)
-            check = LineCheck(name, verify_line(led.store, in_use))
+            check = LineCheck(name, verify_log(led.store, in_use))
             if signatures:
                 check.signatures, problems = signature_problems(led.store, check.report.head)
                 check.report.problems.extend(problems)

@@ -16,7 +16,7 @@ from typing import IO, TYPE_CHECKING, Callable, Optional
 from ..errors import LifelineError
 from .fanout import CAS_ATTEMPTS, CAS_SECONDS, AppendResult, FanoutLog
 from .libgit2 import pygit2
-from .trees import entry_path
+from .trees import entry_path, lookup
 
 if TYPE_CHECKING:  # annotations only
     import subprocess
@@ -216,7 +216,7 @@ class BulkWriter:
             for e in entries:
                 if e.id not in seen:
                     seen.add(e.id)
-                    (existing if self.store.lookup(base, e.id) is not None else new).append(e)
+                    (existing if lookup(base, e.id) is not None else new).append(e)
             if not new:
                 return AppendResult([], existing, None)
             commit = self._commit(head, new, message_for, progress)

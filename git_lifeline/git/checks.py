@@ -84,8 +84,6 @@ class Report:
     external: list[tuple[str, str, str]] = field(default_factory=list)  # (entry id, parent id, line)
     # (copy id, source id, line): promoted copies, anchored
     origins: list[tuple[str, str, str]] = field(default_factory=list)
-    # origin line/id not in this repository
-    unresolved_origins: list[tuple[str, str, str]] = field(default_factory=list)
     added: Mapping[str, StoredRecord] = field(default_factory=dict)  # id -> record the range adds (Checks.record)
     namespace: str = LEDGER.name
 
@@ -363,9 +361,8 @@ class LedgerChecks(Checks[LedgerRecord]):
                 report.problems.append(Problem("bad-time", f"entry {abbrev(e_id)}: {why}"))
         # a Kept entry holds no origin block (LedgerChecks._keep): only the others can name one
         whole = kept.whole() if kept is not None else (e for e in added.values() if isinstance(e, Entry))
-        anchored, unresolved, forged = check_origins(index, whole)
+        anchored, forged = check_origins(index, whole)
         report.origins = anchored
-        report.unresolved_origins = unresolved
         for copy, source, line in forged:
             report.problems.append(
                 Problem(

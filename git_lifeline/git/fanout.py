@@ -272,9 +272,6 @@ class FanoutLog(Generic[R]):
     def _at(self, commit_id: Optional[str]) -> Optional[pygit2.Tree]:
         return self.tree(commit_id if commit_id else self.head())
 
-    def lookup(self, tree: Optional[pygit2.Tree], key: str) -> Optional[pygit2.Oid]:
-        return lookup(tree, key)
-
     def has(self, key: str, commit_id: Optional[str] = None) -> bool:
         return lookup(self._at(commit_id), key) is not None
 

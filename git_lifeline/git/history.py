@@ -33,6 +33,7 @@ from .codelog import WALK_LIMIT, CodeLog, CodeSize
 from .libgit2 import pygit2
 from .repo import GitRepo
 from .store import CODE_TRAILER, LineStore
+from .trees import lookup
 
 PATHSPEC_LIMIT = 256  # pathspecs read from one `paths:` header
 CLOCK_SKEW = 86400  # how far a ledger commit may be dated before what it adds
@@ -229,9 +230,9 @@ def code_trailer(message: str) -> tuple[Optional[str], set[str]]:
 
 def _added(store: LineStore, commit: pygit2.Commit, entry_id: str) -> bool:
     """Whether `commit` is the one that added `entry_id` (a message can claim anything)."""
-    if store.lookup(store.tree(str(commit.id)), entry_id) is None:
+    if lookup(store.tree(str(commit.id)), entry_id) is None:
         return False
-    return not commit.parents or store.lookup(store.tree(str(commit.parents[0].id)), entry_id) is None
+    return not commit.parents or lookup(store.tree(str(commit.parents[0].id)), entry_id) is None
 
 
 def recorded_code(

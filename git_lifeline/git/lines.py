@@ -550,17 +550,16 @@ def render_dot(g: Graph) -> str:
 
 def check_origins(
     index: LineIndex, entries: Iterable[Entry]
-) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]], list[tuple[str, str, str]]]:
-    """(anchored, unresolved, forged) origin links of a line's entries.
+) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]:
+    """(anchored, forged) origin links of a line's entries.
 
     anchored: (copy id, source id, line) whose source exists in the named real line
     and agrees with the copy (same kind, author, agent, provider, model, summary, and
-    the copy's body starts with the source's). unresolved: the named line is not in
-    this repository or does not hold the id (e.g. a ledger imported from elsewhere).
-    forged: the source exists but the copy does not agree with it.
+    the copy's body starts with the source's). forged: the source exists but the copy
+    does not agree with it. A link whose line is not in this repository, or does not
+    hold the id (a ledger imported from elsewhere), is neither: nothing can judge it.
     """
     anchored: list[tuple[str, str, str]] = []
-    unresolved: list[tuple[str, str, str]] = []
     forged: list[tuple[str, str, str]] = []
     for e in entries:
         o = origin_of(e.body)
@@ -568,7 +567,6 @@ def check_origins(
             continue
         source = index.get(o["line"], o["id"])
         if source is None:
-            unresolved.append((e.id, o["id"], o["line"]))
             continue
         same = all(
             getattr(source, f) == getattr(e, f) for f in ("kind", "author", "agent", "provider", "model", "summary")
@@ -577,4 +575,4 @@ def check_origins(
             anchored.append((e.id, o["id"], o["line"]))
         else:
             forged.append((e.id, o["id"], o["line"]))
-    return anchored, unresolved, forged
+    return anchored, forged

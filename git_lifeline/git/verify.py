@@ -371,11 +371,6 @@ def verify_log(log: FanoutLog, in_use: Optional[set[str]] = None) -> Report:
     return report
 
 
-def verify_line(store: FanoutLog, in_use: Optional[set[str]] = None) -> Report:
-    """`git lifeline verify` for one line."""
-    return verify_log(store, in_use)
-
-
 def verify_trail(gr: GitRepo, line: str, commit: Optional[str] = None, in_use: Optional[set[str]] = None) -> Report:
     """`git lifeline verify` for the review trail of `line`; with `commit`, the whole
     history of that commit instead of the ref (no reflog: it is not the ref's)."""

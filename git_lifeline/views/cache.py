@@ -113,7 +113,7 @@ class LineCache:
         except (OSError, sqlite3.OperationalError) as exc:
             raise _ReadOnly() from exc
         try:
-            version = self._version(db)
+            version = warm.schema_version(db)
             if version is not None and version != cr.SCHEMA_VERSION:  # another release's cache
                 db.close()
                 self._discard()
@@ -128,9 +128,6 @@ class LineCache:
             if not isinstance(exc, Corrupt) and not self._writable_here():
                 raise _ReadOnly() from exc
             raise
-
-    def _version(self, db: sqlite3.Connection) -> Optional[str]:
-        return warm.schema_version(db)
 
     def _create(self, db: sqlite3.Connection) -> None:
         db.execute("PRAGMA journal_mode=DELETE")
@@ -176,7 +173,7 @@ class LineCache:
                 db = sqlite3.connect(
                     check.read_only_uri(os.fspath(self.path)), uri=True, timeout=30, isolation_level=None
                 )
-                if self._version(db) == cr.SCHEMA_VERSION:
+                if warm.schema_version(db) == cr.SCHEMA_VERSION:
                     self._sealed = self._checked(db, writable=False)
                     if self._sealed is not None:
                         self.mode = "read-only"

@@ -534,14 +534,6 @@ def lexical_evidence(db: sqlite3.Connection, query: str, recency: bool = True) -
     return Lexical(hits, unseen, tuple(c.text for c, df in zip(cs, dfs, strict=True) if not df), total)
 
 
-def lexical(db: sqlite3.Connection, query: str, recency: bool = True) -> list[Hit]:
-    """The entries sharing the question's concepts, best first — or [] when the ledger's
-    words do not carry the question (`Lexical.answerable`; abstention is decided once per
-    question, the ranking below the best is relative)."""
-    found = lexical_evidence(db, query, recency)
-    return found.hits if found.answerable() else []
-
-
 def truth_of(st: State) -> Truth:
     """Recall's view of a State: superseded ids, and for each the decision in force that
     replaced it (following a chain of revisions to its end; None when a revert or nothing

@@ -147,9 +147,9 @@ def test_promote_copies_with_an_origin_block_and_twice_adds_nothing(repo, two_li
     again = interop.promote(open_ledger(repo), "research", [src.id])
     assert again.promoted == [] and [c for _, c in again.already] == [copy.id]
     assert ref(repo, "refs/lifeline/main") == head
-    from git_lifeline.git.verify import verify_line
+    from git_lifeline.git.verify import verify_log
 
-    report = verify_line(open_ledger(repo).store)
+    report = verify_log(open_ledger(repo).store)
     assert report.ok and (copy.id, src.id, "research") in report.origins
 
 

@@ -20,7 +20,7 @@ from git_lifeline.core.entry import (
     compute_id,
     new_entry,
 )
-from git_lifeline.git.verify import verify_line
+from git_lifeline.git.verify import verify_log
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,7 @@ def judged(tmp_path_factory):
     cases = corpus(base)
     add_commit(repo, lambda files: {**files, **{path_of(i): data for i, data in cases.values()}})
     _good, broken = open_ledger(repo).cache().entries(open_ledger(repo).head())
-    report = verify_line(open_ledger(repo).store)
+    report = verify_log(open_ledger(repo).store)
     flagged = {}
     for p in report.problems:
         assert p.code == "bad-entry", p  # no other finding: the corpus's parents exist, it holds no secret
@@ -71,7 +71,7 @@ def test_the_cache_refuses_a_blob_that_is_not_utf8_like_verify(ledger, repo):
     data = e.to_json().replace("\ufffd".encode(), b"\xe9")
     add_commit(repo, lambda files: {**files, path_of(e.id): data})
     _good, broken = open_ledger(repo).cache().entries(open_ledger(repo).head())
-    assert any("not valid UTF-8" in p.message for p in verify_line(open_ledger(repo).store).problems)
+    assert any("not valid UTF-8" in p.message for p in verify_log(open_ledger(repo).store).problems)
     assert e.id in broken
 
 

@@ -12,7 +12,7 @@ from kit.run import cli, git
 from git_lifeline.app.draft import Draft
 from git_lifeline.app.ledger import commit_message
 from git_lifeline.git.store import LineStore
-from git_lifeline.git.verify import verify_line
+from git_lifeline.git.verify import verify_log
 from git_lifeline.views import projection
 
 
@@ -87,7 +87,7 @@ def test_concurrent_appends_never_fork_the_line_nor_lose_an_entry(repo):
     assert max(parents_per_commit) <= 1, "a commit with two parents means the line forked"
     assert len(parents_per_commit) == processes * each
     assert len(reflog(repo)) == processes * each
-    report = verify_line(led.store)
+    report = verify_log(led.store)
     assert report.ok, report.problems
     expected = projection.render("main", led.entries(), led.store.tree_id(led.head()))
     assert (repo / "LIFELINE.md").read_text(encoding="utf-8") == expected, "the projection lags the ref"
@@ -134,7 +134,7 @@ def test_a_linked_worktree_writes_the_shared_line(tmp_path):
     assert (tmp_path / "wt" / "LIFELINE.md").exists()
     listed = cli(main, "list")
     assert "From a worktree" in listed.out, listed
-    assert verify_line(LineStore(open_ledger(main).gr)).ok
+    assert verify_log(LineStore(open_ledger(main).gr)).ok
 
 
 def test_a_bare_repository_keeps_the_line_and_writes_no_projection(tmp_path):
@@ -181,7 +181,7 @@ def test_appends_and_verify_survive_git_gc_and_packed_refs(ledger, repo):
     led.append([make_entry(2)])
     assert [e.summary for e in led.entries()] == [f"Decision number {i}" for i in range(3)]
     assert len(reflog(repo)) == 3
-    assert verify_line(led.store).ok
+    assert verify_log(led.store).ok
 
 
 # ---- what git sees -----------------------------------------------------------------

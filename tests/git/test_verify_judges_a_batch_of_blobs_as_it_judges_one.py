@@ -22,7 +22,7 @@ from kit.tamper import add_commit
 
 from git_lifeline.core.entry import compute_id, format_ts
 from git_lifeline.git import checks
-from git_lifeline.git.verify import verify_line
+from git_lifeline.git.verify import verify_log
 
 GONE = make_entry(62, kind="note", summary="Its blob is gone")
 
@@ -86,9 +86,9 @@ def _verdicts(report) -> set:
 def test_a_batch_read_and_a_blob_by_blob_read_give_the_same_verdicts(tmp_path, monkeypatch):
     repo = init_repo(tmp_path / "repo")
     _hostile_line(repo, "main", 0)
-    one_by_one = verify_line(open_ledger(repo).store)
+    one_by_one = verify_log(open_ledger(repo).store)
     monkeypatch.setattr(checks, "BATCH_READ_MIN", 1)
-    batch = verify_line(open_ledger(repo).store)
+    batch = verify_log(open_ledger(repo).store)
     assert _verdicts(one_by_one) == _verdicts(batch)
     codes = {p.code for p in batch.problems}
     assert {"bad-entry", "secret", "missing-object"} <= codes, codes

@@ -12,14 +12,14 @@ from kit.tamper import add_commit
 from git_lifeline.core.entry import Entry
 from git_lifeline.git.checks import Kept
 from git_lifeline.git.lines import origin_block
-from git_lifeline.git.verify import verify_line
+from git_lifeline.git.verify import verify_log
 
 
 def test_verify_of_a_whole_line_holds_ids_times_and_parents_not_bodies(tmp_path):
     repo = init_repo(tmp_path / "repo")
     first, second = make_entry(1), make_entry(2)
     open_ledger(repo).append([first, second])
-    report = verify_line(open_ledger(repo).store)
+    report = verify_log(open_ledger(repo).store)
     assert report.ok, report.problems
     assert report.entries == 2
     assert {type(r) for r in report.added.values()} == {Kept}
@@ -38,6 +38,6 @@ def test_an_entry_naming_an_origin_is_kept_whole_and_a_forged_copy_still_fails(t
         ts=ts_at(5),
     )
     add_commit(repo, lambda files: {**files, path_of(forged.id): forged.to_json()})
-    report = verify_line(open_ledger(repo).store)
+    report = verify_log(open_ledger(repo).store)
     assert isinstance(report.added[forged.id], Entry)
     assert "bad-origin" in {p.code for p in report.problems}, report.problems

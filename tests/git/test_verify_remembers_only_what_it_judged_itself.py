@@ -16,7 +16,7 @@ from git_lifeline.app.workspace import Workspace
 from git_lifeline.errors import LifelineError, describe_failure
 from git_lifeline.git import verdicts
 from git_lifeline.git.repo import open_repo
-from git_lifeline.git.verify import verify_line
+from git_lifeline.git.verify import verify_log
 
 TOKEN = expand("ghp_{{a:36}}", "verdicts")
 
@@ -26,7 +26,7 @@ def _leaked(**fields):
 
 
 def _codes(repo) -> set:
-    return {p.code for p in verify_line(open_ledger(repo).store).problems}
+    return {p.code for p in verify_log(open_ledger(repo).store).problems}
 
 
 def _memo_files(repo) -> list:

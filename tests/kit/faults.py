@@ -17,7 +17,7 @@ from typing import Optional, TypeVar, Union
 
 import pytest
 
-from git_lifeline.git.verify import verify_line
+from git_lifeline.git.verify import verify_log
 from git_lifeline.views import projection, recall_answer
 from git_lifeline.views.cache import LineCache
 from kit.repos import open_ledger
@@ -61,7 +61,7 @@ def assert_ledger_whole(repo: Path, line: str = "main") -> Optional[str]:
     head = led.head()
     if head is not None:
         git(repo, "fsck", "--connectivity-only", "--no-dangling", "--no-progress", f"refs/lifeline/{line}")
-        report = verify_line(led.store)
+        report = verify_log(led.store)
         assert report.ok, report.problems
     ids = {e.id for e in led.entries()}
     path = led.projection_path()

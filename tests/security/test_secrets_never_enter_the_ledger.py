@@ -20,7 +20,7 @@ from git_lifeline.app.agents import Agents
 from git_lifeline.app.draft import CheckpointDraft, Draft, Writer
 from git_lifeline.core import secrets
 from git_lifeline.errors import SecretError
-from git_lifeline.git.verify import verify_line
+from git_lifeline.git.verify import verify_log
 from git_lifeline.views import projection
 
 CASES = credential_cases()
@@ -254,7 +254,7 @@ def test_allow_secret_is_honoured_by_checkpoints_and_threads(ledger, repo):
         "revoked already",
     )
     assert res.code == 0, res
-    assert verify_line(open_ledger(repo).store).ok
+    assert verify_log(open_ledger(repo).store).ok
 
 
 # ---- what slipped in anyway is reported ---------------------------------------------------------

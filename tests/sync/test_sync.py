@@ -18,7 +18,7 @@ from kit.tamper import entry_blobs, tamper  # noqa: F401
 
 from git_lifeline.app import exchange  # noqa: E402
 from git_lifeline.app.draft import Draft
-from git_lifeline.git.verify import verify_line  # noqa: E402
+from git_lifeline.git.verify import verify_log  # noqa: E402
 
 T0 = datetime(2024, 3, 1, 12, 0, 0, tzinfo=timezone.utc)
 KINDS = ["decision", "decision", "note", "open", "feature", "fix", "incident"]
@@ -113,7 +113,7 @@ def _assert_converged(clones: list, remote_url_owner: Path) -> None:
     contexts = [cli(c, "context", expect=0, via=Via.GIT).raw for c in clones]
     assert contexts[0] and all(ctx == contexts[0] for ctx in contexts)
     for c in clones:
-        report = verify_line(open_ledger(c).store)
+        report = verify_log(open_ledger(c).store)
         assert report.ok, report.problems
 
 
@@ -210,7 +210,7 @@ def test_same_entry_recorded_twice_keeps_earliest_timestamp_on_every_clone(trio)
     pull(a)
     for c in (a, b):
         assert open_ledger(c).show(late.id[:12]).ts == early.ts
-        assert verify_line(open_ledger(c).store).ok
+        assert verify_log(open_ledger(c).store).ok
     assert entry_blobs(a) == entry_blobs(b)
     # and the other order of events ends the same
     late2 = log(b, "Other", body="w", t=ts(900), author="X <x@example.com>")
@@ -458,7 +458,7 @@ def test_range_verification_catches_what_full_verify_catches(gitenv, damage):
         root.insert("entries", rebuild_leaf(entries, changes[damage]), pygit2.GIT_FILEMODE_TREE)
 
     good = _commit_tree(store, build)
-    full = verify_line(store)
+    full = verify_log(store)
     ranged = verify_range(store, store.head(), [good])
     whole = verify_range(store, store.head(), [])
     assert not full.ok and not ranged.ok and not whole.ok
@@ -511,7 +511,7 @@ def test_entry_appended_during_a_pull_is_kept(trio):
     assert racing and racing[0].id in ids and incoming.id in ids
     merge = pygit2.Repository(str(b))[ref(b, "refs/lifeline/main")]
     assert str(merge.parent_ids[0]) == racing[1]  # the merge was redone on top of the racing append
-    assert verify_line(open_ledger(b).store).ok
+    assert verify_log(open_ledger(b).store).ok
 
 
 def test_sync_pulls_again_when_someone_pushes_between_its_pull_and_push(trio, tmp_path):
