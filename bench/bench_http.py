@@ -73,9 +73,14 @@ def git(repo: Path, *args: str, stdin: str = "") -> str:
 
 def copy_ledger(source: Path, dest: Path) -> None:
     """`source` copied to `dest`, with a policy that lets WRITER write directly, committed on a
-    branch of the copy's own (POLICY_REF) that `lifeline.policyRef` names: no branch of the
-    ledger's is moved, and `source` is only read."""
+    branch of the copy's own (POLICY_REF) that `lifeline.policyRef` names; `source` is only
+    read. A copy whose HEAD has no commit (a ledger made alone, as bench/gen.py makes them) is
+    given one empty code commit, as a project's repository has: without one, a line whose
+    decisions name `paths:` is never answered from a kept answer (docs/PERFORMANCE.md)."""
     shutil.copytree(source, dest, symlinks=True)
+    if subprocess.run(["git", "-C", str(dest), "rev-parse", "-q", "--verify", "HEAD"], capture_output=True).returncode:
+        print("the copy's HEAD has no commit: giving it one empty code commit", flush=True)
+        git(dest, "update-ref", "HEAD", git(dest, "commit-tree", git(dest, "mktree"), "-m", "code"))
     blob = git(dest, "hash-object", "-w", "--stdin", stdin='{"agents": {"%s": {"*": "direct"}}}\n' % WRITER)
     inner = git(dest, "mktree", stdin=f"100644 blob {blob}\tpolicy.json\n")
     tree = git(dest, "mktree", stdin=f"040000 tree {inner}\t.lifeline\n")
