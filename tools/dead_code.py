@@ -51,10 +51,11 @@ class Module:
     path: Path
     tree: ast.Module
     is_package: bool
+    root: Path = ROOT  # the checkout it was read from
 
     @property
     def rel(self) -> str:
-        return str(self.path.relative_to(ROOT))
+        return str(self.path.relative_to(self.root))
 
 
 @dataclass(frozen=True)
@@ -86,11 +87,11 @@ def load(root: Path = ROOT) -> Index:
         if is_package:
             parts.pop()
         name = ".".join(parts)
-        index.modules[name] = Module(name, path, ast.parse(path.read_text(), str(path)), is_package)
+        index.modules[name] = Module(name, path, ast.parse(path.read_text(), str(path)), is_package, root)
     for folder in USERS:
         for path in sorted((root / folder).rglob("*.py")):
             name = ".".join(path.relative_to(root).with_suffix("").parts)
-            index.users.append(Module(name, path, ast.parse(path.read_text(), str(path)), False))
+            index.users.append(Module(name, path, ast.parse(path.read_text(), str(path)), False, root))
     return index
 
 
@@ -341,9 +342,38 @@ def _all_names(module: Module) -> set[str]:
     return set()
 
 
+def _base_name(base: ast.expr) -> str:
+    """`Checks` of `Checks`, `Checks[R]` or `checks.Checks`."""
+    if isinstance(base, ast.Subscript):
+        base = base.value
+    return base.attr if isinstance(base, ast.Attribute) else base.id if isinstance(base, ast.Name) else ""
+
+
+def overriding_methods(index: Index) -> set[tuple[str, int]]:
+    """(module, line) of each method that overrides a method of the same name in a base class
+    defined in the package: an implementation of its base's interface, not an alias."""
+    methods: dict[str, set[str]] = {}
+    classes: list[tuple[Module, ast.ClassDef]] = []
+    for module in index.modules.values():
+        for node in ast.walk(module.tree):
+            if isinstance(node, ast.ClassDef):
+                classes.append((module, node))
+                defined = {n.name for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+                methods.setdefault(node.name, set()).update(defined)
+    found: set[tuple[str, int]] = set()
+    for module, node in classes:
+        inherited = set().union(*(methods.get(_base_name(b), set()) for b in node.bases))
+        for n in node.body:
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in inherited:
+                found.add((module.name, n.lineno))
+    return found
+
+
 def aliases(index: Index) -> list[Finding]:
-    """(c) functions that only pass their parameters on to another, and `name = other` in a class."""
+    """(c) functions that only pass their parameters on to another, and `name = other` in a class;
+    a method overriding its base's method of the same name is listed apart ("overrides")."""
     found: list[Finding] = []
+    overrides = overriding_methods(index)
     for module in index.modules.values():
         for node in ast.walk(module.tree):
             if isinstance(node, ast.ClassDef):
@@ -357,6 +387,8 @@ def aliases(index: Index) -> list[Finding]:
                 if target:
                     # self.part.method(...): a holder handing a call to one of its parts
                     kind = "forwards" if target.startswith(("self.", "cls.")) and target.count(".") > 1 else "alias"
+                    if kind == "alias" and (module.name, node.lineno) in overrides:
+                        kind = "overrides"
                     found.append(Finding(kind, f"{module.rel}:{node.lineno}", node.name, f"only calls {target}"))
     return found
 
@@ -412,6 +444,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         # listed, not failed: the layer rule (faces import only app/) and holders hiding their parts
         "handed-to-faces": [f for f in handed if f.kind == "handed-to-faces"],
         "forwards": [f for f in called if f.kind == "forwards"],
+        "overrides": [f for f in called if f.kind == "overrides"],
     }
     for findings in sections.values():
         if not args.counts:
