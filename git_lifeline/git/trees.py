@@ -73,7 +73,7 @@ def lookup(tree: Optional[pygit2.Tree], key: str) -> Optional[pygit2.Oid]:
     if tree is None:
         return None
     a, b, rest = entry_path(key)
-    first, second = _FANOUT_NAMES.get(a), _FANOUT_NAMES.get(b)
+    first, second = FANOUT_NAMES.get(a), FANOUT_NAMES.get(b)
     if first is None or second is None:  # not a hex id: the plain path lookup
         try:
             item = tree[f"{a}/{b}/{rest}"]
@@ -98,7 +98,9 @@ def lookup(tree: Optional[pygit2.Tree], key: str) -> Optional[pygit2.Oid]:
     return None
 
 
-_FANOUT_NAMES = {f"{i:02x}": f"{i:02x}" for i in range(256)}  # the names of both fan-out levels
+# The names of both fan-out levels, one str each: pygit2 (1.21) keeps a reference to every
+# name a Tree is indexed with (see `lookup`), so only these shared ones index a fan-out Tree.
+FANOUT_NAMES = {f"{i:02x}": f"{i:02x}" for i in range(256)}
 
 
 def parse_tree(data: bytes) -> Optional[list[tuple[bytes, int, bytes]]]:

@@ -20,7 +20,7 @@ from .checks import Problem, batch_read_min
 from .command import GitCommandError
 from .fanout import FanoutLog
 from .libgit2 import pygit2
-from .trees import is_entry_path, mode_kind, parse_tree
+from .trees import FANOUT_NAMES, is_entry_path, mode_kind, parse_tree
 from .verify_diff import TreeChange
 
 
@@ -215,7 +215,7 @@ def _not_found(path: str, key: str) -> Problem:
 
 def _fanout_child(tree: Optional[pygit2.Tree], name: str) -> Optional[pygit2.Tree]:
     """The fan-out subtree `tree` names `name` (two hex digits), or None."""
-    shared = _FANOUT_NAMES.get(name)
+    shared = FANOUT_NAMES.get(name)
     if tree is None or shared is None:
         return None
     try:
@@ -225,8 +225,3 @@ def _fanout_child(tree: Optional[pygit2.Tree], name: str) -> Optional[pygit2.Tre
     except (KeyError, ValueError, pygit2.GitError):
         return None
     return child if isinstance(child, pygit2.Tree) else None
-
-
-# The names of both fan-out levels, one str each: pygit2 (1.21) keeps a reference to every
-# name a Tree is indexed with (see trees.lookup), so only these shared ones index a Tree here.
-_FANOUT_NAMES = {f"{i:02x}": f"{i:02x}" for i in range(256)}
