@@ -98,7 +98,21 @@ class BulkWriter:
     def _start(self, subprocess: ModuleType) -> subprocess.Popen[bytes]:
         try:
             return subprocess.Popen(
-                ["git", "--git-dir", str(self.tmp), "fast-import", "--quiet", "--done", "--date-format=raw"],
+                # --depth=0: no delta chains. fast-import deltas each blob against the one
+                # streamed before it, 50 deep; every later read of the line (verify, a cold
+                # cache, recall) then undoes those chains in id order: `git cat-file` of
+                # 100,000 entries took 1.75 s of git's CPU, 0.75 s without them, for a pack
+                # 9% larger (46 -> 50 MB). A later `git gc` deltas them as it sees fit.
+                [
+                    "git",
+                    "--git-dir",
+                    str(self.tmp),
+                    "fast-import",
+                    "--depth=0",
+                    "--quiet",
+                    "--done",
+                    "--date-format=raw",
+                ],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
