@@ -31,6 +31,7 @@ from ..core.headers import valid_value
 from .code_range import commit_oid
 from .codelog import WALK_LIMIT, CodeLog, CodeSize
 from .libgit2 import pygit2
+from .reffiles import UNBORN
 from .repo import GitRepo
 from .store import CODE_TRAILER, LineStore
 from .trees import lookup
@@ -99,7 +100,7 @@ class Staleness:
 class StaleFindings:
     stale: list[Staleness]  # strongest first (Staleness.order_key)
     unknown: list[str]  # decisions whose code history crosses a shallow clone's cut
-    code_head: Optional[str] = None  # the code commit HEAD was read as (None: none asked)
+    code_head: Optional[str] = None  # the code commit HEAD was read as (UNBORN: none yet; None: none asked)
     # a commit the ledger records was not in this repository (time decided instead): a
     # fetch of it may change the answer, so it is not kept (app/staleness_kept.py)
     missing: bool = False
@@ -340,7 +341,10 @@ def find_stale(
         return StaleFindings([], [])
     head = commit_oid(gr, rev)
     if head is None:
-        return StaleFindings([], [])  # no code history yet
+        # no code history yet: said as the code view says it (git/reffiles.head_view), so
+        # the answer is kept for it
+        unborn = rev == "HEAD" and since_rev is None and gr.repo.head_is_unborn
+        return StaleFindings([], [], UNBORN if unborn else None)
     hide_also = []
     if since_rev is not None:
         since = commit_oid(gr, since_rev)

@@ -205,6 +205,48 @@ def read_head(git_dir: str, common_dir: str) -> Optional[str]:
         return None
 
 
+UNBORN = "unborn"  # what head_view says of a branch with no commit yet
+
+
+def head_view(git_dir: str, common_dir: str) -> Optional[str]:
+    """read_head's commit, or UNBORN when HEAD names a branch that surely has no commit yet
+    (a new repository: no loose ref file, no line for it in packed-refs); None for anything
+    else. Unborn is said only where every file that could hold the branch was read and
+    none does: a ref store these files do not describe (reftable) is the caller's to rule
+    out (git/history.py asks libgit2 the same question before anything is kept for it)."""
+    head = read_head(git_dir, common_dir)
+    if head is not None:
+        return head
+    try:
+        data = _read_plain(os.path.join(git_dir, "HEAD"), _MAX_LOOSE)
+        if data is None or not (data.startswith(b"ref: refs/heads/") and data.endswith(b"\n")):
+            return None
+        name = data[5:-1].decode("ascii")
+        return UNBORN if _absent(common_dir, name) else None
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _absent(common_dir: str, name: str) -> bool:
+    """Whether ref `name` is surely absent: no loose file (nor anything odd on its path) and
+    a packed-refs file, if any, that this reader fully knows and that does not name it."""
+    parts = name.split("/")
+    if any(p in ("", ".", "..") for p in parts):
+        return False
+    directory = common_dir
+    for part in parts[:-1]:
+        directory = os.path.join(directory, part)
+        if not os.path.lexists(directory):
+            break
+        if not stat.S_ISDIR(os.lstat(directory).st_mode):
+            return False
+    else:
+        if os.path.lexists(os.path.join(directory, parts[-1])):
+            return False
+    data = _read_plain(os.path.join(common_dir, "packed-refs"), None)
+    return data is None or _packed_ids(data, name) == []
+
+
 def tracking_commits(common_dir: str, line: str) -> Optional[list[str]]:
     """The commits `line` holds in every remote's tracking refs
     (refs/remotes/<remote>/lifeline/<line>, loose or packed), or None when anything about
@@ -265,6 +307,12 @@ def _packed(common_dir: str, name: str) -> Optional[str]:
     data = _read_plain(os.path.join(common_dir, "packed-refs"), None)
     if data is None:
         return None
+    found = _packed_ids(data, name)
+    return found[0] if found is not None and len(found) == 1 else None
+
+
+def _packed_ids(data: bytes, name: str) -> Optional[list[str]]:
+    """The ids packed-refs holds for `name`; None when it holds a line this reader does not know."""
     found = []
     lines = data.decode("ascii").split("\n")
     if lines and lines[-1] == "":
@@ -278,4 +326,4 @@ def _packed(common_dir: str, name: str) -> Optional[str]:
                 found.append(m.group(1))
         elif not _PEELED.fullmatch(line):
             return None  # a line this reader does not know
-    return found[0] if len(found) == 1 else None
+    return found

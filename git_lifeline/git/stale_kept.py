@@ -21,7 +21,7 @@ from typing import Optional
 
 from ..core.json_input import JSONInputError, read_json
 from .fs import UnsafeFile, read_bounded, write_atomic
-from .reffiles import read_head
+from .reffiles import head_view
 
 VERSION = 1
 _MAX_FILE = 64 << 20  # one mark (~150 bytes) per stale decision: far more than a ledger holds
@@ -40,8 +40,10 @@ def stale_file(lifeline_dir: str, line: str) -> Path:
 
 
 def code_view(git_dir: str, common_dir: str) -> Optional[str]:
-    """`<HEAD's commit> <sha256 of the shallow file, or ->`; None when HEAD is not read for sure."""
-    head = read_head(git_dir, common_dir)
+    """`<HEAD's commit, or unborn> <sha256 of the shallow file, or ->`; None when HEAD is not
+    read for sure. (A repository with no code commit yet is a view of its own: a ledger kept
+    before the first commit answers warm too.)"""
+    head = head_view(git_dir, common_dir)
     if head is None:
         return None
     try:

@@ -195,6 +195,19 @@ def test_staleness_kept_for_anything_else_is_never_served_warm(tmp_path, damage)
     assert not fast.warm and fast.same_as(slow)
 
 
+def test_a_decision_naming_code_paths_before_the_first_code_commit_is_answered_warm(tmp_path):
+    # a ledger kept before the project's first commit (HEAD unborn): every warm `context`
+    # of a realistic ledger went the normal way (275 ms at 100k entries, 11 ms warm)
+    repo = init_repo(tmp_path / "repo")
+    open_ledger(repo).append([make_entry(1, body="paths: src/**\n\nBecause.")])
+    assert click_only(repo, "context").code == 0  # the normal path keeps its answer
+    fast, slow = entry_point(repo, "context"), click_only(repo, "context")
+    assert fast.warm and fast.same_as(slow)
+    commit_file(repo)  # the first code commit is another view: the normal path answers
+    assert not entry_point(repo, "context").warm
+    assert entry_point(repo, "context").warm
+
+
 def test_a_missing_line_goes_the_normal_way(tmp_path):
     repo = init_repo(tmp_path / "repo")
     fast, slow = entry_point(repo, "context"), click_only(repo, "context")
