@@ -1,20 +1,24 @@
 """Recall as both faces give it: the hits that answer a question with their entries, or an
 abstention with its reason and the nearest entries, which are never presented as answers.
 
-`answer_json` is the one shape of `recall --json` and of lifeline_recall's structured
-content (docs/RECALL.md, "The answer an agent reads"; mcp/recall_schema.py is its schema).
+`answer_json` gives the one shape of `recall --json` and of lifeline_recall's structured
+content, the typed model `AnswerJSON` (docs/RECALL.md, "The answer an agent reads");
+mcp/recall_schema.py builds the tool's output schema from that same model.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional, Protocol
+from typing import TYPE_CHECKING, Literal, Optional, Protocol
+
+from pydantic import BaseModel
 
 from ..core.entry import Entry
 from ..core.json_input import JSONObject
 from ..core.status import REPLACED, Status, status_of
 from ..core.trust import Tier
 from ..errors import InputError
+from ..views.recall import Strength
 from .text import why_line
 
 if TYPE_CHECKING:  # annotations only
@@ -52,7 +56,7 @@ class Found:
     status: Status  # core/status.py
     similarity: Optional[float] = None  # the cosine to the question (semantic recall only)
     replaces: Optional[str] = None  # shown because it replaced this hit (whose numbers it carries)
-    strength: str = "weak"  # "strong": answers on its own; "weak": related; "none": nearest only
+    strength: Strength = "weak"  # "strong": answers on its own; "weak": related; "none": nearest only
     answer_score: float = 0.0  # the number the strength stands on (views/recall_answer.py)
     trust: Tier = "agent"  # core/trust.py: where it came from (never `human` unless it says so)
 
@@ -104,7 +108,7 @@ def ask(ledger: Ledger, query: str, k: int = 5) -> Recalled:
     st = ledger.state()
     provenance = line_provenance(ledger.gr, ledger.store)
 
-    def found(h: Hit, strength: str) -> Found:
+    def found(h: Hit, strength: Strength) -> Found:
         return Found(
             st.by_id[h.id],
             h.score,
@@ -126,56 +130,82 @@ def ask(ledger: Ledger, query: str, k: int = 5) -> Recalled:
     )
 
 
-def mode_fields(recall_mode: tuple[str, str]) -> dict[str, str]:
-    """What a structured recall answer says of the recall that answered (Ledger.recall_mode):
-    semantic with its model, or lexical with the reason (`mode_reason`: `reason` is why
-    recall abstained)."""
-    mode, detail = recall_mode
-    return {"mode": mode, ("model" if mode == "semantic" else "mode_reason"): detail}
+# The answer's JSON, typed: `recall --json` dumps it and lifeline_recall's output schema is
+# built from it (mcp/recall_schema.py). No docstrings on the models: pydantic would send them
+# as descriptions. A field left None is left out of the JSON (`AnswerJSON.as_json`).
+class HitJSON(BaseModel):
+    id: str
+    kind: str
+    summary: str
+    in_force: bool
+    status: Status
+    answers: bool  # false for a nearest entry of an abstention
+    strength: Strength
+    answer_score: float
+    coverage: float
+    trust: Tier
+    similarity: Optional[float] = None  # semantic recall only
+    rank_score: float
+    replaces: Optional[str] = None  # shown for the superseded hit it replaced: those are its numbers
+    why: Optional[str] = None  # the CLI's, the first line of the why
 
 
-def hit_json(found: Found, why_chars: int = 0) -> JSONObject:
+class AnswerJSON(BaseModel):
+    mode: Literal["lexical", "semantic"]
+    model: Optional[str] = None  # semantic: the model directory
+    mode_reason: Optional[str] = None  # lexical: why (`reason` is why recall abstained)
+    abstained: bool
+    answer_floor: float
+    hits: list[HitJSON]
+    reason: Optional[str] = None  # when it abstained
+    nearest: Optional[list[HitJSON]] = None  # when it abstained: at most 3, `answers` false
+
+    def as_json(self) -> JSONObject:
+        """The answer as JSON, without the fields that do not apply to it."""
+        return self.model_dump(exclude_none=True)
+
+
+def hit_json(found: Found, why_chars: int = 0) -> HitJSON:
     """One hit as a program reads it. `strength` and `answer_score` say how well it answers
     (strong: at or above the answer floor on its own); `coverage` is the share of the
     question's weight its words match and `similarity` its cosine (semantic recall only);
     `rank_score` only orders this one answer (BM25's idf is about 0 in a ledger of one or two
     entries: never a measure of relevance). `answers` is false for a nearest entry."""
     e = found.entry
-    hit: JSONObject = {
-        "id": e.id,
-        "kind": e.kind,
-        "summary": e.summary,
-        "in_force": found.in_force,
-        "status": found.status,
-        "answers": found.strength != "none",
-        "strength": found.strength,
-        "answer_score": round(found.answer_score, 3),
-        "coverage": round(found.coverage, 3),
-        "trust": found.trust,
-    }
-    if found.similarity is not None:
-        hit["similarity"] = round(found.similarity, 3)
-    hit["rank_score"] = float(f"{found.score:.4g}")  # significant digits: a tiny ledger's are ~1e-6
-    if found.replaces:
-        hit["replaces"] = found.replaces  # shown for the superseded hit it replaced: those are its numbers
-    if why_chars:
-        hit["why"] = why_line(e.body, why_chars)
-    return hit
+    return HitJSON(
+        id=e.id,
+        kind=e.kind,
+        summary=e.summary,
+        in_force=found.in_force,
+        status=found.status,
+        answers=found.strength != "none",
+        strength=found.strength,
+        answer_score=round(found.answer_score, 3),
+        coverage=round(found.coverage, 3),
+        trust=found.trust,
+        similarity=None if found.similarity is None else round(found.similarity, 3),
+        rank_score=float(f"{found.score:.4g}"),  # significant digits: a tiny ledger's are ~1e-6
+        replaces=found.replaces or None,
+        why=why_line(e.body, why_chars) if why_chars else None,
+    )
 
 
-def answer_json(recalled: Recalled, recall_mode: tuple[str, str], why_chars: int = 0) -> JSONObject:
+def answer_json(recalled: Recalled, recall_mode: tuple[str, str], why_chars: int = 0) -> AnswerJSON:
     """The whole answer: `abstained`, `hits` (what answers; empty when it abstained), and
-    when it abstained `reason` and `nearest` (at most 3, `answers: false`)."""
-    out: JSONObject = {
-        **mode_fields(recall_mode),
-        "abstained": recalled.abstained,
-        "answer_floor": round(recalled.floor, 3),
-        "hits": [hit_json(f, why_chars) for f in recalled.hits],
-    }
-    if recalled.abstained:
-        out["reason"] = recalled.reason
-        out["nearest"] = [hit_json(f, why_chars) for f in recalled.nearest]
-    return out
+    when it abstained `reason` and `nearest` (at most 3, `answers: false`); `mode` with the
+    model, or `mode_reason` saying why recall was lexical (Ledger.recall_mode)."""
+    mode, detail = recall_mode
+    semantic = mode == "semantic"
+    return AnswerJSON(
+        mode="semantic" if semantic else "lexical",
+        model=detail if semantic else None,
+        mode_reason=None if semantic else detail,
+        abstained=recalled.abstained,
+        answer_floor=round(recalled.floor, 3),
+        hits=[hit_json(f, why_chars) for f in recalled.hits],
+        reason=recalled.reason if recalled.abstained else None,
+        nearest=[hit_json(f, why_chars) for f in recalled.nearest] if recalled.abstained else None,
+    )
 
 
 def strength_words(found: Found) -> str:

@@ -313,7 +313,7 @@ def recall(ctx: click.Context, query: str, k: int, as_json: bool) -> None:
     recalled = ask(led, query, k=k)
     mode, detail = led.recall_mode
     if as_json:
-        echo_json(answer_json(recalled, led.recall_mode, why_chars=400))
+        echo_json(answer_json(recalled, led.recall_mode, why_chars=400).as_json())
         return
     page(ctx)
     o = output()

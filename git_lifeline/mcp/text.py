@@ -112,19 +112,19 @@ def resume_text(ledger: Ledger, thread: str) -> str:
 def recall_answer(ledger: Ledger, query: str, k: int) -> tuple[str, JSONObject]:
     """lifeline_recall's text and structured content (app/recall.py's answer_json; its schema is
     mcp/recall_schema.py). An abstention's nearest entries are listed as not answering."""
-    from ..app.recall import answer_json, ask, hit_json, strength_words
+    from ..app.recall import HitJSON, answer_json, ask, hit_json, strength_words
 
     if k < 1:
         raise InputError("k must be at least 1")
     recalled = ask(ledger, query, k)
-    data = answer_json(recalled, ledger.recall_mode)
+    data = answer_json(recalled, ledger.recall_mode).as_json()
 
-    def row(f: Found, hit: JSONObject) -> str:
+    def row(f: Found, hit: HitJSON) -> str:
         mark = "" if f.in_force else f" [{f.status.upper()}]"
-        similarity = f", similarity={hit['similarity']:.2f}" if "similarity" in hit else ""
+        similarity = f", similarity={hit.similarity:.2f}" if hit.similarity is not None else ""
         return (
-            f"- [{hit['kind']}]{mark} {md(f.entry.summary)} (id={abbrev(f.entry.id)}, trust={f.trust}, {strength_words(f)}, "
-            f"coverage={hit['coverage']:.2f}{similarity})"
+            f"- [{hit.kind}]{mark} {md(f.entry.summary)} (id={abbrev(f.entry.id)}, trust={f.trust}, {strength_words(f)}, "
+            f"coverage={hit.coverage:.2f}{similarity})"
         )
 
     rows = [row(f, hit_json(f)) for f in recalled.hits]

@@ -33,7 +33,7 @@ from bisect import bisect_left
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Callable, Optional, Protocol
+from typing import TYPE_CHECKING, Callable, Literal, Optional, Protocol
 
 from .synonyms import GROUPS
 
@@ -312,6 +312,11 @@ class Dense(Protocol):
     def similarities(self, db: sqlite3.Connection, query: str) -> dict[str, float]: ...
 
 
+# How a hit answers: "strong", on its own; "weak", related; "none", a nearest entry of an
+# abstention (views/recall_answer.py, app/recall.py).
+Strength = Literal["strong", "weak", "none"]
+
+
 @dataclass
 class Hit:
     id: str
@@ -322,7 +327,7 @@ class Hit:
     replaces: Optional[str] = None  # set when this hit is shown because it replaced `replaces`
     similarity: Optional[float] = None  # the cosine to the question (semantic recall only)
     answer_score: float = 0.0  # what the answer/refuse decision reads (views/recall_answer.py)
-    strength: str = "weak"  # "strong": it answers the question on its own; "weak": related
+    strength: Strength = "weak"  # "strong": it answers the question on its own; "weak": related
     summary_coverage: float = 0.0  # the share of the question's weight matched in its summary
     specific: bool = False  # it matches the question's rarest concept the ledger uses
 

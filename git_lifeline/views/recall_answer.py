@@ -26,7 +26,7 @@ import heapq
 import math
 import sqlite3
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Final, Optional
 
 from .recall import (
     ANSWER_FLOOR,
@@ -41,8 +41,8 @@ from .recall import (
     lexical_evidence,
 )
 
-STRONG = "strong"
-WEAK = "weak"
+STRONG: Final = "strong"
+WEAK: Final = "weak"
 NEAREST = 3  # an abstention shows at most this many entries, as not answering
 # The decision's logistic models (intercept, then one coefficient per feature), fitted with
 # bench/eval_decision.py on the seven tuning sets (docs/RECALL.md gives the derivation).
