@@ -77,7 +77,7 @@ ABBREVIATED = 0.8  # ... and counts for less than the word itself
 FORMS_AT_MOST = 16  # words of one question looked up so (a pasted page must not cost seconds)
 TYPO_FROM = 8  # a word the ledger never uses, from 8 letters, matches a ledger word one slip apart
 COVERAGE_BASE = 0.25  # ranking: -bm25 * (COVERAGE_BASE + coverage)^2 (tune half: hit@1 up, hit@5 equal)
-SEMANTIC_FLOOR = 0.60  # with a model: answered when the best entry's answer probability reaches this
+SEMANTIC_FLOOR = 0.62  # with a model: answered when the best entry's answer probability reaches this
 SEMANTIC_WEIGHT = 0.7  # the fused score: w * cosine + (1 - w) * normalised lexical score
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 # Generic English function words, and the words a question is framed with ("what happens
@@ -406,18 +406,30 @@ def _one_slip(word: str) -> set[str]:
     return out
 
 
+def _inflections(word: str) -> set[str]:
+    """The forms of `word` that English spells with a changed last letter, which the light stem
+    and the prefix match do not reach: "policy" and "policies", "copies" and "copy", "copied"."""
+    if len(word) >= 5 and word.endswith("y") and word[-2] not in "aeiou":
+        return {word[:-1] + "ies", word[:-1] + "ied"}
+    if len(word) >= 6 and word.endswith(("ies", "ied")):
+        return {word[:-3] + "y", word[:-3] + ("ied" if word.endswith("ies") else "ies")}
+    return set()
+
+
 def ledger_forms(db: sqlite3.Connection, concept: Concept) -> tuple[frozenset[str], set[tuple[str, ...]]]:
     """How the ledger writes a word of the question it never uses, read from FTS5's vocabulary:
     the words it abbreviates the question's word to ("cert" for "certificate", from
-    ABBREVIATION_FROM letters, at least two shorter) and the word as it was meant when one
+    ABBREVIATION_FROM letters, at least two shorter), the word as it was meant when one
     letter was left out or two swapped, from TYPO_FROM letters ("refrence", "accesibility"),
-    both matched as whole words and returned first; and the word split in two words the ledger
+    and its other inflection when the last letter changes ("policies" for "policy"), all
+    matched as whole words and returned first; and the word split in two words the ledger
     writes one after the other ("wi fi" for "wifi", "utf 8" for "utf8"), returned second."""
     word = concept.word
     if not word.isalnum() or word.isdigit():
         return frozenset(), set()
     short = concept.text  # the ledger's abbreviation of the word's stem: "countries" is not "count"
     slips = _one_slip(word) if len(word) >= TYPO_FROM else set()
+    slips |= _inflections(word)
     asked = {short[:n] for n in range(ABBREVIATION_FROM, len(short) - 1)} | slips
     splits = [
         (word[:i], word[i:])

@@ -9,7 +9,8 @@ One number per entry decides, per engine (`Answer.floor` is the bar):
 - semantic: a logistic model's probability that the entry answers (SEMANTIC_COEFFICIENTS
   over SEMANTIC_FEATURES: coverage, unseen share, summary share, rarest concept matched,
   lead over the next coverage, cosine, its z-score among the ledger's cosines, its lead over
-  the fifth cosine), fitted leaving one blind domain out at a time (bench/eval_decision.py).
+  the fifth cosine, and the share it matches of the words the ledger uses), fitted leaving one
+  blind domain out at a time (bench/eval_decision.py).
   One sum, so that neither a word the ledger never uses nor a low cosine vetoes the rest.
 
 The question is answered when its best entry reaches the floor. A hit at the floor or above
@@ -45,10 +46,10 @@ STRONG: Final = "strong"
 WEAK: Final = "weak"
 NEAREST = 3  # an abstention shows at most this many entries, as not answering
 # The decision's logistic models (intercept, then one coefficient per feature), fitted with
-# bench/eval_decision.py on the seven tuning sets (docs/RECALL.md gives the derivation).
+# bench/eval_decision.py on the thirteen tuning sets (docs/RECALL.md gives the derivation).
 # Semantic only: the lexical rule (coverage - UNSEEN_PENALTY * unseen >= ANSWER_FLOOR) stayed,
 # no fit of the lexical features beat it leaving one domain out.
-SEMANTIC_COEFFICIENTS: tuple[float, ...] = (-6.385, 5.956, -2.072, 0.742, 0.049, -5.066, 6.498, 0.751, -2.388)
+SEMANTIC_COEFFICIENTS: tuple[float, ...] = (-5.747, 4.422, -3.386, 0.393, -0.072, -5.507, 7.585, 0.301, 0.340, 2.363)
 WEAK_MARGIN = 0.30  # semantic: a hit within this of the floor (in probability) is shown as weak
 # A ledger of fewer entries than this has no distribution of cosines to rank a hit against
 # (in two entries the z-score is +-1 and the lead over the "fifth" is over the other entry):
@@ -77,7 +78,7 @@ class Answer:
 
 
 LEXICAL_FEATURES = ("coverage", "unseen", "summary", "specific", "lead")
-SEMANTIC_FEATURES = LEXICAL_FEATURES + ("cosine", "z", "over_fifth")
+SEMANTIC_FEATURES = LEXICAL_FEATURES + ("cosine", "z", "over_fifth", "seen")
 
 
 def lexical_features(found: Lexical, hits: list[Hit]) -> list[list[float]]:
@@ -95,7 +96,7 @@ def lexical_features(found: Lexical, hits: list[Hit]) -> list[list[float]]:
 
 def semantic_features(found: Lexical, hits: list[Hit], sims: dict[str, float]) -> list[list[float]]:
     """LEXICAL_FEATURES and, per hit, its cosine, that cosine's z-score against the cosines of
-    every entry to this question, and its lead over the fifth best cosine."""
+    every entry to this question, its lead over the fifth best cosine, and its seen share."""
     values = list(sims.values()) or [0.0]
     mean = sum(values) / len(values)
     spread = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)) or 1.0
@@ -103,8 +104,15 @@ def semantic_features(found: Lexical, hits: list[Hit], sims: dict[str, float]) -
     rows = lexical_features(found, hits)
     for row, h in zip(rows, hits, strict=True):
         cosine = h.similarity or 0.0
-        row += [cosine, (cosine - mean) / spread, cosine - fifth]
+        row += [cosine, (cosine - mean) / spread, cosine - fifth, seen_share(row[0], found.unseen)]
     return rows
+
+
+def seen_share(coverage: float, unseen: float) -> float:
+    """The share of the weight of the question's words the ledger uses that an entry matches:
+    its coverage without the words the ledger never uses, so that one of those ("database" in a
+    ledger that says "TSDB") does not weigh against the rest twice (it is `unseen` already)."""
+    return coverage / max(1.0 - unseen, 0.1)
 
 
 def probability(coefficients: tuple[float, ...], row: list[float]) -> float:

@@ -1,9 +1,10 @@
 """A word the ledger never uses weighs the most in recall's abstention, so a question that
-writes the ledger's word otherwise — one letter left out or two swapped ("accesibility"), or run
-together ("wifi" for the ledger's "Wi-Fi") — was refused although the entry that answers it was there. Those forms are read
-from the ledger's own vocabulary (views/recall.py, `ledger_forms`), never from a list of
-words; a word that is another word ("internal" is not "interval") stays a word the ledger
-never uses."""
+writes the ledger's word otherwise — one letter left out or two swapped ("accesibility"), run
+together ("wifi" for the ledger's "Wi-Fi"), or inflected with another last letter ("policy" for
+the ledger's "policies") — was refused although the entry that answers it was there. Those
+forms are read from the ledger's own vocabulary (views/recall.py, `ledger_forms`), never from a
+list of words; a word that is another word ("internal" is not "interval") stays a word the
+ledger never uses."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ ENTRIES = {
     ),
     "wifi": ("decision", "Wi-Fi onboarding: the device hosts an access point", "The app joins it to pass the network."),
     "interval": ("decision", "Retry interval: 30 s between attempts", "Backoff doubles it up to 10 minutes."),
+    "retention": ("decision", "Retention policies: logs are kept 30 days", "Older ones are deleted nightly."),
+    "backup": ("decision", "Backups: one copy off site", "Encrypted before upload."),
 }
 
 
@@ -48,6 +51,8 @@ def ledger(repo) -> dict[str, str]:
         ("accesibility", "accessibility"),  # a letter left out
         ("attmepts", "interval"),  # two letters swapped
         ("how does wifi work", "wifi"),  # run together
+        ("which policy", "retention"),  # the ledger's plural changes the last letter
+        ("how many copies", "backup"),  # and so does the question's
     ],
 )
 def test_a_word_written_otherwise_finds_the_entry_that_uses_it(repo, ledger, question, answer):
