@@ -35,6 +35,10 @@ import tempfile
 import time
 from pathlib import Path
 
+# The checkout this script is in, before any installed git_lifeline: run from a worktree, it
+# measures that worktree's recall (the tests do the same), not the installed copy's.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "blind"
 
 

@@ -14,6 +14,10 @@ import tempfile
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+# The checkout this script is in, before any installed git_lifeline: run from a worktree, it
+# measures that worktree's recall (the tests do the same), not the installed copy's.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 SET = Path(__file__).resolve().parents[1] / "tests" / "data" / "recall_set.json"
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
 
