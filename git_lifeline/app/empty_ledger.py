@@ -15,7 +15,6 @@ from typing import Optional
 
 from ..git.namespaces import LEDGER
 from ..git.repo import GitRepo
-from ..git.sync import default_remote, remotes
 
 
 @dataclass(frozen=True)
@@ -26,6 +25,11 @@ class RemoteLedger:
 
 def remote_ledger(gr: GitRepo, line: str) -> Optional[RemoteLedger]:
     """What is known of `line` on the shared remote, or None when there is no remote."""
+    # git/sync.py imports the verifier and the gates (git/verify.py, git/checks.py): only a
+    # read of an empty line or a bootstrap asks about the remote, so every other write
+    # (`log` imports this module through app/workspace.py) starts without them.
+    from ..git.sync import default_remote, remotes
+
     names = remotes(gr)
     if not names:
         return None

@@ -12,29 +12,28 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
-from ..core import truth
-from ..core.dates import as_of_date
 from ..core.entry import KINDS, abbrev, entry_order_key
-from ..core.status import status_of
 from ..errors import DedupKeyConflict, InputError
 from ..git.fanout import AppendResult
 from ..git.names import DEFAULT_LINE
 from ..git.provenance import IMPORT_TRAILER
 from ..git.repo import GitRepo
 from ..git.store import LineStore
-from ..views import context as ctx
-from ..views.context_sections import ContextInput
-from .context_run import assembled, checked_budget, context_input
 from .draft import CheckpointDraft, Draft, Headers
 from .projection_file import ProjectionFile
-from .provenance import line_provenance
-from .staleness_kept import context_staleness
 from .write_checks import WriteChecks
 
+# The truth (core/truth.py and what it imports) and the context's modules (views/context*,
+# app/context_run, app/provenance, app/staleness_kept) are imported by the methods that
+# read: a `log` of a plain entry needs none of them, and every CLI process that writes
+# opens a Ledger (docs/PERFORMANCE.md, "Start-up of `log`").
 if TYPE_CHECKING:  # annotations only
+    from ..core import truth
     from ..core.entry import Entry
     from ..git.history import StaleFindings, Staleness
     from ..views.cache import LineCache
+    from ..views.context import ContextParts
+    from ..views.context_sections import ContextInput
     from ..views.recall import Hit
     from ..views.semantic import Index
 
@@ -65,13 +64,14 @@ def _correction_lines(
     entries: list[Entry], describe: Optional[Callable[[str], Optional[str]]]
 ) -> tuple[list[str], list[str]]:
     """(sentences, trailers) naming what the corrections among `entries` correct."""
-    from ..core.truth import is_revert
-
     sentences: list[str] = []
     trailers: list[str] = []
     for e in entries:
         if e.kind != "correction":
             continue
+        # the truth's modules, for a correction's message only (see the imports above)
+        from ..core.truth import is_revert
+
         verb = "Reverts" if is_revert(e.body) else "Revises"
         for p in e.parents:
             what = describe(p) if describe is not None else None
@@ -84,13 +84,16 @@ def paths_matching_nothing(gr: GitRepo, body: str) -> list[str]:
     """A warning per pathspec of the `paths:` header that matches no file: recorded as
     given (the code may come later), but such a decision can never be marked stale."""
     from ..core import blocks
-    from ..core.anchors import anchor_file
-    from ..git.codelog import unmatched_pathspecs
-    from ..git.history import pathspecs
 
     value = blocks.field(body, "paths")
     if not value:
         return []
+    # Only an entry that names code paths reads the work tree: the modules that know
+    # pathspecs and git's file listing are imported for it alone, not for every `log`.
+    from ..core.anchors import anchor_file
+    from ..git.codelog import unmatched_pathspecs
+    from ..git.history import pathspecs
+
     return [
         f"paths: {spec!r} matches no file in the work tree; the decision is recorded, but no code "
         "change can mark it stale until a file matches (check the pathspec)"
@@ -255,6 +258,8 @@ class Ledger:
         """Current truth at `commit` (default: head); the head's goes through the cache."""
         head = self.store.head()
         if commit is not None and commit != head:
+            from ..core import truth
+
             return truth.reduce(self.store.load(commit).entries.values())
         if self._memo is None or self._memo[0] != head:
             self._note_if_empty(head)
@@ -264,7 +269,8 @@ class Ledger:
     def state_as_of(self, when: str) -> truth.State:
         """The truth as the ledger stood then: a date in any form the other date flags take
         (core/dates.py; a bare day means its end), or a ledger commit."""
-        from ..core.dates import FORMS_HELP
+        from ..core import truth
+        from ..core.dates import FORMS_HELP, as_of_date
 
         text = when.strip()
         limit = as_of_date(text)
@@ -282,6 +288,8 @@ class Ledger:
         return self.state(commit)
 
     def thread_key(self, thread: str, st: Optional[truth.State] = None) -> str:
+        from ..core import truth
+
         st = st or self.state()
         key = truth.thread_key(thread, st.fold.opens)
         if key not in st.threads and key not in st.checkpoints:
@@ -379,8 +387,15 @@ class Ledger:
         as_of: Optional[str] = None,
         k: int = 5,
         notice: str = "",
-    ) -> ctx.ContextParts:
+    ) -> ContextParts:
         """The context within the budget; `notice` (catch_up.CatchUp.notice) comes first."""
+        from ..core import truth
+        from ..core.dates import as_of_date
+        from ..core.status import status_of
+        from .context_run import assembled, checked_budget, context_input
+        from .provenance import line_provenance
+        from .staleness_kept import context_staleness
+
         budget = checked_budget(budget, budget_tokens, self.gr.config_int)
         whole_line = not (query or thread or as_of)
         if whole_line and not notice:
@@ -434,6 +449,8 @@ class Ledger:
         body = draft.body
         parents: list[str] = list(draft.parents)
         if draft.thread:
+            from ..core import truth
+
             st = self.state()
             key = truth.thread_key(draft.thread, st.fold.opens)
             if blocks.field(body, "thread") is None:
@@ -474,7 +491,7 @@ class Ledger:
 
     def plan_checkpoint(self, draft: CheckpointDraft) -> Planned:
         """A checkpoint of a thread; not new when the live one already says exactly this."""
-        from ..core import blocks
+        from ..core import blocks, truth
 
         blocks.refuse_line_break("thread", draft.thread)
         thread = (draft.thread or truth.MAIN_THREAD).strip()

@@ -7,14 +7,15 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Iterable, Optional
 
-from ..core import truth
 from ..core.entry import abbrev
 from ..errors import InputError, LifelineError
 from ..git.repo import GitRepo
 from ..git.store import LineStore
 
-if TYPE_CHECKING:  # annotations only
+if TYPE_CHECKING:  # annotations only: a plain `log` imports neither (app/ledger.py)
+    from ..core import truth
     from ..core.entry import Entry
+    from ..git.lines import LineIndex
 
 ParentTimes = list[tuple[str, Optional[datetime]]]
 
@@ -41,8 +42,6 @@ class WriteChecks:
 
     def parent_times(self, parents: Iterable[str], batch: Optional[dict[str, Entry]] = None) -> ParentTimes:
         """(id, ts or None) of each parent: in `batch`, in this line, or in another line."""
-        from ..git.lines import LineIndex
-
         out: ParentTimes = []
         index: Optional[LineIndex] = None
         for p in parents:
@@ -53,6 +52,9 @@ class WriteChecks:
                 except LifelineError:
                     e = None  # a malformed parent has no ts to compare with (verify reports it)
             if e is None:
+                # only a parent in another line needs the index of the lines (git/lines.py)
+                from ..git.lines import LineIndex
+
                 index = index or LineIndex.scan(self.gr)
                 home = index.locate(p, exclude=self.store.name)
                 e = index.get(home, p) if home else None

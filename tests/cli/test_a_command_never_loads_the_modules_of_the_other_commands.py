@@ -47,3 +47,23 @@ def test_version_imports_no_command_module_and_no_repository_library(tmp_path):
     got = loaded(tmp_path, "--version")
     assert not command_modules(set(COMMANDS)) & got, sorted(command_modules(set(COMMANDS)) & got)
     assert "pygit2" not in got
+
+
+def test_log_of_a_plain_entry_imports_neither_the_verifier_nor_the_truth_nor_the_context(repo):
+    """A `log` was 1.4x the start-up of its libraries alone: it imported the gates and the
+    verifier (through git/sync.py), the truth and the context's modules, none of which a
+    plain entry's write runs (docs/PERFORMANCE.md, "Start-up of `log`")."""
+    got = loaded(repo, "log", "--kind", "note", "--summary", "Lazy reads", "--body", "Because.")
+    unneeded = {
+        "git_lifeline.git.sync",
+        "git_lifeline.git.verify",
+        "git_lifeline.git.checks",
+        "git_lifeline.git.lines",
+        "git_lifeline.git.trails",
+        "git_lifeline.git.history",
+        "git_lifeline.core.truth",
+        "git_lifeline.core.dates",
+        "git_lifeline.views.context",
+        "git_lifeline.app.context_run",
+    }
+    assert not unneeded & got, sorted(unneeded & got)
