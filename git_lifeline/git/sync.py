@@ -50,7 +50,10 @@ from .namespaces import LEDGER, NAMESPACES, REVIEW, names_in_use, namespace_of, 
 from .repo import GitRepo
 from .store import LineStore
 from .trails import ReviewTrail
-from .verify import problem_lines, verified_incoming, verify_range
+
+# The verifier (git/verify.py, git/checks.py and the content rules they load) is imported by
+# integrate_all and verify_outgoing, the two steps that verify: every read catches up through
+# this module (app/catch_up.py: fetched_heads, holds) and most reads find nothing fetched.
 
 ZERO = "0" * 40
 # git's words when a push lost because the remote's log moved: pull, then push again
@@ -253,6 +256,8 @@ def integrate_all(
     anything moves. A log that fails is left out whole and the others still come in
     (a hosted remote runs no hook: one bad line must not hold every line back); then
     PartlyPulled is raised, carrying what was brought in."""
+    from .verify import verified_incoming
+
     plan = []
     for ns in NAMESPACES:
         theirs_all = ns.tracking_heads(gr, remote)
@@ -360,6 +365,8 @@ def verify_outgoing(
     """Refuse to spread a corrupt log: verify what each (namespace, name, head) adds on
     top of the remote as last fetched, and that no name new there clashes by case with one
     it has (fanout.name_clashes)."""
+    from .verify import problem_lines, verify_range
+
     clashes = name_clashes(tracking_names(gr, remote), [name for _ns, name, _head in outgoing])
     for ns, name, _head in outgoing:
         if name in clashes:

@@ -67,3 +67,11 @@ def test_log_of_a_plain_entry_imports_neither_the_verifier_nor_the_truth_nor_the
         "git_lifeline.app.context_run",
     }
     assert not unneeded & got, sorted(unneeded & got)
+
+
+def test_a_read_with_nothing_fetched_imports_no_verifier(repo):
+    """Every read catches up through git/sync.py (app/catch_up.py); it imported the verifier
+    and the gates at module level, though only what was fetched is ever verified."""
+    got = loaded(repo, "context")
+    assert "git_lifeline.git.sync" in got  # the read did ask what was fetched
+    assert not {"git_lifeline.git.verify", "git_lifeline.git.checks"} & got
