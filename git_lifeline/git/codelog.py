@@ -14,7 +14,6 @@ import hashlib
 import json
 import os
 import re
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Iterable, Optional
 
@@ -26,6 +25,9 @@ from .repo import GitRepo
 RENAME_ROUNDS = 3  # times a rename out of the pathspecs is followed
 RENAMED_LIMIT = 256  # new names added by following renames
 WORKERS = 4  # git processes at once
+# Questions over one range of commits (the same hidden commits) asked of one `git log` over
+# the union of their pathspecs first, when there are at least this many (CodeLog.changes).
+GROUP_MIN = 3
 CACHE_FILE = "code-changes.json"
 # each commit's id, time and the values of its `Lifeline:` trailers (a trailer re-affirms)
 LOG_FORMAT = "--format=%x00%H %ct %(trailers:key=Lifeline,valueonly,unfold,separator=%x20)"
@@ -161,6 +163,39 @@ def _renamed_away(gr: GitRepo, commit: str, gone: set[str]) -> list[str]:
         else:
             i += 1
     return out
+
+
+def untouched_together(gr: GitRepo, head: str, questions: list[Question]) -> set[Question]:
+    """The questions whose `code_changes` is empty, known from one `git log --max-count=1`
+    per range asked (the same hidden commits) over the union of their pathspecs: one git
+    process instead of one each when no commit of the range touches any of them (an
+    imported ledger's decisions about code that has not changed since).
+
+    Exact: a commit TREESAME to its parents under the union is TREESAME under each part of
+    it, and the earliest `since` walks every commit a later one walks. So a question is
+    left to its own walk when a pathspec of it could widen what the union leaves out or
+    not be one (magic, `:(exclude)` among it; an anchor, `-L`/`-D`), and a range asked by
+    fewer than GROUP_MIN questions is not asked together (the extra process would cost
+    more than it saves when the union is touched)."""
+    ranges: dict[tuple[str, ...], list[Question]] = {}
+    for q in questions:
+        specs, hide, _since = q
+        if specs and not any(s.startswith((":", "-")) for s in specs):
+            ranges.setdefault(tuple(sorted(hide)), []).append(q)
+    quiet: set[Question] = set()
+    for hide, asked in ranges.items():
+        if len(asked) < GROUP_MIN:
+            continue
+        sinces = [q[2] for q in asked]
+        args = ["log", "--full-history", "--max-count=1", "--format=%H"]
+        if all(since is not None for since in sinces):
+            args.append(f"--since=@{min(since for since in sinces if since is not None)}")
+        union = sorted({spec for q in asked for spec in q[0]})
+        args += ["--end-of-options", head, *(f"^{h}" for h in hide), "--", *union]
+        proc = gr.git(args, check=False, env=dict(os.environ, **_PATHSPEC_ENV))
+        if proc.returncode == 0 and not proc.stdout.strip():
+            quiet.update(asked)
+    return quiet
 
 
 def code_changes(
@@ -510,6 +545,10 @@ class CodeLog:
         missing = [q for q, k in wanted.items() if k not in self.known]
         if missing:
             before = self._previous_answers()
+            whole = [q for q in missing if self.previous is None or wanted[q] not in before]
+            for q in untouched_together(self.gr, self.head, whole):
+                self.known[wanted[q]] = []  # what its own walk answers: no commit touched it
+            missing = [q for q in missing if wanted[q] not in self.known]
 
             def one(q: Question) -> list[LoggedCommit]:
                 old = before.get(wanted[q])
@@ -521,9 +560,13 @@ class CodeLog:
                     # a deletion may be a rename to follow: read it all again
                 return code_changes(self.gr, self.head, q[1], q[2], list(q[0]))
 
-            with ThreadPoolExecutor(max_workers=min(WORKERS, len(missing))) as pool:
-                for q, log in zip(missing, pool.map(one, missing), strict=True):
-                    self.known[wanted[q]] = log
+            if missing:
+                # imported here: a read whose questions were all answered together starts no thread
+                from concurrent.futures import ThreadPoolExecutor
+
+                with ThreadPoolExecutor(max_workers=min(WORKERS, len(missing))) as pool:
+                    for q, log in zip(missing, pool.map(one, missing), strict=True):
+                        self.known[wanted[q]] = log
             self._save()
         return {q: self.known[k] for q, k in wanted.items()}
 
