@@ -19,15 +19,13 @@ from typing import Any, Iterable, Optional
 
 from ..core.anchors import LineAnchor, map_lines, parse_anchor, parse_hunks
 from ..core.json_input import read_json
+from .code_together import PATHSPEC_ENV, Question, untouched_together
 from .fs import write_atomic
 from .repo import GitRepo
 
 RENAME_ROUNDS = 3  # times a rename out of the pathspecs is followed
 RENAMED_LIMIT = 256  # new names added by following renames
 WORKERS = 4  # git processes at once
-# Questions over one range of commits (the same hidden commits) asked of one `git log` over
-# the union of their pathspecs first, when there are at least this many (CodeLog.changes).
-GROUP_MIN = 3
 CACHE_FILE = "code-changes.json"
 # each commit's id, time and the values of its `Lifeline:` trailers (a trailer re-affirms)
 LOG_FORMAT = "--format=%x00%H %ct %(trailers:key=Lifeline,valueonly,unfold,separator=%x20)"
@@ -41,14 +39,6 @@ _FULL_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _HEADER = re.compile(rb"([0-9a-f]{40,64}) (\d+)((?: [^ \n]*)*)")
 _LINK = re.compile(r"[0-9a-f]{6,64}")
 _NUMSTAT = re.compile(rb"(\d+|-)\t(\d+|-)\t(.*)", re.S)
-# git's pathspec settings from the environment (GIT_LITERAL_PATHSPECS and friends) must
-# not change what a ledger's `paths:` mean from one shell to the next
-_PATHSPEC_ENV = {
-    "GIT_LITERAL_PATHSPECS": "0",
-    "GIT_GLOB_PATHSPECS": "0",
-    "GIT_NOGLOB_PATHSPECS": "0",
-    "GIT_ICASE_PATHSPECS": "0",
-}
 
 
 @dataclass
@@ -57,11 +47,6 @@ class Change:
     old: str
     new: str
     lines: int = 0
-
-
-# What a decision asks of the code log: (its pathspecs, the commits whose history is
-# hidden, the time it starts from or None), the key of CodeLog.changes.
-Question = tuple[tuple[str, ...], tuple[str, ...], Optional[int]]
 
 
 @dataclass(frozen=True)
@@ -137,7 +122,7 @@ def _log(
         args.append(f"--since=@{since}")
     # only full object ids (checked) reach git as revisions; pathspecs only after `--`
     args += ["--end-of-options", head, *(f"^{h}" for h in hide), "--", *specs]
-    proc = gr.git(args, check=False, env=dict(os.environ, **_PATHSPEC_ENV))
+    proc = gr.git(args, check=False, env=dict(os.environ, **PATHSPEC_ENV))
     if proc.returncode != 0:
         return None  # a pathspec git refuses (outside the repository, unknown magic)
     return parse_log(proc.stdout)
@@ -163,39 +148,6 @@ def _renamed_away(gr: GitRepo, commit: str, gone: set[str]) -> list[str]:
         else:
             i += 1
     return out
-
-
-def untouched_together(gr: GitRepo, head: str, questions: list[Question]) -> set[Question]:
-    """The questions whose `code_changes` is empty, known from one `git log --max-count=1`
-    per range asked (the same hidden commits) over the union of their pathspecs: one git
-    process instead of one each when no commit of the range touches any of them (an
-    imported ledger's decisions about code that has not changed since).
-
-    Exact: a commit TREESAME to its parents under the union is TREESAME under each part of
-    it, and the earliest `since` walks every commit a later one walks. So a question is
-    left to its own walk when a pathspec of it could widen what the union leaves out or
-    not be one (magic, `:(exclude)` among it; an anchor, `-L`/`-D`), and a range asked by
-    fewer than GROUP_MIN questions is not asked together (the extra process would cost
-    more than it saves when the union is touched)."""
-    ranges: dict[tuple[str, ...], list[Question]] = {}
-    for q in questions:
-        specs, hide, _since = q
-        if specs and not any(s.startswith((":", "-")) for s in specs):
-            ranges.setdefault(tuple(sorted(hide)), []).append(q)
-    quiet: set[Question] = set()
-    for hide, asked in ranges.items():
-        if len(asked) < GROUP_MIN:
-            continue
-        sinces = [q[2] for q in asked]
-        args = ["log", "--full-history", "--max-count=1", "--format=%H"]
-        if all(since is not None for since in sinces):
-            args.append(f"--since=@{min(since for since in sinces if since is not None)}")
-        union = sorted({spec for q in asked for spec in q[0]})
-        args += ["--end-of-options", head, *(f"^{h}" for h in hide), "--", *union]
-        proc = gr.git(args, check=False, env=dict(os.environ, **_PATHSPEC_ENV))
-        if proc.returncode == 0 and not proc.stdout.strip():
-            quiet.update(asked)
-    return quiet
 
 
 def code_changes(
@@ -270,7 +222,7 @@ def code_size(gr: GitRepo, commit: str, specs: list[str]) -> CodeSize:
 def _path_size(gr: GitRepo, commit: str, specs: list[str]) -> CodeSize:
     empty = gr.git(["hash-object", "-t", "tree", "--stdin"], input=b"", check=False).stdout.decode().strip()
     argv = ["diff-tree", "-r", "-z", "--numstat", "--no-renames", "--end-of-options", empty, commit, "--", *specs]
-    proc = gr.git(argv, check=False, env=dict(os.environ, **_PATHSPEC_ENV))
+    proc = gr.git(argv, check=False, env=dict(os.environ, **PATHSPEC_ENV))
     if proc.returncode != 0:
         return CodeSize(0, 0)
     files = lines = 0
@@ -303,7 +255,7 @@ def _exists(gr: GitRepo, commit: str, path: str) -> bool:
 def _renamed_to(gr: GitRepo, base: str, head: str, path: str) -> Optional[str]:
     """The name `path` of `base` has in `head` when a rename took it there (git's -M)."""
     argv = ["diff", "-z", "--name-status", "-M", "--diff-filter=R", "--no-ext-diff", "--end-of-options", base, head]
-    proc = gr.git(argv, check=False, env=dict(os.environ, **_PATHSPEC_ENV))
+    proc = gr.git(argv, check=False, env=dict(os.environ, **PATHSPEC_ENV))
     tokens = proc.stdout.split(b"\0") if proc.returncode == 0 else []
     for i in range(0, len(tokens) - 2, 3):
         if tokens[i].startswith(b"R") and tokens[i + 1].decode("utf-8", "surrogateescape") == path:
@@ -334,7 +286,7 @@ def resolve_anchor(gr: GitRepo, head: str, base: Optional[str], item: str) -> st
     if base is not None and base != head and _exists(gr, base, anchor.path):
         argv = ["diff", "-U0", "-M", "--no-color", "--no-ext-diff", "--no-textconv", "--end-of-options"]
         argv += [base, head, "--", f":(top,literal){anchor.path}", f":(top,literal){path}"]
-        proc = gr.git(argv, check=False, env=dict(os.environ, **_PATHSPEC_ENV))
+        proc = gr.git(argv, check=False, env=dict(os.environ, **PATHSPEC_ENV))
         if proc.returncode == 0:
             mapped = map_lines(parse_hunks(proc.stdout.decode("utf-8", "replace")), start, end)
             if mapped is None:
@@ -561,8 +513,7 @@ class CodeLog:
                 return code_changes(self.gr, self.head, q[1], q[2], list(q[0]))
 
             if missing:
-                # imported here: a read whose questions were all answered together starts no thread
-                from concurrent.futures import ThreadPoolExecutor
+                from concurrent.futures import ThreadPoolExecutor  # none when all were answered together
 
                 with ThreadPoolExecutor(max_workers=min(WORKERS, len(missing))) as pool:
                     for q, log in zip(missing, pool.map(one, missing), strict=True):
@@ -614,7 +565,7 @@ def unmatched_pathspecs(gr: GitRepo, specs: list[str]) -> list[str]:
     make its decision stale. Empty without a work tree (nothing to compare with)."""
     if gr.workdir is None:
         return []
-    env = dict(os.environ, **_PATHSPEC_ENV)
+    env = dict(os.environ, **PATHSPEC_ENV)
     unmatched = []
     for spec in specs:
         argv = ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", spec]

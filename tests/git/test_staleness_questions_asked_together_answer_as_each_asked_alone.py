@@ -1,7 +1,7 @@
 """A cold `context` of a ledger whose decisions name code that has not changed since ran one
 `git log` per decision that names `paths:` (33 processes at 1,000 entries, a sixth of its
 CPU). The questions over one range of commits are now asked of one `git log` over the union
-of their pathspecs first (codelog.untouched_together); each answer must stay what its own
+of their pathspecs first (git/code_together.py); each answer must stay what its own
 walk gives, and any question whose pathspecs could widen the union's answer walks alone.
 Counted in git's own trace (GIT_TRACE), never timed."""
 
@@ -12,7 +12,8 @@ from pathlib import Path
 from kit.repos import code_commit
 from kit.run import git
 
-from git_lifeline.git.codelog import GROUP_MIN, CodeLog, code_changes
+from git_lifeline.git.code_together import GROUP_MIN
+from git_lifeline.git.codelog import CodeLog, code_changes
 from git_lifeline.git.repo import open_repo
 
 
