@@ -13,7 +13,7 @@ ids never seen included.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Iterable, Mapping, Optional
 
 from .entry import sort_in_order
 from .facts import Facts
@@ -114,6 +114,33 @@ def derive(decisions: list[str], corrections: list, facts: Mapping[str, Facts]) 
         {k: [shown[k], ids] for k, ids in sorted(by_subject.items())},
         dict(sorted(by_root.items())),
     )
+
+
+def with_decision(derived: Derived, decision: str, facts: Mapping[str, Facts], corrections: list) -> Optional[Derived]:
+    """What `derive` says once one more decision is folded, without walking the graph again,
+    when that is certain: the decision sorts after every carrier in force, no correction
+    names it (so nothing it carries is superseded, revised or forked), and the subject it
+    declares, if any, is one a conflict group already holds (it joins it, last) or one no
+    other entry declares (no group). None otherwise: the caller derives again. This is what
+    lets an append of a decision cost the entry, not the line (views/cache.py)."""
+    mine = facts.get(decision)
+    if mine is None or decision in derived.superseded:
+        return None
+    if derived.live:
+        last = derived.live[-1]
+        if (facts[last]["ts"] if last in facts else "", last) >= (mine["ts"], decision):
+            return None
+    if any(decision in parents for _, parents, _ in corrections):
+        return None
+    subjects = derived.subjects
+    key = mine.get("subject_key")
+    if key is not None:
+        if key in subjects:
+            shown, ids = subjects[key]
+            subjects = {**subjects, key: [shown, [*ids, decision]]}
+        elif any(f.get("subject_key") == key for i, f in facts.items() if i != decision):
+            return None
+    return Derived(derived.superseded, (*derived.live, decision), subjects, derived.lineages)
 
 
 def _shared(live: tuple[str, ...], groups: dict[str, tuple[str, ...]]) -> dict[str, list[str]]:

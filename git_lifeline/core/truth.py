@@ -46,7 +46,7 @@ from .facts import REMEMBERED, Facts
 from .headers import valid_value
 from .status import Standing
 from .subjects import display_subject, subject_key
-from .supersession import Derived, derive
+from .supersession import Derived, derive, with_decision
 
 if TYPE_CHECKING:  # annotations only (entry.py is the write path's; the truth reads what it is given)
     from .entry import Entry
@@ -165,10 +165,11 @@ class Fold:
             if p in named:
                 self._touch(p, ts, eid, e.agent == "human")
         if kind == "decision":
-            self._derived = None
             self._remember_facts(e, header, ts)
             self._insert_sorted(self.decisions, eid, None, ts, eid)
             self._decisions_and_revisions().add(eid)
+            if self._derived is not None:  # kept when certain (an append), else derived again when read
+                self._derived = with_decision(self._derived, eid, self.facts, self.corrections)
         elif kind == "correction":
             self._derived = None
             revert = header.get("action") == "revert"

@@ -336,10 +336,20 @@ class LineCache:
         return self._sealed_fold(db, target, digest, _folded_while_indexing(db, slims, broken))
 
     def _sealed_fold(self, db: sqlite3.Connection, target: str, digest: int, f: truth.Fold) -> Sealed:
-        """Store and seal the fold; this process keeps the object it has (no re-parse)."""
-        sealed = check.write_seal(db, cr.SCHEMA_VERSION, target, digest, fold_text.text_of(f))
+        """Store the fold whole as the new base (an empty journal) and seal it; this process
+        keeps the object it has (no re-parse)."""
+        sealed = check.write_seal(db, cr.SCHEMA_VERSION, target, digest, "", base=fold_text.text_of(f))
         self._fold = (sealed.seal, f)
         return sealed
+
+    def _held_fold(self, db: sqlite3.Connection, sealed: Sealed) -> Optional[truth.Fold]:
+        """The fold `sealed` names, to be added to: the one this process holds when it is that
+        one (a server's next call after an append reads nothing), else read from the file.
+        Let go of here: what is added to it is not what it was sealed as."""
+        held, self._fold = self._fold, None
+        if held is not None and held[0] == sealed.seal:
+            return held[1]
+        return cr.read_fold(db, sealed)
 
     def _incremental(self, db: sqlite3.Connection, sealed: Sealed, gain: TreeGain, target: str) -> Sealed:
         if gain.removed:
@@ -360,15 +370,22 @@ class LineCache:
             added.append((g.entry_id, record if ok else None, ok))
             rows.append(row)
         digest = cr.insert(db, rows, digest)
-        f = None if replaced else cr.fold_of(sealed.fold_text)
+        f = None if replaced else self._held_fold(db, sealed)
         good = [r for _, r, ok in added if ok and r is not None]
-        if f is not None and f.accepts_after(good):
-            for r in sorted(good, key=entry_order_key):
-                f.add(r)
-            f.broken = sorted(set(f.broken) | {i for i, _, ok in added if not ok})
-        else:
-            f = cr.refold(db)
-        return self._sealed_fold(db, target, digest, f)
+        if f is None or not f.accepts_after(good):
+            return self._sealed_fold(db, target, digest, cr.refold(db))
+        folded = sorted(good, key=entry_order_key)
+        for r in folded:
+            f.add(r)
+        broken = sorted({i for i, _, ok in added if not ok} - set(f.broken))
+        f.broken = sorted(set(f.broken) | set(broken))
+        journal = cr.journal_after(sealed.journal, [r.id for r in folded], broken)
+        if cr.journal_length(journal) > cr.journal_limit(f.count):
+            return self._sealed_fold(db, target, digest, f)
+        # Only what the new entries add is written: the base stays as it is (cache_rows.py).
+        self._sealed = check.write_seal(db, cr.SCHEMA_VERSION, target, digest, journal)
+        self._fold = (self._sealed.seal, f)
+        return self._sealed
 
     # ---- reading -----------------------------------------------------------
     def state(self, commit_id: Optional[str]) -> truth.State:
@@ -377,7 +394,19 @@ class LineCache:
         sealed = self._sealed
         if sealed is not None and self._fold is not None and self._fold[0] == sealed.seal:
             return truth.State(self._fold[1], self.record, self.all_ids)
-        f = cr.fold_of(sealed.fold_text) if sealed is not None else None
+        try:
+            f = self._read_fold(db)
+        except sqlite3.DatabaseError as exc:
+            if self.mode == "memory":
+                raise
+            # the base does not match its sum, or the journal a row: never served, rebuilt
+            if not isinstance(exc, Corrupt) and not self._writable_here():
+                db = self._to_memory()
+            else:
+                self._warn_corrupt(exc)
+                db = self.db = self._reopen_fresh()
+            self._advance(db)
+            f = self._fold[1] if self._fold is not None else cr.refold(db)
         if f is None and self.mode != "read-only":  # a fold of an older version: recompute it once
             db.execute("BEGIN IMMEDIATE")
             try:
@@ -385,7 +414,7 @@ class LineCache:
                 f = cr.refold(db)
                 if sealed is not None:
                     self._sealed = check.write_seal(
-                        db, cr.SCHEMA_VERSION, sealed.tree, sealed.rows, fold_text.text_of(f)
+                        db, cr.SCHEMA_VERSION, sealed.tree, sealed.rows, "", base=fold_text.text_of(f)
                     )
                 db.execute("COMMIT")
             except BaseException:
@@ -397,6 +426,21 @@ class LineCache:
         elif f is None:
             f = cr.refold(db)
         return truth.State(f, self.record, self.all_ids)
+
+    def _read_fold(self, db: sqlite3.Connection) -> Optional[truth.Fold]:
+        """The fold the file holds now, its seal, base and journal read in one transaction
+        (another process may have advanced it since `ensure`: only ever forward)."""
+        db.execute("BEGIN")
+        try:
+            sealed = check.read_sealed(db, cr.SCHEMA_VERSION, in_transaction=True)
+            f = cr.read_fold(db, sealed) if sealed is not None else None
+        finally:
+            if db.in_transaction:
+                db.execute("COMMIT")
+        self._sealed = sealed
+        if f is not None and sealed is not None:
+            self._fold = (sealed.seal, f)
+        return f
 
     def record(self, entry_id: str) -> Optional[Entry]:
         """The entry of a row, checked against its id once more as it is served: a row

@@ -3,10 +3,13 @@
 Three layers, cheapest first:
 
 * **The seal**, on every read: `meta.seal` is a sha256 over the schema version, the
-  entries tree the cache reflects, the number of rows, the rows' digest and the fold's
-  JSON text. The fold and the tree are read anyway; the count is one `count(*)`. A stale
-  tip, an edited or torn fold, a deleted or extra row, an edited seal: each is a
-  mismatch.
+  entries tree the cache reflects, the number of rows, the rows' digest, the sha256 of
+  the fold's base text (`meta.fold_sum`) and the fold's journal (`meta.journal`: the
+  entries folded onto the base since it was written, views/cache_rows.py). The count is
+  one `count(*)`; the base text itself (~100 MB at a million entries) is not read to
+  check the seal: whoever reads it checks it against `fold_sum` first (`read_base`), so
+  a base that does not match is never folded. A stale tip, an edited or torn fold, an
+  edited journal, a deleted or extra row, an edited seal: each is a mismatch.
 * **The stamp**, on every open: `<cache>.stamp`, written beside the file after each
   write of ours, holds the file's device, inode, size, mtime and ctime and the seal it
   was written with. Anything that changes the file without going through this module
@@ -14,18 +17,19 @@ Three layers, cheapest first:
   journal rolled back) changes one of those; ctime cannot be set back by a user.
 * **The full check**, when the stamp does not match: `PRAGMA quick_check` (the b-tree
   structure), every row re-summed against the digest in the seal (a summary edited in
-  place, a flipped byte in a page's payload), and FTS5's `integrity-check` with rank 1
-  (the index against its rows: an emptied or stale index). It passes only for the very rows the seal was made over; then the
+  place, a flipped byte in a page's payload), the base text against its sum, and FTS5's
+  `integrity-check` with rank 1 (the index against its rows: an emptied or stale index).
+  It passes only for the very rows the seal was made over; then the
   stamp is rewritten and the next open is cheap again.
 
 What this cannot see: a forgery that recomputes the seal and the stamp with this code.
 The cache is under the git dir; whoever can write there can move the refs too.
 Served entries are checked once more against their ids (views/cache.py, `record`).
 
-Measured on the realistic 100k ledger (2 cores): the seal costs a sha256 of the fold
-text (~10 MB, ~25 ms; 27 MB before the fold named ids by index) and a `count(*)` (3 ms);
-the full check ~1 s (quick_check 0.14 s, the row sums 0.4 s, FTS against the rows
-0.47 s), ~10x less at 10k.
+Measured on the realistic 100k ledger (2 cores): the seal costs a `count(*)` (3 ms) and
+a sha256 of a few small values; reading the base costs a sha256 of its text (~10 MB,
+~25 ms) on top of its parse; the full check ~1 s (quick_check 0.14 s, the row sums
+0.4 s, FTS against the rows 0.47 s), ~10x less at 10k.
 """
 
 from __future__ import annotations
@@ -68,34 +72,45 @@ def add_sums(digest: int, rows: Iterable[SqlRow], sign: int = 1) -> int:
     return digest
 
 
-def make_seal(version: str, tree: str, count: int, rows: int, fold_text: str) -> str:
-    h = hashlib.sha256(f"{version}\0{tree}\0{count}\0{rows:016x}\0".encode("ascii"))
-    step = 1 << 20  # in slices: a 100k-entry fold is ~10 MB of text, not copied whole
-    for i in range(0, len(fold_text), step):
-        h.update(fold_text[i : i + step].encode("utf-8", "surrogatepass"))
+def text_sum(text: str) -> str:
+    """The sha256 of a fold's base text, hashed in slices: a million-entry fold is ~100 MB
+    of text, never encoded whole."""
+    h = hashlib.sha256()
+    step = 1 << 20
+    for i in range(0, len(text), step):
+        h.update(text[i : i + step].encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+def make_seal(version: str, tree: str, count: int, rows: int, fold_sum: str, journal: str) -> str:
+    h = hashlib.sha256(f"{version}\0{tree}\0{count}\0{rows:016x}\0{fold_sum}\0".encode("ascii"))
+    h.update(journal.encode("utf-8", "surrogatepass"))
     return h.hexdigest()
 
 
 @dataclass
 class Sealed:
-    """What one consistent read of the cache's meta found, checked against its seal."""
+    """What one consistent read of the cache's meta found, checked against its seal (the
+    base text is not read: `read_base` reads it, checked against `fold_sum`)."""
 
     tree: str  # the entries tree oid reflected ("none" for an empty line)
-    fold_text: str
+    fold_sum: str  # the sha256 of the fold's base text (meta `fold`)
+    journal: str  # the entries folded onto the base since it was written (cache_rows.journal_lines)
     rows: int  # the digest of the rows (sum of row_sum)
     count: int
     seal: str
 
 
 def read_sealed(db: sqlite3.Connection, version: str, in_transaction: bool = False) -> Optional[Sealed]:
-    """The cache's tree and fold, checked against the seal; None for a cache that was never
-    filled (no tree, no rows). Raises Corrupt on any mismatch. The meta and the count are
-    read in one transaction (the caller's, when it is in one), so a writer in another
-    process cannot pair one state's fold with another's count."""
+    """The cache's tree, fold sum and journal, checked against the seal; None for a cache
+    that was never filled (no tree, no rows). Raises Corrupt on any mismatch. The meta and
+    the count are read in one transaction (the caller's, when it is in one), so a writer in
+    another process cannot pair one state's fold with another's count. The base text is
+    left in the file (its key only is read): most reads never need it."""
     if not in_transaction:
         db.execute("BEGIN")
     try:
-        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        meta = dict(db.execute("SELECT key, CASE WHEN key='fold' THEN '' ELSE value END FROM meta").fetchall())
         count = db.execute("SELECT count(*) FROM entries").fetchone()[0]
     finally:
         if not in_transaction:
@@ -103,23 +118,46 @@ def read_sealed(db: sqlite3.Connection, version: str, in_transaction: bool = Fal
     if "tree" not in meta and "seal" not in meta and "fold" not in meta and count == 0:
         return None
     try:
-        sealed = Sealed(meta["tree"], meta["fold"], int(meta["rows"], 16), count, meta["seal"])
+        if "fold" not in meta:
+            raise KeyError("fold")
+        sealed = Sealed(meta["tree"], meta["fold_sum"], meta["journal"], int(meta["rows"], 16), count, meta["seal"])
     except (KeyError, ValueError) as exc:
         raise Corrupt(f"its seal is missing ({exc.__class__.__name__} {exc})") from None
-    if make_seal(version, sealed.tree, count, sealed.rows, sealed.fold_text) != sealed.seal:
+    if make_seal(version, sealed.tree, count, sealed.rows, sealed.fold_sum, sealed.journal) != sealed.seal:
         raise Corrupt("its rows, fold or tip do not match its seal")
     return sealed
 
 
-def write_seal(db: sqlite3.Connection, version: str, tree: str, rows: int, fold_text: str) -> Sealed:
-    """Seal what this write transaction leaves (called inside it, last)."""
+def read_base(db: sqlite3.Connection, sealed: Sealed) -> str:
+    """The fold's base text, checked against the sum `sealed` holds (read in the transaction
+    `sealed` was read in). Raises Corrupt."""
+    row = db.execute("SELECT value FROM meta WHERE key='fold'").fetchone()
+    if row is None or not isinstance(row[0], str) or text_sum(row[0]) != sealed.fold_sum:
+        raise Corrupt("its fold does not match its seal")
+    return row[0]
+
+
+def write_seal(
+    db: sqlite3.Connection, version: str, tree: str, rows: int, journal: str, base: Optional[str] = None
+) -> Sealed:
+    """Seal what this write transaction leaves (called inside it, last): a new base text
+    when `base` is given (the journal then holds what was folded onto it: usually
+    nothing), else the base the file holds, with this `journal`."""
     count = db.execute("SELECT count(*) FROM entries").fetchone()[0]
-    seal = make_seal(version, tree, count, rows, fold_text)
+    if base is not None:
+        fold_sum = text_sum(base)
+        db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [("fold", base), ("fold_sum", fold_sum)])
+    else:
+        row = db.execute("SELECT value FROM meta WHERE key='fold_sum'").fetchone()
+        if row is None:
+            raise Corrupt("its fold sum is missing")
+        fold_sum = row[0]
+    seal = make_seal(version, tree, count, rows, fold_sum, journal)
     db.executemany(
         "INSERT OR REPLACE INTO meta VALUES (?, ?)",
-        [("tree", tree), ("fold", fold_text), ("rows", f"{rows:016x}"), ("seal", seal)],
+        [("tree", tree), ("journal", journal), ("rows", f"{rows:016x}"), ("seal", seal)],
     )
-    return Sealed(tree, fold_text, rows, count, seal)
+    return Sealed(tree, fold_sum, journal, rows, count, seal)
 
 
 # ---- the stamp -------------------------------------------------------------------------------
@@ -211,6 +249,7 @@ def full_check(db: sqlite3.Connection, sealed: Sealed) -> None:
     digest = add_sums(0, db.execute("SELECT rowid, id, blob, ts, kind, ok, summary, body, dedup, json FROM entries"))
     if digest != sealed.rows:
         raise Corrupt("a row does not match its seal")
+    read_base(db, sealed)
     try:
         # rank=1: the index against the rows too (without it an emptied index passes)
         db.execute("INSERT INTO fts(fts, rank) VALUES ('integrity-check', 1)")

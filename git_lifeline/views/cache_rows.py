@@ -1,6 +1,14 @@
 """The rows of the cache (views/cache.py): its schema, one blob to one row, a batch in,
-a row out, the fold made again from the rows. Every write keeps the rows' digest
-(views/cache_check.py) in step."""
+a row out, the fold made again from the rows, and the fold as stored: a base text and a
+journal. Every write keeps the rows' digest (views/cache_check.py) in step.
+
+The fold is stored as a **base** (`meta.fold`, core/fold_text.py: the whole fold as it
+stood when it was last written whole) and a **journal** (`meta.journal`: the entries
+folded onto that base since, in the order they were folded, one id a line, `!` before
+a broken one). An append adds its entries to the journal and leaves the base alone, so
+it writes what the new entries cost, not the line; reading folds the journal's rows onto
+the base again (`read_fold`). Past `journal_limit` entries the next write writes the
+base whole and empties the journal (one whole write in thousands of appends)."""
 
 from __future__ import annotations
 
@@ -14,7 +22,7 @@ from ..core import fold_text, truth
 from ..core.entry import Entry, compute_id, sort_in_order
 from . import cache_check as check
 
-SCHEMA_VERSION = "7"  # 7: the fold names ids by index (core/truth.py, FOLD_VERSION 5)
+SCHEMA_VERSION = "8"  # 8: the fold is a base and a journal (meta fold, fold_sum, journal); 7: ids by index
 BATCH = 2000
 COLUMNS = "rowid, id, blob, ts, kind, ok, summary, body, dedup, json"
 SCHEMA = """
@@ -155,6 +163,54 @@ def no_cycle_collection() -> Iterator[None]:
     finally:
         if was:
             gc.enable()
+
+
+JOURNAL_MAX = 2048
+
+
+def journal_limit(count: int) -> int:
+    """How many entries the journal holds before the base is written whole again. Folding
+    one again as the fold is read costs a row read and a parse (~30 us); writing the base
+    whole ~10 us per entry of the line: a 64th of the line keeps the replay a small share
+    of reading the base, and 2,048 bounds it at any size."""
+    return max(16, min(JOURNAL_MAX, count // 64))
+
+
+def journal_after(journal: str, folded: list[str], broken: list[str]) -> str:
+    """The journal once these entries (ids in the order they were folded) and these broken
+    ids were added to the fold."""
+    return journal + "".join(f"{i}\n" for i in folded) + "".join(f"!{i}\n" for i in broken)
+
+
+def journal_length(journal: str) -> int:
+    return journal.count("\n")
+
+
+def read_fold(db: sqlite3.Connection, sealed: check.Sealed) -> Optional[truth.Fold]:
+    """The fold the cache holds (read in the transaction `sealed` was read in): its base,
+    checked against its sum, with the journal's entries folded onto it in their order.
+    None for a base of another fold version (folded again by the caller); Corrupt when the
+    base does not match its sum or the journal names a row the file does not hold sound."""
+    f = fold_of(check.read_base(db, sealed))
+    if f is None or not sealed.journal:
+        return f
+    broken: list[str] = []
+    with no_cycle_collection():
+        for line in sealed.journal.splitlines():
+            if line.startswith("!"):
+                broken.append(line[1:])
+                continue
+            row = db.execute("SELECT json, ok FROM entries WHERE id=?", (line,)).fetchone()
+            try:
+                e = Entry.from_json(row[0]) if row is not None and row[1] else None
+            except ValueError:
+                e = None
+            if e is None or e.id != line:
+                raise check.Corrupt("its fold's journal names a row it does not hold")
+            f.add(e)
+    if broken:
+        f.broken = sorted(set(f.broken) | set(broken))
+    return f
 
 
 def fold_of(text: str) -> Optional[truth.Fold]:

@@ -145,11 +145,11 @@ class Opened:
         """The truth the cache holds, its fold checked against the seal (NotWarm otherwise)."""
         try:
             sealed = check.read_sealed(self.db, cr.SCHEMA_VERSION, in_transaction=True)
+            if sealed is None or sealed.seal != self.seal or sealed.tree != self.tree:
+                raise NotWarm("not the seal the stamp was written with")
+            f = cr.read_fold(self.db, sealed)  # the base checked against its sum, the journal folded on
         except sqlite3.Error as exc:
             raise NotWarm(str(exc)) from None
-        if sealed is None or sealed.seal != self.seal or sealed.tree != self.tree:
-            raise NotWarm("not the seal the stamp was written with")
-        f = cr.fold_of(sealed.fold_text)
         if f is None:
             raise NotWarm("a fold of another version")
         return Warm(self.db, f)

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from kit.truth_reference import ident, order, rec, reference, snapshot
 
 from git_lifeline.core import fold_text, truth
+from git_lifeline.core.supersession import derive
 
 NOW = "2026-06-01T00:00:00.000000"
 
@@ -367,6 +368,25 @@ def test_a_cached_fold_extended_by_an_append_equals_a_cold_fold(entries, cut):
         loaded.add(e)
     cold = truth.fold(entries)
     assert json.loads(json.dumps(loaded.to_json())) == json.loads(json.dumps(cold.to_json()))
+
+
+@FAST
+@given(ledgers(), st.randoms(use_true_random=False))
+def test_a_derived_truth_kept_across_an_append_is_the_one_derived_afresh(entries, rnd):
+    """Folding a decision onto a fold whose truth is derived keeps that truth, extended
+    (supersession.with_decision), instead of deriving it again: after every add, in any
+    order (a decision that sorts early, one a correction already names, one whose subject
+    another declares), it must be exactly what deriving from scratch gives."""
+    shuffled = list(entries)
+    if rnd.random() < 0.5:
+        rnd.shuffle(shuffled)
+    else:
+        shuffled.sort(key=order)
+    f = truth.Fold()
+    for e in shuffled:
+        assert f.derived is not None  # derived before each add: what the cache holds when an append comes
+        f.add(e)
+        assert f.derived == derive(f.decisions, f.corrections, f.facts)
 
 
 def test_a_fold_stored_by_an_older_version_is_refused_so_the_cache_refolds():

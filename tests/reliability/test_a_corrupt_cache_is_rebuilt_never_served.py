@@ -109,6 +109,19 @@ def edit_fold(change):
     return apply
 
 
+def edit_journal(change):
+    """The fold's journal (the entries folded onto its base since it was written) changed."""
+
+    def apply(path: Path, _ctx: dict) -> None:
+        db = sqlite3.connect(str(path), isolation_level=None)
+        lines = db.execute("SELECT value FROM meta WHERE key='journal'").fetchone()[0].splitlines()
+        assert lines, "the pristine cache holds a journal: its last entries were appended"
+        db.execute("UPDATE meta SET value=? WHERE key='journal'", ("".join(f"{i}\n" for i in change(lines)),))
+        db.close()
+
+    return apply
+
+
 def truncate(at):
     def apply(path: Path, _ctx: dict) -> None:
         size = path.stat().st_size
@@ -162,8 +175,11 @@ def forge_seal_and_stamp(change):
         db = sqlite3.connect(str(path), isolation_level=None)
         meta = dict(db.execute("SELECT key, value FROM meta"))
         count = db.execute("SELECT count(*) FROM entries").fetchone()[0]
-        seal = cache_check.make_seal(SCHEMA_VERSION, meta["tree"], count, int(meta["rows"], 16), meta["fold"])
-        db.execute("UPDATE meta SET value=? WHERE key='seal'", (seal,))
+        fold_sum = cache_check.text_sum(meta["fold"])
+        seal = cache_check.make_seal(
+            SCHEMA_VERSION, meta["tree"], count, int(meta["rows"], 16), fold_sum, meta["journal"]
+        )
+        db.executemany("UPDATE meta SET value=? WHERE key=?", [(fold_sum, "fold_sum"), (seal, "seal")])
         db.close()
         cache_check.write_stamp(path, seal)
 
@@ -347,6 +363,14 @@ CASES = {
     "pins cleared in the fold": edit_fold(_pins),
     "the fold is not JSON": edit("UPDATE meta SET value='{not json' WHERE key='fold'"),
     "the fold is missing": edit("DELETE FROM meta WHERE key='fold'"),
+    "the fold's sum edited": edit("UPDATE meta SET value=? WHERE key='fold_sum'", "0" * 64),
+    "an entry dropped from the fold's journal": edit_journal(lambda lines: lines[1:]),
+    "the fold's journal reordered": edit_journal(lambda lines: lines[::-1]),
+    "the fold's journal is missing": edit("DELETE FROM meta WHERE key='journal'"),
+    "the journal names a row the file lacks, seal and stamp forged": forge_seal_and_stamp(
+        edit_journal(lambda lines: [*lines, "ab" * 32])
+    ),
+    "the base fold edited under its journal, stamp put back": stamp_kept(edit_fold(_kinds)),
     "a stale tip (an older tree)": _stale_tip,
     "a tip that names no object": edit("UPDATE meta SET value=? WHERE key='tree'", "ab" * 20),
     "the seal is missing": edit("DELETE FROM meta WHERE key='seal'"),

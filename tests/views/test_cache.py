@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import sqlite3
@@ -169,6 +170,11 @@ def test_concurrent_readers_and_writers_never_see_a_torn_state(repo):
     assert cli(repo, "verify").code == 0
 
 
+def schema_6_seal(tree: str, count: int, rows: int, fold: str) -> str:
+    """The seal as schema 6 and 7 made it: over the whole fold text."""
+    return hashlib.sha256(f"6\0{tree}\0{count}\0{rows:016x}\0{fold}".encode()).hexdigest()
+
+
 def test_a_cache_of_the_previous_format_is_rebuilt_not_misread(ledger):
     """A cache the previous release wrote (schema 6: the fold with every id spelled out,
     FOLD_VERSION 4), sealed and stamped as that release left it, is replaced and rebuilt:
@@ -192,8 +198,9 @@ def test_a_cache_of_the_previous_format_is_rebuilt_not_misread(ledger):
     db = sqlite3.connect(str(path), isolation_level=None)
     meta = dict(db.execute("SELECT key, value FROM meta"))
     count = db.execute("SELECT count(*) FROM entries").fetchone()[0]
-    seal = cache_check.make_seal("6", meta["tree"], count, int(meta["rows"], 16), text)
+    seal = schema_6_seal(meta["tree"], count, int(meta["rows"], 16), text)
     db.executemany("UPDATE meta SET value=? WHERE key=?", [("6", "version"), (text, "fold"), (seal, "seal")])
+    db.execute("DELETE FROM meta WHERE key IN ('fold_sum', 'journal')")  # schema 6 had neither
     db.close()
     cache_check.write_stamp(path, seal)
 
