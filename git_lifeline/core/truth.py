@@ -341,6 +341,12 @@ class Fold:
         return self._derived
 
     @property
+    def derived_kept(self) -> bool:
+        """Whether the derived truth is at hand (kept across what was added since it was
+        derived), so that reading it costs nothing."""
+        return self._derived is not None
+
+    @property
     def superseded(self) -> frozenset[str]:
         return self.derived.superseded
 

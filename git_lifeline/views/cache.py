@@ -380,7 +380,9 @@ class LineCache:
         broken = sorted({i for i, _, ok in added if not ok} - set(f.broken))
         f.broken = sorted(set(f.broken) | set(broken))
         journal = cr.journal_after(sealed.journal, [r.id for r in folded], broken)
-        if cr.journal_length(journal) > cr.journal_limit(f.count):
+        if cr.journal_length(journal) > cr.journal_limit(f.count) or not f.derived_kept:
+            # a correction (or a decision out of order) changed the derived truth: the base
+            # is written whole with it, so that no read derives the whole graph again
             return self._sealed_fold(db, target, digest, f)
         # Only what the new entries add is written: the base stays as it is (cache_rows.py).
         self._sealed = check.write_seal(db, cr.SCHEMA_VERSION, target, digest, journal)

@@ -8,7 +8,10 @@ folded onto that base since, in the order they were folded, one id a line, `!` b
 a broken one). An append adds its entries to the journal and leaves the base alone, so
 it writes what the new entries cost, not the line; reading folds the journal's rows onto
 the base again (`read_fold`). Past `journal_limit` entries the next write writes the
-base whole and empties the journal (one whole write in thousands of appends)."""
+base whole and empties the journal (one whole write in thousands of appends), and so does
+an append that changes the derived truth beyond what `supersession.with_decision` extends
+(a correction, a decision that sorts early): the base holds the derived truth, so that a
+read never derives the whole graph again."""
 
 from __future__ import annotations
 

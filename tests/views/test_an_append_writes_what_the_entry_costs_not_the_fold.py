@@ -53,21 +53,40 @@ def test_an_append_leaves_the_base_as_it_was_and_reads_back_as_a_cold_build(ledg
     ledger.state()
     base = meta(ledger)["fold"]
     assert meta(ledger)["journal"] == ""
-    written = [
-        ledger.log(Draft(kind="note", summary="A note", body="noted", parents=[d.id])).entry,
-        ledger.log(Draft(kind="decision", summary="Use Postgres", body="subject: datastore\n\nscale")).entry,
-        ledger.log(Draft(kind="open", summary="Which queue?", body="not decided")).entry,
-        ledger.log(Draft(kind="correction", summary="Use SQLite 3.45", body="pinned", parents=[d.id])).entry,
+    drafts = [
+        Draft(kind="note", summary="A note", body="noted", parents=[d.id]),
+        Draft(kind="decision", summary="Use Postgres for reports", body="subject: reporting\n\nscale"),
+        Draft(kind="open", summary="Which queue?", body="not decided"),
+        Draft(kind="decision", summary="Use Redis", body="fast"),
     ]
-    ledger.checkpoint(CheckpointDraft("a", {"next": ["go on"]}))
-    for step, e in enumerate(written):
+    for step, draft in enumerate(drafts):
+        e = ledger.log(draft).entry
         ledger.state()  # each append folded as the next command would fold it
-        assert e.id in meta(ledger)["journal"].splitlines(), step
+        assert meta(ledger)["journal"].splitlines()[-1] == e.id, step
+    ledger.checkpoint(CheckpointDraft("a", {"next": ["go on"]}))
     ledger.state()
     after = meta(ledger)
     assert after["fold"] == base, "an append rewrote the whole fold"
     assert len(after["journal"].splitlines()) == 5
     assert truth_signature(read_fresh(ledger)) == truth_signature(cold(ledger))
+
+
+def test_a_correction_writes_the_base_whole_so_no_read_derives_the_graph_again(ledger):
+    d = ledger.log(Draft(kind="decision", summary="Use SQLite", body="small")).entry
+    ledger.state()
+    ledger.log(Draft(kind="note", summary="A note", body="noted"))
+    ledger.state()
+    base = meta(ledger)["fold"]
+    ledger.log(Draft(kind="correction", summary="Use SQLite 3.45", body="pinned", parents=[d.id]))
+    ledger.state()
+    after = meta(ledger)
+    assert after["fold"] != base and after["journal"] == ""
+    read = open_ledger(ledger.gr.workdir).cache()
+    sealed = cache_check.read_sealed(read.open(), cache_rows.SCHEMA_VERSION)
+    assert sealed is not None
+    f = cache_rows.read_fold(read.open(), sealed)
+    assert f is not None and f.derived_kept and f.derived.live == (f.corrections[0][0],)
+    read.close()
 
 
 def test_a_journal_past_its_limit_is_folded_into_a_new_base(ledger):
