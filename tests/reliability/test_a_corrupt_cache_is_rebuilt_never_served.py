@@ -71,6 +71,9 @@ def pristine(tmp_path_factory):
         ts=ts_at(62),
     )
     led.append(entries[36:] + [revision, revert, pin])
+    led.state()  # the revision and the revert: the fold's base written whole
+    note = new_entry(author=AUTHOR, kind="note", summary="Noted after", body="So it goes.", ts=ts_at(63))
+    led.append([note])  # folded onto the base by the CLI below: the cache holds a journal
     for args in COMMANDS:  # the CLI builds the cache as a user's first command does
         assert cli(repo, *args).code == 0
     fresh = {args: cli(repo, *args) for args in COMMANDS}
