@@ -17,7 +17,7 @@ from ..errors import InputError
 from ..git.bulk import BulkWriter
 from ..git.fanout import AppendResult
 from ..git.fs import read_input_text, write_atomic
-from ..git.trees import lookup
+from ..git.trees import TreeLookup
 from .ledger import Ledger, commit_message
 
 # Handed to the faces, which may import only app/ (tests/test_layers.py): how cli/common.py
@@ -201,11 +201,11 @@ def import_from(
     total = len(records)
     store = led.store
     head = store.head()
-    tree = store.tree(head)
+    in_tree = TreeLookup(store.tree(head))
     index = LineIndex.scan(led.gr)
 
     def in_line(entry_id: str) -> bool:
-        return tree is not None and lookup(tree, entry_id) is not None
+        return in_tree.find(entry_id) is not None
 
     def dedup_used() -> dict[str, str]:
         if head is None:

@@ -16,7 +16,7 @@ from typing import IO, TYPE_CHECKING, Callable, Optional
 from ..errors import LifelineError
 from .fanout import CAS_ATTEMPTS, CAS_SECONDS, AppendResult, FanoutLog
 from .libgit2 import pygit2
-from .trees import entry_path, lookup
+from .trees import TreeLookup, entry_path
 
 if TYPE_CHECKING:  # annotations only
     import subprocess
@@ -223,14 +223,14 @@ class BulkWriter:
                 time.sleep(pause or 0.0)
                 self._restart()
             head = self.store.head()
-            base = self.store.tree(head)
+            base = TreeLookup(self.store.tree(head))
             new: list[Entry] = []
             existing: list[Entry] = []
             seen: set[str] = set()
             for e in entries:
                 if e.id not in seen:
                     seen.add(e.id)
-                    (existing if lookup(base, e.id) is not None else new).append(e)
+                    (existing if base.find(e.id) is not None else new).append(e)
             if not new:
                 return AppendResult([], existing, None)
             commit = self._commit(head, new, message_for, progress)

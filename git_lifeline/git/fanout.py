@@ -35,6 +35,7 @@ from .repo import GitRepo
 from .trees import (
     NullProgress,
     TreeGain,
+    TreeLookup,
     Union,
     bar_of,
     blob_data,
@@ -455,20 +456,20 @@ class FanoutLog(Generic[R]):
             head = self.head()
             if check is not None:
                 check(head)
-            base = self.tree(head)
+            base = TreeLookup(self.tree(head))
             new, present = [], []
             seen = set()
             for r in records:
                 if r.id in seen:
                     continue
                 seen.add(r.id)
-                if lookup(base, r.id) is not None or (existing and existing(r, head)):
+                if base.find(r.id) is not None or (existing and existing(r, head)):
                     present.append(r)
                 else:
                     new.append(r)
             if not new:
                 return AppendResult([], present, None)
-            tree = self.root_tree(self.insert(base, {r.id: blob_oids[r.id] for r in new}))
+            tree = self.root_tree(self.insert(base.tree, {r.id: blob_oids[r.id] for r in new}))
             # The commit carries the time of what it adds (for one record: its ts).
             parents = [pygit2.Oid(hex=head)] if head else []
             commit = self.write_commit(message_for(new), tree, parents, max(int(r.ts.timestamp()) for r in new))

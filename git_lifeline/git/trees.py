@@ -70,32 +70,54 @@ def subtree(repo: pygit2.Repository, tree: Optional[pygit2.Tree], name: str) -> 
 
 def lookup(tree: Optional[pygit2.Tree], key: str) -> Optional[pygit2.Oid]:
     """The blob stored under a 64-hex id, or None."""
-    if tree is None:
+    return TreeLookup(tree).find(key)
+
+
+class TreeLookup:
+    """`lookup` of many ids in one tree: each first-level fan-out tree is read once, not
+    once per id. (An import into a line of 100,000 looked each of its 125,000 ids up in
+    the line's tree: 55 µs an id, most of it reading the same 256-entry trees again.)"""
+
+    def __init__(self, tree: Optional[pygit2.Tree]):
+        self.tree = tree
+        self._firsts: dict[str, Optional[pygit2.Tree]] = {}
+
+    def find(self, key: str) -> Optional[pygit2.Oid]:
+        """The blob stored under a 64-hex id, or None."""
+        tree = self.tree
+        if tree is None:
+            return None
+        a, b, rest = entry_path(key)
+        first, second = FANOUT_NAMES.get(a), FANOUT_NAMES.get(b)
+        if first is None or second is None:  # not a hex id: the plain path lookup
+            try:
+                item = tree[f"{a}/{b}/{rest}"]
+            except KeyError:
+                return None
+            return item.id if item.type_str == "blob" else None
+        # pygit2 (1.21) keeps a reference to every name a Tree is indexed with, and a path
+        # lookup ("a/b/c") leaks native memory too: ~240 bytes per lookup, a gigabyte over an
+        # import into a million-entry line. The fan-out levels are indexed with the 256 shared
+        # names below (a leaked reference to one of them costs nothing); the leaf is scanned.
+        if first in self._firsts:
+            level = self._firsts[first]
+        else:
+            level = self._firsts[first] = _child_tree(tree, first)
+        node = _child_tree(level, second) if level is not None else None
+        if node is None:
+            return None
+        for stored in node:
+            if stored.name == rest:
+                return stored.id if stored.type_str == "blob" else None
         return None
-    a, b, rest = entry_path(key)
-    first, second = FANOUT_NAMES.get(a), FANOUT_NAMES.get(b)
-    if first is None or second is None:  # not a hex id: the plain path lookup
-        try:
-            item = tree[f"{a}/{b}/{rest}"]
-        except KeyError:
-            return None
-        return item.id if item.type_str == "blob" else None
-    # pygit2 (1.21) keeps a reference to every name a Tree is indexed with, and a path
-    # lookup ("a/b/c") leaks native memory too: ~240 bytes per lookup, a gigabyte over an
-    # import into a million-entry line. The fan-out levels are indexed with the 256 shared
-    # names below (a leaked reference to one of them costs nothing); the leaf is scanned.
-    node: pygit2.Tree = tree
-    for name in (first, second):
-        if name not in node:
-            return None
-        child = node[name]
-        if not isinstance(child, pygit2.Tree):
-            return None
-        node = child
-    for stored in node:
-        if stored.name == rest:
-            return stored.id if stored.type_str == "blob" else None
-    return None
+
+
+def _child_tree(node: pygit2.Tree, name: str) -> Optional[pygit2.Tree]:
+    """The subtree `node` names `name` (one of FANOUT_NAMES), or None."""
+    if name not in node:
+        return None
+    child = node[name]
+    return child if isinstance(child, pygit2.Tree) else None
 
 
 # The names of both fan-out levels, one str each: pygit2 (1.21) keeps a reference to every

@@ -12,7 +12,7 @@ import pygit2
 from kit.repos import init_repo
 from kit.run import cli
 
-from git_lifeline.git.trees import lookup
+from git_lifeline.git.trees import TreeLookup, lookup
 
 
 def test_a_thousand_lookups_of_fresh_ids_leave_no_memory_behind(tmp_path):
@@ -35,3 +35,20 @@ def test_a_thousand_lookups_of_fresh_ids_leave_no_memory_behind(tmp_path):
     tracemalloc.stop()
     assert found == 2000
     assert grown < 50_000, f"{grown} bytes left behind by {len(probes)} lookups"
+
+
+def test_looking_up_many_ids_in_one_tree_finds_what_each_lookup_finds(tmp_path):
+    # An import looks every new id up in the line's tree through one TreeLookup, which reads
+    # each first-level fan-out tree once: it must answer as a lookup of each id alone.
+    repo = init_repo(tmp_path / "repo")
+    for i in range(3):
+        assert cli(repo, "log", "--kind", "note", "--summary", f"note {i}", "--body", "why").code == 0
+    r = pygit2.Repository(str(repo))
+    entries = r[r.revparse_single("refs/lifeline/main").tree["entries"].id]
+    assert isinstance(entries, pygit2.Tree)
+    stored = [a.name + b.name + c.name for a in entries for b in r[a.id] for c in r[b.id]]
+    probes = stored + [s[:4] + "f" * 60 for s in stored] + ["ff" * 32, "zz" + "0" * 62, stored[0][:2] + "/x"]
+    many = TreeLookup(entries)
+    assert [many.find(k) for k in probes] == [lookup(entries, k) for k in probes]
+    assert [many.find(k) is not None for k in stored] == [True] * len(stored)
+    assert TreeLookup(None).find(stored[0]) is None
