@@ -37,6 +37,10 @@ _LOOSE = re.compile(rb"[0-9a-f]{40}\n")
 _PACKED = re.compile(r"([0-9a-f]{40}) (\S+)")
 _PEELED = re.compile(r"\^[0-9a-f]{40}")
 _MAX_LOOSE = 4096
+# A branch name as git's check-ref-format allows it, in ASCII: no whitespace or control
+# character, none of ~^:?*[\ , no component starting with `.` or ending in `.` or `.lock`,
+# no `..` nor `@{`.
+_BRANCH = re.compile(r"refs/heads(?:/(?!\.)(?:(?!\.\.|@\{)[^\x00-\x20\x7f~^:?*\[\\/])+(?<!\.)(?<!\.lock))+")
 
 
 class Location(NamedTuple):
@@ -222,7 +226,9 @@ def head_view(git_dir: str, common_dir: str) -> Optional[str]:
         if data is None or not (data.startswith(b"ref: refs/heads/") and data.endswith(b"\n")):
             return None
         name = data[5:-1].decode("ascii")
-        return UNBORN if _absent(common_dir, name) else None
+        # git and libgit2 trim whitespace after the name (`main \n` is main): only a name
+        # git could hold, read exactly, is looked for (a reftable's stub `.invalid` is not)
+        return UNBORN if _BRANCH.fullmatch(name) and _absent(common_dir, name) else None
     except (OSError, UnicodeDecodeError):
         return None
 

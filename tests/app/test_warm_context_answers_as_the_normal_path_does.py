@@ -208,6 +208,20 @@ def test_a_decision_naming_code_paths_before_the_first_code_commit_is_answered_w
     assert entry_point(repo, "context").warm
 
 
+def test_a_head_file_with_trailing_whitespace_never_hides_the_code_changed_since(tmp_path):
+    # staleness kept while the repository was new ("unborn"), then code commits on main
+    # and a HEAD file git reads past its trailing blank (`main \n` is main): read as still
+    # unborn, the kept answer hid "code changed since" from both paths
+    repo = init_repo(tmp_path / "repo")
+    git(repo, "symbolic-ref", "HEAD", "refs/heads/main")
+    open_ledger(repo).append([make_entry(1, body="paths: src/**\n\nBecause.")])
+    assert click_only(repo, "context").code == 0  # kept for the unborn view
+    commit_file(repo, "src/app.py", "x = 1\n" * 30)
+    (repo / ".git" / "HEAD").write_bytes(b"ref: refs/heads/main \n")
+    fast, slow = entry_point(repo, "context"), click_only(repo, "context")
+    assert fast.same_as(slow) and b"code changed since" in fast.out
+
+
 def test_a_missing_line_goes_the_normal_way(tmp_path):
     repo = init_repo(tmp_path / "repo")
     fast, slow = entry_point(repo, "context"), click_only(repo, "context")

@@ -43,3 +43,32 @@ def test_a_branch_a_file_might_hold_is_never_called_unborn(tmp_path, oddity):
         ref.parent.mkdir(parents=True, exist_ok=True)
         ref.symlink_to(tmp_path / "elsewhere")
     assert _view(repo) is None
+
+
+@pytest.mark.parametrize(
+    "head_file",
+    [
+        b"ref: refs/heads/main \n",  # git and libgit2 trim what follows the name
+        b"ref: refs/heads/main\r\n",
+        b"ref: refs/heads/main\t\n",
+        b"ref: refs/heads/main\n\n",
+    ],
+)
+def test_a_head_file_git_reads_past_its_trailing_whitespace_is_never_called_unborn(tmp_path, head_file):
+    # the file names `main ` (no such file), but git reads `main`, which has a commit: a
+    # staleness kept while the repository was new would be served for it, hiding the code
+    # changed since
+    repo = init_repo(tmp_path / "repo")
+    git(repo, "symbolic-ref", "HEAD", "refs/heads/main")
+    commit_file(repo)
+    (repo / ".git" / "HEAD").write_bytes(head_file)
+    assert git(repo, "rev-parse", "--verify", "HEAD").strip()  # git: a commit, not unborn
+    assert _view(repo) is None
+
+
+@pytest.mark.parametrize("branch", ["refs/heads/.invalid", "refs/heads/a..b", "refs/heads/x.lock", "refs/heads/a b"])
+def test_a_head_naming_a_branch_git_could_never_hold_is_never_called_unborn(tmp_path, branch):
+    # (a reftable repository's HEAD names refs/heads/.invalid: its refs are in no file read here)
+    repo = init_repo(tmp_path / "repo")
+    (repo / ".git" / "HEAD").write_text(f"ref: {branch}\n")
+    assert _view(repo) is None
