@@ -7,6 +7,7 @@ Counted in git's own trace (GIT_TRACE), never timed."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from kit.repos import code_commit
@@ -87,3 +88,19 @@ def test_questions_behind_hidden_commits_are_asked_over_their_own_range(repo):
     got = CodeLog(open_repo(str(repo)), head).changes(questions)
     assert got == expected
     assert expected[questions[2]] and not expected[questions[0]]
+
+
+def test_questions_too_long_to_ask_together_are_asked_in_parts_not_refused_by_the_system(repo, tmp_path, monkeypatch):
+    # a decision's `paths:` may be 64 KB (its body's bound): enough of them in one range made
+    # a union longer than the system lets one process be given (E2BIG), and every read
+    # of the ledger failed, though each question alone is asked as ever
+    history(repo)
+    head = git(repo, "rev-parse", "HEAD")
+    each = tuple(f"src/q{{}}/{i}/" + "d" * 5000 for i in range(12))  # 60 KB of pathspecs
+    count = os.sysconf("SC_ARG_MAX") // (12 * 5000) + 2
+    questions = [(tuple(spec.format(n) for spec in each), (), None) for n in range(count)]
+    expected = answers_alone(repo, head, questions)
+    trace = tmp_path / "trace"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    assert CodeLog(open_repo(str(repo)), head).changes(questions) == expected
+    assert len(log_runs(trace)) < count  # still asked together, in parts
