@@ -39,13 +39,17 @@ def untouched_together(gr: GitRepo, head: str, questions: list[Question]) -> set
     under each part, and the earliest `since` walks every commit a later one walks. Magic (an
     exclude widens the answer) and anchors walk alone, and so does a range asked by fewer than
     GROUP_MIN questions (the extra process would cost more than it saves when touched). A
-    range's questions are asked in parts of at most UNION_MAX_BYTES of pathspecs."""
-    ranges: dict[tuple[str, ...], list[Question]] = {}
+    range's questions are asked in parts of at most UNION_MAX_BYTES of pathspecs.
+
+    Behind hidden commits git's walk is limited, and there a parent older than `since` no
+    longer counts in a merge's TREESAME: an earlier `since` could hide a merge a later one
+    shows. Such a range is asked together only by questions with the same `since`."""
+    ranges: dict[tuple[tuple[str, ...], Optional[int]], list[Question]] = {}
     for q in questions:
         if q[0] and not any(spec.startswith((":", "-")) for spec in q[0]):
-            ranges.setdefault(tuple(sorted(q[1])), []).append(q)
+            ranges.setdefault((tuple(sorted(q[1])), q[2] if q[1] else None), []).append(q)
     quiet: set[Question] = set()
-    for hide, in_range in ranges.items():
+    for (hide, _since), in_range in ranges.items():
         for asked in _parts(in_range):
             if len(asked) >= GROUP_MIN and _untouched(gr, head, hide, asked):
                 quiet.update(asked)

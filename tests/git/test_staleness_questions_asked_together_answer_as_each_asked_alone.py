@@ -104,3 +104,26 @@ def test_questions_too_long_to_ask_together_are_asked_in_parts_not_refused_by_th
     monkeypatch.setenv("GIT_TRACE", str(trace))
     assert CodeLog(open_repo(str(repo)), head).changes(questions) == expected
     assert len(log_runs(trace)) < count  # still asked together, in parts
+
+
+def test_a_merge_a_later_since_shows_behind_hidden_commits_is_not_lost_to_an_earlier_since(repo):
+    # behind hidden commits git's walk is limited: a parent older than `since` is no longer
+    # relevant, so a merge that took one side for src/a/ differs only from the other, old,
+    # side. Alone, with a later `since`, both parents are old and the merge is shown; with the
+    # earliest `since` of the range, its newer side counts and the union saw nothing
+    hidden = code_commit(repo, "docs/start.md", 1, "2019-01-01T00:00:00Z", "start")
+    git(repo, "checkout", "-q", "-b", "side")
+    code_commit(repo, "src/a/x.py", 2, "2020-01-01T00:00:00Z", "side")
+    git(repo, "checkout", "-q", "-")
+    code_commit(repo, "docs/other.md", 1, "2028-01-01T00:00:00Z", "main")
+    when = {"GIT_AUTHOR_DATE": "2031-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2031-01-01T00:00:00Z"}
+    git(repo, "merge", "-q", "-s", "ours", "side", "-m", "merge", env=when)
+    head = git(repo, "rev-parse", "HEAD")
+    questions = [
+        (("src/a/",), (hidden,), 1_900_000_000),  # 2030: after main's 2028 commit
+        (("src/b/",), (hidden,), 1_700_000_000),  # 2023
+        (("src/c/",), (hidden,), 1_700_000_000),
+    ]
+    expected = answers_alone(repo, head, questions)
+    assert [row.commit for row in expected[questions[0]]] == [head]
+    assert CodeLog(open_repo(str(repo)), head).changes(questions) == expected
