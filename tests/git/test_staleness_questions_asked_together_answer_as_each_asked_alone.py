@@ -127,3 +127,17 @@ def test_a_merge_a_later_since_shows_behind_hidden_commits_is_not_lost_to_an_ear
     expected = answers_alone(repo, head, questions)
     assert [row.commit for row in expected[questions[0]]] == [head]
     assert CodeLog(open_repo(str(repo)), head).changes(questions) == expected
+
+
+def test_a_decision_dated_before_1973_does_not_hide_the_code_changed_under_the_others(repo):
+    # git reads `--since=@N` as seconds only from nine digits up (1973-03-03): a smaller N
+    # (a valid entry of 1971) was read as a day of the month, and as the range's earliest
+    # `since` it made the union's walk skip the code every other question asks about
+    history(repo)  # src/b/ changed in 2030, src/a/ in 2026 only
+    code_commit(repo, "src/a/x.py", 1, "2026-06-01T00:00:00Z", "a again")
+    head = git(repo, "rev-parse", "HEAD")
+    questions = [(("docs/",), (), 40_000_000), (("src/a/",), (), 1_760_000_000), (("src/c/",), (), 1_760_000_000)]
+    expected = answers_alone(repo, head, questions)
+    assert expected[questions[1]]  # src/a/ changed in 2026
+    assert CodeLog(open_repo(str(repo)), head).changes(questions) == expected
+    assert expected[questions[0]]  # since 1971: all of docs/ (git's own reading was "this month")
