@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-from .repo import GitRepo
+from .repo import GitRepo, at_time
 
 GROUP_MIN = 3  # questions over one range asked together first
 # The pathspecs one `git log` is given together: a decision's `paths:` may be 64 KB (its
@@ -27,12 +27,6 @@ PATHSPEC_ENV = {
     "GIT_NOGLOB_PATHSPECS": "0",
     "GIT_ICASE_PATHSPECS": "0",
 }
-
-
-def since_option(seconds: int) -> str:
-    """git's `--since` for a time in seconds: `@N` alone is read as seconds only from nine
-    digits up (1973-03-03), a smaller N as a day or a year; with a zone it is always seconds."""
-    return f"--since=@{seconds} +0000"
 
 
 # What a decision asks of the code log: (its pathspecs, the commits whose history is
@@ -67,7 +61,7 @@ def untouched_together(gr: GitRepo, head: str, questions: list[Question]) -> set
 def _untouched(gr: GitRepo, head: str, hide: tuple[str, ...], asked: list[Question]) -> bool:
     """Whether no commit of the range touched the union of `asked`'s pathspecs."""
     times = [q[2] for q in asked if q[2] is not None]
-    since = [since_option(min(times))] if len(times) == len(asked) else []
+    since = [at_time("--since", min(times))] if len(times) == len(asked) else []
     union = sorted({spec for q in asked for spec in q[0]})
     argv = ["log", "--full-history", "--max-count=1", "--format=%H", *since, "--end-of-options", head]
     proc = gr.git([*argv, *(f"^{h}" for h in hide), "--", *union], False, env=dict(os.environ, **PATHSPEC_ENV))

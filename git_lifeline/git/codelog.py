@@ -19,9 +19,9 @@ from typing import Any, Iterable, Optional
 
 from ..core.anchors import LineAnchor, map_lines, parse_anchor, parse_hunks
 from ..core.json_input import read_json
-from .code_together import PATHSPEC_ENV, Question, since_option, untouched_together
+from .code_together import PATHSPEC_ENV, Question, untouched_together
 from .fs import write_atomic
-from .repo import GitRepo
+from .repo import GitRepo, at_time
 
 RENAME_ROUNDS = 3  # times a rename out of the pathspecs is followed
 RENAMED_LIMIT = 256  # new names added by following renames
@@ -119,7 +119,7 @@ def _log(
 ) -> Optional[list[LoggedCommit]]:
     args = ["log", "-z", "--raw", "--numstat", "-M", "--full-history", f"--max-count={WALK_LIMIT}", LOG_FORMAT]
     if since is not None:
-        args.append(since_option(since))
+        args.append(at_time("--since", since))
     # only full object ids (checked) reach git as revisions; pathspecs only after `--`
     args += ["--end-of-options", head, *(f"^{h}" for h in hide), "--", *specs]
     proc = gr.git(args, check=False, env=dict(os.environ, **PATHSPEC_ENV))
@@ -307,7 +307,7 @@ def _anchor_changes(gr: GitRepo, head: str, hide: list[str], since: Optional[int
         return _path_changes(gr, head, hide, since, [f":(top,literal){spec[2:]}"])
     args = [*_line_log_argv(spec), f"--max-count={WALK_LIMIT}", LOG_FORMAT]
     if since is not None:
-        args.append(since_option(since))
+        args.append(at_time("--since", since))
     args += ["--end-of-options", head, *(f"^{h}" for h in hide)]
     proc = gr.git(args, check=False)
     if proc.returncode != 0:  # the symbol is gone, or the file has fewer lines now

@@ -32,7 +32,7 @@ from .code_range import commit_oid
 from .codelog import WALK_LIMIT, CodeLog, CodeSize
 from .libgit2 import pygit2
 from .reffiles import UNBORN
-from .repo import GitRepo
+from .repo import GitRepo, at_time
 from .store import CODE_TRAILER, LineStore
 from .trees import lookup
 
@@ -151,7 +151,7 @@ def _anchored(item: str) -> bool:
 
 def _commit_at(gr: GitRepo, head: str, ts: int) -> Optional[str]:
     """The newest commit of `head`'s history made no later than `ts` (seconds)."""
-    proc = gr.git(["rev-list", "-1", f"--before=@{ts}", "--end-of-options", head, "--"], check=False)
+    proc = gr.git(["rev-list", "-1", at_time("--before", ts), "--end-of-options", head, "--"], check=False)
     out = proc.stdout.decode("ascii", "replace").strip() if proc.returncode == 0 else ""
     return out if _FULL_OID.fullmatch(out) else None
 

@@ -118,7 +118,7 @@ class GitRepo:
 
     def last_commit_before(self, timestamp: int) -> Optional[str]:
         """The newest commit on HEAD committed before `timestamp` (seconds), or None."""
-        proc = self.git(["rev-list", "-1", f"--before=@{timestamp - 1}", "HEAD", "--"], check=False)
+        proc = self.git(["rev-list", "-1", at_time("--before", timestamp - 1), "HEAD", "--"], check=False)
         return (proc.stdout.decode("ascii", "replace").strip() if proc.returncode == 0 else "") or None
 
     def ahead_behind(self, ours: str, theirs: str) -> tuple[Optional[int], Optional[int]]:
@@ -216,3 +216,10 @@ def run_program(argv: list[str], stdin: bytes) -> int:
 
 
 explain_with(repository_failure)  # lets errors.describe_failure, the faces' one boundary, read pygit2's failures
+
+
+def at_time(option: str, seconds: int) -> str:
+    """git's `--since`/`--before` for a time in seconds: `@N` alone is read as seconds only
+    from nine digits up (1973-03-03), a smaller N as a day or a year; with a zone it is
+    always seconds (entries may be dated from 1970)."""
+    return f"{option}=@{seconds} +0000"
