@@ -263,16 +263,23 @@ class LineCache:
                     db = self._to_memory()
                 self._advance(db)
         except sqlite3.DatabaseError as exc:
-            if self.mode == "memory":
-                raise
-            if not isinstance(exc, Corrupt) and not self._writable_here():
-                db = self._to_memory()
-            else:
-                self._warn_corrupt(exc)
-                db = self.db = self._reopen_fresh()
-            self._advance(db)
+            db = self._recovered(exc)
         if self.mode == "file" and commit_id is not None and self._sealed is not None and self._sealed.tree == target:
             warm.write_tip(str(self.path), commit_id, target)  # for the warm `context` (cache_warm.py)
+        return db
+
+    def _recovered(self, exc: sqlite3.DatabaseError) -> sqlite3.Connection:
+        """The one way out of a cache that failed a read: never served. In memory mode the
+        error stands; a file this process cannot rewrite is folded into memory instead; any
+        other is warned of and rebuilt. Either way the connection is brought to the head."""
+        if self.mode == "memory":
+            raise exc
+        if not isinstance(exc, Corrupt) and not self._writable_here():
+            db = self._to_memory()
+        else:
+            self._warn_corrupt(exc)
+            db = self.db = self._reopen_fresh()
+        self._advance(db)
         return db
 
     def _advance(self, db: sqlite3.Connection) -> None:
@@ -399,15 +406,8 @@ class LineCache:
         try:
             f = self._read_fold(db)
         except sqlite3.DatabaseError as exc:
-            if self.mode == "memory":
-                raise
             # the base does not match its sum, or the journal a row: never served, rebuilt
-            if not isinstance(exc, Corrupt) and not self._writable_here():
-                db = self._to_memory()
-            else:
-                self._warn_corrupt(exc)
-                db = self.db = self._reopen_fresh()
-            self._advance(db)
+            db = self._recovered(exc)
             f = self._fold[1] if self._fold is not None else cr.refold(db)
         if f is None and self.mode != "read-only":  # a fold of an older version: recompute it once
             db.execute("BEGIN IMMEDIATE")
