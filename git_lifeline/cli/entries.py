@@ -305,7 +305,7 @@ def context(
 @click.pass_context
 def recall(ctx: click.Context, query: str, k: int, as_json: bool) -> None:
     """The entries a question is about (lexical, or semantic with a model); abstains when nothing is."""
-    from ..app.recall import answer_json, ask, strength_words
+    from ..app.recall import ask, strength_words
     from ..app.text import why_line
 
     led, caught = open_reading(ctx)
@@ -313,6 +313,8 @@ def recall(ctx: click.Context, query: str, k: int, as_json: bool) -> None:
     recalled = ask(led, query, k=k)
     mode, detail = led.recall_mode
     if as_json:
+        from ..app.recall_json import answer_json  # pydantic: only for --json
+
         echo_json(answer_json(recalled, led.recall_mode, why_chars=400).as_json())
         return
     page(ctx)

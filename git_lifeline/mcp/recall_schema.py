@@ -1,5 +1,5 @@
 """The output schema of lifeline_recall, built from the model of the answer both faces give
-(app/recall.py's AnswerJSON). Pydantic only, as schema.py: built without the MCP SDK. It keeps
+(app/recall_json.py's AnswerJSON). Pydantic only, as schema.py: built without the MCP SDK. It keeps
 only what decides how to act on an answer (DECIDING: every other field is documented in
 docs/RECALL.md, "The answer an agent reads"), without descriptions: tools/list is read at
 every session's start and tests/mcp/test_mcp.py holds its token budget. A client that
@@ -7,7 +7,7 @@ validates structured content checks every answer against it."""
 
 from __future__ import annotations
 
-from ..app.recall import AnswerJSON, HitJSON
+from ..app.recall_json import AnswerJSON, HitJSON
 from .schema import compact
 
 # The fields an agent acts on, per model: the answer's, and each hit's (or nearest entry's).

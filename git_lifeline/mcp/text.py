@@ -110,9 +110,10 @@ def resume_text(ledger: Ledger, thread: str) -> str:
 
 
 def recall_answer(ledger: Ledger, query: str, k: int) -> tuple[str, JSONObject]:
-    """lifeline_recall's text and structured content (app/recall.py's answer_json; its schema is
+    """lifeline_recall's text and structured content (app/recall_json.py's answer_json; its schema is
     mcp/recall_schema.py). An abstention's nearest entries are listed as not answering."""
-    from ..app.recall import HitJSON, answer_json, ask, hit_json, strength_words
+    from ..app.recall import ask, strength_words
+    from ..app.recall_json import HitJSON, answer_json, hit_json
 
     if k < 1:
         raise InputError("k must be at least 1")

@@ -65,6 +65,35 @@ def _folded_while_indexing(db: sqlite3.Connection, slims: list, broken: list) ->
     return f
 
 
+def _rows_and_fold(db: sqlite3.Connection, store: LineStore, target: str) -> tuple[int, truth.Fold]:
+    """(the rows' digest, the fold) of a cold build of tree `target`: each blob read once (git
+    cat-file, beside this process), parsed once, inserted in batches; the fold is made from
+    slim records sorted by (ts, id), so no entry's body is held after its row is written."""
+    db.execute("DELETE FROM entries")
+    rows: list = []
+    slims: list = []
+    broken: list = []
+    names: dict = {}
+    digest = 0
+    if target != "none":
+        for path, oid, data in tree_blobs(store.gr, target):
+            if not is_entry_path(path):
+                continue
+            entry_id = path.replace("/", "")
+            record, ok, row = cr.parse(entry_id, oid, data)
+            if ok and record is not None:
+                slims.append(cr.Slim(record, row[2][:-1], names))
+            else:
+                broken.append(entry_id)
+            rows.append(row)
+            if len(rows) >= cr.BATCH:
+                digest = cr.insert(db, rows, digest, searchable=False)
+                rows = []
+        digest = cr.insert(db, rows, digest, searchable=False)
+    names.clear()
+    return digest, _folded_while_indexing(db, slims, broken)
+
+
 class _ReadOnly(Exception):
     """The cache file cannot be created or written here."""
 
@@ -311,36 +340,10 @@ class LineCache:
             check.write_stamp(self.path, self._sealed.seal)
 
     def _cold_build(self, db: sqlite3.Connection, target: str) -> Sealed:
-        """Every entry of the tree, streamed: each blob read once (git cat-file, beside this
-        process), parsed once, inserted in batches; the fold is made from slim records
-        sorted by (ts, id), so no entry's body is held after its row is written."""
+        """Every entry of the tree, streamed (`_rows_and_fold`)."""
         with cr.no_cycle_collection():
-            return self._cold_build_streamed(db, target)
-
-    def _cold_build_streamed(self, db: sqlite3.Connection, target: str) -> Sealed:
-        db.execute("DELETE FROM entries")
-        rows: list = []
-        slims: list = []
-        broken: list = []
-        names: dict = {}
-        digest = 0
-        if target != "none":
-            for path, oid, data in tree_blobs(self.store.gr, target):
-                if not is_entry_path(path):
-                    continue
-                entry_id = path.replace("/", "")
-                record, ok, row = cr.parse(entry_id, oid, data)
-                if ok and record is not None:
-                    slims.append(cr.Slim(record, row[2][:-1], names))
-                else:
-                    broken.append(entry_id)
-                rows.append(row)
-                if len(rows) >= cr.BATCH:
-                    digest = cr.insert(db, rows, digest, searchable=False)
-                    rows = []
-            digest = cr.insert(db, rows, digest, searchable=False)
-        names.clear()
-        return self._sealed_fold(db, target, digest, _folded_while_indexing(db, slims, broken))
+            digest, f = _rows_and_fold(db, self.store, target)
+            return self._sealed_fold(db, target, digest, f)
 
     def _sealed_fold(self, db: sqlite3.Connection, target: str, digest: int, f: truth.Fold) -> Sealed:
         """Store the fold whole as the new base (an empty journal) and seal it; this process
