@@ -28,7 +28,6 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import sys
 from pathlib import Path
 
@@ -36,7 +35,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import gen  # noqa: E402
 from harness import (  # noqa: E402
-    Timing,
     git,
     hermetic_env,
     load_average,
@@ -47,6 +45,7 @@ from harness import (  # noqa: E402
     run_once,
     seed_env,
     theirs,
+    timing_of,
 )
 
 FLOOR = "import pygit2, pydantic, click"  # what `log` is compared with (bench/bench.py's floor)
@@ -93,21 +92,19 @@ def in_turn(cmds: list, runs: int, timeout: float) -> list:
     """[(Timing)] of (cmd, cwd, env, before) taken in turn, so that a change of the load
     hits all alike (harness.measure_many, each command with its own directory and env)."""
     got: list = [[] for _ in cmds]
+    dead: list = [False for _ in cmds]
     for _ in range(max(1, runs)):
         for k, (cmd, cwd, env, before) in enumerate(cmds):
+            if dead[k]:
+                continue
             if before:
                 before()
-            got[k].append(run_once(cmd, cwd, env, timeout))
-    return [
-        Timing(
-            statistics.median(r.seconds for r in rs),
-            cpu=statistics.median(r.cpu for r in rs),
-            cpu_min=min(r.cpu for r in rs),
-            rss_kb=max(r.rss_kb for r in rs),
-            runs=tuple(r.seconds for r in rs),
-        )
-        for rs in got
-    ]
+            r = run_once(cmd, cwd, env, timeout)
+            if r.seconds is None:
+                dead[k] = True
+            else:
+                got[k].append(r)
+    return [timing_of(got[k], dead[k], timeout) for k in range(len(cmds))]
 
 
 def drop_cache(repo: Path) -> None:

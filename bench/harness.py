@@ -130,29 +130,23 @@ def measure_many(
                 dead[k] = True
             else:
                 got[k].append(r)
-    out = []
-    for k in range(len(cmds)):
-        rs = got[k]
-        if dead[k] or not rs:
-            out.append(
-                Timing(
-                    None,
-                    rss_kb=max((r.rss_kb for r in rs), default=0),
-                    runs=tuple(r.seconds for r in rs),
-                    timed_out=timeout,
-                )
-            )
-        else:
-            out.append(
-                Timing(
-                    statistics.median(r.seconds for r in rs),
-                    cpu=statistics.median(r.cpu for r in rs),
-                    cpu_min=min(r.cpu for r in rs),
-                    rss_kb=max(r.rss_kb for r in rs),
-                    runs=tuple(r.seconds for r in rs),
-                )
-            )
-    return out
+    return [timing_of(got[k], dead[k], timeout) for k in range(len(cmds))]
+
+
+def timing_of(rs: list, dead: bool, timeout: Optional[float]) -> Timing:
+    """One command's Timing from its runs: medians of wall and CPU time, the least CPU, the
+    largest RSS; a timeout (`dead`, or no run at all) is reported as one, never as a number."""
+    if dead or not rs:
+        return Timing(
+            None, rss_kb=max((r.rss_kb for r in rs), default=0), runs=tuple(r.seconds for r in rs), timed_out=timeout
+        )
+    return Timing(
+        statistics.median(r.seconds for r in rs),
+        cpu=statistics.median(r.cpu for r in rs),
+        cpu_min=min(r.cpu for r in rs),
+        rss_kb=max(r.rss_kb for r in rs),
+        runs=tuple(r.seconds for r in rs),
+    )
 
 
 def seed_python() -> str:
