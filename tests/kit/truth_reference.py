@@ -156,3 +156,22 @@ def snapshot(st: State) -> Truth:
         "pinned": list(st.pinned),
         "conflicts": sorted(pairs),
     }
+
+
+def truth_signature(st: State) -> dict:
+    """What a test compares of two truths (the cache's and a full rebuild's): every derived
+    list and count a reader is shown."""
+    return {
+        "count": st.count,
+        "decisions": st.decision_ids,
+        "opens": st.open_ids,
+        "superseded": sorted(st.superseded),
+        "pinned": st.pinned,
+        "checkpoints": st.checkpoint_ids,
+        "threads": st.threads,
+        "recent": st.recent_ids,
+        "broken": st.broken,
+        "identity": st.identity_id,
+        "kinds": st.kinds,
+        "conflicts": st.conflicts,
+    }

@@ -9,26 +9,11 @@ from __future__ import annotations
 import sqlite3
 
 from kit.repos import open_ledger
+from kit.truth_reference import truth_signature
 
 from git_lifeline.app.draft import CheckpointDraft, Draft
 from git_lifeline.core import fold_text, truth
 from git_lifeline.views import cache_check, cache_rows
-
-
-def truth_signature(st: truth.State) -> dict:
-    return {
-        "count": st.count,
-        "decisions": st.decision_ids,
-        "opens": st.open_ids,
-        "superseded": sorted(st.superseded),
-        "pinned": st.pinned,
-        "checkpoints": st.checkpoint_ids,
-        "threads": st.threads,
-        "recent": st.recent_ids,
-        "broken": st.broken,
-        "kinds": st.kinds,
-        "conflicts": st.conflicts,
-    }
 
 
 def meta(ledger) -> dict:

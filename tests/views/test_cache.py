@@ -12,6 +12,7 @@ from datetime import datetime, timedelta, timezone
 
 from kit.repos import open_ledger
 from kit.run import cli, git, subprocess_env
+from kit.truth_reference import truth_signature
 
 from git_lifeline.app.draft import CheckpointDraft, Draft
 from git_lifeline.core import fold_text, truth
@@ -19,22 +20,6 @@ from git_lifeline.views import cache_check
 from git_lifeline.views.cache_rows import SCHEMA_VERSION
 
 T0 = datetime(2025, 3, 1, tzinfo=timezone.utc)
-
-
-def truth_signature(st) -> dict:
-    return {
-        "count": st.count,
-        "decisions": st.decision_ids,
-        "opens": st.open_ids,
-        "superseded": sorted(st.superseded),
-        "pinned": st.pinned,
-        "checkpoints": st.checkpoint_ids,
-        "threads": st.threads,
-        "recent": st.recent_ids,
-        "broken": st.broken,
-        "identity": st.identity_id,
-        "kinds": st.kinds,
-    }
 
 
 def full_rebuild(ledger):
