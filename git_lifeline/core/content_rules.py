@@ -101,7 +101,7 @@ def missing_why(kind: str, body: str) -> Optional[str]:
 
 def content_problems(e: Fields) -> list[str]:
     """Every content rule, as human-readable problems (empty when valid)."""
-    if _plainly_valid(e):
+    if plainly_valid(e):
         return []
     problems: list[str] = []
     if not e.summary.strip():
@@ -141,7 +141,7 @@ def content_problems(e: Fields) -> list[str]:
     return problems
 
 
-def _plainly_valid(e: Fields) -> bool:
+def plainly_valid(e: Fields) -> bool:
     """True only when every content rule of `content_problems` holds, decided in a few calls
     for the common entry (no suspect character, no surrounding whitespace, within every
     limit); False sends the entry through the rules one by one, which name what

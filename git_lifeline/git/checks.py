@@ -36,8 +36,9 @@ from typing import (
 )
 
 from ..core import clock
-from ..core.entry import Entry, abbrev, parse_entry, utcnow
+from ..core.entry import Entry, abbrev, compute_id, parse_entry, utcnow
 from ..core.headers import header_problems
+from ..core.plain_blob import PlainEntry, plain_fields
 from ..core.policy import OVERRIDE_KEY
 from ..errors import InputError, LifelineError
 from .blobs import read_blobs
@@ -66,6 +67,10 @@ class Problem:
         """`code: message (commit abc)`: how verify, the gates and the errors name it."""
         return f"{self.code}: {self.message}" + (f" (commit {abbrev(self.commit)})" if self.commit else "")
 
+
+# A ledger blob as judge_entry_blob read it: its fields (core/plain_blob.py) or, parsed in
+# full, its Entry; either holds every field an Entry does.
+JudgedEntry = Union[Entry, PlainEntry]
 
 # The record type of one namespace's checks: a ledger's Entry (or Kept), a trail's Record.
 RecordT = TypeVar("RecordT", bound=StoredRecord)
@@ -275,7 +280,7 @@ class LedgerChecks(Checks[LedgerRecord]):
             pass  # git stopped (a corrupt object, say): the walk reads what is left, and names the fault
 
     def _keep(
-        self, key: bytes, problem: Optional[BlobProblem], entry: Optional[Entry]
+        self, key: bytes, problem: Optional[BlobProblem], entry: Optional[JudgedEntry]
     ) -> Union[LedgerRecord, BlobProblem]:
         verdict: Union[LedgerRecord, BlobProblem]
         if problem is not None or entry is None:
@@ -283,7 +288,7 @@ class LedgerChecks(Checks[LedgerRecord]):
         elif not self.keep_records and ORIGIN_HEAD not in entry.body:
             verdict = Kept.of(entry)  # read again only for its id, ts and parents
         else:
-            verdict = entry
+            verdict = entry if isinstance(entry, Entry) else entry.entry()
         self._judged[key] = verdict
         return verdict
 
@@ -507,19 +512,30 @@ def _entry_blobs(log: FanoutLog, groups: Iterable[list[TreeChange]]) -> list[str
 
 def judge_entry_blob(
     data: bytes, memo: Optional[VerdictMemo] = None, honour_override: bool = True
-) -> tuple[Optional[BlobProblem], Optional[Entry]]:
+) -> tuple[Optional[BlobProblem], Optional[JudgedEntry]]:
     """(problem or None, the parsed entry or None) for one ledger blob's bytes: it parses
     under every rule, recomputes to its id, holds no credential (unless its body records
     a human's override, unless `honour_override` is False) and its typed header values are of their type. Where it is stored is
     the caller's check (`LedgerChecks.blob`). With `memo` (verify's full pass only), the
     last two are skipped for content an earlier verify found clean under the same rules:
-    the id, just recomputed from these bytes, proves it is that content."""
-    try:
-        e = parse_entry(data)
-    except LifelineError as exc:
-        return BlobProblem(f"unreadable entry: {exc}"), None
-    if not e.verify():
-        return BlobProblem(f"content does not match its id {abbrev(e.id)} (tampered)"), e
+    the id, just recomputed from these bytes, proves it is that content.
+
+    A blob laid out as this tool writes it is read by core/plain_blob.py (the same rules,
+    a third of the time); any other, or one whose id does not match, by the full parse,
+    which names what is wrong."""
+    e: JudgedEntry
+    plain = plain_fields(data)
+    if plain is not None and plain.id == compute_id(
+        plain.kind, plain.author, plain.agent, plain.provider, plain.model, plain.summary, plain.body, plain.parents
+    ):
+        e = plain
+    else:
+        try:
+            e = parse_entry(data)
+        except LifelineError as exc:
+            return BlobProblem(f"unreadable entry: {exc}"), None
+        if not e.verify():
+            return BlobProblem(f"content does not match its id {abbrev(e.id)} (tampered)"), e
     if memo is not None and honour_override and memo.known_clean(e):
         return None, e
     problem = _secret_problem(e, honour_override) or _header_problem(e)
@@ -528,12 +544,12 @@ def judge_entry_blob(
     return problem, e
 
 
-def _header_problem(e: Entry) -> Optional[BlobProblem]:
+def _header_problem(e: JudgedEntry) -> Optional[BlobProblem]:
     problems = header_problems(e.kind, e.body)
     return BlobProblem(f"entry {abbrev(e.id)}: " + "; ".join(problems)) if problems else None
 
 
-def _secret_problem(e: Entry, honour_override: bool = True) -> Optional[SecretProblem]:
+def _secret_problem(e: JudgedEntry, honour_override: bool = True) -> Optional[SecretProblem]:
     from ..core.secrets import entry_findings, honoured_override
 
     findings = entry_findings(e, honour_override)

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Iterator, MutableMapping, Optional, Union
 
 from ..core.entry import Entry
+from ..core.plain_blob import PlainEntry
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _ID = 32  # bytes of an entry id
@@ -30,7 +31,7 @@ class Kept(bytes):
     __slots__ = ()
 
     @classmethod
-    def of(cls, e: Entry) -> Kept:
+    def of(cls, e: Union[Entry, PlainEntry]) -> Kept:
         return cls(
             bytes.fromhex(e.id) + micros_of(e.ts).to_bytes(8, "big", signed=True) + bytes.fromhex("".join(e.parents))
         )

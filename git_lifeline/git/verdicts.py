@@ -26,10 +26,11 @@ import hashlib
 import os
 import tempfile
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Union
 
 from ..core import blocks, headers, secrets
 from ..core.entry import Entry
+from ..core.plain_blob import PlainEntry
 from .repo import GitRepo
 
 _KEY = 32  # bytes per verdict
@@ -48,7 +49,7 @@ def rules_fingerprint() -> Optional[str]:
     return h.hexdigest()[:24]
 
 
-def verdict_key(e: Entry) -> bytes:
+def verdict_key(e: Union[Entry, PlainEntry]) -> bytes:
     """What a clean verdict is kept under: the id, which commits to every scanned field
     but `dedup_key`, and that field when the entry has one."""
     if e.dedup_key is None:
@@ -112,10 +113,10 @@ class VerdictMemo:
             data = b""
         return cls(path, data)
 
-    def known_clean(self, e: Entry) -> bool:
+    def known_clean(self, e: Union[Entry, PlainEntry]) -> bool:
         return verdict_key(e) in self._known
 
-    def add(self, e: Entry) -> None:
+    def add(self, e: Union[Entry, PlainEntry]) -> None:
         key = verdict_key(e)
         if key not in self._known:  # one content judged twice in a run is kept twice: harmless
             self._new += key
