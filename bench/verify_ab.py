@@ -3,6 +3,7 @@ beside lifeline-context's `verify` of the same ledger (with `--seed`).
 
     python bench/verify_ab.py --before <commit> [--sizes 10000,30000,50000,100000]
                               [--scenario realistic] [--runs 3] [--seed-tool] [--out verify-ab.json]
+                              [--after <commit>] [--ledgers DIR]
 
 This checkout's verify is taken twice: as the first run of a clone (its remembered
 verdicts, git/verdicts.py, deleted just before: the timing includes that `rm`) and as a
@@ -14,7 +15,12 @@ this checkout imports it into a fresh repository, and `git gc` packs it (as a cl
 it: deltified blobs in one pack). Then each side's `verify` runs in turn (before, after,
 before, ...), each a whole process from bytecode (bench/harness.py: wall and CPU of the
 process and its children, medians), so a change of the machine's load hits both alike.
-Run by hand, never in CI.
+With `--ledgers DIR` the ledgers are the generator's own, kept in DIR between runs:
+`repo-N` written by `bench/gen.py --repo` (line `bench`: one pack without delta chains, as
+`import` writes it) and, for `--seed-tool`, `seed-N.db` by `bench/gen.py --db` (the same
+entries), each made when missing; both sides also take a first run there (verdicts
+deleted). `--after <commit>` unpacks that commit as the after side, so the checkout can
+change while the bench runs. Run by hand, never in CI.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import tarfile
 import tempfile
 from io import BytesIO
 from pathlib import Path
+from typing import Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gen  # noqa: E402
@@ -46,6 +53,40 @@ def unpack(commit: str, dest: Path) -> Path:
     return dest
 
 
+def ledgers(a: argparse.Namespace, tmp: Path, env: dict, n: int) -> tuple[Path, Optional[Path]]:
+    """(repository, lifeline-context's database or None) of `n` entries: the generator's own
+    under --ledgers (made when missing), else a LIFELINE.md imported and gc'd here."""
+    db: Optional[Path] = None
+    if a.ledgers:
+        repo = a.ledgers / f"repo-{n}"
+        if not repo.exists():
+            git("init", "-q", str(repo), env=env)
+            git("-C", repo, "config", "lifeline.projection", "false", env=env)
+            gen.write_repo(repo, a.scenario, n, seed=a.seed)
+        if a.seed_tool:
+            db = a.ledgers / f"seed-{n}.db"
+            if not db.exists():
+                gen.write_db(db, a.scenario, n, seed=a.seed)
+        return repo, db
+    src, repo = tmp / f"ledger-{n}.md", tmp / f"repo-{n}"
+    gen.make(src, a.scenario, n, seed=a.seed)
+    git("init", "-q", str(repo), env=env)
+    git("-C", repo, "config", "lifeline.projection", "false", env=env)
+    subprocess.run(
+        [sys.executable, "-m", "git_lifeline", "import", "--from", str(src)],
+        cwd=repo,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    git("-C", repo, "gc", "-q", env=env)
+    if a.seed_tool:
+        db = tmp / f"seed-{n}" / "ledger.db"
+        db.parent.mkdir()
+        subprocess.run(theirs(db, "migrate", "--from", src), env=seed_env(env), check=True, capture_output=True)
+    return repo, db
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--before", required=True, help="the commit to compare this checkout with")
@@ -55,6 +96,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--seed-tool", action="store_true", help="also lifeline-context's verify (LIFELINE_SEED_PYTHON)")
     ap.add_argument("--out", help="JSON results")
+    ap.add_argument("--after", help="the commit to take as the after side (default: this checkout)")
+    ap.add_argument("--ledgers", type=Path, help="keep the generator's ledgers here (gen.py --repo and --db)")
     a = ap.parse_args()
     results: dict = {"machine": machine(), "before": a.before, "scenario": a.scenario, "runs": a.runs, "sizes": {}}
     with tempfile.TemporaryDirectory() as tmp_name:
@@ -62,29 +105,23 @@ def main() -> None:
         env = hermetic_env(tmp)
         old = unpack(a.before, tmp / "before")
         before_env = {**env, "PYTHONPATH": str(old)}
+        after_path = [f"PYTHONPATH={unpack(a.after, tmp / 'after')}"] if a.after else []
+        results["after"] = a.after or "checkout"
         for n in (int(s) for s in a.sizes.split(",") if s):
-            src, repo = tmp / f"ledger-{n}.md", tmp / f"repo-{n}"
-            gen.make(src, a.scenario, n, seed=a.seed)
-            git("init", "-q", str(repo), env=env)
-            git("-C", repo, "config", "lifeline.projection", "false", env=env)
-            subprocess.run(
-                [sys.executable, "-m", "git_lifeline", "import", "--from", str(src)],
-                cwd=repo,
-                env=env,
-                check=True,
-                capture_output=True,
-            )
-            git("-C", repo, "gc", "-q", env=env)
+            repo, db = ledgers(a, tmp, env, n)
+            drop = "rm -f .git/lifeline/verdicts-*.bin; exec"
+            before_py = f"env PYTHONPATH={before_env['PYTHONPATH']} {sys.executable} -m git_lifeline verify"
+            after_py = f"env {' '.join(after_path)} {sys.executable} -m git_lifeline verify"
             cmds = [
-                ["env", f"PYTHONPATH={before_env['PYTHONPATH']}", sys.executable, "-m", "git_lifeline", "verify"],
-                ["sh", "-c", f"rm -f .git/lifeline/verdicts-*.bin; exec {sys.executable} -m git_lifeline verify"],
-                [sys.executable, "-m", "git_lifeline", "verify"],
+                ["sh", "-c", f"{drop} {before_py}"] if a.ledgers else None,
+                ["sh", "-c", f"{drop} {after_py}"],
+                ["sh", "-c", f"exec {before_py}"],
+                ["sh", "-c", f"exec {after_py}"],
             ]
-            sides = ["before", "after_first", "after"]
-            if a.seed_tool:
-                db = tmp / f"seed-{n}" / "ledger.db"
-                db.parent.mkdir()
-                subprocess.run(theirs(db, "migrate", "--from", src), env=seed_env(env), check=True, capture_output=True)
+            sides = ["before_first", "after_first", "before", "after"]
+            if not a.ledgers:
+                cmds, sides = cmds[1:], sides[1:]
+            if db is not None:
                 # lifeline-context runs without our PYTHONPATH
                 cmds.append(["env", "-u", "PYTHONPATH", *theirs(db, "verify")])
                 sides.append("lifeline_context")
@@ -100,8 +137,12 @@ def main() -> None:
             results["sizes"][str(n)] = row
             print(
                 f"{n}: "
-                + ", ".join(f"{side} {row[side]['cpu_s']} s CPU ({row[side]['s']} s wall)" for side in sides)
-                + f", load {load}",
+                + ", ".join(
+                    f"{side} {row[side]['cpu_s']} s CPU (least {row[side].get('cpu_min_s')}, "
+                    f"{row[side]['s']} s wall, {row[side]['rss_kb'] // 1024} MB)"
+                    for side in sides
+                )
+                + f", load {load} -> {row['load_after']}",
                 flush=True,
             )
     if a.out:
