@@ -39,6 +39,8 @@ if TYPE_CHECKING:  # annotations only: the app is imported where a command runs
 
     from ..core.entry import Entry
     from ..git.integrate import PullLine
+    from ..views.cache_warm import Opened
+    from ..views.projection import Newest
 
 # The projection renderer is imported where a file is written: read paths (context,
 # recall) never load it.
@@ -107,8 +109,75 @@ class ProjectionFile:
     def _lock(self) -> ContextManager[None]:
         return file_lock(self.gr.git_dir / f"lifeline-{self.line}-projection.lock")
 
-    def _entries(self, head: Optional[str]) -> list[Entry]:
-        return sorted(self.store.load(head).entries.values(), key=entry_order_key)
+    def _rendered(self, head: Optional[str], limit: int) -> str:
+        """The line's file at `head` rendered afresh, holding only the entries it shows: chosen
+        by the cache's order when it can say (reading what the file shows), else from every
+        entry of the line streamed past."""
+        from ..views import projection
+
+        newest = projection.Newest(limit)
+        if not self._chosen_by_the_cache(head, newest):
+            newest = projection.Newest(limit)
+            for e in self.store.stream(head):
+                newest.add(e)
+        return newest.text(self.line, self.store.tree_id(head))
+
+    def _chosen_by_the_cache(self, head: Optional[str], newest: Newest) -> bool:
+        """Give `newest` the line's entries at `head` as far as the file shows them, in the
+        order and count of the cache's rows (views/cache_warm.Opened) when the cache reflects
+        the head's entries tree or one the head's only adds to. Every entry shown, and every
+        one added since the cache, is read from git and checked as `load` checks it; a row
+        whose entry does not say what the row says sends the caller to the stream. False
+        (the caller streams the line) whenever the cache cannot say."""
+        from ..views import cache_warm
+
+        tree = self.store.tree_id(head)
+        if newest.max_bytes <= 0 or tree is None:
+            return False  # a whole file shows every entry: nothing to choose
+        opened = cache_warm.opened_as_sealed(cache_warm.cache_file(str(self.gr.lifeline_dir()), self.line))
+        if opened is None:
+            return False
+        try:
+            sound = opened.sound_count()
+            if sound is None:
+                return False
+            if opened.tree != tree:
+                gain = self.store.gain(None if opened.tree == "none" else opened.tree, tree)
+                if not gain.only_added_blobs:
+                    return False
+                for _, added in self.store.entries_at([g.entry_id for g in gain.entries], head):
+                    if added is not None:
+                        newest.add(added)
+            return self._rows_taken(opened, sound, head, newest)
+        except (KeyError, LifelineError):
+            return False
+        finally:
+            opened.close()
+
+    def _rows_taken(self, opened: Opened, sound: int, head: Optional[str], newest: Newest) -> bool:
+        """The cache's sound rows, newest first, given to `newest` until it shows no older
+        one; the rest only counted. A page (one scan of the rows; its blobs read whole) is
+        about twice what a file of the bound shows (an entry of a realistic line renders to
+        ~560 bytes); a file of shorter entries takes more pages."""
+        from ..core.entry import format_ts
+
+        page, taken, before = max(64, newest.max_bytes // 256), 0, None
+        while True:
+            rows = opened.newest_sound(before, page)
+            if rows is None:
+                return False
+            row_ts = {entry_id: ts for ts, entry_id in rows}
+            for entry_id, e in self.store.entries_at([i for _, i in rows], head):
+                if e is None or format_ts(e.ts) != row_ts[entry_id]:
+                    return False  # the row is not what the line holds
+                if not newest.shows(entry_order_key(e)):
+                    newest.also_count(sound - taken)
+                    return True
+                newest.add(e)
+                taken += 1
+            if len(rows) < page:
+                return taken == sound
+            before = rows[-1]
 
     def _warn(self, text: str) -> None:
         if text not in self._said:  # once per command, however many writes it makes
@@ -266,7 +335,7 @@ class ProjectionFile:
         if text is None and current is not None:
             text = self._catch_up(current, head)
         if text is None:
-            text = projection.render_bounded(self.line, self._entries(head), tree, limit)
+            text = self._rendered(head, limit)
         else:
             text = projection.bound(text, self.line, limit)
         if text != current:
@@ -302,7 +371,6 @@ class ProjectionFile:
         tracks it (asked for), never through a link out of the work tree."""
         if self.path is None:
             raise InputError("the projection is disabled (git config lifeline.projection) or this repo is bare")
-        from ..views import projection
 
         with self._lock():
             try:
@@ -314,10 +382,7 @@ class ProjectionFile:
                 ) from None
             assert target is not None
             head = self.store.head()
-            self._write(
-                target,
-                projection.render_bounded(self.line, self._entries(head), self.store.tree_id(head), self._bound()),
-            )
+            self._write(target, self._rendered(head, self._bound()))
         return self.path
 
     def render_quietly(self) -> None:

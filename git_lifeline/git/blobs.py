@@ -25,7 +25,9 @@ def tree_blobs(gr: GitRepo, tree: str) -> Iterator[tuple[str, str, bytes]]:
     order. Anything that is not a blob (a subtree where a blob belongs, a gitlink) is
     skipped: the caller that walked the tree by diff reports those."""
     cwd = str(gr.workdir) if gr.workdir else str(gr.git_dir)
-    base = ["git", "--git-dir", str(gr.git_dir)]
+    # the objects themselves, as libgit2 reads them (never what refs/replace/* puts in their
+    # place), with git's memory bounded (PACK_WINDOWS): a whole million-entry line is read so
+    base = ["git", *PACK_WINDOWS, "--no-replace-objects", "--git-dir", str(gr.git_dir)]
     lister = subprocess.Popen(
         [*base, "ls-tree", "-r", "-z", tree], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )

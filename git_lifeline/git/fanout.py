@@ -325,12 +325,14 @@ class FanoutLog(Generic[R]):
 
     def check_blob(self, path: str, obj: Optional[pygit2.Object]) -> tuple[Optional[R], Optional[str]]:
         """(record, None) for a readable record stored under its own id, else (None, why)."""
-        if not isinstance(obj, pygit2.Blob):
-            return None, "not a blob"
+        return self.check_data(path, obj.data) if isinstance(obj, pygit2.Blob) else (None, "not a blob")
+
+    def check_data(self, path: str, data: bytes) -> tuple[Optional[R], Optional[str]]:
+        """check_blob of a blob's bytes (read by git cat-file: store.LineStore.stream)."""
         if not is_entry_path(path):
             return None, f"path is not {'an' if self.ns.item[:1] in 'aeiou' else 'a'} {self.ns.item} id"
         try:
-            rec = self.ns.parse(obj.data)
+            rec = self.ns.parse(data)
         except LifelineError as exc:
             return None, f"unreadable {self.ns.item}: {exc}"
         key = self.ns.key(rec)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # annotations only: a kept answer (views/context_kept.py) is 
 
 TIP_SUFFIX = ".tip"
 _TIP = re.compile(r"([0-9a-f]{40}) ([0-9a-f]{40})\n")
+_TS_WIDTH = len("2023-01-01T00:00:00.000000Z")  # a row's ts as the blob stores it
 _ANCHOR = re.compile(r"\[([0-9a-f]{8})\]")  # an entry's anchor in the context (core/entry.abbrev)
 
 
@@ -179,6 +180,34 @@ class Opened:
             return False
         return True
 
+    # ---- the line's order, for a first projection (app/projection_file.py) ----------------
+    def sound_count(self) -> Optional[int]:
+        """How many rows hold an entry that hashes to its id, when every other row is one
+        that could not be read at all and every ts has a blob's fixed width (so the text
+        sorts as the time does); None otherwise: a row read but not sound (another id
+        than its path, content that does not hash to its id) is counted by the line's
+        reader as a read entry, which the rows cannot tell apart."""
+        try:
+            row = self.db.execute(
+                "SELECT coalesce(sum(ok), 0), coalesce(sum(ok = 0 AND ts != ''), 0),"
+                f" coalesce(sum(ok = 1 AND length(ts) != {_TS_WIDTH}), 0) FROM entries"
+            ).fetchone()
+        except sqlite3.Error:
+            return None
+        return int(row[0]) if row[1] == 0 and row[2] == 0 else None
+
+    def newest_sound(self, before: Optional[tuple[str, str]], limit: int) -> Optional[list[tuple[str, str]]]:
+        """(ts, id) of up to `limit` sound rows, newest first, all older than `before`; None
+        when the file cannot be read."""
+        older = "" if before is None else "AND (ts < ? OR (ts = ? AND id < ?))"
+        args = () if before is None else (before[0], before[0], before[1])
+        try:
+            return self.db.execute(
+                f"SELECT ts, id FROM entries WHERE ok = 1 {older} ORDER BY ts DESC, id DESC LIMIT ?", (*args, limit)
+            ).fetchall()
+        except sqlite3.Error:
+            return None
+
     def close(self) -> None:
         self.db.close()  # ends the read transaction
 
@@ -213,6 +242,16 @@ def opened(cache_path: str, head: str) -> Optional[Opened]:
     tip = read_tip(cache_path)
     if tip is None or tip[0] != head:
         return None
+    found = opened_as_sealed(cache_path)
+    if found is not None and found.tree != tip[1]:
+        found.close()
+        return None
+    return found
+
+
+def opened_as_sealed(cache_path: str) -> Optional[Opened]:
+    """The cache file opened read-only at whatever tree it reflects (Opened.tree), checked as
+    `opened` checks it but for the tip, or None. The caller closes it."""
     if any(c in cache_path for c in "?#%"):
         return None  # would need escaping in the URI below
     try:
@@ -228,8 +267,8 @@ def opened(cache_path: str, head: str) -> Optional[Opened]:
             raise NotWarm("another schema version")
         meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('tree', 'seal')").fetchall())
         tree, seal = meta.get("tree"), meta.get("seal")
-        if tree != tip[1] or not isinstance(seal, str) or not check.stamp_matches(cache_path, seal):
-            raise NotWarm("not the tip's tree, or not as this module left it")
+        if not isinstance(tree, str) or not isinstance(seal, str) or not check.stamp_matches(cache_path, seal):
+            raise NotWarm("not as this module left it")
         return Opened(db, tree, seal)
     except (sqlite3.Error, NotWarm):
         db.close()

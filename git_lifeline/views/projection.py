@@ -16,6 +16,7 @@ values and are read as they were written.
 
 from __future__ import annotations
 
+import heapq
 import re
 import unicodedata
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
@@ -24,6 +25,8 @@ from ..core.entry import entry_order_key, format_ts, parse_ts
 from ..errors import InputError, LifelineError
 
 if TYPE_CHECKING:  # annotations only
+    from datetime import datetime
+
     from ..core.entry import Entry
 
 MAGIC = "<!-- git-lifeline projection v2"  # values escaped (what `render` writes)
@@ -327,34 +330,74 @@ def _first_kept(
     return first
 
 
+class Newest:
+    """The entries render_bounded shows, chosen from a line's entries given one at a time in
+    any order, and the count of all of them: a first render holds what it shows, not the
+    line (a million-entry line loaded whole took 2.3 GB).
+
+    It keeps the shortest run of the newest whose pieces pass `max_bytes` (all of them while
+    they do not), as render_bounded's walk back from the newest does: an entry older than
+    every one kept, once those kept pass the budget, is only counted, never rendered. Given
+    the newest first, it renders one entry past the budget and no more; given in random
+    order (a tree's path order), about kept * (1 + ln(all / kept))."""
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes = max_bytes
+        self.count = 0  # every entry given
+        self._kept: list[tuple[tuple[datetime, str], str, Entry]] = []  # a heap: the oldest kept first
+        self._size = 0  # bytes of the pieces kept
+
+    @property
+    def full(self) -> bool:
+        """Whether the entries kept already pass the budget (so an older one is never shown)."""
+        return 0 < self.max_bytes < self._size
+
+    def shows(self, key: tuple[datetime, str]) -> bool:
+        """Whether an entry of this (ts, id) would be kept if it came now."""
+        return not (self.full and key < self._kept[0][0])
+
+    def add(self, e: Entry) -> None:
+        self.count += 1
+        key = entry_order_key(e)
+        if not self.shows(key):
+            return
+        piece = render_entry(e)
+        heapq.heappush(self._kept, (key, piece, e))  # keys are (ts, id): never equal for two ids
+        self._size += _bytes(piece)
+        while self.max_bytes > 0 and self._size - _bytes(self._kept[0][1]) > self.max_bytes:
+            self._size -= _bytes(heapq.heappop(self._kept)[1])
+
+    def also_count(self, n: int) -> None:
+        """Count `n` more entries, each older than every one kept, when they pass the budget."""
+        assert n == 0 or self.full
+        self.count += n
+
+    def text(self, line: str, head: Optional[str]) -> str:
+        """The projection of the line: render_bounded of all the entries given."""
+        kept = sorted(self._kept)
+        last = kept[-1][2] if kept else None
+        pieces = [piece for _, piece, _ in kept]
+        if self.max_bytes <= 0 or not kept:
+            return header(line) + "".join(pieces) + footer(head, len(pieces), last)
+        skipped = self.count - len(pieces)
+        first = _first_kept(
+            _bytes(header(line)),
+            [_bytes(p) for p in pieces],
+            skipped,
+            lambda k: _bytes(omitted_note(line, k)),
+            lambda n: _bytes(footer(head, n, last)),
+            self.max_bytes,
+        )
+        shown = pieces[first:]
+        return header(line) + omitted_note(line, skipped + first) + "".join(shown) + footer(head, len(shown), last)
+
+
 def render_bounded(line: str, entries: Iterable[Entry], head: Optional[str], max_bytes: int) -> str:
     """`render`, keeping the newest entries that fit in `max_bytes` (0: no bound)."""
-    ordered = sorted(entries, key=entry_order_key)
-    if max_bytes <= 0 or not ordered:
-        return render(line, ordered, head)
-    last = ordered[-1]
-    fixed = _bytes(header(line))
-    pieces: list[str] = []
-    total = 0
-    # render from the newest back, only as far as the budget can reach
-    for e in reversed(ordered):
-        piece = render_entry(e)
-        pieces.append(piece)
-        total += _bytes(piece)
-        if total > max_bytes:
-            break
-    pieces.reverse()
-    skipped = len(ordered) - len(pieces)
-    first = _first_kept(
-        fixed,
-        [_bytes(p) for p in pieces],
-        skipped,
-        lambda k: _bytes(omitted_note(line, k)),
-        lambda n: _bytes(footer(head, n, last)),
-        max_bytes,
-    )
-    kept = pieces[first:]
-    return header(line) + omitted_note(line, skipped + first) + "".join(kept) + footer(head, len(kept), last)
+    newest = Newest(max_bytes)
+    for e in sorted(entries, key=entry_order_key, reverse=True):  # newest first: the fewest rendered
+        newest.add(e)
+    return newest.text(line, head)
 
 
 def bound(text: str, line: str, max_bytes: int) -> str:
