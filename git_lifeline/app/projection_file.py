@@ -50,6 +50,7 @@ _ENABLED = ("true", "on", "yes", "1")
 # A file past this is not read back to be extended (it is rendered afresh instead).
 _READ_LIMIT = 64 << 20
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+_GAIN_READ = 4096  # entries added past the cache, read (and held as bytes) at once
 
 
 def projection_path(gr: GitRepo, line: str) -> Optional[Path]:
@@ -145,9 +146,11 @@ class ProjectionFile:
                 gain = self.store.gain(None if opened.tree == "none" else opened.tree, tree)
                 if not gain.only_added_blobs:
                     return False
-                for _, added in self.store.entries_at([g.entry_id for g in gain.entries], head):
-                    if added is not None:
-                        newest.add(added)
+                ids = [g.entry_id for g in gain.entries]
+                for start in range(0, len(ids), _GAIN_READ):  # an import's gain: its blobs a part at a time
+                    for _, added in self.store.entries_at(ids[start : start + _GAIN_READ], head):
+                        if added is not None:
+                            newest.add(added)
             return self._rows_taken(opened, sound, head, newest)
         except (KeyError, LifelineError):
             return False
