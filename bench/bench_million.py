@@ -3,21 +3,25 @@ CPU time and peak RSS of each (bench/harness.py), lifeline-context beside where 
 the operation.
 
     python bench/bench_million.py [--sizes 10000,100000,1000000] [--runs 3] [--out r.json]
-                                  [--skip seed,clone,pull,lines,import]
+                                  [--skip core,seed,clone,pull,lines,import] [--ledger DIR]
 
 Run by hand, never in CI. For each size N:
 
-  generate          bench/gen.py --repo: N realistic entries straight into git
+  generate          bench/gen.py --repo: N realistic entries straight into git (or, with
+                    --ledger DIR and one size, a copy of a repository it made before: the
+                    1M generator alone takes ~230 s of CPU)
   import            N/8 entries of a lifeline-context SQLite ledger (bench/gen.py --db)
                     into an empty line, and into a line of 7N/8: appending should cost
                     what the new entries cost, not the line
-  context cold      after deleting .git/lifeline/ (the cache build)
+  core: context cold  after deleting .git/lifeline/ (the cache build)
   context warm      rendered from the cache (its answer kept), then from the kept answer;
                     and `recall`, the cache up to date
   context after log `context` right after one `log` (the cache catches up one entry), and
                     the warm `context` after that one (it renders, then keeps)
   verify            the whole line, verdicts dropped first
-  clone             `git clone` + fetch of refs/lifeline/* (git alone), and the pack's size
+  clone             `git clone` + fetch of refs/lifeline/* (git alone) over a file:// URL,
+                    so that git packs and sends what a teammate's clone receives (a plain
+                    path hard-links the objects instead), and the pack's size
   pull             `git lifeline pull` of 1,000 new entries (and a plain `git fetch` of them)
   lines             a repository of 300 lines (N/300 entries each): `lines`, `context`, `log`
   seed              lifeline-context on the same SQLite ledger: context, recall, verify
@@ -41,7 +45,7 @@ import gen  # noqa: E402
 from harness import Timing, git, hermetic_env, load_average, machine, measure, ours, seed_env, theirs  # noqa: E402
 
 QUERY = "storage retention decision"
-GROUPS = ("import", "seed", "clone", "pull", "lines")
+GROUPS = ("core", "import", "seed", "clone", "pull", "lines")
 GEN = str(Path(__file__).resolve().parent / "gen.py")
 
 
@@ -89,8 +93,34 @@ class Million:
         a, tmp = self.args, self.tmp
         out: dict = {"entries": n}
         repo = fresh_repo(tmp / f"r{n}", self.env)
-        out["generate"] = self.gen(repo, n)
+        if a.ledger is not None:
+            shutil.rmtree(repo)
+            shutil.copytree(a.ledger, repo, symlinks=True)
+            out["generate"] = f"copied from a repository gen.py --repo made ({a.ledger.name})"
+        else:
+            out["generate"] = self.gen(repo, n)
         git("-C", repo, "config", "lifeline.defaultLine", "bench", env=self.env)
+        if "core" not in a.skip:
+            self._core(repo, out)
+        if "clone" not in a.skip:
+            out["clone"] = self._clone(repo)
+        if "pull" not in a.skip:
+            out["pull"] = self._pull(n, repo)
+        if "import" not in a.skip or "seed" not in a.skip:
+            part = tmp / f"part-{n}.db"
+            gen.write_db(part, "realistic", max(1, n // 8), seed=2, salt=" (part)")
+            if "import" not in a.skip:
+                out["import"] = self._import(n, part)
+            if "seed" not in a.skip:
+                out["seed"] = self._seed(n)
+            part.unlink()
+        if "lines" not in a.skip:
+            out["lines"] = self._lines(n)
+        shutil.rmtree(repo, ignore_errors=True)
+        return out
+
+    def _core(self, repo: Path, out: dict) -> None:
+        """context (cold, warm, after a log), recall, log and verify on the line."""
         out["context_cold"] = self.m(ours("context"), repo, before=lambda: drop(repo))
         # the first warm `context` renders from the cache's fold and keeps its answer
         # (views/context_kept.py); every later one reads the kept answer
@@ -117,22 +147,6 @@ class Million:
         out["context_after_log_then_warm"] = self.m(ours("context"), repo, runs=1)
         out["log"] = self.m(ours("log", "--kind", "note", "--summary", "Timed note", "--body", "why"), repo)
         out["verify"] = self.m(ours("verify"), repo, runs=1, before=lambda: drop_verdicts(repo))
-        if "clone" not in a.skip:
-            out["clone"] = self._clone(repo)
-        if "pull" not in a.skip:
-            out["pull"] = self._pull(n, repo)
-        if "import" not in a.skip or "seed" not in a.skip:
-            part = tmp / f"part-{n}.db"
-            gen.write_db(part, "realistic", max(1, n // 8), seed=2, salt=" (part)")
-            if "import" not in a.skip:
-                out["import"] = self._import(n, part)
-            if "seed" not in a.skip:
-                out["seed"] = self._seed(n)
-            part.unlink()
-        if "lines" not in a.skip:
-            out["lines"] = self._lines(n)
-        shutil.rmtree(repo, ignore_errors=True)
-        return out
 
     def _import(self, n: int, part: Path) -> dict:
         empty = fresh_repo(self.tmp / "imp-empty", self.env)
@@ -161,7 +175,8 @@ class Million:
         def before() -> None:
             shutil.rmtree(dest, ignore_errors=True)
 
-        script = f"git clone -q '{repo}' '{dest}' && git -C '{dest}' fetch -q origin 'refs/lifeline/*:refs/lifeline/*'"
+        url = repo.resolve().as_uri()
+        script = f"git clone -q '{url}' '{dest}' && git -C '{dest}' fetch -q origin 'refs/lifeline/*:refs/lifeline/*'"
         out = self.m(["sh", "-c", script], self.tmp, runs=1, before=before)
         packs = sum(p.stat().st_size for p in (dest / ".git" / "objects" / "pack").glob("*.pack"))
         out["pack_bytes"] = packs
@@ -178,7 +193,9 @@ class Million:
         git("clone", "-q", "--no-checkout", remote, other, env=env)
         git("-C", other, "fetch", "-q", "origin", "refs/lifeline/*:refs/lifeline/*", env=env)
         extra = tmp / "pulled.md"
-        start = gen.T0 + timedelta(seconds=600 * (n + 10))
+        # after the line's last entry: gen.py spaces N entries within SPAN_SECONDS (a million at
+        # 600 s apart would end in 2042, and the import rightly refuses entries from the future)
+        start = gen.T0 + timedelta(seconds=min(gen.STEP_SECONDS, gen.SPAN_SECONDS // n) * (n + 10))
         gen.make(extra, "realistic", 1000, seed=3, salt=" (pulled)", start=start)
         subprocess.run(
             ours("--line", "bench", "import", "--from", extra), cwd=other, env=env, check=True, capture_output=True
@@ -224,7 +241,10 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=1800.0)
     ap.add_argument("--skip", default="", help=f"leave groups out: {','.join(GROUPS)}")
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--ledger", type=Path, default=None, help="with one size: copy this gen.py --repo repository")
     args = ap.parse_args()
+    if args.ledger is not None and "," in args.sizes:
+        ap.error("--ledger is a repository of one size: give one --sizes")
     args.skip = {s for s in args.skip.split(",") if s}
     unknown = args.skip - set(GROUPS)
     if unknown:
