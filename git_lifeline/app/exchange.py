@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from ..core.entry import Entry
 from ..git import sync
 from ..git.fanout import Progress, no_progress
 from ..git.integrate import PullLine
@@ -103,6 +104,8 @@ def pull(
         if pl.changed:
             led = ws.ledger(pl.line)
             led.projection.after_pull(pl)
+            if not _may_bring_a_bootstrap(pl):
+                continue
             identities = led.state().identities
             if len(identities) > 1 and set(identities) & set(pl.incoming):
                 from .empty_ledger import identity_conflict
@@ -115,6 +118,20 @@ def pull(
         partial.report = report
         raise partial
     return report
+
+
+def _may_bring_a_bootstrap(pl: PullLine) -> bool:
+    """Whether an entry the pull brought may be a bootstrap: an entry parsed whole says its
+    kind, a compact record or none may be one. Only then is the line's truth derived for the
+    second-bootstrap warning (in a clone without a cache, a whole cache build: at 1M entries
+    the pull of 1,000 took 172 s of CPU, 2.5 s of it integrating them)."""
+    if pl.namespace != "ledger":
+        return False
+    for entry_id in pl.incoming:
+        record = pl.parsed.get(entry_id)
+        if not isinstance(record, Entry) or record.kind == "bootstrap":
+            return True
+    return False
 
 
 def push(
