@@ -1,8 +1,10 @@
 """The blind sets' ledgers, built once per test session and shared by the files that ask them.
 
 Building a blind ledger logs every entry through git, and semantic recall then embeds them
-all: the lexical and the semantic tests of one set used to pay both apiece. Here each set is
-logged once; its semantic ledger is a copy of that repository with the model configured.
+all: the lexical and the semantic tests of one set used to pay both apiece, and with xdist's
+work stealing each worker logged the sets it was handed again. Here each set is logged once per
+session, by the first worker that asks (the others wait on a lock and copy the repository, its
+cache built); its semantic ledger is a copy of that repository with the model configured.
 Its vectors come from a store in pytest's cache directory, keyed by the model's fingerprint
 and the entry's id (an id fixes its text, as in the cache itself), shared by xdist's workers
 and kept between sessions: only entries no session embedded yet are embedded (the real path:
@@ -12,6 +14,9 @@ vectors themselves).
 
 from __future__ import annotations
 
+import fcntl
+import json
+import os
 import shutil
 import sqlite3
 import sys
@@ -70,6 +75,28 @@ def with_shared_vectors(ledger: Ledger, store: Path) -> Ledger:
     return ledger
 
 
+def logged_once(shared: Path, data: Path, entries: list[dict]) -> tuple[Path, dict[str, str]]:
+    """The set's repository, every entry logged and its cache built, and each entry's id by
+    label: logged by the first of the session's workers to ask, under a lock the others wait on."""
+    done = shared / f"blind-{data.name}" / "ids.json"
+    done.parent.mkdir(parents=True, exist_ok=True)
+    with open(shared / f"blind-{data.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            ledger = eval_blind.fresh_ledger(done.parent / "repo")
+            ids = eval_blind.build(ledger, entries)
+            ledger.cache().ensure(ledger.store.head())
+            done.write_text(json.dumps(ids), encoding="utf-8")
+    return done.parent / "repo", json.loads(done.read_text(encoding="utf-8"))
+
+
+def session_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory the whole test session shares: under xdist, the parent of the workers' own
+    base directories (this session's alone); without it, the session's base directory."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
 @pytest.fixture(scope="session")
 def blind_sets(tmp_path_factory, hermetic_git, pytestconfig) -> BlindSets:
     """blind_sets(data_dir, model_dir or None) -> BlindSet, each built at most once."""
@@ -82,9 +109,10 @@ def blind_sets(tmp_path_factory, hermetic_git, pytestconfig) -> BlindSets:
             return built[key]
         entries, questions = eval_blind.load(data)
         if data not in repos:
+            logged, ids = logged_once(session_dir(tmp_path_factory), data, entries)
             repo = tmp_path_factory.mktemp(f"blind-{data.name}") / "repo"
-            lexical = eval_blind.fresh_ledger(repo)
-            built[(data, None)] = BlindSet(lexical, entries, questions, eval_blind.build(lexical, entries))
+            shutil.copytree(logged, repo, symlinks=True)
+            built[(data, None)] = BlindSet(open_ledger(repo), entries, questions, ids)
             repos[data] = repo
         if model is not None:
             repo = tmp_path_factory.mktemp(f"blind-{data.name}-semantic") / "repo"
