@@ -189,7 +189,7 @@ class Ledger:
         self._memo: Optional[tuple[Optional[str], truth.State]] = None
         self._told_empty = False
 
-    def _note_if_empty(self, head: Optional[str]) -> None:
+    def note_if_empty(self, head: Optional[str]) -> None:
         """A read of a line with no entries here says where they may be (empty_ledger.py)."""
         if head is None and not self._told_empty:
             from .empty_ledger import hint_for_humans
@@ -216,7 +216,7 @@ class Ledger:
             raise InputError(f"unknown kind {kind!r}; known kinds: {', '.join(KINDS)}")
         loaded = self.store.load(commit)
         if commit is None:
-            self._note_if_empty(self.store.head())
+            self.note_if_empty(self.store.head())
         return [e for e in sorted(loaded.entries.values(), key=entry_order_key) if kind is None or e.kind == kind]
 
     def show(self, ref: str) -> Entry:
@@ -262,7 +262,7 @@ class Ledger:
 
             return truth.reduce(self.store.load(commit).entries.values())
         if self._memo is None or self._memo[0] != head:
-            self._note_if_empty(head)
+            self.note_if_empty(head)
             self._memo = (head, self.cache().state(head))
         return self._memo[1]
 

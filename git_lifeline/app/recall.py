@@ -8,20 +8,21 @@ mcp/recall_schema.py builds the tool's output schema from that same model.
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional, Protocol
 
 from ..core.entry import Entry
-from ..core.status import REPLACED, Status, status_of
+from ..core.status import REPLACED, Status
 from ..core.trust import Tier
 from ..errors import InputError
 from ..views.recall import Strength
 
 if TYPE_CHECKING:  # annotations only
-    from ..core.truth import State
     from ..git.repo import GitRepo
     from ..git.store import LineStore
     from ..views.cache import LineCache
+    from ..views.cache_standing import Standings
     from ..views.recall import Hit
     from ..views.recall_answer import Answer
     from ..views.semantic import Index
@@ -35,7 +36,7 @@ class Ledger(Protocol):
     store: LineStore
     recall_mode: tuple[str, str]
 
-    def state(self) -> State: ...
+    def note_if_empty(self, head: Optional[str]) -> None: ...
 
     def cache(self) -> LineCache: ...
 
@@ -76,53 +77,74 @@ class Recalled:
 
 def answer(ledger: Ledger, query: str, k: int = 5) -> Answer:
     """views.recall_answer.Answer for the question, in the ledger's cache."""
-    from ..views import recall, recall_answer
+    return _answered(ledger, query, k)[0]
+
+
+def _answered(ledger: Ledger, query: str, k: int) -> tuple[Answer, Standings]:
+    """The answer, and the statuses it was ordered by (the cache's standing table, read for
+    its candidates only: the fold is not read)."""
+    from ..views import recall_answer
+    from ..views.recall import MAX_QUESTION_CHARS, Truth, question_length
 
     if k < 1:
         raise InputError("-k must be at least 1")
-    size = recall.question_length(query)
-    if size > recall.MAX_QUESTION_CHARS:
+    size = question_length(query)
+    if size > MAX_QUESTION_CHARS:
         raise InputError(
             f"the question is {size} characters long as recall reads it (accents and compound "
-            f"characters spelled out); recall takes at most {recall.MAX_QUESTION_CHARS} "
+            f"characters spelled out); recall takes at most {MAX_QUESTION_CHARS} "
             "(ask about one thing at a time)"
         )
-    st = ledger.state()
-    db = ledger.cache().ensure(ledger.store.head())
+    head = ledger.store.head()
+    ledger.note_if_empty(head)
+    cache = ledger.cache()
+    db = cache.ensure(head)
     semantic = ledger.semantic_index()
-    answered = recall_answer.answer(db, query, k, truth=recall.truth_of(st), semantic=semantic)
+    for rebuilt in (False, True):
+        standings = cache.standings(db)
+        try:
+            truth = Truth(standings.superseded, standings.successor)
+            answered = recall_answer.answer(db, query, k, truth=truth, semantic=semantic)
+            break
+        except sqlite3.DatabaseError as exc:  # a standing bucket that does not match its seal
+            if rebuilt:
+                raise
+            db = cache.recover(exc)  # warned of and rebuilt, never served
     if semantic is not None:
-        ledger.cache().restamp()  # the vectors it may have stored are ours, not damage
-    return answered
+        cache.restamp()  # the vectors it may have stored are ours, not damage
+    return answered, standings
 
 
 def ask(ledger: Ledger, query: str, k: int = 5) -> Recalled:
     """Recall's answer (views.recall_answer) with each hit's entry."""
     from .provenance import line_provenance
 
-    answered = answer(ledger, query, k)
-    st = ledger.state()
+    answered, standings = _answered(ledger, query, k)
+    cache = ledger.cache()
     provenance = line_provenance(ledger.gr, ledger.store)
 
-    def found(h: Hit, strength: Strength) -> Found:
-        return Found(
-            st.by_id[h.id],
-            h.score,
-            h.coverage,
-            status_of(st, h.id),
-            h.similarity,
-            h.replaces,
-            strength,
-            h.answer_score,
-            provenance.tier(st.by_id[h.id]),
-        )
+    def found(hits: list[Hit], strength: Optional[Strength]) -> list[Found]:
+        out = []
+        for h in hits:
+            e = cache.record(h.id)
+            if e is not None:
+                out.append(
+                    Found(
+                        e,
+                        h.score,
+                        h.coverage,
+                        standings.status(h.id),
+                        h.similarity,
+                        h.replaces,
+                        strength or h.strength,
+                        h.answer_score,
+                        provenance.tier(e),
+                    )
+                )
+        return out
 
     return Recalled(
-        [found(h, h.strength) for h in answered.hits if h.id in st.by_id],
-        answered.abstained,
-        answered.reason,
-        [found(h, "none") for h in answered.nearest if h.id in st.by_id],
-        answered.floor,
+        found(answered.hits, None), answered.abstained, answered.reason, found(answered.nearest, "none"), answered.floor
     )
 
 

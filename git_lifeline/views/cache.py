@@ -28,6 +28,7 @@ from ..git.store import LineStore
 from ..git.trees import TreeGain, is_entry_path
 from . import cache_check as check
 from . import cache_rows as cr
+from . import cache_standing as cs
 from . import cache_warm as warm
 from .cache_check import Corrupt, Sealed
 
@@ -292,12 +293,12 @@ class LineCache:
                     db = self._to_memory()
                 self._advance(db)
         except sqlite3.DatabaseError as exc:
-            db = self._recovered(exc)
+            db = self.recover(exc)
         if self.mode == "file" and commit_id is not None and self._sealed is not None and self._sealed.tree == target:
             warm.write_tip(str(self.path), commit_id, target)  # for the warm `context` (cache_warm.py)
         return db
 
-    def _recovered(self, exc: sqlite3.DatabaseError) -> sqlite3.Connection:
+    def recover(self, exc: sqlite3.DatabaseError) -> sqlite3.Connection:
         """The one way out of a cache that failed a read: never served. In memory mode the
         error stands; a file this process cannot rewrite is folded into memory instead; any
         other is warned of and rebuilt. Either way the connection is brought to the head."""
@@ -343,12 +344,16 @@ class LineCache:
         """Every entry of the tree, streamed (`_rows_and_fold`)."""
         with cr.no_cycle_collection():
             digest, f = _rows_and_fold(db, self.store, target)
-            return self._sealed_fold(db, target, digest, f)
+            return self._sealed_fold(db, target, digest, f, fresh=True)
 
-    def _sealed_fold(self, db: sqlite3.Connection, target: str, digest: int, f: truth.Fold) -> Sealed:
-        """Store the fold whole as the new base (an empty journal) and seal it; this process
+    def _sealed_fold(
+        self, db: sqlite3.Connection, target: str, digest: int, f: truth.Fold, fresh: bool = False
+    ) -> Sealed:
+        """Store the fold whole as the new base (an empty journal) with its standing table
+        (`fresh`: filled anew, else only the rows that differ), and seal it; this process
         keeps the object it has (no re-parse)."""
-        sealed = check.write_seal(db, cr.SCHEMA_VERSION, target, digest, "", base=fold_text.text_of(f))
+        standing = cs.write_all(db, f, fresh)
+        sealed = check.write_seal(db, cr.SCHEMA_VERSION, target, digest, standing, "", base=fold_text.text_of(f))
         self._fold = (sealed.seal, f)
         return sealed
 
@@ -394,8 +399,10 @@ class LineCache:
             # a correction (or a decision out of order) changed the derived truth: the base
             # is written whole with it, so that no read derives the whole graph again
             return self._sealed_fold(db, target, digest, f)
-        # Only what the new entries add is written: the base stays as it is (cache_rows.py).
-        self._sealed = check.write_seal(db, cr.SCHEMA_VERSION, target, digest, journal)
+        # Only what the new entries add is written: the base stays as it is (cache_rows.py),
+        # and the standing of the new entries only (the derived truth was kept).
+        standing = cs.write_some(db, f, [r.id for r in folded], cs.read_sums(db, sealed.standing_sum))
+        self._sealed = check.write_seal(db, cr.SCHEMA_VERSION, target, digest, standing, journal)
         self._fold = (self._sealed.seal, f)
         return self._sealed
 
@@ -410,7 +417,7 @@ class LineCache:
             f = self._read_fold(db)
         except sqlite3.DatabaseError as exc:
             # the base does not match its sum, or the journal a row: never served, rebuilt
-            db = self._recovered(exc)
+            db = self.recover(exc)
             f = self._fold[1] if self._fold is not None else cr.refold(db)
         if f is None and self.mode != "read-only":  # a fold of an older version: recompute it once
             db.execute("BEGIN IMMEDIATE")
@@ -419,7 +426,13 @@ class LineCache:
                 f = cr.refold(db)
                 if sealed is not None:
                     self._sealed = check.write_seal(
-                        db, cr.SCHEMA_VERSION, sealed.tree, sealed.rows, "", base=fold_text.text_of(f)
+                        db,
+                        cr.SCHEMA_VERSION,
+                        sealed.tree,
+                        sealed.rows,
+                        cs.write_all(db, f, fresh=False),
+                        "",
+                        base=fold_text.text_of(f),
                     )
                 db.execute("COMMIT")
             except BaseException:
@@ -446,6 +459,23 @@ class LineCache:
         if f is not None and sealed is not None:
             self._fold = (sealed.seal, f)
         return f
+
+    def standings(self, db: sqlite3.Connection, now: Optional[str] = None) -> cs.Standings:
+        """Statuses by id from the standing table of `db` (this cache's connection, brought to
+        the head by `ensure`) at `now` (default: the clock), checked against the seal the
+        file holds as they are read."""
+        return cs.Standings(db, self._standing_sum, now)
+
+    def _standing_sum(self) -> str:
+        """The sha256 of the standing sums that the seal the file holds now names (called in a
+        read transaction; another process may have advanced the file since `ensure`)."""
+        db = self.open()
+        row = db.execute("SELECT value FROM meta WHERE key='seal'").fetchone()
+        if self._sealed is None or row is None or row[0] != self._sealed.seal:
+            self._sealed = check.read_sealed(db, cr.SCHEMA_VERSION, in_transaction=True)
+        if self._sealed is None:
+            raise Corrupt("its seal is missing")
+        return self._sealed.standing_sum
 
     def record(self, entry_id: str) -> Optional[Entry]:
         """The entry of a row, checked against its id once more as it is served: a row

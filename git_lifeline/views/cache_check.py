@@ -4,12 +4,15 @@ Three layers, cheapest first:
 
 * **The seal**, on every read: `meta.seal` is a sha256 over the schema version, the
   entries tree the cache reflects, the number of rows, the rows' digest, the sha256 of
-  the fold's base text (`meta.fold_sum`) and the fold's journal (`meta.journal`: the
-  entries folded onto the base since it was written, views/cache_rows.py). The count is
+  the standing table's sums by bucket (`meta.standing_sum`, views/cache_standing.py), the
+  sha256 of the fold's base text (`meta.fold_sum`) and the fold's journal (`meta.journal`:
+  the entries folded onto the base since it was written, views/cache_rows.py). The count is
   one `count(*)`; the base text itself (~100 MB at a million entries) is not read to
   check the seal: whoever reads it checks it against `fold_sum` first (`read_base`), so
-  a base that does not match is never folded. A stale tip, an edited or torn fold, an
-  edited journal, a deleted or extra row, an edited seal: each is a mismatch.
+  a base that does not match is never folded; likewise whoever reads a bucket of the
+  standing table checks the sums text against `standing_sum` and the bucket's rows against
+  their sum. A stale tip, an edited or torn fold, an edited journal, a deleted or extra
+  row, an edited standing row, an edited seal: each is a mismatch.
 * **The stamp**, on every open: `<cache>.stamp`, written beside the file after each
   write of ours, holds the file's device, inode, size, mtime and ctime and the seal it
   was written with. Anything that changes the file without going through this module
@@ -17,7 +20,8 @@ Three layers, cheapest first:
   journal rolled back) changes one of those; ctime cannot be set back by a user.
 * **The full check**, when the stamp does not match: `PRAGMA quick_check` (the b-tree
   structure), every row re-summed against the digest in the seal (a summary edited in
-  place, a flipped byte in a page's payload), the base text against its sum, and FTS5's
+  place, a flipped byte in a page's payload), every bucket of the standing table against
+  its sum, the base text against its sum, and FTS5's
   `integrity-check` with rank 1 (the index against its rows: an emptied or stale index).
   It passes only for the very rows the seal was made over; then the
   stamp is rewritten and the next open is cheap again.
@@ -82,8 +86,41 @@ def text_sum(text: str) -> str:
     return h.hexdigest()
 
 
-def make_seal(version: str, tree: str, count: int, rows: int, fold_sum: str, journal: str) -> str:
-    h = hashlib.sha256(f"{version}\0{tree}\0{count}\0{rows:016x}\0{fold_sum}\0".encode("ascii"))
+# The standing table's rows fall in this many buckets by a CRC-32 of their id
+# (views/cache_standing.py): `meta.standing` holds each bucket's sum, `meta.standing_sum`
+# the sha256 of that text, and the seal the latter.
+STANDING_BUCKETS = 4096
+
+
+def bucket_of(entry_id: str) -> int:
+    return zlib.crc32(entry_id.encode("utf-8", "surrogatepass")) % STANDING_BUCKETS
+
+
+def sums_text(sums: list[int]) -> str:
+    """The buckets' sums as `meta.standing` holds them: 16 lowercase hex digits each, in order."""
+    return "".join(f"{s:016x}" for s in sums)
+
+
+def sums_of(text: str) -> list[int]:
+    """The buckets' sums in `meta.standing`; Corrupt when it is not of their form."""
+    if len(text) != 16 * STANDING_BUCKETS:
+        raise Corrupt("its standing sums are not of their size")
+    try:
+        return [int(text[16 * b : 16 * b + 16], 16) for b in range(STANDING_BUCKETS)]
+    except ValueError:
+        raise Corrupt("its standing sums are not hex") from None
+
+
+def standing_sums(db: sqlite3.Connection) -> str:
+    """The sums text of the standing table as it is (what the full check compares)."""
+    sums = [0] * STANDING_BUCKETS
+    for row in db.execute("SELECT bucket, id, kind, valid_from, valid_until, successor FROM standing"):
+        sums[row[0]] = (sums[row[0]] + row_sum(row[1:])) & _MASK
+    return sums_text(sums)
+
+
+def make_seal(version: str, tree: str, count: int, rows: int, standing_sum: str, fold_sum: str, journal: str) -> str:
+    h = hashlib.sha256(f"{version}\0{tree}\0{count}\0{rows:016x}\0{standing_sum}\0{fold_sum}\0".encode("ascii"))
     h.update(journal.encode("utf-8", "surrogatepass"))
     return h.hexdigest()
 
@@ -97,6 +134,7 @@ class Sealed:
     fold_sum: str  # the sha256 of the fold's base text (meta `fold`)
     journal: str  # the entries folded onto the base since it was written (cache_rows.journal_lines)
     rows: int  # the digest of the rows (sum of row_sum)
+    standing_sum: str  # the sha256 of `meta.standing`, the standing table's sums by bucket
     count: int
     seal: str
 
@@ -120,10 +158,21 @@ def read_sealed(db: sqlite3.Connection, version: str, in_transaction: bool = Fal
     try:
         if "fold" not in meta:
             raise KeyError("fold")
-        sealed = Sealed(meta["tree"], meta["fold_sum"], meta["journal"], int(meta["rows"], 16), count, meta["seal"])
+        sealed = Sealed(
+            meta["tree"],
+            meta["fold_sum"],
+            meta["journal"],
+            int(meta["rows"], 16),
+            meta["standing_sum"],
+            count,
+            meta["seal"],
+        )
     except (KeyError, ValueError) as exc:
         raise Corrupt(f"its seal is missing ({exc.__class__.__name__} {exc})") from None
-    if make_seal(version, sealed.tree, count, sealed.rows, sealed.fold_sum, sealed.journal) != sealed.seal:
+    if (
+        make_seal(version, sealed.tree, count, sealed.rows, sealed.standing_sum, sealed.fold_sum, sealed.journal)
+        != sealed.seal
+    ):
         raise Corrupt("its rows, fold or tip do not match its seal")
     return sealed
 
@@ -138,11 +187,18 @@ def read_base(db: sqlite3.Connection, sealed: Sealed) -> str:
 
 
 def write_seal(
-    db: sqlite3.Connection, version: str, tree: str, rows: int, journal: str, base: Optional[str] = None
+    db: sqlite3.Connection,
+    version: str,
+    tree: str,
+    rows: int,
+    standing: str,
+    journal: str,
+    base: Optional[str] = None,
 ) -> Sealed:
-    """Seal what this write transaction leaves (called inside it, last): a new base text
-    when `base` is given (the journal then holds what was folded onto it: usually
-    nothing), else the base the file holds, with this `journal`."""
+    """Seal what this write transaction leaves (called inside it, last): the rows' digest,
+    the standing table's sums text, a new base text when `base` is given (the journal then
+    holds what was folded onto it: usually nothing), else the base the file holds, with
+    this `journal`."""
     count = db.execute("SELECT count(*) FROM entries").fetchone()[0]
     if base is not None:
         fold_sum = text_sum(base)
@@ -152,12 +208,20 @@ def write_seal(
         if row is None:
             raise Corrupt("its fold sum is missing")
         fold_sum = row[0]
-    seal = make_seal(version, tree, count, rows, fold_sum, journal)
+    standing_sum = text_sum(standing)
+    seal = make_seal(version, tree, count, rows, standing_sum, fold_sum, journal)
     db.executemany(
         "INSERT OR REPLACE INTO meta VALUES (?, ?)",
-        [("tree", tree), ("journal", journal), ("rows", f"{rows:016x}"), ("seal", seal)],
+        [
+            ("tree", tree),
+            ("journal", journal),
+            ("rows", f"{rows:016x}"),
+            ("standing", standing),
+            ("standing_sum", standing_sum),
+            ("seal", seal),
+        ],
     )
-    return Sealed(tree, fold_sum, journal, rows, count, seal)
+    return Sealed(tree, fold_sum, journal, rows, standing_sum, count, seal)
 
 
 # ---- the stamp -------------------------------------------------------------------------------
@@ -249,6 +313,9 @@ def full_check(db: sqlite3.Connection, sealed: Sealed) -> None:
     digest = add_sums(0, db.execute("SELECT rowid, id, blob, ts, kind, ok, summary, body, dedup, json FROM entries"))
     if digest != sealed.rows:
         raise Corrupt("a row does not match its seal")
+    standing = db.execute("SELECT value FROM meta WHERE key='standing'").fetchone()
+    if standing is None or standing[0] != standing_sums(db) or text_sum(standing[0]) != sealed.standing_sum:
+        raise Corrupt("its standing table does not match its seal")
     read_base(db, sealed)
     try:
         # rank=1: the index against the rows too (without it an emptied index passes)

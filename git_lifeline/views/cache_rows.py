@@ -24,11 +24,15 @@ from typing import Iterator, Optional
 from ..core import fold_text, truth
 from ..core.entry import Entry, compute_id, sort_in_order
 from . import cache_check as check
+from . import cache_standing
 
-SCHEMA_VERSION = "8"  # 8: the fold is a base and a journal (meta fold, fold_sum, journal); 7: ids by index
+# 9: the standing table (cache_standing.py), the indexes entries_newest and entries_broken; 8: the fold is a base and a journal (meta fold,
+# fold_sum, journal); 7: ids by index
+SCHEMA_VERSION = "9"
 BATCH = 2000
 COLUMNS = "rowid, id, blob, ts, kind, ok, summary, body, dedup, json"
-SCHEMA = """
+SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS entries (
     rowid INTEGER PRIMARY KEY,
@@ -43,11 +47,16 @@ CREATE TABLE IF NOT EXISTS entries (
     json TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS entries_dedup ON entries(dedup) WHERE dedup IS NOT NULL;
+-- recall's newest entry and its count of broken rows, read without a scan of the rows
+CREATE INDEX IF NOT EXISTS entries_newest ON entries(ts) WHERE ok = 1;
+CREATE INDEX IF NOT EXISTS entries_broken ON entries(id) WHERE ok = 0;
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
     summary, body, content='entries', content_rowid='rowid',
     tokenize="unicode61 remove_diacritics 2"
 );
 """
+    + cache_standing.SCHEMA
+)
 
 
 _NO_HEADER: dict[str, str] = {}  # shared by every slim record without header fields (the fold only reads it)

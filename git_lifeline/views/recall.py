@@ -33,12 +33,9 @@ from bisect import bisect_left
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Callable, Literal, Optional, Protocol
+from typing import Callable, Literal, Optional, Protocol
 
 from .synonyms import GROUPS
-
-if TYPE_CHECKING:
-    from ..core.truth import State
 
 SUMMARY_WEIGHT = 3.0
 BODY_WEIGHT = 1.0
@@ -344,10 +341,13 @@ class Hit:
 
 @dataclass
 class Truth:
-    """What recall needs of the current truth: which entries are superseded, and by what."""
+    """What recall needs of the current truth: whether an entry is superseded (named by an
+    acting correction), and the carrier in force that replaced it, following its chain of
+    revisions to the end (None when a revert or nothing in force stands there). Read by id
+    from the cache's standing table (views/cache_standing.py), for the candidates only."""
 
-    superseded: set[str] = field(default_factory=set)
-    successor: Callable[[str], Optional[str]] = lambda _id: None
+    superseded: Callable[[str], bool]
+    successor: Callable[[str], Optional[str]]
 
 
 def _days(ts: str) -> float:
@@ -356,11 +356,67 @@ def _days(ts: str) -> float:
     return datetime.fromisoformat(ts.rstrip("Z")).timestamp() / 86400.0
 
 
-def _df(db: sqlite3.Connection, concept: Concept) -> int:
+def _df(db: sqlite3.Connection, concept: Concept, broken: int) -> int:
+    """The entries matching `concept` whose id matches their content: counted in the index
+    alone when the cache holds no broken row (at a million entries, reading each match's
+    row to ask was most of recall's time)."""
+    if not broken:
+        return db.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (concept.match_expression(),)).fetchone()[0]
     return db.execute(
         "SELECT count(*) FROM fts JOIN entries e ON e.rowid = fts.rowid WHERE fts MATCH ? AND e.ok = 1",
         (concept.match_expression(),),
     ).fetchone()[0]
+
+
+def _corpus(db: sqlite3.Connection) -> tuple[int, int]:
+    """(the entries whose id matches their content, the broken rows): the rows counted in
+    the id index, less the broken ones counted in their own (cache_rows.SCHEMA)."""
+    total, broken = db.execute(
+        "SELECT (SELECT count(*) FROM entries), (SELECT count(*) FROM entries WHERE ok = 0)"
+    ).fetchone()
+    return total - broken, broken
+
+
+# A candidate as the ranking reads it: id, summary, body, ts, bm25 score
+Candidate = tuple[str, str, str, str, float]
+
+
+def _candidates(db: sqlite3.Connection, expression: str, broken: int) -> list[Candidate]:
+    """The CANDIDATES best matches of `expression` by BM25, ties cut by id (not by where SQLite
+    holds the rows: a cache advanced entry by entry and one built afresh give the same), of
+    the entries whose id matches their content. Without broken rows, the index ranks alone
+    and only the best rows (every one tied with the last) are read, not every match's."""
+    weights = (SUMMARY_WEIGHT, BODY_WEIGHT)
+    if broken:
+        return db.execute(
+            "SELECT e.id, e.summary, e.body, e.ts, bm25(fts, ?, ?) AS s FROM fts JOIN entries e "
+            "ON e.rowid = fts.rowid WHERE fts MATCH ? AND e.ok = 1 ORDER BY s, e.id LIMIT ?",
+            (*weights, expression, CANDIDATES),
+        ).fetchall()
+    wanted = 2 * CANDIDATES
+    while True:
+        best = db.execute(
+            "SELECT rowid, bm25(fts, ?, ?) AS s FROM fts WHERE fts MATCH ? ORDER BY s LIMIT ?",
+            (*weights, expression, wanted),
+        ).fetchall()
+        # every row tied with the last one kept is among them, or there are no more rows
+        if len(best) < wanted or best[-1][1] > best[CANDIDATES - 1][1]:
+            break
+        wanted *= 4
+    if len(best) > CANDIDATES:
+        last = best[CANDIDATES - 1][1]
+        best = [b for b in best if b[1] <= last]
+    score = dict(best)
+    rows: list[Candidate] = []
+    for n in range(0, len(best), 500):
+        chunk = [rowid for rowid, _ in best[n : n + 500]]
+        marks = ",".join("?" * len(chunk))
+        for rowid, entry_id, summary, body, ts in db.execute(
+            f"SELECT rowid, id, summary, body, ts FROM entries WHERE rowid IN ({marks})", chunk
+        ):
+            rows.append((entry_id, summary, body, ts, score[rowid]))
+    rows.sort(key=lambda r: (r[4], r[0]))
+    return rows[:CANDIDATES]
 
 
 def _idf(df: int, total: int) -> float:
@@ -525,26 +581,20 @@ def _matched(concept: Concept, weight: float, head: Words, words: Words) -> floa
 def lexical_evidence(db: sqlite3.Connection, query: str, recency: bool = True) -> Lexical:
     """Every entry sharing the question's concepts, scored and best first."""
     cs = concepts(query)
-    total = db.execute("SELECT count(*) FROM entries WHERE ok = 1").fetchone()[0] if cs else 0
+    total, broken = _corpus(db) if cs else (0, 0)
     if not total:
         return Lexical([], 1.0)
-    dfs = [_df(db, c) for c in cs]
+    dfs = [_df(db, c, broken) for c in cs]
     unknown = [n for n, c in enumerate(cs) if not dfs[n] and c.word and len(c.alternatives) == 1]
     for n in unknown[:FORMS_AT_MOST]:
         cs[n].abbreviations, phrases = ledger_forms(db, cs[n])
         cs[n].alternatives |= phrases
         if cs[n].abbreviations or phrases:
-            dfs[n] = _df(db, cs[n])
+            dfs[n] = _df(db, cs[n], broken)
     weights = [_idf(df, total) if df else _unseen_idf(total) for df in dfs]
     whole = sum(weights)
     unseen = unseen_confidence(total) * sum(w for w, df in zip(weights, dfs, strict=True) if not df) / whole
-    # Ties at the candidate limit are cut by id, not by where SQLite holds the rows: a cache
-    # advanced entry by entry and one built afresh give the same candidates.
-    rows = db.execute(
-        "SELECT e.id, e.summary, e.body, e.ts, bm25(fts, ?, ?) AS s FROM fts JOIN entries e "
-        "ON e.rowid = fts.rowid WHERE fts MATCH ? AND e.ok = 1 ORDER BY s, e.id LIMIT ?",
-        (SUMMARY_WEIGHT, BODY_WEIGHT, " OR ".join(f"({c.match_expression()})" for c in cs), CANDIDATES),
-    ).fetchall()
+    rows = _candidates(db, " OR ".join(f"({c.match_expression()})" for c in cs), broken)
     newest = db.execute("SELECT MAX(ts) FROM entries WHERE ok = 1").fetchone()[0]
     # The question's most specific concept the ledger uses (highest idf among those it has):
     # a near miss shares the common words of an entry, not this one.
@@ -568,28 +618,3 @@ def lexical_evidence(db: sqlite3.Connection, query: str, recency: bool = True) -
         hits.append(hit)
     hits.sort(key=lambda h: (-h.score, h.id))
     return Lexical(hits, unseen, tuple(c.text for c, df in zip(cs, dfs, strict=True) if not df), total)
-
-
-def truth_of(st: State) -> Truth:
-    """Recall's view of a State: superseded ids, and for each the decision in force that
-    replaced it (following a chain of revisions to its end; None when a revert or nothing
-    in force stands at the end)."""
-    later: dict[str, list[str]] = {}
-    for cid, parents, is_revert in st.fold.corrections:  # in fold order: the last one is the newest
-        if is_revert:
-            continue  # a revert restores; it replaces nothing with a new truth
-        for p in parents:
-            later.setdefault(p, []).append(cid)
-    in_force = set(st.decision_ids)
-
-    def successor(entry_id: str) -> Optional[str]:
-        seen, cur = set(), entry_id
-        while cur in st.superseded and cur not in seen:
-            seen.add(cur)
-            nxt = later.get(cur)
-            if not nxt:
-                return None
-            cur = nxt[-1]
-        return cur if cur != entry_id and cur in in_force else None
-
-    return Truth(set(st.superseded), successor)

@@ -126,9 +126,17 @@ def in_truth_order(hits: list[Hit], truth: Optional[Truth], k: int) -> list[Hit]
     force that replaced it in front of it, with its numbers and strength."""
     if truth is None:
         return hits[:k]
+    # In force first, each part in the ranking's order. Once k hits in force are found the
+    # rest cannot be shown (a replaced hit, and the entry it brings, come after them all),
+    # so the truth is asked about those alone, not about every candidate.
+    in_force: list[Hit] = []
+    replaced: list[Hit] = []
     for h in hits:
-        h.in_force = h.id not in truth.superseded
-    ordered = sorted(hits, key=lambda h: not h.in_force)
+        h.in_force = not truth.superseded(h.id)
+        (in_force if h.in_force else replaced).append(h)
+        if len(in_force) >= k:
+            break
+    ordered = in_force + replaced
     out: list[Hit] = []
     shown: set[str] = set()
     for h in ordered:

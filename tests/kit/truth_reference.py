@@ -175,3 +175,23 @@ def truth_signature(st: State) -> dict:
         "kinds": st.kinds,
         "conflicts": st.conflicts,
     }
+
+
+def successor_reference(st: State, entry_id: str) -> Optional[str]:
+    """The decision in force that replaced `entry_id`, walked as recall walked it from a whole
+    State: the newest revision (not a revert) naming it, then the newest naming that, ...
+    while what is reached is superseded; None when a step finds none, comes back to an id
+    already passed, or ends on a carrier not in force."""
+    later: dict[str, list[str]] = {}
+    for cid, parents, is_revert in st.fold.corrections:
+        if not is_revert:
+            for p in parents:
+                later.setdefault(p, []).append(cid)
+    seen, cur = set(), entry_id
+    while cur in st.superseded and cur not in seen:
+        seen.add(cur)
+        nxt = later.get(cur)
+        if not nxt:
+            return None
+        cur = nxt[-1]
+    return cur if cur != entry_id and cur in set(st.decision_ids) else None

@@ -180,7 +180,13 @@ def forge_seal_and_stamp(change):
         count = db.execute("SELECT count(*) FROM entries").fetchone()[0]
         fold_sum = cache_check.text_sum(meta["fold"])
         seal = cache_check.make_seal(
-            SCHEMA_VERSION, meta["tree"], count, int(meta["rows"], 16), fold_sum, meta["journal"]
+            SCHEMA_VERSION,
+            meta["tree"],
+            count,
+            int(meta["rows"], 16),
+            meta["standing_sum"],
+            fold_sum,
+            meta["journal"],
         )
         db.executemany("UPDATE meta SET value=? WHERE key=?", [(fold_sum, "fold_sum"), (seal, "seal")])
         db.close()
@@ -378,6 +384,22 @@ CASES = {
     "a tip that names no object": edit("UPDATE meta SET value=? WHERE key='tree'", "ab" * 20),
     "the seal is missing": edit("DELETE FROM meta WHERE key='seal'"),
     "the rows digest edited": edit("UPDATE meta SET value='0000000000000001' WHERE key='rows'"),
+    # the standing table (each entry's status by id, which recall reads for its hits)
+    "a standing row edited": edit("UPDATE standing SET kind='carrier' WHERE kind='withdrawn'"),
+    "the standing table emptied": edit("DELETE FROM standing"),
+    "the standing table dropped": edit("DROP TABLE standing"),
+    "the standing sums edited": edit("UPDATE meta SET value=? WHERE key='standing'", "0" * 16 * 4096),
+    "the standing sums' sum edited": edit("UPDATE meta SET value=? WHERE key='standing_sum'", "0" * 64),
+    "a standing row edited, stamp put back": stamp_kept(
+        edit("UPDATE standing SET kind='superseded', successor='' WHERE kind='carrier'")
+    ),
+    "standing rows deleted, stamp put back": stamp_kept(edit("DELETE FROM standing WHERE kind='carrier'")),
+    "a standing row added, stamp put back": stamp_kept(
+        edit(
+            "INSERT INTO standing SELECT bucket, id || 'x', kind, valid_from, valid_until, successor "
+            "FROM standing WHERE kind='carrier'"
+        )
+    ),
     # the schema
     "an older schema version": edit("UPDATE meta SET value='5' WHERE key='version'"),
     "a newer schema version": edit("UPDATE meta SET value='999' WHERE key='version'"),
@@ -423,6 +445,7 @@ def contents(path: Path, scratch: Path):
                 db.execute("SELECT key, value FROM meta ORDER BY key").fetchall(),
                 db.execute("SELECT * FROM entries ORDER BY rowid").fetchall(),
                 db.execute("SELECT rowid, summary, body FROM fts WHERE fts MATCH 'marche' ORDER BY rowid").fetchall(),
+                db.execute("SELECT * FROM standing ORDER BY bucket, id").fetchall(),
             )
         finally:
             db.close()

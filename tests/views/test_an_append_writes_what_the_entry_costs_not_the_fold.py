@@ -117,7 +117,9 @@ def test_a_journal_that_names_a_row_the_file_lacks_is_rebuilt_not_served(ledger)
     m = dict(db.execute("SELECT key, value FROM meta"))
     count = db.execute("SELECT count(*) FROM entries").fetchone()[0]
     journal = m["journal"] + "ab" * 32 + "\n"
-    seal = cache_check.make_seal(m["version"], m["tree"], count, int(m["rows"], 16), m["fold_sum"], journal)
+    seal = cache_check.make_seal(
+        m["version"], m["tree"], count, int(m["rows"], 16), m["standing_sum"], m["fold_sum"], journal
+    )
     db.executemany("UPDATE meta SET value=? WHERE key=?", [(journal, "journal"), (seal, "seal")])
     db.close()
     cache_check.write_stamp(path, seal)  # a forged seal: only the rows can tell
