@@ -349,9 +349,8 @@ class LineCache:
     def _sealed_fold(
         self, db: sqlite3.Connection, target: str, digest: int, f: truth.Fold, fresh: bool = False
     ) -> Sealed:
-        """Store the fold whole as the new base (an empty journal) with its standing table
-        (`fresh`: filled anew, else only the rows that differ), and seal it; this process
-        keeps the object it has (no re-parse)."""
+        """Store the fold whole as the new base (an empty journal), its standing table (`fresh`:
+        anew, else the rows that differ), and seal it; this process keeps `f` (no re-parse)."""
         standing = cs.write_all(db, f, fresh)
         sealed = check.write_seal(db, cr.SCHEMA_VERSION, target, digest, standing, "", base=fold_text.text_of(f))
         self._fold = (sealed.seal, f)
@@ -425,15 +424,9 @@ class LineCache:
                 sealed = check.read_sealed(db, cr.SCHEMA_VERSION, in_transaction=True)
                 f = cr.refold(db)
                 if sealed is not None:
-                    self._sealed = check.write_seal(
-                        db,
-                        cr.SCHEMA_VERSION,
-                        sealed.tree,
-                        sealed.rows,
-                        cs.write_all(db, f, fresh=False),
-                        "",
-                        base=fold_text.text_of(f),
-                    )
+                    standing = cs.write_all(db, f, fresh=False)
+                    base = fold_text.text_of(f)
+                    self._sealed = check.write_seal(db, cr.SCHEMA_VERSION, sealed.tree, sealed.rows, standing, "", base)
                 db.execute("COMMIT")
             except BaseException:
                 if db.in_transaction:
@@ -461,21 +454,8 @@ class LineCache:
         return f
 
     def standings(self, db: sqlite3.Connection, now: Optional[str] = None) -> cs.Standings:
-        """Statuses by id from the standing table of `db` (this cache's connection, brought to
-        the head by `ensure`) at `now` (default: the clock), checked against the seal the
-        file holds as they are read."""
-        return cs.Standings(db, self._standing_sum, now)
-
-    def _standing_sum(self) -> str:
-        """The sha256 of the standing sums that the seal the file holds now names (called in a
-        read transaction; another process may have advanced the file since `ensure`)."""
-        db = self.open()
-        row = db.execute("SELECT value FROM meta WHERE key='seal'").fetchone()
-        if self._sealed is None or row is None or row[0] != self._sealed.seal:
-            self._sealed = check.read_sealed(db, cr.SCHEMA_VERSION, in_transaction=True)
-        if self._sealed is None:
-            raise Corrupt("its seal is missing")
-        return self._sealed.standing_sum
+        """Statuses by id (views/cache_standing.py) of `db`, brought to the head by `ensure`."""
+        return cs.Standings(db, lambda: cs.sealed_sum(db, self._sealed, cr.SCHEMA_VERSION), now)
 
     def record(self, entry_id: str) -> Optional[Entry]:
         """The entry of a row, checked against its id once more as it is served: a row

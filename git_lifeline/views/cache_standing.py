@@ -134,6 +134,17 @@ def _read(db: sqlite3.Connection, b: int, entry_id: str) -> Optional[Row]:
     return tuple(row) if row is not None else None
 
 
+def sealed_sum(db: sqlite3.Connection, known: Optional[check.Sealed], version: str) -> str:
+    """The sha256 of the standing sums that the seal the file holds now names (called in a
+    read transaction: another process may have advanced the file since `known` was read)."""
+    row = db.execute("SELECT value FROM meta WHERE key='seal'").fetchone()
+    fresh = known is not None and row is not None and row[0] == known.seal
+    sealed = known if fresh else check.read_sealed(db, version, in_transaction=True)
+    if sealed is None:
+        raise check.Corrupt("its seal is missing")
+    return sealed.standing_sum
+
+
 class Standings:
     """Statuses read from the table by id, at one time (`now`, as a State is made at one).
     `sealed` gives the sha256 of the sums text the seal holds, read afresh (the file may

@@ -369,12 +369,11 @@ def _df(db: sqlite3.Connection, concept: Concept, broken: int) -> int:
 
 
 def _corpus(db: sqlite3.Connection) -> tuple[int, int]:
-    """(the entries whose id matches their content, the broken rows): the rows counted in
-    the id index, less the broken ones counted in their own (cache_rows.SCHEMA)."""
-    total, broken = db.execute(
-        "SELECT (SELECT count(*) FROM entries), (SELECT count(*) FROM entries WHERE ok = 0)"
+    """(entries whose id matches their content, broken rows), each count read from an index."""
+    rows, broken = db.execute(
+        "SELECT (SELECT count(*) FROM entries), (SELECT count(*) FROM entries WHERE ok=0)"
     ).fetchone()
-    return total - broken, broken
+    return rows - broken, broken
 
 
 # A candidate as the ranking reads it: id, summary, body, ts, bm25 score
