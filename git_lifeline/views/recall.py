@@ -240,20 +240,10 @@ class Concept:
         parts = [f'"{a}"' for a in sorted(self.abbreviations)]
         for alt in sorted(self.alternatives):
             if len(alt) == 1:
-                parts += [f'"{alt[0]}"*'] if len(alt[0]) >= PREFIX_FROM else [f'"{w}"' for w in _stemming_to(alt[0])]
+                parts.append(f'"{alt[0]}"*' if len(alt[0]) >= PREFIX_FROM else f'"{alt[0]}"')
             else:
                 parts.append('"' + " ".join(alt) + '"')
         return " OR ".join(parts)
-
-
-def _stemming_to(short: str) -> tuple[str, ...]:
-    """The words FTS5 must match for a stem too short to match as a prefix: the stem itself, and
-    the plural the light stem cut it from ("gaps", "docs", "GTFS", "LIMS": `stem` makes them
-    "gap", "doc", "gtf", "lim", which FTS5, matching the ledger's words as written, would find
-    only where the ledger writes the singular)."""
-    if len(short) == PREFIX_FROM - 1 and not short.endswith("s"):
-        return short, short + "s"
-    return (short,)
 
 
 def _stem_matches(member: str, word: str) -> bool:
@@ -471,9 +461,6 @@ def _one_slip(word: str) -> set[str]:
     return out
 
 
-_SHORT_BASE_SUFFIXES = ("ings", "ing", "ers", "er", "ed")
-
-
 def _inflections(word: str) -> set[str]:
     """The forms of `word` that English spells with a changed last letter, which the light stem
     and the prefix match do not reach: "policy" and "policies", "copies" and "copy", "copied"."""
@@ -481,12 +468,6 @@ def _inflections(word: str) -> set[str]:
         return {word[:-1] + "ies", word[:-1] + "ied"}
     if len(word) >= 6 and word.endswith(("ies", "ied")):
         return {word[:-3] + "y", word[:-3] + ("ied" if word.endswith("ies") else "ies")}
-    for suffix in _SHORT_BASE_SUFFIXES:
-        base = word[: -len(suffix)]
-        if word.endswith(suffix) and len(base) == PREFIX_FROM - 1:
-            # the light stem keeps four letters at least: "paying" is not "pay", "riding" not "ride"
-            forms = {base, base + "s", base + "e", base + "es", base + "ed", base + "ing", base + "er", base + "ers"}
-            return forms - {word}
     return set()
 
 

@@ -1,8 +1,7 @@
 """A word the ledger never uses weighs the most in recall's abstention, so a question that
 writes the ledger's word otherwise — one letter left out or two swapped ("accesibility"), run
 together ("wifi" for the ledger's "Wi-Fi"), or inflected with another last letter ("policy" for
-the ledger's "policies"), or as a short word's plural or inflection ("LIMS", "paying" for the
-ledger's "pay") — was refused although the entry that answers it was there. Those
+the ledger's "policies") — was refused although the entry that answers it was there. Those
 forms are read from the ledger's own vocabulary (views/recall.py, `ledger_forms`), never from a
 list of words; a word that is another word ("internal" is not "interval") stays a word the
 ledger never uses."""
@@ -25,8 +24,6 @@ ENTRIES = {
     "interval": ("decision", "Retry interval: 30 s between attempts", "Backoff doubles it up to 10 minutes."),
     "retention": ("decision", "Retention policies: logs are kept 30 days", "Older ones are deleted nightly."),
     "backup": ("decision", "Backups: one copy off site", "Encrypted before upload."),
-    "lims": ("decision", "LIMS: samples tracked in Benchling", "Chosen over a spreadsheet."),
-    "pay": ("decision", "Pay by card only at the kiosk", "Cash jammed the readers."),
 }
 
 
@@ -56,8 +53,6 @@ def ledger(repo) -> dict[str, str]:
         ("how does wifi work", "wifi"),  # run together
         ("which policy", "retention"),  # the ledger's plural changes the last letter
         ("how many copies", "backup"),  # and so does the question's
-        ("which lims", "lims"),  # a short word's plural: the light stem makes it "lim"
-        ("who is paying", "pay"),  # a short word's inflection: the light stem keeps "paying"
     ],
 )
 def test_a_word_written_otherwise_finds_the_entry_that_uses_it(repo, ledger, question, answer):

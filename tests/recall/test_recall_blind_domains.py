@@ -51,10 +51,12 @@ MEASURED = {
     "claims": {"lexical": (43, 15), "semantic": (46, 16)},
     "groundstation": {"lexical": (45, 11), "semantic": (40, 15)},
     # issue 29's seventh pass: written the same way, opened once after its rule (commit
-    # d28685d, a short word's plural and inflection) was committed, and run once
-    "pos": {"lexical": (40, 15), "semantic": (42, 13)},
-    "ediscovery": {"lexical": (41, 13), "semantic": (45, 15)},
-    "chipci": {"lexical": (42, 15), "semantic": (45, 18)},
+    # d28685d, a short word's plural and inflection) was committed, and run once; that rule
+    # was then taken back (it cost fintech a held answer), so these are the figures of the
+    # code without it, the sets' second run (docs/RECALL.md gives both)
+    "pos": {"lexical": (40, 15), "semantic": (41, 13)},
+    "ediscovery": {"lexical": (41, 12), "semantic": (45, 15)},
+    "chipci": {"lexical": (40, 15), "semantic": (45, 18)},
 }
 
 
