@@ -83,7 +83,7 @@ def _rows_and_fold(db: sqlite3.Connection, store: LineStore, target: str) -> tup
             entry_id = path.replace("/", "")
             record, ok, row = cr.parse(entry_id, oid, data)
             if ok and record is not None:
-                slims.append(cr.Slim(record, row[2][:-1], names))
+                slims.append(cr.Slim(record, row[2][:-1], names, truth.header_of(record)))
             else:
                 broken.append(entry_id)
             rows.append(row)

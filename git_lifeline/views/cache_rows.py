@@ -19,20 +19,22 @@ import gc
 import sqlite3
 from contextlib import contextmanager
 from operator import attrgetter
-from typing import Iterator, Optional
+from typing import TYPE_CHECKING, Iterator, Optional
 
-from ..core import fold_text, truth
+from ..core import fold_text
 from ..core.entry import Entry, compute_id, sort_in_order
 from . import cache_check as check
-from . import cache_standing
+
+if TYPE_CHECKING:  # the truth is imported where a fold is made or read: a `log` that
+    # renders its first projection file from the rows never imports it
+    from ..core import truth
 
 # 9: the standing table (cache_standing.py), the indexes entries_newest and entries_broken; 8: the fold is a base and a journal (meta fold,
 # fold_sum, journal); 7: ids by index
 SCHEMA_VERSION = "9"
 BATCH = 2000
 COLUMNS = "rowid, id, blob, ts, kind, ok, summary, body, dedup, json"
-SCHEMA = (
-    """
+SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS entries (
     rowid INTEGER PRIMARY KEY,
@@ -54,9 +56,18 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
     summary, body, content='entries', content_rowid='rowid',
     tokenize="unicode61 remove_diacritics 2"
 );
+-- each id's standing in the truth (views/cache_standing.py reads and writes it; defined here
+-- with the other tables so that a process that only appends never imports the truth)
+CREATE TABLE IF NOT EXISTS standing (
+    bucket INTEGER NOT NULL,
+    id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    valid_from TEXT NOT NULL,
+    valid_until TEXT NOT NULL,
+    successor TEXT NOT NULL,
+    PRIMARY KEY (bucket, id)
+) WITHOUT ROWID;
 """
-    + cache_standing.SCHEMA
-)
 
 
 _NO_HEADER: dict[str, str] = {}  # shared by every slim record without header fields (the fold only reads it)
@@ -73,7 +84,7 @@ class Slim:
     __slots__ = ("ts", "id", "kind", "agent", "provider", "model", "parents", "header")
     summary = ""
 
-    def __init__(self, e: Entry, ts: str, names: dict[str, str]):
+    def __init__(self, e: Entry, ts: str, names: dict[str, str], header: dict[str, str]):
         self.ts = ts
         self.id = names.setdefault(e.id, e.id)
         self.kind = names.setdefault(e.kind, e.kind)
@@ -81,12 +92,14 @@ class Slim:
         self.agent = names.setdefault(e.agent, e.agent)
         self.provider = names.setdefault(e.provider, e.provider)
         self.model = names.setdefault(e.model, e.model)
-        self.header = truth.header_of(e) or _NO_HEADER
+        self.header = header or _NO_HEADER  # truth.header_of(e), from the caller that folds
 
 
 def fold_slims(slims: list[Optional[Slim]], broken: list[str]) -> truth.Fold:
     """The fold of a cold build: slim records in (ts, id) order. Each is let go once
     folded (the list is emptied), so the fold grows into the memory they leave."""
+    from ..core import truth
+
     sort_in_order(slims, attrgetter("ts"), attrgetter("id"))
     f = truth.Fold()
     for n, s in enumerate(slims):
@@ -151,6 +164,8 @@ def index_all(db: sqlite3.Connection) -> None:
 def refold(db: sqlite3.Connection) -> truth.Fold:
     """Fold every row again, streamed in (ts, id) order: the ts column's fixed format
     sorts as time does (a merge brought entries older than the fold, a blob changed)."""
+    from ..core import truth
+
     f = truth.Fold()
     broken = []
     for ok, text, entry_id in db.execute("SELECT ok, json, id FROM entries ORDER BY ts, id"):
@@ -226,6 +241,8 @@ def read_fold(db: sqlite3.Connection, sealed: check.Sealed) -> Optional[truth.Fo
 
 
 def fold_of(text: str) -> Optional[truth.Fold]:
+    from ..core import truth
+
     try:
         with no_cycle_collection():
             return fold_text.read(truth.Fold, text)

@@ -28,17 +28,6 @@ from . import cache_check as check
 
 _MASK = (1 << 64) - 1
 COLUMNS = "id, kind, valid_from, valid_until, successor"
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS standing (
-    bucket INTEGER NOT NULL,
-    id TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    valid_from TEXT NOT NULL,
-    valid_until TEXT NOT NULL,
-    successor TEXT NOT NULL,
-    PRIMARY KEY (bucket, id)
-) WITHOUT ROWID;
-"""
 _INSERT = f"INSERT OR REPLACE INTO standing(bucket, {COLUMNS}) VALUES (?,?,?,?,?,?)"
 # One row as summed: id, kind, valid-from, valid-until, successor
 Row = tuple[str, str, str, str, str]
