@@ -40,12 +40,12 @@ from harness import (  # noqa: E402
     load_average,
     machine,
     measure,
+    measure_each,
     measure_many,
     ours,
     run_once,
     seed_env,
     theirs,
-    timing_of,
 )
 
 FLOOR = "import pygit2, pydantic, click"  # what `log` is compared with (bench/bench.py's floor)
@@ -86,25 +86,6 @@ def seed_db(work: Path, n: int, env: dict) -> Path:
     if not db.exists():
         run_once([sys.executable, gen.__file__, "--size", n, "--seed", 1, "--db", db], work, env)
     return db
-
-
-def in_turn(cmds: list, runs: int, timeout: float) -> list:
-    """[(Timing)] of (cmd, cwd, env, before) taken in turn, so that a change of the load
-    hits all alike (harness.measure_many, each command with its own directory and env)."""
-    got: list = [[] for _ in cmds]
-    dead: list = [False for _ in cmds]
-    for _ in range(max(1, runs)):
-        for k, (cmd, cwd, env, before) in enumerate(cmds):
-            if dead[k]:
-                continue
-            if before:
-                before()
-            r = run_once(cmd, cwd, env, timeout)
-            if r.seconds is None:
-                dead[k] = True
-            else:
-                got[k].append(r)
-    return [timing_of(got[k], dead[k], timeout) for k in range(len(cmds))]
 
 
 def drop_cache(repo: Path) -> None:
@@ -151,7 +132,7 @@ def main() -> None:
         drop = lambda r=repo: drop_cache(r)  # noqa: E731
         if args.seed:
             db = seed_db(args.work, n, env)
-            cold, seed = in_turn(
+            cold, seed = measure_each(
                 [(ours("context"), repo, env, drop), (theirs(db, "context"), args.work, seed_env(env), None)],
                 args.runs,
                 args.timeout,

@@ -117,10 +117,16 @@ def measure_many(
 ) -> list:
     """Timings of several commands taken in turn (a, b, a, b, ...), so that a change of the
     machine's load hits all of them alike: their ratio is the figure to trust."""
-    got: list = [[] for _ in cmds]
-    dead: list = [False for _ in cmds]
+    return measure_each([(cmd, cwd, env, before) for cmd in cmds], runs, timeout)
+
+
+def measure_each(jobs: list, runs: int, timeout: Optional[float] = None) -> list:
+    """`measure_many` for (cmd, cwd, env, before) jobs, each command with its own directory,
+    environment and untimed step: their timings taken in turn. A timeout ends that job's series."""
+    got: list = [[] for _ in jobs]
+    dead: list = [False for _ in jobs]
     for _ in range(max(1, runs)):
-        for k, cmd in enumerate(cmds):
+        for k, (cmd, cwd, env, before) in enumerate(jobs):
             if dead[k]:
                 continue
             if before:
@@ -130,7 +136,7 @@ def measure_many(
                 dead[k] = True
             else:
                 got[k].append(r)
-    return [timing_of(got[k], dead[k], timeout) for k in range(len(cmds))]
+    return [timing_of(got[k], dead[k], timeout) for k in range(len(jobs))]
 
 
 def timing_of(rs: list, dead: bool, timeout: Optional[float]) -> Timing:
