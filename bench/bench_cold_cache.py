@@ -37,6 +37,7 @@ import gen  # noqa: E402
 from harness import (  # noqa: E402
     git,
     hermetic_env,
+    imported,
     load_average,
     machine,
     measure,
@@ -59,11 +60,7 @@ def prepared(work: Path, n: int, env: dict) -> Path:
     gen.make(src, "realistic", n, seed=1)
     shutil.rmtree(repo, ignore_errors=True)
     repo.mkdir(parents=True)
-    git("init", "-q", str(repo), env=env)
-    git("-C", repo, "config", "lifeline.projection", "false", env=env)
-    run_once(ours("import", "--from", src), repo, env)
-    git("-C", repo, "gc", "-q", env=env)
-    return repo
+    return imported(src, repo, env)
 
 
 def generated(work: Path, n: int, env: dict) -> Path:

@@ -155,6 +155,16 @@ def timing_of(rs: list, dead: bool, timeout: Optional[float]) -> Timing:
     )
 
 
+def imported(src: Path, repo: Path, env: dict) -> Path:
+    """`repo` made afresh with `src` (a LIFELINE.md) imported and packed (`git gc`), as a clone
+    has it, the projection file off so that no figure includes its render."""
+    git("init", "-q", str(repo), env=env)
+    git("-C", repo, "config", "lifeline.projection", "false", env=env)
+    run_once(ours("import", "--from", src), repo, env)
+    git("-C", repo, "gc", "-q", env=env)
+    return repo
+
+
 def seed_python() -> str:
     py = os.environ.get("LIFELINE_SEED_PYTHON") or str(ROOT / ".venv-seed" / "bin" / "python")
     if not Path(py).exists():

@@ -28,7 +28,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gen  # noqa: E402
-from harness import ROOT, hermetic_env  # noqa: E402
+from harness import (  # noqa: E402
+    ROOT,
+    hermetic_env,
+    imported,
+)
 
 
 def profile(cmd: list, cwd: Path, env: dict, out: Path) -> float:
@@ -65,17 +69,7 @@ def prepare(tmp: Path, env: dict, name: str, scenario: str, size: int) -> Path:
     gen.make(src, scenario, size, seed=1)
     repo = tmp / name
     repo.mkdir()
-    subprocess.run(["git", "init", "-q", str(repo)], check=True, env=env)
-    subprocess.run(["git", "-C", str(repo), "config", "lifeline.projection", "false"], check=True, env=env)
-    subprocess.run(
-        [sys.executable, "-m", "git_lifeline", "import", "--from", str(src)],
-        cwd=repo,
-        env=env,
-        check=True,
-        capture_output=True,
-    )
-    subprocess.run(["git", "-C", str(repo), "gc", "-q"], check=True, env=env)
-    return repo
+    return imported(src, repo, env)
 
 
 def main() -> None:

@@ -37,7 +37,7 @@ from typing import Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gen  # noqa: E402
-from harness import ROOT, git, hermetic_env, load_average, machine, measure_many, seed_env, theirs  # noqa: E402
+from harness import ROOT, git, hermetic_env, imported, load_average, machine, measure_many, seed_env, theirs  # noqa: E402
 
 
 def unpack(commit: str, dest: Path) -> Path:
@@ -70,16 +70,7 @@ def ledgers(a: argparse.Namespace, tmp: Path, env: dict, n: int) -> tuple[Path, 
         return repo, db
     src, repo = tmp / f"ledger-{n}.md", tmp / f"repo-{n}"
     gen.make(src, a.scenario, n, seed=a.seed)
-    git("init", "-q", str(repo), env=env)
-    git("-C", repo, "config", "lifeline.projection", "false", env=env)
-    subprocess.run(
-        [sys.executable, "-m", "git_lifeline", "import", "--from", str(src)],
-        cwd=repo,
-        env=env,
-        check=True,
-        capture_output=True,
-    )
-    git("-C", repo, "gc", "-q", env=env)
+    imported(src, repo, env)
     if a.seed_tool:
         db = tmp / f"seed-{n}" / "ledger.db"
         db.parent.mkdir()
