@@ -26,15 +26,13 @@ views/recall_answer.py's.
 from __future__ import annotations
 
 import math
-import re
 import sqlite3
-import unicodedata
 from bisect import bisect_left
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Callable, Literal, Optional, Protocol
 
+from .recall_words import PREFIX_FROM, STOPWORDS, WORD, fold, stem
 from .synonyms import GROUPS
 
 SUMMARY_WEIGHT = 3.0
@@ -48,7 +46,6 @@ CANDIDATES = 200
 # synonym table and each concept one more FTS query, so a megabyte from an agent would
 # hold recall for minutes. A paragraph fits. Counted as folded (`question_length`).
 MAX_QUESTION_CHARS = 4000
-PREFIX_FROM = 4
 # Abstention, decided once per question. Each concept weighs its idf in this ledger; a word
 # the ledger never uses weighs the most. The question is answered when its best entry's
 # coverage (the share of that weight it matches) less UNSEEN_PENALTY times the share carried
@@ -76,81 +73,6 @@ TYPO_FROM = 8  # a word the ledger never uses, from 8 letters, matches a ledger 
 COVERAGE_BASE = 0.25  # ranking: -bm25 * (COVERAGE_BASE + coverage)^2 (tune half: hit@1 up, hit@5 equal)
 SEMANTIC_FLOOR = 0.62  # with a model: answered when the best entry's answer probability reaches this
 SEMANTIC_WEIGHT = 0.7  # the fused score: w * cosine + (1 - w) * normalised lexical score
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-# Generic English function words, and the words a question is framed with ("what happens
-# when", "how does it work", "did we always", "what do I need to"): they say nothing about
-# which entry is meant. Words of the synonym table ("down" in "went down") are not here.
-# Nor do the words that ask what changed ("did we switch", "what replaced", "before"): the
-# fold answers that (a hit that was replaced brings its replacement), the words would only
-# dilute the question's weight.
-STOPWORDS = frozenset(
-    """
-a about above across after again against all almost along already also although always am among an and
-another any anybody anyone anything anyway anywhere are around as at away be became because become
-becomes been before being below between beyond both but by can cannot could did do does doing done
-during each either else enough even ever every everybody everyone everything everywhere few for from
-further get gets getting give given go goes going gone went got gotten had has have having he her here hers
-herself him himself his how however i if in instead into is it its itself just least less let like
-likely lot lots many may maybe me might mine more most much must my myself neither never next no nobody
-none nor not nothing now of off often on once one ones only onto or other others otherwise our ours
-ourselves out over own per perhaps please quite rather really same several shall she should since so
-some somebody someone something sometime sometimes somewhere still such than that the their theirs them
-themselves then there therefore these they thing things this those though through thus to together too
-toward towards under until up upon us very was way ways we well were what whatever when whenever where
-wherever whether which while who whoever whole whom whose why will with within without would yes yet you
-your yours yourself yourselves
-isn aren wasn weren don doesn didn hasn haven hadn won wouldn shouldn couldn cannot can't ll ve re
-actually basically currently exactly generally usually today anymore later earlier
-happen happens happened happening work works worked working find found look looks looked looking
-want wants wanted need needs needed tell told know knew known mean means meant think thought say says
-said see seen seem seems kind sort sorts people person decide decided idea ideas thing part
-use used using uses make made makes making way ways
-right different stuff big latest recent recently soon tomorrow plain similar suppose supposed remember
-behind actual mind approach overview etc middle fit apply setup multiple folk folks guy guys hear heard
-kick pop ask asking asked wonder curious reason reasons new
-change changed changes changing switch switched swap swapped move moved replace replaced reverse
-reversed revert reverted evolve evolved before previous previously original originally current back forth
-world sure useful deal based involve involved involves relate related relates interact interacts precise
-precisely propose proposed aim aiming bunch letting truth strategy technology
-technologies framework frameworks scheme decision decisions stand standing reconsider reconsidering
-supersede superseded supersedes valid hold holds vs versus vice versa accident accidental accidentally
-programmatically teammate teammates colleague colleagues coworker coworkers sitting scared scary homegrown
-toolkit toolkits piece pieces giant rely relies relied afterward afterwards tighten tightened loosen loosened
-relax relaxed strict stricter little ish practice practical impact settle settled prove began begin grab
-supplies supplier suppliers
-o os as e de do da dos das em no na nos nas um uma para por com que se
-""".split()
-)
-
-_SUFFIXES = (
-    "ational",
-    "ations",
-    "ation",
-    "ments",
-    "ment",
-    "ings",
-    "ing",
-    "ions",
-    "ion",
-    "ures",
-    "ure",
-    "ness",
-    "ers",
-    "er",
-    "ies",
-    "ied",
-    "es",
-    "ed",
-    "ly",
-    "s",
-)
-_UNDOUBLE = frozenset({"ing", "ings", "ed", "er", "ers"})
-
-
-def fold(text: str) -> str:
-    """Lowercase and strip accents (as FTS5's remove_diacritics does for the index)."""
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
 def question_length(query: str) -> int:
@@ -159,24 +81,8 @@ def question_length(query: str) -> int:
     return len(query) if len(query) > MAX_QUESTION_CHARS else len(fold(query))
 
 
-@lru_cache(maxsize=1 << 16)
-def stem(word: str) -> str:
-    """A light suffix strip, so that a prefix match finds the word's relatives. Kept per word:
-    a first question stems every word of its 200 candidates, a few hundred distinct words
-    thousands of times (6,248 calls at 10,000 entries)."""
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= PREFIX_FROM:
-            base = word[: -len(suffix)]
-            if suffix in _UNDOUBLE and base[-1] == base[-2] and base[-1] not in "lsz" and len(base) > PREFIX_FROM:
-                base = base[:-1]  # swapped -> swap, planning -> plan (but not "installed")
-            return base
-    if word.endswith("s") and not word.endswith("ss") and len(word) >= 4:
-        return word[:-1]  # short plurals: gaps -> gap
-    return word
-
-
 def _alt_words(alt: str) -> tuple[str, ...]:
-    return tuple(stem(w) for w in _WORD.findall(fold(alt)))
+    return tuple(stem(w) for w in WORD.findall(fold(alt)))
 
 
 _GROUP_WORDS: tuple[tuple[tuple[str, ...], ...], ...] = tuple(tuple(_alt_words(a) for a in g) for g in GROUPS)
@@ -271,7 +177,7 @@ def _groups_of(alt: tuple[str, ...]) -> list[tuple[tuple[str, ...], ...]]:
 
 def concepts(query: str) -> list[Concept]:
     """The question's concepts, in order: phrases of the synonym table first, then words."""
-    raw = _WORD.findall(fold(query))
+    raw = WORD.findall(fold(query))
     words = [stem(w) for w in raw]
     used = [False] * len(words)
     found: list[tuple[int, Concept]] = []
@@ -536,8 +442,8 @@ def _stemmed(entry_id: str, summary: str, body: str) -> tuple[Words, Words]:
         _stemmed_cache.move_to_end(key)
         return kept[0]
     folded_summary, folded_body = fold(summary), fold(body)
-    head = [stem(w) for w in _WORD.findall(folded_summary)]
-    found = Words(head), Words(head + [""] + [stem(w) for w in _WORD.findall(folded_body)])
+    head = [stem(w) for w in WORD.findall(folded_summary)]
+    found = Words(head), Words(head + [""] + [stem(w) for w in WORD.findall(folded_body)])
     size = len(folded_summary) + len(folded_body)
     if size <= STEMMED_BUDGET_CHARS // 8:
         _stemmed_cache[key] = (found, size)

@@ -2,7 +2,7 @@
 
 Recall matches a question's words against the entries' words; a teammate asks "how do
 users log in" where the entry says "authentication". Each group below is a set of
-interchangeable word stems (as `recall.stem` leaves them), general software and product
+interchangeable word stems (as `recall_words.stem` leaves them), general software and product
 vocabulary. Written first from general usage, then widened with general terms where the
 blind set's tuning files (docs/RECALL.md) missed — never for words of the files measured
 after, so that the blind evaluation measures something. A stem of two words (`sign in`)

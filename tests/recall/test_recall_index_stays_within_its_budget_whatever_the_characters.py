@@ -7,7 +7,7 @@ from __future__ import annotations
 from kit.home import hermetic  # noqa: F401
 from kit.repos import make_repo, repo_with_a_commit  # noqa: F401
 
-from git_lifeline.views import recall
+from git_lifeline.views import recall, recall_words
 
 
 def test_bodies_whose_characters_unfold_into_many_words_cannot_hold_more_index_than_the_budget():
@@ -19,7 +19,7 @@ def test_bodies_whose_characters_unfold_into_many_words_cannot_hold_more_index_t
     body = "\ufdfa" * 3000  # 9,000 bytes: far inside an entry's 64 KiB
     for i in range(30):
         recall._stemmed(f"{i:040x}", "a summary", body + str(i))
-    held = sum(len(recall.fold(s)) + len(recall.fold(b)) for _, s, b in recall._stemmed_cache)
+    held = sum(len(recall_words.fold(s)) + len(recall_words.fold(b)) for _, s, b in recall._stemmed_cache)
     assert held <= recall.STEMMED_BUDGET_CHARS, held
     assert held == recall._stemmed_chars
     big = "\ufdfa" * 5000  # 90,000 characters once folded: over an eighth of the budget

@@ -6,7 +6,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from git_lifeline.views.recall import PREFIX_FROM, Words, concepts, stem
+from git_lifeline.views.recall import Words, concepts
+from git_lifeline.views.recall_words import PREFIX_FROM, stem
 
 WORDS = st.sampled_from(
     [
