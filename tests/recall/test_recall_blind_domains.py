@@ -1,4 +1,4 @@
-"""Recall quality on eighteen more domains' blind sets (tests/data/BLIND_DOMAINS.md): a ledger
+"""Recall quality on twenty-one more domains' blind sets (tests/data/BLIND_DOMAINS.md): a ledger
 and questions written apart by helpers who never saw the code. Each file is held to the
 figures docs/RECALL.md gives (measured once, after the rule was frozen: gameengine and clinic
 in the first pass of issue 29, since tuned on like fintech; compiler, logistics and newsroom
@@ -57,6 +57,13 @@ MEASURED = {
     "pos": {"lexical": (40, 15), "semantic": (41, 13)},
     "ediscovery": {"lexical": (41, 12), "semantic": (45, 15)},
     "chipci": {"lexical": (40, 15), "semantic": (45, 18)},
+    # issue 29's eighth pass: written the same way, opened once with the shipped code, then
+    # run once more with that pass's rules, which were not shipped (they lost refusals here:
+    # docs/RECALL.md); held to the shipped code's run. Their near misses name the products
+    # the covered topics use: both engines refuse only 9-11 of 20 on payroll and hpc.
+    "dispatch": {"lexical": (43, 17), "semantic": (48, 16)},
+    "payroll": {"lexical": (47, 10), "semantic": (46, 11)},
+    "hpc": {"lexical": (45, 9), "semantic": (48, 9)},
 }
 
 
