@@ -13,7 +13,7 @@ from typing import Protocol
 import pytest
 from kit.home import hermetic_git  # noqa: F401  (the session's hermetic git, autouse)
 from kit.repos import bare, init_repo, open_ledger
-from kit.run import write_dispatch_wrapper
+from kit.run import ROOT, write_dispatch_wrapper
 
 from git_lifeline.app.ledger import Ledger
 
@@ -68,8 +68,6 @@ def compile_the_package() -> None:
     installed wheel is compiled when pip installs it, so this is the code users run, too.
     compileall writes whatever that variable says, and skips what is already current."""
     import compileall
-
-    from kit.run import ROOT
 
     compileall.compile_dir(str(ROOT / "git_lifeline"), quiet=1)
 

@@ -1,5 +1,5 @@
-"""A question's words as recall reads them: folded, split, stopwords and the question's
-framing dropped, lightly stemmed (views/recall.py makes them concepts). The entries' words are
+"""A question's words as recall reads them: folded, split, stopwords dropped, lightly
+stemmed (views/recall.py makes them concepts). The entries' words are
 folded, split and stemmed by the same functions, so a question's word and an entry's meet.
 """
 
